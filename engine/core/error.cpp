@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#include "core/error.h"
+
+#include <cstring>
+
+namespace Cordon {
+
+namespace {
+
+struct HintEntry
+{
+    const char *codePrefix;
+    const char *hint;
+};
+
+// One table of advice, matched by code prefix (longest entries first where they overlap).
+constexpr HintEntry Hints[] = {
+    {"cgroup.unavailable",
+     "Run `sudo cordon cgroup-delegate --user $USER` once, or pass --allow-degraded to run without memory "
+     "and pids limits."},
+    {"cgroup.permission",
+     "The cgroup subtree is not delegated to this user: run `sudo cordon cgroup-delegate --user $USER`."},
+    {"userns.unavailable",
+     "Unprivileged user namespaces are disabled: set kernel.unprivileged_userns_clone=1 (sysctl) or raise "
+     "user.max_user_namespaces."},
+    {"seccomp.unavailable", "The kernel needs CONFIG_SECCOMP and CONFIG_SECCOMP_FILTER."},
+    {"policy.", "See docs/policy.md for every field, its type and its bounds."},
+    {"run.timeout", "Raise limits.run_timeout_s in the policy, or --timeout on the command line."},
+    {"run.oom", "Choose a larger memory tier (--memory 4g) or make the program use less memory."},
+};
+
+} // namespace
+
+Error::Error(QString code, QString message, int sysErrno)
+    : m_code(std::move(code)), m_message(std::move(message)), m_errno(sysErrno)
+{
+}
+
+Error Error::fromErrno(QString code, const QString &what, int sysErrno)
+{
+    return Error(std::move(code), what + QStringLiteral(": ") + QString::fromLocal8Bit(std::strerror(sysErrno)),
+                 sysErrno);
+}
+
+Error Error::wrap(const QString &context) const
+{
+    return Error(m_code, context + QStringLiteral(": ") + m_message, m_errno);
+}
+
+QString Error::hint() const
+{
+    for (const HintEntry &entry : Hints) {
+        if (m_code.startsWith(QLatin1String(entry.codePrefix)))
+            return QString::fromUtf8(entry.hint);
+    }
+    return {};
+}
+
+QString Error::describe() const
+{
+    const QString advice = hint();
+    return advice.isEmpty() ? m_message : m_message + QStringLiteral("\nhint: ") + advice;
+}
+
+} // namespace Cordon

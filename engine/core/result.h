@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// Cordon::Result<T>: the one fallible return type of the engine. Switch to std::expected with C++23.
+#pragma once
+
+#include "core/error.h"
+
+#include <tl/expected.hpp>
+
+namespace Cordon {
+
+template<typename T = void>
+using Result = tl::expected<T, Error>;
+
+inline tl::unexpected<Error> fail(QString code, QString message, int sysErrno = 0)
+{
+    return tl::unexpected<Error>(Error(std::move(code), std::move(message), sysErrno));
+}
+
+inline tl::unexpected<Error> fail(Error error)
+{
+    return tl::unexpected<Error>(std::move(error));
+}
+
+inline tl::unexpected<Error> failErrno(QString code, const QString &what, int sysErrno)
+{
+    return tl::unexpected<Error>(Error::fromErrno(std::move(code), what, sysErrno));
+}
+
+} // namespace Cordon
+
+// Propagates an error from an expression returning Result<...>; reads like a checklist.
+#define CORDON_TRY(expr)                                                                                     \
+    do {                                                                                                     \
+        auto cordonTryResult_ = (expr);                                                                      \
+        if (!cordonTryResult_)                                                                               \
+            return tl::unexpected<Cordon::Error>(std::move(cordonTryResult_).error());                       \
+    } while (false)
