@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+// cordon-init: PID 1 of every container. The engine starts it in fresh namespaces with the control socket on
+// fd 3.
+#include "isolation/core/initprotocol.h"
+#include "isolation/core/initserver.h"
+
+#include <csignal>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+int main()
+{
+    // If the engine dies, so does the container. The engine also checks that we were not orphaned before
+    // this.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (::getpid() != 1)
+        return 100; // only meaningful as the first process of a new pid namespace
+    return Cordon::Isolation::runInit(Cordon::Isolation::ControlFd);
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+// cordon run [options] -- CMD...: a throw-away container for one command; the exit status mirrors the run.
+#include "clioutput.h"
+#include "commands.h"
+
+#include "containers/oneshotrun.h"
+#include "core/duration.h"
+#include "policy/containerpolicy.h"
+
+#include <QCommandLineParser>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace Cordon::Cli {
+
+namespace {
+
+constexpr qint64 MaxStdinBytes = 64LL * 1024 * 1024;
+
+Result<Policy::ContainerPolicy> loadPolicy(const QString &path)
+{
+    if (path.isEmpty())
+        return Policy::ContainerPolicy{};
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(QStringLiteral("cli.policy_unreadable"),
+                    QStringLiteral("cannot read policy `%1`: %2").arg(path, file.errorString()));
+    auto policy = Policy::ContainerPolicy::fromJson(file.read(2 * 1024 * 1024));
+    if (!policy)
+        return fail(policy.error().wrap(QStringLiteral("policy `%1`").arg(path)));
+    return policy;
+}
+
+Result<QByteArray> readAllStdin()
+{
+    QByteArray data;
+    char buffer[65536];
+    for (;;) {
+        const size_t n = std::fread(buffer, 1, sizeof buffer, stdin);
+        if (n == 0)
+            break;
+        data.append(buffer, static_cast<qsizetype>(n));
+        if (data.size() > MaxStdinBytes)
+            return fail(QStringLiteral("cli.stdin_too_large"), QStringLiteral("stdin is larger than 64 MiB"));
+    }
+    return data;
+}
+
+} // namespace
+
+int runCommand(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Run a command in a throw-away sandbox: new namespaces, read-only root, no network, seccomp, cgroup\n"
+        "limits. Inputs are copied to /mnt/data/inputs (read-only); /mnt/data/outputs is copied out "
+        "afterwards.\n"
+        "The exit status mirrors the run: its exit code, 128+signal, or 125 when the sandbox could not be "
+        "set up."));
+    parser.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsPositionalArguments);
+    parser.addHelpOption();
+    const QCommandLineOption policyOption(
+        QStringLiteral("policy"), QStringLiteral("Container policy JSON file."), QStringLiteral("file"));
+    const QCommandLineOption memoryOption(QStringLiteral("memory"),
+                                          QStringLiteral("Memory limit: 1g, 4g, 16g, 64g or bytes."),
+                                          QStringLiteral("tier"));
+    const QCommandLineOption timeoutOption(QStringLiteral("timeout"),
+                                           QStringLiteral("Wall-time limit, e.g. 30s or 5m (whole seconds)."),
+                                           QStringLiteral("duration"));
+    const QCommandLineOption inputOption(
+        QStringLiteral("input"), QStringLiteral("Copy a host file into /mnt/data/inputs (repeatable)."),
+        QStringLiteral("path"));
+    const QCommandLineOption outputOption(QStringLiteral("output-dir"),
+                                          QStringLiteral("Copy /mnt/data/outputs here after the run."),
+                                          QStringLiteral("dir"));
+    const QCommandLineOption jsonOption(QStringLiteral("json"),
+                                        QStringLiteral("Print the outcome (with captured output) as JSON."));
+    const QCommandLineOption stdinOption(
+        QStringLiteral("stdin"), QStringLiteral("Pass this program's stdin to the run (else /dev/null)."));
+    const QCommandLineOption degradedOption(
+        QStringLiteral("allow-degraded"),
+        QStringLiteral("Run even when this host cannot enforce memory and pids limits (no cgroups)."));
+    parser.addOptions({policyOption, memoryOption, timeoutOption, inputOption, outputOption, jsonOption,
+                       stdinOption, degradedOption});
+    parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("The command and its arguments."),
+                                 QStringLiteral("-- CMD [ARGS...]"));
+    if (!parser.parse(arguments)) {
+        printErr(QStringLiteral("cordon run: %1\nTry `cordon run --help`.\n").arg(parser.errorText()));
+        return UsageError;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        printOut(parser.helpText());
+        return 0;
+    }
+
+    Containers::OneShotRequest request;
+    request.command = parser.positionalArguments();
+    if (request.command.isEmpty()) {
+        printErr(
+            QStringLiteral("cordon run: no command given. Example: cordon run -- python3 -c 'print(1)'\n"));
+        return UsageError;
+    }
+    auto policy = loadPolicy(parser.value(policyOption));
+    if (!policy) {
+        printError(policy.error());
+        return UsageError;
+    }
+    request.policy = std::move(*policy);
+    if (parser.isSet(memoryOption)) {
+        auto memory = Policy::parseMemoryLimit(parser.value(memoryOption));
+        if (!memory) {
+            printError(memory.error().wrap(QStringLiteral("--memory")));
+            return UsageError;
+        }
+        request.policy.memoryLimitBytes = *memory;
+    }
+    if (parser.isSet(timeoutOption)) {
+        auto millis = parseDuration(parser.value(timeoutOption));
+        if (!millis) {
+            printError(millis.error().wrap(QStringLiteral("--timeout")));
+            return UsageError;
+        }
+        request.policy.limits.runTimeoutS = static_cast<int>(qMax<qint64>(1, (*millis + 999) / 1000));
+    }
+    for (const QString &input : parser.values(inputOption)) {
+        const QFileInfo info(input);
+        if (!info.isFile()) {
+            printErr(QStringLiteral("cordon run: --input `%1` is not a readable regular file\n").arg(input));
+            return UsageError;
+        }
+        request.inputs.append(info.absoluteFilePath());
+    }
+    request.outputDirectory = parser.value(outputOption);
+    request.allowDegraded = parser.isSet(degradedOption);
+    if (parser.isSet(stdinOption)) {
+        auto data = readAllStdin();
+        if (!data) {
+            printError(data.error());
+            return UsageError;
+        }
+        request.stdinData = std::move(*data);
+    }
+
+    const bool json = parser.isSet(jsonOption);
+    std::function<void(Containers::OutputStream, const QByteArray &)> echo;
+    if (!json) {
+        echo = [](Containers::OutputStream stream, const QByteArray &chunk) {
+            FILE *target = stream == Containers::OutputStream::Stdout ? stdout : stderr;
+            std::fwrite(chunk.constData(), 1, static_cast<size_t>(chunk.size()), target);
+            std::fflush(target);
+        };
+    }
+    const Containers::RunOutcome outcome = Containers::runToCompletion(std::move(request), echo);
+    if (json)
+        printOut(QString::fromUtf8(QJsonDocument(outcome.toJson()).toJson(QJsonDocument::Indented)));
+    else
+        printErr(summarize(outcome));
+    return outcome.shellStatus();
+}
+
+} // namespace Cordon::Cli

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#include "containers/workspace.h"
+
+#include "files/removetree.h"
+
+#include <QDir>
+#include <QRandomGenerator>
+#include <QStandardPaths>
+
+#include <cerrno>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace Cordon::Containers {
+
+namespace {
+
+Result<> makeDir(const QString &path, mode_t mode)
+{
+    const QByteArray encoded = QFile::encodeName(path);
+    if (::mkdir(encoded.constData(), mode) != 0 && errno != EEXIST)
+        return failErrno(QStringLiteral("workspace.io"), QStringLiteral("mkdir `%1`").arg(path), errno);
+    if (::chmod(encoded.constData(), mode) != 0)
+        return failErrno(QStringLiteral("workspace.io"), QStringLiteral("chmod `%1`").arg(path), errno);
+    return {};
+}
+
+Result<> handTo(const QString &path, const Isolation::IdMapping &ids)
+{
+    const QByteArray encoded = QFile::encodeName(path);
+    if (::lchown(encoded.constData(), ids.hostUid, ids.hostGid) != 0)
+        return failErrno(QStringLiteral("workspace.io"), QStringLiteral("chown `%1`").arg(path), errno);
+    return {};
+}
+
+} // namespace
+
+QString dataDirectory()
+{
+    const QByteArray overridden = qgetenv("CORDON_DATA_DIR");
+    if (!overridden.isEmpty())
+        return QFile::decodeName(overridden);
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/cordon");
+}
+
+QString newContainerId()
+{
+    const quint64 value = QRandomGenerator::system()->generate64();
+    return QStringLiteral("%1").arg(value, 16, 16, QLatin1Char('0'));
+}
+
+Result<Workspace> Workspace::create(const QString &containerId, const Isolation::IdMapping &ids)
+{
+    const QString containers = dataDirectory() + QStringLiteral("/containers");
+    if (!QDir().mkpath(containers))
+        return fail(QStringLiteral("workspace.io"), QStringLiteral("cannot create `%1`").arg(containers));
+    Workspace workspace;
+    workspace.m_root = containers + QLatin1Char('/') + containerId;
+    const Isolation::WorkspacePaths paths = workspace.paths();
+    CORDON_TRY(makeDir(workspace.m_root, 0700));
+    CORDON_TRY(makeDir(paths.work, 0755));
+    CORDON_TRY(makeDir(paths.inputs, 0755));
+    CORDON_TRY(makeDir(paths.outputs, 0755));
+    CORDON_TRY(makeDir(paths.work + QStringLiteral("/inputs"), 0755));
+    CORDON_TRY(makeDir(paths.work + QStringLiteral("/outputs"), 0755));
+    // When the caller is root, code inside runs as an unprivileged host uid and must own what it may write.
+    if (ids.hostUid != ::geteuid()) {
+        CORDON_TRY(handTo(paths.work, ids));
+        CORDON_TRY(handTo(paths.outputs, ids));
+    }
+    return workspace;
+}
+
+Isolation::WorkspacePaths Workspace::paths() const
+{
+    return {m_root + QStringLiteral("/work"), m_root + QStringLiteral("/inputs"),
+            m_root + QStringLiteral("/outputs")};
+}
+
+Result<> Workspace::remove() const
+{
+    if (m_root.isEmpty())
+        return {};
+    return Files::removeTree(m_root);
+}
+
+} // namespace Cordon::Containers

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// A container's files on the host: <data>/containers/<id>/ with work/ (mounted at /mnt/data), inputs/
+// (read-only inside) and outputs/ (downloadable artifacts). They live exactly as long as the container.
+#pragma once
+
+#include "core/result.h"
+#include "isolation/sandboxspec.h"
+
+#include <QString>
+
+namespace Cordon::Containers {
+
+// $XDG_DATA_HOME/cordon (normally ~/.local/share/cordon); CORDON_DATA_DIR overrides it.
+QString dataDirectory();
+
+// A fresh random id: 16 lower-case hex characters, usable as a directory and cgroup name.
+QString newContainerId();
+
+class Workspace final
+{
+public:
+    // Creates the directories. The work/inputs and work/outputs mount points are made here, as real
+    // directories, before the sandbox starts: a symlink planted there by an earlier run would otherwise be in
+    // the way.
+    static Result<Workspace> create(const QString &containerId, const Isolation::IdMapping &ids);
+
+    const QString &root() const { return m_root; }
+    Isolation::WorkspacePaths paths() const;
+
+    // Deletes everything below root without following anything the sandbox left (symlinks, odd modes).
+    Result<> remove() const;
+
+private:
+    QString m_root;
+};
+
+} // namespace Cordon::Containers

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+#include "isolation/core/containersetup.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace Cordon::Isolation {
+
+namespace {
+
+// The new root is assembled on a tmpfs mounted here in the container's private mount namespace; after
+// pivot_root it is "/". The host's /tmp is untouched: the mount is only visible inside.
+constexpr const char *NewRoot = "/tmp";
+
+struct Failure
+{
+    Stage stage;
+    int error;
+    std::string detail;
+};
+
+class FdGuard
+{
+public:
+    explicit FdGuard(int fd = -1) : m_fd(fd) {}
+    ~FdGuard()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    FdGuard(const FdGuard &) = delete;
+    FdGuard &operator=(const FdGuard &) = delete;
+    int get() const { return m_fd; }
+    void reset(int fd)
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = fd;
+    }
+
+private:
+    int m_fd;
+};
+
+std::string fdPath(int fd)
+{
+    return "/proc/self/fd/" + std::to_string(fd);
+}
+
+// Walks `path` (absolute inside the new root) component by component from the root fd with O_NOFOLLOW,
+// creating missing directories. Mount targets are always reached this way, so a symlink that code in the
+// container planted in its workspace (/mnt/data/outputs -> /usr) can never redirect a mount: the walk fails
+// instead.
+int openDirBeneath(int rootFd, const std::string &path, bool create, std::uint32_t mode)
+{
+    int current = ::fcntl(rootFd, F_DUPFD_CLOEXEC, 3);
+    if (current < 0)
+        return -errno;
+    std::size_t position = 0;
+    while (position < path.size()) {
+        while (position < path.size() && path[position] == '/')
+            ++position;
+        if (position >= path.size())
+            break;
+        const std::size_t end = path.find('/', position);
+        const std::string component = path.substr(position, end == std::string::npos ? end : end - position);
+        position = end == std::string::npos ? path.size() : end;
+        if (component == "." || component == "..") {
+            ::close(current);
+            return -EINVAL;
+        }
+        int next = ::openat(current, component.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+        if (next < 0 && errno == ENOENT && create) {
+            if (::mkdirat(current, component.c_str(), mode) != 0 && errno != EEXIST) {
+                const int error = errno;
+                ::close(current);
+                return -error;
+            }
+            next = ::openat(current, component.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+        }
+        const int error = errno;
+        ::close(current);
+        if (next < 0)
+            return -error;
+        current = next;
+    }
+    return current;
+}
+
+std::pair<std::string, std::string> splitParent(const std::string &path)
+{
+    const std::size_t slash = path.find_last_of('/');
+    if (slash == std::string::npos)
+        return {"/", path};
+    return {slash == 0 ? std::string("/") : path.substr(0, slash), path.substr(slash + 1)};
+}
+
+// Creates (or finds) a regular file to serve as a mount point or synthetic file; returns an O_PATH fd.
+int openFileBeneath(int rootFd, const std::string &path, bool create, std::uint32_t mode)
+{
+    auto [parentPath, name] = splitParent(path);
+    FdGuard parent(openDirBeneath(rootFd, parentPath, create, 0755));
+    if (parent.get() < 0)
+        return parent.get();
+    if (create) {
+        const int fd =
+            ::openat(parent.get(), name.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd < 0)
+            return -errno;
+        ::close(fd);
+    }
+    const int fd = ::openat(parent.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+// Flags the kernel locks on a bind mount made inside a user namespace: a remount must repeat them or fail
+// EPERM.
+unsigned long lockedFlags(const std::string &path)
+{
+    struct statvfs info
+    {
+    };
+    if (::statvfs(path.c_str(), &info) != 0)
+        return 0;
+    unsigned long flags = 0;
+    if (info.f_flag & ST_NOSUID)
+        flags |= MS_NOSUID;
+    if (info.f_flag & ST_NODEV)
+        flags |= MS_NODEV;
+    if (info.f_flag & ST_NOEXEC)
+        flags |= MS_NOEXEC;
+    if (info.f_flag & ST_NOATIME)
+        flags |= MS_NOATIME;
+    if (info.f_flag & ST_NODIRATIME)
+        flags |= MS_NODIRATIME;
+    if (info.f_flag & ST_RELATIME)
+        flags |= MS_RELATIME;
+    return flags;
+}
+
+int remountWithFlags(int rootFd, const std::string &target, bool isDir, unsigned long wanted)
+{
+    FdGuard fd(isDir ? openDirBeneath(rootFd, target, false, 0) : openFileBeneath(rootFd, target, false, 0));
+    if (fd.get() < 0)
+        return -fd.get();
+    const std::string path = fdPath(fd.get());
+    const unsigned long flags = MS_REMOUNT | MS_BIND | lockedFlags(path) | wanted;
+    return ::mount(nullptr, path.c_str(), nullptr, flags, nullptr) == 0 ? 0 : errno;
+}
+
+bool isDirectoryFd(int fd)
+{
+    struct stat info
+    {
+    };
+    return ::fstat(fd, &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+constexpr unsigned long BindRemountFlags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+
+int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds)
+{
+    const unsigned long flags = static_cast<unsigned long>(op.flags);
+    switch (op.kind) {
+    case MountOpKind::Dir: {
+        FdGuard fd(openDirBeneath(rootFd, op.target, true, op.mode));
+        return fd.get() < 0 ? -fd.get() : 0;
+    }
+    case MountOpKind::File: {
+        auto [parentPath, name] = splitParent(op.target);
+        FdGuard parent(openDirBeneath(rootFd, parentPath, true, 0755));
+        if (parent.get() < 0)
+            return -parent.get();
+        FdGuard file(::openat(parent.get(), name.c_str(),
+                              O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, op.mode));
+        if (file.get() < 0)
+            return errno;
+        std::size_t written = 0;
+        while (written < op.contents.size()) {
+            const ssize_t n = ::write(file.get(), op.contents.data() + written, op.contents.size() - written);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return n < 0 ? errno : EIO;
+            written += static_cast<std::size_t>(n);
+        }
+        return 0;
+    }
+    case MountOpKind::Symlink: {
+        auto [parentPath, name] = splitParent(op.target);
+        FdGuard parent(openDirBeneath(rootFd, parentPath, true, 0755));
+        if (parent.get() < 0)
+            return -parent.get();
+        return ::symlinkat(op.contents.c_str(), parent.get(), name.c_str()) == 0 ? 0 : errno;
+    }
+    case MountOpKind::Tmpfs: {
+        FdGuard fd(openDirBeneath(rootFd, op.target, true, 0755));
+        if (fd.get() < 0)
+            return -fd.get();
+        return ::mount("tmpfs", fdPath(fd.get()).c_str(), "tmpfs", flags, op.contents.c_str()) == 0 ? 0
+                                                                                                    : errno;
+    }
+    case MountOpKind::BindFd: {
+        if (op.fdIndex < 0 || static_cast<std::size_t>(op.fdIndex) >= fds.size())
+            return EBADF;
+        const int source = fds[static_cast<std::size_t>(op.fdIndex)];
+        const bool dir = isDirectoryFd(source);
+        FdGuard target(dir ? openDirBeneath(rootFd, op.target, true, 0755)
+                           : openFileBeneath(rootFd, op.target, true, 0644));
+        if (target.get() < 0)
+            return -target.get();
+        const unsigned long bindFlags =
+            op.recursive ? (MS_BIND | MS_REC) : static_cast<unsigned long>(MS_BIND);
+        if (::mount(fdPath(source).c_str(), fdPath(target.get()).c_str(), nullptr, bindFlags, nullptr) != 0)
+            return errno;
+        // A bind ignores every flag but MS_REC: read-only, nosuid, nodev, noexec need a second, remounting
+        // call.
+        if (flags & BindRemountFlags)
+            return remountWithFlags(rootFd, op.target, dir, flags & BindRemountFlags);
+        return 0;
+    }
+    case MountOpKind::Proc: {
+        FdGuard fd(openDirBeneath(rootFd, op.target, true, 0555));
+        if (fd.get() < 0)
+            return -fd.get();
+        return ::mount("proc", fdPath(fd.get()).c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) ==
+                       0
+                   ? 0
+                   : errno;
+    }
+    case MountOpKind::Devpts: {
+        FdGuard fd(openDirBeneath(rootFd, op.target, true, 0755));
+        if (fd.get() < 0)
+            return -fd.get();
+        return ::mount("devpts", fdPath(fd.get()).c_str(), "devpts", MS_NOSUID | MS_NOEXEC,
+                       "newinstance,ptmxmode=0666,mode=0620") == 0
+                   ? 0
+                   : errno;
+    }
+    case MountOpKind::MaskFile: {
+        if (op.fdIndex < 0 || static_cast<std::size_t>(op.fdIndex) >= fds.size())
+            return EBADF;
+        FdGuard target(openFileBeneath(rootFd, op.target, false, 0));
+        if (target.get() < 0)
+            return target.get() == -ENOENT ? 0 : -target.get();
+        const int source = fds[static_cast<std::size_t>(op.fdIndex)];
+        return ::mount(fdPath(source).c_str(), fdPath(target.get()).c_str(), nullptr, MS_BIND, nullptr) == 0
+                   ? 0
+                   : errno;
+    }
+    case MountOpKind::MaskDir: {
+        FdGuard target(openDirBeneath(rootFd, op.target, false, 0));
+        if (target.get() < 0)
+            return target.get() == -ENOENT ? 0 : -target.get();
+        return ::mount("tmpfs", fdPath(target.get()).c_str(), "tmpfs",
+                       MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0,mode=0555") == 0
+                   ? 0
+                   : errno;
+    }
+    case MountOpKind::ReadOnly: {
+        FdGuard target(openDirBeneath(rootFd, op.target, false, 0));
+        if (target.get() < 0)
+            return target.get() == -ENOENT ? 0 : -target.get();
+        const std::string path = fdPath(target.get());
+        if (::mount(path.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
+            return errno;
+        return remountWithFlags(rootFd, op.target, true, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
+    }
+    }
+    return EINVAL;
+}
+
+std::optional<Failure> bringLoopbackUp()
+{
+    FdGuard sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (sock.get() < 0)
+        return Failure{Stage::LoopbackUp, errno, "socket"};
+    ifreq request{};
+    std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
+    if (::ioctl(sock.get(), SIOCGIFFLAGS, &request) != 0)
+        return Failure{Stage::LoopbackUp, errno, "SIOCGIFFLAGS"};
+    request.ifr_flags |= IFF_UP;
+    if (::ioctl(sock.get(), SIOCSIFFLAGS, &request) != 0)
+        return Failure{Stage::LoopbackUp, errno, "SIOCSIFFLAGS"};
+    return std::nullopt;
+}
+
+// After this the process holds no capability in any set, and cannot regain one: the bounding set is empty,
+// and no_new_privs makes execve of a setuid or file-capability binary grant nothing.
+std::optional<Failure> dropCapabilities()
+{
+    for (unsigned long cap = 0; cap <= 63; ++cap) {
+        if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+            if (errno == EINVAL)
+                break; // past the kernel's last capability
+            return Failure{Stage::DropCapabilities, errno, "PR_CAPBSET_DROP " + std::to_string(cap)};
+        }
+    }
+    if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+        return Failure{Stage::DropCapabilities, errno, "PR_CAP_AMBIENT_CLEAR_ALL"};
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+    if (::syscall(SYS_capset, &header, data) != 0)
+        return Failure{Stage::DropCapabilities, errno, "capset"};
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return Failure{Stage::NoNewPrivs, errno, "PR_SET_NO_NEW_PRIVS"};
+    return std::nullopt;
+}
+
+std::optional<Failure> runSetup(const SetupRequest &request, const std::vector<int> &fds)
+{
+    // The engine mapped exactly one uid and gid; take them so that every file we create is owned by them.
+    // setgroups is denied in an unprivileged user namespace, so supplementary groups stay as mapped (none).
+    if (::setresgid(request.insideGid, request.insideGid, request.insideGid) != 0)
+        return Failure{Stage::SetIds, errno, "setresgid"};
+    if (::setresuid(request.insideUid, request.insideUid, request.insideUid) != 0)
+        return Failure{Stage::SetIds, errno, "setresuid"};
+    // The kernel clears the parent-death signal when the effective uid changes; the container must still die
+    // with the engine.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+
+    // Nothing we mount may propagate back to the host's mount namespace.
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+        return Failure{Stage::MakePrivate, errno, "/"};
+    if (::mount("tmpfs", NewRoot, "tmpfs", MS_NOSUID | MS_NODEV, request.rootTmpfsOptions.c_str()) != 0)
+        return Failure{Stage::MountRootTmpfs, errno, NewRoot};
+
+    FdGuard root(::open(NewRoot, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (root.get() < 0)
+        return Failure{Stage::MountRootTmpfs, errno, NewRoot};
+    for (const MountOp &op : request.mounts) {
+        if (const int error = applyMountOp(root.get(), op, fds); error != 0)
+            return Failure{Stage::MountOp, error, op.target};
+    }
+
+    // pivot_root(".", ".") stacks the old root on top of the new one; detaching it leaves only the new tree.
+    if (::chdir(NewRoot) != 0)
+        return Failure{Stage::PivotRoot, errno, "chdir"};
+    if (::syscall(SYS_pivot_root, ".", ".") != 0)
+        return Failure{Stage::PivotRoot, errno, NewRoot};
+    if (::umount2(".", MNT_DETACH) != 0)
+        return Failure{Stage::DetachOldRoot, errno, "/"};
+    if (::chdir("/") != 0)
+        return Failure{Stage::DetachOldRoot, errno, "chdir /"};
+    if (::mount(nullptr, "/", nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, nullptr) != 0)
+        return Failure{Stage::RemountRootReadOnly, errno, "/"};
+
+    if (::sethostname(request.hostname.data(), request.hostname.size()) != 0)
+        return Failure{Stage::SetHostname, errno, request.hostname};
+    if (request.loopbackUp) {
+        if (auto failure = bringLoopbackUp())
+            return failure;
+    }
+    // The engine moved us into the container's cgroup before sending the request; a cgroup namespace rooted
+    // there hides the host's hierarchy from /proc/self/cgroup.
+    if (::unshare(CLONE_NEWCGROUP) != 0)
+        return Failure{Stage::UnshareCgroup, errno, "CLONE_NEWCGROUP"};
+
+    if (auto failure = dropCapabilities())
+        return failure;
+    // Non-dumpable: processes in the container run with our uid, and must not ptrace us or read /proc/1/mem.
+    ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    return std::nullopt;
+}
+
+} // namespace
+
+SetupReply setUpContainer(const SetupRequest &request, const std::vector<int> &fds)
+{
+    SetupReply reply;
+    if (auto failure = runSetup(request, fds)) {
+        reply.stage = failure->stage;
+        reply.error = failure->error;
+        reply.detail = failure->detail;
+    }
+    return reply;
+}
+
+} // namespace Cordon::Isolation

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+// The messages between the engine and cordon-init over the container's control socketpair (SOCK_SEQPACKET, so
+// one datagram is one message). File descriptors travel beside a message with SCM_RIGHTS. Plain C++:
+// cordon-init links this and nothing of Qt.
+//
+//   engine -> init   SetupRequest                       once, after the engine wrote the id maps and cgroup
+//   init -> engine   SetupReply
+//   engine -> init   SpawnRequest (+ stdin, stdout, stderr fds)
+//   init -> engine   SpawnReply, later ExitReport
+//   engine -> init   KillRequest
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace Cordon::Isolation {
+
+enum class MessageType : std::uint8_t
+{
+    SetupRequest = 1,
+    SetupReply = 2,
+    SpawnRequest = 3,
+    SpawnReply = 4,
+    ExitReport = 5,
+    KillRequest = 6,
+};
+
+// The largest message either side sends or accepts; seccomp programs and mount plans are far below it.
+constexpr std::size_t MaxMessageBytes = 256 * 1024;
+constexpr int MaxPassedFds = 64;
+
+// Every step of container and run setup, so a failure names where it happened ("setup failed at pivot_root:
+// Operation not permitted"). Values are stable: they cross the socket.
+enum class Stage : std::uint32_t
+{
+    None = 0,
+    ReadSetup,
+    SetIds,
+    MakePrivate,
+    MountRootTmpfs,
+    MountOp,
+    PivotRoot,
+    DetachOldRoot,
+    RemountRootReadOnly,
+    SetHostname,
+    LoopbackUp,
+    UnshareCgroup,
+    DropCapabilities,
+    NoNewPrivs,
+    SpawnFork,
+    SpawnSetsid,
+    SpawnFds,
+    SpawnChdir,
+    SpawnRlimits,
+    SpawnSeccomp,
+    SpawnExec,
+    SpawnTooMany,
+};
+
+const char *stageName(Stage stage);
+
+// A mount plan is data: the engine decides, cordon-init executes each op with one dumb loop.
+enum class MountOpKind : std::uint8_t
+{
+    Tmpfs = 1,    // target, data = tmpfs options ("size=..,mode=.."), flags
+    BindFd = 2,   // fdIndex (into the fds passed with SetupRequest), target, flags (MS_RDONLY etc. applied by
+                  // remount)
+    Dir = 3,      // target, mode
+    File = 4,     // target, contents, mode
+    Symlink = 5,  // target, contents = link value
+    Proc = 6,     // fresh procfs for the container's pid namespace
+    Devpts = 7,   // private devpts instance (newinstance)
+    MaskFile = 8, // bind /dev/null (fdIndex) over target when it exists
+    MaskDir = 9,  // read-only empty tmpfs over target when it exists
+    ReadOnly = 10, // remount an existing mount point read-only (e.g. /proc/sys)
+};
+
+struct MountOp
+{
+    MountOpKind kind = MountOpKind::Dir;
+    std::string target; // absolute path inside the container
+    std::string contents;
+    std::uint64_t flags = 0; // MS_* flags
+    std::uint32_t mode = 0755;
+    std::int32_t fdIndex = -1;
+    bool recursive = false;
+};
+
+struct SetupRequest
+{
+    std::uint32_t insideUid = 1000;
+    std::uint32_t insideGid = 1000;
+    std::string hostname = "sandbox";
+    std::string rootTmpfsOptions = "size=16m,mode=0755";
+    bool loopbackUp = true;
+    // Bind sources are opened by the engine's clone child, inside the new mount namespace (a bind from a
+    // mount of another namespace fails with EINVAL), and inherited by cordon-init as fds FirstInheritedFd..
+    // in plan order.
+    std::uint32_t inheritedFds = 0;
+    std::vector<MountOp> mounts;
+};
+
+constexpr int ControlFd = 3;
+constexpr int FirstInheritedFd = 4;
+
+struct SetupReply
+{
+    Stage stage = Stage::None; // None means success
+    std::int32_t error = 0;
+    std::string detail;
+};
+
+struct ResourceLimit
+{
+    std::uint32_t resource = 0; // RLIMIT_*
+    std::uint64_t soft = 0;
+    std::uint64_t hard = 0;
+};
+
+struct SpawnRequest
+{
+    std::uint64_t runId = 0;
+    std::vector<std::string> argv;
+    std::vector<std::string> env; // "NAME=value"; the whole environment of the run
+    std::string cwd = "/mnt/data";
+    std::vector<ResourceLimit> rlimits;
+    std::string
+        seccompBpf; // raw struct sock_filter array compiled by the engine; installed last before execve
+    bool raiseOomScore = true;
+};
+
+struct SpawnReply
+{
+    std::uint64_t runId = 0;
+    std::int32_t pid = 0; // pid inside the container's namespace
+    Stage stage = Stage::None;
+    std::int32_t error = 0;
+    std::string detail;
+};
+
+struct ExitReport
+{
+    std::uint64_t runId = 0;
+    std::int32_t waitStatus = 0;
+    std::uint64_t userMicros = 0;
+    std::uint64_t systemMicros = 0;
+    std::uint64_t maxRssKiB = 0;
+};
+
+struct KillRequest
+{
+    std::uint64_t runId = 0;
+    std::int32_t signal = 9;
+    bool wholeSession = true; // the run's session (and process group), not only its first process
+};
+
+std::vector<std::uint8_t> encode(const SetupRequest &message);
+std::vector<std::uint8_t> encode(const SetupReply &message);
+std::vector<std::uint8_t> encode(const SpawnRequest &message);
+std::vector<std::uint8_t> encode(const SpawnReply &message);
+std::vector<std::uint8_t> encode(const ExitReport &message);
+std::vector<std::uint8_t> encode(const KillRequest &message);
+
+// The first byte of every message is its MessageType.
+std::optional<MessageType> peekType(const std::uint8_t *data, std::size_t length);
+bool decode(const std::uint8_t *data, std::size_t length, SetupRequest &out);
+bool decode(const std::uint8_t *data, std::size_t length, SetupReply &out);
+bool decode(const std::uint8_t *data, std::size_t length, SpawnRequest &out);
+bool decode(const std::uint8_t *data, std::size_t length, SpawnReply &out);
+bool decode(const std::uint8_t *data, std::size_t length, ExitReport &out);
+bool decode(const std::uint8_t *data, std::size_t length, KillRequest &out);
+
+// Sends one message with optional fds (SCM_RIGHTS). Returns 0 or errno.
+int sendMessage(int socketFd, const std::vector<std::uint8_t> &message, const int *fds = nullptr,
+                int fdCount = 0);
+// Receives one message and any fds (marked close-on-exec). Returns the byte count, 0 on EOF, or -errno.
+// Fds beyond maxFds, or a truncated message, are closed and reported as -EMSGSIZE.
+long receiveMessage(int socketFd, std::vector<std::uint8_t> &message, std::vector<int> &fds);
+
+} // namespace Cordon::Isolation

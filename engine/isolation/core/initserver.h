@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: MIT
+// cordon-init's life as PID 1: read the setup request, build the container, then serve spawn and kill
+// requests, reap every process (orphans are re-parented to us), and report each run's exit. When the control
+// socket closes (the engine went away) we exit, and the kernel kills everything left in the pid namespace.
+#pragma once
+
+namespace Cordon::Isolation {
+
+// The control socket is fd `controlFd`. Returns the process exit code.
+int runInit(int controlFd);
+
+} // namespace Cordon::Isolation
