@@ -72,7 +72,7 @@ int demoCommand(const QStringList &arguments)
         {"Memory bomb (1 GiB tier)", "killed by the OOM killer at the memory limit",
          python("b = []\nwhile True: b.append(bytearray(64 * 1024 * 1024))")},
         {"Fork bomb", "fork fails at the pids limit; the host is unaffected",
-         sh("i=0; while [ $i -lt 2000 ]; do sleep 5 & i=$((i+1)); done 2>&1 | tail -1")},
+         sh("i=0; while [ $i -lt 2000 ]; do sleep 2 & i=$((i+1)); done 2>&1 | tail -1")},
         {"Run forever", "killed with all its children at the wall-time limit", sh("sleep 600"), 2},
         {"Write an artifact", "copied out safely to ./cordon-demo-outputs",
          sh("echo 'hello from the sandbox' > /mnt/data/outputs/result.txt && echo written")},

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Runs one test binary as an unprivileged user, because users run Cordon unprivileged.
+#   run-unprivileged.sh BIN_DIR TEST_NAME [ARGS...]
+# As root: creates the user `cordon-test` if needed, delegates a cgroup subtree to it with
+# `cordon cgroup-delegate` (the documented root step), copies the built programs to a directory that user can
+# read (the build tree may sit below a 0700 home), and runs the test there with a clean environment.
+# Not root: the caller already is unprivileged, so the test simply runs.
+# Exit 77 (skip) when it cannot be arranged, unless CORDON_MUST_WORK=1 makes that a failure.
+set -u
+bin_dir=$1 test_name=$2
+shift 2
+
+skip() {
+    echo "run-unprivileged: $*" >&2
+    [ "${CORDON_MUST_WORK:-0}" = 1 ] && exit 1
+    exit 77
+}
+
+if [ "$(id -u)" != 0 ]; then
+    exec "$bin_dir/$test_name" "$@"
+fi
+
+user=cordon-test
+if ! id -u "$user" >/dev/null 2>&1; then
+    useradd --system --no-create-home --shell /usr/sbin/nologin "$user" || skip "cannot create user $user"
+fi
+"$bin_dir/cordon" cgroup-delegate --user "$user" >/dev/null || echo "run-unprivileged: no cgroup delegation" >&2
+
+work=$(mktemp -d /tmp/cordon-unpriv.XXXXXX) || skip "mktemp failed"
+trap 'rm -rf "$work"' EXIT
+cp "$bin_dir/$test_name" "$bin_dir/cordon-init" "$bin_dir/cordon" "$bin_dir/cordon-probe" "$work/"
+mkdir "$work/home"
+chown -R "$user:" "$work"
+chmod 0755 "$work"
+
+uid=$(id -u "$user")
+runtime="$work/runtime"
+mkdir -m 0700 "$runtime" && chown "$user:" "$runtime"
+cd "$work" || skip "cd failed"
+setpriv --reuid="$uid" --regid="$(id -g "$user")" --init-groups --inh-caps=-all --bounding-set=-all \
+    env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$work/home" XDG_RUNTIME_DIR="$runtime" \
+    QT_QPA_PLATFORM=offscreen CORDON_MUST_WORK="${CORDON_MUST_WORK:-0}" \
+    "$work/$test_name" "$@"

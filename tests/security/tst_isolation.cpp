@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+// Attacks from inside a real sandbox, one per isolation property. Each must fail in exactly the way the
+// kernel enforcement says it does; a script signals "contained" with a sentinel exit code so that a launcher
+// failure can never pass for a blocked attack.
+#include "sandboxtest.h"
+#include "testutil.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QTcpServer>
+#include <QTemporaryDir>
+
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
+#include <unistd.h>
+
+using namespace CordonTest;
+using Cordon::Containers::ErrorClass;
+
+class TestIsolation final : public QObject
+{
+    Q_OBJECT
+
+private:
+    static void expectContained(const QStringList &command)
+    {
+        const auto outcome = run(command);
+        QVERIFY2(outcome.errorClass != ErrorClass::SetupFailed, describe(outcome));
+        QVERIFY2(outcome.exitCode == Contained, describe(outcome));
+    }
+
+    // Python snippet: run `attempt`; exit Contained only when it raised OSError with errno `expected`.
+    static QStringList pythonExpectErrno(const QString &attempt, int expected)
+    {
+        return python(QStringLiteral("import os, socket, errno, sys\n"
+                                     "try:\n"
+                                     "    %1\n"
+                                     "except OSError as e:\n"
+                                     "    sys.exit(%2 if e.errno == %3 else (print('errno', e.errno) or 1))\n"
+                                     "print('attack succeeded')\n"
+                                     "sys.exit(1)\n")
+                          .arg(attempt)
+                          .arg(Contained)
+                          .arg(expected));
+    }
+
+private Q_SLOTS:
+    void probeDeniedSyscalls_data()
+    {
+        QTest::addColumn<QString>("probe");
+        QTest::addColumn<int>("expectedErrno");
+        QTest::newRow("mount") << QStringLiteral("mount") << EPERM;
+        QTest::newRow("unshare a user namespace") << QStringLiteral("unshare-user") << EPERM;
+        QTest::newRow("clone a user namespace") << QStringLiteral("clone-newuser") << EPERM;
+        QTest::newRow("clone3 answers ENOSYS") << QStringLiteral("clone3") << ENOSYS;
+        QTest::newRow("setns") << QStringLiteral("setns") << EPERM;
+        QTest::newRow("ptrace PID 1") << QStringLiteral("ptrace-attach-1") << EPERM;
+        QTest::newRow("process_vm_readv") << QStringLiteral("process_vm_readv") << EPERM;
+        QTest::newRow("keyctl") << QStringLiteral("keyctl") << EPERM;
+        QTest::newRow("add_key") << QStringLiteral("add_key") << EPERM;
+        QTest::newRow("bpf") << QStringLiteral("bpf") << EPERM;
+        QTest::newRow("perf_event_open") << QStringLiteral("perf_event_open") << EPERM;
+        QTest::newRow("userfaultfd") << QStringLiteral("userfaultfd") << EPERM;
+        QTest::newRow("io_uring") << QStringLiteral("io_uring_setup") << EPERM;
+        QTest::newRow("TIOCSTI") << QStringLiteral("ioctl-tiocsti") << EPERM;
+        QTest::newRow("TIOCSTI with bit 32 set") << QStringLiteral("ioctl-tiocsti-highbit") << EPERM;
+        QTest::newRow("TIOCLINUX") << QStringLiteral("ioctl-tioclinux") << EPERM;
+        QTest::newRow("raw socket") << QStringLiteral("socket-raw-inet") << EPERM;
+        QTest::newRow("AF_PACKET") << QStringLiteral("socket-packet") << EPERM;
+        QTest::newRow("AF_ALG") << QStringLiteral("socket-alg") << EPERM;
+        QTest::newRow("AF_VSOCK") << QStringLiteral("socket-vsock") << EPERM;
+        QTest::newRow("netlink audit") << QStringLiteral("socket-netlink-audit") << EPERM;
+        QTest::newRow("character device node") << QStringLiteral("mknod-char") << EPERM;
+        QTest::newRow("kernel module") << QStringLiteral("init_module") << EPERM;
+        QTest::newRow("kexec") << QStringLiteral("kexec_load") << EPERM;
+        QTest::newRow("pivot_root") << QStringLiteral("pivot_root") << EPERM;
+        QTest::newRow("open_by_handle_at") << QStringLiteral("open_by_handle_at") << EPERM;
+        QTest::newRow("personality ADDR_NO_RANDOMIZE")
+            << QStringLiteral("personality-addr-no-randomize") << EPERM;
+        QTest::newRow("sethostname") << QStringLiteral("sethostname") << EPERM;
+        // Allowed calls still work inside: the filter is an allowlist, not a wall.
+        QTest::newRow("unix socket allowed") << QStringLiteral("socket-unix") << 0;
+        QTest::newRow("fork allowed") << QStringLiteral("fork") << 0;
+        QTest::newRow("threads allowed") << QStringLiteral("thread") << 0;
+    }
+
+    void probeDeniedSyscalls()
+    {
+        QFETCH(QString, probe);
+        QFETCH(int, expectedErrno);
+        const auto outcome = run(CordonTest::probe(probe));
+        QVERIFY2(outcome.errorClass != ErrorClass::SetupFailed, describe(outcome));
+        QVERIFY2(outcome.signal == 0, describe(outcome));
+        QVERIFY2(outcome.exitCode == expectedErrno, describe(outcome));
+    }
+
+    void otherAbisAreKilled_data()
+    {
+        QTest::addColumn<QString>("probe");
+        QTest::newRow("i386 int 0x80") << QStringLiteral("i386-int80");
+        QTest::newRow("x32 syscall") << QStringLiteral("x32-getpid");
+    }
+
+    void otherAbisAreKilled()
+    {
+        QFETCH(QString, probe);
+        const auto outcome = run(CordonTest::probe(probe));
+        QVERIFY2(outcome.errorClass != ErrorClass::SetupFailed, describe(outcome));
+        // Either the bad-arch action kills the process (SIGSYS), or the syscall is refused; never executed.
+        QVERIFY2(outcome.signal == SIGSYS || (outcome.exitCode != 0 && outcome.exitCode != 200),
+                 describe(outcome));
+    }
+
+    void hostSecretsAreInvisible()
+    {
+        QTemporaryDir hostDir;
+        QFile secret(hostDir.filePath(QStringLiteral("secret.txt")));
+        QVERIFY(secret.open(QIODevice::WriteOnly));
+        secret.write("top secret");
+        secret.close();
+        expectContained(pythonExpectErrno(QStringLiteral("open('/etc/shadow')"), ENOENT));
+        expectContained(pythonExpectErrno(QStringLiteral("open('%1')").arg(secret.fileName()), ENOENT));
+        expectContained(pythonExpectErrno(QStringLiteral("os.listdir('/root')"), ENOENT));
+        expectContained(pythonExpectErrno(QStringLiteral("os.listdir('/home')"), ENOENT));
+        expectContained(pythonExpectErrno(QStringLiteral("os.listdir('/work')"), ENOENT));
+        const auto listing = run({QStringLiteral("/bin/ls"), QStringLiteral("/")});
+        QCOMPARE(listing.stdoutData,
+                 QByteArray("bin\ndev\netc\nlib\nlib32\nlib64\nmnt\nopt\nproc\nsbin\ntmp\nusr\n"));
+    }
+
+    void systemIsReadOnly()
+    {
+        expectContained(pythonExpectErrno(QStringLiteral("open('/usr/bin/cordon-evil', 'w')"), EROFS));
+        expectContained(pythonExpectErrno(QStringLiteral("open('/etc/passwd', 'a')"), EROFS));
+        expectContained(pythonExpectErrno(QStringLiteral("open('/new-file', 'w')"), EROFS));
+        expectContained(pythonExpectErrno(QStringLiteral("open('/mnt/data/inputs/x', 'w')"), EROFS));
+        expectContained(pythonExpectErrno(QStringLiteral("open('/dev/evil', 'w')"), EROFS));
+    }
+
+    void procSysIsReadOnlyAndKernelFilesMasked()
+    {
+        expectContained(
+            pythonExpectErrno(QStringLiteral("open('/proc/sys/kernel/hostname', 'w').write('x')"), EROFS));
+        // Every kernel file the plan masks reads as empty inside, wherever this host's kernel has it.
+        QStringList present;
+        for (const char *path : {"/proc/kcore", "/proc/sysrq-trigger", "/proc/timer_list", "/proc/keys",
+                                 "/proc/kallsyms", "/proc/sched_debug", "/proc/kmsg", "/proc/config.gz"}) {
+            if (QFileInfo::exists(QLatin1String(path)))
+                present.append(QLatin1String(path));
+        }
+        QVERIFY(!present.isEmpty());
+        const auto masked = run(
+            python(QStringLiteral(
+                "import os, sys\n"
+                "for p in sys.argv[1:]:\n"
+                "    st = os.stat(p)\n"
+                "    print(p, os.major(st.st_rdev), os.minor(st.st_rdev), len(open(p, 'rb').read()))\n")) +
+            present);
+        QVERIFY2(masked.errorClass == ErrorClass::Ok, describe(masked));
+        QString expected;
+        for (const QString &path : present)
+            expected += path + QStringLiteral(" 1 3 0\n"); // the /dev/null device, empty
+        QCOMPARE(QString::fromUtf8(masked.stdoutData), expected);
+    }
+
+    void hostLoopbackIsUnreachable()
+    {
+        QTcpServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        expectContained(pythonExpectErrno(
+            QStringLiteral("socket.create_connection(('127.0.0.1', %1), timeout=5)").arg(server.serverPort()),
+            ECONNREFUSED));
+        QVERIFY(!server.waitForNewConnection(200));
+    }
+
+    void outsideAddressesHaveNoRoute()
+    {
+        expectContained(pythonExpectErrno(
+            QStringLiteral("socket.create_connection(('198.51.100.7', 443), timeout=5)"), ENETUNREACH));
+        const auto interfaces = run({QStringLiteral("/bin/cat"), QStringLiteral("/proc/net/dev")});
+        QVERIFY(interfaces.stdoutData.contains("lo:"));
+        QCOMPARE(interfaces.stdoutData.count(':'), 1); // the only interface is lo
+    }
+
+    void dnsDoesNotWork()
+    {
+        const auto outcome =
+            run(python(QStringLiteral("import socket, sys\n"
+                                      "try:\n"
+                                      "    socket.getaddrinfo('example.com', 443)\n"
+                                      "except socket.gaierror:\n"
+                                      "    pass\n"
+                                      "else:\n"
+                                      "    sys.exit(1)\n"
+                                      "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                                      "try:\n"
+                                      "    "
+                                      "s.sendto(b'"
+                                      "\\x12\\x34\\x01\\x00\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
+                                      "\\x01\\x00\\x01', ('8.8.8.8', 53))\n"
+                                      "except OSError as e:\n"
+                                      "    sys.exit(42 if e.errno == 101 else 1)\n"
+                                      "sys.exit(1)\n")));
+        QVERIFY2(outcome.exitCode == Contained, describe(outcome));
+    }
+
+    void hostProcessesAreInvisible()
+    {
+        const auto outcome = run(sh(QStringLiteral("for p in /proc/[0-9]*; do cat $p/comm; done")));
+        QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
+        const QList<QByteArray> names = outcome.stdoutData.trimmed().split('\n');
+        QVERIFY2(names.size() <= 4, outcome.stdoutData);
+        QCOMPARE(names.first(), QByteArray("cordon-init"));
+        QVERIFY(!outcome.stdoutData.contains("tst_isolation"));
+    }
+
+    void inheritedDescriptorsDoNotLeak()
+    {
+        // A descriptor without O_CLOEXEC in the engine process must not reach the sandbox.
+        const int leaked = ::open("/etc/hostname", O_RDONLY);
+        QVERIFY(leaked >= 0);
+        const auto outcome = run(
+            python(QStringLiteral("import os; print(sorted(int(f) for f in os.listdir('/proc/self/fd')))")));
+        ::close(leaked);
+        QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
+        QCOMPARE(outcome.stdoutData, QByteArray("[0, 1, 2, 3]\n"));
+    }
+
+    void noPrivilegesRemain()
+    {
+        const auto outcome = run(sh(QStringLiteral(
+            "grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status")));
+        QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
+        QCOMPARE(outcome.stdoutData, QByteArray("CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\n"
+                                                "CapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"
+                                                "CapAmb:\t0000000000000000\nNoNewPrivs:\t1\nSeccomp:\t2\n"));
+    }
+
+    void insideUserIsNeverHostRoot()
+    {
+        const auto outcome = run(sh(QStringLiteral("id -u; cat /proc/self/uid_map; hostname")));
+        QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
+        const QList<QByteArray> lines = outcome.stdoutData.split('\n');
+        QCOMPARE(lines[0], QByteArray("1000"));
+        const QList<QByteArray> map = lines[1].simplified().split(' ');
+        QCOMPARE(map.size(), 3);
+        QCOMPARE(map[0], QByteArray("1000"));
+        QVERIFY2(map[1] != "0", lines[1]);
+        QCOMPARE(map[1].toUInt(), ::geteuid() == 0 ? 65534u : ::geteuid());
+        QCOMPARE(map[2], QByteArray("1"));
+        QCOMPARE(lines[2], QByteArray("sandbox"));
+    }
+
+    void filesWrittenInsideAreNotOwnedByHostRoot()
+    {
+        QTemporaryDir host;
+        Cordon::Containers::OneShotRequest request;
+        request.policy = testPolicy();
+        request.outputDirectory = host.filePath(QStringLiteral("out"));
+        request.command = sh(QStringLiteral(
+            "echo x > /mnt/data/outputs/f; chmod 4755 /mnt/data/outputs/f; ls -ln /mnt/data/outputs/f"));
+        const auto outcome = Cordon::Containers::runToCompletion(std::move(request));
+        QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
+        // Exported artifacts never carry setuid bits.
+        QFile exported(host.filePath(QStringLiteral("out/f")));
+        QVERIFY(exported.exists());
+        QVERIFY(!(exported.permissions() & QFileDevice::ExeOwner));
+    }
+
+    void plantedLinksAreNotFollowedOnExport()
+    {
+        QTemporaryDir host;
+        Cordon::Containers::OneShotRequest request;
+        request.policy = testPolicy();
+        request.outputDirectory = host.filePath(QStringLiteral("out"));
+        request.command =
+            sh(QStringLiteral("cd /mnt/data/outputs && ln -s /etc/passwd passwd && ln -s .. up && "
+                              "mkfifo pipe && echo fine > ok.txt && "
+                              "echo twice > a.txt && ln a.txt b.txt"));
+        const auto outcome = Cordon::Containers::runToCompletion(std::move(request));
+        QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
+        QVERIFY(QFile::exists(host.filePath(QStringLiteral("out/ok.txt"))));
+        QVERIFY(!QFileInfo::exists(host.filePath(QStringLiteral("out/passwd"))));
+        QVERIFY(!QFileInfo::exists(host.filePath(QStringLiteral("out/up"))));
+        QVERIFY(!QFileInfo::exists(host.filePath(QStringLiteral("out/pipe"))));
+        QStringList refusedCodes;
+        for (const auto &refused : outcome.refusedArtifacts)
+            refusedCodes.append(refused.code);
+        QVERIFY2(refusedCodes.count(QStringLiteral("files.symlink")) == 2,
+                 qPrintable(refusedCodes.join(u',')));
+        QVERIFY2(refusedCodes.contains(QStringLiteral("files.fifo")), qPrintable(refusedCodes.join(u',')));
+        // A file with a second hard link may be a link to something the sandbox must not hand out: refused.
+        QVERIFY2(refusedCodes.count(QStringLiteral("files.hardlink")) == 2,
+                 qPrintable(refusedCodes.join(u',')));
+        QVERIFY(!QFileInfo::exists(host.filePath(QStringLiteral("out/a.txt"))));
+    }
+
+    void hardlinkFromInputsCrossesNoMount()
+    {
+        // inputs/ is a separate read-only mount, so a hardlink from it into outputs/ cannot be made (EXDEV).
+        QTemporaryDir host;
+        const QString input = host.filePath(QStringLiteral("in.txt"));
+        QFile file(input);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("input");
+        file.close();
+        Cordon::Containers::OneShotRequest request;
+        request.policy = testPolicy();
+        request.inputs = {input};
+        request.command = pythonExpectErrno(
+            QStringLiteral("os.link('/mnt/data/inputs/in.txt', '/mnt/data/outputs/l')"), EXDEV);
+        const auto outcome = Cordon::Containers::runToCompletion(std::move(request));
+        QVERIFY2(outcome.exitCode == Contained, describe(outcome));
+    }
+
+    void deviceNodesCannotBeCreatedOrOpenedFromTmp()
+    {
+        expectContained(pythonExpectErrno(
+            QStringLiteral("os.mknod('/tmp/mem', 0o600 | 0o020000, os.makedev(1, 1))"), EPERM));
+    }
+
+    void noControllingTerminal()
+    {
+        expectContained(pythonExpectErrno(QStringLiteral("open('/dev/tty')"), ENXIO));
+    }
+};
+
+CORDON_SANDBOX_TEST_MAIN(TestIsolation)
+#include "tst_isolation.moc"
