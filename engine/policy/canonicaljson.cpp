@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+#include "policy/canonicaljson.h"
+
+#include "policy/jsonfields.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLocale>
+#include <QStringList>
+
+namespace Cordon::Policy {
+
+namespace {
+
+void appendString(QByteArray &out, const QString &text)
+{
+    static constexpr char Hex[] = "0123456789abcdef";
+    out += '"';
+    for (char c : text.toUtf8()) {
+        const auto byte = static_cast<unsigned char>(c);
+        switch (byte) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        default:
+            if (byte < 0x20) {
+                out += "\\u00";
+                out += Hex[byte >> 4];
+                out += Hex[byte & 0xf];
+            } else {
+                out += c;
+            }
+        }
+    }
+    out += '"';
+}
+
+void appendValue(QByteArray &out, const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::Null:
+    case QJsonValue::Undefined:
+        out += "null";
+        break;
+    case QJsonValue::Bool:
+        out += value.toBool() ? "true" : "false";
+        break;
+    case QJsonValue::Double: {
+        qint64 integer = 0;
+        // Policies hold integers only; the fallback keeps the function total and deterministic.
+        if (Json::isIntegral(value, &integer) && value.toVariant().userType() == QMetaType::LongLong)
+            out += QByteArray::number(integer);
+        else
+            out += QByteArray::number(value.toDouble(), 'g', QLocale::FloatingPointShortest);
+        break;
+    }
+    case QJsonValue::String:
+        appendString(out, value.toString());
+        break;
+    case QJsonValue::Array: {
+        out += '[';
+        const QJsonArray array = value.toArray();
+        for (qsizetype i = 0; i < array.size(); ++i) {
+            if (i > 0)
+                out += ',';
+            appendValue(out, array.at(i));
+        }
+        out += ']';
+        break;
+    }
+    case QJsonValue::Object: {
+        const QJsonObject object = value.toObject();
+        QStringList keys = object.keys();
+        // QString's operator< compares UTF-16 code units, which is the order RFC 8785 asks for.
+        std::sort(keys.begin(), keys.end());
+        out += '{';
+        for (qsizetype i = 0; i < keys.size(); ++i) {
+            if (i > 0)
+                out += ',';
+            appendString(out, keys.at(i));
+            out += ':';
+            appendValue(out, object.value(keys.at(i)));
+        }
+        out += '}';
+        break;
+    }
+    }
+}
+
+} // namespace
+
+QByteArray toCanonicalJson(const QJsonValue &value)
+{
+    QByteArray out;
+    appendValue(out, value);
+    return out;
+}
+
+} // namespace Cordon::Policy
