@@ -1,0 +1,1167 @@
+// SPDX-License-Identifier: MIT
+// Host-side file handling against trees that untrusted code built (SECURITY.md section 3): every hostile
+// entry is refused with its exact code, the regular files beside it arrive with the right SHA-256, and
+// nothing the sandbox planted is followed. Every test runs twice: with openat2(2) and with the
+// openat(O_NOFOLLOW) walk.
+#include "files/filenames.h"
+#include "files/pendingfile.h"
+#include "files/removetree.h"
+#include "files/safecopy.h"
+#include "files/safeopen.h"
+#include "testutil.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <iterator>
+
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace Cordon::Files;
+
+namespace {
+
+constexpr qint64 Cap = 64 * 1024;
+constexpr qint64 OneTiB = qint64(1) << 40;
+const QByteArray HelloSha = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03";
+const QByteArray EmptySha = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+const QByteArray NestedSha = "370a8c04b8a65bb4494275eec227f1b694db04c76da6b0b8ae88ed1ab19790a3";
+
+bool isRoot()
+{
+    return ::geteuid() == 0;
+}
+
+mode_t currentUmask()
+{
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return mask;
+}
+
+bool report(bool ok, const QByteArray &what)
+{
+    if (!ok)
+        qWarning("%s: %s", what.constData(), std::strerror(errno));
+    return ok;
+}
+
+// Fixture helpers take raw bytes: the names under test are not all valid UTF-8.
+bool makeFile(const QByteArray &path, const QByteArray &content, mode_t mode = 0644)
+{
+    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (!report(fd >= 0, "create " + path))
+        return false;
+    const bool ok = ::write(fd, content.constData(), size_t(content.size())) == content.size() &&
+                    ::fchmod(fd, mode) == 0; // fchmod: the umask must not eat the setuid bit under test
+    ::close(fd);
+    return report(ok, "write " + path);
+}
+
+bool makeDir(const QByteArray &path, mode_t mode = 0755)
+{
+    return report(::mkdir(path.constData(), mode) == 0, "mkdir " + path);
+}
+
+bool makeSymlink(const QByteArray &target, const QByteArray &path)
+{
+    return report(::symlink(target.constData(), path.constData()) == 0, "symlink " + path);
+}
+
+// bind() on a name relative to the directory, so a long $TMPDIR cannot overflow sun_path.
+bool makeSocket(const QByteArray &dir, const QByteArray &name)
+{
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (!report(fd >= 0, "socket"))
+        return false;
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::memcpy(address.sun_path, name.constData(), size_t(name.size()));
+    const QByteArray saved = QDir::currentPath().toLocal8Bit();
+    bool ok = ::chdir(dir.constData()) == 0;
+    ok = ok && ::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0;
+    ::close(fd);
+    return report(::chdir(saved.constData()) == 0 && ok, "bind " + dir + '/' + name);
+}
+
+QByteArray readAll(const QByteArray &path)
+{
+    QFile file(QFile::decodeName(path));
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("<unreadable>");
+}
+
+QByteArray sha256Hex(const QByteArray &data)
+{
+    return QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex();
+}
+
+bool isEmptyDir(const QByteArray &path)
+{
+    return QDir(QFile::decodeName(path))
+        .isEmpty(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+}
+
+bool exists(const QByteArray &path)
+{
+    struct stat st;
+    return ::lstat(path.constData(), &st) == 0;
+}
+
+// Everything below `root` that is not a plain directory or a regular file with one link, or that carries a
+// temporary name; empty when the tree is clean. Walks with lstat, never following anything.
+QStringList uncleanEntries(const QByteArray &root)
+{
+    QStringList problems;
+    QList<QByteArray> pending{root};
+    while (!pending.isEmpty()) {
+        const QByteArray dir = pending.takeLast();
+        const QStringList names =
+            QDir(QFile::decodeName(dir))
+                .entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+        for (const QString &name : names) {
+            const QByteArray path = dir + '/' + QFile::encodeName(name);
+            struct stat st;
+            if (::lstat(path.constData(), &st) != 0) {
+                problems << QStringLiteral("unstattable ") + name;
+            } else if (S_ISDIR(st.st_mode)) {
+                pending << path;
+            } else if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+                problems << QStringLiteral("not a plain file: ") + name;
+            }
+            if (name.startsWith(QLatin1String(".cordon-")))
+                problems << QStringLiteral("temporary file: ") + name;
+        }
+    }
+    return problems;
+}
+
+const RefusedEntry *findRefused(const CopyReport &report, const QString &path)
+{
+    for (const RefusedEntry &entry : report.refused) {
+        if (entry.relativePath == path)
+            return &entry;
+    }
+    return nullptr;
+}
+
+struct HostileEntry
+{
+    const char *row;
+    QByteArray name;
+    const char *code;
+    QString shown;
+};
+
+// The hostile outputs/ directory, one row per entry that must be refused.
+QList<HostileEntry> hostileEntries()
+{
+    return {
+        {"symlink to /etc/passwd", "sym-passwd", "files.symlink", QStringLiteral("sym-passwd")},
+        {"symlink to ..", "sym-dotdot", "files.symlink", QStringLiteral("sym-dotdot")},
+        {"symlink to /", "sym-root", "files.symlink", QStringLiteral("sym-root")},
+        {"symlink inside the tree", "sym-inside", "files.symlink", QStringLiteral("sym-inside")},
+        {"symlink to a magic link", "sym-proc", "files.symlink", QStringLiteral("sym-proc")},
+        {"directory symlink", "linkdir", "files.symlink", QStringLiteral("linkdir")},
+        {"hardlink to an outside file", "hard", "files.hardlink", QStringLiteral("hard")},
+        {"fifo", "fifo", "files.fifo", QStringLiteral("fifo")},
+        {"unix socket", "sock", "files.socket", QStringLiteral("sock")},
+        {"device node", "null", "files.device", QStringLiteral("null")},
+        {"1 TiB sparse file", "sparse.bin", "files.too_large", QStringLiteral("sparse.bin")},
+        {"file over the cap", "big.bin", "files.too_large", QStringLiteral("big.bin")},
+        {"newline", "new\nline", "files.bad_name", QStringLiteral("new\\x0aline")},
+        {"ANSI escape", "esc\x1b[31m", "files.bad_name", QStringLiteral("esc\\x1b[31m")},
+        {"U+202E", "rlo\xe2\x80\xaetxt.exe", "files.bad_name", QStringLiteral("rlo\\u{202e}txt.exe")},
+        {"invalid UTF-8", "bad\xff\xfe", "files.bad_name", QStringLiteral("bad\\xff\\xfe")},
+        {"C1 control", "c1\xc2\x85", "files.bad_name", QStringLiteral("c1\\u{85}")},
+        {"leading dash", "-rf", "files.bad_name", QStringLiteral("-rf")},
+        {"name with a hostile regular file below", "sub\x1b", "files.bad_name", QStringLiteral("sub\\x1b")},
+    };
+}
+
+} // namespace
+
+class TestSafeFiles : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase_data();
+    void initTestCase();
+    void init();
+    void cleanup();
+    void cleanupTestCase();
+
+    void exportRefusesHostileEntry_data();
+    void exportRefusesHostileEntry();
+    void exportCopiesOnlyRegularFiles();
+    void exportDropsModeBits();
+    void exportRefusesSymlinkRoot();
+    void exportStopsAtMaxEntries();
+    void exportRefusesBeyondMaxDepth();
+    void exportStopsAtTotalBytes();
+    void exportKeepsExistingDestinationNames();
+    void exportIntoItsOwnSource();
+    void exportUnreadableDirectory();
+    void exportAndRemoveStopAtMountPoints_data();
+    void exportAndRemoveStopAtMountPoints();
+    void exportFile_data();
+    void exportFile();
+    void exportFileKeepsExistingDestination();
+    void listTreeMatchesExport();
+
+    void openat2EnosysFallsBackToWalk();
+    void copyCappedReadsToEndNotToSize();
+    void pendingFileAppearsOnlyWhenCommitted();
+
+    void removeTreeLeavesLinkTargets();
+    void removeTreeVeryDeep();
+    void removeTreeMissingAndSymlinkPaths();
+
+    void importFileRoundTrips();
+    void importFileRefusesBadNames_data();
+    void importFileRefusesBadNames();
+    void importFileRefusesSources_data();
+    void importFileRefusesSources();
+    void importFileRefusesExistingAndSymlinkedInputs();
+
+    void validateName_data();
+    void validateName();
+    void escapeForDisplay_data();
+    void escapeForDisplay();
+
+private:
+    QByteArray path(const char *relative) const { return m_base + '/' + relative; }
+    // A new empty directory for one test's output.
+    QByteArray freshDir(const char *prefix);
+    CopyLimits hostileLimits() const
+    {
+        CopyLimits limits;
+        limits.maxFileBytes = Cap;
+        return limits;
+    }
+
+    QTemporaryDir m_tmp;
+    QByteArray m_base; // canonical: the roots must not pass through a symlink, and $TMPDIR might
+    QByteArray m_outputs;
+    bool m_haveDevice = false;
+    int m_fresh = 0;
+};
+
+void TestSafeFiles::initTestCase_data()
+{
+    QTest::addColumn<bool>("walk");
+    QTest::newRow("openat2") << false;
+    QTest::newRow("openat-walk") << true;
+}
+
+void TestSafeFiles::initTestCase()
+{
+    QVERIFY(m_tmp.isValid());
+    m_base = QFile::encodeName(QDir(m_tmp.path()).canonicalPath());
+    m_outputs = path("outputs");
+
+    // Outside the tree: what hostile links point at. All of it must survive every test.
+    QVERIFY(makeDir(path("outside")));
+    QVERIFY(makeFile(path("outside/secret"), "host secret\n", 0600));
+    QVERIFY(makeDir(path("outside/dir")));
+    QVERIFY(makeFile(path("outside/dir/kept"), "kept\n"));
+
+    const QByteArray o = m_outputs + '/';
+    QVERIFY(makeDir(m_outputs));
+    QVERIFY(makeFile(o + "ok.txt", "hello\n"));
+    QVERIFY(makeFile(o + "empty", ""));
+    QVERIFY(makeDir(o + "sub"));
+    QVERIFY(makeFile(o + "sub/nested.txt", "nested\n"));
+    QVERIFY(makeFile(o + "exact.bin", QByteArray(Cap, 'e')));
+    QVERIFY(makeFile(o + "big.bin", QByteArray(Cap + 1, 'b')));
+    QVERIFY(makeFile(o + "setuid.sh", "#!/bin/sh\n", 04755));
+    QVERIFY(makeFile(o + "sparse.bin", ""));
+    QVERIFY(report(::truncate(QByteArray(o + "sparse.bin").constData(), OneTiB) == 0, "truncate to 1 TiB"));
+    QVERIFY(makeSymlink("/etc/passwd", o + "sym-passwd"));
+    QVERIFY(makeSymlink("..", o + "sym-dotdot"));
+    QVERIFY(makeSymlink("/", o + "sym-root"));
+    QVERIFY(makeSymlink("ok.txt", o + "sym-inside"));
+    QVERIFY(makeSymlink("/proc/self/root/etc/passwd", o + "sym-proc"));
+    QVERIFY(makeSymlink("/etc", o + "linkdir"));
+    QVERIFY(
+        report(::link(path("outside/secret").constData(), QByteArray(o + "hard").constData()) == 0, "link"));
+    QVERIFY(report(::mkfifo(QByteArray(o + "fifo").constData(), 0644) == 0, "mkfifo"));
+    QVERIFY(makeSocket(m_outputs, "sock"));
+    // Root without CAP_MKNOD (some containers) cannot make one either; the device row is skipped then.
+    m_haveDevice =
+        isRoot() && ::mknod(QByteArray(o + "null").constData(), S_IFCHR | 0666, makedev(1, 3)) == 0;
+    for (const HostileEntry &entry : hostileEntries()) {
+        if (qstrcmp(entry.code, "files.bad_name") == 0 && entry.name != "sub\x1b")
+            QVERIFY(makeFile(o + entry.name, "bad name\n"));
+    }
+    QVERIFY(makeDir(o + "sub\x1b"));
+    QVERIFY(makeFile(o + "sub\x1b/inside.txt", "never reached\n"));
+}
+
+void TestSafeFiles::init()
+{
+    QFETCH_GLOBAL(bool, walk);
+    Detail::setOpenat2Disabled(walk);
+    // A FIFO opened the blocking way would hang forever; fail fast instead.
+    ::alarm(120);
+}
+
+void TestSafeFiles::cleanup()
+{
+    ::alarm(0);
+    Detail::setOpenat2Disabled(false);
+}
+
+void TestSafeFiles::cleanupTestCase()
+{
+    // chmod-000 leftovers defeat QTemporaryDir's cleanup when not root; removeTree is made for them.
+    QVERIFY_RESULT(removeTree(QFile::decodeName(m_base)));
+}
+
+QByteArray TestSafeFiles::freshDir(const char *prefix)
+{
+    const QByteArray dir = m_base + '/' + prefix + '-' + QByteArray::number(++m_fresh);
+    if (!makeDir(dir))
+        return QByteArray("/nonexistent");
+    return dir;
+}
+
+void TestSafeFiles::exportRefusesHostileEntry_data()
+{
+    QTest::addColumn<QByteArray>("name");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("shown");
+    for (const HostileEntry &entry : hostileEntries())
+        QTest::newRow(entry.row) << entry.name << QString::fromLatin1(entry.code) << entry.shown;
+}
+
+void TestSafeFiles::exportRefusesHostileEntry()
+{
+    QFETCH(QByteArray, name);
+    QFETCH(QString, code);
+    QFETCH(QString, shown);
+    if (name == "null" && !m_haveDevice)
+        QSKIP("creating a device node needs root with CAP_MKNOD");
+
+    const QByteArray destination = freshDir("dest");
+    const auto result =
+        exportTree(QFile::decodeName(m_outputs), QFile::decodeName(destination), hostileLimits());
+    QVERIFY_RESULT(result);
+    const RefusedEntry *refused = findRefused(*result, shown);
+    QVERIFY2(refused, qPrintable(QStringLiteral("no refusal for ") + shown));
+    QCOMPARE(refused->code, code);
+    QVERIFY(!refused->reason.isEmpty());
+    QVERIFY(!exists(destination + '/' + name));
+    QCOMPARE(uncleanEntries(destination), QStringList());
+}
+
+void TestSafeFiles::exportCopiesOnlyRegularFiles()
+{
+    const QByteArray destination = freshDir("dest");
+    const auto result =
+        exportTree(QFile::decodeName(m_outputs), QFile::decodeName(destination), hostileLimits());
+    QVERIFY_RESULT(result);
+
+    // Bytewise name order at each level, regular files only.
+    const QByteArray exact(Cap, 'e');
+    const QByteArray setuid("#!/bin/sh\n");
+    const QList<QPair<QString, QByteArray>> expected{
+        {QStringLiteral("empty"), ""},
+        {QStringLiteral("exact.bin"), exact},
+        {QStringLiteral("ok.txt"), "hello\n"},
+        {QStringLiteral("setuid.sh"), setuid},
+        {QStringLiteral("sub/nested.txt"), "nested\n"},
+    };
+    QCOMPARE(result->copied.size(), expected.size());
+    qint64 total = 0;
+    for (qsizetype i = 0; i < expected.size(); ++i) {
+        const CopiedFile &file = result->copied.at(i);
+        QCOMPARE(file.relativePath, expected.at(i).first);
+        QCOMPARE(file.size, expected.at(i).second.size());
+        QCOMPARE(file.sha256Hex, sha256Hex(expected.at(i).second));
+        QCOMPARE(readAll(destination + '/' + QFile::encodeName(file.relativePath)), expected.at(i).second);
+        total += file.size;
+    }
+    // Known vectors, so a broken hash cannot agree with itself.
+    QCOMPARE(result->copied.at(0).sha256Hex, EmptySha);
+    QCOMPARE(result->copied.at(2).sha256Hex, HelloSha);
+    QCOMPARE(result->copied.at(4).sha256Hex, NestedSha);
+    QCOMPARE(result->totalBytes, total);
+    QVERIFY(!result->truncated);
+
+    // Exactly the hostile entries were refused: nothing else, nothing twice.
+    QCOMPARE(result->refused.size(), hostileEntries().size() - (m_haveDevice ? 0 : 1));
+    QCOMPARE(uncleanEntries(destination), QStringList());
+    QStringList top = QDir(QFile::decodeName(destination))
+                          .entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+    top.sort();
+    QCOMPARE(top, QStringList({QStringLiteral("empty"), QStringLiteral("exact.bin"), QStringLiteral("ok.txt"),
+                               QStringLiteral("setuid.sh"), QStringLiteral("sub")}));
+    // The outside world is untouched.
+    QCOMPARE(readAll(path("outside/secret")), QByteArray("host secret\n"));
+    QCOMPARE(readAll(path("outside/dir/kept")), QByteArray("kept\n"));
+}
+
+void TestSafeFiles::exportDropsModeBits()
+{
+    const QByteArray destination = freshDir("dest");
+    QVERIFY_RESULT(exportTree(QFile::decodeName(m_outputs), QFile::decodeName(destination), hostileLimits()));
+    struct stat source;
+    struct stat copy;
+    QCOMPARE(::stat(QByteArray(m_outputs + "/setuid.sh").constData(), &source), 0);
+    QCOMPARE(source.st_mode & 07777, mode_t(04755));
+    QCOMPARE(::stat(QByteArray(destination + "/setuid.sh").constData(), &copy), 0);
+    QCOMPARE(copy.st_mode & 07777, mode_t(0644 & ~currentUmask()));
+    QCOMPARE(copy.st_uid, ::geteuid());
+}
+
+void TestSafeFiles::exportRefusesSymlinkRoot()
+{
+    const QByteArray rootLink = path("rootlink");
+    if (!exists(rootLink))
+        QVERIFY(makeSymlink(m_outputs, rootLink));
+    const QByteArray parentLink = path("parentlink");
+    if (!exists(parentLink))
+        QVERIFY(makeSymlink(m_base, parentLink));
+    const QByteArray destination = freshDir("dest");
+
+    for (const QByteArray &root : QByteArrayList{rootLink, parentLink + "/outputs"}) {
+        const auto exported = exportTree(QFile::decodeName(root), QFile::decodeName(destination));
+        QVERIFY(!exported);
+        QCOMPARE(exported.error().code(), QStringLiteral("files.symlink"));
+        const auto listed = listTree(QFile::decodeName(root));
+        QVERIFY(!listed);
+        QCOMPARE(listed.error().code(), QStringLiteral("files.symlink"));
+        const auto single = Cordon::Files::exportFile(QFile::decodeName(root), QStringLiteral("ok.txt"),
+                                                      QFile::decodeName(destination + "/ok.txt"));
+        QVERIFY(!single);
+        QCOMPARE(single.error().code(), QStringLiteral("files.symlink"));
+    }
+    QVERIFY(isEmptyDir(destination));
+
+    const auto missing = exportTree(QFile::decodeName(path("no-such-dir")), QFile::decodeName(destination));
+    QVERIFY(!missing);
+    QCOMPARE(missing.error().code(), QStringLiteral("files.not_found"));
+    const auto noDestination =
+        exportTree(QFile::decodeName(m_outputs), QFile::decodeName(path("no-such-dest")));
+    QVERIFY(!noDestination);
+    QCOMPARE(noDestination.error().code(), QStringLiteral("files.destination"));
+}
+
+void TestSafeFiles::exportStopsAtMaxEntries()
+{
+    const QByteArray many = path("many");
+    if (!exists(many)) {
+        QVERIFY(makeDir(many));
+        for (int i = 0; i < 5000; ++i)
+            QVERIFY(makeFile(many + "/f" + QByteArray::number(i).rightJustified(4, '0'), "x"));
+    }
+    CopyLimits limits;
+    limits.maxEntries = 1000;
+    const QByteArray destination = freshDir("dest");
+    const auto capped = exportTree(QFile::decodeName(many), QFile::decodeName(destination), limits);
+    QVERIFY_RESULT(capped);
+    QCOMPARE(capped->copied.size(), 1000);
+    QVERIFY(capped->truncated);
+    QCOMPARE(capped->refused.size(), 1);
+    QCOMPARE(capped->refused.at(0).code, QStringLiteral("files.too_many"));
+    QCOMPARE(capped->refused.at(0).relativePath, QStringLiteral("."));
+    QCOMPARE(QDir(QFile::decodeName(destination)).count(), 1000 + 2);
+
+    const auto all = listTree(QFile::decodeName(many));
+    QVERIFY_RESULT(all);
+    QCOMPARE(all->copied.size(), 5000);
+    QVERIFY(!all->truncated);
+    QVERIFY(all->refused.isEmpty());
+    QCOMPARE(all->totalBytes, 5000);
+}
+
+void TestSafeFiles::exportRefusesBeyondMaxDepth()
+{
+    // deep/f, deep/d/f, deep/d/d/f, ... 100 levels; deep/d^i/f has i + 1 components.
+    const QByteArray deep = path("deep");
+    if (!exists(deep)) {
+        QByteArray level = deep;
+        for (int i = 0; i <= 100; ++i) {
+            QVERIFY(makeDir(level));
+            QVERIFY(makeFile(level + "/f", QByteArray::number(i)));
+            level += "/d";
+        }
+    }
+    for (const int maxDepth : {32, 5}) {
+        CopyLimits limits;
+        limits.maxDepth = maxDepth;
+        const QByteArray destination = freshDir("dest");
+        const auto result = exportTree(QFile::decodeName(deep), QFile::decodeName(destination), limits);
+        QVERIFY_RESULT(result);
+        // "d" sorts before "f": the walk reaches the deepest file first and deep/f last.
+        QStringList expected;
+        QString dirs;
+        for (int i = 0; i < maxDepth; ++i) {
+            expected.prepend(dirs + QStringLiteral("f"));
+            dirs += QStringLiteral("d/");
+        }
+        QStringList copied;
+        for (const CopiedFile &file : result->copied) {
+            copied << file.relativePath;
+            QCOMPARE(readAll(destination + '/' + QFile::encodeName(file.relativePath)),
+                     QByteArray::number(file.relativePath.count(QLatin1Char('/'))));
+        }
+        QCOMPARE(copied, expected);
+        QCOMPARE(result->refused.size(), 1);
+        QCOMPARE(result->refused.at(0).code, QStringLiteral("files.too_deep"));
+        QCOMPARE(result->refused.at(0).relativePath, dirs.chopped(1));
+        QVERIFY(!result->truncated);
+    }
+}
+
+void TestSafeFiles::exportStopsAtTotalBytes()
+{
+    const QByteArray source = freshDir("total");
+    QVERIFY(makeFile(source + "/a", "12345"));
+    QVERIFY(makeFile(source + "/b", "123456"));
+    QVERIFY(makeFile(source + "/c", "1"));
+    CopyLimits limits;
+    limits.maxTotalBytes = 10;
+    const QByteArray destination = freshDir("dest");
+    const auto result = exportTree(QFile::decodeName(source), QFile::decodeName(destination), limits);
+    QVERIFY_RESULT(result);
+    QCOMPARE(result->copied.size(), 1);
+    QCOMPARE(result->copied.at(0).relativePath, QStringLiteral("a"));
+    QCOMPARE(result->totalBytes, 5);
+    QVERIFY(result->truncated);
+    QCOMPARE(result->refused.size(), 1);
+    QCOMPARE(result->refused.at(0).relativePath, QStringLiteral("b"));
+    QCOMPARE(result->refused.at(0).code, QStringLiteral("files.too_large"));
+    QVERIFY(!exists(destination + "/b"));
+    QVERIFY(!exists(destination + "/c"));
+}
+
+void TestSafeFiles::exportKeepsExistingDestinationNames()
+{
+    const QByteArray destination = freshDir("dest");
+    QVERIFY(makeFile(destination + "/ok.txt", "mine\n"));
+    // A symlink in the destination where a source directory goes must not lead the copy outside.
+    QVERIFY(makeSymlink(path("outside/dir"), destination + "/sub"));
+    const auto result =
+        exportTree(QFile::decodeName(m_outputs), QFile::decodeName(destination), hostileLimits());
+    QVERIFY_RESULT(result);
+    const RefusedEntry *ok = findRefused(*result, QStringLiteral("ok.txt"));
+    QVERIFY(ok);
+    QCOMPARE(ok->code, QStringLiteral("files.exists"));
+    QCOMPARE(readAll(destination + "/ok.txt"), QByteArray("mine\n"));
+    const RefusedEntry *sub = findRefused(*result, QStringLiteral("sub"));
+    QVERIFY(sub);
+    QCOMPARE(sub->code, QStringLiteral("files.exists"));
+    QVERIFY(!exists(path("outside/dir/nested.txt")));
+    QCOMPARE(result->copied.size(), 3); // empty, exact.bin, setuid.sh
+}
+
+void TestSafeFiles::exportIntoItsOwnSource()
+{
+    const QByteArray source = freshDir("self");
+    QVERIFY(makeFile(source + "/a.txt", "a"));
+    QVERIFY(makeDir(source + "/into"));
+    const auto result = exportTree(QFile::decodeName(source), QFile::decodeName(source + "/into"));
+    QVERIFY_RESULT(result);
+    QCOMPARE(result->copied.size(), 1);
+    QCOMPARE(readAll(source + "/into/a.txt"), QByteArray("a"));
+    QCOMPARE(result->refused.size(), 1);
+    QCOMPARE(result->refused.at(0).relativePath, QStringLiteral("into"));
+    QCOMPARE(result->refused.at(0).code, QStringLiteral("files.not_regular"));
+
+    const auto same = exportTree(QFile::decodeName(source), QFile::decodeName(source));
+    QVERIFY(!same);
+    QCOMPARE(same.error().code(), QStringLiteral("files.destination"));
+}
+
+void TestSafeFiles::exportUnreadableDirectory()
+{
+    const QByteArray source = freshDir("locked-src");
+    QVERIFY(makeDir(source + "/locked"));
+    QVERIFY(makeFile(source + "/locked/inside.txt", "inside"));
+    QVERIFY(report(::chmod(QByteArray(source + "/locked").constData(), 0) == 0, "chmod"));
+    const auto result = listTree(QFile::decodeName(source));
+    QVERIFY_RESULT(result);
+    if (isRoot()) {
+        // CAP_DAC_OVERRIDE reads it anyway; the copy never changes a source's modes.
+        QCOMPARE(result->copied.size(), 1);
+        QVERIFY(result->refused.isEmpty());
+    } else {
+        QVERIFY(result->copied.isEmpty());
+        QCOMPARE(result->refused.size(), 1);
+        QCOMPARE(result->refused.at(0).relativePath, QStringLiteral("locked"));
+        QCOMPARE(result->refused.at(0).code, QStringLiteral("files.unreadable"));
+    }
+    struct stat st;
+    QCOMPARE(::stat(QByteArray(source + "/locked").constData(), &st), 0);
+    QCOMPARE(st.st_mode & 07777, mode_t(0));
+}
+
+void TestSafeFiles::exportAndRemoveStopAtMountPoints_data()
+{
+    QTest::addColumn<bool>("bind");
+    QTest::newRow("tmpfs") << false;
+    QTest::newRow("bind mount, same device") << true;
+}
+
+void TestSafeFiles::exportAndRemoveStopAtMountPoints()
+{
+    QFETCH(bool, bind);
+    if (!isRoot())
+        QSKIP("mounting needs root");
+    const QByteArray tree = freshDir("mounted");
+    QVERIFY(makeFile(tree + "/a.txt", "a"));
+    QVERIFY(makeDir(tree + "/mnt"));
+    const QByteArray target = freshDir("mount-target");
+    QVERIFY(makeFile(target + "/precious", "precious"));
+    const int rc =
+        bind ? ::mount(target.constData(), QByteArray(tree + "/mnt").constData(), nullptr, MS_BIND, nullptr)
+             : ::mount("tmpfs", QByteArray(tree + "/mnt").constData(), "tmpfs", 0, "size=1m");
+    if (rc != 0)
+        QSKIP(
+            qPrintable(QStringLiteral("cannot mount here: ") + QString::fromLocal8Bit(std::strerror(errno))));
+    struct Unmount
+    {
+        QByteArray at;
+        ~Unmount() { ::umount2(at.constData(), MNT_DETACH); }
+    } unmount{tree + "/mnt"};
+    if (!bind)
+        QVERIFY(makeFile(tree + "/mnt/precious", "precious"));
+
+    const QByteArray destination = freshDir("dest");
+    const auto result = exportTree(QFile::decodeName(tree), QFile::decodeName(destination));
+    QVERIFY_RESULT(result);
+    QCOMPARE(result->copied.size(), 1);
+    QCOMPARE(result->refused.size(), 1);
+    QCOMPARE(result->refused.at(0).relativePath, QStringLiteral("mnt"));
+    QCOMPARE(result->refused.at(0).code, QStringLiteral("files.not_regular"));
+    QVERIFY(!exists(destination + "/mnt"));
+
+    const auto removed = removeTree(QFile::decodeName(tree));
+    QVERIFY(!removed);
+    QCOMPARE(removed.error().code(), QStringLiteral("files.mount_point"));
+    QCOMPARE(readAll(tree + "/mnt/precious"), QByteArray("precious"));
+    QVERIFY(!exists(tree + "/a.txt"));
+}
+
+void TestSafeFiles::exportFile_data()
+{
+    QTest::addColumn<QString>("relativePath");
+    QTest::addColumn<QString>("code"); // empty: copied
+    QTest::addColumn<QByteArray>("content");
+    const auto row = [](const char *name, const char *relative, const char *code,
+                        const QByteArray &content = {}) {
+        QTest::newRow(name) << QString::fromUtf8(relative) << QString::fromLatin1(code) << content;
+    };
+    row("top-level file", "ok.txt", "", "hello\n");
+    row("nested file", "sub/nested.txt", "", "nested\n");
+    row("directory symlink mid-path", "linkdir/passwd", "files.symlink");
+    row("symlink to /etc/passwd", "sym-passwd", "files.symlink");
+    row("symlink to a magic link", "sym-proc", "files.symlink");
+    row("dot-dot escape", "../outside/secret", "files.bad_name");
+    row("dot-dot inside", "sub/../ok.txt", "files.bad_name");
+    row("absolute path", "/etc/passwd", "files.bad_name");
+    row("empty component", "sub//nested.txt", "files.bad_name");
+    row("hardlink", "hard", "files.hardlink");
+    row("fifo", "fifo", "files.fifo");
+    row("socket", "sock", "files.socket");
+    row("sparse 1 TiB", "sparse.bin", "files.too_large");
+    row("directory", "sub", "files.not_regular");
+    row("missing", "missing", "files.not_found");
+    row("through a file", "ok.txt/x", "files.not_directory");
+}
+
+void TestSafeFiles::exportFile()
+{
+    QFETCH(QString, relativePath);
+    QFETCH(QString, code);
+    QFETCH(QByteArray, content);
+    const QByteArray destination = freshDir("dest");
+    const auto result = Cordon::Files::exportFile(QFile::decodeName(m_outputs), relativePath,
+                                                  QFile::decodeName(destination + "/out"), hostileLimits());
+    if (code.isEmpty()) {
+        QVERIFY_RESULT(result);
+        QCOMPARE(result->relativePath, relativePath);
+        QCOMPARE(result->size, content.size());
+        QCOMPARE(result->sha256Hex, sha256Hex(content));
+        QCOMPARE(readAll(destination + "/out"), content);
+    } else {
+        QVERIFY(!result);
+        QCOMPARE(result.error().code(), code);
+        QVERIFY(!exists(destination + "/out"));
+    }
+    QCOMPARE(uncleanEntries(destination), QStringList());
+}
+
+void TestSafeFiles::exportFileKeepsExistingDestination()
+{
+    const QByteArray destination = freshDir("dest");
+    QVERIFY(makeFile(destination + "/taken", "mine\n"));
+    QVERIFY(makeSymlink(path("outside/secret"), destination + "/link"));
+    for (const char *name : {"taken", "link"}) {
+        const auto result = Cordon::Files::exportFile(QFile::decodeName(m_outputs), QStringLiteral("ok.txt"),
+                                                      QFile::decodeName(destination + '/' + name));
+        QVERIFY(!result);
+        QCOMPARE(result.error().code(), QStringLiteral("files.exists"));
+    }
+    QCOMPARE(readAll(destination + "/taken"), QByteArray("mine\n"));
+    QCOMPARE(readAll(path("outside/secret")), QByteArray("host secret\n"));
+}
+
+void TestSafeFiles::listTreeMatchesExport()
+{
+    const auto listed = listTree(QFile::decodeName(m_outputs), hostileLimits());
+    QVERIFY_RESULT(listed);
+    const auto exported =
+        exportTree(QFile::decodeName(m_outputs), QFile::decodeName(freshDir("dest")), hostileLimits());
+    QVERIFY_RESULT(exported);
+    QCOMPARE(listed->copied.size(), exported->copied.size());
+    for (qsizetype i = 0; i < listed->copied.size(); ++i) {
+        QCOMPARE(listed->copied.at(i).relativePath, exported->copied.at(i).relativePath);
+        QCOMPARE(listed->copied.at(i).sha256Hex, exported->copied.at(i).sha256Hex);
+    }
+    QCOMPARE(listed->refused.size(), exported->refused.size());
+    for (qsizetype i = 0; i < listed->refused.size(); ++i) {
+        QCOMPARE(listed->refused.at(i).relativePath, exported->refused.at(i).relativePath);
+        QCOMPARE(listed->refused.at(i).code, exported->refused.at(i).code);
+    }
+    QCOMPARE(listed->totalBytes, exported->totalBytes);
+}
+
+void TestSafeFiles::openat2EnosysFallsBackToWalk()
+{
+    // What a seccomp profile that predates openat2 does (Docker's did): answer ENOSYS. A child installs such
+    // a filter and must get the same result as the parent, through the walk the library switches to by
+    // itself.
+    const auto expected = listTree(QFile::decodeName(m_outputs), hostileLimits());
+    QVERIFY_RESULT(expected);
+    const QByteArray destination = freshDir("dest");
+    constexpr int Sentinel = 42;
+    const pid_t child = ::fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+        Detail::setOpenat2Disabled(false);
+        // No architecture check: a test filter that also hits another ABI's syscall of the same number is
+        // fine.
+        sock_filter filter[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        sock_fprog program{static_cast<unsigned short>(std::size(filter)), filter};
+        if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+            ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0)
+            ::_exit(1);
+        if (::syscall(SYS_openat2, AT_FDCWD, "/", nullptr, 0) != -1 || errno != ENOSYS)
+            ::_exit(2);
+        const auto listed = listTree(QFile::decodeName(m_outputs), hostileLimits());
+        if (!listed || listed->copied.size() != expected->copied.size() ||
+            listed->refused.size() != expected->refused.size())
+            ::_exit(3);
+        for (qsizetype i = 0; i < listed->refused.size(); ++i) {
+            if (listed->refused.at(i).code != expected->refused.at(i).code)
+                ::_exit(4);
+        }
+        const auto exported =
+            exportTree(QFile::decodeName(m_outputs), QFile::decodeName(destination), hostileLimits());
+        if (!exported || exported->copied.size() != expected->copied.size())
+            ::_exit(5);
+        const auto single =
+            Cordon::Files::exportFile(QFile::decodeName(m_outputs), QStringLiteral("linkdir/passwd"),
+                                      QFile::decodeName(destination + "/passwd"));
+        if (single || single.error().code() != QLatin1String("files.symlink"))
+            ::_exit(6);
+        ::_exit(Sentinel);
+    }
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY(WIFEXITED(status));
+    QCOMPARE(WEXITSTATUS(status), Sentinel);
+    QCOMPARE(uncleanEntries(destination), QStringList());
+}
+
+void TestSafeFiles::copyCappedReadsToEndNotToSize()
+{
+    // A file that grows after its size was checked is caught by the read loop itself, which never trusts
+    // st_size.
+    const QByteArray file = freshDir("capped") + "/grows";
+    QVERIFY(makeFile(file, QByteArray(100, 'g')));
+    const int fd = ::open(file.constData(), O_RDONLY | O_CLOEXEC);
+    QVERIFY(fd >= 0);
+    const auto over = copyCapped(fd, -1, 50);
+    QVERIFY_RESULT(over);
+    QVERIFY(over->exceededCap);
+    QCOMPARE(over->bytes, 50);
+    QCOMPARE(::lseek(fd, 0, SEEK_SET), off_t(0));
+    const auto exact = copyCapped(fd, -1, 100);
+    QVERIFY_RESULT(exact);
+    QVERIFY(!exact->exceededCap);
+    QCOMPARE(exact->bytes, 100);
+    QCOMPARE(exact->sha256Hex, sha256Hex(QByteArray(100, 'g')));
+    ::close(fd);
+}
+
+void TestSafeFiles::pendingFileAppearsOnlyWhenCommitted()
+{
+    const QByteArray dir = freshDir("pending");
+    const int dirFd = ::open(dir.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    QVERIFY(dirFd >= 0);
+    {
+        auto abandoned = PendingFile::create(dirFd, QStringLiteral("pending"));
+        QVERIFY_RESULT(abandoned);
+        QCOMPARE(::write(abandoned->fd(), "partial", 7), ssize_t(7));
+        QVERIFY(isEmptyDir(dir));
+    }
+    QVERIFY(isEmptyDir(dir));
+
+    QVERIFY(makeFile(dir + "/taken", "mine"));
+    auto clash = PendingFile::create(dirFd, QStringLiteral("pending"));
+    QVERIFY_RESULT(clash);
+    QCOMPARE(::write(clash->fd(), "theirs", 6), ssize_t(6));
+    const auto clashed = clash->commit("taken", QStringLiteral("taken"));
+    QVERIFY(!clashed);
+    QCOMPARE(clashed.error().code(), QStringLiteral("files.exists"));
+    QCOMPARE(readAll(dir + "/taken"), QByteArray("mine"));
+
+    auto good = PendingFile::create(dirFd, QStringLiteral("pending"));
+    QVERIFY_RESULT(good);
+    QCOMPARE(::write(good->fd(), "done", 4), ssize_t(4));
+    QVERIFY_RESULT(good->commit("final", QStringLiteral("final")));
+    QCOMPARE(readAll(dir + "/final"), QByteArray("done"));
+    ::close(dirFd);
+    QCOMPARE(uncleanEntries(dir), QStringList());
+}
+
+void TestSafeFiles::removeTreeLeavesLinkTargets()
+{
+    const QByteArray tree = freshDir("wipe");
+    QVERIFY(makeFile(tree + "/file", "f"));
+    QVERIFY(makeSymlink(path("outside/dir"), tree + "/escape"));
+    QVERIFY(makeSymlink(path("outside/secret"), tree + "/secret-link"));
+    QVERIFY(makeSymlink("..", tree + "/up"));
+    QVERIFY(report(::mkfifo(QByteArray(tree + "/fifo").constData(), 0600) == 0, "mkfifo"));
+    QVERIFY(makeSocket(tree, "sock"));
+    QVERIFY(makeDir(tree + "/locked"));
+    QVERIFY(makeFile(tree + "/locked/inside", "i"));
+    QVERIFY(makeDir(tree + "/locked/deeper"));
+    QVERIFY(makeFile(tree + "/locked/deeper/more", "m"));
+    QVERIFY(report(::chmod(QByteArray(tree + "/locked/deeper").constData(), 0) == 0, "chmod"));
+    QVERIFY(report(::chmod(QByteArray(tree + "/locked").constData(), 0) == 0, "chmod"));
+    QVERIFY(makeDir(tree + "/readonly"));
+    QVERIFY(makeFile(tree + "/readonly/kept-by-mode", "r"));
+    QVERIFY(report(::chmod(QByteArray(tree + "/readonly").constData(), 0500) == 0, "chmod"));
+    QByteArray level = tree + "/nest";
+    for (int i = 0; i < 100; ++i) {
+        QVERIFY(makeDir(level));
+        level += "/n";
+    }
+    QVERIFY(makeSymlink(path("outside"), level));
+    struct stat before;
+    QCOMPARE(::stat(path("outside/dir").constData(), &before), 0);
+
+    QVERIFY_RESULT(removeTree(QFile::decodeName(tree)));
+    QVERIFY(!exists(tree));
+    QCOMPARE(readAll(path("outside/dir/kept")), QByteArray("kept\n"));
+    QCOMPARE(readAll(path("outside/secret")), QByteArray("host secret\n"));
+    struct stat after;
+    QCOMPARE(::stat(path("outside/dir").constData(), &after), 0);
+    QCOMPARE(after.st_mode, before.st_mode);
+}
+
+void TestSafeFiles::removeTreeVeryDeep()
+{
+    // Far past PATH_MAX (names made by descriptor), one level locked with chmod 000, and more levels than the
+    // descriptor limit set below: an implementation holding a descriptor per level cannot pass.
+    constexpr int Levels = 600;
+    constexpr rlim_t DescriptorLimit = 200;
+    const QByteArray tree = freshDir("deep-wipe");
+    int fd = ::open(tree.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    QVERIFY(fd >= 0);
+    int locked = -1;
+    const QByteArray longName(200, 'x');
+    for (int i = 0; i < Levels; ++i) {
+        QVERIFY(report(::mkdirat(fd, longName.constData(), 0755) == 0, "mkdirat"));
+        const int child = ::openat(fd, longName.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        QVERIFY(child >= 0);
+        if (i == Levels / 2)
+            locked = fd;
+        else
+            ::close(fd);
+        fd = child;
+    }
+    const int fileFd = ::openat(fd, "leaf", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    QVERIFY(fileFd >= 0);
+    ::close(fileFd);
+    ::close(fd);
+    QVERIFY(locked >= 0);
+    QCOMPARE(::fchmod(locked, 0), 0);
+    ::close(locked);
+
+    struct rlimit saved;
+    QCOMPARE(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+    struct rlimit lowered = saved;
+    lowered.rlim_cur = std::min(saved.rlim_cur, DescriptorLimit);
+    QCOMPARE(::setrlimit(RLIMIT_NOFILE, &lowered), 0);
+    const auto removed = removeTree(QFile::decodeName(tree));
+    QCOMPARE(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+    QVERIFY_RESULT(removed);
+    QVERIFY(!exists(tree));
+}
+
+void TestSafeFiles::removeTreeMissingAndSymlinkPaths()
+{
+    QVERIFY_RESULT(removeTree(QFile::decodeName(path("never-existed"))));
+    QVERIFY_RESULT(removeTree(QFile::decodeName(path("never-existed/child"))));
+
+    // The path itself a symlink: the link goes, the directory it names stays.
+    const QByteArray link = path("wipe-link");
+    QVERIFY(makeSymlink(path("outside/dir"), link));
+    QVERIFY_RESULT(removeTree(QFile::decodeName(link)));
+    QVERIFY(!exists(link));
+    QCOMPARE(readAll(path("outside/dir/kept")), QByteArray("kept\n"));
+
+    // A symlink above the last component is refused, not followed.
+    const QByteArray parentLink = path("wipe-parent-link");
+    QVERIFY(makeSymlink(path("outside"), parentLink));
+    const auto refused = removeTree(QFile::decodeName(parentLink + "/dir"));
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code(), QStringLiteral("files.symlink"));
+    QCOMPARE(readAll(path("outside/dir/kept")), QByteArray("kept\n"));
+    QCOMPARE(::unlink(parentLink.constData()), 0);
+
+    const auto root = removeTree(QStringLiteral("/"));
+    QVERIFY(!root);
+    QCOMPARE(root.error().code(), QStringLiteral("files.remove"));
+}
+
+void TestSafeFiles::importFileRoundTrips()
+{
+    const QByteArray inputs = freshDir("inputs");
+    const QByteArray source = freshDir("host") + "/data.bin";
+    QByteArray content;
+    for (int i = 0; i < 100 * 1024; ++i)
+        content.append(char(i * 7 + i / 251));
+    QVERIFY(makeFile(source, content, 04755));
+    const auto imported =
+        importFile(QFile::decodeName(source), QFile::decodeName(inputs), QStringLiteral("data.bin"));
+    QVERIFY_RESULT(imported);
+    QCOMPARE(imported->relativePath, QStringLiteral("data.bin"));
+    QCOMPARE(imported->size, content.size());
+    QCOMPARE(imported->sha256Hex, sha256Hex(content));
+    QCOMPARE(readAll(inputs + "/data.bin"), content);
+    struct stat st;
+    QCOMPARE(::stat(QByteArray(inputs + "/data.bin").constData(), &st), 0);
+    QCOMPARE(st.st_mode & 07777, mode_t(0644 & ~currentUmask()));
+    QCOMPARE(uncleanEntries(inputs), QStringList());
+
+    // A symlink the user names is the user's choice and is followed (documented).
+    const QByteArray link = source + ".link";
+    QVERIFY(makeSymlink(source, link));
+    const auto viaLink =
+        importFile(QFile::decodeName(link), QFile::decodeName(inputs), QStringLiteral("linked.bin"));
+    QVERIFY_RESULT(viaLink);
+    QCOMPARE(readAll(inputs + "/linked.bin"), content);
+}
+
+void TestSafeFiles::importFileRefusesBadNames_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::newRow("empty") << QString();
+    QTest::newRow("dot") << QStringLiteral(".");
+    QTest::newRow("dot-dot") << QStringLiteral("..");
+    QTest::newRow("slash") << QStringLiteral("a/b");
+    QTest::newRow("traversal") << QStringLiteral("../escape");
+    QTest::newRow("leading dash") << QStringLiteral("-rf");
+    QTest::newRow("newline") << QStringLiteral("a\nb");
+    QTest::newRow("U+202E") << QString::fromUtf8("txt\u202eexe");
+    QTest::newRow("lone surrogate") << QString(QChar(0xd800));
+    QTest::newRow("256 bytes") << QString(256, QLatin1Char('n'));
+}
+
+void TestSafeFiles::importFileRefusesBadNames()
+{
+    QFETCH(QString, name);
+    const QByteArray inputs = freshDir("inputs");
+    const QByteArray source = freshDir("host") + "/data";
+    QVERIFY(makeFile(source, "data"));
+    const auto result = importFile(QFile::decodeName(source), QFile::decodeName(inputs), name);
+    QVERIFY(!result);
+    QCOMPARE(result.error().code(), QStringLiteral("files.bad_name"));
+    QVERIFY(isEmptyDir(inputs));
+    QVERIFY(!exists(m_base + "/escape"));
+}
+
+void TestSafeFiles::importFileRefusesSources_data()
+{
+    QTest::addColumn<QByteArray>("source");
+    QTest::addColumn<QString>("code");
+    QTest::newRow("fifo") << QByteArray("outputs/fifo") << QStringLiteral("files.fifo");
+    QTest::newRow("socket") << QByteArray("outputs/sock") << QStringLiteral("files.socket");
+    QTest::newRow("directory") << QByteArray("outputs/sub") << QStringLiteral("files.not_regular");
+    QTest::newRow("too large") << QByteArray("outputs/big.bin") << QStringLiteral("files.too_large");
+    QTest::newRow("sparse 1 TiB") << QByteArray("outputs/sparse.bin") << QStringLiteral("files.too_large");
+    QTest::newRow("missing") << QByteArray("outputs/missing") << QStringLiteral("files.not_found");
+    QTest::newRow("/dev/null") << QByteArray("/dev/null") << QStringLiteral("files.device");
+}
+
+void TestSafeFiles::importFileRefusesSources()
+{
+    QFETCH(QByteArray, source);
+    QFETCH(QString, code);
+    const QByteArray inputs = freshDir("inputs");
+    const QByteArray sourcePath = source.startsWith('/') ? source : m_base + '/' + source;
+    const auto result = importFile(QFile::decodeName(sourcePath), QFile::decodeName(inputs),
+                                   QStringLiteral("in"), hostileLimits());
+    QVERIFY(!result);
+    QCOMPARE(result.error().code(), code);
+    QVERIFY(isEmptyDir(inputs));
+}
+
+void TestSafeFiles::importFileRefusesExistingAndSymlinkedInputs()
+{
+    const QByteArray inputs = freshDir("inputs");
+    const QByteArray source = freshDir("host") + "/data";
+    QVERIFY(makeFile(source, "new"));
+    QVERIFY(makeFile(inputs + "/taken", "old"));
+    QVERIFY(makeSymlink(path("outside/secret"), inputs + "/dangling-choice"));
+    for (const char *name : {"taken", "dangling-choice"}) {
+        const auto result =
+            importFile(QFile::decodeName(source), QFile::decodeName(inputs), QString::fromLatin1(name));
+        QVERIFY(!result);
+        QCOMPARE(result.error().code(), QStringLiteral("files.exists"));
+    }
+    QCOMPARE(readAll(inputs + "/taken"), QByteArray("old"));
+    QCOMPARE(readAll(path("outside/secret")), QByteArray("host secret\n"));
+
+    const QByteArray inputsLink = path("inputs-link-") + QByteArray::number(++m_fresh);
+    QVERIFY(makeSymlink(path("outside/dir"), inputsLink));
+    const auto linked =
+        importFile(QFile::decodeName(source), QFile::decodeName(inputsLink), QStringLiteral("x"));
+    QVERIFY(!linked);
+    QCOMPARE(linked.error().code(), QStringLiteral("files.symlink"));
+    QVERIFY(!exists(path("outside/dir/x")));
+}
+
+void TestSafeFiles::validateName_data()
+{
+    QTest::addColumn<QByteArray>("name");
+    QTest::addColumn<bool>("valid");
+    QTest::newRow("plain") << QByteArray("report.csv") << true;
+    QTest::newRow("spaces and punctuation") << QByteArray("a b_c.d~e+f=g@h") << true;
+    QTest::newRow("dot file") << QByteArray(".hidden") << true;
+    QTest::newRow("three dots") << QByteArray("...") << true;
+    QTest::newRow("inner dash") << QByteArray("a-b") << true;
+    QTest::newRow("backslash") << QByteArray("a\\b") << true;
+    QTest::newRow("accented") << QByteArray("r\xc3\xa9sum\xc3\xa9.pdf") << true;
+    QTest::newRow("CJK") << QByteArray("\xe6\x97\xa5\xe6\x9c\xac") << true;
+    QTest::newRow("emoji (4 bytes)") << QByteArray("\xf0\x9f\x98\x80") << true;
+    QTest::newRow("255 bytes") << QByteArray(255, 'n') << true;
+    QTest::newRow("empty") << QByteArray() << false;
+    QTest::newRow("dot") << QByteArray(".") << false;
+    QTest::newRow("dot-dot") << QByteArray("..") << false;
+    QTest::newRow("slash") << QByteArray("/") << false;
+    QTest::newRow("inner slash") << QByteArray("a/b") << false;
+    QTest::newRow("NUL") << QByteArray("a\0b", 3) << false;
+    QTest::newRow("newline") << QByteArray("a\nb") << false;
+    QTest::newRow("carriage return") << QByteArray("a\rb") << false;
+    QTest::newRow("tab") << QByteArray("a\tb") << false;
+    QTest::newRow("ESC") << QByteArray("a\x1b[2Jb") << false;
+    QTest::newRow("DEL") << QByteArray("a\x7f") << false;
+    QTest::newRow("C1 NEL") << QByteArray("a\xc2\x85") << false;
+    QTest::newRow("C1 CSI") << QByteArray("a\xc2\x9b") << false;
+    QTest::newRow("U+202A") << QByteArray("a\xe2\x80\xaa") << false;
+    QTest::newRow("U+202E") << QByteArray("a\xe2\x80\xae") << false;
+    QTest::newRow("U+2066") << QByteArray("a\xe2\x81\xa6") << false;
+    QTest::newRow("U+2069") << QByteArray("a\xe2\x81\xa9") << false;
+    QTest::newRow("U+200E") << QByteArray("a\xe2\x80\x8e") << false;
+    QTest::newRow("U+200F") << QByteArray("a\xe2\x80\x8f") << false;
+    QTest::newRow("U+061C") << QByteArray("a\xd8\x9c") << false;
+    QTest::newRow("lone continuation") << QByteArray("a\x80") << false;
+    QTest::newRow("truncated sequence") << QByteArray("a\xe2\x80") << false;
+    QTest::newRow("overlong slash") << QByteArray("a\xc0\xaf") << false;
+    QTest::newRow("overlong NUL") << QByteArray("a\xc0\x80") << false;
+    QTest::newRow("surrogate") << QByteArray("a\xed\xa0\x80") << false;
+    QTest::newRow("above U+10FFFF") << QByteArray("a\xf4\x90\x80\x80") << false;
+    QTest::newRow("Latin-1 byte") << QByteArray("caf\xe9") << false;
+    QTest::newRow("256 bytes") << QByteArray(256, 'n') << false;
+    QTest::newRow("leading dash") << QByteArray("-rf") << false;
+    QTest::newRow("lone dash") << QByteArray("-") << false;
+}
+
+void TestSafeFiles::validateName()
+{
+    QFETCH(QByteArray, name);
+    QFETCH(bool, valid);
+    const auto result = Cordon::Files::validateName(name);
+    QCOMPARE(bool(result), valid);
+    if (!valid) {
+        QCOMPARE(result.error().code(), QStringLiteral("files.bad_name"));
+        QVERIFY(result.error().message().contains(Cordon::Files::escapeForDisplay(name)));
+    }
+}
+
+void TestSafeFiles::escapeForDisplay_data()
+{
+    QTest::addColumn<QByteArray>("name");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("plain") << QByteArray("report.csv") << QStringLiteral("report.csv");
+    QTest::newRow("empty") << QByteArray() << QString();
+    QTest::newRow("newline") << QByteArray("a\nb") << QStringLiteral("a\\x0ab");
+    QTest::newRow("NUL") << QByteArray("a\0b", 3) << QStringLiteral("a\\x00b");
+    QTest::newRow("ESC sequence") << QByteArray("\x1b[31mred") << QStringLiteral("\\x1b[31mred");
+    QTest::newRow("DEL") << QByteArray("\x7f") << QStringLiteral("\\x7f");
+    QTest::newRow("backslash") << QByteArray("a\\x41") << QStringLiteral("a\\\\x41");
+    QTest::newRow("invalid bytes") << QByteArray("bad\xff\xfe") << QStringLiteral("bad\\xff\\xfe");
+    QTest::newRow("truncated sequence") << QByteArray("a\xe2\x80") << QStringLiteral("a\\xe2\\x80");
+    QTest::newRow("overlong") << QByteArray("\xc0\xaf") << QStringLiteral("\\xc0\\xaf");
+    QTest::newRow("C1") << QByteArray("\xc2\x9b") << QStringLiteral("\\u{9b}");
+    QTest::newRow("RLO") << QByteArray("txt\xe2\x80\xae"
+                                       "exe")
+                         << QStringLiteral("txt\\u{202e}exe");
+    QTest::newRow("LRI") << QByteArray("\xe2\x81\xa6") << QStringLiteral("\\u{2066}");
+    QTest::newRow("zero width space") << QByteArray("a\xe2\x80\x8b"
+                                                    "b")
+                                      << QStringLiteral("a\\u{200b}b");
+    QTest::newRow("line separator") << QByteArray("a\xe2\x80\xa8"
+                                                  "b")
+                                    << QStringLiteral("a\\u{2028}b");
+    QTest::newRow("accented kept") << QByteArray("r\xc3\xa9sum\xc3\xa9")
+                                   << QString::fromUtf8("r\u00e9sum\u00e9");
+    QTest::newRow("emoji kept") << QByteArray("\xf0\x9f\x98\x80") << QString::fromUtf8("\U0001F600");
+}
+
+void TestSafeFiles::escapeForDisplay()
+{
+    QFETCH(QByteArray, name);
+    QFETCH(QString, shown);
+    const QString escaped = Cordon::Files::escapeForDisplay(name);
+    QCOMPARE(escaped, shown);
+    for (const QChar c : escaped) {
+        QVERIFY2(c.unicode() >= 0x20 && c.unicode() != 0x7f, "control character left in the display string");
+        QVERIFY(c.category() != QChar::Other_Format);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestSafeFiles)
+#include "tst_safefiles.moc"
