@@ -54,8 +54,13 @@ Result<Workspace> Workspace::create(const QString &containerId, const Isolation:
     const QString containers = dataDirectory() + QStringLiteral("/containers");
     if (!QDir().mkpath(containers))
         return fail(QStringLiteral("workspace.io"), QStringLiteral("cannot create `%1`").arg(containers));
+    // The safe file code refuses any symlink on the way to a root (even a trusted one such as a symlinked
+    // /home), so the workspace is addressed by its canonical path.
+    const QString canonical = QDir(containers).canonicalPath();
+    if (canonical.isEmpty())
+        return fail(QStringLiteral("workspace.io"), QStringLiteral("cannot resolve `%1`").arg(containers));
     Workspace workspace;
-    workspace.m_root = containers + QLatin1Char('/') + containerId;
+    workspace.m_root = canonical + QLatin1Char('/') + containerId;
     const Isolation::WorkspacePaths paths = workspace.paths();
     CORDON_TRY(makeDir(workspace.m_root, 0700));
     CORDON_TRY(makeDir(paths.work, 0755));

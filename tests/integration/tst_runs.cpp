@@ -11,6 +11,7 @@
 
 #include <csignal>
 #include <dirent.h>
+#include <unistd.h>
 
 using namespace CordonTest;
 using Cordon::Containers::ErrorClass;
@@ -176,13 +177,17 @@ private Q_SLOTS:
     {
         auto policy = testPolicy();
         policy.limits.runTimeoutS = 1;
-        const auto outcome =
-            run(sh(QStringLiteral("sleep 987654 & (sleep 987653 &) ; echo started; wait")), policy);
+        // Durations unique to this test process: the same test may run in parallel as another user.
+        const QByteArray first = QByteArray::number(900000 + ::getpid() % 50000);
+        const QByteArray second = QByteArray::number(950000 + ::getpid() % 50000);
+        const auto outcome = run(sh(QStringLiteral("sleep %1 & (sleep %2 &) ; echo started; wait")
+                                        .arg(QString::fromLatin1(first), QString::fromLatin1(second))),
+                                 policy);
         QCOMPARE(outcome.errorClass, ErrorClass::Timeout);
         QCOMPARE(outcome.stdoutData, QByteArray("started\n"));
         QVERIFY2(outcome.wallMs < 10000, qPrintable(QString::number(outcome.wallMs)));
-        QCOMPARE(countHostProcesses("sleep 987654"), 0);
-        QCOMPARE(countHostProcesses("sleep 987653"), 0);
+        QCOMPARE(countHostProcesses("sleep " + first), 0);
+        QCOMPARE(countHostProcesses("sleep " + second), 0);
     }
 
     void outputFloodIsCapped()

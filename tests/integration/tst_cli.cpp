@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+// The `cordon` command as a user runs it: a real process, real sandboxes, exit statuses and messages.
+#include "sandboxtest.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+using namespace CordonTest;
+
+namespace {
+
+struct CliResult
+{
+    int status = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+CliResult cordon(const QStringList &arguments, const QByteArray &input = {})
+{
+    QProcess process;
+    process.setProgram(QCoreApplication::applicationDirPath() + QStringLiteral("/cordon"));
+    process.setArguments(arguments);
+    process.start();
+    if (!input.isEmpty())
+        process.write(input);
+    process.closeWriteChannel();
+    if (!process.waitForFinished(120000))
+        return {};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+} // namespace
+
+class TestCli final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void helpForEveryCommand_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::newRow("top") << QStringList{QStringLiteral("--help")};
+        QTest::newRow("run") << QStringList{QStringLiteral("run"), QStringLiteral("--help")};
+        QTest::newRow("demo") << QStringList{QStringLiteral("demo"), QStringLiteral("--help")};
+        QTest::newRow("doctor") << QStringList{QStringLiteral("doctor"), QStringLiteral("--help")};
+        QTest::newRow("cgroup-delegate")
+            << QStringList{QStringLiteral("cgroup-delegate"), QStringLiteral("--help")};
+    }
+
+    void helpForEveryCommand()
+    {
+        QFETCH(QStringList, arguments);
+        const CliResult result = cordon(arguments);
+        QCOMPARE(result.status, 0);
+        QVERIFY(result.out.contains("usage") || result.out.contains("Usage"));
+    }
+
+    void badArgumentsGetClearErrors_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QByteArray>("message");
+        QTest::newRow("unknown command")
+            << QStringList{QStringLiteral("launch")} << QByteArray("unknown command `launch`");
+        QTest::newRow("no command") << QStringList{QStringLiteral("run")} << QByteArray("no command given");
+        QTest::newRow("bad memory") << QStringList{QStringLiteral("run"), QStringLiteral("--memory"),
+                                                   QStringLiteral("3g"), QStringLiteral("--"),
+                                                   QStringLiteral("true")}
+                                    << QByteArray("--memory");
+        QTest::newRow("bad timeout") << QStringList{QStringLiteral("run"), QStringLiteral("--timeout"),
+                                                    QStringLiteral("soon"), QStringLiteral("--"),
+                                                    QStringLiteral("true")}
+                                     << QByteArray("`soon` is not a duration");
+        QTest::newRow("missing input")
+            << QStringList{QStringLiteral("run"), QStringLiteral("--input"),
+                           QStringLiteral("/nonexistent/x.csv"), QStringLiteral("--"), QStringLiteral("true")}
+            << QByteArray("/nonexistent/x.csv");
+        QTest::newRow("unknown option")
+            << QStringList{QStringLiteral("run"), QStringLiteral("--frobnicate")} << QByteArray("frobnicate");
+        QTest::newRow("missing policy") << QStringList{QStringLiteral("run"), QStringLiteral("--policy"),
+                                                       QStringLiteral("/nonexistent/p.json"),
+                                                       QStringLiteral("--"), QStringLiteral("true")}
+                                        << QByteArray("/nonexistent/p.json");
+    }
+
+    void badArgumentsGetClearErrors()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QByteArray, message);
+        const CliResult result = cordon(arguments);
+        QCOMPARE(result.status, 2);
+        QVERIFY2(result.err.contains(message), result.err);
+    }
+
+    void invalidPolicyNamesTheField()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("p.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"limits": {"pids": 0}})");
+        file.close();
+        const CliResult result = cordon({QStringLiteral("run"), QStringLiteral("--policy"), path,
+                                         QStringLiteral("--"), QStringLiteral("true")});
+        QCOMPARE(result.status, 2);
+        QVERIFY2(result.err.contains("limits.pids"), result.err);
+    }
+
+    void exitStatusMirrorsTheRun()
+    {
+        QCOMPARE(cordon({QStringLiteral("run"), QStringLiteral("--"), QStringLiteral("sh"),
+                         QStringLiteral("-c"), QStringLiteral("exit 3")})
+                     .status,
+                 3);
+        const CliResult killed =
+            cordon({QStringLiteral("run"), QStringLiteral("--timeout"), QStringLiteral("1s"),
+                    QStringLiteral("--"), QStringLiteral("sleep"), QStringLiteral("60")});
+        QCOMPARE(killed.status, 128 + 9);
+        QVERIFY2(killed.err.contains("timeout"), killed.err);
+    }
+
+    void outputStreamsAndSummary()
+    {
+        const CliResult result =
+            cordon({QStringLiteral("run"), QStringLiteral("--stdin"), QStringLiteral("--"),
+                    QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("cat; echo err >&2")},
+                   "piped input\n");
+        QCOMPARE(result.status, 0);
+        QCOMPARE(result.out, QByteArray("piped input\n"));
+        QVERIFY2(result.err.startsWith("err\ncordon: ok (exit 0)"), result.err);
+        QVERIFY(result.err.contains("peak memory"));
+    }
+
+    void jsonOutcome()
+    {
+        QTemporaryDir dir;
+        const CliResult result =
+            cordon({QStringLiteral("run"), QStringLiteral("--json"), QStringLiteral("--output-dir"),
+                    dir.path(), QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                    QStringLiteral("echo 42 > /mnt/data/outputs/a.txt; ln -s /etc/passwd "
+                                   "/mnt/data/outputs/p; echo hi")});
+        QCOMPARE(result.status, 0);
+        const QJsonObject json = QJsonDocument::fromJson(result.out).object();
+        QCOMPARE(json.value(QStringLiteral("error_class")).toString(), QStringLiteral("ok"));
+        QCOMPARE(json.value(QStringLiteral("stdout")).toString(), QStringLiteral("hi\n"));
+        QCOMPARE(json.value(QStringLiteral("policy_version")).toString().size(), 64);
+        QCOMPARE(json.value(QStringLiteral("artifacts")).toArray().size(), 1);
+        QCOMPARE(json.value(QStringLiteral("refused_artifacts"))
+                     .toArray()
+                     .first()
+                     .toObject()
+                     .value(QStringLiteral("code"))
+                     .toString(),
+                 QStringLiteral("files.symlink"));
+        QFile artifact(dir.filePath(QStringLiteral("a.txt")));
+        QVERIFY(artifact.open(QIODevice::ReadOnly));
+        QCOMPARE(artifact.readAll(), QByteArray("42\n"));
+    }
+
+    void doctorReportsAWorkingSandbox()
+    {
+        const CliResult result = cordon({QStringLiteral("doctor")});
+        QVERIFY2(result.status == 0, QByteArray(result.out + result.err).constData());
+        QVERIFY(result.out.contains("user namespaces"));
+        QVERIFY(result.out.contains("seccomp"));
+        QVERIFY(result.out.contains("started a container and ran /bin/true"));
+    }
+};
+
+CORDON_SANDBOX_TEST_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// The engine <-> cordon-init messages: every message round-trips, and truncated, oversized or mistyped bytes
+// are rejected instead of being read past their end.
+#include "isolation/core/initprotocol.h"
+#include "isolation/core/wire.h"
+
+#include <QTest>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+using namespace Cordon::Isolation;
+
+class TestInitProtocol final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void setupRequestRoundTrips()
+    {
+        SetupRequest request;
+        request.insideUid = 1234;
+        request.hostname = "box";
+        request.inheritedFds = 3;
+        request.mounts = {{MountOpKind::BindFd, "/usr", "", 1, 0755, 0, false},
+                          {MountOpKind::File, "/etc/passwd", "root:x:0:0\n", 0, 0644, -1, false},
+                          {MountOpKind::Tmpfs, "/tmp", "size=1m", 6, 0, -1, true}};
+        const auto bytes = encode(request);
+        SetupRequest decoded;
+        QVERIFY(decode(bytes.data(), bytes.size(), decoded));
+        QCOMPARE(decoded.insideUid, 1234u);
+        QCOMPARE(decoded.hostname, std::string("box"));
+        QCOMPARE(decoded.inheritedFds, 3u);
+        QCOMPARE(decoded.mounts.size(), std::size_t(3));
+        QCOMPARE(decoded.mounts[1].contents, std::string("root:x:0:0\n"));
+        QCOMPARE(decoded.mounts[0].fdIndex, 0);
+        QCOMPARE(decoded.mounts[1].fdIndex, -1);
+        QVERIFY(decoded.mounts[2].recursive);
+    }
+
+    void spawnRequestRoundTrips()
+    {
+        SpawnRequest request;
+        request.runId = 77;
+        request.argv = {"python3", "-c", std::string("print('\0x')", 11)};
+        request.env = {"PATH=/usr/bin"};
+        request.rlimits = {{4, 0, 0}};
+        request.seccompBpf = std::string(800, '\x15');
+        const auto bytes = encode(request);
+        SpawnRequest decoded;
+        QVERIFY(decode(bytes.data(), bytes.size(), decoded));
+        QCOMPARE(decoded.runId, quint64(77));
+        QCOMPARE(decoded.argv, request.argv);
+        QCOMPARE(decoded.seccompBpf.size(), std::size_t(800));
+        QCOMPARE(decoded.rlimits.size(), std::size_t(1));
+    }
+
+    void everyTruncationIsRejected()
+    {
+        SpawnRequest request;
+        request.argv = {"sh", "-c", "true"};
+        request.env = {"A=b"};
+        const auto bytes = encode(request);
+        for (std::size_t length = 0; length < bytes.size(); ++length) {
+            SpawnRequest decoded;
+            QVERIFY2(!decode(bytes.data(), length, decoded), qPrintable(QString::number(length)));
+        }
+        std::vector<std::uint8_t> longer = bytes;
+        longer.push_back(0);
+        SpawnRequest decoded;
+        QVERIFY(!decode(longer.data(), longer.size(), decoded)); // trailing bytes
+    }
+
+    void wrongTypeIsRejected()
+    {
+        const auto bytes = encode(KillRequest{5, 9, true});
+        ExitReport report;
+        QVERIFY(!decode(bytes.data(), bytes.size(), report));
+        QCOMPARE(peekType(bytes.data(), bytes.size()), std::optional<MessageType>(MessageType::KillRequest));
+        const std::uint8_t junk[] = {0xff, 1, 2};
+        QVERIFY(!peekType(junk, sizeof junk).has_value());
+    }
+
+    void hostileLengthsAreRejected()
+    {
+        // A string length of 4 GiB in a 10-byte message must not allocate or read.
+        WireWriter writer;
+        writer.u8(static_cast<std::uint8_t>(MessageType::SpawnRequest));
+        writer.u64(1);
+        writer.u32(1);          // one argv entry
+        writer.u32(0xffffffff); // of absurd length
+        SpawnRequest decoded;
+        QVERIFY(!decode(writer.data().data(), writer.data().size(), decoded));
+
+        WireWriter list;
+        list.u32(0x7fffffff);
+        WireReader reader(list.data().data(), list.data().size());
+        std::vector<std::string> values;
+        QVERIFY(!reader.strings(values));
+    }
+
+    void killRequestRejectsBadSignal()
+    {
+        WireWriter writer;
+        writer.u8(static_cast<std::uint8_t>(MessageType::KillRequest));
+        writer.u64(1);
+        writer.u32(1000);
+        writer.boolean(true);
+        KillRequest decoded;
+        QVERIFY(!decode(writer.data().data(), writer.data().size(), decoded));
+    }
+
+    void messagesCarryDescriptors()
+    {
+        int pair[2];
+        QVERIFY(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0);
+        int pipeFds[2];
+        QVERIFY(::pipe(pipeFds) == 0);
+        const auto bytes = encode(SpawnReply{9, 42, Stage::None, 0, {}});
+        QCOMPARE(sendMessage(pair[0], bytes, pipeFds, 2), 0);
+        std::vector<std::uint8_t> message;
+        std::vector<int> fds;
+        QCOMPARE(receiveMessage(pair[1], message, fds), static_cast<long>(bytes.size()));
+        QCOMPARE(fds.size(), std::size_t(2));
+        QVERIFY(::write(pipeFds[1], "x", 1) == 1);
+        char c = 0;
+        QVERIFY(::read(fds[0], &c, 1) == 1); // the received fd is the same pipe
+        QCOMPARE(c, 'x');
+        SpawnReply reply;
+        QVERIFY(decode(message.data(), message.size(), reply));
+        QCOMPARE(reply.pid, 42);
+        for (int fd : {pair[0], pair[1], pipeFds[0], pipeFds[1], fds[0], fds[1]})
+            ::close(fd);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestInitProtocol)
+#include "tst_initprotocol.moc"

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+// The mount plan is data, so what a container sees can be checked without starting one.
+#include "core/duration.h"
+#include "isolation/sandboxspec.h"
+#include "testutil.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+
+#include <sys/mount.h>
+
+using namespace Cordon::Isolation;
+
+namespace {
+
+const MountOp *findOp(const SandboxSpec &spec, const std::string &target, MountOpKind kind)
+{
+    for (const MountOp &op : spec.setup.mounts) {
+        if (op.target == target && op.kind == kind)
+            return &op;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class TestSandboxSpec final : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_host;
+    WorkspacePaths m_workspace;
+
+    Cordon::Result<SandboxSpec> build(const Cordon::Policy::ContainerPolicy &policy = {})
+    {
+        return buildSandboxSpec(policy, m_workspace, idMappingFor(1000, 1000), m_host.path());
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        // A fake merged-/usr host: /usr a directory, /bin and /lib symlinks into it, a secret in /etc.
+        QDir root(m_host.path());
+        QVERIFY(root.mkpath(QStringLiteral("usr/bin")));
+        QVERIFY(root.mkpath(QStringLiteral("usr/lib")));
+        QVERIFY(root.mkpath(QStringLiteral("etc/ssl")));
+        QVERIFY(root.mkpath(QStringLiteral("dev")));
+        QVERIFY(QFile::link(QStringLiteral("usr/bin"), m_host.filePath(QStringLiteral("bin"))));
+        QVERIFY(QFile::link(QStringLiteral("usr/lib"), m_host.filePath(QStringLiteral("lib"))));
+        QFile shadow(m_host.filePath(QStringLiteral("etc/shadow")));
+        QVERIFY(shadow.open(QIODevice::WriteOnly));
+        m_workspace = {QStringLiteral("/data/w"), QStringLiteral("/data/i"), QStringLiteral("/data/o")};
+    }
+
+    void systemDirectoriesAreReadOnlyBinds()
+    {
+        auto spec = build();
+        QVERIFY_RESULT(spec);
+        const MountOp *usr = findOp(*spec, "/usr", MountOpKind::BindFd);
+        QVERIFY(usr);
+        QCOMPARE(usr->flags & (MS_RDONLY | MS_NOSUID | MS_NODEV),
+                 std::uint64_t(MS_RDONLY | MS_NOSUID | MS_NODEV));
+        QCOMPARE(spec->bindSources.at(usr->fdIndex), m_host.filePath(QStringLiteral("usr")));
+    }
+
+    void hostSymlinksBecomeSymlinksNotBinds()
+    {
+        auto spec = build();
+        QVERIFY_RESULT(spec);
+        const MountOp *bin = findOp(*spec, "/bin", MountOpKind::Symlink);
+        QVERIFY(bin);
+        QCOMPARE(bin->contents, std::string("usr/bin"));
+        QVERIFY(!findOp(*spec, "/bin", MountOpKind::BindFd));
+        QVERIFY(!findOp(*spec, "/lib64", MountOpKind::BindFd)); // absent on this fake host: skipped
+    }
+
+    void secretsAreNeverShared()
+    {
+        auto spec = build();
+        QVERIFY_RESULT(spec);
+        for (const QString &source : spec->bindSources) {
+            QVERIFY2(!source.endsWith(QLatin1String("/shadow")), qPrintable(source));
+            QVERIFY2(!source.contains(QLatin1String("/home")) && !source.contains(QLatin1String("/root")),
+                     qPrintable(source));
+        }
+        QVERIFY(findOp(*spec, "/etc/ssl", MountOpKind::BindFd));
+        const MountOp *passwd = findOp(*spec, "/etc/passwd", MountOpKind::File);
+        QVERIFY(passwd);
+        QVERIFY(passwd->contents.find("sandbox:x:1000:1000") != std::string::npos);
+        const MountOp *resolv = findOp(*spec, "/etc/resolv.conf", MountOpKind::File);
+        QVERIFY(resolv);
+        QVERIFY(resolv->contents.find("nameserver") == std::string::npos);
+    }
+
+    void workspaceMountsHaveTheRightFlags()
+    {
+        auto spec = build();
+        QVERIFY_RESULT(spec);
+        const MountOp *work = findOp(*spec, "/mnt/data", MountOpKind::BindFd);
+        const MountOp *inputs = findOp(*spec, "/mnt/data/inputs", MountOpKind::BindFd);
+        const MountOp *outputs = findOp(*spec, "/mnt/data/outputs", MountOpKind::BindFd);
+        QVERIFY(work && inputs && outputs);
+        QCOMPARE(work->flags & MS_RDONLY, std::uint64_t(0));
+        QVERIFY(inputs->flags & MS_RDONLY);
+        QVERIFY(outputs->flags & MS_NOEXEC);
+        QVERIFY(!(outputs->flags & MS_RDONLY));
+        for (const MountOp *op : {work, inputs, outputs})
+            QVERIFY((op->flags & (MS_NOSUID | MS_NODEV)) == (MS_NOSUID | MS_NODEV));
+        QCOMPARE(spec->bindSources.at(inputs->fdIndex), QStringLiteral("/data/i"));
+    }
+
+    void procIsFreshAndMasked()
+    {
+        auto spec = build();
+        QVERIFY_RESULT(spec);
+        QVERIFY(findOp(*spec, "/proc", MountOpKind::Proc));
+        QVERIFY(findOp(*spec, "/proc/kcore", MountOpKind::MaskFile));
+        QVERIFY(findOp(*spec, "/proc/sysrq-trigger", MountOpKind::MaskFile));
+        QVERIFY(findOp(*spec, "/proc/sys", MountOpKind::ReadOnly));
+        QVERIFY(findOp(*spec, "/dev/pts", MountOpKind::Devpts));
+        // /proc must be mounted before anything is masked in it.
+        std::size_t procIndex = 0, maskIndex = 0;
+        for (std::size_t i = 0; i < spec->setup.mounts.size(); ++i) {
+            if (spec->setup.mounts[i].kind == MountOpKind::Proc)
+                procIndex = i;
+            if (spec->setup.mounts[i].target == "/proc/kcore")
+                maskIndex = i;
+        }
+        QVERIFY(procIndex < maskIndex);
+    }
+
+    void tmpIsSizedByPolicyAndMountsAreNosuid()
+    {
+        Cordon::Policy::ContainerPolicy policy;
+        policy.limits.tmpMb = 77;
+        policy.mounts.append({QStringLiteral("/opt/datasets"), QStringLiteral("/mnt/datasets"), false});
+        auto spec = build(policy);
+        QVERIFY_RESULT(spec);
+        const MountOp *tmp = findOp(*spec, "/tmp", MountOpKind::Tmpfs);
+        QVERIFY(tmp);
+        QVERIFY(tmp->contents.find("size=77m") != std::string::npos);
+        const MountOp *extra = findOp(*spec, "/mnt/datasets", MountOpKind::BindFd);
+        QVERIFY(extra);
+        QVERIFY(extra->flags & MS_NOSUID);
+        QVERIFY(!(extra->flags & MS_RDONLY));
+    }
+
+    void relativeWorkspaceIsRefused()
+    {
+        auto spec = buildSandboxSpec({}, {QStringLiteral("w"), QStringLiteral("/i"), QStringLiteral("/o")},
+                                     idMappingFor(1000, 1000));
+        QVERIFY(!spec);
+        QCOMPARE(spec.error().code(), QStringLiteral("sandbox.invalid_workspace"));
+    }
+
+    void rootIsNeverMappedToRoot()
+    {
+        const IdMapping root = idMappingFor(0, 0);
+        QCOMPARE(root.hostUid, 65534u);
+        QCOMPARE(root.hostGid, 65534u);
+        QCOMPARE(root.insideUid, 1000u);
+        const IdMapping user = idMappingFor(1001, 1002);
+        QCOMPARE(user.hostUid, 1001u);
+        QCOMPARE(user.hostGid, 1002u);
+    }
+
+    void environmentIsExplicit()
+    {
+        qputenv("CORDON_TEST_SECRET", "x");
+        Cordon::Policy::ContainerPolicy policy;
+        policy.env.insert(QStringLiteral("LANG"), QStringLiteral("de_DE.UTF-8"));
+        const QStringList env = runEnvironment(policy);
+        QVERIFY(env.contains(QStringLiteral("LANG=de_DE.UTF-8")));
+        QVERIFY(env.contains(QStringLiteral("HOME=/mnt/data")));
+        QVERIFY(!env.join(u'\n').contains(QLatin1String("CORDON_TEST_SECRET")));
+        QCOMPARE(env.filter(QStringLiteral("LANG=")).size(), 1);
+    }
+
+    void durations_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<qint64>("millis");
+        QTest::newRow("seconds") << QStringLiteral("30s") << qint64(30000);
+        QTest::newRow("plain") << QStringLiteral("45") << qint64(45000);
+        QTest::newRow("minutes") << QStringLiteral("5m") << qint64(300000);
+        QTest::newRow("hours") << QStringLiteral("2h") << qint64(7200000);
+        QTest::newRow("millis") << QStringLiteral("1500ms") << qint64(1500);
+        QTest::newRow("zero") << QStringLiteral("0s") << qint64(-1);
+        QTest::newRow("negative") << QStringLiteral("-5s") << qint64(-1);
+        QTest::newRow("fraction") << QStringLiteral("1.5s") << qint64(-1);
+        QTest::newRow("unit only") << QStringLiteral("s") << qint64(-1);
+        QTest::newRow("over a week") << QStringLiteral("200h") << qint64(-1);
+        QTest::newRow("garbage") << QStringLiteral("soon") << qint64(-1);
+    }
+
+    void durations()
+    {
+        QFETCH(QString, text);
+        QFETCH(qint64, millis);
+        const auto parsed = Cordon::parseDuration(text);
+        if (millis < 0) {
+            QVERIFY(!parsed);
+            QCOMPARE(parsed.error().code(), QStringLiteral("cli.invalid_duration"));
+            QVERIFY(parsed.error().message().contains(text));
+        } else {
+            QVERIFY_RESULT(parsed);
+            QCOMPARE(*parsed, millis);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSandboxSpec)
+#include "tst_sandboxspec.moc"
