@@ -8,6 +8,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <unistd.h>
+
 using namespace CordonTest;
 
 namespace {
@@ -159,6 +161,54 @@ private Q_SLOTS:
         QFile artifact(dir.filePath(QStringLiteral("a.txt")));
         QVERIFY(artifact.open(QIODevice::ReadOnly));
         QCOMPARE(artifact.readAll(), QByteArray("42\n"));
+    }
+
+    void noCgroupsMeansAClearRefusalUnlessDegradedIsAsked()
+    {
+        // `nobody` has no delegated cgroup subtree: a limited run must refuse, and run only when degraded
+        // mode is asked for explicitly. Needs root to switch users.
+        if (::geteuid() != 0)
+            QSKIP("needs root to run the CLI as a user without cgroup delegation");
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(QCoreApplication::applicationDirPath() + QStringLiteral("/cordon"),
+                            dir.filePath(QStringLiteral("cordon"))));
+        QVERIFY(QFile::copy(QCoreApplication::applicationDirPath() + QStringLiteral("/cordon-init"),
+                            dir.filePath(QStringLiteral("cordon-init"))));
+        QVERIFY(QFile::setPermissions(dir.filePath(QStringLiteral("cordon")),
+                                      QFileDevice::ReadOwner | QFileDevice::ExeOwner |
+                                          QFileDevice::ReadOther | QFileDevice::ExeOther));
+        QVERIFY(QFile::setPermissions(dir.filePath(QStringLiteral("cordon-init")),
+                                      QFileDevice::ReadOwner | QFileDevice::ExeOwner |
+                                          QFileDevice::ReadOther | QFileDevice::ExeOther));
+        QVERIFY(QFile::setPermissions(dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                                      QFileDevice::ExeOwner | QFileDevice::ReadOther |
+                                                      QFileDevice::WriteOther | QFileDevice::ExeOther));
+        auto asNobody = [&](const QStringList &arguments) {
+            QProcess process;
+            process.setProgram(QStringLiteral("setpriv"));
+            process.setArguments(QStringList{QStringLiteral("--reuid=65534"), QStringLiteral("--regid=65534"),
+                                             QStringLiteral("--clear-groups"), QStringLiteral("env"),
+                                             QStringLiteral("-i"), QStringLiteral("HOME=") + dir.path(),
+                                             QStringLiteral("PATH=/usr/bin:/bin"),
+                                             dir.filePath(QStringLiteral("cordon"))} +
+                                 arguments);
+            process.start();
+            process.closeWriteChannel();
+            process.waitForFinished(60000);
+            return CliResult{process.exitCode(), process.readAllStandardOutput(),
+                             process.readAllStandardError()};
+        };
+        const CliResult refused =
+            asNobody({QStringLiteral("run"), QStringLiteral("--"), QStringLiteral("true")});
+        QCOMPARE(refused.status, 125);
+        QVERIFY2(refused.err.contains("memory and pids limits cannot be enforced"), refused.err);
+        QVERIFY2(refused.err.contains("cgroup-delegate"), refused.err);
+        const CliResult degraded =
+            asNobody({QStringLiteral("run"), QStringLiteral("--allow-degraded"), QStringLiteral("--"),
+                      QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo ran")});
+        QVERIFY2(degraded.status == 0, degraded.err.constData());
+        QCOMPARE(degraded.out, QByteArray("ran\n"));
+        QVERIFY2(degraded.err.contains("not enforced: degraded mode"), degraded.err);
     }
 
     void doctorReportsAWorkingSandbox()
