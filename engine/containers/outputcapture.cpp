@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "containers/outputcapture.h"
 
+#include "core/notifiers.h"
+
 #include <QSocketNotifier>
 
 #include <cerrno>
@@ -59,7 +61,7 @@ void OutputCapture::drainAndClose()
 
 void OutputCapture::close()
 {
-    m_notifier.reset();
+    retireNotifier(m_notifier);
     if (m_fd >= 0) {
         ::close(m_fd);
         m_fd = -1;

@@ -66,8 +66,20 @@ Result<Workspace> Workspace::create(const QString &containerId, const Isolation:
     CORDON_TRY(makeDir(paths.work, 0755));
     CORDON_TRY(makeDir(paths.inputs, 0755));
     CORDON_TRY(makeDir(paths.outputs, 0755));
-    CORDON_TRY(makeDir(paths.work + QStringLiteral("/inputs"), 0755));
-    CORDON_TRY(makeDir(paths.work + QStringLiteral("/outputs"), 0755));
+    CORDON_TRY(makeDir(paths.code, 0755));
+    // Mount points inside work/ are the sandbox's to change: an earlier run may have replaced them with a
+    // symlink or a file. Put real directories back (the mount walk refuses anything else).
+    const QStringList mountPoints = {paths.work + QStringLiteral("/inputs"),
+                                     paths.work + QStringLiteral("/outputs")};
+    for (const QString &mountPoint : mountPoints) {
+        struct stat info
+        {
+        };
+        const QByteArray encoded = QFile::encodeName(mountPoint);
+        if (::lstat(encoded.constData(), &info) == 0 && !S_ISDIR(info.st_mode))
+            CORDON_TRY(Files::removeTree(mountPoint));
+        CORDON_TRY(makeDir(mountPoint, 0755));
+    }
     // When the caller is root, code inside runs as an unprivileged host uid and must own what it may write.
     if (ids.hostUid != ::geteuid()) {
         CORDON_TRY(handTo(paths.work, ids));
@@ -76,10 +88,19 @@ Result<Workspace> Workspace::create(const QString &containerId, const Isolation:
     return workspace;
 }
 
+Workspace Workspace::at(const QString &containerId)
+{
+    Workspace workspace;
+    const QString containers = dataDirectory() + QStringLiteral("/containers");
+    const QString canonical = QDir(containers).canonicalPath();
+    workspace.m_root = (canonical.isEmpty() ? containers : canonical) + QLatin1Char('/') + containerId;
+    return workspace;
+}
+
 Isolation::WorkspacePaths Workspace::paths() const
 {
     return {m_root + QStringLiteral("/work"), m_root + QStringLiteral("/inputs"),
-            m_root + QStringLiteral("/outputs")};
+            m_root + QStringLiteral("/outputs"), m_root + QStringLiteral("/code")};
 }
 
 Result<> Workspace::remove() const

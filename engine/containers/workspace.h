@@ -19,10 +19,12 @@ QString newContainerId();
 class Workspace final
 {
 public:
-    // Creates the directories. The work/inputs and work/outputs mount points are made here, as real
-    // directories, before the sandbox starts: a symlink planted there by an earlier run would otherwise be in
-    // the way.
+    // Creates the directories, or reuses them for a container that starts again. The work/inputs and
+    // work/outputs mount points are made here, as real directories, before the sandbox starts: a symlink
+    // planted there by an earlier run would otherwise be in the way.
     static Result<Workspace> create(const QString &containerId, const Isolation::IdMapping &ids);
+    // The workspace of an existing container, without touching the disk.
+    static Workspace at(const QString &containerId);
 
     const QString &root() const { return m_root; }
     Isolation::WorkspacePaths paths() const;

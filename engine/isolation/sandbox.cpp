@@ -3,6 +3,8 @@
 
 #include <QCoreApplication>
 #include <QFileInfo>
+#include "core/notifiers.h"
+
 #include <QSocketNotifier>
 
 #include <cerrno>
@@ -279,7 +281,7 @@ void Sandbox::readMessages()
         if (received == -EAGAIN)
             return;
         if (received <= 0) {
-            m_notifier.reset();
+            retireNotifier(m_notifier);
             Q_EMIT died();
             return;
         }
@@ -312,7 +314,7 @@ void Sandbox::readMessages()
 
 void Sandbox::destroy()
 {
-    m_notifier.reset();
+    retireNotifier(m_notifier);
     if (m_initPid > 0) {
         ::kill(m_initPid, SIGKILL);
         int status = 0;

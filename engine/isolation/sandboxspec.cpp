@@ -192,6 +192,11 @@ Result<SandboxSpec> buildSandboxSpec(const Policy::ContainerPolicy &policy, cons
     plan.bind(workspace.inputs, QStringLiteral("/mnt/data/inputs"), ReadOnlyBind);
     plan.bind(workspace.outputs, QStringLiteral("/mnt/data/outputs"), MS_NOSUID | MS_NODEV | MS_NOEXEC);
 
+    // Source files of code runs live outside the workspace on a read-only mount: the engine writes them on the
+    // host, and the sandbox cannot swap them (or plant a symlink for the engine to follow) in between.
+    if (!workspace.code.isEmpty())
+        plan.bind(workspace.code, QLatin1String(InsideCodeDir), ReadOnlyBind | MS_NOEXEC);
+
     for (const Policy::Mount &mount : policy.mounts) {
         const std::uint64_t flags = MS_NOSUID | MS_NODEV | (mount.readOnly ? MS_RDONLY : 0);
         plan.bind(mount.host, mount.target, flags);

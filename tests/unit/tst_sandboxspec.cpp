@@ -51,7 +51,7 @@ private Q_SLOTS:
         QVERIFY(QFile::link(QStringLiteral("usr/lib"), m_host.filePath(QStringLiteral("lib"))));
         QFile shadow(m_host.filePath(QStringLiteral("etc/shadow")));
         QVERIFY(shadow.open(QIODevice::WriteOnly));
-        m_workspace = {QStringLiteral("/data/w"), QStringLiteral("/data/i"), QStringLiteral("/data/o")};
+        m_workspace = {QStringLiteral("/data/w"), QStringLiteral("/data/i"), QStringLiteral("/data/o"), QString()};
     }
 
     void systemDirectoriesAreReadOnlyBinds()
@@ -149,7 +149,7 @@ private Q_SLOTS:
 
     void relativeWorkspaceIsRefused()
     {
-        auto spec = buildSandboxSpec({}, {QStringLiteral("w"), QStringLiteral("/i"), QStringLiteral("/o")},
+        auto spec = buildSandboxSpec({}, {QStringLiteral("w"), QStringLiteral("/i"), QStringLiteral("/o"), QString()},
                                      idMappingFor(1000, 1000));
         QVERIFY(!spec);
         QCOMPARE(spec.error().code(), QStringLiteral("sandbox.invalid_workspace"));

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+#include "containers/container.h"
+
+#include "isolation/seccompprofile.h"
+
+#include <QFile>
+#include <QFileInfo>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace Cordon::Containers {
+
+namespace {
+
+constexpr qint64 MiB = 1024 * 1024;
+
+struct Language
+{
+    const char *name;
+    const char *extension;
+    const char *interpreter;
+};
+
+constexpr Language Languages[] = {
+    {"python", "py", "/usr/bin/python3"},
+    {"bash", "sh", "/bin/bash"},
+    {"node", "js", "/usr/bin/node"},
+};
+
+Result<> writeNewFile(const QString &path, const QByteArray &contents)
+{
+    const QByteArray encoded = QFile::encodeName(path);
+    const int fd = ::open(encoded.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return failErrno(QStringLiteral("run.code"), QStringLiteral("create `%1`").arg(path), errno);
+    qint64 written = 0;
+    while (written < contents.size()) {
+        const ssize_t n =
+            ::write(fd, contents.constData() + written, static_cast<size_t>(contents.size() - written));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const int error = errno;
+            ::close(fd);
+            return failErrno(QStringLiteral("run.code"), QStringLiteral("write `%1`").arg(path), error);
+        }
+        written += n;
+    }
+    ::close(fd);
+    return {};
+}
+
+} // namespace
+
+QString containerStateName(ContainerState state)
+{
+    switch (state) {
+    case ContainerState::Running:
+        return QStringLiteral("running");
+    case ContainerState::Stopped:
+        return QStringLiteral("stopped");
+    case ContainerState::Expired:
+        return QStringLiteral("expired");
+    case ContainerState::Deleted:
+        return QStringLiteral("deleted");
+    }
+    return {};
+}
+
+std::optional<ContainerState> containerStateFromName(const QString &name)
+{
+    for (ContainerState state : {ContainerState::Running, ContainerState::Stopped, ContainerState::Expired,
+                                 ContainerState::Deleted}) {
+        if (containerStateName(state) == name)
+            return state;
+    }
+    return std::nullopt;
+}
+
+Container::Container(QString id, Policy::ContainerPolicy policy, Cgroup::CgroupBackend *cgroup,
+                     QObject *parent)
+    : QObject(parent), m_id(std::move(id)), m_policy(std::move(policy)), m_cgroup(cgroup)
+{}
+
+Container::~Container()
+{
+    stop(QStringLiteral("the daemon is shutting down"));
+}
+
+Result<> Container::start()
+{
+    if (m_state == ContainerState::Running)
+        return {};
+    if (m_state == ContainerState::Expired || m_state == ContainerState::Deleted)
+        return fail(QStringLiteral("container.gone"),
+                    QStringLiteral("container %1 is %2: its files are gone, create a new one")
+                        .arg(m_id, containerStateName(m_state)));
+
+    const Isolation::IdMapping ids = Isolation::idMappingFor(::geteuid(), ::getegid());
+    auto workspace = Workspace::create(m_id, ids);
+    if (!workspace)
+        return fail(workspace.error());
+    auto spec = Isolation::buildSandboxSpec(m_policy, workspace->paths(), ids);
+    if (!spec)
+        return fail(spec.error());
+    auto filter = Isolation::compileSeccompFilter({m_policy.allowPtrace});
+    if (!filter)
+        return fail(filter.error());
+    m_seccompBpf.assign(filter->constData(), static_cast<std::size_t>(filter->size()));
+
+    if (m_cgroup) {
+        m_cgroup->destroy(m_id); // a group left by a daemon that was killed
+        CORDON_TRY(m_cgroup->create(m_id, {m_policy.memoryLimitBytes, m_policy.limits.pids}));
+        m_cgroupCreated = true;
+    }
+    m_sandbox = std::make_unique<Isolation::Sandbox>();
+    connect(m_sandbox.get(), &Isolation::Sandbox::spawnFailed, this,
+            [this](quint64 wireId, const Error &error) {
+                if (ContainerRun *run = findByWireId(wireId))
+                    run->onSpawnFailed(error);
+            });
+    connect(m_sandbox.get(), &Isolation::Sandbox::exited, this, [this](const Isolation::ExitReport &report) {
+        if (ContainerRun *run = findByWireId(report.runId))
+            run->onExited(report);
+    });
+    connect(m_sandbox.get(), &Isolation::Sandbox::died, this, [this] {
+        const bool oom = memoryStats().value_or(Cgroup::MemoryStats{}).oomKills > 0;
+        for (ContainerRun *run : m_runs.values())
+            run->abandon(oom ? ErrorClass::Oom : ErrorClass::Killed,
+                         QStringLiteral("the container's PID 1 died"));
+        m_state = ContainerState::Stopped;
+        // We are inside the sandbox's own signal: release it from the event loop.
+        QMetaObject::invokeMethod(this, [this] { releaseSandbox(); }, Qt::QueuedConnection);
+        Q_EMIT died();
+    });
+    Isolation::Sandbox::BeforeSetup joinCgroup;
+    if (m_cgroup)
+        joinCgroup = [this](pid_t pid) { return m_cgroup->addProcess(m_id, pid); };
+    if (auto started = m_sandbox->start(*spec, joinCgroup); !started) {
+        releaseSandbox();
+        return started;
+    }
+    m_state = ContainerState::Running;
+    return {};
+}
+
+void Container::stop(const QString &reason)
+{
+    for (ContainerRun *run : m_runs.values())
+        run->abandon(ErrorClass::Killed, reason);
+    releaseSandbox();
+    if (m_state == ContainerState::Running)
+        m_state = ContainerState::Stopped;
+}
+
+void Container::releaseSandbox()
+{
+    if (m_sandbox) {
+        m_sandbox->disconnect(this);
+        m_sandbox->destroy();
+        m_sandbox.reset();
+    }
+    if (m_cgroup && m_cgroupCreated) {
+        m_cgroup->destroy(m_id);
+        m_cgroupCreated = false;
+    }
+}
+
+Result<> Container::wipe()
+{
+    if (m_state == ContainerState::Running)
+        return fail(QStringLiteral("container.running"),
+                    QStringLiteral("stop the container before wiping it"));
+    return workspace().remove();
+}
+
+Result<QStringList> Container::commandFor(const QString &runId, const ExecRequest &request) const
+{
+    if (request.language.isEmpty()) {
+        if (request.command.isEmpty())
+            return fail(QStringLiteral("run.no_command"),
+                        QStringLiteral("give a command or a language and code"));
+        return request.command;
+    }
+    for (const Language &language : Languages) {
+        if (request.language != QLatin1String(language.name))
+            continue;
+        if (!QFileInfo(QLatin1String(language.interpreter)).isExecutable())
+            return fail(QStringLiteral("run.language_unavailable"),
+                        QStringLiteral("%1 is not installed on this host (%2)")
+                            .arg(request.language, QLatin1String(language.interpreter)));
+        const QString file = runId + QLatin1Char('.') + QLatin1String(language.extension);
+        CORDON_TRY(writeNewFile(workspace().paths().code + QLatin1Char('/') + file, request.code.toUtf8()));
+        return QStringList{QLatin1String(language.interpreter),
+                           QLatin1String(Isolation::InsideCodeDir) + QLatin1Char('/') + file};
+    }
+    return fail(QStringLiteral("run.unknown_language"),
+                QStringLiteral("unknown language `%1`: use python, bash or node").arg(request.language));
+}
+
+Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &request)
+{
+    if (m_state != ContainerState::Running || !m_sandbox)
+        return fail(
+            QStringLiteral("container.not_running"),
+            QStringLiteral("container %1 is %2; start it first").arg(m_id, containerStateName(m_state)));
+    auto command = commandFor(runId, request);
+    if (!command)
+        return fail(command.error());
+
+    Isolation::SpawnRequest spawn;
+    spawn.runId = m_nextWireId++;
+    for (const QString &arg : *command)
+        spawn.argv.push_back(arg.toStdString());
+    for (const QString &entry : Isolation::runEnvironment(m_policy))
+        spawn.env.push_back(entry.toStdString());
+    spawn.cwd = Isolation::InsideWorkDir;
+    const std::uint64_t fileSize = static_cast<std::uint64_t>(m_policy.limits.workspaceMb) * MiB;
+    spawn.rlimits = {{RLIMIT_CORE, 0, 0}, {RLIMIT_NOFILE, 4096, 4096}, {RLIMIT_FSIZE, fileSize, fileSize}};
+    spawn.seccompBpf = m_seccompBpf;
+
+    const int timeoutS = request.timeoutS > 0 ? qMin(request.timeoutS, m_policy.limits.runTimeoutS)
+                                              : m_policy.limits.runTimeoutS;
+    auto *run = new ContainerRun(
+        runId, spawn.runId, static_cast<qint64>(m_policy.limits.outputMb) * MiB, timeoutS * 1000,
+        [this] { return memoryStats(); }, this);
+    if (auto started = run->start(*m_sandbox, spawn, request.stdinData, request.keepStdinOpen); !started) {
+        delete run;
+        return fail(started.error());
+    }
+    m_runs.insert(runId, run);
+    connect(run, &ContainerRun::outputReceived, this,
+            [this, runId](OutputStream stream, const QByteArray &chunk) {
+                Q_EMIT runOutput(runId, stream, chunk);
+            });
+    connect(run, &ContainerRun::finished, this, [this, run] {
+        m_runs.remove(run->id());
+        Q_EMIT runFinished(run);
+        run->deleteLater();
+    });
+    return run;
+}
+
+ContainerRun *Container::findByWireId(quint64 wireId) const
+{
+    for (ContainerRun *run : m_runs) {
+        if (run->wireId() == wireId)
+            return run;
+    }
+    return nullptr;
+}
+
+std::optional<Cgroup::MemoryStats> Container::memoryStats() const
+{
+    if (!m_cgroup || !m_cgroupCreated)
+        return std::nullopt;
+    auto stats = m_cgroup->memoryStats(m_id);
+    return stats ? std::optional<Cgroup::MemoryStats>(*stats) : std::nullopt;
+}
+
+QList<pid_t> Container::processes() const
+{
+    if (!m_cgroup || !m_cgroupCreated)
+        return {};
+    auto pids = m_cgroup->processes(m_id);
+    return pids ? *pids : QList<pid_t>{};
+}
+
+} // namespace Cordon::Containers

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// A long-lived container, like a hosted code-interpreter container: created once, its namespaces held by
+// cordon-init, any number of runs exec'd inside it. Files and background processes persist between runs until
+// the container is stopped (processes end, files stay), expires or is deleted (both remove the files).
+#pragma once
+
+#include "cgroup/cgroupbackend.h"
+#include "containers/containerrun.h"
+#include "containers/workspace.h"
+#include "core/result.h"
+#include "isolation/sandbox.h"
+#include "policy/containerpolicy.h"
+
+#include <QHash>
+#include <QObject>
+
+#include <memory>
+#include <optional>
+
+namespace Cordon::Containers {
+
+enum class ContainerState
+{
+    Running,
+    Stopped,
+    Expired,
+    Deleted
+};
+QString containerStateName(ContainerState state);
+std::optional<ContainerState> containerStateFromName(const QString &name);
+
+struct ExecRequest
+{
+    QStringList command; // either a command ...
+    QString language;    // ... or a language (python, bash, node) and its code
+    QString code;
+    std::optional<QByteArray> stdinData; // given up front
+    bool keepStdinOpen = false;          // stdin stays open for writeStdin()
+    int timeoutS = 0;                    // 0: the policy's run_timeout_s; never more than it
+};
+
+class Container final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(Container)
+
+public:
+    // `cgroup` may be null: degraded mode, accepted explicitly by whoever created the container.
+    Container(QString id, Policy::ContainerPolicy policy, Cgroup::CgroupBackend *cgroup,
+              QObject *parent = nullptr);
+    ~Container() override;
+
+    const QString &id() const { return m_id; }
+    const Policy::ContainerPolicy &policy() const { return m_policy; }
+    ContainerState state() const { return m_state; }
+    void setState(ContainerState state) { m_state = state; }
+    Workspace workspace() const { return Workspace::at(m_id); }
+
+    // Creates the workspace (or reuses it), the cgroup and the sandbox.
+    Result<> start();
+    // Kills every process inside (runs end as `killed` with `reason`) and releases the cgroup; files stay.
+    void stop(const QString &reason);
+    // Removes the workspace. Only when stopped.
+    Result<> wipe();
+
+    Result<ContainerRun *> exec(const QString &runId, const ExecRequest &request);
+    ContainerRun *run(const QString &runId) const { return m_runs.value(runId); }
+    int activeRuns() const { return static_cast<int>(m_runs.size()); }
+    QList<ContainerRun *> runs() const { return m_runs.values(); }
+
+    std::optional<Cgroup::MemoryStats> memoryStats() const;
+    QList<pid_t> processes() const;
+
+Q_SIGNALS:
+    void runOutput(const QString &runId, Cordon::Containers::OutputStream stream, const QByteArray &chunk);
+    void runFinished(Cordon::Containers::ContainerRun *run); // deleted later by the container
+    // cordon-init is gone without a stop() (its PID 1 was killed, e.g. by the OOM killer).
+    void died();
+
+private:
+    ContainerRun *findByWireId(quint64 wireId) const;
+    Result<QStringList> commandFor(const QString &runId, const ExecRequest &request) const;
+    void releaseSandbox();
+
+    QString m_id;
+    Policy::ContainerPolicy m_policy;
+    Cgroup::CgroupBackend *m_cgroup;
+    ContainerState m_state = ContainerState::Stopped;
+    bool m_cgroupCreated = false;
+    std::unique_ptr<Isolation::Sandbox> m_sandbox;
+    std::string m_seccompBpf; // compiled once per start, shared by every run
+    QHash<QString, ContainerRun *> m_runs;
+    quint64 m_nextWireId = 1;
+};
+
+} // namespace Cordon::Containers

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+#include "containers/containerrun.h"
+
+#include "containers/outputcapture.h"
+#include "containers/stdinfeeder.h"
+#include "isolation/sandbox.h"
+
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace Cordon::Containers {
+
+namespace {
+
+constexpr int OutputGraceMs = 150;   // processes left in the container may hold the pipes open after the run
+constexpr int KillBackstopMs = 3000; // a killed run whose exit report does not come is ended regardless
+
+class FdPair
+{
+public:
+    ~FdPair()
+    {
+        for (int fd : ends)
+            if (fd >= 0)
+                ::close(fd);
+    }
+    int take(int index) { return std::exchange(ends[index], -1); }
+    int ends[2] = {-1, -1};
+};
+
+// All of stdin in a memfd: the run reads it at its own pace and we never block writing.
+Result<int> stdinMemfd(const QByteArray &data)
+{
+    const int fd = ::memfd_create("cordon-stdin", MFD_CLOEXEC);
+    if (fd < 0)
+        return failErrno(QStringLiteral("run.stdin"), QStringLiteral("memfd_create"), errno);
+    qint64 written = 0;
+    while (written < data.size()) {
+        const ssize_t n = ::write(fd, data.constData() + written, static_cast<size_t>(data.size() - written));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const int error = errno;
+            ::close(fd);
+            return failErrno(QStringLiteral("run.stdin"), QStringLiteral("write stdin"), error);
+        }
+        written += n;
+    }
+    ::lseek(fd, 0, SEEK_SET);
+    return fd;
+}
+
+} // namespace
+
+QString outputStreamName(OutputStream stream)
+{
+    return stream == OutputStream::Stdout ? QStringLiteral("stdout") : QStringLiteral("stderr");
+}
+
+ContainerRun::ContainerRun(QString id, quint64 wireId, qint64 outputCap, int timeoutMs, StatsProvider stats,
+                           QObject *parent)
+    : QObject(parent), m_id(std::move(id)), m_wireId(wireId), m_outputCap(outputCap), m_timeoutMs(timeoutMs),
+      m_stats(std::move(stats))
+{
+    m_timeout.setSingleShot(true);
+    m_grace.setSingleShot(true);
+    connect(&m_timeout, &QTimer::timeout, this, &ContainerRun::onTimeout);
+    connect(&m_grace, &QTimer::timeout, this, &ContainerRun::finish);
+}
+
+ContainerRun::~ContainerRun() = default;
+
+Result<> ContainerRun::start(Isolation::Sandbox &sandbox, const Isolation::SpawnRequest &request,
+                             const std::optional<QByteArray> &stdinData, bool keepStdinOpen)
+{
+    m_clock.start();
+    m_sandbox = &sandbox;
+    if (m_stats) {
+        if (auto stats = m_stats())
+            m_oomKillsBefore = stats->oomKills;
+    }
+
+    int stdinFd = -1;
+    FdPair stdinPipe;
+    if (keepStdinOpen) {
+        if (::pipe2(stdinPipe.ends, O_CLOEXEC) != 0)
+            return failErrno(QStringLiteral("run.pipe"), QStringLiteral("pipe2"), errno);
+        stdinFd = stdinPipe.ends[0];
+    } else if (stdinData) {
+        auto memfd = stdinMemfd(*stdinData);
+        if (!memfd)
+            return fail(memfd.error());
+        stdinFd = *memfd;
+    } else {
+        stdinFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (stdinFd < 0)
+            return failErrno(QStringLiteral("run.stdin"), QStringLiteral("open /dev/null"), errno);
+    }
+    FdPair out, err;
+    if (::pipe2(out.ends, O_CLOEXEC) != 0 || ::pipe2(err.ends, O_CLOEXEC) != 0) {
+        if (!keepStdinOpen)
+            ::close(stdinFd);
+        return failErrno(QStringLiteral("run.pipe"), QStringLiteral("pipe2"), errno);
+    }
+    auto sent = sandbox.spawn(request, stdinFd, out.ends[1], err.ends[1]);
+    if (!keepStdinOpen)
+        ::close(stdinFd);
+    if (!sent)
+        return sent;
+
+    if (keepStdinOpen) {
+        m_stdin = std::make_unique<StdinFeeder>(stdinPipe.take(1));
+        if (stdinData)
+            m_stdin->write(*stdinData);
+    }
+    m_stdout = std::make_unique<OutputCapture>(out.take(0), m_outputCap);
+    m_stderr = std::make_unique<OutputCapture>(err.take(0), m_outputCap);
+    connect(m_stdout.get(), &OutputCapture::received, this,
+            [this](const QByteArray &chunk) { Q_EMIT outputReceived(OutputStream::Stdout, chunk); });
+    connect(m_stderr.get(), &OutputCapture::received, this,
+            [this](const QByteArray &chunk) { Q_EMIT outputReceived(OutputStream::Stderr, chunk); });
+    for (OutputCapture *capture : {m_stdout.get(), m_stderr.get()}) {
+        connect(capture, &OutputCapture::finished, this, [this] {
+            if (m_exited && m_stdout->atEnd() && m_stderr->atEnd())
+                finish();
+        });
+    }
+    m_timeout.start(m_timeoutMs);
+    return {};
+}
+
+Result<> ContainerRun::writeStdin(const QByteArray &data, bool eof)
+{
+    if (!m_stdin || !m_stdin->isOpen())
+        return fail(QStringLiteral("run.stdin_closed"),
+                    QStringLiteral("the run's stdin is closed (start it with an open stdin to write to it)"));
+    if (!data.isEmpty() && !m_stdin->write(data))
+        return fail(QStringLiteral("run.stdin_closed"), QStringLiteral("the run no longer reads its stdin"));
+    if (eof)
+        m_stdin->closeWhenDrained();
+    return {};
+}
+
+void ContainerRun::cancel()
+{
+    if (m_exited || m_finished)
+        return;
+    m_cancelled = true;
+    if (m_sandbox)
+        m_sandbox->kill(m_wireId, SIGKILL);
+    m_grace.start(KillBackstopMs);
+}
+
+void ContainerRun::onTimeout()
+{
+    m_timedOut = true;
+    if (m_sandbox)
+        m_sandbox->kill(m_wireId, SIGKILL);
+    m_grace.start(KillBackstopMs);
+}
+
+void ContainerRun::abandon(ErrorClass errorClass, const QString &message)
+{
+    if (m_finished)
+        return;
+    m_sandbox = nullptr;
+    if (!m_exited) {
+        m_abandoned = true;
+        m_outcome.errorClass = errorClass;
+        m_outcome.signal = SIGKILL;
+        m_outcome.message = message;
+        m_exited = true;
+    }
+    finish();
+}
+
+void ContainerRun::onSpawnFailed(const Error &error)
+{
+    m_outcome.errorClass = ErrorClass::SetupFailed;
+    m_outcome.message = error.message();
+    m_outcome.setupStage = error.code();
+    m_outcome.setupErrno = error.sysErrno();
+    awaitOutputThenFinish(0);
+}
+
+void ContainerRun::onExited(const Isolation::ExitReport &report)
+{
+    if (m_exited)
+        return;
+    m_timeout.stop();
+    if (WIFEXITED(report.waitStatus))
+        m_outcome.exitCode = WEXITSTATUS(report.waitStatus);
+    else if (WIFSIGNALED(report.waitStatus))
+        m_outcome.signal = WTERMSIG(report.waitStatus);
+    m_outcome.cpuMs = static_cast<qint64>((report.userMicros + report.systemMicros) / 1000);
+    m_outcome.peakMemoryBytes = static_cast<qint64>(report.maxRssKiB) * 1024;
+    if (m_stdout->atEnd() && m_stderr->atEnd()) {
+        m_exited = true;
+        finish();
+    } else {
+        awaitOutputThenFinish(OutputGraceMs);
+    }
+}
+
+void ContainerRun::awaitOutputThenFinish(int graceMs)
+{
+    m_exited = true;
+    m_timeout.stop();
+    m_grace.start(graceMs);
+}
+
+void ContainerRun::finish()
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    m_grace.stop();
+    m_timeout.stop();
+    m_outcome.wallMs = m_clock.elapsed();
+    if (m_stats) {
+        if (auto stats = m_stats()) {
+            m_outcome.oomKills = stats->oomKills - m_oomKillsBefore;
+            m_outcome.memoryLimitBytes = stats->limit;
+        }
+    }
+    for (OutputCapture *capture : {m_stdout.get(), m_stderr.get()}) {
+        if (capture)
+            capture->drainAndClose();
+    }
+    if (m_stdout) {
+        m_outcome.stdoutData = m_stdout->data();
+        m_outcome.stdoutBytes = m_stdout->totalBytes();
+        m_outcome.stdoutTruncated = m_stdout->truncated();
+        m_outcome.stderrData = m_stderr->data();
+        m_outcome.stderrBytes = m_stderr->totalBytes();
+        m_outcome.stderrTruncated = m_stderr->truncated();
+    }
+    m_stdin.reset();
+
+    const bool setupFailed =
+        m_outcome.errorClass == ErrorClass::SetupFailed && !m_outcome.setupStage.isEmpty();
+    if (!setupFailed) {
+        if (m_timedOut)
+            m_outcome.errorClass = ErrorClass::Timeout;
+        else if (m_outcome.oomKills > 0)
+            m_outcome.errorClass = ErrorClass::Oom;
+        else if (m_abandoned)
+            ; // keeps the class the container gave when it went away
+        else if (m_outcome.signal > 0 || m_outcome.exitCode < 0)
+            m_outcome.errorClass = ErrorClass::Killed;
+        else if (m_outcome.exitCode != 0)
+            m_outcome.errorClass = ErrorClass::NonzeroExit;
+        else
+            m_outcome.errorClass = ErrorClass::Ok;
+        if (m_cancelled && m_outcome.message.isEmpty())
+            m_outcome.message = QStringLiteral("cancelled");
+    }
+    Q_EMIT finished();
+}
+
+} // namespace Cordon::Containers

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+// One run inside a running container: its stdio, its wall-time limit, its output caps, and the outcome it
+// ends with. The container routes cordon-init's reports for this run here.
+#pragma once
+
+#include "cgroup/cgroupbackend.h"
+#include "containers/runoutcome.h"
+#include "core/result.h"
+#include "isolation/core/initprotocol.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace Cordon::Isolation {
+class Sandbox;
+}
+
+namespace Cordon::Containers {
+
+class OutputCapture;
+class StdinFeeder;
+
+enum class OutputStream
+{
+    Stdout = 1,
+    Stderr = 2
+};
+QString outputStreamName(OutputStream stream);
+
+class ContainerRun final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ContainerRun)
+
+public:
+    using StatsProvider = std::function<std::optional<Cgroup::MemoryStats>()>;
+
+    ContainerRun(QString id, quint64 wireId, qint64 outputCap, int timeoutMs, StatsProvider stats,
+                 QObject *parent = nullptr);
+    ~ContainerRun() override;
+
+    const QString &id() const { return m_id; }
+    quint64 wireId() const { return m_wireId; }
+
+    // Creates the pipes and sends the spawn request. With `keepStdinOpen`, stdin stays a pipe that
+    // writeStdin() feeds; otherwise the run reads `stdinData` (or nothing) and then end-of-file.
+    Result<> start(Isolation::Sandbox &sandbox, const Isolation::SpawnRequest &request,
+                   const std::optional<QByteArray> &stdinData, bool keepStdinOpen);
+    Result<> writeStdin(const QByteArray &data, bool eof);
+    void cancel();
+    // The container went away under the run (stopped, expired, PID 1 died): finish with what is known.
+    void abandon(ErrorClass errorClass, const QString &message);
+
+    void onSpawnFailed(const Error &error);
+    void onExited(const Isolation::ExitReport &report);
+
+    bool isFinished() const { return m_finished; }
+    const RunOutcome &outcome() const { return m_outcome; }
+
+Q_SIGNALS:
+    void outputReceived(Cordon::Containers::OutputStream stream, const QByteArray &chunk);
+    void finished();
+
+private:
+    void onTimeout();
+    void awaitOutputThenFinish(int graceMs);
+    void finish();
+
+    QString m_id;
+    quint64 m_wireId;
+    qint64 m_outputCap;
+    int m_timeoutMs;
+    StatsProvider m_stats;
+    qint64 m_oomKillsBefore = 0;
+    Isolation::Sandbox *m_sandbox = nullptr;
+    std::unique_ptr<OutputCapture> m_stdout;
+    std::unique_ptr<OutputCapture> m_stderr;
+    std::unique_ptr<StdinFeeder> m_stdin;
+    QElapsedTimer m_clock;
+    QTimer m_timeout;
+    QTimer m_grace;
+    bool m_timedOut = false;
+    bool m_cancelled = false;
+    bool m_abandoned = false;
+    bool m_exited = false;
+    bool m_finished = false;
+    RunOutcome m_outcome;
+};
+
+} // namespace Cordon::Containers
