@@ -133,7 +133,8 @@ Result<> Container::start()
                          QStringLiteral("the container's PID 1 died"));
         m_state = ContainerState::Stopped;
         // We are inside the sandbox's own signal: release it from the event loop.
-        QMetaObject::invokeMethod(this, [this] { releaseSandbox(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this] { releaseSandbox(); }, Qt::QueuedConnection);
         Q_EMIT died();
     });
     Isolation::Sandbox::BeforeSetup joinCgroup;
@@ -227,6 +228,7 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
     auto *run = new ContainerRun(
         runId, spawn.runId, static_cast<qint64>(m_policy.limits.outputMb) * MiB, timeoutS * 1000,
         [this] { return memoryStats(); }, this);
+    run->setCommand(*command);
     if (auto started = run->start(*m_sandbox, spawn, request.stdinData, request.keepStdinOpen); !started) {
         delete run;
         return fail(started.error());

@@ -45,6 +45,9 @@ public:
     ~ContainerRun() override;
 
     const QString &id() const { return m_id; }
+    // The argv the run executes (for code runs: the interpreter and the code file).
+    const QStringList &command() const { return m_command; }
+    void setCommand(QStringList command) { m_command = std::move(command); }
     quint64 wireId() const { return m_wireId; }
 
     // Creates the pipes and sends the spawn request. With `keepStdinOpen`, stdin stays a pipe that
@@ -72,6 +75,7 @@ private:
     void finish();
 
     QString m_id;
+    QStringList m_command;
     quint64 m_wireId;
     qint64 m_outputCap;
     int m_timeoutMs;

@@ -79,7 +79,8 @@ Result<> OneShotRun::prepare()
     // now, and finish from the event loop.
     connect(m_container.get(), &Container::runFinished, this, [this](ContainerRun *finishedRun) {
         const RunOutcome outcome = finishedRun->outcome();
-        QMetaObject::invokeMethod(this, [this, outcome] { finish(outcome); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, outcome] { finish(outcome); }, Qt::QueuedConnection);
     });
     return {};
 }

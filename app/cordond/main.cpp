@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// cordond: the per-user daemon. Holds the containers, their cgroups, idle timers and memory sampling, and the
+// SQLite history; the CLI, the workbench and scripts are its clients (docs/protocol.md).
+#include "containers/containermanager.h"
+#include "containers/workspace.h"
+#include "daemon/controlserver.h"
+#include "daemon/daemonpaths.h"
+#include "service/containerservice.h"
+#include "store/historystore.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QSocketNotifier>
+
+#include <csignal>
+#include <cstdio>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+namespace {
+
+int failWith(const Cordon::Error &error)
+{
+    std::fprintf(stderr, "cordond: %s\n", qPrintable(error.describe()));
+    return 1;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    // A run that closes its stdin must not kill the daemon with SIGPIPE when we write to it.
+    ::signal(SIGPIPE, SIG_IGN);
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("cordond"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(CORDON_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Cordon's per-user daemon. Clients start it when needed."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption timeScale(
+        QStringLiteral("time-scale"),
+        QStringLiteral("Idle minutes pass N times faster (demos: 60 turns minutes into seconds)."),
+        QStringLiteral("N"), QStringLiteral("1"));
+    const QCommandLineOption maxContainers(QStringLiteral("max-containers"),
+                                           QStringLiteral("Running containers at most (default 16)."),
+                                           QStringLiteral("N"), QStringLiteral("16"));
+    const QCommandLineOption maxRuns(QStringLiteral("max-runs"),
+                                     QStringLiteral("Active runs per container at most (default 8)."),
+                                     QStringLiteral("N"), QStringLiteral("8"));
+    const QCommandLineOption sampleHz(QStringLiteral("sample-hz"),
+                                      QStringLiteral("Memory samples per second (default 2)."),
+                                      QStringLiteral("N"), QStringLiteral("2"));
+    const QCommandLineOption expiringLead(
+        QStringLiteral("expiring-soon"),
+        QStringLiteral("Warn this many (scaled) seconds before expiry (default 120)."),
+        QStringLiteral("seconds"), QStringLiteral("120"));
+    const QCommandLineOption degraded(
+        QStringLiteral("allow-degraded"),
+        QStringLiteral("Run containers without memory and pids limits when the host has no cgroups."));
+    parser.addOptions({timeScale, maxContainers, maxRuns, sampleHz, expiringLead, degraded});
+    parser.process(app);
+
+    Cordon::Containers::ManagerSettings settings;
+    bool ok = true, allOk = true;
+    settings.timeScale = parser.value(timeScale).toDouble(&ok);
+    allOk &= ok && settings.timeScale >= 1 && settings.timeScale <= 3600;
+    settings.maxContainers = parser.value(maxContainers).toInt(&ok);
+    allOk &= ok && settings.maxContainers >= 1 && settings.maxContainers <= 1024;
+    settings.maxRunsPerContainer = parser.value(maxRuns).toInt(&ok);
+    allOk &= ok && settings.maxRunsPerContainer >= 1 && settings.maxRunsPerContainer <= 64;
+    const double hz = parser.value(sampleHz).toDouble(&ok);
+    allOk &= ok && hz >= 0.1 && hz <= 20;
+    settings.sampleIntervalMs = static_cast<int>(1000 / (hz > 0 ? hz : 1));
+    settings.expiringSoonLeadSeconds = parser.value(expiringLead).toInt(&ok);
+    allOk &= ok && settings.expiringSoonLeadSeconds >= 0;
+    settings.allowDegraded = parser.isSet(degraded);
+    if (!allOk) {
+        std::fprintf(stderr,
+                     "cordond: invalid option value (time scale 1..3600, max containers 1..1024, max runs "
+                     "1..64, sample rate 0.1..20 Hz)\n");
+        return 2;
+    }
+
+    if (auto dir = Cordon::Daemon::ensureSocketDirectory(); !dir)
+        return failWith(dir.error());
+    auto lock = Cordon::Daemon::InstanceLock::acquire();
+    if (!lock)
+        return failWith(lock.error());
+    auto store = Cordon::Store::HistoryStore::open(Cordon::Containers::dataDirectory() +
+                                                   QStringLiteral("/history.db"));
+    if (!store)
+        return failWith(store.error());
+
+    Cordon::Containers::ContainerManager manager(**store, settings);
+    if (auto initialized = manager.initialize(); !initialized)
+        return failWith(initialized.error());
+    Cordon::Daemon::ControlServer server;
+    Cordon::Service::ContainerService service(manager, **store, server);
+    server.setHandler(&service);
+    if (auto listening = server.listen(Cordon::Daemon::socketPath()); !listening)
+        return failWith(listening.error());
+
+    // SIGTERM and SIGINT arrive through a signalfd on the event loop: containers are stopped cleanly.
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    ::sigprocmask(SIG_BLOCK, &mask, nullptr);
+    const int signalFd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    QSocketNotifier signalNotifier(signalFd, QSocketNotifier::Read);
+    auto quit = [&] {
+        manager.shutdown();
+        server.close();
+        QCoreApplication::quit();
+    };
+    QObject::connect(&signalNotifier, &QSocketNotifier::activated, &app, quit);
+    QObject::connect(&service, &Cordon::Service::ContainerService::shutdownRequested, &app, quit);
+
+    std::fprintf(stderr, "cordond: listening on %s (time scale %g, cgroups: %s)\n",
+                 qPrintable(Cordon::Daemon::socketPath()), settings.timeScale,
+                 qPrintable(manager.cgroupDescription()));
+    return QCoreApplication::exec();
+}

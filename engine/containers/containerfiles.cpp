@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+// ContainerManager: files. Uploads go to inputs/ (read-only inside); downloads come from outputs/ or, on
+// explicit request, the whole workspace, always through the fd-based safe copier: code in the container may
+// have planted symlinks, hardlinks, fifos or odd names there.
+#include "containers/containermanager.h"
+
+#include "files/filenames.h"
+#include "files/removetree.h"
+#include "files/safecopy.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
+
+namespace Cordon::Containers {
+
+namespace {
+
+Result<QString> scopeRoot(const Workspace &workspace, const QString &scope)
+{
+    const Isolation::WorkspacePaths paths = workspace.paths();
+    if (scope == QLatin1String("inputs"))
+        return paths.inputs;
+    if (scope.isEmpty() || scope == QLatin1String("outputs"))
+        return paths.outputs;
+    if (scope == QLatin1String("workspace"))
+        return paths.work;
+    return fail(QStringLiteral("files.invalid_scope"),
+                QStringLiteral("unknown scope `%1`: use inputs, outputs or workspace").arg(scope));
+}
+
+// A relative path from a client: every component must be a valid name (no "..", no control characters).
+Result<> validateRelativePath(const QString &path)
+{
+    if (path.isEmpty() || path.startsWith(QLatin1Char('/')))
+        return fail(QStringLiteral("files.bad_name"),
+                    QStringLiteral("`%1` is not a relative path").arg(path));
+    for (const QString &component : path.split(QLatin1Char('/'))) {
+        CORDON_TRY(Files::validateName(component.toUtf8()));
+    }
+    return {};
+}
+
+Files::CopyLimits limitsFor(const Policy::ContainerPolicy &policy)
+{
+    Files::CopyLimits limits;
+    limits.maxFileBytes = static_cast<qint64>(policy.limits.workspaceMb) * 1024 * 1024;
+    limits.maxTotalBytes = limits.maxFileBytes;
+    return limits;
+}
+
+QJsonArray refusedJson(const QList<Files::RefusedEntry> &refused)
+{
+    QJsonArray array;
+    for (const Files::RefusedEntry &entry : refused)
+        array.append(QJsonObject{{QStringLiteral("path"), entry.relativePath},
+                                 {QStringLiteral("code"), entry.code},
+                                 {QStringLiteral("reason"), entry.reason}});
+    return array;
+}
+
+} // namespace
+
+Result<QJsonObject> ContainerManager::upload(const QString &containerId, const QString &name,
+                                             const QString &hostPath,
+                                             const std::optional<QByteArray> &content)
+{
+    auto found = liveEntry(containerId);
+    if (!found)
+        return fail(found.error());
+    Entry &target = **found;
+    CORDON_TRY(Files::validateName(name.toUtf8()));
+    const QString inputs = target.container->workspace().paths().inputs;
+    Files::CopyLimits limits = limitsFor(target.container->policy());
+    Result<Files::CopiedFile> copied =
+        fail(QStringLiteral("files.no_source"), QStringLiteral("give a path or content"));
+    if (content) {
+        // Content sent over the socket goes through a private temporary file, so one code path does the copy.
+        QTemporaryDir staging;
+        if (!staging.isValid())
+            return fail(QStringLiteral("files.io"), QStringLiteral("cannot create a staging directory"));
+        QFile file(staging.filePath(QStringLiteral("upload")));
+        if (!file.open(QIODevice::WriteOnly) || file.write(*content) != content->size())
+            return fail(QStringLiteral("files.io"), QStringLiteral("cannot stage the upload"));
+        file.close();
+        copied = Files::importFile(file.fileName(), inputs, name, limits);
+    } else if (!hostPath.isEmpty()) {
+        copied = Files::importFile(hostPath, inputs, name, limits);
+    }
+    if (!copied)
+        return fail(copied.error());
+    const QJsonObject file{{QStringLiteral("path"), copied->relativePath},
+                           {QStringLiteral("scope"), QStringLiteral("inputs")},
+                           {QStringLiteral("size"), copied->size},
+                           {QStringLiteral("sha256"), QString::fromLatin1(copied->sha256Hex)}};
+    target.inputs.insert(copied->relativePath, file);
+    Store::FileRecord record;
+    record.containerId = containerId;
+    record.direction = QStringLiteral("upload");
+    record.scope = QStringLiteral("inputs");
+    record.path = copied->relativePath;
+    record.sha256 = QString::fromLatin1(copied->sha256Hex);
+    record.size = copied->size;
+    record.at = QDateTime::currentMSecsSinceEpoch();
+    m_store.recordFile(record);
+    touch(target);
+    recordEvent(containerId, {}, QStringLiteral("file.uploaded"), file);
+    return file;
+}
+
+Result<QJsonObject> ContainerManager::listFiles(const QString &containerId, const QString &scope) const
+{
+    auto found = liveEntry(containerId);
+    if (!found)
+        return fail(found.error());
+    const Entry &target = **found;
+    auto root = scopeRoot(target.container->workspace(), scope);
+    if (!root)
+        return fail(root.error());
+    auto listing = Files::listTree(*root, limitsFor(target.container->policy()));
+    if (!listing)
+        return fail(listing.error());
+    QJsonArray files;
+    for (const Files::CopiedFile &file : listing->copied)
+        files.append(
+            QJsonObject{{QStringLiteral("path"), file.relativePath},
+                        {QStringLiteral("scope"), scope.isEmpty() ? QStringLiteral("outputs") : scope},
+                        {QStringLiteral("size"), file.size},
+                        {QStringLiteral("sha256"), QString::fromLatin1(file.sha256Hex)}});
+    return QJsonObject{{QStringLiteral("files"), files},
+                       {QStringLiteral("refused"), refusedJson(listing->refused)},
+                       {QStringLiteral("truncated"), listing->truncated}};
+}
+
+Result<QJsonObject> ContainerManager::download(const QString &containerId, const QString &scope,
+                                               const QString &path, const QString &destination)
+{
+    auto found = liveEntry(containerId);
+    if (!found)
+        return fail(found.error());
+    Entry &target = **found;
+    auto root = scopeRoot(target.container->workspace(), scope);
+    if (!root)
+        return fail(root.error());
+    if (destination.isEmpty() || !QDir::isAbsolutePath(destination))
+        return fail(QStringLiteral("files.destination"),
+                    QStringLiteral("the destination must be an absolute directory path"));
+    if (!QDir().mkpath(destination))
+        return fail(QStringLiteral("files.destination"),
+                    QStringLiteral("cannot create `%1`").arg(destination));
+    const Files::CopyLimits limits = limitsFor(target.container->policy());
+    QList<Files::CopiedFile> copied;
+    QList<Files::RefusedEntry> refused;
+    if (path.isEmpty()) {
+        auto report = Files::exportTree(*root, destination, limits);
+        if (!report)
+            return fail(report.error());
+        copied = report->copied;
+        refused = report->refused;
+    } else {
+        CORDON_TRY(validateRelativePath(path));
+        const QString fileName = path.section(QLatin1Char('/'), -1);
+        auto file = Files::exportFile(*root, path, destination + QLatin1Char('/') + fileName, limits);
+        if (!file)
+            return fail(file.error());
+        copied.append(*file);
+    }
+    QJsonArray copiedJson;
+    const qint64 at = QDateTime::currentMSecsSinceEpoch();
+    for (const Files::CopiedFile &file : std::as_const(copied)) {
+        copiedJson.append(QJsonObject{{QStringLiteral("path"), file.relativePath},
+                                      {QStringLiteral("size"), file.size},
+                                      {QStringLiteral("sha256"), QString::fromLatin1(file.sha256Hex)}});
+        Store::FileRecord record;
+        record.containerId = containerId;
+        record.direction = QStringLiteral("download");
+        record.scope = scope.isEmpty() ? QStringLiteral("outputs") : scope;
+        record.path = file.relativePath;
+        record.sha256 = QString::fromLatin1(file.sha256Hex);
+        record.size = file.size;
+        record.at = at;
+        m_store.recordFile(record);
+    }
+    touch(target);
+    recordEvent(containerId, {}, QStringLiteral("file.downloaded"),
+                {{QStringLiteral("scope"), scope.isEmpty() ? QStringLiteral("outputs") : scope},
+                 {QStringLiteral("files"), copiedJson.size()},
+                 {QStringLiteral("refused"), refused.size()}});
+    return QJsonObject{{QStringLiteral("copied"), copiedJson},
+                       {QStringLiteral("refused"), refusedJson(refused)}};
+}
+
+Result<> ContainerManager::deleteFile(const QString &containerId, const QString &scope, const QString &path)
+{
+    auto found = liveEntry(containerId);
+    if (!found)
+        return fail(found.error());
+    Entry &target = **found;
+    auto root = scopeRoot(target.container->workspace(), scope);
+    if (!root)
+        return fail(root.error());
+    CORDON_TRY(validateRelativePath(path));
+    CORDON_TRY(Files::removeTree(*root + QLatin1Char('/') + path));
+    if (scope == QLatin1String("inputs"))
+        target.inputs.remove(path);
+    else
+        target.outputs.remove(path);
+    Store::FileRecord record;
+    record.containerId = containerId;
+    record.direction = QStringLiteral("delete");
+    record.scope = scope;
+    record.path = path;
+    record.at = QDateTime::currentMSecsSinceEpoch();
+    m_store.recordFile(record);
+    touch(target);
+    recordEvent(containerId, {}, QStringLiteral("file.deleted"),
+                {{QStringLiteral("scope"), scope}, {QStringLiteral("path"), path}});
+    return {};
+}
+
+Result<QJsonArray> ContainerManager::processes(const QString &containerId) const
+{
+    auto found = liveEntry(containerId);
+    if (!found)
+        return fail(found.error());
+    QJsonArray list;
+    for (pid_t pid : (*found)->container->processes()) {
+        QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+        if (!status.open(QIODevice::ReadOnly))
+            continue;
+        QString name;
+        qint64 rss = 0;
+        for (const QByteArray &line : status.readAll().split('\n')) {
+            if (line.startsWith("Name:"))
+                name = QString::fromUtf8(line.mid(5).trimmed());
+            else if (line.startsWith("VmRSS:"))
+                rss = line.mid(6).trimmed().split(' ').value(0).toLongLong() * 1024;
+        }
+        list.append(QJsonObject{{QStringLiteral("pid"), pid},
+                                {QStringLiteral("command"), name},
+                                {QStringLiteral("rss_bytes"), rss}});
+    }
+    return list;
+}
+
+} // namespace Cordon::Containers

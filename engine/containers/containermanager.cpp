@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: MIT
+#include "containers/containermanager.h"
+
+#include "files/removetree.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+
+#include <algorithm>
+
+namespace Cordon::Containers {
+
+namespace {
+
+constexpr int ExpiryCheckMs = 250;
+
+qint64 now()
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+Error notFound(const QString &what, const QString &id)
+{
+    return Error(QStringLiteral("%1.not_found").arg(what),
+                 QStringLiteral("no %1 with id `%2`").arg(what, id));
+}
+
+} // namespace
+
+QJsonObject MemorySample::toJson(const QString &containerId) const
+{
+    return {{QStringLiteral("container"), containerId}, {QStringLiteral("at"), at},
+            {QStringLiteral("current"), current},       {QStringLiteral("peak"), peak},
+            {QStringLiteral("limit"), limit},           {QStringLiteral("oom_kills"), oomKills}};
+}
+
+ContainerManager::ContainerManager(Store::HistoryStore &store, ManagerSettings settings, QObject *parent)
+    : QObject(parent), m_store(store), m_settings(settings)
+{
+    connect(&m_expiryTimer, &QTimer::timeout, this, &ContainerManager::checkExpiry);
+    connect(&m_sampleTimer, &QTimer::timeout, this, &ContainerManager::sampleMemory);
+}
+
+ContainerManager::~ContainerManager()
+{
+    shutdown();
+}
+
+Result<> ContainerManager::initialize()
+{
+    auto backend = Cgroup::detectBackend();
+    if (backend) {
+        m_cgroup = std::move(*backend);
+        CORDON_TRY(m_cgroup->prepareSelf());
+    } else if (!m_settings.allowDegraded) {
+        return fail(
+            backend.error().wrap(QStringLiteral("memory and pids limits cannot be enforced on this host")));
+    }
+
+    auto interrupted = m_store.markRunningAsInterrupted(now());
+    if (interrupted && *interrupted > 0)
+        recordEvent({}, {}, QStringLiteral("daemon.runs_interrupted"),
+                    {{QStringLiteral("count"), *interrupted}});
+
+    auto records = m_store.containers(false);
+    if (!records)
+        return fail(records.error());
+    // Deadlines first: a container that expired while the daemon was down is wiped before anything else runs.
+    QList<Store::ContainerRecord> survivors;
+    for (const Store::ContainerRecord &record : *records) {
+        auto policyJson = m_store.policyJson(record.policyVersion);
+        auto policy = policyJson ? Policy::ContainerPolicy::fromJson(*policyJson)
+                                 : Result<Policy::ContainerPolicy>(tl::unexpected(policyJson.error()));
+        auto owned = std::make_unique<Entry>();
+        owned->record = record;
+        owned->container = std::make_unique<Container>(
+            record.id, policy ? *policy : Policy::ContainerPolicy{}, m_cgroup.get());
+        Entry &added = *owned;
+        m_entries.emplace(record.id, std::move(owned));
+        if (!policy || record.expiresAt <= now()) {
+            expire(added, true);
+            continue;
+        }
+        survivors.append(record);
+    }
+    for (const Store::ContainerRecord &record : std::as_const(survivors)) {
+        Entry &survivor = *m_entries.at(record.id);
+        wireContainer(survivor);
+        if (m_cgroup)
+            m_cgroup->destroy(record.id); // left behind by a daemon that was killed
+        survivor.container->setState(ContainerState::Stopped);
+        if (record.state == QLatin1String("running")) {
+            if (auto started = survivor.container->start(); started) {
+                recordEvent(record.id, {}, QStringLiteral("container.restarted"), {});
+            } else {
+                recordEvent(record.id, {}, QStringLiteral("container.restart_failed"),
+                            {{QStringLiteral("error"), started.error().message()}});
+            }
+        }
+        persist(survivor);
+    }
+    m_expiryTimer.start(ExpiryCheckMs);
+    m_sampleTimer.start(m_settings.sampleIntervalMs);
+    return {};
+}
+
+QString ContainerManager::cgroupDescription() const
+{
+    return m_cgroup ? m_cgroup->describe() : QStringLiteral("none (degraded: no memory or pids limits)");
+}
+
+Result<> ContainerManager::setTimeScale(double scale)
+{
+    if (!(scale >= 1 && scale <= 3600))
+        return fail(QStringLiteral("daemon.invalid_time_scale"),
+                    QStringLiteral("time scale must be between 1 and 3600, got %1").arg(scale));
+    m_settings.timeScale = scale;
+    for (auto &[id, entry] : m_entries) {
+        if (entry->record.endedAt == 0) {
+            entry->record.timeScale = scale;
+            persist(*entry);
+        }
+    }
+    recordEvent({}, {}, QStringLiteral("daemon.time_scale"), {{QStringLiteral("scale"), scale}});
+    return {};
+}
+
+int ContainerManager::runningCount() const
+{
+    return static_cast<int>(std::count_if(m_entries.begin(), m_entries.end(), [](const auto &item) {
+        return item.second->container->state() == ContainerState::Running;
+    }));
+}
+
+Result<QJsonObject> ContainerManager::create(const Policy::ContainerPolicy &policy)
+{
+    if (runningCount() >= m_settings.maxContainers)
+        return fail(QStringLiteral("container.limit"),
+                    QStringLiteral("%1 containers are running, the limit: stop or delete one first")
+                        .arg(m_settings.maxContainers));
+    CORDON_TRY(m_store.recordPolicyVersion(policy.version(), policy.canonicalJson()));
+    auto owned = std::make_unique<Entry>();
+    Entry &created = *owned;
+    created.record.id = newContainerId();
+    created.record.name = policy.name;
+    created.record.state = QStringLiteral("running");
+    created.record.policyVersion = policy.version();
+    created.record.memoryLimit = m_cgroup ? policy.memoryLimitBytes : 0;
+    created.record.timeScale = m_settings.timeScale;
+    created.record.createdAt = now();
+    created.container = std::make_unique<Container>(created.record.id, policy, m_cgroup.get());
+    if (auto started = created.container->start(); !started) {
+        created.container->wipe();
+        return fail(started.error());
+    }
+    const QString id = created.record.id;
+    m_entries.emplace(id, std::move(owned));
+    wireContainer(created);
+    touch(created);
+    recordEvent(id, {}, QStringLiteral("container.created"),
+                {{QStringLiteral("policy_version"), created.record.policyVersion},
+                 {QStringLiteral("time_scale"), created.record.timeScale}});
+    return containerJson(created);
+}
+
+void ContainerManager::wireContainer(Entry &target)
+{
+    Container *container = target.container.get();
+    const QString id = target.record.id;
+    connect(container, &Container::runOutput, this,
+            [this, id](const QString &runId, OutputStream stream, const QByteArray &chunk) {
+                if (auto found = entry(id))
+                    touch(**found);
+                Q_EMIT runOutput(runId, id, outputStreamName(stream), chunk);
+            });
+    connect(container, &Container::runFinished, this, [this, id](ContainerRun *run) {
+        if (auto found = entry(id))
+            onRunFinished(**found, run);
+    });
+    connect(container, &Container::died, this, [this, id] {
+        if (auto found = entry(id)) {
+            (*found)->record.state = QStringLiteral("stopped");
+            persist(**found);
+            recordEvent(id, {}, QStringLiteral("container.died"), {});
+        }
+    });
+}
+
+Result<ContainerManager::Entry *> ContainerManager::entry(const QString &id) const
+{
+    const auto it = m_entries.find(id);
+    if (it == m_entries.end())
+        return fail(notFound(QStringLiteral("container"), id));
+    return it->second.get();
+}
+
+Result<ContainerManager::Entry *> ContainerManager::liveEntry(const QString &id) const
+{
+    auto found = entry(id);
+    if (!found)
+        return found;
+    const ContainerState state = (*found)->container->state();
+    if (state == ContainerState::Expired || state == ContainerState::Deleted)
+        return fail(
+            QStringLiteral("container.gone"),
+            QStringLiteral("container %1 is %2: its files are gone").arg(id, containerStateName(state)));
+    return found;
+}
+
+QJsonArray ContainerManager::list(bool includeEnded) const
+{
+    QList<const Entry *> entries;
+    for (const auto &[id, entry] : m_entries) {
+        if (includeEnded || entry->record.endedAt == 0)
+            entries.append(entry.get());
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const Entry *a, const Entry *b) { return a->record.createdAt > b->record.createdAt; });
+    QJsonArray array;
+    for (const Entry *entry : entries)
+        array.append(containerJson(*entry));
+    return array;
+}
+
+Result<QJsonObject> ContainerManager::get(const QString &id) const
+{
+    auto found = entry(id);
+    if (!found)
+        return fail(found.error());
+    return containerJson(**found);
+}
+
+Result<QJsonObject> ContainerManager::stop(const QString &id)
+{
+    auto found = liveEntry(id);
+    if (!found)
+        return fail(found.error());
+    Entry &stopped = **found;
+    stopped.container->stop(QStringLiteral("the container was stopped"));
+    stopped.record.state = QStringLiteral("stopped");
+    touch(stopped);
+    recordEvent(id, {}, QStringLiteral("container.stopped"), {});
+    return containerJson(stopped);
+}
+
+Result<QJsonObject> ContainerManager::start(const QString &id)
+{
+    auto found = liveEntry(id);
+    if (!found)
+        return fail(found.error());
+    Entry &started = **found;
+    if (started.container->state() != ContainerState::Running) {
+        if (runningCount() >= m_settings.maxContainers)
+            return fail(QStringLiteral("container.limit"),
+                        QStringLiteral("%1 containers are running, the limit").arg(m_settings.maxContainers));
+        CORDON_TRY(started.container->start());
+        started.record.state = QStringLiteral("running");
+        started.warned = false;
+        recordEvent(id, {}, QStringLiteral("container.started"), {});
+    }
+    touch(started);
+    return containerJson(started);
+}
+
+Result<QJsonObject> ContainerManager::remove(const QString &id)
+{
+    auto found = entry(id);
+    if (!found)
+        return fail(found.error());
+    Entry &removed = **found;
+    if (removed.container->state() == ContainerState::Deleted)
+        return containerJson(removed);
+    removed.container->stop(QStringLiteral("the container was deleted"));
+    auto wiped = removed.container->wipe();
+    removed.container->setState(ContainerState::Deleted);
+    removed.record.state = QStringLiteral("deleted");
+    removed.record.endedAt = now();
+    persist(removed);
+    recordEvent(id, {}, QStringLiteral("container.deleted"),
+                wiped ? QJsonObject{} : QJsonObject{{QStringLiteral("wipe_error"), wiped.error().message()}});
+    return containerJson(removed);
+}
+
+Result<QJsonObject> ContainerManager::keepAlive(const QString &id)
+{
+    auto found = liveEntry(id);
+    if (!found)
+        return fail(found.error());
+    touch(**found);
+    return containerJson(**found);
+}
+
+QHash<QString, int> ContainerManager::countByState() const
+{
+    QHash<QString, int> counts;
+    for (const auto &[id, entry] : m_entries)
+        ++counts[containerStateName(entry->container->state())];
+    return counts;
+}
+
+void ContainerManager::touch(Entry &entry)
+{
+    const qint64 at = now();
+    // Output arrives in many small chunks: persisting each would write the database for every line.
+    const bool persistNow = at - entry.record.lastActiveAt > 1000;
+    entry.record.lastActiveAt = at;
+    entry.record.expiresAt = at + idleMillis(entry);
+    entry.warned = false;
+    if (persistNow)
+        persist(entry);
+}
+
+qint64 ContainerManager::idleMillis(const Entry &entry) const
+{
+    const double scale = entry.record.timeScale > 0 ? entry.record.timeScale : 1;
+    return static_cast<qint64>(entry.container->policy().expiresAfter.minutes * 60000.0 / scale);
+}
+
+void ContainerManager::persist(Entry &entry)
+{
+    entry.record.state = containerStateName(entry.container->state());
+    m_store.saveContainer(entry.record);
+    Q_EMIT containerChanged(containerJson(entry));
+}
+
+void ContainerManager::recordEvent(const QString &containerId, const QString &runId, const QString &kind,
+                                   const QJsonObject &detail)
+{
+    Store::EventRecord event;
+    event.at = now();
+    event.containerId = containerId;
+    event.runId = runId;
+    event.kind = kind;
+    event.detail = detail;
+    if (auto id = m_store.recordEvent(event))
+        event.id = *id;
+    Q_EMIT eventRecorded(event.toJson());
+}
+
+QJsonObject ContainerManager::containerJson(const Entry &entry) const
+{
+    const Policy::ContainerPolicy &policy = entry.container->policy();
+    return {{QStringLiteral("id"), entry.record.id},
+            {QStringLiteral("name"), policy.name},
+            {QStringLiteral("state"), containerStateName(entry.container->state())},
+            {QStringLiteral("policy"), QJsonDocument::fromJson(policy.canonicalJson()).object()},
+            {QStringLiteral("policy_version"), entry.record.policyVersion},
+            {QStringLiteral("created_at"), entry.record.createdAt},
+            {QStringLiteral("last_active_at"), entry.record.lastActiveAt},
+            {QStringLiteral("expires_at"), entry.record.endedAt == 0 ? entry.record.expiresAt : 0},
+            {QStringLiteral("ended_at"), entry.record.endedAt},
+            {QStringLiteral("time_scale"), entry.record.timeScale},
+            {QStringLiteral("memory_limit"), policy.memoryLimitBytes},
+            {QStringLiteral("limits_enforced"), m_cgroup != nullptr},
+            {QStringLiteral("active_runs"), entry.container->activeRuns()}};
+}
+
+void ContainerManager::expire(Entry &entry, bool whileDown)
+{
+    entry.container->stop(QStringLiteral("the container expired"));
+    if (m_cgroup)
+        m_cgroup->destroy(entry.record.id);
+    auto wiped = entry.container->wipe();
+    entry.container->setState(ContainerState::Expired);
+    entry.record.endedAt = now();
+    persist(entry);
+    QJsonObject detail{{QStringLiteral("idle_minutes"), entry.container->policy().expiresAfter.minutes},
+                       {QStringLiteral("time_scale"), entry.record.timeScale},
+                       {QStringLiteral("while_daemon_down"), whileDown}};
+    if (!wiped)
+        detail.insert(QStringLiteral("wipe_error"), wiped.error().message());
+    recordEvent(entry.record.id, {}, QStringLiteral("container.expired"), detail);
+}
+
+void ContainerManager::checkExpiry()
+{
+    const qint64 at = now();
+    for (auto &[id, owned] : m_entries) {
+        Entry &candidate = *owned;
+        const ContainerState state = candidate.container->state();
+        if (state != ContainerState::Running && state != ContainerState::Stopped)
+            continue;
+        // A run that is still working counts as activity, even when it prints nothing.
+        if (candidate.container->activeRuns() > 0) {
+            touch(candidate);
+            continue;
+        }
+        if (at >= candidate.record.expiresAt) {
+            expire(candidate, false);
+            continue;
+        }
+        const qint64 lead = static_cast<qint64>(m_settings.expiringSoonLeadSeconds * 1000.0 /
+                                                qMax(1.0, candidate.record.timeScale));
+        if (!candidate.warned && candidate.record.expiresAt - at <= lead) {
+            candidate.warned = true;
+            recordEvent(id, {}, QStringLiteral("container.expiring_soon"),
+                        {{QStringLiteral("expires_at"), candidate.record.expiresAt}});
+            Q_EMIT expiringSoon(id, candidate.record.expiresAt);
+        }
+    }
+}
+
+void ContainerManager::sampleMemory()
+{
+    const qint64 at = now();
+    const std::size_t keep = static_cast<std::size_t>(
+        qMax(1, m_settings.memoryHistorySeconds * 1000 / qMax(1, m_settings.sampleIntervalMs)));
+    for (auto &[id, owned] : m_entries) {
+        if (owned->container->state() != ContainerState::Running)
+            continue;
+        const auto stats = owned->container->memoryStats();
+        if (!stats)
+            continue;
+        MemorySample sample{at, stats->current, stats->peak, stats->limit, stats->oomKills};
+        if (!owned->samples.empty() && owned->samples.back().oomKills < sample.oomKills)
+            recordEvent(id, {}, QStringLiteral("container.oom_kill"),
+                        {{QStringLiteral("oom_kills"), sample.oomKills}});
+        owned->samples.push_back(sample);
+        while (owned->samples.size() > keep)
+            owned->samples.pop_front();
+        Q_EMIT memorySampled(id, sample.toJson(id));
+    }
+}
+
+QJsonArray ContainerManager::memoryBacklog(const QString &containerId) const
+{
+    QJsonArray backlog;
+    for (const auto &[id, owned] : m_entries) {
+        if (!containerId.isEmpty() && id != containerId)
+            continue;
+        for (const MemorySample &sample : owned->samples)
+            backlog.append(sample.toJson(id));
+    }
+    return backlog;
+}
+
+void ContainerManager::shutdown()
+{
+    m_expiryTimer.stop();
+    m_sampleTimer.stop();
+    for (auto &[id, owned] : m_entries) {
+        if (owned->container->state() == ContainerState::Running) {
+            owned->container->stop(QStringLiteral("the daemon stopped"));
+            // Recorded as running: the next daemon brings it back.
+            m_store.saveContainer(owned->record);
+        }
+    }
+}
+
+} // namespace Cordon::Containers

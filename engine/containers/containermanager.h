@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// Every container of this user, as the daemon holds them: lifecycle (create, stop, start, delete), runs,
+// files, idle expiry with a demo time scale, memory sampling, recovery after a restart, and the history of it
+// all in the store. Single-threaded on the Qt event loop; nothing here blocks for long.
+#pragma once
+
+#include "cgroup/cgroupbackend.h"
+#include "containers/container.h"
+#include "core/result.h"
+#include "policy/containerpolicy.h"
+#include "store/historystore.h"
+
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QObject>
+#include <QTimer>
+
+#include <deque>
+#include <memory>
+
+namespace Cordon::Containers {
+
+struct ManagerSettings
+{
+    double timeScale = 1;        // idle minutes pass this many times faster (demos, tests)
+    int maxContainers = 16;      // running at once
+    int maxRunsPerContainer = 8; // active at once in one container
+    int sampleIntervalMs = 500;  // memory sampling, 2 Hz
+    int memoryHistorySeconds = 600;
+    int expiringSoonLeadSeconds = 120; // on the container's (scaled) clock
+    bool allowDegraded = false;        // create containers without cgroup limits when the host has none
+};
+
+struct MemorySample
+{
+    qint64 at = 0;
+    qint64 current = 0;
+    qint64 peak = 0;
+    qint64 limit = 0;
+    qint64 oomKills = 0;
+    QJsonObject toJson(const QString &containerId) const;
+};
+
+class ContainerManager final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ContainerManager)
+
+public:
+    ContainerManager(Store::HistoryStore &store, ManagerSettings settings, QObject *parent = nullptr);
+    ~ContainerManager() override;
+
+    // Chooses the cgroup backend, then recovers what a previous daemon left: runs in flight become
+    // `interrupted`, containers whose deadline passed are wiped before anything else, the others come back.
+    Result<> initialize();
+    QString cgroupDescription() const;
+    double timeScale() const { return m_settings.timeScale; }
+    Result<> setTimeScale(double scale);
+
+    Result<QJsonObject> create(const Policy::ContainerPolicy &policy);
+    QJsonArray list(bool includeEnded) const;
+    Result<QJsonObject> get(const QString &id) const;
+    Result<QJsonObject> stop(const QString &id);
+    Result<QJsonObject> start(const QString &id);
+    Result<QJsonObject> remove(const QString &id);
+    Result<QJsonObject> keepAlive(const QString &id);
+    QHash<QString, int> countByState() const;
+
+    // A repeated idempotency key returns the earlier run instead of starting another.
+    Result<QJsonObject> exec(const QString &containerId, const ExecRequest &request,
+                             const QString &idempotencyKey);
+    Result<> writeStdin(const QString &runId, const QByteArray &data, bool eof);
+    Result<QJsonObject> cancel(const QString &runId);
+    Result<QJsonObject> runJson(const QString &runId) const;
+    bool isRunActive(const QString &runId) const { return m_activeRuns.contains(runId); }
+
+    Result<QJsonObject> upload(const QString &containerId, const QString &name, const QString &hostPath,
+                               const std::optional<QByteArray> &content);
+    Result<QJsonObject> listFiles(const QString &containerId, const QString &scope) const;
+    Result<QJsonObject> download(const QString &containerId, const QString &scope, const QString &path,
+                                 const QString &destination);
+    Result<> deleteFile(const QString &containerId, const QString &scope, const QString &path);
+
+    Result<QJsonArray> processes(const QString &containerId) const;
+    QJsonArray memoryBacklog(const QString &containerId) const;
+
+    // Stops every container (files stay) for a clean daemon shutdown.
+    void shutdown();
+
+Q_SIGNALS:
+    void containerChanged(const QJsonObject &container);
+    void expiringSoon(const QString &containerId, qint64 expiresAt);
+    void runStarted(const QJsonObject &run);
+    void runOutput(const QString &runId, const QString &containerId, const QString &stream,
+                   const QByteArray &chunk);
+    void runFinished(const QJsonObject &run);
+    void memorySampled(const QString &containerId, const QJsonObject &sample);
+    void eventRecorded(const QJsonObject &event);
+
+private:
+    struct Entry
+    {
+        std::unique_ptr<Container> container;
+        Store::ContainerRecord record;
+        bool warned = false; // expiring_soon sent for the current idle period
+        std::deque<MemorySample> samples;
+        QHash<QString, QJsonObject> inputs; // name -> {path, sha256, size}, for run attribution
+        QHash<QString, QString> outputs;    // path -> sha256 after the last run, to find what a run produced
+    };
+
+    Result<Entry *> entry(const QString &id) const;
+    Result<Entry *> liveEntry(const QString &id) const;
+    void touch(Entry &entry);
+    qint64 idleMillis(const Entry &entry) const;
+    void persist(Entry &entry);
+    void recordEvent(const QString &containerId, const QString &runId, const QString &kind,
+                     const QJsonObject &detail);
+    QJsonObject containerJson(const Entry &entry) const;
+    void expire(Entry &entry, bool whileDown);
+    void checkExpiry();
+    void sampleMemory();
+    void onRunFinished(Entry &entry, ContainerRun *run);
+    void wireContainer(Entry &entry);
+    int runningCount() const;
+
+    Store::HistoryStore &m_store;
+    ManagerSettings m_settings;
+    std::unique_ptr<Cgroup::CgroupBackend> m_cgroup;
+    std::map<QString, std::unique_ptr<Entry>> m_entries;
+    QHash<QString, QString> m_activeRuns;          // run id -> container id
+    QHash<QString, Store::RunRecord> m_runRecords; // active runs' records, finished at the end
+    QTimer m_expiryTimer;
+    QTimer m_sampleTimer;
+};
+
+} // namespace Cordon::Containers

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+// ContainerManager: runs. Each run is recorded when it starts and again with its outcome when it ends, with
+// the policy version, the code's sha256 and the inputs it could read, so that it can be attributed
+// afterwards.
+#include "containers/containermanager.h"
+
+#include "files/safecopy.h"
+
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QJsonDocument>
+
+namespace Cordon::Containers {
+
+namespace {
+
+QString sha256Hex(const QByteArray &data)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex());
+}
+
+void applyOutcome(Store::RunRecord &record, const RunOutcome &outcome)
+{
+    record.state = QStringLiteral("finished");
+    record.endedAt = QDateTime::currentMSecsSinceEpoch();
+    record.errorClass = errorClassName(outcome.errorClass);
+    record.exitCode = outcome.exitCode;
+    record.signal = outcome.signal;
+    record.wallMs = outcome.wallMs;
+    record.cpuMs = outcome.cpuMs;
+    record.peakMemoryBytes = outcome.peakMemoryBytes;
+    record.stdoutData = outcome.stdoutData;
+    record.stderrData = outcome.stderrData;
+    record.stdoutTruncated = outcome.stdoutTruncated;
+    record.stderrTruncated = outcome.stderrTruncated;
+    record.message = outcome.message;
+}
+
+} // namespace
+
+Result<QJsonObject> ContainerManager::exec(const QString &containerId, const ExecRequest &request,
+                                           const QString &idempotencyKey)
+{
+    auto found = liveEntry(containerId);
+    if (!found)
+        return fail(found.error());
+    Entry &target = **found;
+    if (!idempotencyKey.isEmpty()) {
+        for (auto it = m_runRecords.cbegin(); it != m_runRecords.cend(); ++it) {
+            if (it->containerId == containerId && it->idempotencyKey == idempotencyKey)
+                return it->toJson(false);
+        }
+        auto earlier = m_store.runByIdempotencyKey(containerId, idempotencyKey);
+        if (!earlier)
+            return fail(earlier.error());
+        if (*earlier)
+            return (*earlier)->toJson(false);
+    }
+    if (target.container->activeRuns() >= m_settings.maxRunsPerContainer)
+        return fail(QStringLiteral("run.limit"),
+                    QStringLiteral("%1 runs are active in container %2, the limit: wait or cancel one")
+                        .arg(m_settings.maxRunsPerContainer)
+                        .arg(containerId));
+
+    const QString runId = newContainerId();
+    Store::RunRecord record;
+    record.id = runId;
+    record.containerId = containerId;
+    record.state = QStringLiteral("running");
+    record.policyVersion = target.record.policyVersion;
+    record.language = request.language;
+    record.command = request.command;
+    record.code = request.language.isEmpty() ? request.command.join(QLatin1Char(' ')) : request.code;
+    record.codeSha256 = sha256Hex(
+        request.language.isEmpty()
+            ? QJsonDocument(QJsonArray::fromStringList(request.command)).toJson(QJsonDocument::Compact)
+            : request.code.toUtf8());
+    for (const QJsonObject &input : std::as_const(target.inputs))
+        record.inputs.append(input);
+    record.idempotencyKey = idempotencyKey;
+    record.startedAt = QDateTime::currentMSecsSinceEpoch();
+
+    auto run = target.container->exec(runId, request);
+    if (!run)
+        return fail(run.error());
+    if (!request.language.isEmpty())
+        record.command = (*run)->command();
+    if (auto inserted = m_store.insertRun(record); !inserted) {
+        (*run)->cancel();
+        return fail(inserted.error().wrap(QStringLiteral("record run")));
+    }
+    m_activeRuns.insert(runId, containerId);
+    m_runRecords.insert(runId, record);
+    touch(target);
+    const QJsonObject json = record.toJson(false);
+    recordEvent(
+        containerId, runId, QStringLiteral("run.started"),
+        {{QStringLiteral("language"), request.language}, {QStringLiteral("code_sha256"), record.codeSha256}});
+    Q_EMIT runStarted(json);
+    return json;
+}
+
+void ContainerManager::onRunFinished(Entry &target, ContainerRun *run)
+{
+    const QString runId = run->id();
+    m_activeRuns.remove(runId);
+    Store::RunRecord record = m_runRecords.take(runId);
+    if (record.id.isEmpty())
+        return;
+    applyOutcome(record, run->outcome());
+
+    // What the run produced: files in outputs/ that are new or changed since the last run ended.
+    Files::CopyLimits limits;
+    limits.maxFileBytes = static_cast<qint64>(target.container->policy().limits.workspaceMb) * 1024 * 1024;
+    limits.maxTotalBytes = limits.maxFileBytes;
+    if (auto listing = Files::listTree(target.container->workspace().paths().outputs, limits)) {
+        QHash<QString, QString> current;
+        for (const Files::CopiedFile &file : listing->copied) {
+            const QString sha = QString::fromLatin1(file.sha256Hex);
+            current.insert(file.relativePath, sha);
+            if (target.outputs.value(file.relativePath) == sha)
+                continue;
+            record.artifacts.append(QJsonObject{{QStringLiteral("path"), file.relativePath},
+                                                {QStringLiteral("size"), file.size},
+                                                {QStringLiteral("sha256"), sha}});
+            Store::FileRecord artifact;
+            artifact.containerId = target.record.id;
+            artifact.runId = runId;
+            artifact.direction = QStringLiteral("artifact");
+            artifact.scope = QStringLiteral("outputs");
+            artifact.path = file.relativePath;
+            artifact.sha256 = sha;
+            artifact.size = file.size;
+            artifact.at = record.endedAt;
+            m_store.recordFile(artifact);
+        }
+        target.outputs = current;
+    }
+
+    m_store.finishRun(record);
+    touch(target);
+    persist(target);
+    recordEvent(target.record.id, runId, QStringLiteral("run.finished"),
+                {{QStringLiteral("error_class"), record.errorClass},
+                 {QStringLiteral("exit_code"), record.exitCode},
+                 {QStringLiteral("signal"), record.signal},
+                 {QStringLiteral("wall_ms"), record.wallMs}});
+    Q_EMIT runFinished(record.toJson(true));
+}
+
+Result<> ContainerManager::writeStdin(const QString &runId, const QByteArray &data, bool eof)
+{
+    const QString containerId = m_activeRuns.value(runId);
+    if (containerId.isEmpty())
+        return fail(QStringLiteral("run.not_active"), QStringLiteral("run `%1` is not running").arg(runId));
+    auto found = entry(containerId);
+    if (!found)
+        return fail(found.error());
+    ContainerRun *run = (*found)->container->run(runId);
+    if (!run)
+        return fail(QStringLiteral("run.not_active"), QStringLiteral("run `%1` is not running").arg(runId));
+    touch(**found);
+    return run->writeStdin(data, eof);
+}
+
+Result<QJsonObject> ContainerManager::cancel(const QString &runId)
+{
+    const QString containerId = m_activeRuns.value(runId);
+    if (containerId.isEmpty())
+        return runJson(runId); // already finished: cancelling is a no-op
+    auto found = entry(containerId);
+    if (!found)
+        return fail(found.error());
+    if (ContainerRun *run = (*found)->container->run(runId))
+        run->cancel();
+    recordEvent(containerId, runId, QStringLiteral("run.cancelled"), {});
+    return m_runRecords.value(runId).toJson(false);
+}
+
+Result<QJsonObject> ContainerManager::runJson(const QString &runId) const
+{
+    if (m_runRecords.contains(runId))
+        return m_runRecords.value(runId).toJson(false);
+    auto record = m_store.run(runId);
+    if (!record)
+        return fail(QStringLiteral("run.not_found"), QStringLiteral("no run with id `%1`").arg(runId));
+    return record->toJson(true);
+}
+
+} // namespace Cordon::Containers
