@@ -385,18 +385,17 @@ void ContainerManager::checkExpiry()
             touch(candidate);
             continue;
         }
-        if (at >= candidate.record.expiresAt) {
-            expire(candidate, false);
-            continue;
-        }
         const qint64 lead = static_cast<qint64>(m_settings.expiringSoonLeadSeconds * 1000.0 /
                                                 qMax(1.0, candidate.record.timeScale));
+        // The warning always comes first, even when a short scaled lead falls between two checks.
         if (!candidate.warned && candidate.record.expiresAt - at <= lead) {
             candidate.warned = true;
             recordEvent(id, {}, QStringLiteral("container.expiring_soon"),
                         {{QStringLiteral("expires_at"), candidate.record.expiresAt}});
             Q_EMIT expiringSoon(id, candidate.record.expiresAt);
         }
+        if (at >= candidate.record.expiresAt)
+            expire(candidate, false);
     }
 }
 

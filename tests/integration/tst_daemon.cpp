@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: MIT
+// cordond against real sandboxes, through the protocol: long-lived containers, streaming, stdin, limits,
+// memory sampling, idle expiry under a time scale, expiry and recovery across restarts and crashes.
+#include "containers/workspace.h"
+#include "daemonfixture.h"
+#include "sandboxtest.h"
+#include "store/historystore.h"
+#include "testutil.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QLocalSocket>
+
+#include <unistd.h>
+
+using namespace CordonTest;
+
+namespace {
+
+QJsonObject policyJson(int idleMinutes = 20, const QString &memory = QStringLiteral("1g"))
+{
+    return {{QStringLiteral("memory_limit"), memory},
+            {QStringLiteral("expires_after"),
+             QJsonObject{{QStringLiteral("anchor"), QStringLiteral("last_active_at")},
+                         {QStringLiteral("minutes"), idleMinutes}}}};
+}
+
+int countHostProcesses(const QByteArray &needle)
+{
+    int count = 0;
+    for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(entry));
+        if (cmdline.open(QIODevice::ReadOnly) && cmdline.readAll().replace('\0', ' ').contains(needle))
+            ++count;
+    }
+    return count;
+}
+
+} // namespace
+
+class TestDaemon final : public QObject
+{
+    Q_OBJECT
+
+private:
+    DaemonFixture m_daemon;
+
+    QString create(int idleMinutes = 20, const QString &memory = QStringLiteral("1g"))
+    {
+        auto created = m_daemon.call(QStringLiteral("container.create"),
+                                     {{QStringLiteral("policy"), policyJson(idleMinutes, memory)}});
+        if (!created) {
+            qWarning() << created.error().message();
+            return {};
+        }
+        return created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+    }
+
+    // Executes and waits; returns the finished run object.
+    QJsonObject execAndWait(const QString &container, const QJsonObject &extra)
+    {
+        QJsonObject params = extra;
+        params.insert(QStringLiteral("container"), container);
+        auto started = m_daemon.call(QStringLiteral("run.exec"), params);
+        if (!started) {
+            qWarning() << started.error().code() << started.error().message();
+            return {};
+        }
+        const QString runId =
+            started->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString();
+        auto finished = m_daemon.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), runId}});
+        return finished ? finished->value(QStringLiteral("run")).toObject() : QJsonObject{};
+    }
+
+    QJsonObject sh(const QString &container, const QString &script)
+    {
+        return execAndWait(container,
+                           {{QStringLiteral("command"),
+                             QJsonArray{QStringLiteral("/bin/sh"), QStringLiteral("-c"), script}}});
+    }
+
+    QString state(const QString &container)
+    {
+        auto got = m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), container}});
+        return got ? got->value(QStringLiteral("container"))
+                         .toObject()
+                         .value(QStringLiteral("state"))
+                         .toString()
+                   : got.error().code();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_daemon.start({QStringLiteral("--max-containers"), QStringLiteral("6")}));
+    }
+    void cleanupTestCase() { QVERIFY(m_daemon.stop()); }
+
+    // A failed test must not leave containers that count against the next test's limits.
+    void cleanup()
+    {
+        auto listed = m_daemon.call(QStringLiteral("container.list"));
+        if (!listed)
+            return;
+        for (const QJsonValue &container : listed->value(QStringLiteral("containers")).toArray())
+            m_daemon.call(
+                QStringLiteral("container.delete"),
+                {{QStringLiteral("id"), container.toObject().value(QStringLiteral("id")).toString()}});
+    }
+
+    void filesAndProcessesPersistBetweenRuns()
+    {
+        const QString id = create();
+        QVERIFY(!id.isEmpty());
+        QCOMPARE(sh(id, QStringLiteral("echo kept > /mnt/data/note.txt; sleep 300 & echo started"))
+                     .value(QStringLiteral("stdout"))
+                     .toString(),
+                 QStringLiteral("started\n"));
+        const QJsonObject second = sh(
+            id, QStringLiteral(
+                    "cat /mnt/data/note.txt; for p in /proc/[0-9]*; do cat $p/comm; done | grep -c sleep"));
+        QCOMPARE(second.value(QStringLiteral("stdout")).toString(), QStringLiteral("kept\n1\n"));
+
+        // Stopping ends the processes and keeps the files.
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.stop"), {{QStringLiteral("id"), id}}));
+        QCOMPARE(state(id), QStringLiteral("stopped"));
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.start"), {{QStringLiteral("id"), id}}));
+        const QJsonObject third = sh(
+            id, QStringLiteral(
+                    "cat /mnt/data/note.txt; for p in /proc/[0-9]*; do cat $p/comm; done | grep -c sleep"));
+        QCOMPARE(third.value(QStringLiteral("stdout")).toString(), QStringLiteral("kept\n0\n"));
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
+        QCOMPARE(state(id), QStringLiteral("deleted"));
+        QVERIFY(
+            !QFileInfo::exists(Cordon::Containers::dataDirectory() + QStringLiteral("/containers/") + id));
+    }
+
+    void codeRunsInEachLanguage()
+    {
+        const QString id = create();
+        const QJsonObject python =
+            execAndWait(id, {{QStringLiteral("language"), QStringLiteral("python")},
+                             {QStringLiteral("code"), QStringLiteral("print(6 * 7)")}});
+        QCOMPARE(python.value(QStringLiteral("stdout")).toString(), QStringLiteral("42\n"));
+        QCOMPARE(python.value(QStringLiteral("language")).toString(), QStringLiteral("python"));
+        QCOMPARE(python.value(QStringLiteral("code_sha256")).toString().size(), 64);
+        const QJsonObject bash =
+            execAndWait(id, {{QStringLiteral("language"), QStringLiteral("bash")},
+                             {QStringLiteral("code"), QStringLiteral("echo $((6*7)); exit 4")}});
+        QCOMPARE(bash.value(QStringLiteral("stdout")).toString(), QStringLiteral("42\n"));
+        QCOMPARE(bash.value(QStringLiteral("exit_code")).toInt(), 4);
+        QCOMPARE(bash.value(QStringLiteral("error_class")).toString(), QStringLiteral("nonzero_exit"));
+        auto unknown =
+            m_daemon.call(QStringLiteral("run.exec"), {{QStringLiteral("container"), id},
+                                                       {QStringLiteral("language"), QStringLiteral("cobol")},
+                                                       {QStringLiteral("code"), QStringLiteral("x")}});
+        QVERIFY(!unknown);
+        QCOMPARE(unknown.error().code(), QStringLiteral("run.unknown_language"));
+        m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void outputStreamsAsEvents()
+    {
+        const QString id = create();
+        QSignalSpy events(m_daemon.client.get(), &Cordon::Daemon::DaemonClient::eventReceived);
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("subscribe"),
+                                     {{QStringLiteral("topics"), QJsonArray{QStringLiteral("runs")}},
+                                      {QStringLiteral("container"), id}}));
+        const QJsonObject run = execAndWait(
+            id, {{QStringLiteral("language"), QStringLiteral("python")},
+                 {QStringLiteral("code"),
+                  QStringLiteral(
+                      "import time\nfor i in range(3):\n    print(i, flush=True)\n    time.sleep(0.2)\n")}});
+        QCOMPARE(run.value(QStringLiteral("stdout")).toString(), QStringLiteral("0\n1\n2\n"));
+        QTRY_VERIFY(!events.isEmpty());
+        QByteArray streamed;
+        int outputEvents = 0;
+        bool sawFinished = false;
+        for (const QList<QVariant> &event : std::as_const(events)) {
+            const QString name = event.at(0).toString();
+            const QJsonObject data = event.at(1).toJsonObject();
+            if (name == QLatin1String("run.output")) {
+                ++outputEvents;
+                streamed += QByteArray::fromBase64(data.value(QStringLiteral("data")).toString().toLatin1());
+            }
+            sawFinished |= name == QLatin1String("run.finished");
+        }
+        QVERIFY2(outputEvents >= 2,
+                 qPrintable(QString::number(outputEvents))); // pieces, not one lump at the end
+        QCOMPARE(streamed, QByteArray("0\n1\n2\n"));
+        QTRY_VERIFY(sawFinished || events.size() > outputEvents);
+        m_daemon.call(QStringLiteral("unsubscribe"));
+        m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void interactiveStdin()
+    {
+        const QString id = create();
+        auto started = m_daemon.call(
+            QStringLiteral("run.exec"),
+            {{QStringLiteral("container"), id},
+             {QStringLiteral("command"),
+              QJsonArray{QStringLiteral("/usr/bin/tr"), QStringLiteral("a-z"), QStringLiteral("A-Z")}},
+             {QStringLiteral("stdin_open"), true}});
+        QVERIFY_RESULT(started);
+        const QString runId =
+            started->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString();
+        QVERIFY_RESULT(
+            m_daemon.call(QStringLiteral("run.stdin"),
+                          {{QStringLiteral("run_id"), runId},
+                           {QStringLiteral("data"), QString::fromLatin1(QByteArray("hello ").toBase64())}}));
+        QVERIFY_RESULT(
+            m_daemon.call(QStringLiteral("run.stdin"),
+                          {{QStringLiteral("run_id"), runId},
+                           {QStringLiteral("data"), QString::fromLatin1(QByteArray("there\n").toBase64())},
+                           {QStringLiteral("eof"), true}}));
+        auto finished = m_daemon.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), runId}});
+        QVERIFY_RESULT(finished);
+        QCOMPARE(finished->value(QStringLiteral("run")).toObject().value(QStringLiteral("stdout")).toString(),
+                 QStringLiteral("HELLO THERE\n"));
+        m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void idempotencyKeyRunsOnce()
+    {
+        const QString id = create();
+        const QJsonObject params{
+            {QStringLiteral("container"), id},
+            {QStringLiteral("command"), QJsonArray{QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                                                   QStringLiteral("echo x >> /mnt/data/count")}},
+            {QStringLiteral("idempotency_key"), QStringLiteral("job-1")}};
+        auto first = m_daemon.call(QStringLiteral("run.exec"), params);
+        QVERIFY_RESULT(first);
+        const QString runId =
+            first->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString();
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), runId}}));
+        auto second = m_daemon.call(QStringLiteral("run.exec"), params);
+        QVERIFY_RESULT(second);
+        QCOMPARE(second->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString(),
+                 runId);
+        QCOMPARE(sh(id, QStringLiteral("wc -l < /mnt/data/count")).value(QStringLiteral("stdout")).toString(),
+                 QStringLiteral("1\n"));
+        m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void limitsGiveClearErrors()
+    {
+        QStringList ids;
+        for (int i = 0; i < 6; ++i) {
+            const QString id = create();
+            if (id.isEmpty())
+                break;
+            ids.append(id);
+        }
+        QCOMPARE(ids.size(), 6);
+        auto seventh =
+            m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policyJson()}});
+        QVERIFY(!seventh);
+        QCOMPARE(seventh.error().code(), QStringLiteral("container.limit"));
+        for (const QString &id : std::as_const(ids))
+            QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
+
+        auto missing =
+            m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), QStringLiteral("nope")}});
+        QVERIFY(!missing);
+        QCOMPARE(missing.error().code(), QStringLiteral("container.not_found"));
+        auto badParams = m_daemon.call(QStringLiteral("run.exec"), {{QStringLiteral("container"), 42}});
+        QVERIFY(!badParams);
+        QCOMPARE(badParams.error().code(), QStringLiteral("protocol.invalid_params"));
+        auto badPolicy =
+            m_daemon.call(QStringLiteral("container.create"),
+                          {{QStringLiteral("policy"),
+                            QJsonObject{{QStringLiteral("memory_limit"), QStringLiteral("3g")}}}});
+        QVERIFY(!badPolicy);
+        QVERIFY(badPolicy.error().code().startsWith(QLatin1String("policy.")));
+        auto unknown = m_daemon.call(QStringLiteral("container.explode"));
+        QVERIFY(!unknown);
+        QCOMPARE(unknown.error().code(), QStringLiteral("protocol.unknown_method"));
+    }
+
+    void memoryIsSampledAndOomIsReported()
+    {
+        const QString id = create(20, QStringLiteral("134217728"));
+        QSignalSpy events(m_daemon.client.get(), &Cordon::Daemon::DaemonClient::eventReceived);
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("subscribe"),
+                                     {{QStringLiteral("topics"), QJsonArray{QStringLiteral("memory")}},
+                                      {QStringLiteral("container"), id}}));
+        QTRY_VERIFY_WITH_TIMEOUT(!events.isEmpty(), 5000);
+        const QJsonObject sample = events.first().at(1).toJsonObject();
+        QCOMPARE(events.first().at(0).toString(), QStringLiteral("memory.sample"));
+        QCOMPARE(sample.value(QStringLiteral("container")).toString(), id);
+        QCOMPARE(sample.value(QStringLiteral("limit")).toInteger(), 134217728);
+        QVERIFY(sample.value(QStringLiteral("current")).toInteger() > 0);
+
+        auto started = m_daemon.call(
+            QStringLiteral("run.exec"),
+            {{QStringLiteral("container"), id},
+             {QStringLiteral("command"), QJsonArray{QStringLiteral("sleep"), QStringLiteral("30")}}});
+        QVERIFY_RESULT(started);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                auto processes =
+                    m_daemon.call(QStringLiteral("memory.processes"), {{QStringLiteral("container"), id}});
+                if (!processes)
+                    return false;
+                for (const QJsonValue &process : processes->value(QStringLiteral("processes")).toArray()) {
+                    if (process.toObject().value(QStringLiteral("command")).toString() ==
+                        QLatin1String("sleep"))
+                        return process.toObject().value(QStringLiteral("rss_bytes")).toInteger() > 0;
+                }
+                return false;
+            }(),
+            5000);
+        m_daemon.call(
+            QStringLiteral("run.cancel"),
+            {{QStringLiteral("run_id"),
+              started->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString()}});
+
+        const QJsonObject bomb = execAndWait(
+            id,
+            {{QStringLiteral("language"), QStringLiteral("python")},
+             {QStringLiteral("code"), QStringLiteral("b = []\nwhile True: b.append(bytearray(16 << 20))")}});
+        QCOMPARE(bomb.value(QStringLiteral("error_class")).toString(), QStringLiteral("oom"));
+        // The container survives its run's OOM kill and keeps working.
+        QCOMPARE(sh(id, QStringLiteral("echo still here")).value(QStringLiteral("stdout")).toString(),
+                 QStringLiteral("still here\n"));
+        m_daemon.call(QStringLiteral("unsubscribe"));
+        m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void parallelRunsInSeveralContainers()
+    {
+        QStringList ids;
+        for (int i = 0; i < 3; ++i)
+            ids.append(create());
+        QStringList runIds;
+        for (const QString &id : std::as_const(ids)) {
+            for (int i = 0; i < 2; ++i) {
+                auto started =
+                    m_daemon.call(QStringLiteral("run.exec"),
+                                  {{QStringLiteral("container"), id},
+                                   {QStringLiteral("command"),
+                                    QJsonArray{QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                                               QStringLiteral("sleep 1; echo %1-%2").arg(id).arg(i)}}});
+                QVERIFY_RESULT(started);
+                runIds.append(
+                    started->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString());
+            }
+        }
+        QElapsedTimer clock;
+        clock.start();
+        for (int i = 0; i < runIds.size(); ++i) {
+            auto finished =
+                m_daemon.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), runIds[i]}});
+            QVERIFY_RESULT(finished);
+            const QJsonObject run = finished->value(QStringLiteral("run")).toObject();
+            QCOMPARE(run.value(QStringLiteral("stdout")).toString(),
+                     QStringLiteral("%1-%2\n").arg(ids[i / 2]).arg(i % 2));
+        }
+        QVERIFY2(clock.elapsed() < 4000,
+                 qPrintable(QString::number(clock.elapsed()))); // six 1 s runs, in parallel
+        for (const QString &id : std::as_const(ids))
+            m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void hostileOutputsAreRefusedOnDownload()
+    {
+        const QString id = create();
+        QTemporaryDir destination;
+        sh(id, QStringLiteral("cd /mnt/data/outputs && echo ok > ok.txt && ln -s /etc/shadow s && mkfifo f"));
+        auto copied = m_daemon.call(
+            QStringLiteral("file.download"),
+            {{QStringLiteral("container"), id}, {QStringLiteral("destination"), destination.path()}});
+        QVERIFY_RESULT(copied);
+        QCOMPARE(copied->value(QStringLiteral("copied")).toArray().size(), 1);
+        QCOMPARE(copied->value(QStringLiteral("refused")).toArray().size(), 2);
+        QVERIFY(QFileInfo::exists(destination.filePath(QStringLiteral("ok.txt"))));
+        QVERIFY(!QFileInfo::exists(destination.filePath(QStringLiteral("s"))));
+        auto traversal = m_daemon.call(QStringLiteral("file.upload"),
+                                       {{QStringLiteral("container"), id},
+                                        {QStringLiteral("name"), QStringLiteral("../x")},
+                                        {QStringLiteral("content"), QStringLiteral("eA==")}});
+        QVERIFY(!traversal);
+        QCOMPARE(traversal.error().code(), QStringLiteral("files.bad_name"));
+        auto uploaded = m_daemon.call(QStringLiteral("file.upload"),
+                                      {{QStringLiteral("container"), id},
+                                       {QStringLiteral("name"), QStringLiteral("in.txt")},
+                                       {QStringLiteral("content"), QStringLiteral("aW5wdXQ=")}});
+        QVERIFY_RESULT(uploaded);
+        QCOMPARE(
+            sh(id, QStringLiteral("cat /mnt/data/inputs/in.txt")).value(QStringLiteral("stdout")).toString(),
+            QStringLiteral("input"));
+        const QJsonObject run = sh(id, QStringLiteral("true"));
+        QCOMPARE(run.value(QStringLiteral("inputs")).toArray().size(), 1);
+        m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void garbageFromOneClientDoesNotHurtOthers()
+    {
+        QLocalSocket raw;
+        raw.connectToServer(m_daemon.socketPath());
+        QVERIFY(raw.waitForConnected(2000));
+        raw.write(QByteArray("\x7f\xff\xff\xff garbage", 13));
+        raw.flush();
+        QTRY_VERIFY(raw.state() == QLocalSocket::UnconnectedState || raw.waitForDisconnected(100));
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("daemon.status")));
+    }
+
+    void idleContainersExpireAndRestartsKeepDeadlines()
+    {
+        // 600x: one idle minute is a tenth of a second.
+        QVERIFY(m_daemon.stop());
+        QVERIFY(m_daemon.start({QStringLiteral("--time-scale"), QStringLiteral("600"),
+                                QStringLiteral("--expiring-soon"), QStringLiteral("30")}));
+        QSignalSpy events(m_daemon.client.get(), &Cordon::Daemon::DaemonClient::eventReceived);
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("subscribe"),
+                                     {{QStringLiteral("topics"), QJsonArray{QStringLiteral("containers")}}}));
+        const QString id = create(1);
+        const QString root = Cordon::Containers::dataDirectory() + QStringLiteral("/containers/") + id;
+        QVERIFY(QFileInfo::exists(root));
+        QTRY_COMPARE_WITH_TIMEOUT(state(id), QStringLiteral("expired"), 5000);
+        QVERIFY(!QFileInfo::exists(root));
+        bool warned = false;
+        for (const QList<QVariant> &event : std::as_const(events))
+            warned |= event.at(0).toString() == QLatin1String("container.expiring_soon");
+        QVERIFY(warned);
+
+        // Keep-alive holds it open past several idle periods.
+        const QString kept = create(1);
+        for (int i = 0; i < 10; ++i) {
+            QVERIFY_RESULT(
+                m_daemon.call(QStringLiteral("container.keepalive"), {{QStringLiteral("id"), kept}}));
+            QTest::qWait(30);
+        }
+        QCOMPARE(state(kept), QStringLiteral("running"));
+
+        // A deadline that passes while the daemon is down is enforced at start-up.
+        const QString longer = create(2); // 200 ms
+        QVERIFY(m_daemon.stop());
+        QTest::qWait(500);
+        QVERIFY(m_daemon.start());
+        QCOMPARE(state(longer), QStringLiteral("expired"));
+        QVERIFY(!QFileInfo::exists(Cordon::Containers::dataDirectory() + QStringLiteral("/containers/") +
+                                   longer));
+        auto history = m_daemon.call(QStringLiteral("history.events"),
+                                     {{QStringLiteral("container"), longer},
+                                      {QStringLiteral("kind"), QStringLiteral("container.expired")}});
+        QVERIFY_RESULT(history);
+        const QJsonArray expired = history->value(QStringLiteral("events")).toArray();
+        QCOMPARE(expired.size(), 1);
+        QCOMPARE(expired.first()
+                     .toObject()
+                     .value(QStringLiteral("detail"))
+                     .toObject()
+                     .value(QStringLiteral("while_daemon_down"))
+                     .toBool(),
+                 true);
+    }
+
+    void crashMidRunLeavesNothingBehind()
+    {
+        const QString id = create();
+        const QByteArray marker = QByteArray::number(700000 + ::getpid() % 90000);
+        auto started = m_daemon.call(
+            QStringLiteral("run.exec"),
+            {{QStringLiteral("container"), id},
+             {QStringLiteral("command"), QJsonArray{QStringLiteral("sleep"), QString::fromLatin1(marker)}}});
+        QVERIFY_RESULT(started);
+        const QString runId =
+            started->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString();
+        QTRY_COMPARE(countHostProcesses("sleep " + marker), 1);
+
+        m_daemon.kill(); // SIGKILL: no chance to clean up
+        // PR_SET_PDEATHSIG and the closed control socket end the container with its daemon.
+        QTRY_COMPARE_WITH_TIMEOUT(countHostProcesses("sleep " + marker), 0, 5000);
+
+        QVERIFY(m_daemon.start());
+        auto run = m_daemon.call(QStringLiteral("run.get"), {{QStringLiteral("run_id"), runId}});
+        QVERIFY_RESULT(run);
+        QCOMPARE(run->value(QStringLiteral("run")).toObject().value(QStringLiteral("state")).toString(),
+                 QStringLiteral("interrupted"));
+        QCOMPARE(state(id), QStringLiteral("running")); // brought back by the new daemon
+        QCOMPARE(sh(id, QStringLiteral("echo back")).value(QStringLiteral("stdout")).toString(),
+                 QStringLiteral("back\n"));
+
+        auto store = Cordon::Store::HistoryStore::open(Cordon::Containers::dataDirectory() +
+                                                       QStringLiteral("/history.db"));
+        QVERIFY_RESULT(store);
+        auto intact = (*store)->integrityCheck();
+        QVERIFY_RESULT(intact);
+        QVERIFY(*intact);
+        m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+};
+
+CORDON_SANDBOX_TEST_MAIN(TestDaemon)
+#include "tst_daemon.moc"
