@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+// HistoryStore: file transfers and events.
+#include "store/historystore.h"
+#include "store/rowcodec.h"
+#include "store/transaction.h"
+#include "store/whereclause.h"
+
+namespace Cordon::Store {
+
+Result<qint64> HistoryStore::recordFile(const FileRecord &file)
+{
+    auto stmt =
+        m_db.prepare("INSERT INTO files (container_id, run_id, direction, scope, path, sha256, size, at) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                     QStringLiteral("record %1 of `%2`").arg(file.direction, file.path));
+    if (!stmt)
+        return fail(stmt.error());
+    stmt->bind(1, file.containerId)
+        .bindOptional(2, file.runId)
+        .bind(3, file.direction)
+        .bind(4, file.scope)
+        .bind(5, file.path)
+        .bind(6, file.sha256)
+        .bind(7, file.size)
+        .bind(8, file.at);
+    CORDON_TRY(stmt->execute());
+    return m_db.lastInsertRowId();
+}
+
+Result<QList<FileRecord>> HistoryStore::files(const QString &containerId, const QString &runId) const
+{
+    WhereClause where;
+    where.add("container_id = ?", containerId);
+    if (!runId.isEmpty())
+        where.add("run_id = ?", runId);
+    auto stmt =
+        m_db.prepare("SELECT " + QByteArray(FileColumns) + " FROM files" + where.sql() + " ORDER BY at, id",
+                     QStringLiteral("list the files of container %1").arg(containerId));
+    if (!stmt)
+        return fail(stmt.error());
+    where.bindTo(*stmt);
+    QList<FileRecord> result;
+    for (;;) {
+        auto row = stmt->step();
+        if (!row)
+            return fail(row.error());
+        if (!*row)
+            return result;
+        result.append(fileFromRow(*stmt));
+    }
+}
+
+Result<qint64> HistoryStore::recordEvent(const EventRecord &event)
+{
+    auto stmt = m_db.prepare(
+        "INSERT INTO events (at, container_id, run_id, kind, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
+        QStringLiteral("record event %1").arg(event.kind));
+    if (!stmt)
+        return fail(stmt.error());
+    stmt->bind(1, event.at)
+        .bindOptional(2, event.containerId)
+        .bindOptional(3, event.runId)
+        .bind(4, event.kind)
+        .bind(5, QString::fromUtf8(jsonText(event.detail)));
+    CORDON_TRY(stmt->execute());
+    return m_db.lastInsertRowId();
+}
+
+Result<Page<EventRecord>> HistoryStore::events(const EventFilter &filter) const
+{
+    const QString purpose = QStringLiteral("list events");
+    WhereClause where;
+    if (!filter.containerId.isEmpty())
+        where.add("container_id = ?", filter.containerId);
+    if (!filter.runId.isEmpty())
+        where.add("run_id = ?", filter.runId);
+    if (!filter.kind.isEmpty())
+        where.add("kind = ?", filter.kind);
+    // instr() instead of LIKE: a prefix holding `%` or `_` must match literally, and case matters.
+    if (!filter.kindPrefix.isEmpty())
+        where.add("instr(kind, ?) = 1", filter.kindPrefix);
+    if (filter.since > 0)
+        where.add("at >= ?", filter.since);
+    if (filter.until > 0)
+        where.add("at < ?", filter.until);
+
+    auto transaction = Transaction::begin(m_db, Transaction::Mode::Read, purpose);
+    if (!transaction)
+        return fail(transaction.error());
+
+    Page<EventRecord> page;
+    auto count = m_db.prepare("SELECT count(*) FROM events" + where.sql(), purpose);
+    if (!count)
+        return fail(count.error());
+    where.bindTo(*count);
+    auto counted = count->step();
+    if (!counted)
+        return fail(counted.error());
+    page.total = count->columnInt64(0);
+
+    auto stmt = m_db.prepare("SELECT " + QByteArray(EventColumns) + " FROM events" + where.sql() +
+                                 " ORDER BY at DESC, id DESC LIMIT ? OFFSET ?",
+                             purpose);
+    if (!stmt)
+        return fail(stmt.error());
+    const int next = where.bindTo(*stmt);
+    stmt->bind(next, qint64(filter.limit < 0 ? -1 : filter.limit))
+        .bind(next + 1, qint64(qMax(0, filter.offset)));
+    for (;;) {
+        auto row = stmt->step();
+        if (!row)
+            return fail(row.error());
+        if (!*row)
+            break;
+        page.items.append(eventFromRow(*stmt));
+    }
+    CORDON_TRY(transaction->commit());
+    return page;
+}
+
+Result<QHash<QString, qint64>> HistoryStore::eventCounts(const QString &containerId,
+                                                         const QString &kindPrefix) const
+{
+    WhereClause where;
+    if (!containerId.isEmpty())
+        where.add("container_id = ?", containerId);
+    if (!kindPrefix.isEmpty())
+        where.add("instr(kind, ?) = 1", kindPrefix);
+    auto stmt = m_db.prepare("SELECT kind, count(*) FROM events" + where.sql() + " GROUP BY kind",
+                             QStringLiteral("count events"));
+    if (!stmt)
+        return fail(stmt.error());
+    where.bindTo(*stmt);
+    QHash<QString, qint64> counts;
+    for (;;) {
+        auto row = stmt->step();
+        if (!row)
+            return fail(row.error());
+        if (!*row)
+            return counts;
+        counts.insert(stmt->columnText(0), stmt->columnInt64(1));
+    }
+}
+
+} // namespace Cordon::Store

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// The rows of the history as values: what a container, a run, a file transfer and an event looked like, and
+// their protocol form (docs/protocol.md). Times are milliseconds since the Unix epoch, 0 for "not yet".
+#pragma once
+
+#include <QByteArray>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace Cordon::Store {
+
+struct ContainerRecord
+{
+    QString id;
+    QString name;
+    QString state; // running, stopped, expired, deleted
+    QString policyVersion;
+    qint64 memoryLimit = 0;
+    double timeScale = 1;
+    qint64 createdAt = 0;
+    qint64 lastActiveAt = 0;
+    qint64 expiresAt = 0;
+    qint64 endedAt = 0; // when it expired or was deleted; retention counts from here
+};
+
+struct RunRecord
+{
+    QString id;
+    QString containerId;
+    QString state; // running, finished, interrupted
+    QString policyVersion;
+    QString language;
+    QStringList command;
+    QString codeSha256;
+    QString code;
+    QJsonArray inputs; // [{path, sha256, size}]
+    QString idempotencyKey;
+    qint64 startedAt = 0;
+    qint64 endedAt = 0;
+    QString errorClass;
+    int exitCode = -1;
+    int signal = 0;
+    qint64 wallMs = 0;
+    qint64 cpuMs = 0;
+    qint64 peakMemoryBytes = 0;
+    QByteArray stdoutData; // as captured, already capped by the caller
+    QByteArray stderrData;
+    bool stdoutTruncated = false;
+    bool stderrTruncated = false;
+    QString message;
+    QJsonArray artifacts; // [{path, size, sha256}]
+
+    // The protocol's `run` object. Outcome fields appear once the run is no longer running; stdout, stderr
+    // (UTF-8 text, invalid bytes replaced) and code only with withOutput, because lists stay small.
+    QJsonObject toJson(bool withOutput = true) const;
+};
+
+struct FileRecord
+{
+    qint64 id = 0;
+    QString containerId;
+    QString runId;     // empty when no run was involved (an upload)
+    QString direction; // upload, download, artifact, delete
+    QString scope;     // inputs, outputs, workspace
+    QString path;
+    QString sha256;
+    qint64 size = 0;
+    qint64 at = 0;
+
+    QJsonObject toJson() const;
+};
+
+struct EventRecord
+{
+    qint64 id = 0;
+    qint64 at = 0;
+    QString containerId; // empty for daemon-wide events
+    QString runId;
+    QString kind; // dotted: network.denied, run.killed, container.expired
+    QJsonObject detail;
+
+    QJsonObject toJson() const;
+};
+
+// Empty strings and zero times do not filter. since is inclusive, until exclusive; both compare started_at.
+// limit < 0 means no limit; limit 0 returns only the total.
+struct RunFilter
+{
+    QString containerId;
+    QString errorClass;
+    QString state;
+    qint64 since = 0;
+    qint64 until = 0;
+    int limit = 50;
+    int offset = 0;
+};
+
+// As RunFilter, over the event time. kind matches exactly, kindPrefix by prefix ("network.").
+struct EventFilter
+{
+    QString containerId;
+    QString runId;
+    QString kind;
+    QString kindPrefix;
+    qint64 since = 0;
+    qint64 until = 0;
+    int limit = 100;
+    int offset = 0;
+};
+
+template<typename T> struct Page
+{
+    QList<T> items;
+    qint64 total = 0; // rows matching the filter, ignoring limit and offset
+};
+
+struct PurgeResult
+{
+    qint64 runs = 0;
+    qint64 events = 0;
+    qint64 files = 0;
+    qint64 containers = 0;
+    qint64 policyVersions = 0;
+};
+
+} // namespace Cordon::Store
