@@ -103,7 +103,7 @@ Result<QJsonObject> ContainerManager::upload(const QString &containerId, const Q
     record.sha256 = QString::fromLatin1(copied->sha256Hex);
     record.size = copied->size;
     record.at = QDateTime::currentMSecsSinceEpoch();
-    m_store.recordFile(record);
+    logStoreFailure(m_store.recordFile(record), "a file transfer");
     touch(target);
     recordEvent(containerId, {}, QStringLiteral("file.uploaded"), file);
     return file;
@@ -180,7 +180,7 @@ Result<QJsonObject> ContainerManager::download(const QString &containerId, const
         record.sha256 = QString::fromLatin1(file.sha256Hex);
         record.size = file.size;
         record.at = at;
-        m_store.recordFile(record);
+        logStoreFailure(m_store.recordFile(record), "a file transfer");
     }
     touch(target);
     recordEvent(containerId, {}, QStringLiteral("file.downloaded"),
@@ -212,7 +212,7 @@ Result<> ContainerManager::deleteFile(const QString &containerId, const QString 
     record.scope = scope;
     record.path = path;
     record.at = QDateTime::currentMSecsSinceEpoch();
-    m_store.recordFile(record);
+    logStoreFailure(m_store.recordFile(record), "a file transfer");
     touch(target);
     recordEvent(containerId, {}, QStringLiteral("file.deleted"),
                 {{QStringLiteral("scope"), scope}, {QStringLiteral("path"), path}});

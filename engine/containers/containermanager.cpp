@@ -319,7 +319,7 @@ qint64 ContainerManager::idleMillis(const Entry &entry) const
 void ContainerManager::persist(Entry &entry)
 {
     entry.record.state = containerStateName(entry.container->state());
-    m_store.saveContainer(entry.record);
+    logStoreFailure(m_store.saveContainer(entry.record), "a container");
     Q_EMIT containerChanged(containerJson(entry));
 }
 
@@ -441,7 +441,7 @@ void ContainerManager::shutdown()
         if (owned->container->state() == ContainerState::Running) {
             owned->container->stop(QStringLiteral("the daemon stopped"));
             // Recorded as running: the next daemon brings it back.
-            m_store.saveContainer(owned->record);
+            logStoreFailure(m_store.saveContainer(owned->record), "a container");
         }
     }
 }

@@ -123,6 +123,13 @@ private:
     void onRunFinished(Entry &entry, ContainerRun *run);
     void wireContainer(Entry &entry);
     int runningCount() const;
+    // The history is the record of what happened, but a failed write must not stop a container: it is logged.
+    template<typename T>
+    static void logStoreFailure(const Result<T> &written, const char *what)
+    {
+        if (!written)
+            qWarning("cordond: could not record %s in the history: %s", what, qPrintable(written.error().message()));
+    }
 
     Store::HistoryStore &m_store;
     ManagerSettings m_settings;

@@ -132,12 +132,12 @@ void ContainerManager::onRunFinished(Entry &target, ContainerRun *run)
             artifact.sha256 = sha;
             artifact.size = file.size;
             artifact.at = record.endedAt;
-            m_store.recordFile(artifact);
+            logStoreFailure(m_store.recordFile(artifact), "an artifact");
         }
         target.outputs = current;
     }
 
-    m_store.finishRun(record);
+    logStoreFailure(m_store.finishRun(record), "a run's outcome");
     touch(target);
     persist(target);
     recordEvent(target.record.id, runId, QStringLiteral("run.finished"),

@@ -25,6 +25,13 @@ constexpr HintEntry Hints[] = {
      "user.max_user_namespaces."},
     {"seccomp.unavailable", "The kernel needs CONFIG_SECCOMP and CONFIG_SECCOMP_FILTER."},
     {"policy.", "See docs/policy.md for every field, its type and its bounds."},
+    {"store.corrupt", "The history database is damaged: move history.db (in the data directory) aside to start a "
+                      "new history."},
+    {"store.migration", "The history database was written by a newer Cordon: upgrade, or move history.db aside."},
+    {"store.busy", "Another process holds the history database: is a second cordond running?"},
+    {"daemon.unreachable", "Start it with `cordon daemon start`, or check `cordond` is installed beside `cordon`."},
+    {"container.limit", "Stop or delete a container (`cordon ls`, `cordon rm ID`), or start cordond with a higher "
+                        "--max-containers."},
     {"run.timeout", "Raise limits.run_timeout_s in the policy, or --timeout on the command line."},
     {"run.oom", "Choose a larger memory tier (--memory 4g) or make the program use less memory."},
 };
