@@ -5,30 +5,80 @@
 
 #include <QCoreApplication>
 
+#include <csignal>
+
 namespace {
 
-const char Usage[] = "usage: cordon <command> [options]\n"
-                     "\n"
-                     "commands:\n"
-                     "  run             run a command in a throw-away sandbox\n"
-                     "  demo            run hostile programs in sandboxes and show what contained them\n"
-                     "  doctor          report what this host offers for isolation\n"
-                     "  cgroup-delegate delegate a cgroup subtree to a user (root, once per user)\n"
-                     "\n"
-                     "`cordon <command> --help` describes each command.\n";
+const char Usage[] =
+    "usage: cordon <command> [options]\n"
+    "\n"
+    "one-shot:\n"
+    "  run             run a command in a throw-away sandbox\n"
+    "\n"
+    "containers (held by the daemon, cordond, which starts when needed):\n"
+    "  create          create and start a long-lived container; prints its id\n"
+    "  ls              list containers and how long each has before it expires\n"
+    "  inspect         show one container in detail\n"
+    "  exec            run a command or code in a container, streaming its output\n"
+    "  cp              copy a file into a container, or files out of it\n"
+    "  files           list a container's files (`files rm` deletes)\n"
+    "  stop            stop containers: processes end, files stay\n"
+    "  start           start stopped containers again\n"
+    "  keepalive       reset containers' idle countdown\n"
+    "  rm              delete containers and their files\n"
+    "  logs            print a finished run's output\n"
+    "  history         list recorded runs (`history purge` deletes old ones)\n"
+    "  events          list recorded events, or follow new ones\n"
+    "  daemon          status, start, stop, or time-scale of cordond\n"
+    "\n"
+    "host:\n"
+    "  demo            run hostile programs in sandboxes and show what contained them\n"
+    "  doctor          report what this host offers for isolation\n"
+    "  cgroup-delegate delegate a cgroup subtree to a user (root, once per user)\n"
+    "\n"
+    "An ID is a container id, a unique prefix of one, or the name of a running or stopped container.\n"
+    "`cordon <command> --help` describes each command. Exit status: 0 ok, 1 the operation failed,\n"
+    "2 usage error, 125 no daemon could be reached (run and exec: the run's own status).\n";
+
+using Command = int (*)(const QStringList &);
+
+struct Entry
+{
+    const char *name;
+    Command command;
+};
+
+constexpr Entry Commands[] = {
+    {"run", Cordon::Cli::runCommand},         {"demo", Cordon::Cli::demoCommand},
+    {"doctor", Cordon::Cli::doctorCommand},   {"cgroup-delegate", Cordon::Cli::cgroupDelegateCommand},
+    {"create", Cordon::Cli::createCommand},   {"ls", Cordon::Cli::lsCommand},
+    {"inspect", Cordon::Cli::inspectCommand}, {"exec", Cordon::Cli::execCommand},
+    {"cp", Cordon::Cli::cpCommand},           {"files", Cordon::Cli::filesCommand},
+    {"rm", Cordon::Cli::rmCommand},           {"stop", Cordon::Cli::stopCommand},
+    {"start", Cordon::Cli::startCommand},     {"keepalive", Cordon::Cli::keepaliveCommand},
+    {"logs", Cordon::Cli::logsCommand},       {"history", Cordon::Cli::historyCommand},
+    {"events", Cordon::Cli::eventsCommand},   {"daemon", Cordon::Cli::daemonCommand},
+};
 
 } // namespace
 
 int main(int argc, char *argv[])
 {
+    // Output piped into `head` must end with a write error we can handle, not kill us halfway through a
+    // request to the daemon (and an exec's Ctrl-C handling relies on us staying alive to cancel the run).
+    ::signal(SIGPIPE, SIG_IGN);
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("cordon"));
     QCoreApplication::setApplicationVersion(QStringLiteral(CORDON_VERSION));
     QStringList arguments = QCoreApplication::arguments();
     if (arguments.size() < 2 || arguments[1] == QLatin1String("--help") ||
         arguments[1] == QLatin1String("-h") || arguments[1] == QLatin1String("help")) {
+        if (arguments.size() < 2) {
+            Cordon::Cli::printErr(QString::fromLatin1(Usage));
+            return Cordon::Cli::UsageError;
+        }
         Cordon::Cli::printOut(QString::fromLatin1(Usage));
-        return arguments.size() < 2 ? Cordon::Cli::UsageError : 0;
+        return 0;
     }
     if (arguments[1] == QLatin1String("--version")) {
         Cordon::Cli::printOut(QStringLiteral("cordon %1\n").arg(QCoreApplication::applicationVersion()));
@@ -38,14 +88,10 @@ int main(int argc, char *argv[])
     // Each subcommand parses "cordon <command> ..." as if it were its own program.
     arguments.removeAt(1);
     arguments[0] = QStringLiteral("cordon ") + command;
-    if (command == QLatin1String("run"))
-        return Cordon::Cli::runCommand(arguments);
-    if (command == QLatin1String("demo"))
-        return Cordon::Cli::demoCommand(arguments);
-    if (command == QLatin1String("doctor"))
-        return Cordon::Cli::doctorCommand(arguments);
-    if (command == QLatin1String("cgroup-delegate"))
-        return Cordon::Cli::cgroupDelegateCommand(arguments);
+    for (const Entry &entry : Commands) {
+        if (command == QLatin1String(entry.name))
+            return entry.command(arguments);
+    }
     Cordon::Cli::printErr(QStringLiteral("cordon: unknown command `%1`\n\n").arg(command) +
                           QString::fromLatin1(Usage));
     return Cordon::Cli::UsageError;

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+// cordon cp: files in and out of a container. Uploads land in inputs/ (read-only inside); downloads come from
+// outputs/ (or, asked for explicitly, the whole workspace) through the daemon's safe copier, which refuses
+// symlinks, hardlinks, special files and odd names that code in the container may have planted.
+#include "cliformat.h"
+#include "clioutput.h"
+#include "commands.h"
+#include "daemoncli.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+
+namespace Cordon::Cli {
+
+namespace {
+
+// "ID:path" names a container side; a local path with a colon can be written "./a:b".
+struct Endpoint
+{
+    bool inContainer = false;
+    QString container;
+    QString path;
+};
+
+Endpoint parseEndpoint(const QString &text)
+{
+    const qsizetype colon = text.indexOf(QLatin1Char(':'));
+    if (colon <= 0 || text.left(colon).contains(QLatin1Char('/')))
+        return {false, {}, text};
+    return {true, text.left(colon), text.mid(colon + 1)};
+}
+
+int upload(DaemonSession &session, const QString &source, const Endpoint &target, bool json)
+{
+    const QFileInfo info(source);
+    if (!info.exists())
+        return usageError(QStringLiteral("cordon cp"), QStringLiteral("`%1` does not exist").arg(source));
+    if (!info.isFile())
+        return usageError(
+            QStringLiteral("cordon cp"),
+            QStringLiteral("`%1` is not a regular file: upload files one at a time").arg(source));
+    // Inputs are one flat directory: "ID:", "ID:inputs/" and "ID:/mnt/data/inputs/" keep the file's name.
+    QString name = target.path;
+    if (name.startsWith(QLatin1String("/mnt/data/inputs")))
+        name = name.mid(QStringLiteral("/mnt/data/inputs").size());
+    name = stripSlashes(name);
+    if (name == QLatin1String("inputs"))
+        name.clear();
+    else if (name.startsWith(QLatin1String("inputs/")))
+        name = name.mid(7);
+    if (name.isEmpty())
+        name = info.fileName();
+
+    auto id = session.resolveContainerId(target.container);
+    if (!id)
+        return reportError(id.error());
+    auto uploaded =
+        session.call(QStringLiteral("file.upload"), {{QStringLiteral("container"), *id},
+                                                     {QStringLiteral("name"), name},
+                                                     {QStringLiteral("path"), info.absoluteFilePath()}});
+    if (!uploaded)
+        return reportError(uploaded.error());
+    if (json) {
+        printJson(*uploaded);
+        return 0;
+    }
+    const QJsonObject file = uploaded->value(QStringLiteral("file")).toObject();
+    printOut(QStringLiteral("%1 -> %2:/mnt/data/inputs/%3 (%4, sha256 %5)\n")
+                 .arg(source, *id, escapeName(file.value(QStringLiteral("path")).toString()),
+                      formatBytes(file.value(QStringLiteral("size")).toInteger()),
+                      file.value(QStringLiteral("sha256")).toString()));
+    return 0;
+}
+
+int download(DaemonSession &session, const Endpoint &source, const QString &destination, bool allowWorkspace,
+             bool json)
+{
+    const ContainerPath from = parseContainerPath(source.path);
+    if (from.scope == QLatin1String("workspace") && !allowWorkspace)
+        return usageError(
+            QStringLiteral("cordon cp"),
+            QStringLiteral("`%1` is outside outputs/: copying from the workspace needs --workspace")
+                .arg(source.path));
+    const QFileInfo target(destination);
+    if (target.exists() && !target.isDir())
+        return usageError(QStringLiteral("cordon cp"),
+                          QStringLiteral("`%1` exists and is not a directory: the destination is a directory")
+                              .arg(destination));
+
+    auto id = session.resolveContainerId(source.container);
+    if (!id)
+        return reportError(id.error());
+    auto copied = session.call(QStringLiteral("file.download"),
+                               {{QStringLiteral("container"), *id},
+                                {QStringLiteral("scope"), from.scope},
+                                {QStringLiteral("path"), from.path},
+                                {QStringLiteral("destination"), target.absoluteFilePath()}});
+    if (!copied)
+        return reportError(copied.error());
+    const QJsonArray refused = copied->value(QStringLiteral("refused")).toArray();
+    if (json) {
+        printJson(*copied);
+        return refused.isEmpty() ? 0 : 1;
+    }
+    const QDir into(target.absoluteFilePath());
+    for (const QJsonValue &value : copied->value(QStringLiteral("copied")).toArray()) {
+        const QJsonObject file = value.toObject();
+        const QString path = file.value(QStringLiteral("path")).toString();
+        // A single file is copied under its own name; a tree keeps its relative paths.
+        const QString local =
+            into.filePath(from.path.isEmpty() ? path : from.path.section(QLatin1Char('/'), -1));
+        printOut(QStringLiteral("%1/%2 -> %3 (%4, sha256 %5)\n")
+                     .arg(from.scope, escapeName(from.path.isEmpty() ? path : from.path), escapeName(local),
+                          formatBytes(file.value(QStringLiteral("size")).toInteger()),
+                          file.value(QStringLiteral("sha256")).toString()));
+    }
+    for (const QJsonValue &value : refused) {
+        const QJsonObject entry = value.toObject();
+        printErr(QStringLiteral("cordon: refused %1/%2: %3 (%4)\n")
+                     .arg(from.scope, escapeName(entry.value(QStringLiteral("path")).toString()),
+                          entry.value(QStringLiteral("reason")).toString(),
+                          entry.value(QStringLiteral("code")).toString()));
+    }
+    if (!refused.isEmpty())
+        printErr(QStringLiteral("cordon: %1 entr%2 not copied; everything else was\n")
+                     .arg(refused.size())
+                     .arg(refused.size() == 1 ? QStringLiteral("y was") : QStringLiteral("ies were")));
+    return refused.isEmpty() ? 0 : 1;
+}
+
+} // namespace
+
+int cpCommand(const QStringList &arguments)
+{
+    const QString command = QStringLiteral("cordon cp");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Copy a file into a container, or files out of one.\n"
+        "\n"
+        "  cordon cp FILE ID:[NAME]         upload to /mnt/data/inputs/NAME (read-only inside)\n"
+        "  cordon cp ID:outputs/PATH DIR    download one file from /mnt/data/outputs\n"
+        "  cordon cp ID: DIR                download everything in /mnt/data/outputs\n"
+        "  cordon cp --workspace ID:/mnt/data/PATH DIR    download from anywhere in the workspace\n"
+        "\n"
+        "Container paths may also be written /mnt/data/outputs/PATH, or PATH alone for outputs/PATH.\n"
+        "DIR is always a directory (created if missing). Downloads never follow symlinks and refuse\n"
+        "hardlinks, special files and unsafe names: those are listed, and the exit status is 1."));
+    parser.addHelpOption();
+    const QCommandLineOption workspaceOption(
+        QStringLiteral("workspace"),
+        QStringLiteral("Allow downloading from the whole workspace (/mnt/data), not only outputs/."));
+    const QCommandLineOption jsonOption(
+        QStringLiteral("json"), QStringLiteral("Print the daemon's result (copied and refused) as JSON."));
+    parser.addOptions({workspaceOption, jsonOption});
+    parser.addPositionalArgument(QStringLiteral("source"), QStringLiteral("FILE or ID:PATH."),
+                                 QStringLiteral("SRC"));
+    parser.addPositionalArgument(QStringLiteral("destination"), QStringLiteral("ID:[NAME] or DIR."),
+                                 QStringLiteral("DST"));
+    if (auto done = parseCommandLine(parser, arguments, command))
+        return *done;
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 2)
+        return usageError(command,
+                          QStringLiteral("give a source and a destination, e.g. cordon cp data.csv ID:"));
+    const Endpoint source = parseEndpoint(positional[0]);
+    const Endpoint destination = parseEndpoint(positional[1]);
+    if (source.inContainer == destination.inContainer)
+        return usageError(command,
+                          source.inContainer
+                              ? QStringLiteral("both sides name a container: copy through the host")
+                              : QStringLiteral("neither side names a container: write one as ID:PATH"));
+
+    DaemonSession session;
+    if (auto connected = session.connect(); !connected)
+        return reportError(connected.error());
+    if (destination.inContainer)
+        return upload(session, source.path, destination, parser.isSet(jsonOption));
+    return download(session, source, destination.path, parser.isSet(workspaceOption),
+                    parser.isSet(jsonOption));
+}
+
+} // namespace Cordon::Cli

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+// cordon create: a long-lived container held by cordond. Prints its id, like `docker create`.
+#include "clioutput.h"
+#include "commands.h"
+#include "daemoncli.h"
+
+#include "core/duration.h"
+#include "policy/containerpolicy.h"
+
+#include <QFile>
+#include <QRegularExpression>
+
+namespace Cordon::Cli {
+
+namespace {
+
+Result<Policy::ContainerPolicy> readPolicyFile(const QString &path)
+{
+    if (path.isEmpty())
+        return Policy::ContainerPolicy{};
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(QStringLiteral("cli.policy_unreadable"),
+                    QStringLiteral("cannot read policy `%1`: %2").arg(path, file.errorString()));
+    auto policy = Policy::ContainerPolicy::fromJson(file.read(2 * 1024 * 1024));
+    if (!policy)
+        return fail(policy.error().wrap(QStringLiteral("policy `%1`").arg(path)));
+    return policy;
+}
+
+// The policy counts idle time in whole minutes; "20m", "2h", "1d" and "90m" are accepted, "90s" is not.
+Result<int> parseIdleMinutes(const QString &text)
+{
+    static const QRegularExpression days(QStringLiteral("^([0-9]{1,3})d$"));
+    qint64 minutes = 0;
+    if (const QRegularExpressionMatch match = days.match(text.trimmed()); match.hasMatch()) {
+        minutes = match.captured(1).toLongLong() * 1440;
+    } else {
+        auto millis = parseDuration(text);
+        if (!millis)
+            return fail(millis.error());
+        if (*millis % 60000 != 0)
+            return fail(QStringLiteral("cli.invalid_duration"),
+                        QStringLiteral("`%1` is not a whole number of minutes (e.g. 20m, 2h, 1d)").arg(text));
+        minutes = *millis / 60000;
+    }
+    if (minutes < 1 || minutes > 10080)
+        return fail(QStringLiteral("cli.invalid_duration"),
+                    QStringLiteral("`%1` is out of range: between 1m and 7d").arg(text));
+    return static_cast<int>(minutes);
+}
+
+} // namespace
+
+int createCommand(const QStringList &arguments)
+{
+    const QString command = QStringLiteral("cordon create");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Create a long-lived container and start it. Files in /mnt/data and background processes stay\n"
+        "between `cordon exec` runs; the container expires (and its files are removed) after it has been\n"
+        "idle for the policy's expires_after.minutes (default 20m). Prints the container's id."));
+    parser.addHelpOption();
+    const QCommandLineOption policyOption(QStringLiteral("policy"),
+                                          QStringLiteral("Container policy JSON file (docs/policy.md)."),
+                                          QStringLiteral("file"));
+    const QCommandLineOption nameOption(
+        QStringLiteral("name"), QStringLiteral("Name (1-64 of A-Z a-z 0-9 . _ -); overrides the policy."),
+        QStringLiteral("name"));
+    const QCommandLineOption memoryOption(
+        QStringLiteral("memory"),
+        QStringLiteral("Memory limit: 1g, 4g, 16g, 64g or bytes; overrides the policy."),
+        QStringLiteral("tier"));
+    const QCommandLineOption idleOption(
+        QStringLiteral("idle"),
+        QStringLiteral("Expire after this long without activity: 20m, 2h, 1d (whole minutes, up to 7d)."),
+        QStringLiteral("duration"));
+    const QCommandLineOption jsonOption(QStringLiteral("json"),
+                                        QStringLiteral("Print the daemon's result (the container) as JSON."));
+    parser.addOptions({policyOption, nameOption, memoryOption, idleOption, jsonOption});
+    if (auto done = parseCommandLine(parser, arguments, command))
+        return *done;
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(
+            command, QStringLiteral("unexpected argument `%1`").arg(parser.positionalArguments().first()));
+
+    auto policy = readPolicyFile(parser.value(policyOption));
+    if (!policy) {
+        printError(policy.error());
+        return UsageError;
+    }
+    if (parser.isSet(nameOption))
+        policy->name = parser.value(nameOption);
+    if (parser.isSet(memoryOption)) {
+        auto memory = Policy::parseMemoryLimit(parser.value(memoryOption));
+        if (!memory) {
+            printError(memory.error().wrap(QStringLiteral("--memory")));
+            return UsageError;
+        }
+        policy->memoryLimitBytes = *memory;
+    }
+    if (parser.isSet(idleOption)) {
+        auto minutes = parseIdleMinutes(parser.value(idleOption));
+        if (!minutes) {
+            printError(minutes.error().wrap(QStringLiteral("--idle")));
+            return UsageError;
+        }
+        policy->expiresAfter.minutes = *minutes;
+    }
+    // The overrides go through the same checks as a policy file, before the daemon is bothered.
+    auto checked = policy->validated();
+    if (!checked) {
+        printError(checked.error());
+        return UsageError;
+    }
+
+    DaemonSession session;
+    if (auto connected = session.connect(); !connected)
+        return reportError(connected.error());
+    auto created = session.call(QStringLiteral("container.create"),
+                                {{QStringLiteral("policy"), checked->toJsonObject()}});
+    if (!created)
+        return reportError(created.error());
+    if (parser.isSet(jsonOption))
+        printJson(*created);
+    else
+        printOut(
+            created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString() +
+            QLatin1Char('\n'));
+    return 0;
+}
+
+} // namespace Cordon::Cli

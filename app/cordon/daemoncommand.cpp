@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+// cordon daemon status | start | stop | time-scale N: the per-user daemon itself. Other commands start
+// cordond on demand; these look at it, start it with options, stop it, and change its demo clock.
+#include "cliformat.h"
+#include "clioutput.h"
+#include "commands.h"
+#include "daemoncli.h"
+
+#include "daemon/daemonpaths.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QProcess>
+#include <QThread>
+#include <QTimer>
+
+#include <cerrno>
+#include <csignal>
+
+namespace Cordon::Cli {
+
+namespace {
+
+constexpr int StartWaitMs = 10000;
+// Stopping stops every container first; a slow one must not make `daemon stop` report failure too early.
+constexpr int StopWaitMs = 60000;
+
+const char Usage[] =
+    "Usage: cordon daemon <status|start|stop|time-scale> [options]\n"
+    "\n"
+    "cordond holds the containers; every other command starts it when it is not running.\n"
+    "\n"
+    "  status              is it running: pid, uptime, time scale, containers, cgroups\n"
+    "  start [--time-scale N] [-- CORDOND_OPTIONS...]\n"
+    "                      start it in the background (a no-op when it runs)\n"
+    "  stop                stop it: containers are stopped, files kept, and come back with\n"
+    "                      the next daemon\n"
+    "  time-scale N        make idle time pass N times faster (1..3600; demos and tests)\n"
+    "\n"
+    "The socket is $XDG_RUNTIME_DIR/cordon/cordond.sock unless CORDON_SOCKET names another;\n"
+    "CORDON_DAEMON names the program to start. `cordon daemon <action> --help` for more.\n";
+
+QString logPath()
+{
+    return Daemon::socketPath() + QStringLiteral(".log");
+}
+
+QString lastLines(const QString &path, int count)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QStringList lines = QString::fromUtf8(file.readAll()).trimmed().split(QLatin1Char('\n'));
+    return lines.mid(qMax<qsizetype>(0, lines.size() - count)).join(QLatin1Char('\n'));
+}
+
+QString describeCounts(const QJsonObject &counts)
+{
+    QStringList parts;
+    for (auto it = counts.constBegin(); it != counts.constEnd(); ++it)
+        parts.append(QStringLiteral("%1 %2").arg(it.value().toInt()).arg(it.key()));
+    return parts.isEmpty() ? QStringLiteral("none") : parts.join(QStringLiteral(", "));
+}
+
+int status(const QStringList &arguments)
+{
+    const QString command = QStringLiteral("cordon daemon status");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Show whether cordond is running, and its pid, uptime, time scale, containers and cgroup backend.\n"
+        "Does not start it. Exit status 0 when it runs, 125 when it does not."));
+    parser.addHelpOption();
+    const QCommandLineOption jsonOption(QStringLiteral("json"),
+                                        QStringLiteral("Print the daemon's result as JSON."));
+    parser.addOption(jsonOption);
+    if (auto done = parseCommandLine(parser, arguments, command))
+        return *done;
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(
+            command, QStringLiteral("unexpected argument `%1`").arg(parser.positionalArguments().first()));
+    DaemonSession session;
+    if (auto connected = session.connect(false); !connected)
+        return reportError(connected.error());
+    auto result = session.call(QStringLiteral("daemon.status"));
+    if (!result)
+        return reportError(result.error());
+    if (parser.isSet(jsonOption)) {
+        printJson(*result);
+        return 0;
+    }
+    const double scale = result->value(QStringLiteral("time_scale")).toDouble(1);
+    printOut(QStringLiteral("cordond %1 running, pid %2, up %3\n")
+                 .arg(result->value(QStringLiteral("version")).toString())
+                 .arg(result->value(QStringLiteral("pid")).toInteger())
+                 .arg(formatSpan(result->value(QStringLiteral("uptime_s")).toInteger() * 1000)) +
+             QStringLiteral("socket:      %1\n").arg(Daemon::socketPath()) +
+             QStringLiteral("time scale:  %1%2\n")
+                 .arg(scale)
+                 .arg(scale == 1 ? QString() : QStringLiteral(" (idle time passes %1x faster)").arg(scale)) +
+             QStringLiteral("containers:  %1\n")
+                 .arg(describeCounts(result->value(QStringLiteral("containers")).toObject())) +
+             QStringLiteral("cgroups:     %1\n").arg(result->value(QStringLiteral("cgroup")).toString()));
+    return 0;
+}
+
+int stop(const QStringList &arguments)
+{
+    const QString command = QStringLiteral("cordon daemon stop");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Stop cordond. Its containers are stopped (processes end, files stay) and the next daemon brings\n"
+        "back the ones that were running. Returns once the daemon is gone; 0 also when none was running."));
+    parser.addHelpOption();
+    if (auto done = parseCommandLine(parser, arguments, command))
+        return *done;
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(
+            command, QStringLiteral("unexpected argument `%1`").arg(parser.positionalArguments().first()));
+    DaemonSession session;
+    if (auto connected = session.connect(false); !connected) {
+        if (connected.error().code() != QLatin1String("daemon.unreachable"))
+            return reportError(connected.error());
+        printOut(QStringLiteral("cordond is not running\n"));
+        return 0;
+    }
+    const qint64 pid = session.client().helloResult().value(QStringLiteral("pid")).toInteger();
+    // The daemon closes every connection as it exits: our own closing is the sign that it is gone.
+    QEventLoop loop;
+    bool gone = false;
+    QObject::connect(&session.client(), &Daemon::DaemonClient::disconnected, &loop, [&] {
+        gone = true;
+        loop.quit();
+    });
+    auto result = session.call(QStringLiteral("daemon.shutdown"));
+    if (!result && result.error().code() != QLatin1String("daemon.disconnected"))
+        return reportError(result.error());
+    if (!gone && session.client().isConnected()) {
+        QTimer::singleShot(StopWaitMs, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    if (session.client().isConnected())
+        return reportError(
+            Error(QStringLiteral("daemon.timeout"),
+                  QStringLiteral("cordond (pid %1) accepted the shutdown but is still running after "
+                                 "%2 s")
+                      .arg(pid)
+                      .arg(StopWaitMs / 1000)));
+    printOut(QStringLiteral("cordond (pid %1) stopped\n").arg(pid));
+    return 0;
+}
+
+int start(const QStringList &arguments)
+{
+    const QString command = QStringLiteral("cordon daemon start");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Start cordond in the background, its log beside the socket (cordond.sock.log). Does nothing when "
+        "it\n"
+        "is already running, except apply --time-scale. Options after `--` go to cordond as they are\n"
+        "(`cordond --help` lists them)."));
+    parser.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsPositionalArguments);
+    parser.addHelpOption();
+    const QCommandLineOption scaleOption(
+        QStringLiteral("time-scale"),
+        QStringLiteral("Idle time passes N times faster, 1..3600 (60 turns minutes into seconds)."),
+        QStringLiteral("N"));
+    parser.addOption(scaleOption);
+    parser.addPositionalArgument(QStringLiteral("options"), QStringLiteral("Options for cordond."),
+                                 QStringLiteral("[-- CORDOND_OPTIONS...]"));
+    if (auto done = parseCommandLine(parser, arguments, command))
+        return *done;
+    QStringList daemonArguments = parser.positionalArguments();
+    if (!daemonArguments.isEmpty() && daemonArguments.first() == QLatin1String("--"))
+        daemonArguments.removeFirst();
+    if (!daemonArguments.isEmpty() && !arguments.contains(QStringLiteral("--")))
+        return usageError(command,
+                          QStringLiteral("unexpected argument `%1` (cordond's own options go after `--`)")
+                              .arg(daemonArguments.first()));
+    double scale = 0;
+    if (parser.isSet(scaleOption)) {
+        bool ok = false;
+        scale = parser.value(scaleOption).toDouble(&ok);
+        if (!ok || scale < 1 || scale > 3600)
+            return usageError(command, QStringLiteral("--time-scale must be a number from 1 to 3600"));
+    }
+
+    DaemonSession session;
+    if (session.connect(false)) {
+        const QJsonObject hello = session.client().helloResult();
+        printOut(QStringLiteral("cordond is already running (pid %1)\n")
+                     .arg(hello.value(QStringLiteral("pid")).toInteger()));
+        if (scale > 0 && hello.value(QStringLiteral("time_scale")).toDouble(1) != scale) {
+            auto set =
+                session.call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), scale}});
+            if (!set)
+                return reportError(set.error());
+            printOut(
+                QStringLiteral("time scale: %1\n").arg(set->value(QStringLiteral("time_scale")).toDouble()));
+        }
+        return 0;
+    }
+
+    const QString program = Daemon::DaemonClient::daemonProgram();
+    if (program.isEmpty())
+        return reportError(Error(QStringLiteral("daemon.start_failed"),
+                                 QStringLiteral("cordond was not found beside this program or on PATH")));
+    if (auto directory = Daemon::ensureSocketDirectory(); !directory)
+        return reportError(directory.error());
+    if (scale > 0)
+        daemonArguments =
+            QStringList{QStringLiteral("--time-scale"), QString::number(scale)} + daemonArguments;
+    QProcess process;
+    process.setProgram(program);
+    process.setArguments(daemonArguments);
+    // Detached, with its stdio away from this terminal (a pipe reader would otherwise wait for the daemon to
+    // exit) and its working directory at / (so it pins no directory the user may want to unmount).
+    process.setStandardInputFile(QProcess::nullDevice());
+    process.setStandardOutputFile(logPath(), QIODevice::Append);
+    process.setStandardErrorFile(logPath(), QIODevice::Append);
+    process.setWorkingDirectory(QDir::rootPath());
+    qint64 pid = 0;
+    if (!process.startDetached(&pid))
+        return reportError(Error(QStringLiteral("daemon.start_failed"),
+                                 QStringLiteral("start `%1`: %2").arg(program, process.errorString())));
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < StartWaitMs) {
+        DaemonSession probe;
+        if (probe.connect(false)) {
+            printOut(QStringLiteral("cordond started (pid %1), log %2\n")
+                         .arg(probe.client().helloResult().value(QStringLiteral("pid")).toInteger())
+                         .arg(logPath()));
+            return 0;
+        }
+        // Gone already (a bad option, no cgroups, another daemon won the lock): its log says why.
+        if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+            break;
+        QThread::msleep(50);
+    }
+    const QString log = lastLines(logPath(), 5);
+    return reportError(
+        Error(QStringLiteral("daemon.start_failed"),
+              QStringLiteral("started `%1`, but it is not answering on `%2`%3")
+                  .arg(program, Daemon::socketPath(),
+                       log.isEmpty() ? QString() : QStringLiteral("; its log ends with:\n") + log)));
+}
+
+int timeScale(const QStringList &arguments)
+{
+    const QString command = QStringLiteral("cordon daemon time-scale");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Make idle time pass N times faster for every container (1 is real time). For demos and tests: at\n"
+        "60, a container that expires after 20 idle minutes expires after 20 seconds."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("scale"), QStringLiteral("1..3600."), QStringLiteral("N"));
+    const QCommandLineOption jsonOption(QStringLiteral("json"),
+                                        QStringLiteral("Print the daemon's result as JSON."));
+    parser.addOption(jsonOption);
+    if (auto done = parseCommandLine(parser, arguments, command))
+        return *done;
+    if (parser.positionalArguments().size() != 1)
+        return usageError(command, QStringLiteral("give the scale, a number from 1 to 3600"));
+    bool ok = false;
+    const double scale = parser.positionalArguments().first().toDouble(&ok);
+    if (!ok || scale < 1 || scale > 3600)
+        return usageError(command, QStringLiteral("the scale must be a number from 1 to 3600"));
+    DaemonSession session;
+    if (auto connected = session.connect(); !connected)
+        return reportError(connected.error());
+    auto result = session.call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), scale}});
+    if (!result)
+        return reportError(result.error());
+    if (parser.isSet(jsonOption))
+        printJson(*result);
+    else
+        printOut(
+            QStringLiteral("time scale: %1\n").arg(result->value(QStringLiteral("time_scale")).toDouble()));
+    return 0;
+}
+
+} // namespace
+
+int daemonCommand(const QStringList &arguments)
+{
+    if (arguments.size() < 2 || arguments[1] == QLatin1String("--help") ||
+        arguments[1] == QLatin1String("-h")) {
+        if (arguments.size() < 2) {
+            printErr(QString::fromLatin1(Usage));
+            return UsageError;
+        }
+        printOut(QString::fromLatin1(Usage));
+        return 0;
+    }
+    const QString action = arguments[1];
+    QStringList rest = arguments.mid(1);
+    rest[0] = QStringLiteral("cordon daemon ") + action;
+    if (action == QLatin1String("status"))
+        return status(rest);
+    if (action == QLatin1String("start"))
+        return start(rest);
+    if (action == QLatin1String("stop"))
+        return stop(rest);
+    if (action == QLatin1String("time-scale"))
+        return timeScale(rest);
+    printErr(QStringLiteral("cordon daemon: unknown action `%1`\n\n").arg(action) +
+             QString::fromLatin1(Usage));
+    return UsageError;
+}
+
+} // namespace Cordon::Cli

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// cordon ls: the containers cordond holds, with how long each has left before it expires.
+#include "cliformat.h"
+#include "clioutput.h"
+#include "commands.h"
+#include "daemoncli.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+
+namespace Cordon::Cli {
+
+int lsCommand(const QStringList &arguments)
+{
+    const QString command = QStringLiteral("cordon ls");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "List the running and stopped containers. IDLE LEFT counts down to expiry, which removes\n"
+        "the container's files; any activity (a run, a file transfer, `cordon keepalive`) resets "
+        "it."));
+    parser.addHelpOption();
+    const QCommandLineOption allOption(QStringList{QStringLiteral("a"), QStringLiteral("all")},
+                                       QStringLiteral("Also list expired and deleted containers."));
+    const QCommandLineOption jsonOption(
+        QStringLiteral("json"), QStringLiteral("Print the daemon's result (the containers) as JSON."));
+    parser.addOptions({allOption, jsonOption});
+    if (auto done = parseCommandLine(parser, arguments, command))
+        return *done;
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(
+            command, QStringLiteral("unexpected argument `%1`").arg(parser.positionalArguments().first()));
+
+    DaemonSession session;
+    if (auto connected = session.connect(); !connected)
+        return reportError(connected.error());
+    auto listed = session.call(QStringLiteral("container.list"),
+                               {{QStringLiteral("include_deleted"), parser.isSet(allOption)}});
+    if (!listed)
+        return reportError(listed.error());
+    if (parser.isSet(jsonOption)) {
+        printJson(*listed);
+        return 0;
+    }
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    Table table({QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("STATE"),
+                 QStringLiteral("MEMORY"), QStringLiteral("IDLE LEFT"), QStringLiteral("RUNS")});
+    for (const QJsonValue &value : listed->value(QStringLiteral("containers")).toArray()) {
+        const QJsonObject container = value.toObject();
+        const bool enforced = container.value(QStringLiteral("limits_enforced")).toBool(true);
+        table.addRow({container.value(QStringLiteral("id")).toString(),
+                      container.value(QStringLiteral("name")).toString(),
+                      container.value(QStringLiteral("state")).toString(),
+                      formatBytes(container.value(QStringLiteral("memory_limit")).toInteger()) +
+                          (enforced ? QString() : QStringLiteral(" (not enforced)")),
+                      describeExpiry(container, now),
+                      QString::number(container.value(QStringLiteral("active_runs")).toInt())});
+    }
+    printOut(table.toString());
+    return 0;
+}
+
+} // namespace Cordon::Cli

@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: MIT
+// The daemon-backed `cordon` commands as a user runs them: a real cordond (on a private socket, its idle
+// clock 600 times faster), the real CLI as a separate process, real containers; exit statuses, stdout and
+// the messages on stderr.
+#include "sandboxtest.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QThread>
+
+#include <csignal>
+
+using namespace CordonTest;
+
+namespace {
+
+struct CliResult
+{
+    int status = -1;
+    QByteArray out;
+    QByteArray err;
+
+    QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
+    // For QVERIFY2: everything the command said.
+    QByteArray describe() const
+    {
+        return "status " + QByteArray::number(status) + "\nstdout: " + out + "\nstderr: " + err;
+    }
+};
+
+QString cordonPath()
+{
+    return QCoreApplication::applicationDirPath() + QStringLiteral("/cordon");
+}
+
+CliResult cordon(const QStringList &arguments, const QByteArray &input = {},
+                 const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
+{
+    QProcess process;
+    process.setProgram(cordonPath());
+    process.setArguments(arguments);
+    process.setProcessEnvironment(environment);
+    process.start();
+    if (!process.waitForStarted(10000))
+        return {};
+    if (!input.isEmpty())
+        process.write(input);
+    process.closeWriteChannel();
+    if (!process.waitForFinished(120000)) {
+        process.kill();
+        process.waitForFinished(5000);
+        return {-1, process.readAllStandardOutput(), process.readAllStandardError() + "\n(timed out)"};
+    }
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+QStringList args(std::initializer_list<const char *> list)
+{
+    QStringList result;
+    for (const char *arg : list)
+        result.append(QString::fromUtf8(arg));
+    return result;
+}
+
+QString sha256Hex(const QByteArray &data)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex());
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("<unreadable>");
+}
+
+bool writeFile(const QString &path, const QByteArray &content)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(content) == content.size();
+}
+
+} // namespace
+
+class TestDaemonCli final : public QObject
+{
+    Q_OBJECT
+
+private:
+    // Short on purpose: a unix socket path has to fit in 108 bytes.
+    QTemporaryDir m_socketDir{QDir::tempPath() + QStringLiteral("/cdcli-XXXXXX")};
+    QProcess m_daemon;
+    QString m_container; // the long-lived container most tests share
+    QString m_backgroundPid;
+
+    CliResult exec(const QStringList &command, const QByteArray &input = {})
+    {
+        return cordon(QStringList{QStringLiteral("exec"), m_container, QStringLiteral("--")} + command,
+                      input);
+    }
+
+    CliResult sh(const QString &script)
+    {
+        return exec({QStringLiteral("/bin/sh"), QStringLiteral("-c"), script});
+    }
+
+    QJsonObject containerJson(const QString &id)
+    {
+        return cordon({QStringLiteral("inspect"), QStringLiteral("--json"), id})
+            .json()
+            .value(QStringLiteral("container"))
+            .toObject();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_socketDir.isValid());
+        const QString daemon = QCoreApplication::applicationDirPath() + QStringLiteral("/cordond");
+        QVERIFY2(
+            QFileInfo(daemon).isExecutable(),
+            qPrintable(QStringLiteral("cordond is missing beside this test (%1): build the cordond target, "
+                                      "and make tests/run-unprivileged.sh copy it")
+                           .arg(daemon)));
+        qputenv("CORDON_SOCKET", QFile::encodeName(m_socketDir.filePath(QStringLiteral("d.sock"))));
+        // Every command must talk to the daemon started here: one the CLI started by itself would have the
+        // wrong clock and hide a crash of this one.
+        qputenv("CORDON_DAEMON", "/nonexistent/cordond");
+
+        m_daemon.setProgram(daemon);
+        m_daemon.setArguments(args({"--time-scale", "600", "--expiring-soon", "1"}));
+        m_daemon.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        m_daemon.start();
+        QVERIFY2(m_daemon.waitForStarted(5000), qPrintable(m_daemon.errorString()));
+        QElapsedTimer clock;
+        clock.start();
+        CliResult status;
+        while (clock.elapsed() < 15000) {
+            status = cordon(args({"daemon", "status"}));
+            if (status.status == 0 || m_daemon.state() == QProcess::NotRunning)
+                break;
+            QThread::msleep(50);
+        }
+        QVERIFY2(status.status == 0, status.describe());
+        QVERIFY2(status.out.contains("time scale:  600"), status.out);
+
+        // Idle for a week on a 600x clock: ~17 minutes, longer than this test.
+        const CliResult created = cordon(args({"create", "--name", "main", "--idle", "7d"}));
+        QVERIFY2(created.status == 0, created.describe());
+        m_container = QString::fromUtf8(created.out).trimmed();
+        QVERIFY2(QRegularExpression(QStringLiteral("^[0-9a-f]{16}$")).match(m_container).hasMatch(),
+                 created.out);
+    }
+
+    void cleanupTestCase()
+    {
+        const CliResult stopped = cordon(args({"daemon", "stop"}));
+        const bool exited = m_daemon.waitForFinished(30000);
+        if (!exited) {
+            m_daemon.kill();
+            m_daemon.waitForFinished(5000);
+        }
+        QVERIFY2(stopped.status == 0, stopped.describe());
+        QVERIFY2(stopped.out.contains("stopped"), stopped.out);
+        QVERIFY(exited);
+    }
+
+    void helpForEveryCommand_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QByteArray>("usage");
+        for (const char *command : {"create", "ls", "inspect", "exec", "cp", "files", "rm", "stop", "start",
+                                    "keepalive", "logs", "history", "events"})
+            QTest::newRow(command) << QStringList{QString::fromUtf8(command), QStringLiteral("--help")}
+                                   << QByteArray("Usage: cordon ") + command;
+        QTest::newRow("files rm") << args({"files", "rm", "--help"}) << QByteArray("Usage: cordon files rm");
+        QTest::newRow("history purge")
+            << args({"history", "purge", "--help"}) << QByteArray("Usage: cordon history purge");
+        QTest::newRow("daemon") << args({"daemon", "--help"}) << QByteArray("Usage: cordon daemon");
+        for (const char *action : {"status", "start", "stop", "time-scale"})
+            QTest::newRow(action) << QStringList{QStringLiteral("daemon"), QString::fromUtf8(action),
+                                                 QStringLiteral("--help")}
+                                  << QByteArray("Usage: cordon daemon ") + action;
+        QTest::newRow("top") << args({"--help"}) << QByteArray("exec");
+    }
+
+    void helpForEveryCommand()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QByteArray, usage);
+        const CliResult result = cordon(arguments);
+        QVERIFY2(result.status == 0, result.describe());
+        QVERIFY2(result.out.contains(usage), result.out);
+        QVERIFY(result.err.isEmpty());
+    }
+
+    void badArgumentsExitTwo_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QByteArray>("message");
+        QTest::newRow("exec without container") << args({"exec"}) << QByteArray("no container given");
+        QTest::newRow("exec without command") << args({"exec", "abc"}) << QByteArray("no command given");
+        QTest::newRow("exec code without language")
+            << args({"exec", "--code", "print(1)", "abc"}) << QByteArray("--code needs --language");
+        QTest::newRow("exec unknown language")
+            << args({"exec", "--language", "ruby", "--code", "1", "abc"}) << QByteArray("unknown --language");
+        QTest::newRow("exec bad timeout")
+            << args({"exec", "--timeout", "soon", "abc", "true"}) << QByteArray("`soon` is not a duration");
+        QTest::newRow("create bad memory") << args({"create", "--memory", "3g"}) << QByteArray("--memory");
+        QTest::newRow("create bad idle")
+            << args({"create", "--idle", "90s"}) << QByteArray("not a whole number of minutes");
+        QTest::newRow("create missing policy")
+            << args({"create", "--policy", "/nonexistent/p.json"}) << QByteArray("/nonexistent/p.json");
+        QTest::newRow("ls extra") << args({"ls", "extra"}) << QByteArray("unexpected argument `extra`");
+        QTest::newRow("unknown option") << args({"ls", "--frobnicate"}) << QByteArray("frobnicate");
+        QTest::newRow("inspect two") << args({"inspect", "a", "b"}) << QByteArray("exactly one");
+        QTest::newRow("cp one side") << args({"cp", "x"}) << QByteArray("give a source and a destination");
+        QTest::newRow("cp no container")
+            << args({"cp", "a", "b"}) << QByteArray("neither side names a container");
+        QTest::newRow("files bad scope")
+            << args({"files", "--scope", "etc", "abc"}) << QByteArray("unknown --scope `etc`");
+        QTest::newRow("rm nothing") << args({"rm"}) << QByteArray("at least one container");
+        QTest::newRow("history bad class")
+            << args({"history", "--class", "weird"}) << QByteArray("unknown --class `weird`");
+        QTest::newRow("history bad limit") << args({"history", "--limit", "0"}) << QByteArray("--limit");
+        QTest::newRow("purge without age") << args({"history", "purge"}) << QByteArray("--older-than");
+        QTest::newRow("events bad limit") << args({"events", "--limit", "9999"}) << QByteArray("--limit");
+        QTest::newRow("daemon unknown")
+            << args({"daemon", "restart"}) << QByteArray("unknown action `restart`");
+        QTest::newRow("time scale") << args({"daemon", "time-scale", "0"}) << QByteArray("1 to 3600");
+        QTest::newRow("unknown command") << args({"launch"}) << QByteArray("unknown command `launch`");
+    }
+
+    void badArgumentsExitTwo()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QByteArray, message);
+        const CliResult result = cordon(arguments);
+        QVERIFY2(result.status == 2, result.describe());
+        QVERIFY2(result.err.contains(message), result.err);
+        QVERIFY2(result.out.isEmpty(), result.out);
+    }
+
+    void createdContainerIsListedRunning()
+    {
+        const CliResult listed = cordon(args({"ls"}));
+        QVERIFY2(listed.status == 0, listed.describe());
+        QVERIFY2(listed.out.startsWith("ID "), listed.out);
+        QVERIFY(listed.out.contains("IDLE LEFT"));
+        QVERIFY2(QRegularExpression(m_container + QStringLiteral("\\s+main\\s+running\\s+1\\.0 GiB\\s+16m"))
+                     .match(QString::fromUtf8(listed.out))
+                     .hasMatch(),
+                 listed.out);
+
+        const QJsonObject json = cordon(args({"ls", "--json"})).json();
+        bool found = false;
+        for (const QJsonValue &value : json.value(QStringLiteral("containers")).toArray()) {
+            const QJsonObject container = value.toObject();
+            if (container.value(QStringLiteral("id")).toString() == m_container) {
+                found = true;
+                QCOMPARE(container.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+            }
+        }
+        QVERIFY(found);
+        // The name and a unique prefix name the container too.
+        QCOMPARE(containerJson(QStringLiteral("main")).value(QStringLiteral("id")).toString(), m_container);
+        QCOMPARE(containerJson(m_container.left(10)).value(QStringLiteral("id")).toString(), m_container);
+    }
+
+    void execStreamsOutputAndMirrorsTheStatus()
+    {
+        const CliResult python =
+            cordon({QStringLiteral("exec"), QStringLiteral("--language"), QStringLiteral("python"),
+                    QStringLiteral("--code"),
+                    QStringLiteral("import sys\nprint('hello from python')\nsys.exit(3)"), m_container});
+        QVERIFY2(python.status == 3, python.describe());
+        QCOMPARE(python.out, QByteArray("hello from python\n"));
+        QVERIFY2(python.err.startsWith("cordon: nonzero_exit (exit 3)"), python.err);
+        QVERIFY2(python.err.contains("peak memory"), python.err);
+
+        const CliResult streams = sh(QStringLiteral("echo out; echo err >&2"));
+        QVERIFY2(streams.status == 0, streams.describe());
+        QCOMPARE(streams.out, QByteArray("out\n"));
+        QVERIFY2(streams.err.startsWith("err\ncordon: ok (exit 0)"), streams.err);
+
+        const CliResult killed = sh(QStringLiteral("kill -9 $$"));
+        QVERIFY2(killed.status == 128 + 9, killed.describe());
+        QVERIFY2(killed.err.contains("killed (signal 9)"), killed.err);
+
+        const CliResult missing = exec({QStringLiteral("/nonexistent/program")});
+        QVERIFY2(missing.status == 125, missing.describe());
+        QVERIFY2(missing.err.contains("setup_failed"), missing.err);
+    }
+
+    void execForwardsStdin()
+    {
+        const CliResult counted = cordon({QStringLiteral("exec"), QStringLiteral("--stdin"), m_container,
+                                          QStringLiteral("--"), QStringLiteral("wc"), QStringLiteral("-l")},
+                                         "one\ntwo\nthree\n");
+        QVERIFY2(counted.status == 0, counted.describe());
+        QCOMPARE(counted.out.trimmed(), QByteArray("3"));
+        // Without --stdin the run reads end-of-file at once, whatever our stdin holds.
+        const CliResult closed = exec({QStringLiteral("wc"), QStringLiteral("-c")}, "ignored");
+        QCOMPARE(closed.out.trimmed(), QByteArray("0"));
+    }
+
+    void filesAndProcessesPersistBetweenExecs()
+    {
+        const CliResult first =
+            sh(QStringLiteral("echo kept > /mnt/data/notes.txt; sleep 300 >/dev/null 2>&1 & echo $!"));
+        QVERIFY2(first.status == 0, first.describe());
+        m_backgroundPid = QString::fromUtf8(first.out).trimmed();
+        QVERIFY2(!m_backgroundPid.isEmpty(), first.out);
+
+        const CliResult second =
+            sh(QStringLiteral("cat /mnt/data/notes.txt; cat /proc/%1/comm").arg(m_backgroundPid));
+        QVERIFY2(second.status == 0, second.describe());
+        QCOMPARE(second.out, QByteArray("kept\nsleep\n"));
+    }
+
+    void uploadIsReadableInside()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("local.csv"));
+        QVERIFY(writeFile(path, "alpha,beta\n1,2\n"));
+        const CliResult uploaded =
+            cordon({QStringLiteral("cp"), path, m_container + QStringLiteral(":data.csv")});
+        QVERIFY2(uploaded.status == 0, uploaded.describe());
+        QVERIFY2(uploaded.out.contains("/mnt/data/inputs/data.csv"), uploaded.out);
+        QVERIFY2(uploaded.out.contains(sha256Hex("alpha,beta\n1,2\n").toLatin1()), uploaded.out);
+
+        const CliResult read = exec({QStringLiteral("cat"), QStringLiteral("/mnt/data/inputs/data.csv")});
+        QVERIFY2(read.status == 0, read.describe());
+        QCOMPARE(read.out, QByteArray("alpha,beta\n1,2\n"));
+        // inputs/ is read-only inside.
+        QVERIFY(sh(QStringLiteral("echo x > /mnt/data/inputs/data.csv")).status != 0);
+
+        const CliResult missing = cordon(
+            {QStringLiteral("cp"), dir.filePath(QStringLiteral("absent")), m_container + QLatin1Char(':')});
+        QVERIFY2(missing.status == 2, missing.describe());
+        QVERIFY2(missing.err.contains("does not exist"), missing.err);
+    }
+
+    void downloadRefusesAPlantedSymlink()
+    {
+        const CliResult planted = sh(QStringLiteral(
+            "echo 42 > /mnt/data/outputs/result.txt; ln -s /etc/passwd /mnt/data/outputs/leak"));
+        QVERIFY2(planted.status == 0, planted.describe());
+        QVERIFY2(planted.err.contains("artifact result.txt"), planted.err);
+
+        QTemporaryDir dir;
+        const QString all = dir.filePath(QStringLiteral("all"));
+        const CliResult everything = cordon({QStringLiteral("cp"), m_container + QLatin1Char(':'), all});
+        QVERIFY2(everything.status == 1, everything.describe());
+        QVERIFY2(everything.out.contains("outputs/result.txt -> "), everything.out);
+        QVERIFY2(everything.err.contains("refused outputs/leak: symbolic link"), everything.err);
+        QCOMPARE(readFile(all + QStringLiteral("/result.txt")), QByteArray("42\n"));
+        const QFileInfo leak(all + QStringLiteral("/leak"));
+        QVERIFY(!leak.exists() && !leak.isSymLink());
+
+        const QString one = dir.filePath(QStringLiteral("one"));
+        const CliResult single = cordon(
+            {QStringLiteral("cp"), m_container + QStringLiteral(":/mnt/data/outputs/result.txt"), one});
+        QVERIFY2(single.status == 0, single.describe());
+        QCOMPARE(readFile(one + QStringLiteral("/result.txt")), QByteArray("42\n"));
+
+        const CliResult symlink =
+            cordon({QStringLiteral("cp"), m_container + QStringLiteral(":outputs/leak"), one});
+        QVERIFY2(symlink.status == 1, symlink.describe());
+        QVERIFY2(symlink.err.contains("leak") && symlink.err.contains("symbolic link"), symlink.err);
+
+        // Outside outputs/ only on explicit request.
+        const QString work = dir.filePath(QStringLiteral("work"));
+        const CliResult refused =
+            cordon({QStringLiteral("cp"), m_container + QStringLiteral(":/mnt/data/notes.txt"), work});
+        QVERIFY2(refused.status == 2, refused.describe());
+        QVERIFY2(refused.err.contains("--workspace"), refused.err);
+        const CliResult allowed = cordon({QStringLiteral("cp"), QStringLiteral("--workspace"),
+                                          m_container + QStringLiteral(":/mnt/data/notes.txt"), work});
+        QVERIFY2(allowed.status == 0, allowed.describe());
+        QCOMPARE(readFile(work + QStringLiteral("/notes.txt")), QByteArray("kept\n"));
+    }
+
+    void filesListsSizesAndHashes()
+    {
+        const CliResult listed = cordon({QStringLiteral("files"), m_container});
+        QVERIFY2(listed.status == 0, listed.describe());
+        QVERIFY2(listed.out.startsWith("SCOPE"), listed.out);
+        QVERIFY2(QRegularExpression(QStringLiteral("inputs\\s+data\\.csv\\s+15 B\\s+") +
+                                    sha256Hex("alpha,beta\n1,2\n"))
+                     .match(QString::fromUtf8(listed.out))
+                     .hasMatch(),
+                 listed.out);
+        QVERIFY2(QRegularExpression(QStringLiteral("outputs\\s+result\\.txt\\s+3 B\\s+") + sha256Hex("42\n"))
+                     .match(QString::fromUtf8(listed.out))
+                     .hasMatch(),
+                 listed.out);
+        QVERIFY2(listed.err.contains("not listed: outputs/leak"), listed.err);
+
+        const QJsonObject json = cordon({QStringLiteral("files"), QStringLiteral("--json"),
+                                         QStringLiteral("--scope"), QStringLiteral("outputs"), m_container})
+                                     .json();
+        const QJsonArray files = json.value(QStringLiteral("files")).toArray();
+        QCOMPARE(files.size(), 1);
+        QCOMPARE(files.first().toObject().value(QStringLiteral("size")).toInteger(), 3);
+        QCOMPARE(files.first().toObject().value(QStringLiteral("sha256")).toString(), sha256Hex("42\n"));
+
+        const CliResult removed = cordon(
+            {QStringLiteral("files"), QStringLiteral("rm"), m_container, QStringLiteral("outputs/leak")});
+        QVERIFY2(removed.status == 0, removed.describe());
+        QVERIFY2(!cordon({QStringLiteral("files"), m_container}).err.contains("leak"), "leak still listed");
+    }
+
+    void stopAndStartKeepFilesButEndProcesses()
+    {
+        QVERIFY(!m_backgroundPid.isEmpty());
+        const CliResult stopped = cordon({QStringLiteral("stop"), m_container});
+        QVERIFY2(stopped.status == 0, stopped.describe());
+        QVERIFY2(stopped.out.startsWith((m_container + QStringLiteral(" stopped, expires in")).toUtf8()),
+                 stopped.out);
+        QCOMPARE(containerJson(m_container).value(QStringLiteral("state")).toString(),
+                 QStringLiteral("stopped"));
+
+        const CliResult refused = exec({QStringLiteral("true")});
+        QVERIFY2(refused.status == 125, refused.describe());
+        QVERIFY2(refused.err.contains("start it first"), refused.err);
+        QVERIFY2(refused.err.contains("cordon: hint: Start it with `cordon start ID`"), refused.err);
+
+        const CliResult started = cordon({QStringLiteral("start"), m_container});
+        QVERIFY2(started.status == 0, started.describe());
+        QVERIFY2(started.out.contains(" running, expires in"), started.out);
+        const CliResult after =
+            sh(QStringLiteral("cat /mnt/data/notes.txt; for p in /proc/[0-9]*; do cat $p/comm; "
+                              "done | grep -c sleep"));
+        QCOMPARE(after.out, QByteArray("kept\n0\n"));
+
+        const CliResult kept = cordon({QStringLiteral("keepalive"), m_container});
+        QVERIFY2(kept.status == 0, kept.describe());
+        QVERIFY2(kept.out.contains(" running, expires in 16m"), kept.out);
+    }
+
+    void idempotencyKeyRunsOnce()
+    {
+        const QStringList command = {QStringLiteral("exec"),
+                                     QStringLiteral("--json"),
+                                     QStringLiteral("--key"),
+                                     QStringLiteral("only-once"),
+                                     m_container,
+                                     QStringLiteral("--"),
+                                     QStringLiteral("/bin/sh"),
+                                     QStringLiteral("-c"),
+                                     QStringLiteral("echo ran >> /mnt/data/count.txt; echo done")};
+        const CliResult first = cordon(command);
+        const CliResult second = cordon(command);
+        QVERIFY2(first.status == 0, first.describe());
+        QVERIFY2(second.status == 0, second.describe());
+        const QJsonObject firstRun = first.json().value(QStringLiteral("run")).toObject();
+        const QJsonObject secondRun = second.json().value(QStringLiteral("run")).toObject();
+        QVERIFY(!firstRun.value(QStringLiteral("id")).toString().isEmpty());
+        QCOMPARE(secondRun.value(QStringLiteral("id")).toString(),
+                 firstRun.value(QStringLiteral("id")).toString());
+        QCOMPARE(secondRun.value(QStringLiteral("stdout")).toString(), QStringLiteral("done\n"));
+        QCOMPARE(exec({QStringLiteral("cat"), QStringLiteral("/mnt/data/count.txt")}).out,
+                 QByteArray("ran\n"));
+
+        // The run's output again, from the history.
+        const CliResult logs =
+            cordon({QStringLiteral("logs"), firstRun.value(QStringLiteral("id")).toString()});
+        QVERIFY2(logs.status == 0, logs.describe());
+        QCOMPARE(logs.out, QByteArray("done\n"));
+        QVERIFY2(logs.err.startsWith("cordon: ok (exit 0)"), logs.err);
+    }
+
+    void historyShowsRunsWithClasses()
+    {
+        const CliResult json =
+            cordon({QStringLiteral("history"), QStringLiteral("--json"), QStringLiteral("--container"),
+                    m_container, QStringLiteral("--limit"), QStringLiteral("500")});
+        QVERIFY2(json.status == 0, json.describe());
+        QSet<QString> classes;
+        for (const QJsonValue &run : json.json().value(QStringLiteral("runs")).toArray())
+            classes.insert(run.toObject().value(QStringLiteral("error_class")).toString());
+        for (const char *expected : {"ok", "nonzero_exit", "killed", "setup_failed"})
+            QVERIFY2(classes.contains(QString::fromUtf8(expected)), expected);
+        // One run for the repeated key.
+        int keyed = 0;
+        for (const QJsonValue &run : json.json().value(QStringLiteral("runs")).toArray())
+            keyed += run.toObject().value(QStringLiteral("idempotency_key")).toString() ==
+                     QLatin1String("only-once");
+        QCOMPARE(keyed, 1);
+
+        const CliResult oom =
+            cordon({QStringLiteral("history"), QStringLiteral("--class"), QStringLiteral("nonzero_exit"),
+                    QStringLiteral("--container"), m_container});
+        QVERIFY2(oom.status == 0, oom.describe());
+        QVERIFY2(oom.out.startsWith("RUN "), oom.out);
+        QVERIFY2(oom.out.contains("nonzero_exit"), oom.out);
+        QVERIFY2(oom.out.contains("python "), oom.out);
+        QVERIFY2(!oom.out.contains(" ok "), oom.out);
+
+        const CliResult page = cordon(args({"history", "--limit", "1"}));
+        QVERIFY2(page.err.contains("--offset 1 shows the next ones"), page.err);
+    }
+
+    void eventsListAndFollow()
+    {
+        const CliResult listed =
+            cordon({QStringLiteral("events"), QStringLiteral("--json"), QStringLiteral("--limit"),
+                    QStringLiteral("500"), QStringLiteral("--container"), m_container});
+        QVERIFY2(listed.status == 0, listed.describe());
+        QSet<QString> kinds;
+        for (const QJsonValue &event : listed.json().value(QStringLiteral("events")).toArray())
+            kinds.insert(event.toObject().value(QStringLiteral("kind")).toString());
+        for (const char *expected : {"container.created", "run.started", "run.finished", "file.uploaded",
+                                     "file.downloaded", "container.stopped", "container.started"})
+            QVERIFY2(kinds.contains(QString::fromUtf8(expected)), expected);
+        const CliResult family =
+            cordon({QStringLiteral("events"), QStringLiteral("--kind"), QStringLiteral("container."),
+                    QStringLiteral("--container"), m_container});
+        QVERIFY2(family.out.contains("container.created"), family.out);
+        QVERIFY2(!family.out.contains("run.started"), family.out);
+
+        // --follow prints what happens after it started, and ends cleanly on SIGTERM or Ctrl-C.
+        QProcess follow;
+        follow.start(cordonPath(),
+                     args({"events", "--follow", "--limit", "1", "--kind", "container.created"}));
+        QByteArray seen;
+        QElapsedTimer clock;
+        clock.start();
+        while (!seen.contains("TIME") && clock.elapsed() < 10000 && follow.waitForReadyRead(10000))
+            seen += follow.readAllStandardOutput();
+        QVERIFY2(seen.contains("TIME"), seen);
+        const CliResult created = cordon(args({"create", "--name", "followed"}));
+        QVERIFY2(created.status == 0, created.describe());
+        const QByteArray id = created.out.trimmed();
+        while (!seen.contains(id) && clock.elapsed() < 20000 && follow.waitForReadyRead(10000))
+            seen += follow.readAllStandardOutput();
+        QVERIFY2(seen.contains("container.created") && seen.contains(id), seen);
+        ::kill(static_cast<pid_t>(follow.processId()), SIGINT);
+        QVERIFY(follow.waitForFinished(10000));
+        QCOMPARE(follow.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(follow.exitCode(), 0);
+        QCOMPARE(cordon({QStringLiteral("rm"), QStringLiteral("--force"), QString::fromUtf8(id)}).status, 0);
+    }
+
+    void idleContainerExpiresUnderTheTimeScale()
+    {
+        // One idle minute on the 600x clock is 0.1 s.
+        const CliResult created = cordon(args({"create", "--name", "brief", "--idle", "1m"}));
+        QVERIFY2(created.status == 0, created.describe());
+        const QString id = QString::fromUtf8(created.out).trimmed();
+        QString state;
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < 10000) {
+            QThread::msleep(200);
+            state = containerJson(id).value(QStringLiteral("state")).toString();
+            if (state == QLatin1String("expired"))
+                break;
+        }
+        QCOMPARE(state, QStringLiteral("expired"));
+        QVERIFY2(clock.elapsed() < 5000, "expiry took far longer than 0.1 s of idle time");
+        const CliResult all = cordon(args({"ls", "--all"}));
+        QVERIFY2(QRegularExpression(id + QStringLiteral("\\s+brief\\s+expired"))
+                     .match(QString::fromUtf8(all.out))
+                     .hasMatch(),
+                 all.out);
+        QVERIFY2(!cordon(args({"ls"})).out.contains(id.toUtf8()),
+                 "an expired container is listed without --all");
+
+        const CliResult files = cordon({QStringLiteral("files"), id});
+        QVERIFY2(files.status == 1, files.describe());
+        QVERIFY2(files.err.contains("files are gone"), files.err);
+        QVERIFY(!QFileInfo::exists(qEnvironmentVariable("CORDON_DATA_DIR") + QStringLiteral("/containers/") +
+                                   id));
+    }
+
+    void rmRefusesRunningContainersWithoutForce()
+    {
+        const CliResult created = cordon(args({"create", "--name", "doomed", "--idle", "7d"}));
+        QVERIFY2(created.status == 0, created.describe());
+        const QString id = QString::fromUtf8(created.out).trimmed();
+        const CliResult refused = cordon({QStringLiteral("rm"), id});
+        QVERIFY2(refused.status == 1, refused.describe());
+        QVERIFY2(refused.err.contains("is running") && refused.err.contains("--force"), refused.err);
+        QCOMPARE(containerJson(id).value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+
+        const CliResult removed = cordon({QStringLiteral("rm"), QStringLiteral("--force"), id});
+        QVERIFY2(removed.status == 0, removed.describe());
+        QCOMPARE(removed.out, (id + QLatin1Char('\n')).toUtf8());
+        const CliResult inspected = cordon({QStringLiteral("inspect"), id});
+        QVERIFY2(inspected.status == 0, inspected.describe());
+        QVERIFY2(inspected.out.contains("State:         deleted"), inspected.out);
+        QVERIFY(!QFileInfo::exists(qEnvironmentVariable("CORDON_DATA_DIR") + QStringLiteral("/containers/") +
+                                   id));
+
+        // A stopped container needs no --force.
+        QCOMPARE(cordon({QStringLiteral("stop"), m_container}).status, 0);
+        const CliResult last = cordon({QStringLiteral("rm"), m_container});
+        QVERIFY2(last.status == 0, last.describe());
+        QCOMPARE(containerJson(m_container).value(QStringLiteral("state")).toString(),
+                 QStringLiteral("deleted"));
+    }
+
+    void unknownContainersAreNamed_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("status");
+        QTest::newRow("inspect") << args({"inspect", "0123456789abcdef"}) << 1;
+        QTest::newRow("stop") << args({"stop", "0123456789abcdef"}) << 1;
+        QTest::newRow("files") << args({"files", "0123456789abcdef"}) << 1;
+        QTest::newRow("cp") << args({"cp", "0123456789abcdef:", "/tmp"}) << 1;
+        // exec says 125 for every way the program did not run, as `cordon run` does.
+        QTest::newRow("exec") << args({"exec", "0123456789abcdef", "true"}) << 125;
+    }
+
+    void unknownContainersAreNamed()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, status);
+        const CliResult result = cordon(arguments);
+        QVERIFY2(result.status == status, result.describe());
+        QVERIFY2(result.err.contains("cordon: error: no container with id `0123456789abcdef`"), result.err);
+        QVERIFY2(result.err.contains("cordon: hint: `cordon ls --all`"), result.err);
+    }
+
+    void noDaemonIsExitStatus125()
+    {
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        const QString nowhere = m_socketDir.filePath(QStringLiteral("nowhere.sock"));
+        environment.insert(QStringLiteral("CORDON_SOCKET"), nowhere);
+        environment.insert(QStringLiteral("CORDON_DAEMON"), QStringLiteral("/nonexistent"));
+        const CliResult listed = cordon(args({"ls"}), {}, environment);
+        QVERIFY2(listed.status == 125, listed.describe());
+        QVERIFY2(listed.err.contains(nowhere.toUtf8()), listed.err);
+        QVERIFY2(listed.err.contains("/nonexistent"), listed.err);
+        QVERIFY2(listed.err.contains("cordon: hint: "), listed.err);
+        QVERIFY(listed.out.isEmpty());
+
+        // status never starts a daemon: it says there is none.
+        const CliResult status = cordon(args({"daemon", "status"}), {}, environment);
+        QVERIFY2(status.status == 125, status.describe());
+        QVERIFY2(status.err.contains("no daemon is listening"), status.err);
+        const CliResult stop = cordon(args({"daemon", "stop"}), {}, environment);
+        QVERIFY2(stop.status == 0 && stop.out.contains("not running"), stop.describe());
+    }
+
+    void daemonStatusReportsItself()
+    {
+        const CliResult status = cordon(args({"daemon", "status", "--json"}));
+        QVERIFY2(status.status == 0, status.describe());
+        QCOMPARE(status.json().value(QStringLiteral("pid")).toInteger(), m_daemon.processId());
+        QCOMPARE(status.json().value(QStringLiteral("time_scale")).toDouble(), 600.0);
+        const CliResult again = cordon(args({"daemon", "start"}));
+        QVERIFY2(again.status == 0 && again.out.contains("already running"), again.describe());
+    }
+};
+
+CORDON_SANDBOX_TEST_MAIN(TestDaemonCli)
+#include "tst_daemoncli.moc"
