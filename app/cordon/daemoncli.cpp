@@ -88,10 +88,9 @@ int usageError(const QString &command, const QString &message)
 bool isUnreachable(const Error &error)
 {
     static const QStringList codes = {
-        QStringLiteral("daemon.unreachable"),       QStringLiteral("daemon.start_failed"),
-        QStringLiteral("daemon.timeout"),           QStringLiteral("daemon.disconnected"),
-        QStringLiteral("daemon.too_many_clients"),  QStringLiteral("protocol.version"),
-        QStringLiteral("protocol.frame_too_large"),
+        QStringLiteral("daemon.unreachable"),      QStringLiteral("daemon.start_failed"),
+        QStringLiteral("daemon.timeout"),          QStringLiteral("daemon.disconnected"),
+        QStringLiteral("daemon.too_many_clients"), QStringLiteral("protocol.version"),
     };
     return codes.contains(error.code());
 }

@@ -4,6 +4,7 @@
 // privileges.
 #include "clioutput.h"
 #include "commands.h"
+#include "daemoncli.h"
 
 #include "cgroup/cgroupbackend.h"
 
@@ -22,14 +23,8 @@ int cgroupDelegateCommand(const QStringList &arguments)
     const QCommandLineOption userOption(QStringLiteral("user"), QStringLiteral("The user to delegate to."),
                                         QStringLiteral("name"));
     parser.addOption(userOption);
-    if (!parser.parse(arguments)) {
-        printErr(QStringLiteral("cordon cgroup-delegate: %1\n").arg(parser.errorText()));
-        return UsageError;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        printOut(parser.helpText());
-        return 0;
-    }
+    if (const auto status = parseCommandLine(parser, arguments, QStringLiteral("cordon cgroup-delegate")))
+        return *status;
     if (!parser.isSet(userOption)) {
         printErr(QStringLiteral("cordon cgroup-delegate: --user NAME is required\n"));
         return UsageError;

@@ -3,6 +3,7 @@
 // quickest way to see Cordon's isolation at work (and what a trainer shows a class).
 #include "clioutput.h"
 #include "commands.h"
+#include "daemoncli.h"
 
 #include "containers/oneshotrun.h"
 
@@ -50,14 +51,8 @@ int demoCommand(const QStringList &arguments)
         QStringLiteral("allow-degraded"),
         QStringLiteral("Run without cgroup limits when the host has none."));
     parser.addOption(degradedOption);
-    if (!parser.parse(arguments)) {
-        printErr(QStringLiteral("cordon demo: %1\n").arg(parser.errorText()));
-        return UsageError;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        printOut(parser.helpText());
-        return 0;
-    }
+    if (const auto status = parseCommandLine(parser, arguments, QStringLiteral("cordon demo")))
+        return *status;
 
     const QString outputs = QDir::current().absoluteFilePath(QStringLiteral("cordon-demo-outputs"));
     const QList<Demo> demos = {

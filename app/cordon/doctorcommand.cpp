@@ -2,6 +2,7 @@
 // cordon doctor: what this host offers for isolation, and an end-to-end check that a sandbox really starts.
 #include "clioutput.h"
 #include "commands.h"
+#include "daemoncli.h"
 
 #include "containers/oneshotrun.h"
 #include "isolation/hostprobe.h"
@@ -16,14 +17,8 @@ int doctorCommand(const QStringList &arguments)
     parser.setApplicationDescription(
         QStringLiteral("Report what this host offers for isolation and what is degraded."));
     parser.addHelpOption();
-    if (!parser.parse(arguments)) {
-        printErr(QStringLiteral("cordon doctor: %1\n").arg(parser.errorText()));
-        return UsageError;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        printOut(parser.helpText());
-        return 0;
-    }
+    if (const auto status = parseCommandLine(parser, arguments, QStringLiteral("cordon doctor")))
+        return *status;
 
     bool essentialMissing = false;
     bool cgroupsOk = true;

@@ -2,6 +2,7 @@
 // cordon run [options] -- CMD...: a throw-away container for one command; the exit status mirrors the run.
 #include "clioutput.h"
 #include "commands.h"
+#include "daemoncli.h"
 
 #include "containers/oneshotrun.h"
 #include "core/duration.h"
@@ -88,14 +89,8 @@ int runCommand(const QStringList &arguments)
                        stdinOption, degradedOption});
     parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("The command and its arguments."),
                                  QStringLiteral("-- CMD [ARGS...]"));
-    if (!parser.parse(arguments)) {
-        printErr(QStringLiteral("cordon run: %1\nTry `cordon run --help`.\n").arg(parser.errorText()));
-        return UsageError;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        printOut(parser.helpText());
-        return 0;
-    }
+    if (const auto status = parseCommandLine(parser, arguments, QStringLiteral("cordon run")))
+        return *status;
 
     Containers::OneShotRequest request;
     request.command = parser.positionalArguments();
