@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "isolation/sandbox.h"
 
+#include "core/notifiers.h"
 #include <QCoreApplication>
 #include <QFileInfo>
-#include "core/notifiers.h"
 
 #include <QSocketNotifier>
 
@@ -229,8 +229,13 @@ Result<SetupReply> Sandbox::awaitSetupReply(int timeoutMs)
     std::vector<std::uint8_t> message;
     std::vector<int> fds;
     const long received = receiveMessage(m_control, message, fds);
-    for (int fd : fds)
-        ::close(fd);
+    // The only descriptor a setup reply carries is the proxy listener; anything more is closed.
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+        if (i == 0 && m_proxyListener < 0)
+            m_proxyListener = fds[i];
+        else
+            ::close(fds[i]);
+    }
     SetupReply reply;
     if (received == 0) {
         int status = 0;
@@ -326,6 +331,15 @@ void Sandbox::destroy()
         ::close(m_control);
         m_control = -1;
     }
+    if (m_proxyListener >= 0) {
+        ::close(m_proxyListener);
+        m_proxyListener = -1;
+    }
+}
+
+int Sandbox::takeProxyListener()
+{
+    return std::exchange(m_proxyListener, -1);
 }
 
 } // namespace Cordon::Isolation

@@ -43,6 +43,10 @@ public:
     // cordon-init.
     void destroy();
 
+    // The listening socket cordon-init opened on 127.0.0.1:3128 inside the container (when the setup asked
+    // for it); the caller takes ownership. -1 when there is none.
+    int takeProxyListener();
+
     pid_t initPid() const { return m_initPid; }
     bool isRunning() const { return m_initPid > 0; }
 
@@ -60,6 +64,7 @@ private:
 
     pid_t m_initPid = -1;
     int m_control = -1;
+    int m_proxyListener = -1;
     std::unique_ptr<QSocketNotifier> m_notifier;
 };
 

@@ -145,6 +145,7 @@ Result<SandboxSpec> buildSandboxSpec(const Policy::ContainerPolicy &policy, cons
     spec.setup.insideUid = ids.insideUid;
     spec.setup.insideGid = ids.insideGid;
     spec.setup.hostname = "sandbox";
+    spec.setup.proxyListener = policy.network.type == Policy::NetworkPolicy::Type::Allowlist;
     PlanBuilder plan(spec);
 
     for (const char *dir : SystemDirs)
@@ -192,8 +193,8 @@ Result<SandboxSpec> buildSandboxSpec(const Policy::ContainerPolicy &policy, cons
     plan.bind(workspace.inputs, QStringLiteral("/mnt/data/inputs"), ReadOnlyBind);
     plan.bind(workspace.outputs, QStringLiteral("/mnt/data/outputs"), MS_NOSUID | MS_NODEV | MS_NOEXEC);
 
-    // Source files of code runs live outside the workspace on a read-only mount: the engine writes them on the
-    // host, and the sandbox cannot swap them (or plant a symlink for the engine to follow) in between.
+    // Source files of code runs live outside the workspace on a read-only mount: the engine writes them on
+    // the host, and the sandbox cannot swap them (or plant a symlink for the engine to follow) in between.
     if (!workspace.code.isEmpty())
         plan.bind(workspace.code, QLatin1String(InsideCodeDir), ReadOnlyBind | MS_NOEXEC);
 
@@ -213,6 +214,14 @@ QStringList runEnvironment(const Policy::ContainerPolicy &policy)
                                {QStringLiteral("USER"), QStringLiteral("sandbox")},
                                {QStringLiteral("LOGNAME"), QStringLiteral("sandbox")},
                                {QStringLiteral("TMPDIR"), QStringLiteral("/tmp")}};
+    // With an allowlist, the only way out is the proxy listening inside the container; programs that honour
+    // the usual variables find it, and programs that ignore them have no route at all.
+    if (policy.network.type == Policy::NetworkPolicy::Type::Allowlist) {
+        const QString proxy = QStringLiteral("http://127.0.0.1:%1").arg(ProxyPort);
+        for (const char *name :
+             {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"})
+            env.insert(QLatin1String(name), proxy);
+    }
     for (auto it = policy.env.cbegin(); it != policy.env.cend(); ++it)
         env.insert(it.key(), it.value());
     QStringList entries;

@@ -18,7 +18,7 @@ struct WorkspacePaths
     QString work;    // mounted at /mnt/data, writable
     QString inputs;  // mounted at /mnt/data/inputs, read-only
     QString outputs; // mounted at /mnt/data/outputs, writable, noexec
-    QString code;    // optional: mounted read-only at /mnt/code, where the engine writes code runs' source files
+    QString code; // optional: mounted read-only at /mnt/code, where the engine writes code runs' source files
 };
 
 // Who the sandboxed code is inside, and which host ids that maps to.

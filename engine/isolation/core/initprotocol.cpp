@@ -57,6 +57,8 @@ const char *stageName(Stage stage)
         return "execve";
     case Stage::SpawnTooMany:
         return "too many runs";
+    case Stage::ProxyListener:
+        return "open the proxy listener";
     }
     return "unknown";
 }
@@ -75,7 +77,7 @@ bool readStage(WireReader &r, Stage &stage, std::int32_t &error, std::string &de
     std::uint32_t rawStage = 0, rawError = 0;
     if (!r.u32(rawStage) || !r.u32(rawError) || !r.string(detail))
         return false;
-    if (rawStage > static_cast<std::uint32_t>(Stage::SpawnTooMany))
+    if (rawStage > static_cast<std::uint32_t>(Stage::ProxyListener))
         return false;
     stage = static_cast<Stage>(rawStage);
     error = static_cast<std::int32_t>(rawError);
@@ -113,6 +115,7 @@ std::vector<std::uint8_t> encode(const SetupRequest &m)
     w.string(m.rootTmpfsOptions);
     w.boolean(m.loopbackUp);
     w.u32(m.inheritedFds);
+    w.boolean(m.proxyListener);
     w.u32(static_cast<std::uint32_t>(m.mounts.size()));
     for (const MountOp &op : m.mounts) {
         w.u8(static_cast<std::uint8_t>(op.kind));
@@ -133,7 +136,7 @@ bool decode(const std::uint8_t *data, std::size_t length, SetupRequest &m)
     std::uint32_t count = 0;
     if (!ok || !r.u32(m.insideUid) || !r.u32(m.insideGid) || !r.string(m.hostname) ||
         !r.string(m.rootTmpfsOptions) || !r.boolean(m.loopbackUp) || !r.u32(m.inheritedFds) ||
-        m.inheritedFds > 256 || !r.u32(count) || count > 1024)
+        m.inheritedFds > 256 || !r.boolean(m.proxyListener) || !r.u32(count) || count > 1024)
         return false;
     m.mounts.clear();
     for (std::uint32_t i = 0; i < count; ++i) {

@@ -57,6 +57,7 @@ enum class Stage : std::uint32_t
     SpawnSeccomp,
     SpawnExec,
     SpawnTooMany,
+    ProxyListener,
 };
 
 const char *stageName(Stage stage);
@@ -99,8 +100,14 @@ struct SetupRequest
     // mount of another namespace fails with EINVAL), and inherited by cordon-init as fds FirstInheritedFd..
     // in plan order.
     std::uint32_t inheritedFds = 0;
+    // Open a listening TCP socket on 127.0.0.1:ProxyPort inside the container's network namespace and pass it
+    // to the engine with the SetupReply: the egress proxy accepts on it, so every connection on it is known
+    // to come from this container, and there is still no route out.
+    bool proxyListener = false;
     std::vector<MountOp> mounts;
 };
+
+constexpr std::uint16_t ProxyPort = 3128;
 
 constexpr int ControlFd = 3;
 constexpr int FirstInheritedFd = 4;

@@ -11,9 +11,11 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -216,6 +218,26 @@ void InitServer::reap()
     }
 }
 
+// No SO_REUSEPORT: with it, a process in the container (same uid) could bind the same port and steal
+// connections meant for the proxy.
+int openProxyListener()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(ProxyPort);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::bind(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0 ||
+        ::listen(fd, 128) != 0) {
+        const int error = errno;
+        ::close(fd);
+        return -error;
+    }
+    return fd;
+}
+
 } // namespace
 
 int runInit(int controlFd)
@@ -240,7 +262,18 @@ int runInit(int controlFd)
         reply = setUpContainer(request, fds);
     }
     closeAll(fds);
-    sendMessage(controlFd, encode(reply));
+    int listener = -1;
+    if (reply.stage == Stage::None && request.proxyListener) {
+        listener = openProxyListener();
+        if (listener < 0) {
+            reply.stage = Stage::ProxyListener;
+            reply.error = -listener;
+            reply.detail = "127.0.0.1:" + std::to_string(ProxyPort);
+        }
+    }
+    sendMessage(controlFd, encode(reply), listener >= 0 ? &listener : nullptr, listener >= 0 ? 1 : 0);
+    if (listener >= 0)
+        ::close(listener); // the engine holds it now; nothing in the container can bind the port again
     if (reply.stage != Stage::None)
         return 2;
     return InitServer(controlFd).serve();
