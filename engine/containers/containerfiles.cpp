@@ -73,6 +73,19 @@ Result<QJsonObject> ContainerManager::upload(const QString &containerId, const Q
     CORDON_TRY(Files::validateName(name.toUtf8()));
     const QString inputs = target.container->workspace().paths().inputs;
     Files::CopyLimits limits = limitsFor(target.container->policy());
+    // The workspace quota covers everything uploaded: a new file must fit beside the inputs already there.
+    qint64 used = 0;
+    for (const QJsonObject &input : std::as_const(target.inputs))
+        used += input.value(QStringLiteral("size")).toInteger();
+    const qint64 incoming = content ? content->size() : QFileInfo(hostPath).size();
+    if (used + incoming > limits.maxTotalBytes)
+        return fail(
+            QStringLiteral("files.quota"),
+            QStringLiteral("uploading %1 bytes would exceed the workspace quota of %2 MiB (%3 bytes used)")
+                .arg(incoming)
+                .arg(target.container->policy().limits.workspaceMb)
+                .arg(used));
+    limits.maxFileBytes = limits.maxTotalBytes - used;
     Result<Files::CopiedFile> copied =
         fail(QStringLiteral("files.no_source"), QStringLiteral("give a path or content"));
     if (content) {

@@ -394,6 +394,27 @@ private Q_SLOTS:
         const QJsonObject run = sh(id, QStringLiteral("true"));
         QCOMPARE(run.value(QStringLiteral("inputs")).toArray().size(), 1);
         m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+
+        // Uploads count against the workspace quota (workspace_mb).
+        QJsonObject small = policyJson();
+        small.insert(QStringLiteral("limits"), QJsonObject{{QStringLiteral("workspace_mb"), 1}});
+        auto created = m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), small}});
+        QVERIFY_RESULT(created);
+        const QString tiny =
+            created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        const QString chunk = QString::fromLatin1(QByteArray(700 * 1024, 'x').toBase64());
+        QVERIFY_RESULT(
+            m_daemon.call(QStringLiteral("file.upload"), {{QStringLiteral("container"), tiny},
+                                                          {QStringLiteral("name"), QStringLiteral("a")},
+                                                          {QStringLiteral("content"), chunk}}));
+        auto over =
+            m_daemon.call(QStringLiteral("file.upload"), {{QStringLiteral("container"), tiny},
+                                                          {QStringLiteral("name"), QStringLiteral("b")},
+                                                          {QStringLiteral("content"), chunk}});
+        QVERIFY(!over);
+        QCOMPARE(over.error().code(), QStringLiteral("files.quota"));
+        m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), tiny}});
+        m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
     }
 
     void garbageFromOneClientDoesNotHurtOthers()
