@@ -3,6 +3,7 @@
 #include "clioutput.h"
 #include "commands.h"
 #include "daemoncli.h"
+#include "policyfile.h"
 
 #include "core/duration.h"
 #include "policy/containerpolicy.h"
@@ -13,20 +14,6 @@
 namespace Cordon::Cli {
 
 namespace {
-
-Result<Policy::ContainerPolicy> readPolicyFile(const QString &path)
-{
-    if (path.isEmpty())
-        return Policy::ContainerPolicy{};
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(QStringLiteral("cli.policy_unreadable"),
-                    QStringLiteral("cannot read policy `%1`: %2").arg(path, file.errorString()));
-    auto policy = Policy::ContainerPolicy::fromJson(file.read(2 * 1024 * 1024));
-    if (!policy)
-        return fail(policy.error().wrap(QStringLiteral("policy `%1`").arg(path)));
-    return policy;
-}
 
 // The policy counts idle time in whole minutes; "20m", "2h", "1d" and "90m" are accepted, "90s" is not.
 Result<int> parseIdleMinutes(const QString &text)
@@ -84,7 +71,7 @@ int createCommand(const QStringList &arguments)
         return usageError(
             command, QStringLiteral("unexpected argument `%1`").arg(parser.positionalArguments().first()));
 
-    auto policy = readPolicyFile(parser.value(policyOption));
+    auto policy = loadPolicyFile(parser.value(policyOption));
     if (!policy) {
         printError(policy.error());
         return UsageError;

@@ -3,6 +3,7 @@
 #include "clioutput.h"
 #include "commands.h"
 #include "daemoncli.h"
+#include "policyfile.h"
 
 #include "containers/oneshotrun.h"
 #include "core/duration.h"
@@ -21,20 +22,6 @@ namespace Cordon::Cli {
 namespace {
 
 constexpr qint64 MaxStdinBytes = 64LL * 1024 * 1024;
-
-Result<Policy::ContainerPolicy> loadPolicy(const QString &path)
-{
-    if (path.isEmpty())
-        return Policy::ContainerPolicy{};
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(QStringLiteral("cli.policy_unreadable"),
-                    QStringLiteral("cannot read policy `%1`: %2").arg(path, file.errorString()));
-    auto policy = Policy::ContainerPolicy::fromJson(file.read(2 * 1024 * 1024));
-    if (!policy)
-        return fail(policy.error().wrap(QStringLiteral("policy `%1`").arg(path)));
-    return policy;
-}
 
 Result<QByteArray> readAllStdin()
 {
@@ -99,7 +86,7 @@ int runCommand(const QStringList &arguments)
             QStringLiteral("cordon run: no command given. Example: cordon run -- python3 -c 'print(1)'\n"));
         return UsageError;
     }
-    auto policy = loadPolicy(parser.value(policyOption));
+    auto policy = loadPolicyFile(parser.value(policyOption));
     if (!policy) {
         printError(policy.error());
         return UsageError;

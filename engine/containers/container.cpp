@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "containers/container.h"
 
+#include "core/fdio.h"
 #include "isolation/seccompprofile.h"
 
 #include <QFile>
@@ -36,18 +37,9 @@ Result<> writeNewFile(const QString &path, const QByteArray &contents)
     const int fd = ::open(encoded.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         return failErrno(QStringLiteral("run.code"), QStringLiteral("create `%1`").arg(path), errno);
-    qint64 written = 0;
-    while (written < contents.size()) {
-        const ssize_t n =
-            ::write(fd, contents.constData() + written, static_cast<size_t>(contents.size() - written));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            const int error = errno;
-            ::close(fd);
-            return failErrno(QStringLiteral("run.code"), QStringLiteral("write `%1`").arg(path), error);
-        }
-        written += n;
+    if (const int error = writeAll(fd, contents); error != 0) {
+        ::close(fd);
+        return failErrno(QStringLiteral("run.code"), QStringLiteral("write `%1`").arg(path), error);
     }
     ::close(fd);
     return {};

@@ -3,6 +3,7 @@
 
 #include "containers/outputcapture.h"
 #include "containers/stdinfeeder.h"
+#include "core/fdio.h"
 #include "isolation/sandbox.h"
 
 #include <cerrno>
@@ -38,17 +39,9 @@ Result<int> stdinMemfd(const QByteArray &data)
     const int fd = ::memfd_create("cordon-stdin", MFD_CLOEXEC);
     if (fd < 0)
         return failErrno(QStringLiteral("run.stdin"), QStringLiteral("memfd_create"), errno);
-    qint64 written = 0;
-    while (written < data.size()) {
-        const ssize_t n = ::write(fd, data.constData() + written, static_cast<size_t>(data.size() - written));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            const int error = errno;
-            ::close(fd);
-            return failErrno(QStringLiteral("run.stdin"), QStringLiteral("write stdin"), error);
-        }
-        written += n;
+    if (const int error = writeAll(fd, data); error != 0) {
+        ::close(fd);
+        return failErrno(QStringLiteral("run.stdin"), QStringLiteral("write stdin"), error);
     }
     ::lseek(fd, 0, SEEK_SET);
     return fd;
