@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
     build-essential cmake pkg-config ninja-build
     qt6-base-dev qt6-base-dev-tools libqt6charts6-dev libqt6svg6-dev
-    libqscintilla2-qt6-dev libseccomp-dev libsqlite3-dev libexpected-dev
+    libqscintilla2-qt6-dev libseccomp-dev libsqlite3-dev libexpected-dev libhttp-parser-dev
     python3 util-linux passwd procps
     bubblewrap hyperfine xvfb xauth imagemagick
 )

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#include "network/connectionrecord.h"
+
+namespace Cordon::Network {
+
+QString decisionName(Decision decision)
+{
+    switch (decision) {
+    case Decision::Allowed:
+        return QStringLiteral("allowed");
+    case Decision::Denied:
+        return QStringLiteral("denied");
+    case Decision::Error:
+        break;
+    }
+    return QStringLiteral("error");
+}
+
+QJsonObject ConnectionRecord::toJson() const
+{
+    return QJsonObject{
+        {QStringLiteral("container_id"), containerId},
+        {QStringLiteral("connection_id"), qint64(connectionId)},
+        {QStringLiteral("request_index"), requestIndex},
+        {QStringLiteral("started_at"), startedAt.toString(Qt::ISODateWithMs)},
+        {QStringLiteral("host"), host},
+        {QStringLiteral("port"), int(port)},
+        {QStringLiteral("method"), method},
+        {QStringLiteral("path"), path},
+        {QStringLiteral("decision"), decisionName(decision)},
+        {QStringLiteral("reason"), reason},
+        {QStringLiteral("status"), status},
+        {QStringLiteral("address"), address.isNull() ? QString() : address.toString()},
+        {QStringLiteral("bytes_up"), bytesUp},
+        {QStringLiteral("bytes_down"), bytesDown},
+        {QStringLiteral("duration_ms"), durationMs},
+    };
+}
+
+} // namespace Cordon::Network

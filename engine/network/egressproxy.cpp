@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+#include "network/egressproxy.h"
+
+#include "network/proxyconnection.h"
+#include "network/proxycontext.h"
+#include "network/proxylistener.h"
+#include "network/resolver.h"
+
+#include <QTcpSocket>
+
+#include <unistd.h>
+
+namespace Cordon::Network {
+
+EgressProxy::EgressProxy(QObject *parent) : EgressProxy(std::make_shared<HostInfoResolver>(), parent) {}
+
+EgressProxy::EgressProxy(std::shared_ptr<Resolver> resolver, QObject *parent)
+    : QObject(parent), m_resolver(std::move(resolver)), m_org(std::make_shared<const OrgPolicy>())
+{
+    qRegisterMetaType<Cordon::Network::ConnectionRecord>();
+}
+
+EgressProxy::~EgressProxy()
+{
+    const QStringList ids = m_containers.keys();
+    for (const QString &id : ids)
+        removeListener(id);
+    // Connections hold the resolver by reference; they go before it does, not with QObject's children.
+    qDeleteAll(findChildren<ProxyConnection *>(Qt::FindDirectChildrenOnly));
+}
+
+EgressProxy::Container &EgressProxy::containerFor(const QString &containerId)
+{
+    auto it = m_containers.find(containerId);
+    if (it == m_containers.end()) {
+        Container container;
+        container.context = std::make_shared<ContainerContext>();
+        container.context->containerId = containerId;
+        container.context->org = m_org;
+        container.context->resolver = m_resolver.get();
+        it = m_containers.insert(containerId, container);
+    }
+    return *it;
+}
+
+Result<void> EgressProxy::addListener(const QString &containerId, int listeningFd)
+{
+    if (m_containers.contains(containerId) && m_containers[containerId].listener) {
+        if (listeningFd >= 0)
+            ::close(listeningFd);
+        return fail(QStringLiteral("network.listener_exists"),
+                    QStringLiteral("container %1 already has a proxy listener").arg(containerId));
+    }
+    auto *listener =
+        new ProxyListener([this, containerId](qintptr descriptor) { accept(containerId, descriptor); }, this);
+    if (const Result<void> adopted = listener->adopt(listeningFd); !adopted) {
+        delete listener;
+        return adopted;
+    }
+    containerFor(containerId).listener = listener;
+    return {};
+}
+
+void EgressProxy::removeListener(const QString &containerId)
+{
+    auto it = m_containers.find(containerId);
+    if (it == m_containers.end())
+        return;
+    Container container = std::move(*it);
+    m_containers.erase(it);
+    delete container.listener;
+    for (ProxyConnection *connection : std::as_const(container.connections)) {
+        // terminate() records the open request through our signals; only then is it cut off.
+        connection->terminate(QStringLiteral("the container's proxy was removed"));
+        connection->disconnect(this);
+        connection->deleteLater();
+    }
+}
+
+bool EgressProxy::hasListener(const QString &containerId) const
+{
+    const auto it = m_containers.constFind(containerId);
+    return it != m_containers.constEnd() && it->listener;
+}
+
+void EgressProxy::updatePolicy(const QString &containerId, const Policy::NetworkPolicy &policy)
+{
+    Container &container = containerFor(containerId);
+    container.context->policy = policy;
+    recheck(container);
+}
+
+void EgressProxy::setOrgPolicy(const OrgPolicy &org)
+{
+    m_org = std::make_shared<const OrgPolicy>(org);
+    for (Container &container : m_containers) {
+        container.context->org = m_org;
+        recheck(container);
+    }
+}
+
+void EgressProxy::setLimits(const QString &containerId, const ProxyLimits &limits)
+{
+    containerFor(containerId).context->limits = limits;
+}
+
+int EgressProxy::connectionCount(const QString &containerId) const
+{
+    const auto it = m_containers.constFind(containerId);
+    return it == m_containers.constEnd() ? 0 : int(it->connections.size());
+}
+
+void EgressProxy::recheck(Container &container)
+{
+    // A copy: rechecking may close connections, which leave the list later (queued) but not during the loop.
+    const QList<ProxyConnection *> connections = container.connections;
+    for (ProxyConnection *connection : connections)
+        connection->recheckPolicy();
+}
+
+void EgressProxy::accept(const QString &containerId, qintptr descriptor)
+{
+    auto *socket = new QTcpSocket();
+    if (!socket->setSocketDescriptor(descriptor)) {
+        ::close(int(descriptor));
+        delete socket;
+        return;
+    }
+    Container &container = containerFor(containerId);
+    // Connections over the limit are answered and closed, but still pass through a ProxyConnection so that
+    // they are recorded like every other refusal. They do not count against the limit themselves.
+    const bool overLimit = container.connections.size() >= container.context->limits.maxConnections;
+    auto *connection = new ProxyConnection(container.context, socket, m_nextConnectionId++, this);
+    connect(connection, &ProxyConnection::started, this, &EgressProxy::connectionStarted);
+    connect(connection, &ProxyConnection::finished, this, &EgressProxy::connectionFinished);
+    connect(connection, &ProxyConnection::closed, this,
+            [this, containerId, connection] { forget(containerId, connection); });
+    if (overLimit) {
+        connection->reject(429, QStringLiteral("too many concurrent connections (limit %1)")
+                                    .arg(container.context->limits.maxConnections));
+        return;
+    }
+    container.connections.append(connection);
+    connection->start();
+}
+
+void EgressProxy::forget(const QString &containerId, ProxyConnection *connection)
+{
+    if (auto it = m_containers.find(containerId); it != m_containers.end())
+        it->connections.removeOne(connection);
+    connection->deleteLater();
+}
+
+} // namespace Cordon::Network

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+#include "network/hostmatch.h"
+
+#include "policy/jsonfields.h"
+
+#include <QStringDecoder>
+
+namespace Cordon::Network {
+
+namespace {
+
+// A 253-character name, brackets, ":65535", with room for a Unicode spelling that IDNA shortens.
+constexpr qsizetype MaxAuthorityBytes = 512;
+
+tl::unexpected<Error> badAuthority(QByteArrayView text, const QString &why)
+{
+    return fail(QStringLiteral("network.bad_authority"),
+                Policy::Json::quoted(QString::fromUtf8(text)) + QStringLiteral(": ") + why);
+}
+
+bool isAsciiDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+// Segments a server may resolve after the proxy compared the path: "..", ".", their percent-encoded forms,
+// Tomcat's "..;x" path parameters, encoded separators and NUL.
+bool isAmbiguousPath(const QString &path)
+{
+    const QString lower = path.toLower();
+    if (lower.contains(u'\\') || lower.contains(QLatin1StringView("%2f")) ||
+        lower.contains(QLatin1StringView("%5c")) || lower.contains(QLatin1StringView("%00")))
+        return true;
+    for (QString segment : lower.split(u'/')) {
+        const qsizetype parameters = segment.indexOf(u';');
+        if (parameters >= 0)
+            segment.truncate(parameters);
+        segment.replace(QLatin1StringView("%2e"), QLatin1StringView("."));
+        if (segment == u"." || segment == u"..")
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+bool Authority::isIpLiteral() const
+{
+    Policy::DomainRule rule;
+    rule.host = host;
+    return rule.isIpLiteral();
+}
+
+QString Authority::toString() const
+{
+    return host + u':' + QString::number(port);
+}
+
+QString Authority::hostHeader(quint16 defaultPort) const
+{
+    return port == defaultPort ? host : toString();
+}
+
+Result<Authority> parseAuthority(QByteArrayView text, std::optional<quint16> defaultPort)
+{
+    if (text.isEmpty())
+        return badAuthority(text, QStringLiteral("the host is empty"));
+    if (text.size() > MaxAuthorityBytes)
+        return badAuthority(text, QStringLiteral("is longer than %1 bytes").arg(MaxAuthorityBytes));
+    // Checked on the raw bytes, before anything decodes them: "allowed@evil", "evil\@allowed" and "%2e" are
+    // where URL parsers disagree (Orange Tsai, "A New Era of SSRF"; CVE-2026-46526).
+    for (char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f)
+            return badAuthority(text, QStringLiteral("contains a control character"));
+        switch (c) {
+        case ' ':
+            return badAuthority(text, QStringLiteral("contains whitespace"));
+        case '@':
+            return badAuthority(text, QStringLiteral("user info (\"user@\") is not allowed"));
+        case '\\':
+            return badAuthority(text, QStringLiteral("backslashes are not allowed"));
+        case '%':
+            return badAuthority(text, QStringLiteral("percent-encoding and zone ids are not allowed"));
+        case '/':
+        case '?':
+        case '#':
+            return badAuthority(text, QStringLiteral("is not a bare host and port"));
+        default:
+            break;
+        }
+    }
+    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    const QString decoded = decoder.decode(text);
+    if (decoder.hasError())
+        return badAuthority(text, QStringLiteral("is not valid UTF-8"));
+
+    QString hostText = decoded;
+    QStringView portText;
+    if (decoded.startsWith(u'[')) {
+        const qsizetype close = decoded.indexOf(u']');
+        if (close < 0)
+            return badAuthority(text, QStringLiteral("missing \"]\" after an IPv6 address"));
+        hostText = decoded.left(close + 1);
+        const QStringView rest = QStringView(decoded).sliced(close + 1);
+        if (!rest.isEmpty()) {
+            if (!rest.startsWith(u':'))
+                return badAuthority(text, QStringLiteral("only \":port\" may follow \"]\""));
+            portText = rest.sliced(1);
+        }
+    } else if (decoded.count(u':') == 1) {
+        const qsizetype colon = decoded.indexOf(u':');
+        hostText = decoded.left(colon);
+        portText = QStringView(decoded).sliced(colon + 1);
+    } else if (decoded.count(u':') > 1) {
+        return badAuthority(text, QStringLiteral("IPv6 addresses must be in brackets"));
+    }
+
+    Authority authority;
+    if (portText.isNull()) {
+        if (!defaultPort)
+            return badAuthority(text, QStringLiteral("a port is required (host:port)"));
+        authority.port = *defaultPort;
+    } else {
+        const QByteArray port = portText.toLatin1();
+        const bool digits = std::all_of(port.begin(), port.end(), isAsciiDigit);
+        if (port.isEmpty() || !digits || port.size() > 5 || port.startsWith('0') || port.toInt() > 65535 ||
+            portText.size() != port.size())
+            return badAuthority(text, QStringLiteral("the port must be a number between 1 and 65535"));
+        authority.port = static_cast<quint16>(port.toInt());
+    }
+
+    if (hostText.isEmpty())
+        return badAuthority(text, QStringLiteral("the host is empty"));
+    const Result<QString> host = Policy::normaliseHost(hostText);
+    if (!host)
+        return fail(QStringLiteral("network.bad_authority"), host.error().message());
+    authority.host = *host;
+    return authority;
+}
+
+bool ruleMatches(const Policy::DomainRule &rule, const Target &target)
+{
+    if (target.host.isEmpty() || target.port == 0)
+        return false;
+    // An IP literal is only ever matched by a rule that names exactly that address (Infisical cli#335,
+    // langchain docs#5943): never by a wildcard, never by a name that resolves to it.
+    Policy::DomainRule literal;
+    literal.host = target.host;
+    if (literal.isIpLiteral() && (rule.wildcard || rule.host != target.host))
+        return false;
+    if (!rule.matchesHost(target.host) || !rule.matchesPort(target.port))
+        return false;
+    if (target.isTunnel())
+        return rule.methods.isEmpty() && rule.pathPrefixes.isEmpty();
+    if (!rule.methods.isEmpty() && !rule.methods.contains(target.method))
+        return false;
+    if (rule.pathPrefixes.isEmpty())
+        return true;
+    const QString path = target.path.isEmpty() ? QStringLiteral("/") : target.path;
+    if (isAmbiguousPath(path))
+        return false;
+    return std::any_of(rule.pathPrefixes.begin(), rule.pathPrefixes.end(),
+                       [&](const QString &prefix) { return path.startsWith(prefix); });
+}
+
+const Policy::DomainRule *findMatchingRule(const QList<Policy::DomainRule> &rules, const Target &target)
+{
+    for (const Policy::DomainRule &rule : rules) {
+        if (ruleMatches(rule, target))
+            return &rule;
+    }
+    return nullptr;
+}
+
+} // namespace Cordon::Network

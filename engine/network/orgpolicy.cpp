@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+#include "network/orgpolicy.h"
+
+#include "policy/jsonfields.h"
+#include "policy/strictjson.h"
+
+#include <QFile>
+#include <QJsonObject>
+#include <QStandardPaths>
+
+#include <cerrno>
+#include <sys/stat.h>
+
+namespace Cordon::Network {
+
+namespace {
+
+// Stand-ins for "any method" and "any path" while enumerating what a container rule can match.
+const QString AnyMethod;
+const QString AnyPath;
+
+bool entryExists(const QString &path)
+{
+    // lstat, not QFileInfo::exists: a dangling symlink where the administrator's file should be is an error,
+    // not a reason to fall back to the user's own list.
+    struct stat info
+    {
+    };
+    return ::lstat(QFile::encodeName(path).constData(), &info) == 0 || errno != ENOENT;
+}
+
+Result<QByteArray> readFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(QStringLiteral("network.org_policy_unreadable"),
+                    QStringLiteral("read organisation allowlist %1: %2").arg(path, file.errorString()));
+    QByteArray bytes = file.read(Policy::MaxDocumentBytes + 1);
+    if (bytes.size() > Policy::MaxDocumentBytes)
+        return fail(QStringLiteral("policy.too_large"),
+                    QStringLiteral("%1: larger than %2 bytes").arg(path).arg(Policy::MaxDocumentBytes));
+    return bytes;
+}
+
+bool hostCovered(const Policy::DomainRule &outer, const Policy::DomainRule &inner)
+{
+    if (inner.wildcard)
+        return outer.wildcard && (outer.host == inner.host || outer.matchesHost(inner.host));
+    if (inner.isIpLiteral())
+        return !outer.wildcard && outer.host == inner.host;
+    return outer.matchesHost(inner.host);
+}
+
+bool methodCovered(const Policy::DomainRule &outer, const QString &method)
+{
+    return outer.methods.isEmpty() || (!method.isEmpty() && outer.methods.contains(method));
+}
+
+bool pathCovered(const Policy::DomainRule &outer, const QString &prefix)
+{
+    if (outer.pathPrefixes.isEmpty())
+        return true;
+    if (prefix.isEmpty())
+        return false;
+    return std::any_of(outer.pathPrefixes.begin(), outer.pathPrefixes.end(),
+                       [&](const QString &outerPrefix) { return prefix.startsWith(outerPrefix); });
+}
+
+// Empty when some rule of outer matches everything inner matches on port with method and path prefix (empty:
+// any); otherwise what is outside, in words, naming list.
+QString uncovered(const QList<Policy::DomainRule> &outer, const Policy::DomainRule &inner, quint16 port,
+                  const QString &method, const QString &prefix, const QString &list)
+{
+    bool hostSeen = false;
+    bool portSeen = false;
+    bool methodSeen = false;
+    bool pathSeen = false;
+    for (const Policy::DomainRule &rule : outer) {
+        if (!hostCovered(rule, inner))
+            continue;
+        hostSeen = true;
+        if (!rule.matchesPort(port))
+            continue;
+        portSeen = true;
+        if (!methodCovered(rule, method))
+            continue;
+        methodSeen = true;
+        if (!pathCovered(rule, prefix))
+            continue;
+        pathSeen = true;
+        if (inner.allowPrivateAddresses && !rule.allowPrivateAddresses)
+            continue;
+        return {};
+    }
+    // One arg() per message: a path prefix may contain "%2F", which a second arg() would take for a place
+    // marker.
+    if (!hostSeen)
+        return QStringLiteral("is not in ") + list;
+    if (!portSeen)
+        return QStringLiteral("port %1 is not allowed by %2").arg(QString::number(port), list);
+    if (!methodSeen)
+        return method.isEmpty() ? QStringLiteral("allows every method, more than ") + list
+                                : QStringLiteral("method %1 is not allowed by %2").arg(method, list);
+    if (!pathSeen)
+        return prefix.isEmpty() ? QStringLiteral("allows every path, more than ") + list
+                                : QStringLiteral("path %1 is not allowed by %2").arg(prefix, list);
+    return QStringLiteral("allow_private_addresses is not allowed by ") + list;
+}
+
+} // namespace
+
+OrgPolicy::OrgPolicy(QList<Policy::DomainRule> rules, Source source, QString path)
+    : m_rules(std::move(rules)), m_source(source), m_path(std::move(path))
+{}
+
+QString OrgPolicy::systemPath()
+{
+    return QStringLiteral("/etc/cordon/org-policy.json");
+}
+
+QString OrgPolicy::userPath()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) +
+           QStringLiteral("/cordon/org-policy.json");
+}
+
+Result<OrgPolicy> OrgPolicy::load()
+{
+    return load(systemPath(), userPath());
+}
+
+Result<OrgPolicy> OrgPolicy::load(const QString &systemFile, const QString &userFile)
+{
+    if (entryExists(systemFile)) {
+        const Result<QByteArray> bytes = readFile(systemFile);
+        if (!bytes)
+            return fail(bytes.error());
+        return fromJson(*bytes, Source::System, systemFile);
+    }
+    if (entryExists(userFile)) {
+        const Result<QByteArray> bytes = readFile(userFile);
+        if (!bytes)
+            return fail(bytes.error());
+        return fromJson(*bytes, Source::User, userFile);
+    }
+    return OrgPolicy({}, Source::Missing, userFile);
+}
+
+Result<OrgPolicy> OrgPolicy::fromJson(QByteArrayView json, Source source, const QString &path)
+{
+    const Result<QJsonValue> document = Policy::parseStrictJson(json);
+    if (!document)
+        return fail(document.error().wrap(path));
+    const Result<QJsonObject> object = Policy::Json::toObject(*document, QString());
+    if (!object)
+        return fail(object.error().wrap(path));
+    if (const Result<void> keys =
+            Policy::Json::checkKeys(*object, QString(), {QLatin1StringView("allowed_domains")});
+        !keys)
+        return fail(keys.error().wrap(path));
+    const Result<QJsonValue> domains =
+        Policy::Json::required(*object, QString(), QLatin1StringView("allowed_domains"));
+    if (!domains)
+        return fail(domains.error().wrap(path));
+    // The entries are read exactly like a container's, so that both lists mean the same thing.
+    const QJsonObject asPolicy{{QStringLiteral("type"), QStringLiteral("allowlist")},
+                               {QStringLiteral("allowed_domains"), *domains}};
+    const Result<Policy::NetworkPolicy> policy = Policy::NetworkPolicy::fromJsonValue(asPolicy, QString());
+    if (!policy)
+        return fail(policy.error().wrap(path));
+    return OrgPolicy(policy->allowedDomains, source, path);
+}
+
+QString OrgPolicy::describe() const
+{
+    switch (m_source) {
+    case Source::System:
+        return QStringLiteral("the organisation allowlist (%1, set by your administrator)").arg(m_path);
+    case Source::User:
+        return QStringLiteral("the organisation allowlist (%1)").arg(m_path);
+    case Source::Missing:
+        break;
+    }
+    return QStringLiteral("the organisation allowlist (%1 does not exist, so it is empty)").arg(m_path);
+}
+
+Result<void> OrgPolicy::checkNarrows(const Policy::NetworkPolicy &container) const
+{
+    if (container.type != Policy::NetworkPolicy::Type::Allowlist)
+        return {};
+    for (const Policy::DomainRule &rule : container.allowedDomains) {
+        // Every combination the rule can match must be matched by some organisation rule; a union of rules
+        // may cover it ("example.com:80" and "example.com:443" together cover "example.com").
+        const QStringList methods = rule.methods.isEmpty() ? QStringList{AnyMethod} : rule.methods;
+        const QStringList prefixes = rule.pathPrefixes.isEmpty() ? QStringList{AnyPath} : rule.pathPrefixes;
+        for (quint16 port : rule.effectivePorts()) {
+            for (const QString &method : methods) {
+                for (const QString &prefix : prefixes) {
+                    const QString outside = uncovered(m_rules, rule, port, method, prefix, describe());
+                    if (outside.isEmpty())
+                        continue;
+                    QString message = Policy::Json::quoted(rule.pattern()) + u' ' + outside;
+                    if (m_source == Source::Missing)
+                        message += QStringLiteral("; create it with {\"allowed_domains\": [%1]}")
+                                       .arg(Policy::Json::quoted(rule.pattern()));
+                    return fail(QStringLiteral("network.domain_not_allowed"), message);
+                }
+            }
+        }
+    }
+    return {};
+}
+
+bool OrgPolicy::allows(const QString &host, quint16 port, const QString &method, const QString &path) const
+{
+    return allows(Target{host, port, method, path});
+}
+
+bool OrgPolicy::allows(const Target &target) const
+{
+    return findMatchingRule(m_rules, target) != nullptr;
+}
+
+bool OrgPolicy::allowsPrivateAddresses(const Target &target) const
+{
+    return std::any_of(m_rules.begin(), m_rules.end(), [&](const Policy::DomainRule &rule) {
+        return rule.allowPrivateAddresses && ruleMatches(rule, target);
+    });
+}
+
+} // namespace Cordon::Network

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// The organisation allowlist: the outer bound every container's allowlist must stay inside. It is a file
+// {"allowed_domains": [...]} with the entries of a container's network_policy.allowed_domains (strings or
+// rule objects, docs/policy.md). An administrator's read-only /etc/cordon/org-policy.json wins over the
+// user's $XDG_CONFIG_HOME/cordon/org-policy.json. No file at all means an empty list: nothing may be reached
+// until someone writes down what may (docs/network.md).
+#pragma once
+
+#include "core/result.h"
+#include "network/hostmatch.h"
+#include "policy/domainrule.h"
+#include "policy/networkpolicy.h"
+
+#include <QByteArrayView>
+#include <QList>
+#include <QString>
+
+namespace Cordon::Network {
+
+class OrgPolicy
+{
+public:
+    enum class Source
+    {
+        Missing, // neither file exists: the list is empty and allows nothing
+        User,    // the user's settings file
+        System,  // the administrator's file, which wins
+    };
+
+    // An empty list from no file: allows nothing (fail closed).
+    OrgPolicy() = default;
+    OrgPolicy(QList<Policy::DomainRule> rules, Source source, QString path);
+
+    // Reads the system file when it exists, else the user file, else returns an empty Missing list naming
+    // userPath. A system file that exists but cannot be read or parsed is an error: the caller must not
+    // fall back to the user's file (the administrator's restriction would silently vanish). Errors:
+    // network.org_policy_unreadable, policy.* (with the file name in front) from the strict parser.
+    static Result<OrgPolicy> load(const QString &systemPath, const QString &userPath);
+    // load(systemPath(), userPath()).
+    static Result<OrgPolicy> load();
+    // Parses a document; path is the file it came from, for messages.
+    static Result<OrgPolicy> fromJson(QByteArrayView json, Source source, const QString &path);
+
+    // /etc/cordon/org-policy.json
+    static QString systemPath();
+    // $XDG_CONFIG_HOME/cordon/org-policy.json (~/.config/cordon/org-policy.json).
+    static QString userPath();
+
+    Source source() const { return m_source; }
+    // The file the list was read from, or for Missing the user file that would be read.
+    const QString &path() const { return m_path; }
+    bool isAdministered() const { return m_source == Source::System; }
+    const QList<Policy::DomainRule> &rules() const { return m_rules; }
+
+    // Succeeds when every host, port, method, path and private-address permission a container rule can match
+    // is matched by some organisation rule ("*.example.com" covers "api.example.com" and "*.api.example.com";
+    // "example.com:443" does not cover "example.com", whose default ports are 80 and 443; a rule with
+    // allow_private_addresses needs an organisation rule that allows them too). Fails with
+    // network.domain_not_allowed naming the first container rule that is outside, what of it is outside, and
+    // the file that would have to change.
+    Result<void> checkNarrows(const Policy::NetworkPolicy &container) const;
+
+    // Runtime: whether some organisation rule matches. method is "CONNECT" for a tunnel (then path is
+    // ignored).
+    bool allows(const QString &host, quint16 port, const QString &method, const QString &path) const;
+    bool allows(const Target &target) const;
+    // Whether a matching organisation rule also allows private addresses for target.
+    bool allowsPrivateAddresses(const Target &target) const;
+
+    // "the organisation allowlist (/etc/cordon/org-policy.json, set by your administrator)", for messages.
+    QString describe() const;
+
+    bool operator==(const OrgPolicy &other) const = default;
+
+private:
+    QList<Policy::DomainRule> m_rules;
+    Source m_source = Source::Missing;
+    QString m_path;
+};
+
+} // namespace Cordon::Network

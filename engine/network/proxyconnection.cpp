@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: MIT
+#include "network/proxyconnection.h"
+
+#include "network/addressguard.h"
+#include "network/httpforward.h"
+#include "network/proxycontext.h"
+#include "network/proxyreply.h"
+#include "network/tunnel.h"
+#include "network/upstreamconnector.h"
+
+#include <QTcpSocket>
+
+namespace Cordon::Network {
+
+namespace {
+
+// How long a client gets to read the proxy's own answer before the connection is cut.
+constexpr int CloseGraceMs = 5000;
+
+bool sameEndpoint(const Target &a, const Target &b)
+{
+    return a.host == b.host && a.port == b.port;
+}
+
+} // namespace
+
+ProxyConnection::ProxyConnection(std::shared_ptr<ContainerContext> context, QTcpSocket *client,
+                                 quint64 connectionId, QObject *parent)
+    : QObject(parent), m_context(std::move(context)), m_client(client), m_connectionId(connectionId),
+      m_budget(m_context->limits.maxBytesPerConnection)
+{
+    m_client->setParent(this);
+    m_client->setReadBufferSize(ReadBufferBytes);
+    m_idleTimer.setSingleShot(true);
+    m_headTimer.setSingleShot(true);
+    connect(&m_idleTimer, &QTimer::timeout, this, &ProxyConnection::idleTimeout);
+    connect(&m_headTimer, &QTimer::timeout, this, &ProxyConnection::headTimeout);
+    m_record.containerId = m_context->containerId;
+    m_record.connectionId = m_connectionId;
+    m_record.startedAt = QDateTime::currentDateTimeUtc();
+    m_clock.start();
+}
+
+ProxyConnection::~ProxyConnection()
+{
+    // Helpers hold references into this object; they go first.
+    delete m_connector;
+    delete m_forward;
+    delete m_tunnel;
+}
+
+void ProxyConnection::start()
+{
+    connect(m_client, &QTcpSocket::readyRead, this, [this] {
+        if (m_phase != Phase::Head)
+            return;
+        m_idleTimer.start(m_context->limits.idleTimeoutMs);
+        readHead();
+    });
+    connect(m_client, &QTcpSocket::disconnected, this, &ProxyConnection::clientDisconnected);
+    m_idleTimer.start(m_context->limits.idleTimeoutMs);
+    m_headTimer.start(m_context->limits.headTimeoutMs);
+    readHead();
+}
+
+void ProxyConnection::reject(int status, const QString &reason)
+{
+    connect(m_client, &QTcpSocket::disconnected, this, &ProxyConnection::clientDisconnected);
+    beginRecord();
+    refuse(status, Decision::Denied, reason);
+}
+
+void ProxyConnection::readHead()
+{
+    while (m_phase == Phase::Head) {
+        if (m_pending.isEmpty()) {
+            m_pending = m_client->read(ChunkBytes);
+            if (m_pending.isEmpty()) {
+                if (m_client->state() == QAbstractSocket::UnconnectedState)
+                    clientDisconnected();
+                return;
+            }
+        }
+        if (!m_headTimer.isActive())
+            m_headTimer.start(m_context->limits.headTimeoutMs);
+        const qsizetype used = m_parser.feed(m_pending);
+        m_pending.remove(0, used);
+        switch (m_parser.state()) {
+        case HttpRequestParser::State::Head:
+            continue;
+        case HttpRequestParser::State::Failed:
+            beginRecord();
+            refuse(statusForError(m_parser.error()),
+                   statusForError(m_parser.error()) == 403 ? Decision::Denied : Decision::Error,
+                   m_parser.error().message());
+            return;
+        case HttpRequestParser::State::Body:
+        case HttpRequestParser::State::Done:
+            headParsed();
+            return;
+        }
+    }
+}
+
+void ProxyConnection::headParsed()
+{
+    m_headTimer.stop();
+    const HttpRequestHead &head = m_parser.head();
+    m_target = head.policyTarget();
+    beginRecord();
+    // The name decides first; a name that is not allowed is never resolved, or the proxy itself would be a
+    // DNS exfiltration channel ("CONNECT <secret>.attacker.tld", SECURITY.md 2.1 and 2.11).
+    const AccessVerdict verdict = m_context->check(m_target);
+    if (!verdict.allowed) {
+        refuse(403, Decision::Denied, verdict.reason);
+        return;
+    }
+    emit started(m_record);
+    if (m_upstream && !head.isConnect() && sameEndpoint(m_target, m_upstreamTarget) &&
+        m_upstream->state() == QAbstractSocket::ConnectedState &&
+        isAddressAllowed(m_upstreamAddress, verdict.allowPrivateAddresses)) {
+        m_record.address = m_upstreamAddress;
+        startForward();
+        return;
+    }
+    dropUpstream();
+    m_phase = Phase::Connecting;
+    m_connector = new UpstreamConnector(*m_context->resolver, m_context->limits, this);
+    connect(m_connector, &UpstreamConnector::connected, this, &ProxyConnection::upstreamConnected);
+    connect(m_connector, &UpstreamConnector::failed, this, &ProxyConnection::upstreamFailed);
+    m_connector->start(m_target, verdict.allowPrivateAddresses);
+}
+
+void ProxyConnection::upstreamConnected(QTcpSocket *socket, const QHostAddress &address)
+{
+    m_connector->deleteLater();
+    m_connector = nullptr;
+    m_upstream = socket;
+    m_upstream->setParent(this);
+    m_upstream->setReadBufferSize(ReadBufferBytes);
+    m_upstreamTarget = m_target;
+    m_upstreamAddress = address;
+    m_record.address = address;
+    // The lists may have changed while we resolved and connected.
+    const AccessVerdict verdict = m_context->check(m_target);
+    if (!verdict.allowed || !isAddressAllowed(address, verdict.allowPrivateAddresses)) {
+        refuse(403, Decision::Denied,
+               verdict.allowed
+                   ? QStringLiteral("%1 may no longer reach %2").arg(m_target.host, address.toString())
+                   : verdict.reason);
+        return;
+    }
+    if (m_parser.head().isConnect())
+        startTunnel();
+    else
+        startForward();
+}
+
+void ProxyConnection::upstreamFailed(int status, Decision decision, const QString &reason,
+                                     const QHostAddress &address)
+{
+    m_connector->deleteLater();
+    m_connector = nullptr;
+    m_record.address = address;
+    refuse(status, decision, reason);
+}
+
+void ProxyConnection::startTunnel()
+{
+    m_phase = Phase::Tunnelling;
+    m_record.status = 200;
+    m_client->write("HTTP/1.1 200 Connection established\r\n\r\n");
+    const QByteArray early = std::exchange(m_pending, QByteArray());
+    m_tunnel = new Tunnel(m_client, m_upstream, early, m_target.host,
+                          Authority{m_target.host, 1}.isIpLiteral(), m_budget, m_context->limits, this);
+    connect(m_tunnel, &Tunnel::finished, this, &ProxyConnection::tunnelFinished);
+    connect(m_tunnel, &Tunnel::activity, this,
+            [this] { m_idleTimer.start(m_context->limits.idleTimeoutMs); });
+    m_tunnel->start();
+}
+
+void ProxyConnection::startForward()
+{
+    m_phase = Phase::Forwarding;
+    m_forward = new HttpForward(m_client, m_upstream, m_parser, m_pending, m_budget, this);
+    connect(m_forward, &HttpForward::finished, this, &ProxyConnection::exchangeFinished);
+    connect(m_forward, &HttpForward::failed, this, &ProxyConnection::exchangeFailed);
+    connect(m_forward, &HttpForward::activity, this,
+            [this] { m_idleTimer.start(m_context->limits.idleTimeoutMs); });
+    m_forward->start();
+}
+
+void ProxyConnection::exchangeFinished(bool keepClient, bool keepUpstream)
+{
+    collectBytes();
+    m_forward->deleteLater();
+    m_forward = nullptr;
+    finishRecord(Decision::Allowed, QString(), m_record.status);
+    if (!keepUpstream)
+        dropUpstream();
+    if (!keepClient) {
+        closeGracefully();
+        return;
+    }
+    // The next request on this connection is parsed and checked from scratch.
+    m_parser.next();
+    ++m_requestIndex;
+    m_phase = Phase::Head;
+    QMetaObject::invokeMethod(this, &ProxyConnection::readHead, Qt::QueuedConnection);
+}
+
+void ProxyConnection::exchangeFailed(int status, Decision decision, const QString &reason)
+{
+    collectBytes();
+    m_forward->deleteLater();
+    m_forward = nullptr;
+    dropUpstream();
+    if (status != 0) {
+        refuse(status, decision, reason);
+        return;
+    }
+    finishRecord(decision, reason, m_record.status);
+    closeNow();
+}
+
+void ProxyConnection::tunnelFinished(Decision decision, const QString &reason)
+{
+    collectBytes();
+    m_tunnel->deleteLater();
+    m_tunnel = nullptr;
+    finishRecord(decision, reason, m_record.status);
+    if (decision == Decision::Allowed && reason.isEmpty())
+        closeGracefully();
+    else
+        closeNow();
+}
+
+void ProxyConnection::clientDisconnected()
+{
+    // During an exchange or a tunnel the helper sees the same signal and ends with its own reason.
+    if (m_phase == Phase::Forwarding || m_phase == Phase::Tunnelling)
+        return;
+    if (m_phase == Phase::Closing) {
+        closeNow();
+        return;
+    }
+    if (m_phase == Phase::Connecting) {
+        finishRecord(Decision::Allowed,
+                     QStringLiteral("the client closed the connection before the upstream answered"), 0);
+    } else if (m_phase == Phase::Head && !m_anyRecord) {
+        beginRecord();
+        finishRecord(Decision::Error,
+                     QStringLiteral("the client closed the connection without a complete request"), 0);
+    }
+    closeNow();
+}
+
+void ProxyConnection::idleTimeout()
+{
+    const QString reason = QStringLiteral("idle for %1 s").arg(m_context->limits.idleTimeoutMs / 1000.0);
+    if (m_phase == Phase::Head && m_anyRecord) {
+        // A keep-alive connection nobody uses any more: nothing to record.
+        closeNow();
+        return;
+    }
+    terminate(reason);
+}
+
+void ProxyConnection::headTimeout()
+{
+    if (m_phase != Phase::Head)
+        return;
+    beginRecord();
+    finishRecord(
+        Decision::Error,
+        QStringLiteral("no complete request head within %1 s").arg(m_context->limits.headTimeoutMs / 1000.0),
+        0);
+    closeNow();
+}
+
+void ProxyConnection::recheckPolicy()
+{
+    if (m_phase == Phase::Closing || m_phase == Phase::Closed)
+        return;
+    if (m_phase == Phase::Head) {
+        // An idle keep-alive upstream is simply not reused; the next request is checked anyway.
+        dropUpstream();
+        return;
+    }
+    const AccessVerdict verdict = m_context->check(m_target);
+    QString reason;
+    if (!verdict.allowed)
+        reason = QStringLiteral("the policy changed: ") + verdict.reason;
+    else if (m_upstream && !isAddressAllowed(m_upstreamAddress, verdict.allowPrivateAddresses))
+        reason = QStringLiteral("the policy changed: %1 may no longer reach the private address %2")
+                     .arg(m_target.host, m_upstreamAddress.toString());
+    if (reason.isEmpty())
+        return;
+    if (m_phase == Phase::Connecting) {
+        refuse(403, Decision::Denied, reason);
+        return;
+    }
+    stopHelpers();
+    finishRecord(Decision::Denied, reason, m_record.status);
+    closeNow();
+}
+
+void ProxyConnection::terminate(const QString &reason)
+{
+    if (m_phase == Phase::Closed)
+        return;
+    stopHelpers();
+    finishRecord(Decision::Allowed, reason, m_record.status);
+    closeNow();
+}
+
+void ProxyConnection::beginRecord()
+{
+    if (m_recordOpen)
+        return;
+    const ConnectionRecord previous = m_record;
+    m_record = ConnectionRecord();
+    m_record.containerId = previous.containerId;
+    m_record.connectionId = m_connectionId;
+    m_record.requestIndex = m_requestIndex;
+    m_record.startedAt = m_requestIndex == 0 ? previous.startedAt : QDateTime::currentDateTimeUtc();
+    if (m_parser.state() == HttpRequestParser::State::Body ||
+        m_parser.state() == HttpRequestParser::State::Done) {
+        m_record.host = m_target.host;
+        m_record.port = m_target.port;
+        m_record.method = m_target.method;
+        m_record.path = m_target.path;
+    }
+    // Open requests count as allowed until something decides otherwise.
+    m_record.decision = Decision::Allowed;
+    m_recordOpen = true;
+    m_clock.start();
+}
+
+void ProxyConnection::collectBytes()
+{
+    if (m_forward) {
+        m_record.bytesUp = m_forward->bytesUp();
+        m_record.bytesDown = m_forward->bytesDown();
+        if (m_forward->status() != 0)
+            m_record.status = m_forward->status();
+    }
+    if (m_tunnel) {
+        m_record.bytesUp = m_tunnel->bytesUp();
+        m_record.bytesDown = m_tunnel->bytesDown();
+    }
+}
+
+void ProxyConnection::finishRecord(Decision decision, const QString &reason, int status)
+{
+    if (!m_recordOpen)
+        return;
+    m_recordOpen = false;
+    m_anyRecord = true;
+    m_record.decision = decision;
+    m_record.reason = reason;
+    m_record.status = status;
+    m_record.durationMs = m_clock.elapsed();
+    emit finished(m_record);
+}
+
+void ProxyConnection::refuse(int status, Decision decision, const QString &reason)
+{
+    stopHelpers();
+    dropUpstream();
+    finishRecord(decision, reason, status);
+    if (m_client->state() == QAbstractSocket::ConnectedState)
+        m_client->write(proxyReply(status, reason));
+    closeGracefully();
+}
+
+void ProxyConnection::stopHelpers()
+{
+    collectBytes();
+    delete m_connector;
+    m_connector = nullptr;
+    if (m_forward)
+        m_forward->deleteLater();
+    m_forward = nullptr;
+    if (m_tunnel)
+        m_tunnel->deleteLater();
+    m_tunnel = nullptr;
+}
+
+void ProxyConnection::dropUpstream()
+{
+    if (!m_upstream)
+        return;
+    m_upstream->disconnect(this);
+    m_upstream->abort();
+    m_upstream->deleteLater();
+    m_upstream = nullptr;
+}
+
+void ProxyConnection::closeGracefully()
+{
+    if (m_phase == Phase::Closing || m_phase == Phase::Closed)
+        return;
+    m_phase = Phase::Closing;
+    m_headTimer.stop();
+    dropUpstream();
+    // Whatever else the client sends is not read: the connection is over once our answer (or the tail of a
+    // response) is out. A client that stops reading it is cut after CloseGraceMs without progress.
+    m_idleTimer.start(CloseGraceMs);
+    connect(m_client, &QTcpSocket::bytesWritten, this, [this] { m_idleTimer.start(CloseGraceMs); });
+    m_client->disconnectFromHost();
+    if (m_client->state() == QAbstractSocket::UnconnectedState)
+        closeNow();
+}
+
+void ProxyConnection::closeNow()
+{
+    if (m_phase == Phase::Closed)
+        return;
+    m_phase = Phase::Closed;
+    m_idleTimer.stop();
+    m_headTimer.stop();
+    stopHelpers();
+    dropUpstream();
+    m_client->disconnect(this);
+    m_client->abort();
+    // Queued: closed() may lead to this object's deletion, and we may be inside one of its slots.
+    QMetaObject::invokeMethod(this, &ProxyConnection::closed, Qt::QueuedConnection);
+}
+
+} // namespace Cordon::Network
