@@ -69,6 +69,11 @@ public:
     QList<ContainerRun *> runs() const { return m_runs.values(); }
 
     std::optional<Cgroup::MemoryStats> memoryStats() const;
+    // The egress proxy's listening socket inside this container (allowlist policies), once per start; -1 if
+    // none.
+    int takeProxyListener() { return m_sandbox ? m_sandbox->takeProxyListener() : -1; }
+    // A new network policy for a running container (the proxy enforces it; the namespaces stay as they are).
+    void setNetworkPolicy(const Policy::NetworkPolicy &network) { m_policy.network = network; }
     QList<pid_t> processes() const;
 
 Q_SIGNALS:

@@ -57,6 +57,14 @@ Result<> ContainerManager::initialize()
             backend.error().wrap(QStringLiteral("memory and pids limits cannot be enforced on this host")));
     }
 
+    auto org = Network::OrgPolicy::load();
+    if (!org)
+        return fail(org.error().wrap(QStringLiteral("organisation allowlist")));
+    m_proxy = std::make_unique<Network::EgressProxy>();
+    m_proxy->setOrgPolicy(*org);
+    connect(m_proxy.get(), &Network::EgressProxy::connectionFinished, this,
+            &ContainerManager::recordConnection);
+
     auto interrupted = m_store.markRunningAsInterrupted(now());
     if (interrupted && *interrupted > 0)
         recordEvent({}, {}, QStringLiteral("daemon.runs_interrupted"),
@@ -91,6 +99,7 @@ Result<> ContainerManager::initialize()
         survivor.container->setState(ContainerState::Stopped);
         if (record.state == QLatin1String("running")) {
             if (auto started = survivor.container->start(); started) {
+                attachProxy(survivor);
                 recordEvent(record.id, {}, QStringLiteral("container.restarted"), {});
             } else {
                 recordEvent(record.id, {}, QStringLiteral("container.restart_failed"),
@@ -138,6 +147,8 @@ Result<QJsonObject> ContainerManager::create(const Policy::ContainerPolicy &poli
         return fail(QStringLiteral("container.limit"),
                     QStringLiteral("%1 containers are running, the limit: stop or delete one first")
                         .arg(m_settings.maxContainers));
+    if (policy.network.type == Policy::NetworkPolicy::Type::Allowlist)
+        CORDON_TRY(m_proxy->orgPolicy().checkNarrows(policy.network));
     CORDON_TRY(m_store.recordPolicyVersion(policy.version(), policy.canonicalJson()));
     auto owned = std::make_unique<Entry>();
     Entry &created = *owned;
@@ -156,6 +167,7 @@ Result<QJsonObject> ContainerManager::create(const Policy::ContainerPolicy &poli
     const QString id = created.record.id;
     m_entries.emplace(id, std::move(owned));
     wireContainer(created);
+    attachProxy(created);
     touch(created);
     recordEvent(id, {}, QStringLiteral("container.created"),
                 {{QStringLiteral("policy_version"), created.record.policyVersion},
@@ -178,6 +190,7 @@ void ContainerManager::wireContainer(Entry &target)
             onRunFinished(**found, run);
     });
     connect(container, &Container::died, this, [this, id] {
+        detachProxy(id);
         if (auto found = entry(id)) {
             (*found)->record.state = QStringLiteral("stopped");
             persist(**found);
@@ -236,6 +249,7 @@ Result<QJsonObject> ContainerManager::stop(const QString &id)
     if (!found)
         return fail(found.error());
     Entry &stopped = **found;
+    detachProxy(id);
     stopped.container->stop(QStringLiteral("the container was stopped"));
     stopped.record.state = QStringLiteral("stopped");
     touch(stopped);
@@ -254,6 +268,7 @@ Result<QJsonObject> ContainerManager::start(const QString &id)
             return fail(QStringLiteral("container.limit"),
                         QStringLiteral("%1 containers are running, the limit").arg(m_settings.maxContainers));
         CORDON_TRY(started.container->start());
+        attachProxy(started);
         started.record.state = QStringLiteral("running");
         started.warned = false;
         recordEvent(id, {}, QStringLiteral("container.started"), {});
@@ -270,6 +285,7 @@ Result<QJsonObject> ContainerManager::remove(const QString &id)
     Entry &removed = **found;
     if (removed.container->state() == ContainerState::Deleted)
         return containerJson(removed);
+    detachProxy(id);
     removed.container->stop(QStringLiteral("the container was deleted"));
     auto wiped = removed.container->wipe();
     removed.container->setState(ContainerState::Deleted);
@@ -357,6 +373,7 @@ QJsonObject ContainerManager::containerJson(const Entry &entry) const
 
 void ContainerManager::expire(Entry &entry, bool whileDown)
 {
+    detachProxy(entry.record.id);
     entry.container->stop(QStringLiteral("the container expired"));
     if (m_cgroup)
         m_cgroup->destroy(entry.record.id);
@@ -437,6 +454,8 @@ void ContainerManager::shutdown()
 {
     m_expiryTimer.stop();
     m_sampleTimer.stop();
+    if (m_proxy)
+        m_proxy->disconnect(this); // containers stop below; their connections are not news any more
     for (auto &[id, owned] : m_entries) {
         if (owned->container->state() == ContainerState::Running) {
             owned->container->stop(QStringLiteral("the daemon stopped"));

@@ -7,6 +7,8 @@
 #include "cgroup/cgroupbackend.h"
 #include "containers/container.h"
 #include "core/result.h"
+#include "network/egressproxy.h"
+#include "network/orgpolicy.h"
 #include "policy/containerpolicy.h"
 #include "store/historystore.h"
 
@@ -83,6 +85,13 @@ public:
     Result<> deleteFile(const QString &containerId, const QString &scope, const QString &path);
 
     Result<QJsonArray> processes(const QString &containerId) const;
+
+    // Network: the organisation allowlist in force, re-read on request; a running container's allowlist
+    // replaced (only narrower than the organisation's; a new policy version); decisions per host.
+    QJsonObject orgPolicyJson() const;
+    Result<QJsonObject> reloadOrgPolicy();
+    Result<QJsonObject> updateNetwork(const QString &containerId, const Policy::NetworkPolicy &network);
+    Result<QJsonObject> networkSummary(const QString &containerId) const;
     QJsonArray memoryBacklog(const QString &containerId) const;
 
     // Stops every container (files stay) for a clean daemon shutdown.
@@ -123,17 +132,21 @@ private:
     void onRunFinished(Entry &entry, ContainerRun *run);
     void wireContainer(Entry &entry);
     int runningCount() const;
+    void attachProxy(Entry &entry);
+    void detachProxy(const QString &containerId);
+    void recordConnection(const Network::ConnectionRecord &record);
     // The history is the record of what happened, but a failed write must not stop a container: it is logged.
-    template<typename T>
-    static void logStoreFailure(const Result<T> &written, const char *what)
+    template<typename T> static void logStoreFailure(const Result<T> &written, const char *what)
     {
         if (!written)
-            qWarning("cordond: could not record %s in the history: %s", what, qPrintable(written.error().message()));
+            qWarning("cordond: could not record %s in the history: %s", what,
+                     qPrintable(written.error().message()));
     }
 
     Store::HistoryStore &m_store;
     ManagerSettings m_settings;
     std::unique_ptr<Cgroup::CgroupBackend> m_cgroup;
+    std::unique_ptr<Network::EgressProxy> m_proxy;
     std::map<QString, std::unique_ptr<Entry>> m_entries;
     QHash<QString, QString> m_activeRuns;          // run id -> container id
     QHash<QString, Store::RunRecord> m_runRecords; // active runs' records, finished at the end

@@ -293,6 +293,29 @@ Result<QJsonObject> ContainerService::handleNow(const QString &method, const QJs
             return fail(processes.error());
         return QJsonObject{{QStringLiteral("processes"), *processes}};
     }
+    if (method == QLatin1String("network.org_policy"))
+        return m_manager.orgPolicyJson();
+    if (method == QLatin1String("network.reload_org_policy"))
+        return m_manager.reloadOrgPolicy();
+    if (method == QLatin1String("network.summary")) {
+        auto container = requireString(params, QStringLiteral("container"));
+        if (!container)
+            return fail(container.error());
+        return m_manager.networkSummary(*container);
+    }
+    if (method == QLatin1String("container.update_network")) {
+        auto id = requireString(params, QStringLiteral("id"));
+        if (!id)
+            return fail(id.error());
+        auto network = Policy::NetworkPolicy::fromJsonValue(params.value(QStringLiteral("network_policy")),
+                                                            QStringLiteral("network_policy"));
+        if (!network)
+            return fail(network.error());
+        auto container = m_manager.updateNetwork(*id, *network);
+        if (!container)
+            return fail(container.error());
+        return wrap(QStringLiteral("container"), container);
+    }
     if (method == QLatin1String("history.runs"))
         return historyRuns(params);
     if (method == QLatin1String("history.events"))

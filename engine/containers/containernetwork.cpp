@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+// ContainerManager: network. Containers with an allowlist hand their proxy listener to the daemon's egress
+// proxy when they start; every proxy decision becomes a history event; a running container's allowlist can be
+// replaced (never wider than the organisation's), which the proxy applies to new and open connections at
+// once.
+#include "containers/containermanager.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QMap>
+
+namespace Cordon::Containers {
+
+void ContainerManager::attachProxy(Entry &target)
+{
+    const Policy::ContainerPolicy &policy = target.container->policy();
+    if (!m_proxy || policy.network.type != Policy::NetworkPolicy::Type::Allowlist)
+        return;
+    const int listener = target.container->takeProxyListener();
+    if (listener < 0) {
+        recordEvent(
+            target.record.id, {}, QStringLiteral("network.proxy_failed"),
+            {{QStringLiteral("error"), QStringLiteral("the container did not hand over a proxy listener")}});
+        return;
+    }
+    m_proxy->removeListener(target.record.id); // a listener of an earlier start of the same container
+    if (auto added = m_proxy->addListener(target.record.id, listener); !added) {
+        recordEvent(target.record.id, {}, QStringLiteral("network.proxy_failed"),
+                    {{QStringLiteral("error"), added.error().message()}});
+        return;
+    }
+    m_proxy->updatePolicy(target.record.id, policy.network);
+}
+
+void ContainerManager::detachProxy(const QString &containerId)
+{
+    if (m_proxy)
+        m_proxy->removeListener(containerId);
+}
+
+void ContainerManager::recordConnection(const Network::ConnectionRecord &record)
+{
+    QJsonObject detail = record.toJson();
+    detail.remove(QStringLiteral("container_id"));
+    const QString kind = QStringLiteral("network.") + Network::decisionName(record.decision);
+    // A TCP connection to the proxy does not say which process made it; with one run active in the container
+    // it can only be that run's (or something it left running), so attribute it. Otherwise it stays
+    // unattributed.
+    QString runId;
+    if (auto found = entry(record.containerId)) {
+        touch(**found);
+        const QList<ContainerRun *> runs = (*found)->container->runs();
+        if (runs.size() == 1)
+            runId = runs.first()->id();
+    }
+    recordEvent(record.containerId, runId, kind, detail);
+}
+
+QJsonObject ContainerManager::orgPolicyJson() const
+{
+    QJsonArray rules;
+    if (m_proxy) {
+        for (const Policy::DomainRule &rule : m_proxy->orgPolicy().rules()) {
+            Policy::NetworkPolicy single;
+            single.type = Policy::NetworkPolicy::Type::Allowlist;
+            single.allowedDomains = {rule};
+            rules.append(single.toJsonObject().value(QStringLiteral("allowed_domains")).toArray().first());
+        }
+    }
+    const Network::OrgPolicy *org = m_proxy ? &m_proxy->orgPolicy() : nullptr;
+    return {{QStringLiteral("allowed_domains"), rules},
+            {QStringLiteral("path"), org ? org->path() : QString()},
+            {QStringLiteral("administered"), org && org->isAdministered()},
+            {QStringLiteral("source"), !org || org->source() == Network::OrgPolicy::Source::Missing
+                                           ? QStringLiteral("missing")
+                                       : org->isAdministered() ? QStringLiteral("system")
+                                                               : QStringLiteral("user")}};
+}
+
+Result<QJsonObject> ContainerManager::reloadOrgPolicy()
+{
+    auto org = Network::OrgPolicy::load();
+    if (!org)
+        return fail(org.error());
+    m_proxy->setOrgPolicy(*org);
+    recordEvent({}, {}, QStringLiteral("network.org_policy_reloaded"),
+                {{QStringLiteral("path"), org->path()}, {QStringLiteral("rules"), org->rules().size()}});
+    return orgPolicyJson();
+}
+
+Result<QJsonObject> ContainerManager::updateNetwork(const QString &containerId,
+                                                    const Policy::NetworkPolicy &network)
+{
+    auto found = liveEntry(containerId);
+    if (!found)
+        return fail(found.error());
+    Entry &target = **found;
+    const Policy::ContainerPolicy &current = target.container->policy();
+    // The listener exists only when the container started with an allowlist: switching between "disabled"
+    // and "allowlist" changes what its runs are given (proxy variables), which needs a fresh start.
+    const bool running = target.container->state() == ContainerState::Running;
+    if (running && current.network.type != network.type)
+        return fail(
+            QStringLiteral("network.restart_required"),
+            QStringLiteral("switching the network between disabled and allowlist needs a stopped container: "
+                           "stop it, change the policy, start it"));
+    if (network.type == Policy::NetworkPolicy::Type::Allowlist)
+        CORDON_TRY(m_proxy->orgPolicy().checkNarrows(network));
+
+    Policy::ContainerPolicy updated = current;
+    updated.network = network;
+    CORDON_TRY(m_store.recordPolicyVersion(updated.version(), updated.canonicalJson()));
+    const QString previous = target.record.policyVersion;
+    target.container->setNetworkPolicy(network);
+    target.record.policyVersion = updated.version();
+    if (running && m_proxy->hasListener(containerId))
+        m_proxy->updatePolicy(containerId, network);
+    touch(target);
+    persist(target);
+    recordEvent(containerId, {}, QStringLiteral("network.policy_changed"),
+                {{QStringLiteral("policy_version"), updated.version()},
+                 {QStringLiteral("previous_policy_version"), previous},
+                 {QStringLiteral("network_policy"), network.toJsonObject()}});
+    return containerJson(target);
+}
+
+Result<QJsonObject> ContainerManager::networkSummary(const QString &containerId) const
+{
+    Store::EventFilter filter;
+    filter.containerId = containerId;
+    filter.kindPrefix = QStringLiteral("network.");
+    filter.limit = 2000;
+    auto page = m_store.events(filter);
+    if (!page)
+        return fail(page.error());
+    // Per host and decision: how often, and the latest reason ("denied 5 times: example.com").
+    QMap<QPair<QString, QString>, QJsonObject> summary;
+    for (const Store::EventRecord &event : page->items) {
+        const QString host = event.detail.value(QStringLiteral("host")).toString();
+        const QString decision = event.detail.value(QStringLiteral("decision")).toString();
+        if (decision.isEmpty())
+            continue;
+        QJsonObject &row = summary[{host, decision}];
+        if (row.isEmpty()) {
+            row = {{QStringLiteral("host"), host},
+                   {QStringLiteral("decision"), decision},
+                   {QStringLiteral("count"), 0},
+                   {QStringLiteral("last_reason"), event.detail.value(QStringLiteral("reason"))},
+                   {QStringLiteral("last_at"), event.at}};
+        }
+        row.insert(QStringLiteral("count"), row.value(QStringLiteral("count")).toInt() + 1);
+    }
+    QJsonArray hosts;
+    for (const QJsonObject &row : std::as_const(summary))
+        hosts.append(row);
+    return QJsonObject{{QStringLiteral("hosts"), hosts}, {QStringLiteral("events"), page->total}};
+}
+
+} // namespace Cordon::Containers
