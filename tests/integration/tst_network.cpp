@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+// The network boundary end to end: real programs (curl, Python's urllib) in real sandboxes, the daemon's
+// egress proxy, an upstream server on the host's loopback. Closed by default, open only where both the
+// organisation's and the container's allowlists say so, and every attempt recorded.
+#include "daemonfixture.h"
+#include "sandboxtest.h"
+#include "testutil.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QNetworkInterface>
+#include <QTcpServer>
+#include <QTcpSocket>
+
+using namespace CordonTest;
+
+namespace {
+
+// A minimal HTTP/1.1 server on the host: answers every request with a fixed body and counts connections.
+class UpstreamServer final : public QObject
+{
+public:
+    UpstreamServer()
+    {
+        connect(&m_server, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                ++connections;
+                connect(socket, &QTcpSocket::readyRead, socket, [socket] {
+                    if (!socket->peek(65536).contains("\r\n\r\n"))
+                        return;
+                    socket->readAll();
+                    socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 15\r\n"
+                                  "Connection: close\r\n\r\nhello from host");
+                    socket->disconnectFromHost();
+                });
+                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+    bool listen() { return m_server.listen(QHostAddress::Any); }
+    quint16 port() const { return m_server.serverPort(); }
+    int connections = 0;
+
+private:
+    QTcpServer m_server;
+};
+
+QJsonObject localhostRule(quint16 port, bool allowPrivate = true)
+{
+    return {{QStringLiteral("domain"), QStringLiteral("localhost")},
+            {QStringLiteral("ports"), QJsonArray{port}},
+            {QStringLiteral("allow_private_addresses"), allowPrivate}};
+}
+
+QJsonObject allowlist(const QJsonArray &domains)
+{
+    return {{QStringLiteral("type"), QStringLiteral("allowlist")},
+            {QStringLiteral("allowed_domains"), domains}};
+}
+
+} // namespace
+
+class TestNetwork final : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_config;
+    UpstreamServer m_upstream;
+    std::unique_ptr<DaemonFixture> m_daemon;
+
+    QString create(const QJsonObject &network)
+    {
+        auto created = m_daemon->call(
+            QStringLiteral("container.create"),
+            {{QStringLiteral("policy"), QJsonObject{{QStringLiteral("network_policy"), network}}}});
+        if (!created) {
+            qWarning() << created.error().code() << created.error().message();
+            return {};
+        }
+        return created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+    }
+
+    QJsonObject sh(const QString &container, const QString &script)
+    {
+        auto started =
+            m_daemon->call(QStringLiteral("run.exec"),
+                           {{QStringLiteral("container"), container},
+                            {QStringLiteral("command"),
+                             QJsonArray{QStringLiteral("/bin/sh"), QStringLiteral("-c"), script}}});
+        if (!started)
+            return {};
+        auto finished =
+            m_daemon->call(QStringLiteral("run.wait"),
+                           {{QStringLiteral("run_id"),
+                             started->value(QStringLiteral("run")).toObject().value(QStringLiteral("id"))}});
+        return finished ? finished->value(QStringLiteral("run")).toObject() : QJsonObject{};
+    }
+
+    static QString out(const QJsonObject &run) { return run.value(QStringLiteral("stdout")).toString(); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_upstream.listen());
+        // The organisation allows the test upstream (with its private address) and example.com.
+        QVERIFY(QDir().mkpath(m_config.filePath(QStringLiteral("cordon"))));
+        QFile org(m_config.filePath(QStringLiteral("cordon/org-policy.json")));
+        QVERIFY(org.open(QIODevice::WriteOnly));
+        org.write(QJsonDocument(QJsonObject{{QStringLiteral("allowed_domains"),
+                                             QJsonArray{localhostRule(m_upstream.port()),
+                                                        QStringLiteral("example.com")}}})
+                      .toJson());
+        org.close();
+        qputenv("XDG_CONFIG_HOME", m_config.path().toLocal8Bit());
+        m_daemon = std::make_unique<DaemonFixture>();
+        QVERIFY(m_daemon->start());
+    }
+
+    void cleanupTestCase() { QVERIFY(m_daemon->stop()); }
+
+    void allowedHostIsReachableThroughTheProxy()
+    {
+        const QString id = create(allowlist({localhostRule(m_upstream.port())}));
+        QVERIFY(!id.isEmpty());
+        const int before = m_upstream.connections;
+        const QString url = QStringLiteral("http://localhost:%1/data").arg(m_upstream.port());
+        QCOMPARE(out(sh(id, QStringLiteral("curl -sS -m 10 %1").arg(url))),
+                 QStringLiteral("hello from host"));
+        QCOMPARE(out(sh(id, QStringLiteral("python3 -c \"import urllib.request; "
+                                           "print(urllib.request.urlopen('%1').read().decode())\"")
+                                .arg(url))),
+                 QStringLiteral("hello from host\n"));
+        QCOMPARE(m_upstream.connections, before + 2);
+
+        auto summary = m_daemon->call(QStringLiteral("network.summary"), {{QStringLiteral("container"), id}});
+        QVERIFY_RESULT(summary);
+        const QJsonArray hosts = summary->value(QStringLiteral("hosts")).toArray();
+        QCOMPARE(hosts.size(), 1);
+        QCOMPARE(hosts.first().toObject().value(QStringLiteral("host")).toString(),
+                 QStringLiteral("localhost"));
+        QCOMPARE(hosts.first().toObject().value(QStringLiteral("decision")).toString(),
+                 QStringLiteral("allowed"));
+        QCOMPARE(hosts.first().toObject().value(QStringLiteral("count")).toInt(), 2);
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void otherHostsGet403AndAreRecorded()
+    {
+        const QString id = create(allowlist({localhostRule(m_upstream.port())}));
+        const QJsonObject run = sh(
+            id, QStringLiteral(
+                    "curl -sS -m 10 -o /tmp/body -w '%{http_code}' http://example.com/; cat /tmp/body >&2; "
+                    "curl -sS -m 10 https://example.com/ 2>/dev/null; echo \" $?\""));
+        QCOMPARE(out(run), QStringLiteral("403 56\n")); // plain HTTP: 403; CONNECT refused: curl exit 56
+        QVERIFY2(run.value(QStringLiteral("stderr"))
+                     .toString()
+                     .contains(QLatin1String("blocked by sandbox policy")),
+                 qPrintable(run.value(QStringLiteral("stderr")).toString()));
+        auto events = m_daemon->call(
+            QStringLiteral("history.events"),
+            {{QStringLiteral("container"), id}, {QStringLiteral("kind"), QStringLiteral("network.denied")}});
+        QVERIFY_RESULT(events);
+        const QJsonArray denied = events->value(QStringLiteral("events")).toArray();
+        QCOMPARE(denied.size(), 2);
+        const QJsonObject detail = denied.first().toObject().value(QStringLiteral("detail")).toObject();
+        QCOMPARE(detail.value(QStringLiteral("host")).toString(), QStringLiteral("example.com"));
+        QVERIFY(!denied.first().toObject().value(QStringLiteral("run_id")).toString().isEmpty());
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void allowedNameResolvingToAPrivateAddressIsRefused()
+    {
+        // The same name without allow_private_addresses: localhost resolves to loopback, which the guard
+        // refuses.
+        const QString id = create(allowlist({localhostRule(m_upstream.port(), false)}));
+        QVERIFY(!id.isEmpty());
+        const int before = m_upstream.connections;
+        const QJsonObject run =
+            sh(id, QStringLiteral("curl -sS -m 10 http://localhost:%1/").arg(m_upstream.port()));
+        QVERIFY2(out(run).contains(QLatin1String("private")), qPrintable(out(run)));
+        QCOMPARE(m_upstream.connections, before);
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void programsThatIgnoreTheProxyHaveNoRoute()
+    {
+        const QString id = create(allowlist({localhostRule(m_upstream.port())}));
+        const int before = m_upstream.connections;
+        QString hostAddress;
+        for (const QHostAddress &address : QNetworkInterface::allAddresses()) {
+            if (address.protocol() == QAbstractSocket::IPv4Protocol && !address.isLoopback())
+                hostAddress = address.toString();
+        }
+        const QJsonObject run = sh(
+            id, QStringLiteral("python3 -c \"import socket\n"
+                               "for host in ['127.0.0.1', '%1']:\n"
+                               "    try:\n"
+                               "        socket.create_connection((host, %2), timeout=3); print('connected')\n"
+                               "    except OSError as e:\n"
+                               "        print(e.errno)\"")
+                    .arg(hostAddress.isEmpty() ? QStringLiteral("198.51.100.1") : hostAddress)
+                    .arg(m_upstream.port()));
+        QCOMPARE(out(run), QStringLiteral("%1\n%2\n").arg(ECONNREFUSED).arg(ENETUNREACH));
+        QCOMPARE(m_upstream.connections, before);
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void containerListsMayOnlyNarrowTheOrganisation()
+    {
+        auto refused = m_daemon->call(
+            QStringLiteral("container.create"),
+            {{QStringLiteral("policy"),
+              QJsonObject{{QStringLiteral("network_policy"), allowlist({QStringLiteral("pypi.org")})}}}});
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code(), QStringLiteral("network.domain_not_allowed"));
+        QVERIFY(refused.error().message().contains(QLatin1String("pypi.org")));
+    }
+
+    void changingTheAllowlistAppliesAtOnce()
+    {
+        const QString id = create(allowlist({localhostRule(m_upstream.port())}));
+        const QString url = QStringLiteral("http://localhost:%1/").arg(m_upstream.port());
+        QCOMPARE(out(sh(id, QStringLiteral("curl -sS -m 10 %1").arg(url))),
+                 QStringLiteral("hello from host"));
+        auto before = m_daemon->call(QStringLiteral("container.get"), {{QStringLiteral("id"), id}});
+        auto updated =
+            m_daemon->call(QStringLiteral("container.update_network"),
+                           {{QStringLiteral("id"), id},
+                            {QStringLiteral("network_policy"), allowlist({QStringLiteral("example.com")})}});
+        QVERIFY_RESULT(updated);
+        QVERIFY(
+            updated->value(QStringLiteral("container")).toObject().value(QStringLiteral("policy_version")) !=
+            before->value(QStringLiteral("container")).toObject().value(QStringLiteral("policy_version")));
+        QVERIFY(out(sh(id, QStringLiteral("curl -sS -m 10 %1").arg(url)))
+                    .contains(QLatin1String("blocked by sandbox policy")));
+        auto wider =
+            m_daemon->call(QStringLiteral("container.update_network"),
+                           {{QStringLiteral("id"), id},
+                            {QStringLiteral("network_policy"), allowlist({QStringLiteral("evil.example")})}});
+        QVERIFY(!wider);
+        QCOMPARE(wider.error().code(), QStringLiteral("network.domain_not_allowed"));
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void disabledMeansNoProxyAtAll()
+    {
+        const QString id = create(QJsonObject{{QStringLiteral("type"), QStringLiteral("disabled")}});
+        const QJsonObject run =
+            sh(id, QStringLiteral("echo \"[$HTTP_PROXY]\"; curl -sS -m 5 --proxy http://127.0.0.1:3128 "
+                                  "http://localhost:%1/ 2>&1 >/dev/null; echo $?")
+                       .arg(m_upstream.port()));
+        QVERIFY2(out(run).startsWith(QLatin1String("[]\n")), qPrintable(out(run)));
+        QVERIFY2(out(run).endsWith(QLatin1String("7\n")), qPrintable(out(run))); // connection refused
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+};
+
+CORDON_SANDBOX_TEST_MAIN(TestNetwork)
+#include "tst_network.moc"
