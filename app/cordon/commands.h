@@ -31,5 +31,6 @@ int logsCommand(const QStringList &arguments);
 int historyCommand(const QStringList &arguments);
 int eventsCommand(const QStringList &arguments);
 int daemonCommand(const QStringList &arguments);
+int networkCommand(const QStringList &arguments);
 
 } // namespace Cordon::Cli

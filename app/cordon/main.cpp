@@ -29,6 +29,7 @@ const char Usage[] =
     "  logs            print a finished run's output\n"
     "  history         list recorded runs (`history purge` deletes old ones)\n"
     "  events          list recorded events, or follow new ones\n"
+    "  network         a container's allowlist and its proxy decisions; the organisation list\n"
     "  daemon          status, start, stop, or time-scale of cordond\n"
     "\n"
     "host:\n"
@@ -58,6 +59,7 @@ constexpr Entry Commands[] = {
     {"start", Cordon::Cli::startCommand},     {"keepalive", Cordon::Cli::keepaliveCommand},
     {"logs", Cordon::Cli::logsCommand},       {"history", Cordon::Cli::historyCommand},
     {"events", Cordon::Cli::eventsCommand},   {"daemon", Cordon::Cli::daemonCommand},
+    {"network", Cordon::Cli::networkCommand},
 };
 
 } // namespace

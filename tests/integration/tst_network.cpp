@@ -11,6 +11,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QNetworkInterface>
+#include <QProcess>
+#include <QRegularExpression>
 #include <QTcpServer>
 #include <QTcpSocket>
 
@@ -242,6 +244,24 @@ private Q_SLOTS:
                             {QStringLiteral("network_policy"), allowlist({QStringLiteral("evil.example")})}});
         QVERIFY(!wider);
         QCOMPARE(wider.error().code(), QStringLiteral("network.domain_not_allowed"));
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void cliShowsDecisionsPerHost()
+    {
+        const QString id = create(allowlist({localhostRule(m_upstream.port())}));
+        sh(id, QStringLiteral("curl -s -m 5 http://example.com/; curl -s -m 5 http://example.com/again"));
+        QProcess cli;
+        cli.start(QCoreApplication::applicationDirPath() + QStringLiteral("/cordon"),
+                  {QStringLiteral("network"), QStringLiteral("show"), id});
+        QVERIFY(cli.waitForFinished(30000));
+        const QString text = QString::fromUtf8(cli.readAllStandardOutput());
+        QCOMPARE(cli.exitCode(), 0);
+        QVERIFY2(text.contains(
+                     QStringLiteral("allow localhost:%1 (private addresses allowed)").arg(m_upstream.port())),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QRegularExpression(QStringLiteral("denied +2 example\\.com"))),
+                 qPrintable(text));
         m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
     }
 
