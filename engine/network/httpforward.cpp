@@ -147,7 +147,7 @@ void HttpForward::maybeFinish()
     if (!m_requestDone) {
         // The upstream answered before the body was complete (413, 401 ...). The rest of the body cannot be
         // told apart from a next request, so the connection ends here.
-        stop();
+        abandon();
         emit finished(false, false);
         return;
     }
@@ -155,7 +155,7 @@ void HttpForward::maybeFinish()
         m_response.keepAlive() && !m_trailingBytes && m_upstream->state() == QAbstractSocket::ConnectedState;
     const bool keepClient = m_parser.head().keepAlive && m_response.keepAlive() &&
                             m_client->state() == QAbstractSocket::ConnectedState;
-    stop();
+    abandon();
     emit finished(keepClient, keepUpstream);
 }
 
@@ -163,11 +163,11 @@ void HttpForward::fail(int status, Decision decision, const QString &reason)
 {
     if (m_stopped)
         return;
-    stop();
+    abandon();
     emit failed(m_relayed ? 0 : status, decision, reason);
 }
 
-void HttpForward::stop()
+void HttpForward::abandon()
 {
     m_stopped = true;
     m_client->disconnect(this);

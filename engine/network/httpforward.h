@@ -28,6 +28,8 @@ public:
                 ByteBudget &budget, QObject *parent = nullptr);
 
     void start();
+    // Stops at once without finished() or failed(): the owner is closing the connection itself.
+    void abandon();
     qint64 bytesUp() const { return m_bytesUp; }
     qint64 bytesDown() const { return m_bytesDown; }
     // The upstream's final status, 0 before its head arrived.
@@ -49,7 +51,6 @@ private:
     void clientGone();
     void maybeFinish();
     void fail(int status, Decision decision, const QString &reason);
-    void stop();
 
     QTcpSocket *m_client;
     QTcpSocket *m_upstream;

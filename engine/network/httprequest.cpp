@@ -342,7 +342,11 @@ qsizetype HttpRequestParser::feedHead(QByteArrayView data)
     // is no body. The parser's end of the head must be the line scanner's: two opinions are one too many.
     http_parser_pause(&d->parser, 0);
     const size_t rest = d->execute(head.sliced(qsizetype(parsed)));
-    if (d->failedParse() || qsizetype(parsed + rest) != *headEnd) {
+    if (d->failedParse()) {
+        failWith(Error(QStringLiteral("network.bad_request"), d->parseError()));
+        return 0;
+    }
+    if (qsizetype(parsed + rest) != *headEnd) {
         failWith(Error(QStringLiteral("network.bad_request"),
                        QStringLiteral("malformed request: the head did not end where its empty line is")));
         return 0;

@@ -10,6 +10,8 @@
 
 #include <QTcpSocket>
 
+#include <sys/socket.h>
+
 namespace Cordon::Network {
 
 namespace {
@@ -229,10 +231,9 @@ void ProxyConnection::tunnelFinished(Decision decision, const QString &reason)
     m_tunnel->deleteLater();
     m_tunnel = nullptr;
     finishRecord(decision, reason, m_record.status);
-    if (decision == Decision::Allowed && reason.isEmpty())
-        closeGracefully();
-    else
-        closeNow();
+    // Graceful even for a refused tunnel: the "200" the client was sent goes out before the close, so that it
+    // sees a tunnel that was cut, not a proxy that broke.
+    closeGracefully();
 }
 
 void ProxyConnection::clientDisconnected()
@@ -379,12 +380,19 @@ void ProxyConnection::stopHelpers()
     collectBytes();
     delete m_connector;
     m_connector = nullptr;
-    if (m_forward)
+    // Later, not now: we may be inside one of their signals.
+    if (m_forward) {
+        m_forward->abandon();
+        m_forward->disconnect(this);
         m_forward->deleteLater();
-    m_forward = nullptr;
-    if (m_tunnel)
+        m_forward = nullptr;
+    }
+    if (m_tunnel) {
+        m_tunnel->abandon();
+        m_tunnel->disconnect(this);
         m_tunnel->deleteLater();
-    m_tunnel = nullptr;
+        m_tunnel = nullptr;
+    }
 }
 
 void ProxyConnection::dropUpstream()
@@ -404,13 +412,24 @@ void ProxyConnection::closeGracefully()
     m_phase = Phase::Closing;
     m_headTimer.stop();
     dropUpstream();
-    // Whatever else the client sends is not read: the connection is over once our answer (or the tail of a
-    // response) is out. A client that stops reading it is cut after CloseGraceMs without progress.
-    m_idleTimer.start(CloseGraceMs);
-    connect(m_client, &QTcpSocket::bytesWritten, this, [this] { m_idleTimer.start(CloseGraceMs); });
-    m_client->disconnectFromHost();
-    if (m_client->state() == QAbstractSocket::UnconnectedState)
+    if (m_client->state() != QAbstractSocket::ConnectedState) {
         closeNow();
+        return;
+    }
+    // A lingering close: closing a socket with unread input makes the kernel send a reset, which can destroy
+    // our answer before the client read it (a 403 to a large POST would look like a network fault). So the
+    // answer is flushed, our side is shut down for writing, and what the client still sends is read and
+    // dropped until it closes, for at most CloseGraceMs without progress.
+    m_idleTimer.start(CloseGraceMs);
+    connect(m_client, &QTcpSocket::readyRead, this, [this] { m_client->skip(m_client->bytesAvailable()); });
+    connect(m_client, &QTcpSocket::bytesWritten, this, [this] {
+        m_idleTimer.start(CloseGraceMs);
+        if (m_client->bytesToWrite() == 0)
+            ::shutdown(int(m_client->socketDescriptor()), SHUT_WR);
+    });
+    if (m_client->bytesToWrite() == 0)
+        ::shutdown(int(m_client->socketDescriptor()), SHUT_WR);
+    m_client->skip(m_client->bytesAvailable());
 }
 
 void ProxyConnection::closeNow()

@@ -177,14 +177,19 @@ void Tunnel::settle()
         finish(Decision::Allowed, QString());
 }
 
-void Tunnel::finish(Decision decision, const QString &reason)
+void Tunnel::abandon()
 {
-    if (m_finished)
-        return;
     m_finished = true;
     m_helloTimer.stop();
     m_client->disconnect(this);
     m_upstream->disconnect(this);
+}
+
+void Tunnel::finish(Decision decision, const QString &reason)
+{
+    if (m_finished)
+        return;
+    abandon();
     emit finished(decision, reason);
 }
 

@@ -28,6 +28,8 @@ public:
            ByteBudget &budget, const ProxyLimits &limits, QObject *parent = nullptr);
 
     void start();
+    // Stops at once without finished(): the owner is closing the connection itself.
+    void abandon();
     qint64 bytesUp() const { return m_bytesUp; }
     qint64 bytesDown() const { return m_bytesDown; }
 
