@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Saves the workbench's screenshots into docs/screenshots/: the first-run welcome, the create dialog, the main
+# window after the demo program ran, and the memory view. Starts a virtual X server and a private cordond
+# (its own socket, data and settings directories, so nothing of yours is touched or shown), drives the real
+# window with cordon-screenshot-tour, then stops both.
+# Usage: tests/gui/make-screenshots.sh [BUILD_DIR]   (default: build); needs xvfb and imagemagick.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+out=$root/docs/screenshots
+tour=$build/bin/cordon-screenshot-tour
+[ -x "$tour" ] || { echo "build cordon-screenshot-tour first: cmake --build $build --target cordon-screenshot-tour" >&2; exit 2; }
+for tool in Xvfb:xvfb convert:imagemagick; do
+    command -v "${tool%%:*}" >/dev/null || { echo "missing ${tool%%:*}: apt-get install ${tool##*:}" >&2; exit 2; }
+done
+
+private=$(mktemp -d /tmp/cordon-shots-XXXXXX)
+export CORDON_SOCKET=$private/d.sock CORDON_DATA_DIR=$private/data XDG_CONFIG_HOME=$private/config
+export CORDON_DAEMON=$build/bin/cordond
+display=:$((90 + RANDOM % 100))
+Xvfb "$display" -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb=$!
+cleanup() {
+    "$build/bin/cordon" daemon stop >/dev/null 2>&1 || true
+    kill "$xvfb" 2>/dev/null || true
+    wait "$xvfb" 2>/dev/null || true
+    rm -rf "$private"
+}
+trap cleanup EXIT
+sleep 1
+
+mkdir -p "$out"
+shots=$private/shots
+mkdir -p "$shots"
+DISPLAY=$display QT_QPA_PLATFORM=xcb "$tour" "$shots"
+# Small files for the repository: 8-bit palettes are exact for flat UI colours and text stays crisp.
+for png in "$shots"/*.png; do
+    convert "$png" -strip -colors 255 -define png:compression-level=9 "$out/$(basename "$png")"
+done
+ls -l "$out"

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// cordon-screenshot-tour: drives the real workbench window through its main views and saves each as a PNG,
+// for docs/screenshots/ (run by tests/gui/make-screenshots.sh under Xvfb with a private daemon). Not a test:
+// it fails loudly when a step does not happen, but checks nothing else.
+#include "codeeditor.h"
+#include "containerlistmodel.h"
+#include "createcontainerdialog.h"
+#include "daemonconnection.h"
+#include "mainwindow.h"
+#include "memorychart.h"
+#include "outcomebanner.h"
+#include "runpanel.h"
+#include "welcomepage.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QGroupBox>
+#include <QPainter>
+#include <QPushButton>
+#include <QThread>
+
+#include <cstdio>
+#include <functional>
+
+using namespace Cordon::Ui;
+
+namespace {
+
+// Runs the event loop until `condition` holds; false after `timeoutMs`.
+bool waitFor(const std::function<bool()> &condition, int timeoutMs)
+{
+    QDeadlineTimer deadline(timeoutMs);
+    while (!condition()) {
+        if (deadline.hasExpired())
+            return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(20);
+    }
+    return true;
+}
+
+void settle(int ms)
+{
+    waitFor([] { return false; }, ms);
+}
+
+bool save(const QPixmap &pixmap, const QString &directory, const QString &name)
+{
+    const QString path = QDir(directory).filePath(name);
+    if (!pixmap.save(path)) {
+        std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
+        return false;
+    }
+    std::printf("saved %s\n", qPrintable(path));
+    return true;
+}
+
+int fail(const char *step)
+{
+    std::fprintf(stderr, "screenshot tour: %s did not happen\n", step);
+    return 1;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("cordon"));
+    QApplication::setApplicationName(QStringLiteral("cordon-workbench"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    const QString out = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral(".");
+
+    MainWindow window({});
+    window.resize(1280, 800);
+    window.move(0, 0);
+    window.show();
+    window.start();
+    if (!waitFor([&] { return window.connection().isConnected(); }, 20000))
+        return fail("connecting to cordond");
+    settle(800);
+    if (!save(window.grab(), out, QStringLiteral("empty-state.png")))
+        return 1;
+
+    auto *welcome = window.findChild<WelcomePage *>();
+    welcome->demoButton()->click();
+    if (!waitFor(
+            [&] { return window.containerModel().rowCount() == 1 && !window.currentContainerId().isEmpty(); },
+            30000))
+        return fail("creating the demo container");
+
+    window.showCreateDialog();
+    CreateContainerDialog *dialog = nullptr;
+    if (!waitFor(
+            [&] { return (dialog = window.findChild<CreateContainerDialog *>()) && dialog->isVisible(); },
+            5000))
+        return fail("opening the create dialog");
+    dialog->setName(QStringLiteral("analysis"));
+    settle(500);
+    {
+        // The dialog over a dimmed window, as the user sees it.
+        QPixmap shot = window.grab();
+        QPainter painter(&shot);
+        painter.fillRect(shot.rect(), QColor(0, 0, 0, 70));
+        const QPixmap dialogShot = dialog->grab();
+        const QPoint at(
+            (shot.width() / shot.devicePixelRatio() - dialogShot.width() / dialogShot.devicePixelRatio()) / 2,
+            (shot.height() / shot.devicePixelRatio() - dialogShot.height() / dialogShot.devicePixelRatio()) /
+                3);
+        painter.drawPixmap(at, dialogShot);
+        painter.end();
+        if (!save(shot, out, QStringLiteral("create-dialog.png")))
+            return 1;
+    }
+    dialog->reject();
+    settle(300);
+
+    auto *panel = window.findChild<RunPanel *>();
+    panel->runAction()->trigger();
+    auto *banner = window.findChild<OutcomeBanner *>();
+    if (!waitFor([&] { return banner->text().startsWith(QStringLiteral("Exit code")); }, 60000))
+        return fail("running the demo program");
+    settle(1500);
+    if (!save(window.grab(), out, QStringLiteral("main-window.png")))
+        return 1;
+
+    // The memory view on its own, a little larger than in the window.
+    auto *chart = window.findChild<MemoryChart *>();
+    auto *memoryBox = qobject_cast<QGroupBox *>(chart->parentWidget());
+    if (!memoryBox)
+        return fail("finding the memory view");
+    if (!save(memoryBox->grab(), out, QStringLiteral("memory-chart.png")))
+        return 1;
+    return 0;
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// The words of the outcome banner, for every way a run can end (docs/protocol.md, `run`).
+#include "guitest.h"
+
+#include "outcomesummary.h"
+
+#include <QJsonObject>
+
+using namespace Cordon::Ui;
+
+class OutcomeSummaryTest final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void words_data()
+    {
+        QTest::addColumn<QJsonObject>("run");
+        QTest::addColumn<QString>("headline");
+        QTest::addColumn<QString>("explanation");
+        QTest::addColumn<QString>("details");
+        const qint64 gib = qint64(1) << 30;
+        auto finished = [&](const QString &errorClass, int exitCode, int signal) {
+            return QJsonObject{{QStringLiteral("state"), QStringLiteral("finished")},
+                               {QStringLiteral("error_class"), errorClass},
+                               {QStringLiteral("exit_code"), exitCode},
+                               {QStringLiteral("signal"), signal},
+                               {QStringLiteral("wall_ms"), 1250},
+                               {QStringLiteral("peak_memory_bytes"), qint64(35) * 1024 * 1024},
+                               {QStringLiteral("memory_limit_bytes"), gib}};
+        };
+        QTest::newRow("ok") << finished(QStringLiteral("ok"), 0, 0) << QStringLiteral("Exit code 0")
+                            << QStringLiteral("ok — the run finished successfully")
+                            << QStringLiteral("Took 1.3 s · peak memory 35 MiB of 1 GiB");
+        QTest::newRow("nonzero") << finished(QStringLiteral("nonzero_exit"), 2, 0)
+                                 << QStringLiteral("Exit code 2")
+                                 << QStringLiteral(
+                                        "nonzero_exit — the program reported a failure with exit code 2")
+                                 << QStringLiteral("Took 1.3 s · peak memory 35 MiB of 1 GiB");
+        QTest::newRow("oom") << finished(QStringLiteral("oom"), -1, 9)
+                             << QStringLiteral("Out of memory · Signal SIGKILL")
+                             << QStringLiteral("oom — the run exceeded its 1 GiB memory limit and was killed")
+                             << QStringLiteral("Took 1.3 s · peak memory 35 MiB of 1 GiB");
+        QTest::newRow("timeout") << finished(QStringLiteral("timeout"), -1, 9)
+                                 << QStringLiteral("Timed out · Signal SIGKILL")
+                                 << QStringLiteral(
+                                        "timeout — the run took longer than its time limit and was "
+                                        "stopped with all its processes")
+                                 << QStringLiteral("Took 1.3 s · peak memory 35 MiB of 1 GiB");
+        QTest::newRow("killed") << finished(QStringLiteral("killed"), -1, 11)
+                                << QStringLiteral("Signal SIGSEGV")
+                                << QStringLiteral("killed — the program was ended by SIGSEGV")
+                                << QStringLiteral("Took 1.3 s · peak memory 35 MiB of 1 GiB");
+        QJsonObject setup = finished(QStringLiteral("setup_failed"), -1, 0);
+        setup.insert(QStringLiteral("message"),
+                     QStringLiteral("run setup failed at execve: No such file or directory"));
+        QTest::newRow("setup") << setup << QStringLiteral("Did not run")
+                               << QStringLiteral(
+                                      "setup_failed — run setup failed at execve: No such file or directory")
+                               << QString();
+        QTest::newRow("interrupted") << QJsonObject{{QStringLiteral("state"), QStringLiteral("interrupted")}}
+                                     << QStringLiteral("Outcome unknown")
+                                     << QStringLiteral(
+                                            "interrupted — cordond stopped before the run ended, so how it "
+                                            "would have ended is not known")
+                                     << QString();
+    }
+
+    void words()
+    {
+        QFETCH(QJsonObject, run);
+        QFETCH(QString, headline);
+        QFETCH(QString, explanation);
+        QFETCH(QString, details);
+        const OutcomeSummary summary = OutcomeSummary::fromRun(run);
+        QCOMPARE(summary.headline, headline);
+        QCOMPARE(summary.explanation, explanation);
+        QCOMPARE(summary.details, details);
+    }
+
+    void containerLimitStandsIn()
+    {
+        const QJsonObject run{{QStringLiteral("state"), QStringLiteral("finished")},
+                              {QStringLiteral("error_class"), QStringLiteral("oom")},
+                              {QStringLiteral("signal"), 9}};
+        QCOMPARE(OutcomeSummary::fromRun(run, qint64(4) << 30).explanation,
+                 QStringLiteral("oom — the run exceeded its 4 GiB memory limit and was killed"));
+    }
+};
+
+CORDON_GUI_TEST_MAIN(OutcomeSummaryTest)
+
+#include "tst_outcomesummary.moc"

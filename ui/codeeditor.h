@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// The code editor: QScintilla with the Python, Bash and JavaScript lexers, line numbers, folding,
+// auto-indent and brace matching, in the system's fixed-width font and in colours that follow the palette.
+#pragma once
+
+#include <Qsci/qsciscintilla.h>
+
+#include <QStringList>
+
+class QsciLexer;
+
+namespace Cordon::Ui {
+
+class CodeEditor final : public QsciScintilla
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(CodeEditor)
+
+public:
+    explicit CodeEditor(QWidget *parent = nullptr);
+    ~CodeEditor() override;
+
+    // The daemon's language names: "python", "bash", "node".
+    static QStringList languages();
+    static QString languageTitle(const QString &language);
+
+    QString language() const { return m_language; }
+    void setLanguage(const QString &language);
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void applyFontAndColours();
+    void updateMarginWidth();
+
+    QString m_language;
+    QsciLexer *m_lexer = nullptr;
+};
+
+} // namespace Cordon::Ui

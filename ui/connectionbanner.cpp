@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#include "connectionbanner.h"
+
+#include "daemonconnection.h"
+#include "paletteicon.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+
+namespace Cordon::Ui {
+
+namespace {
+
+const QColor Amber(0xc7, 0x7c, 0x02);
+
+} // namespace
+
+ConnectionBanner::ConnectionBanner(DaemonConnection &connection, QWidget *parent)
+    : QFrame(parent), m_connection(connection), m_icon(new QLabel(this)), m_message(new QLabel(this)),
+      m_retry(new QPushButton(tr("Retry &now"), this))
+{
+    setObjectName(QStringLiteral("connectionBanner"));
+    setAccessibleName(tr("Connection status"));
+    setAutoFillBackground(true);
+    QPalette tint = palette();
+    const QColor base = tint.color(QPalette::Window);
+    tint.setColor(QPalette::Window, QColor::fromRgbF(base.redF() * 0.8f + Amber.redF() * 0.2f,
+                                                     base.greenF() * 0.8f + Amber.greenF() * 0.2f,
+                                                     base.blueF() * 0.8f + Amber.blueF() * 0.2f));
+    setPalette(tint);
+    setStyleSheet(QStringLiteral("#connectionBanner { border-bottom: 1px solid %1; }").arg(Amber.name()));
+    m_icon->setPixmap(paletteIcon(QStringLiteral("disconnected"), Amber).pixmap(20, 20));
+    m_message->setWordWrap(true);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_retry->setAccessibleName(tr("Retry connecting to cordond now"));
+    connect(m_retry, &QPushButton::clicked, &m_connection, &DaemonConnection::retryNow);
+
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(12, 6, 12, 6);
+    layout->setSpacing(10);
+    layout->addWidget(m_icon);
+    layout->addWidget(m_message, 1);
+    layout->addWidget(m_retry);
+
+    m_tick.setInterval(500);
+    connect(&m_tick, &QTimer::timeout, this, &ConnectionBanner::refresh);
+    connect(&m_connection, &DaemonConnection::statusChanged, this, &ConnectionBanner::refresh);
+    refresh();
+}
+
+QString ConnectionBanner::text() const
+{
+    return isVisible() ? m_message->text() : QString();
+}
+
+void ConnectionBanner::refresh()
+{
+    switch (m_connection.status()) {
+    case DaemonConnection::Status::Connected:
+        m_everConnected = true;
+        m_tick.stop();
+        hide();
+        return;
+    case DaemonConnection::Status::Connecting:
+        m_tick.stop();
+        // The first connection usually takes a moment (starting the daemon); a banner for it would flash.
+        hide();
+        return;
+    case DaemonConnection::Status::Reconnecting:
+        break;
+    }
+    const int seconds = (m_connection.retryInMs() + 999) / 1000;
+    const QString headline = m_everConnected ? tr("Lost connection to cordond — reconnecting…")
+                                             : tr("Cannot reach cordond — retrying…");
+    QString detail = m_connection.lastError().message();
+    if (seconds > 0)
+        detail += (detail.isEmpty() ? QString() : QStringLiteral(" · ")) +
+                  tr("next attempt in %n s", nullptr, seconds);
+    m_message->setText(
+        QStringLiteral("<b>%1</b><br>%2").arg(headline.toHtmlEscaped(), detail.toHtmlEscaped()));
+    setAccessibleDescription(headline);
+    m_tick.start();
+    show();
+}
+
+} // namespace Cordon::Ui

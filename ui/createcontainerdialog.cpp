@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+#include "createcontainerdialog.h"
+
+#include "daemonconnection.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QRegularExpressionValidator>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace Cordon::Ui {
+
+namespace {
+
+// The policy's own rule for names (docs/policy.md), checked here so the user hears it while typing.
+const QRegularExpression NamePattern(QStringLiteral("^[A-Za-z0-9._-]{1,64}$"));
+
+QSpinBox *spinBox(QWidget *parent, int min, int max, int value, const QString &suffix)
+{
+    auto *box = new QSpinBox(parent);
+    box->setRange(min, max);
+    box->setValue(value);
+    box->setSuffix(suffix);
+    box->setAlignment(Qt::AlignRight);
+    box->setMinimumWidth(120);
+    return box;
+}
+
+} // namespace
+
+CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidget *parent)
+    : QDialog(parent), m_connection(connection), m_name(new QLineEdit(this)), m_nameError(new QLabel(this)),
+      m_memory(new QComboBox(this)), m_idleMinutes(spinBox(this, 1, 10080, 20, tr(" min"))),
+      m_network(new QLabel(this)), m_advancedToggle(new QToolButton(this)), m_advanced(new QGroupBox(this)),
+      m_runTimeout(spinBox(this, 1, 86400, 300, tr(" s"))), m_pids(spinBox(this, 1, 65536, 256, QString())),
+      m_tmpMb(spinBox(this, 1, 65536, 512, tr(" MiB"))),
+      m_workspaceMb(spinBox(this, 1, 1048576, 2048, tr(" MiB"))),
+      m_outputMb(spinBox(this, 1, 4096, 16, tr(" MiB"))), m_progress(new QProgressBar(this)),
+      m_status(new QLabel(this)),
+      m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
+{
+    setWindowTitle(tr("New Container"));
+    setAccessibleName(tr("New container"));
+
+    m_name->setText(QStringLiteral("sandbox"));
+    m_name->setValidator(
+        new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[A-Za-z0-9._-]{0,64}")), m_name));
+    m_name->setAccessibleName(tr("Container name"));
+    m_name->setPlaceholderText(tr("letters, digits, . _ -"));
+    m_nameError->setVisible(false);
+    m_nameError->setWordWrap(true);
+    QPalette errorPalette = m_nameError->palette();
+    errorPalette.setColor(QPalette::WindowText, QColor(0xc0, 0x1c, 0x28));
+    m_nameError->setPalette(errorPalette);
+
+    for (int gib : memoryTiers())
+        m_memory->addItem(tr("%1 GiB").arg(gib), QStringLiteral("%1g").arg(gib));
+    m_memory->setAccessibleName(tr("Memory limit"));
+    m_memory->setToolTip(tr("The container's memory limit. A run that needs more is stopped by the kernel's "
+                            "OOM killer."));
+    m_idleMinutes->setAccessibleName(tr("Idle minutes before expiry"));
+    m_idleMinutes->setToolTip(
+        tr("After this long without activity the container is deleted with its files."));
+
+    m_network->setText(tr("Off — no network access, only loopback inside the container"));
+    m_network->setWordWrap(true);
+    m_network->setAccessibleName(tr("Network"));
+    m_network->setToolTip(
+        tr("Allowlists for chosen hosts come with the allowlist editor in a later version."));
+
+    m_advancedToggle->setText(tr("Advanced limits"));
+    m_advancedToggle->setCheckable(true);
+    m_advancedToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_advancedToggle->setArrowType(Qt::RightArrow);
+    m_advancedToggle->setAutoRaise(true);
+    m_advancedToggle->setAccessibleName(tr("Show advanced limits"));
+    connect(m_advancedToggle, &QToolButton::toggled, this, [this](bool shown) {
+        m_advanced->setVisible(shown);
+        m_advancedToggle->setArrowType(shown ? Qt::DownArrow : Qt::RightArrow);
+        adjustSize();
+    });
+    m_runTimeout->setAccessibleName(tr("Run time limit in seconds"));
+    m_pids->setAccessibleName(tr("Process limit"));
+    m_tmpMb->setAccessibleName(tr("Size of /tmp in MiB"));
+    m_workspaceMb->setAccessibleName(tr("Workspace size in MiB"));
+    m_outputMb->setAccessibleName(tr("Output captured per run in MiB"));
+    auto *advancedForm = new QFormLayout(m_advanced);
+    advancedForm->addRow(tr("Time limit per &run:"), m_runTimeout);
+    advancedForm->addRow(tr("&Processes:"), m_pids);
+    advancedForm->addRow(tr("/&tmp size:"), m_tmpMb);
+    advancedForm->addRow(tr("&Workspace size:"), m_workspaceMb);
+    advancedForm->addRow(tr("&Output per run:"), m_outputMb);
+    m_advanced->setVisible(false);
+
+    m_progress->setRange(0, 0);
+    m_progress->setTextVisible(false);
+    m_progress->setFixedHeight(6);
+    m_progress->setVisible(false);
+    m_status->setWordWrap(true);
+    m_status->setVisible(false);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    m_buttons->button(QDialogButtonBox::Ok)->setText(tr("C&reate"));
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &CreateContainerDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &CreateContainerDialog::reject);
+    connect(m_name, &QLineEdit::textChanged, this, &CreateContainerDialog::validate);
+
+    auto *form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+    form->addRow(tr("&Name:"), m_name);
+    form->addRow(QString(), m_nameError);
+    form->addRow(tr("&Memory:"), m_memory);
+    form->addRow(tr("&Idle expiry:"), m_idleMinutes);
+    form->addRow(tr("Network:"), m_network);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setSizeConstraint(QLayout::SetFixedSize);
+    layout->addLayout(form);
+    layout->addWidget(m_advancedToggle, 0, Qt::AlignLeft);
+    layout->addWidget(m_advanced);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_status);
+    layout->addSpacing(4);
+    layout->addWidget(m_buttons);
+    setMinimumWidth(440);
+    m_name->selectAll();
+    validate();
+}
+
+void CreateContainerDialog::setName(const QString &name)
+{
+    m_name->setText(name);
+}
+
+QJsonObject CreateContainerDialog::policy() const
+{
+    return {
+        {QStringLiteral("name"), m_name->text()},
+        {QStringLiteral("memory_limit"), m_memory->currentData().toString()},
+        {QStringLiteral("expires_after"),
+         QJsonObject{{QStringLiteral("anchor"), QStringLiteral("last_active_at")},
+                     {QStringLiteral("minutes"), m_idleMinutes->value()}}},
+        {QStringLiteral("network_policy"), QJsonObject{{QStringLiteral("type"), QStringLiteral("disabled")}}},
+        {QStringLiteral("limits"), QJsonObject{{QStringLiteral("run_timeout_s"), m_runTimeout->value()},
+                                               {QStringLiteral("pids"), m_pids->value()},
+                                               {QStringLiteral("tmp_mb"), m_tmpMb->value()},
+                                               {QStringLiteral("workspace_mb"), m_workspaceMb->value()},
+                                               {QStringLiteral("output_mb"), m_outputMb->value()}}}};
+}
+
+void CreateContainerDialog::validate()
+{
+    const QString name = m_name->text();
+    QString problem;
+    if (name.isEmpty())
+        problem = tr("A name is needed.");
+    else if (name == QLatin1String(".") || name == QLatin1String(".."))
+        problem = tr("“.” and “..” cannot be names.");
+    else if (!NamePattern.match(name).hasMatch())
+        problem = tr("Use up to 64 letters, digits, dots, underscores and hyphens.");
+    m_nameError->setText(problem);
+    m_nameError->setVisible(!problem.isEmpty());
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty() && !m_busy);
+}
+
+void CreateContainerDialog::setBusy(bool busy)
+{
+    m_busy = busy;
+    for (QWidget *field :
+         std::initializer_list<QWidget *>{m_name, m_memory, m_idleMinutes, m_advanced, m_advancedToggle})
+        field->setEnabled(!busy);
+    m_progress->setVisible(busy);
+    if (busy) {
+        m_status->setText(tr("Starting the container…"));
+        m_status->setVisible(true);
+        m_status->setPalette(palette());
+    }
+    validate();
+}
+
+void CreateContainerDialog::showError(const QString &text)
+{
+    QPalette errorPalette = palette();
+    errorPalette.setColor(QPalette::WindowText, QColor(0xc0, 0x1c, 0x28));
+    m_status->setPalette(errorPalette);
+    m_status->setText(text);
+    m_status->setVisible(true);
+}
+
+void CreateContainerDialog::accept()
+{
+    if (m_busy)
+        return;
+    validate();
+    if (!m_buttons->button(QDialogButtonBox::Ok)->isEnabled())
+        return;
+    setBusy(true);
+    m_connection.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy()}}, this,
+                      [this](Result<QJsonObject> result) {
+                          setBusy(false);
+                          if (!result) {
+                              const Error &error = result.error();
+                              const QString hint = error.hint();
+                              showError(tr("The container was not created: %1").arg(error.message()) +
+                                        (hint.isEmpty() ? QString() : QStringLiteral("\n") + hint));
+                              return;
+                          }
+                          m_created = result->value(QStringLiteral("container")).toObject();
+                          QDialog::accept();
+                      });
+}
+
+} // namespace Cordon::Ui

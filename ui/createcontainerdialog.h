@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// "New container": a name, a memory tier, the idle minutes before it expires, the network (off in this
+// version), and the advanced limits folded away. Creating starts the sandbox, which takes a moment: the
+// dialog stays open with a busy note until the daemon answers, and shows the daemon's error in words if it
+// refuses.
+#pragma once
+
+#include <QDialog>
+#include <QJsonObject>
+
+class QComboBox;
+class QDialogButtonBox;
+class QGroupBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QSpinBox;
+class QToolButton;
+
+namespace Cordon::Ui {
+
+class DaemonConnection;
+
+class CreateContainerDialog final : public QDialog
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(CreateContainerDialog)
+
+public:
+    CreateContainerDialog(DaemonConnection &connection, QWidget *parent = nullptr);
+
+    // The policy the form describes (docs/policy.md); only the fields the form sets.
+    QJsonObject policy() const;
+    // The container the daemon created, once accepted.
+    const QJsonObject &createdContainer() const { return m_created; }
+
+    void setName(const QString &name);
+
+    // Tiers in GiB, as the policy names them.
+    static QList<int> memoryTiers() { return {1, 4, 16, 64}; }
+
+    void accept() override;
+
+private:
+    void validate();
+    void setBusy(bool busy);
+    void showError(const QString &text);
+
+    DaemonConnection &m_connection;
+    QJsonObject m_created;
+    bool m_busy = false;
+
+    QLineEdit *m_name;
+    QLabel *m_nameError;
+    QComboBox *m_memory;
+    QSpinBox *m_idleMinutes;
+    QLabel *m_network;
+    QToolButton *m_advancedToggle;
+    QGroupBox *m_advanced;
+    QSpinBox *m_runTimeout;
+    QSpinBox *m_pids;
+    QSpinBox *m_tmpMb;
+    QSpinBox *m_workspaceMb;
+    QSpinBox *m_outputMb;
+    QProgressBar *m_progress;
+    QLabel *m_status;
+    QDialogButtonBox *m_buttons;
+};
+
+} // namespace Cordon::Ui

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// The few ways the workbench writes sizes and times, in one place so that the list, the chart, the timer and
+// the outcome banner say "1 GiB" and "4:59" the same way.
+#pragma once
+
+#include <QCoreApplication>
+#include <QString>
+
+namespace Cordon::Ui {
+
+class Format final
+{
+    Q_DECLARE_TR_FUNCTIONS(Cordon::Ui::Format)
+
+public:
+    // Binary units, as the memory tiers are: "512 KiB", "35.2 MiB", "1 GiB".
+    static QString bytes(qint64 bytes);
+    // A countdown: "0:07", "19:42", "1:05:12", "3 d 4 h".
+    static QString countdown(qint64 ms);
+    // How long a run took: "420 ms", "1.3 s", "2 min 05 s".
+    static QString duration(qint64 ms);
+};
+
+} // namespace Cordon::Ui

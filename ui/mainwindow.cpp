@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: MIT
+#include "mainwindow.h"
+
+#include "codeeditor.h"
+#include "connectionbanner.h"
+#include "containerlistmodel.h"
+#include "createcontainerdialog.h"
+#include "daemonconnection.h"
+#include "idletimer.h"
+#include "memorychart.h"
+#include "memoryhistory.h"
+#include "outputconsole.h"
+#include "paletteicon.h"
+#include "runpanel.h"
+#include "welcomepage.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace Cordon::Ui {
+
+namespace {
+
+QString demoProgram()
+{
+    return MainWindow::tr("# A first program. It prints, tries the network (there is none: the error\n"
+                          "# goes to stderr, in red), then holds 25 MiB more every half second so the\n"
+                          "# memory chart on the right climbs. Change it and run it again with Ctrl+Return.\n"
+                          "import os, socket, sys, time\n"
+                          "\n"
+                          "print(\"Hello from\", socket.gethostname(), \"as uid\", os.getuid())\n"
+                          "try:\n"
+                          "    socket.create_connection((\"example.org\", 80), timeout=2)\n"
+                          "except OSError as error:\n"
+                          "    print(\"network:\", error, file=sys.stderr)\n"
+                          "\n"
+                          "blocks = []\n"
+                          "for step in range(1, 9):\n"
+                          "    blocks.append(bytearray(25 * 1024 * 1024))\n"
+                          "    print(f\"holding {step * 25} MiB\", flush=True)\n"
+                          "    time.sleep(0.5)\n"
+                          "print(\"done\")\n");
+}
+
+QString stateOf(const QJsonObject &container)
+{
+    return container.value(QStringLiteral("state")).toString();
+}
+
+} // namespace
+
+MainWindow::MainWindow(Options options, QWidget *parent)
+    : QMainWindow(parent), m_connection(new DaemonConnection(this)), m_model(new ContainerListModel(this)),
+      m_history(new MemoryHistory(this))
+{
+    m_connection->setAutoStart(options.autoStartDaemon);
+    setWindowTitle(tr("Cordon Workbench"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/cordon.svg")));
+    setObjectName(QStringLiteral("mainWindow"));
+    buildLayout();
+    buildActions();
+    restoreLayout();
+
+    connect(m_connection, &DaemonConnection::subscribed, this, &MainWindow::onSubscribed);
+    connect(m_connection, &DaemonConnection::eventReceived, this, &MainWindow::onEvent);
+    connect(m_connection, &DaemonConnection::statusChanged, this, [this] {
+        updateActions();
+        updateStatus();
+    });
+    connect(m_list->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &MainWindow::onCurrentChanged);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &MainWindow::updatePages);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &MainWindow::updatePages);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex &topLeft) {
+        // The countdown ticks change the idle column only; the panels keep their own clocks.
+        if (topLeft.column() != ContainerListModel::IdleColumn &&
+            m_model->data(topLeft, ContainerListModel::IdRole).toString() == m_currentId)
+            refreshCurrent();
+    });
+    connect(m_welcome, &WelcomePage::demoRequested, this, &MainWindow::createDemoContainer);
+    connect(m_welcome, &WelcomePage::newContainerRequested, this, &MainWindow::showCreateDialog);
+    connect(m_idleTimer, &IdleTimer::keepAliveRequested, this, &MainWindow::keepAlive);
+    connect(m_runPanel, &RunPanel::runFinished, this, &MainWindow::refreshContainer);
+    updatePages();
+    updateActions();
+    updateStatus();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::start()
+{
+    m_connection->open();
+}
+
+void MainWindow::buildLayout()
+{
+    m_banner = new ConnectionBanner(*m_connection, this);
+
+    auto *left = new QWidget(this);
+    auto *listTitle = new QLabel(tr("Containers"), left);
+    QFont titleFont = listTitle->font();
+    titleFont.setBold(true);
+    listTitle->setFont(titleFont);
+    m_list = new QTreeView(left);
+    m_list->setObjectName(QStringLiteral("containerList"));
+    m_list->setAccessibleName(tr("Containers"));
+    m_list->setModel(m_model);
+    m_list->setRootIsDecorated(false);
+    m_list->setUniformRowHeights(true);
+    m_list->setAlternatingRowColors(true);
+    m_list->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_list->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_list->setAllColumnsShowFocus(true);
+    m_list->setFrameShape(QFrame::NoFrame);
+    m_list->header()->setStretchLastSection(false);
+    m_list->header()->setSectionResizeMode(ContainerListModel::NameColumn, QHeaderView::Stretch);
+    for (int column : {int(ContainerListModel::StateColumn), int(ContainerListModel::MemoryColumn),
+                       int(ContainerListModel::IdleColumn)})
+        m_list->header()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    m_listEmpty = new QLabel(tr("No containers yet.\nCreate one with Ctrl+N."), left);
+    m_listEmpty->setAlignment(Qt::AlignCenter);
+    m_listEmpty->setWordWrap(true);
+    m_listEmpty->setForegroundRole(QPalette::PlaceholderText);
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->setSpacing(0);
+    auto *titleRow = new QHBoxLayout;
+    titleRow->setContentsMargins(10, 8, 10, 8);
+    titleRow->addWidget(listTitle);
+    leftLayout->addLayout(titleRow);
+    leftLayout->addWidget(m_list, 1);
+    leftLayout->addWidget(m_listEmpty, 1);
+
+    m_centre = new QStackedWidget(this);
+    m_welcome = new WelcomePage(m_centre);
+    m_welcome->setObjectName(QStringLiteral("welcomePage"));
+    m_runPanel = new RunPanel(*m_connection, m_centre);
+    m_runPanel->setObjectName(QStringLiteral("runPanel"));
+    m_centre->addWidget(m_welcome);
+    m_centre->addWidget(m_runPanel);
+
+    auto *right = new QWidget(this);
+    auto *idleBox = new QGroupBox(tr("Idle timer"), right);
+    m_idleTimer = new IdleTimer(idleBox);
+    m_idleTimer->setObjectName(QStringLiteral("idleTimer"));
+    auto *idleLayout = new QVBoxLayout(idleBox);
+    idleLayout->addWidget(m_idleTimer);
+    auto *memoryBox = new QGroupBox(tr("Memory"), right);
+    m_chart = new MemoryChart(*m_history, memoryBox);
+    m_chart->setObjectName(QStringLiteral("memoryChart"));
+    auto *memoryLayout = new QVBoxLayout(memoryBox);
+    memoryLayout->addWidget(m_chart);
+    auto *rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(8, 8, 8, 8);
+    rightLayout->setSpacing(10);
+    rightLayout->addWidget(idleBox);
+    rightLayout->addWidget(memoryBox, 1);
+
+    m_mainSplitter = new QSplitter(Qt::Horizontal, this);
+    m_mainSplitter->setObjectName(QStringLiteral("mainSplitter"));
+    m_mainSplitter->addWidget(left);
+    m_mainSplitter->addWidget(m_centre);
+    m_mainSplitter->addWidget(right);
+    m_mainSplitter->setStretchFactor(0, 0);
+    m_mainSplitter->setStretchFactor(1, 1);
+    m_mainSplitter->setStretchFactor(2, 0);
+    m_mainSplitter->setChildrenCollapsible(false);
+    m_mainSplitter->setSizes({300, 720, 380});
+    left->setMinimumWidth(220);
+    right->setMinimumWidth(300);
+
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_banner);
+    layout->addWidget(m_mainSplitter, 1);
+    setCentralWidget(central);
+
+    m_statusLabel = new QLabel(this);
+    statusBar()->addPermanentWidget(m_statusLabel);
+}
+
+void MainWindow::buildActions()
+{
+    m_newAction = new QAction(paletteIcon(QStringLiteral("container-new")), tr("&New Container…"), this);
+    m_newAction->setObjectName(QStringLiteral("newContainerAction"));
+    m_newAction->setShortcut(QKeySequence::New);
+    m_newAction->setToolTip(tr("Create a container (Ctrl+N)"));
+    m_startAction = new QAction(paletteIcon(QStringLiteral("container-start")), tr("&Start"), this);
+    m_startAction->setToolTip(tr("Start the selected container again; its files are still there"));
+    m_stopAction = new QAction(paletteIcon(QStringLiteral("container-stop")), tr("St&op"), this);
+    m_stopAction->setToolTip(tr("Stop the selected container: its processes end, its files are kept"));
+    m_deleteAction = new QAction(paletteIcon(QStringLiteral("container-delete")), tr("&Delete…"), this);
+    m_deleteAction->setObjectName(QStringLiteral("deleteContainerAction"));
+    m_deleteAction->setShortcut(QKeySequence::Delete);
+    m_deleteAction->setToolTip(tr("Delete the selected container and its files (Del)"));
+    m_keepAliveAction = new QAction(paletteIcon(QStringLiteral("keep-alive")), tr("&Keep Alive"), this);
+    m_keepAliveAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    m_keepAliveAction->setToolTip(tr("Restart the selected container's idle timer (Ctrl+K)"));
+    m_quitAction = new QAction(tr("&Quit"), this);
+    m_quitAction->setShortcut(QKeySequence::Quit);
+    // Delete would otherwise fire while the user deletes text in the editor.
+    m_deleteAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_list->addAction(m_deleteAction);
+
+    connect(m_newAction, &QAction::triggered, this, &MainWindow::showCreateDialog);
+    connect(m_startAction, &QAction::triggered, this, &MainWindow::startCurrent);
+    connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopCurrent);
+    connect(m_deleteAction, &QAction::triggered, this, &MainWindow::deleteCurrent);
+    connect(m_keepAliveAction, &QAction::triggered, this, [this] { keepAlive(m_currentId); });
+    connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
+
+    QMenu *containerMenu = menuBar()->addMenu(tr("&Container"));
+    containerMenu->addAction(m_newAction);
+    containerMenu->addSeparator();
+    containerMenu->addAction(m_startAction);
+    containerMenu->addAction(m_stopAction);
+    containerMenu->addAction(m_keepAliveAction);
+    containerMenu->addSeparator();
+    containerMenu->addAction(m_deleteAction);
+    containerMenu->addSeparator();
+    containerMenu->addAction(m_quitAction);
+    QMenu *runMenu = menuBar()->addMenu(tr("&Run"));
+    runMenu->addAction(m_runPanel->runAction());
+    runMenu->addAction(m_runPanel->stopAction());
+    runMenu->addSeparator();
+    runMenu->addAction(m_runPanel->clearAction());
+    addAction(m_runPanel->runAction());
+    addAction(m_runPanel->stopAction());
+    addAction(m_runPanel->clearAction());
+
+    QMenu *viewMenu = menuBar()->addMenu(tr("&View"));
+    auto focusAction = [&](const QString &text, int key, QWidget *target) {
+        QAction *action = viewMenu->addAction(text);
+        action->setShortcut(QKeySequence(Qt::CTRL | key));
+        connect(action, &QAction::triggered, target, [target] { target->setFocus(Qt::ShortcutFocusReason); });
+    };
+    focusAction(tr("Go to &Containers"), Qt::Key_1, m_list);
+    focusAction(tr("Go to &Editor"), Qt::Key_2, m_runPanel->editor());
+    focusAction(tr("Go to Program &Input"), Qt::Key_3, m_runPanel->console()->inputLine());
+
+    QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
+    helpMenu->addAction(tr("&About Cordon Workbench"), this, [this] {
+        auto *box =
+            new QMessageBox(QMessageBox::NoIcon, tr("About Cordon Workbench"),
+                            tr("<b>Cordon Workbench %1</b><p>Runs untrusted code in containers that the "
+                               "kernel isolates, and shows what happened.</p>")
+                                .arg(QCoreApplication::applicationVersion()),
+                            QMessageBox::Close, this);
+        box->setIconPixmap(windowIcon().pixmap(64, 64));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    });
+
+    QToolBar *toolbar = addToolBar(tr("Main"));
+    toolbar->setObjectName(QStringLiteral("mainToolbar"));
+    toolbar->setMovable(false);
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    toolbar->setIconSize(QSize(18, 18));
+    toolbar->addAction(m_newAction);
+    toolbar->addSeparator();
+    toolbar->addAction(m_startAction);
+    toolbar->addAction(m_stopAction);
+    toolbar->addAction(m_keepAliveAction);
+    toolbar->addAction(m_deleteAction);
+}
+
+void MainWindow::restoreLayout()
+{
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        resize(1360, 840);
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_mainSplitter->restoreState(settings.value(QStringLiteral("window/mainSplitter")).toByteArray());
+    m_runPanel->splitter()->restoreState(
+        settings.value(QStringLiteral("window/editorSplitter")).toByteArray());
+}
+
+void MainWindow::saveLayout()
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/mainSplitter"), m_mainSplitter->saveState());
+    settings.setValue(QStringLiteral("window/editorSplitter"), m_runPanel->splitter()->saveState());
+    settings.setValue(QStringLiteral("window/lastContainer"), m_currentId);
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    m_runPanel->saveCode();
+    saveLayout();
+    event->accept();
+}
+
+void MainWindow::onSubscribed(const QJsonObject &snapshot)
+{
+    m_model->resetFrom(snapshot.value(QStringLiteral("containers")).toArray());
+    m_history->resetFrom(snapshot.value(QStringLiteral("memory_backlog")).toArray());
+    m_haveList = true;
+    if (m_currentId.isEmpty() || m_model->rowOf(m_currentId) < 0) {
+        const QString last = QSettings().value(QStringLiteral("window/lastContainer")).toString();
+        if (m_model->rowOf(last) >= 0)
+            selectContainer(last);
+        else if (m_model->rowCount() > 0)
+            selectContainer(m_model->data(m_model->index(0, 0), ContainerListModel::IdRole).toString());
+    }
+    refreshCurrent();
+    updatePages();
+    updateStatus();
+}
+
+void MainWindow::onEvent(const QString &name, const QJsonObject &payload)
+{
+    if (name == QLatin1String("container.changed")) {
+        m_model->update(payload.value(QStringLiteral("container")).toObject());
+    } else if (name == QLatin1String("memory.sample")) {
+        m_history->add(payload.value(QStringLiteral("container")).toString(),
+                       MemorySample::fromJson(payload));
+    } else if (name == QLatin1String("container.expiring_soon")) {
+        const QJsonObject container =
+            m_model->container(payload.value(QStringLiteral("container")).toString());
+        if (!container.isEmpty())
+            statusBar()->showMessage(tr("“%1” expires soon: use it or keep it alive to keep its files.")
+                                         .arg(container.value(QStringLiteral("name")).toString()),
+                                     10000);
+    }
+}
+
+void MainWindow::selectContainer(const QString &id)
+{
+    const int row = m_model->rowOf(id);
+    if (row < 0)
+        return;
+    m_list->selectionModel()->setCurrentIndex(m_model->index(row, 0), QItemSelectionModel::ClearAndSelect |
+                                                                          QItemSelectionModel::Rows);
+}
+
+void MainWindow::onCurrentChanged()
+{
+    const QModelIndex current = m_list->selectionModel()->currentIndex();
+    m_currentId =
+        current.isValid() ? m_model->data(current, ContainerListModel::IdRole).toString() : QString();
+    refreshCurrent();
+}
+
+void MainWindow::refreshCurrent()
+{
+    const QJsonObject container = m_model->container(m_currentId);
+    m_runPanel->setContainer(container);
+    m_idleTimer->setContainer(container);
+    m_chart->setContainer(m_currentId, container.value(QStringLiteral("memory_limit")).toInteger());
+    updateActions();
+}
+
+void MainWindow::refreshContainer(const QString &id)
+{
+    // The run moved the idle deadline; the daemon does not always announce that on its own.
+    m_connection->call(QStringLiteral("container.get"), {{QStringLiteral("id"), id}}, this,
+                       [this](Result<QJsonObject> result) {
+                           if (result)
+                               m_model->update(result->value(QStringLiteral("container")).toObject());
+                       });
+}
+
+void MainWindow::updatePages()
+{
+    const bool empty = m_model->rowCount() == 0;
+    m_centre->setCurrentWidget(empty ? static_cast<QWidget *>(m_welcome) : m_runPanel);
+    m_list->setVisible(!empty);
+    m_listEmpty->setVisible(empty);
+    updateActions();
+}
+
+void MainWindow::updateActions()
+{
+    const bool connected = m_connection->isConnected();
+    const QString state = stateOf(m_model->container(m_currentId));
+    const bool live = state == QLatin1String("running") || state == QLatin1String("stopped");
+    m_newAction->setEnabled(connected);
+    m_startAction->setEnabled(connected && state == QLatin1String("stopped"));
+    m_stopAction->setEnabled(connected && state == QLatin1String("running"));
+    m_keepAliveAction->setEnabled(connected && live);
+    m_deleteAction->setEnabled(connected && !m_currentId.isEmpty());
+    m_deleteAction->setText(state == QLatin1String("expired") ? tr("&Remove from List") : tr("&Delete…"));
+    m_idleTimer->setKeepAliveEnabled(connected);
+    m_welcome->setBusy(!connected);
+}
+
+void MainWindow::updateStatus()
+{
+    switch (m_connection->status()) {
+    case DaemonConnection::Status::Connecting:
+        m_statusLabel->setText(tr("Connecting to cordond…"));
+        return;
+    case DaemonConnection::Status::Reconnecting:
+        m_statusLabel->setText(tr("Not connected"));
+        return;
+    case DaemonConnection::Status::Connected:
+        break;
+    }
+    const QJsonObject hello = m_connection->helloResult();
+    QString text =
+        tr("Connected to cordond %1").arg(hello.value(QStringLiteral("daemon_version")).toString());
+    const double scale = hello.value(QStringLiteral("time_scale")).toDouble(1);
+    if (scale > 1)
+        text += tr(" · idle time runs %1× faster (demo)").arg(scale);
+    m_statusLabel->setText(text);
+}
+
+void MainWindow::showCreateDialog()
+{
+    if (!m_connection->isConnected())
+        return;
+    auto *dialog = new CreateContainerDialog(*m_connection, this);
+    dialog->setObjectName(QStringLiteral("createContainerDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        const QJsonObject created = dialog->createdContainer();
+        m_model->update(created);
+        selectContainer(created.value(QStringLiteral("id")).toString());
+        m_runPanel->editor()->setFocus();
+    });
+    dialog->open();
+}
+
+void MainWindow::createDemoContainer()
+{
+    if (!m_connection->isConnected())
+        return;
+    m_welcome->setBusy(true);
+    m_welcome->setError(QString());
+    const QJsonObject policy{{QStringLiteral("name"), QStringLiteral("demo")},
+                             {QStringLiteral("memory_limit"), QStringLiteral("1g")}};
+    m_connection->call(
+        QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}}, this,
+        [this](Result<QJsonObject> result) {
+            m_welcome->setBusy(!m_connection->isConnected());
+            if (!result) {
+                m_welcome->setError(
+                    tr("The demo container was not created: %1").arg(result.error().describe()));
+                return;
+            }
+            const QJsonObject created = result->value(QStringLiteral("container")).toObject();
+            m_model->update(created);
+            selectContainer(created.value(QStringLiteral("id")).toString());
+            m_runPanel->setCode(QStringLiteral("python"), demoProgram());
+            m_runPanel->editor()->setFocus();
+        });
+}
+
+void MainWindow::containerCall(const QString &method, const QString &id)
+{
+    if (id.isEmpty())
+        return;
+    statusBar()->showMessage(method == QLatin1String("container.start") ? tr("Starting the container…")
+                                                                        : tr("Working…"));
+    m_connection->call(
+        method, {{QStringLiteral("id"), id}}, this, [this, method](Result<QJsonObject> result) {
+            statusBar()->clearMessage();
+            if (!result) {
+                auto *box = new QMessageBox(QMessageBox::Warning, tr("Cordon Workbench"),
+                                            tr("The daemon refused: %1").arg(result.error().message()),
+                                            QMessageBox::Ok, this);
+                box->setInformativeText(result.error().hint());
+                box->setAttribute(Qt::WA_DeleteOnClose);
+                box->open();
+                return;
+            }
+            m_model->update(result->value(QStringLiteral("container")).toObject());
+        });
+}
+
+void MainWindow::startCurrent()
+{
+    containerCall(QStringLiteral("container.start"), m_currentId);
+}
+
+void MainWindow::stopCurrent()
+{
+    containerCall(QStringLiteral("container.stop"), m_currentId);
+}
+
+void MainWindow::keepAlive(const QString &id)
+{
+    containerCall(QStringLiteral("container.keepalive"), id);
+}
+
+void MainWindow::deleteCurrent()
+{
+    const QJsonObject container = m_model->container(m_currentId);
+    if (container.isEmpty())
+        return;
+    const QString id = m_currentId;
+    if (stateOf(container) == QLatin1String("expired")) {
+        // Nothing is left to lose: its files went when it expired.
+        containerCall(QStringLiteral("container.delete"), id);
+        m_runPanel->discardCode(id);
+        m_model->remove(id);
+        return;
+    }
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Delete Container"),
+                                tr("Delete “%1”?").arg(container.value(QStringLiteral("name")).toString()),
+                                QMessageBox::Cancel, this);
+    box->setInformativeText(
+        tr("Its processes are stopped and every file in /mnt/data is deleted. This cannot be "
+           "undone. The code in the editor is forgotten too."));
+    QPushButton *confirm = box->addButton(tr("&Delete"), QMessageBox::DestructiveRole);
+    box->setDefaultButton(QMessageBox::Cancel);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setObjectName(QStringLiteral("deleteConfirmation"));
+    connect(box, &QMessageBox::finished, this, [this, box, confirm, id] {
+        if (box->clickedButton() != confirm)
+            return;
+        m_runPanel->discardCode(id);
+        containerCall(QStringLiteral("container.delete"), id);
+    });
+    box->open();
+}
+
+} // namespace Cordon::Ui

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// The workbench window: containers on the left, the editor and the run's output in the centre, the idle
+// timer and the live memory chart on the right; a welcome page instead of the editor until there is a
+// container; a banner while cordond is out of reach. Layout, geometry and splitters are remembered.
+#pragma once
+
+#include <QJsonObject>
+#include <QMainWindow>
+
+class QAction;
+class QLabel;
+class QSplitter;
+class QStackedWidget;
+class QTreeView;
+
+namespace Cordon::Ui {
+
+class ConnectionBanner;
+class ContainerListModel;
+class DaemonConnection;
+class IdleTimer;
+class MemoryChart;
+class MemoryHistory;
+class RunPanel;
+class WelcomePage;
+
+class MainWindow final : public QMainWindow
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(MainWindow)
+
+public:
+    struct Options
+    {
+        // Start cordond when none runs; tests that restart the daemon themselves turn this off.
+        bool autoStartDaemon = true;
+    };
+
+    explicit MainWindow(Options options, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Connects to the daemon (after the window is shown, so that it appears at once).
+    void start();
+
+    DaemonConnection &connection() const { return *m_connection; }
+    ContainerListModel &containerModel() const { return *m_model; }
+    QString currentContainerId() const { return m_currentId; }
+    void selectContainer(const QString &id);
+
+    // The demo of the welcome page: a 1 GiB container named "demo" with a first program in the editor.
+    void createDemoContainer();
+    void showCreateDialog();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void buildActions();
+    void buildLayout();
+    void restoreLayout();
+    void saveLayout();
+
+    void onSubscribed(const QJsonObject &snapshot);
+    void onEvent(const QString &name, const QJsonObject &payload);
+    void onCurrentChanged();
+    void refreshCurrent();
+    void refreshContainer(const QString &id);
+    void updateActions();
+    void updateStatus();
+    void updatePages();
+
+    void startCurrent();
+    void stopCurrent();
+    void deleteCurrent();
+    void keepAlive(const QString &id);
+    void containerCall(const QString &method, const QString &id);
+
+    DaemonConnection *m_connection;
+    ContainerListModel *m_model;
+    MemoryHistory *m_history;
+    QString m_currentId;
+    bool m_haveList = false;
+
+    ConnectionBanner *m_banner;
+    QSplitter *m_mainSplitter;
+    QTreeView *m_list;
+    QLabel *m_listEmpty;
+    QStackedWidget *m_centre;
+    WelcomePage *m_welcome;
+    RunPanel *m_runPanel;
+    IdleTimer *m_idleTimer;
+    MemoryChart *m_chart;
+    QLabel *m_statusLabel;
+
+    QAction *m_newAction = nullptr;
+    QAction *m_startAction = nullptr;
+    QAction *m_stopAction = nullptr;
+    QAction *m_deleteAction = nullptr;
+    QAction *m_keepAliveAction = nullptr;
+    QAction *m_quitAction = nullptr;
+};
+
+} // namespace Cordon::Ui

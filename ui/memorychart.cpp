@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+#include "memorychart.h"
+
+#include "formatting.h"
+
+#include <QAreaSeries>
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QDateTime>
+#include <QDateTimeAxis>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace Cordon::Ui {
+
+namespace {
+
+constexpr double MiB = 1024.0 * 1024.0;
+
+const QColor UsageColour(0x3b, 0x7d, 0xd8);
+const QColor LimitColour(0xd0, 0x3b, 0x3b);
+const QColor PeakColour(0xc7, 0x7c, 0x02);
+
+// A round axis maximum in MiB: 1, 2 or 5 times a power of ten, at least `value`.
+double niceCeiling(double value)
+{
+    if (value <= 1)
+        return 1;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
+    for (double step : {1.0, 2.0, 5.0, 10.0}) {
+        if (step * magnitude >= value)
+            return step * magnitude;
+    }
+    return 10 * magnitude;
+}
+
+} // namespace
+
+MemoryChart::MemoryChart(const MemoryHistory &history, QWidget *parent)
+    : QWidget(parent), m_history(history), m_summary(new QLabel(this)),
+      m_scaleToLimit(new QCheckBox(tr("Scale to limit"), this)), m_stack(new QStackedWidget(this)),
+      m_empty(new QLabel(this)), m_view(new QChartView(this)), m_chart(new QChart),
+      m_usage(new QLineSeries(this)), m_baseline(new QLineSeries(this)),
+      m_area(new QAreaSeries(m_usage, m_baseline)), m_limitLine(new QLineSeries(this)),
+      m_peakLine(new QLineSeries(this)), m_oomMarks(new QScatterSeries(this)),
+      m_timeAxis(new QDateTimeAxis(this)), m_valueAxis(new QValueAxis(this))
+{
+    setAccessibleName(tr("Memory usage"));
+    m_summary->setTextFormat(Qt::PlainText);
+    m_summary->setWordWrap(true);
+    m_summary->setAccessibleName(tr("Memory summary"));
+    m_scaleToLimit->setToolTip(tr("Show the whole range up to the container's memory limit"));
+    connect(m_scaleToLimit, &QCheckBox::toggled, this, &MemoryChart::updateAxesAndLabels);
+
+    m_area->setName(tr("Used"));
+    m_limitLine->setName(tr("Limit"));
+    m_peakLine->setName(tr("Peak"));
+    m_oomMarks->setName(tr("OOM kill"));
+    m_oomMarks->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+    m_oomMarks->setMarkerSize(9);
+    m_oomMarks->setColor(LimitColour);
+    m_oomMarks->setBorderColor(LimitColour);
+    QPen usagePen(UsageColour, 2);
+    m_area->setPen(usagePen);
+    QColor fill = UsageColour;
+    fill.setAlpha(60);
+    m_area->setBrush(fill);
+    m_limitLine->setPen(QPen(LimitColour, 1.5, Qt::DashLine));
+    m_peakLine->setPen(QPen(PeakColour, 1.2, Qt::DotLine));
+
+    m_chart->addSeries(m_area);
+    m_chart->addSeries(m_limitLine);
+    m_chart->addSeries(m_peakLine);
+    m_chart->addSeries(m_oomMarks);
+    m_timeAxis->setFormat(QStringLiteral("HH:mm:ss"));
+    m_timeAxis->setTickCount(4);
+    m_valueAxis->setLabelFormat(QStringLiteral("%.0f"));
+    m_valueAxis->setTitleText(tr("MiB"));
+    m_valueAxis->setTickCount(5);
+    m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
+    m_chart->addAxis(m_valueAxis, Qt::AlignLeft);
+    for (QAbstractSeries *series : m_chart->series()) {
+        series->attachAxis(m_timeAxis);
+        series->attachAxis(m_valueAxis);
+    }
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_chart->setAnimationOptions(QChart::NoAnimation);
+    m_chart->setMargins(QMargins(4, 4, 4, 4));
+    m_chart->setBackgroundRoundness(0);
+    m_view->setChart(m_chart);
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setAccessibleName(tr("Memory usage chart"));
+    m_view->setMinimumHeight(180);
+
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setWordWrap(true);
+    m_empty->setMargin(16);
+    m_stack->addWidget(m_empty);
+    m_stack->addWidget(m_view);
+
+    auto *header = new QHBoxLayout;
+    header->setContentsMargins(0, 0, 0, 0);
+    header->addWidget(m_summary, 1);
+    header->addWidget(m_scaleToLimit, 0, Qt::AlignTop);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(6);
+    layout->addLayout(header);
+    layout->addWidget(m_stack, 1);
+
+    connect(&m_history, &MemoryHistory::sampleAdded, this, &MemoryChart::onSample);
+    connect(&m_history, &MemoryHistory::historyReset, this, &MemoryChart::rebuild);
+    applyPalette();
+    rebuild();
+}
+
+void MemoryChart::setContainer(const QString &containerId, qint64 limit)
+{
+    if (containerId == m_containerId && limit == m_limit)
+        return;
+    m_containerId = containerId;
+    m_limit = limit;
+    rebuild();
+}
+
+int MemoryChart::usagePointCount() const
+{
+    return static_cast<int>(m_usage->count());
+}
+
+int MemoryChart::oomMarkCount() const
+{
+    return static_cast<int>(m_oomMarks->count());
+}
+
+QString MemoryChart::summaryText() const
+{
+    return m_summary->text();
+}
+
+void MemoryChart::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        applyPalette();
+}
+
+void MemoryChart::applyPalette()
+{
+    const QPalette pal = palette();
+    m_chart->setBackgroundBrush(pal.color(QPalette::Base));
+    m_chart->setPlotAreaBackgroundVisible(false);
+    m_chart->legend()->setLabelColor(pal.color(QPalette::Text));
+    for (QAbstractAxis *axis :
+         {static_cast<QAbstractAxis *>(m_timeAxis), static_cast<QAbstractAxis *>(m_valueAxis)}) {
+        axis->setLabelsColor(pal.color(QPalette::Text));
+        axis->setTitleBrush(pal.color(QPalette::Text));
+        axis->setGridLineColor(pal.color(QPalette::Midlight));
+        axis->setLinePenColor(pal.color(QPalette::Mid));
+    }
+}
+
+void MemoryChart::rebuild()
+{
+    m_usage->clear();
+    m_baseline->clear();
+    m_oomMarks->clear();
+    m_haveLast = false;
+    m_latestAt = 0;
+    const std::deque<MemorySample> &samples = m_history.samples(m_containerId);
+    QList<QPointF> usage;
+    QList<QPointF> baseline;
+    const MemorySample *previous = nullptr;
+    const qint64 from = samples.empty() ? 0 : samples.back().at - WindowMs;
+    for (const MemorySample &sample : samples) {
+        if (sample.at >= from) {
+            usage.append(QPointF(double(sample.at), double(sample.current) / MiB));
+            baseline.append(QPointF(double(sample.at), 0));
+            if (previous && sample.oomKills > previous->oomKills)
+                m_oomMarks->append(double(sample.at), double(sample.current) / MiB);
+        }
+        previous = &sample;
+    }
+    // replace() draws once for the whole list; appending point by point would repaint for each.
+    m_usage->replace(usage);
+    m_baseline->replace(baseline);
+    if (!samples.empty()) {
+        m_last = samples.back();
+        m_haveLast = true;
+        m_latestAt = m_last.at;
+        if (m_last.limit > 0)
+            m_limit = m_last.limit;
+    }
+    updateAxesAndLabels();
+}
+
+void MemoryChart::onSample(const QString &containerId, const MemorySample &sample)
+{
+    if (containerId != m_containerId)
+        return;
+    const MemorySample previous = m_last;
+    appendPoint(sample, m_haveLast ? &previous : nullptr);
+    m_last = sample;
+    m_haveLast = true;
+    m_latestAt = sample.at;
+    if (sample.limit > 0)
+        m_limit = sample.limit;
+    // Drop what scrolled out of the window (with one point to spare, so the line reaches the left edge).
+    int stale = 0;
+    while (stale + 1 < m_usage->count() && m_usage->at(stale + 1).x() < double(sample.at - WindowMs))
+        ++stale;
+    if (stale > 0) {
+        m_usage->removePoints(0, stale);
+        m_baseline->removePoints(0, stale);
+    }
+    while (m_oomMarks->count() > 0 && m_oomMarks->at(0).x() < double(sample.at - WindowMs))
+        m_oomMarks->remove(0);
+    updateAxesAndLabels();
+}
+
+void MemoryChart::appendPoint(const MemorySample &sample, const MemorySample *previous)
+{
+    m_usage->append(double(sample.at), double(sample.current) / MiB);
+    m_baseline->append(double(sample.at), 0);
+    if (previous && sample.oomKills > previous->oomKills)
+        m_oomMarks->append(double(sample.at), double(sample.current) / MiB);
+}
+
+void MemoryChart::updateAxesAndLabels()
+{
+    m_scaleToLimit->setVisible(m_haveLast && m_limit > 0);
+    if (m_containerId.isEmpty()) {
+        m_empty->setText(tr("Select a container to see its memory use."));
+        m_summary->clear();
+        m_stack->setCurrentWidget(m_empty);
+        return;
+    }
+    if (!m_haveLast) {
+        m_empty->setText(
+            tr("Waiting for memory samples…\nThe daemon measures a running container twice a second."));
+        m_summary->setText(m_limit > 0 ? tr("Limit %1").arg(Format::bytes(m_limit)) : QString());
+        m_stack->setCurrentWidget(m_empty);
+        return;
+    }
+    m_stack->setCurrentWidget(m_view);
+    const qint64 end = qMax(m_latestAt, qint64(1));
+    const qint64 start = end - WindowMs;
+    m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(start), QDateTime::fromMSecsSinceEpoch(end));
+
+    double highest = 0;
+    for (const QPointF &point : m_usage->points())
+        highest = qMax(highest, point.y());
+    const double peakMiB = double(m_last.peak) / MiB;
+    const double limitMiB = double(m_limit) / MiB;
+    const double top = m_scaleToLimit->isChecked() && m_limit > 0
+                           ? niceCeiling(limitMiB * 1.05)
+                           : niceCeiling(std::max({highest * 1.25, peakMiB * 1.1, 8.0}));
+    m_valueAxis->setRange(0, top);
+    m_limitLine->replace({QPointF(double(start), limitMiB), QPointF(double(end), limitMiB)});
+    m_peakLine->replace({QPointF(double(start), peakMiB), QPointF(double(end), peakMiB)});
+
+    QString summary = tr("Now %1 · peak %2").arg(Format::bytes(m_last.current), Format::bytes(m_last.peak));
+    if (m_limit > 0)
+        summary += tr(" · limit %1").arg(Format::bytes(m_limit));
+    if (m_last.oomKills > 0)
+        summary += tr(" · %n OOM kill(s)", nullptr, static_cast<int>(m_last.oomKills));
+    m_summary->setText(summary);
+}
+
+} // namespace Cordon::Ui

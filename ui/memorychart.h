@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// The live memory view of the selected container: usage over the last minutes against its limit, the peak,
+// and each OOM kill marked where it happened. Points are appended and the oldest dropped as samples arrive
+// (2 Hz by default), never rebuilt, so the chart stays smooth.
+#pragma once
+
+#include "memoryhistory.h"
+
+#include <QWidget>
+
+class QAreaSeries;
+class QCheckBox;
+class QChart;
+class QChartView;
+class QDateTimeAxis;
+class QLabel;
+class QLineSeries;
+class QScatterSeries;
+class QStackedWidget;
+class QValueAxis;
+
+namespace Cordon::Ui {
+
+class MemoryChart final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(MemoryChart)
+
+public:
+    static constexpr qint64 WindowMs = 3 * 60 * 1000;
+
+    MemoryChart(const MemoryHistory &history, QWidget *parent = nullptr);
+
+    // The container to show; empty shows the empty state. `limit` is used until a sample brings its own.
+    void setContainer(const QString &containerId, qint64 limit);
+    const QString &containerId() const { return m_containerId; }
+
+    // For tests: points currently in the usage line, OOM marks, and the summary line.
+    int usagePointCount() const;
+    int oomMarkCount() const;
+    QString summaryText() const;
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void rebuild();
+    void onSample(const QString &containerId, const MemorySample &sample);
+    void appendPoint(const MemorySample &sample, const MemorySample *previous);
+    void updateAxesAndLabels();
+    void applyPalette();
+
+    const MemoryHistory &m_history;
+    QString m_containerId;
+    qint64 m_limit = 0;
+    qint64 m_latestAt = 0;
+    MemorySample m_last;
+    bool m_haveLast = false;
+
+    QLabel *m_summary;
+    QCheckBox *m_scaleToLimit;
+    QStackedWidget *m_stack;
+    QLabel *m_empty;
+    QChartView *m_view;
+    QChart *m_chart;
+    QLineSeries *m_usage;
+    QLineSeries *m_baseline;
+    QAreaSeries *m_area;
+    QLineSeries *m_limitLine;
+    QLineSeries *m_peakLine;
+    QScatterSeries *m_oomMarks;
+    QDateTimeAxis *m_timeAxis;
+    QValueAxis *m_valueAxis;
+};
+
+} // namespace Cordon::Ui

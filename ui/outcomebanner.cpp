@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+#include "outcomebanner.h"
+
+#include "paletteicon.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QStyle>
+#include <QVBoxLayout>
+
+namespace Cordon::Ui {
+
+namespace {
+
+QColor accentFor(OutcomeSummary::Severity severity)
+{
+    switch (severity) {
+    case OutcomeSummary::Severity::Success:
+        return QColor(0x2e, 0x9d, 0x4f);
+    case OutcomeSummary::Severity::Failure:
+        return QColor(0xd0, 0x3b, 0x3b);
+    case OutcomeSummary::Severity::Running:
+        return QColor(0x3b, 0x7d, 0xd8);
+    case OutcomeSummary::Severity::Unknown:
+        break;
+    }
+    return QColor(0xc7, 0x7c, 0x02);
+}
+
+QString iconFor(OutcomeSummary::Severity severity)
+{
+    switch (severity) {
+    case OutcomeSummary::Severity::Success:
+        return QStringLiteral("outcome-ok");
+    case OutcomeSummary::Severity::Running:
+        return QStringLiteral("outcome-running");
+    case OutcomeSummary::Severity::Failure:
+    case OutcomeSummary::Severity::Unknown:
+        break;
+    }
+    return QStringLiteral("outcome-failed");
+}
+
+} // namespace
+
+OutcomeBanner::OutcomeBanner(QWidget *parent)
+    : QFrame(parent), m_icon(new QLabel(this)), m_headline(new QLabel(this)), m_explanation(new QLabel(this)),
+      m_details(new QLabel(this))
+{
+    setObjectName(QStringLiteral("outcomeBanner"));
+    setAccessibleName(tr("Run outcome"));
+    setFrameShape(QFrame::NoFrame);
+    setAutoFillBackground(true);
+    QFont headlineFont = m_headline->font();
+    headlineFont.setBold(true);
+    m_headline->setFont(headlineFont);
+    m_explanation->setWordWrap(true);
+    m_details->setWordWrap(true);
+    for (QLabel *label : {m_headline, m_explanation, m_details})
+        label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    const int iconSize = style()->pixelMetric(QStyle::PM_LargeIconSize);
+    m_icon->setFixedSize(iconSize, iconSize);
+
+    auto *words = new QVBoxLayout;
+    words->setSpacing(2);
+    words->addWidget(m_headline);
+    words->addWidget(m_explanation);
+    words->addWidget(m_details);
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(12, 8, 12, 8);
+    layout->setSpacing(10);
+    layout->addWidget(m_icon, 0, Qt::AlignTop);
+    layout->addLayout(words, 1);
+    clear();
+}
+
+void OutcomeBanner::setSummary(const OutcomeSummary &summary)
+{
+    const QColor accent = accentFor(summary.severity);
+    const int iconSize = m_icon->width();
+    m_icon->setPixmap(paletteIcon(iconFor(summary.severity), accent).pixmap(iconSize, iconSize));
+    QPalette tint = palette();
+    QColor background = tint.color(QPalette::Base);
+    background = QColor::fromRgbF(background.redF() * 0.88f + accent.redF() * 0.12f,
+                                  background.greenF() * 0.88f + accent.greenF() * 0.12f,
+                                  background.blueF() * 0.88f + accent.blueF() * 0.12f);
+    tint.setColor(QPalette::Window, background);
+    setPalette(tint);
+    setStyleSheet(QStringLiteral("#outcomeBanner { border-left: 4px solid %1; }").arg(accent.name()));
+    m_headline->setText(summary.headline);
+    m_explanation->setText(summary.explanation);
+    m_details->setText(summary.details);
+    m_details->setVisible(!summary.details.isEmpty());
+    setAccessibleDescription(text());
+    show();
+}
+
+void OutcomeBanner::clear()
+{
+    m_headline->clear();
+    m_explanation->clear();
+    m_details->clear();
+    hide();
+}
+
+QString OutcomeBanner::text() const
+{
+    QStringList parts{m_headline->text(), m_explanation->text(), m_details->text()};
+    parts.removeAll(QString());
+    return parts.join(QLatin1Char('\n'));
+}
+
+} // namespace Cordon::Ui

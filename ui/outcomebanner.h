@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+// The strip above the output that says how the last run ended: exit code or signal, the error class in
+// words, how long it took and its peak memory. Tinted by outcome, readable in light and dark palettes.
+#pragma once
+
+#include "outcomesummary.h"
+
+#include <QFrame>
+
+class QLabel;
+
+namespace Cordon::Ui {
+
+class OutcomeBanner final : public QFrame
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(OutcomeBanner)
+
+public:
+    explicit OutcomeBanner(QWidget *parent = nullptr);
+
+    void setSummary(const OutcomeSummary &summary);
+    void clear();
+
+    // The words shown, headline first (for tests and the accessible description).
+    QString text() const;
+
+private:
+    QLabel *m_icon;
+    QLabel *m_headline;
+    QLabel *m_explanation;
+    QLabel *m_details;
+};
+
+} // namespace Cordon::Ui

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+#include "runpanel.h"
+
+#include "codeeditor.h"
+#include "codestore.h"
+#include "daemonconnection.h"
+#include "formatting.h"
+#include "outcomebanner.h"
+#include "outputconsole.h"
+#include "paletteicon.h"
+#include "runcontroller.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSplitter>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace Cordon::Ui {
+
+RunPanel::RunPanel(DaemonConnection &connection, QWidget *parent)
+    : QWidget(parent), m_connection(connection), m_controller(new RunController(connection, this)),
+      m_title(new QLabel(this)), m_language(new QComboBox(this)), m_runButton(new QToolButton(this)),
+      m_stopButton(new QToolButton(this)), m_editor(new CodeEditor(this)), m_banner(new OutcomeBanner(this)),
+      m_console(new OutputConsole(this)), m_splitter(new QSplitter(Qt::Vertical, this)),
+      m_runAction(new QAction(paletteIcon(QStringLiteral("run")), tr("&Run"), this)),
+      m_stopAction(new QAction(paletteIcon(QStringLiteral("run-stop")), tr("S&top Run"), this)),
+      m_clearAction(new QAction(paletteIcon(QStringLiteral("clear")), tr("C&lear Output"), this))
+{
+    m_runAction->setObjectName(QStringLiteral("runAction"));
+    m_runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return),
+                               QKeySequence(Qt::CTRL | Qt::Key_Enter), QKeySequence(Qt::Key_F5)});
+    m_runAction->setToolTip(tr("Run the code in the selected container (Ctrl+Return, F5)"));
+    m_stopAction->setObjectName(QStringLiteral("stopRunAction"));
+    m_stopAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    m_stopAction->setToolTip(tr("Stop the running program and everything it started (Shift+F5)"));
+    m_clearAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    // The shortcuts must work while the editor has the focus, which is most of the time.
+    for (QAction *action : {m_runAction, m_stopAction, m_clearAction})
+        action->setShortcutContext(Qt::WindowShortcut);
+    connect(m_runAction, &QAction::triggered, this, &RunPanel::run);
+    connect(m_stopAction, &QAction::triggered, m_controller, &RunController::cancel);
+    connect(m_clearAction, &QAction::triggered, this, [this] {
+        m_console->clear();
+        m_banner->clear();
+    });
+
+    m_title->setObjectName(QStringLiteral("runPanelTitle"));
+    QFont titleFont = m_title->font();
+    titleFont.setBold(true);
+    m_title->setFont(titleFont);
+    m_title->setTextFormat(Qt::PlainText);
+    for (const QString &language : CodeEditor::languages())
+        m_language->addItem(CodeEditor::languageTitle(language), language);
+    m_language->setAccessibleName(tr("Language"));
+    m_language->setToolTip(tr("The language the code is run with"));
+    auto *languageLabel = new QLabel(tr("&Language:"), this);
+    languageLabel->setBuddy(m_language);
+    m_runButton->setDefaultAction(m_runAction);
+    m_runButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_runButton->setAccessibleName(tr("Run"));
+    m_stopButton->setDefaultAction(m_stopAction);
+    m_stopButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_stopButton->setAccessibleName(tr("Stop run"));
+
+    auto *header = new QHBoxLayout;
+    header->setContentsMargins(10, 6, 8, 6);
+    header->setSpacing(8);
+    header->addWidget(m_title, 1);
+    header->addWidget(languageLabel);
+    header->addWidget(m_language);
+    header->addSpacing(6);
+    header->addWidget(m_runButton);
+    header->addWidget(m_stopButton);
+
+    auto *outputArea = new QWidget(this);
+    auto *outputLayout = new QVBoxLayout(outputArea);
+    outputLayout->setContentsMargins(0, 0, 0, 0);
+    outputLayout->setSpacing(0);
+    outputLayout->addWidget(m_banner);
+    outputLayout->addWidget(m_console, 1);
+    m_splitter->addWidget(m_editor);
+    m_splitter->addWidget(outputArea);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 2);
+    m_splitter->setChildrenCollapsible(false);
+    m_splitter->setObjectName(QStringLiteral("editorSplitter"));
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(header);
+    layout->addWidget(m_splitter, 1);
+
+    m_saveTimer.setSingleShot(true);
+    m_saveTimer.setInterval(400);
+    connect(&m_saveTimer, &QTimer::timeout, this, &RunPanel::saveCode);
+    connect(m_editor, &QsciScintilla::textChanged, &m_saveTimer, qOverload<>(&QTimer::start));
+    connect(m_language, &QComboBox::currentIndexChanged, this, [this] {
+        m_editor->setLanguage(m_language->currentData().toString());
+        m_saveTimer.start();
+    });
+
+    connect(m_controller, &RunController::started, this, &RunPanel::onStarted);
+    connect(m_controller, &RunController::finished, this, &RunPanel::onFinished);
+    connect(m_controller, &RunController::runningChanged, this, &RunPanel::updateActions);
+    connect(m_controller, &RunController::output, this, [this](bool isStderr, const QByteArray &bytes) {
+        m_console->append(isStderr ? OutputConsole::Stream::Stderr : OutputConsole::Stream::Stdout, bytes);
+    });
+    connect(m_console, &OutputConsole::inputSubmitted, this, [this](const QByteArray &line) {
+        // Echoed, as a terminal would, so the transcript reads in order.
+        m_console->append(OutputConsole::Stream::Stdout, line);
+        m_controller->sendInput(line);
+    });
+    connect(m_console, &OutputConsole::endOfInputRequested, m_controller, &RunController::endInput);
+    connect(&m_connection, &DaemonConnection::statusChanged, this, &RunPanel::updateActions);
+
+    setContainer({});
+}
+
+RunPanel::~RunPanel()
+{
+    saveCode();
+}
+
+bool RunPanel::isRunning() const
+{
+    return m_controller->isRunning();
+}
+
+void RunPanel::setContainer(const QJsonObject &container)
+{
+    const QString id = container.value(QStringLiteral("id")).toString();
+    if (id != m_containerId) {
+        saveCode();
+        m_containerId = id;
+        m_discarded = false;
+        const CodeStore::Entry entry = CodeStore::load(id);
+        // Loading is not typing: no save is scheduled for it.
+        const QSignalBlocker blockEditor(m_editor);
+        const QSignalBlocker blockLanguage(m_language);
+        m_editor->setLanguage(entry.language);
+        m_language->setCurrentIndex(qMax(0, m_language->findData(m_editor->language())));
+        m_editor->setText(entry.code);
+        m_editor->setModified(false);
+    }
+    m_container = container;
+    if (container.isEmpty()) {
+        m_title->setText(tr("No container selected"));
+    } else {
+        m_title->setText(
+            tr("%1  ·  %2 memory")
+                .arg(container.value(QStringLiteral("name")).toString(),
+                     Format::bytes(container.value(QStringLiteral("memory_limit")).toInteger())));
+    }
+    updateActions();
+}
+
+void RunPanel::setCode(const QString &language, const QString &code)
+{
+    m_language->setCurrentIndex(qMax(0, m_language->findData(language)));
+    m_editor->setLanguage(language);
+    m_editor->setText(code);
+    saveCode();
+}
+
+void RunPanel::saveCode()
+{
+    m_saveTimer.stop();
+    if (m_discarded)
+        return;
+    CodeStore::save(m_containerId, {m_editor->language(), m_editor->text()});
+}
+
+void RunPanel::discardCode(const QString &containerId)
+{
+    if (containerId == m_containerId) {
+        m_saveTimer.stop();
+        // No save when the selection moves on: the container is gone.
+        m_discarded = true;
+    }
+    CodeStore::forget(containerId);
+}
+
+void RunPanel::run()
+{
+    if (!m_runAction->isEnabled())
+        return;
+    saveCode();
+    m_console->clear();
+    m_console->appendNote(tr("Running %1 in %2…")
+                              .arg(CodeEditor::languageTitle(m_editor->language()),
+                                   m_container.value(QStringLiteral("name")).toString()));
+    m_banner->setSummary(OutcomeSummary::running(CodeEditor::languageTitle(m_editor->language())));
+    m_controller->run(m_containerId, m_editor->language(), m_editor->text(),
+                      m_container.value(QStringLiteral("memory_limit")).toInteger());
+}
+
+void RunPanel::onStarted(const QString &)
+{
+    m_console->setInputOpen(true);
+}
+
+void RunPanel::onFinished(const OutcomeSummary &summary, const QJsonObject &run)
+{
+    m_console->finishRun(run.value(QStringLiteral("id")).toString(m_controller->runId()));
+    m_banner->setSummary(summary);
+    if (!run.isEmpty())
+        Q_EMIT runFinished(run.value(QStringLiteral("container")).toString());
+}
+
+void RunPanel::updateActions()
+{
+    const bool running = m_controller->isRunning();
+    const bool usable = m_connection.isConnected() &&
+                        m_container.value(QStringLiteral("state")).toString() == QLatin1String("running");
+    m_runAction->setEnabled(usable && !running);
+    m_stopAction->setEnabled(running && m_connection.isConnected());
+    m_editor->setReadOnly(false);
+    m_runAction->setToolTip(usable ? tr("Run the code in %1 (Ctrl+Return, F5)")
+                                         .arg(m_container.value(QStringLiteral("name")).toString())
+                            : m_container.isEmpty()       ? tr("Select or create a container to run code in")
+                            : !m_connection.isConnected() ? tr("Not connected to cordond")
+                                                          : tr("Start the container to run code in it"));
+}
+
+} // namespace Cordon::Ui

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// The centre of the window: the selected container's code in the editor with its language, Run and Stop,
+// and below it the outcome banner and the output console of the last run. Code is saved per container as it
+// is typed (CodeStore), so neither a restart nor a lost daemon loses it.
+#pragma once
+
+#include <QJsonObject>
+#include <QTimer>
+#include <QWidget>
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QSplitter;
+class QToolButton;
+
+namespace Cordon::Ui {
+
+class CodeEditor;
+class DaemonConnection;
+class OutcomeBanner;
+class OutputConsole;
+class RunController;
+struct OutcomeSummary;
+
+class RunPanel final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(RunPanel)
+
+public:
+    RunPanel(DaemonConnection &connection, QWidget *parent = nullptr);
+    ~RunPanel() override;
+
+    // The container the editor belongs to (its code is loaded); an empty object for none.
+    void setContainer(const QJsonObject &container);
+    // Replaces the editor's code, e.g. with the demo program.
+    void setCode(const QString &language, const QString &code);
+    // Writes the editor's code to the settings now (before quitting).
+    void saveCode();
+    // Forgets the code kept for a deleted container, also when it is the one in the editor.
+    void discardCode(const QString &containerId);
+
+    QAction *runAction() const { return m_runAction; }
+    QAction *stopAction() const { return m_stopAction; }
+    QAction *clearAction() const { return m_clearAction; }
+    CodeEditor *editor() const { return m_editor; }
+    OutputConsole *console() const { return m_console; }
+    QSplitter *splitter() const { return m_splitter; }
+    bool isRunning() const;
+
+Q_SIGNALS:
+    // A run ended; the container's idle deadline moved.
+    void runFinished(const QString &containerId);
+
+private:
+    void run();
+    void onStarted(const QString &runId);
+    void onFinished(const OutcomeSummary &summary, const QJsonObject &run);
+    void updateActions();
+
+    DaemonConnection &m_connection;
+    RunController *m_controller;
+    QJsonObject m_container;
+    QString m_containerId;
+    bool m_discarded = false; // the container was deleted: its code is not saved again
+    QTimer m_saveTimer;
+
+    QLabel *m_title;
+    QComboBox *m_language;
+    QToolButton *m_runButton;
+    QToolButton *m_stopButton;
+    CodeEditor *m_editor;
+    OutcomeBanner *m_banner;
+    OutputConsole *m_console;
+    QSplitter *m_splitter;
+    QAction *m_runAction;
+    QAction *m_stopAction;
+    QAction *m_clearAction;
+};
+
+} // namespace Cordon::Ui

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+// What a first start shows in place of the editor: what Cordon is for, one button that creates a demo
+// container and fills the editor with a first program, and one for a container of the user's own.
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+
+namespace Cordon::Ui {
+
+class WelcomePage final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(WelcomePage)
+
+public:
+    explicit WelcomePage(QWidget *parent = nullptr);
+
+    QPushButton *demoButton() const { return m_demo; }
+    void setBusy(bool busy);
+    void setError(const QString &text);
+
+Q_SIGNALS:
+    void demoRequested();
+    void newContainerRequested();
+
+private:
+    QPushButton *m_demo;
+    QPushButton *m_custom;
+    QLabel *m_status;
+};
+
+} // namespace Cordon::Ui
