@@ -23,13 +23,13 @@ ConnectionBanner::ConnectionBanner(DaemonConnection &connection, QWidget *parent
     setObjectName(QStringLiteral("connectionBanner"));
     setAccessibleName(tr("Connection status"));
     setAutoFillBackground(true);
-    QPalette tint = palette();
-    const QColor base = tint.color(QPalette::Window);
-    tint.setColor(QPalette::Window, QColor::fromRgbF(base.redF() * 0.8f + Amber.redF() * 0.2f,
-                                                     base.greenF() * 0.8f + Amber.greenF() * 0.2f,
-                                                     base.blueF() * 0.8f + Amber.blueF() * 0.2f));
-    setPalette(tint);
-    setStyleSheet(QStringLiteral("#connectionBanner { border-bottom: 1px solid %1; }").arg(Amber.name()));
+    const QColor base = palette().color(QPalette::Window);
+    const QColor tint = QColor::fromRgbF(base.redF() * 0.8f + Amber.redF() * 0.2f,
+                                         base.greenF() * 0.8f + Amber.greenF() * 0.2f,
+                                         base.blueF() * 0.8f + Amber.blueF() * 0.2f);
+    // A style sheet paints the background itself and ignores the palette's, so both go in it.
+    setStyleSheet(QStringLiteral("#connectionBanner { background: %1; border-bottom: 1px solid %2; }")
+                      .arg(tint.name(), Amber.name()));
     m_icon->setPixmap(paletteIcon(QStringLiteral("disconnected"), Amber).pixmap(20, 20));
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -75,8 +75,8 @@ void ConnectionBanner::refresh()
                                              : tr("Cannot reach cordond — retrying…");
     QString detail = m_connection.lastError().message();
     if (seconds > 0)
-        detail += (detail.isEmpty() ? QString() : QStringLiteral(" · ")) +
-                  tr("next attempt in %n s", nullptr, seconds);
+        detail +=
+            (detail.isEmpty() ? QString() : QStringLiteral(" · ")) + tr("next attempt in %1 s").arg(seconds);
     m_message->setText(
         QStringLiteral("<b>%1</b><br>%2").arg(headline.toHtmlEscaped(), detail.toHtmlEscaped()));
     setAccessibleDescription(headline);

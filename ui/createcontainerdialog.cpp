@@ -35,6 +35,17 @@ QSpinBox *spinBox(QWidget *parent, int min, int max, int value, const QString &s
     return box;
 }
 
+QLabel *hint(const QString &text)
+{
+    auto *label = new QLabel(text);
+    label->setWordWrap(true);
+    label->setForegroundRole(QPalette::PlaceholderText);
+    QFont small = label->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    label->setFont(small);
+    return label;
+}
+
 } // namespace
 
 CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidget *parent)
@@ -110,6 +121,9 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     m_buttons->button(QDialogButtonBox::Ok)->setText(tr("C&reate"));
+    // Some styles put stock icons on dialog buttons; the words say enough.
+    m_buttons->button(QDialogButtonBox::Ok)->setIcon(QIcon());
+    m_buttons->button(QDialogButtonBox::Cancel)->setIcon(QIcon());
     connect(m_buttons, &QDialogButtonBox::accepted, this, &CreateContainerDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &CreateContainerDialog::reject);
     connect(m_name, &QLineEdit::textChanged, this, &CreateContainerDialog::validate);
@@ -119,11 +133,28 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     form->addRow(tr("&Name:"), m_name);
     form->addRow(QString(), m_nameError);
     form->addRow(tr("&Memory:"), m_memory);
+    form->addRow(QString(), hint(tr("A run that needs more is stopped by the kernel.")));
     form->addRow(tr("&Idle expiry:"), m_idleMinutes);
+    form->addRow(QString(), hint(tr("Deleted with its files after this long without activity.")));
     form->addRow(tr("Network:"), m_network);
+
+    auto *heading = new QLabel(tr("Create a container"), this);
+    QFont headingFont = heading->font();
+    headingFont.setPointSizeF(headingFont.pointSizeF() * 1.25);
+    headingFont.setWeight(QFont::DemiBold);
+    heading->setFont(headingFont);
+    auto *intro =
+        new QLabel(tr("It starts at once, runs code in isolation, and keeps its files between runs until "
+                      "it is deleted or expires."),
+                   this);
+    intro->setWordWrap(true);
 
     auto *layout = new QVBoxLayout(this);
     layout->setSizeConstraint(QLayout::SetFixedSize);
+    layout->setContentsMargins(18, 16, 18, 14);
+    layout->addWidget(heading);
+    layout->addWidget(intro);
+    layout->addSpacing(8);
     layout->addLayout(form);
     layout->addWidget(m_advancedToggle, 0, Qt::AlignLeft);
     layout->addWidget(m_advanced);
@@ -131,7 +162,8 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     layout->addWidget(m_status);
     layout->addSpacing(4);
     layout->addWidget(m_buttons);
-    setMinimumWidth(440);
+    setMinimumWidth(480);
+    m_memory->setMinimumWidth(140);
     m_name->selectAll();
     validate();
 }

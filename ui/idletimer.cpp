@@ -99,16 +99,16 @@ void IdleTimer::refresh()
         m_countdown->setText(tr("Expired"));
         countdownPalette.setColor(QPalette::WindowText,
                                   palette().color(QPalette::Disabled, QPalette::WindowText));
+        const int minutes = m_container.value(QStringLiteral("policy"))
+                                .toObject()
+                                .value(QStringLiteral("expires_after"))
+                                .toObject()
+                                .value(QStringLiteral("minutes"))
+                                .toInt();
         m_state->setText(
-            tr("Expired — files are gone. It was idle for its full %n minute(s); everything inside "
-               "was deleted. Create a new container to continue.",
-               nullptr,
-               m_container.value(QStringLiteral("policy"))
-                   .toObject()
-                   .value(QStringLiteral("expires_after"))
-                   .toObject()
-                   .value(QStringLiteral("minutes"))
-                   .toInt()));
+            tr("Expired — files are gone. Nothing happened in it for %1, so everything inside was "
+               "deleted. Create a new container to continue.")
+                .arg(minutes == 1 ? tr("1 minute") : tr("%1 minutes").arg(minutes)));
         m_bar->setValue(0);
         m_keepAlive->setEnabled(false);
     } else if (counting) {

@@ -39,21 +39,21 @@ namespace {
 
 QString demoProgram()
 {
-    return MainWindow::tr("# A first program. It prints, tries the network (there is none: the error\n"
-                          "# goes to stderr, in red), then holds 25 MiB more every half second so the\n"
-                          "# memory chart on the right climbs. Change it and run it again with Ctrl+Return.\n"
+    return MainWindow::tr("# A first program: it prints, tries the network (there is none, so the\n"
+                          "# error goes to stderr, in red), then holds 40 MiB more every half\n"
+                          "# second so the memory chart climbs. Edit it, run it with Ctrl+Return.\n"
                           "import os, socket, sys, time\n"
                           "\n"
-                          "print(\"Hello from\", socket.gethostname(), \"as uid\", os.getuid())\n"
+                          "print(f\"Hello from {socket.gethostname()}, uid {os.getuid()}\", flush=True)\n"
                           "try:\n"
                           "    socket.create_connection((\"example.org\", 80), timeout=2)\n"
                           "except OSError as error:\n"
                           "    print(\"network:\", error, file=sys.stderr)\n"
                           "\n"
                           "blocks = []\n"
-                          "for step in range(1, 9):\n"
-                          "    blocks.append(bytearray(25 * 1024 * 1024))\n"
-                          "    print(f\"holding {step * 25} MiB\", flush=True)\n"
+                          "for step in range(1, 7):\n"
+                          "    blocks.append(bytearray(40 * 1024 * 1024))\n"
+                          "    print(f\"holding {step * 40} MiB\", flush=True)\n"
                           "    time.sleep(0.5)\n"
                           "print(\"done\")\n");
 }

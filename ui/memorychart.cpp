@@ -32,17 +32,24 @@ const QColor UsageColour(0x3b, 0x7d, 0xd8);
 const QColor LimitColour(0xd0, 0x3b, 0x3b);
 const QColor PeakColour(0xc7, 0x7c, 0x02);
 
-// A round axis maximum in MiB: 1, 2 or 5 times a power of ten, at least `value`.
-double niceCeiling(double value)
+struct AxisScale
 {
-    if (value <= 1)
-        return 1;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
-    for (double step : {1.0, 2.0, 5.0, 10.0}) {
-        if (step * magnitude >= value)
-            return step * magnitude;
+    double top;
+    int ticks;
+};
+
+// A round axis maximum in MiB with at most five steps of 1, 2, 2.5 or 5 times a power of ten, so that every
+// tick label is a round number.
+AxisScale niceScale(double value)
+{
+    const double magnitude = std::pow(10.0, std::floor(std::log10(qMax(value, 1.0) / 5.0)));
+    for (double factor : {1.0, 2.0, 2.5, 5.0, 10.0, 20.0}) {
+        const double step = factor * magnitude;
+        const double steps = std::ceil(value / step);
+        if (steps <= 5)
+            return {steps * step, static_cast<int>(steps) + 1};
     }
-    return 10 * magnitude;
+    return {value, 5};
 }
 
 } // namespace
@@ -109,15 +116,12 @@ MemoryChart::MemoryChart(const MemoryHistory &history, QWidget *parent)
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_view);
 
-    auto *header = new QHBoxLayout;
-    header->setContentsMargins(0, 0, 0, 0);
-    header->addWidget(m_summary, 1);
-    header->addWidget(m_scaleToLimit, 0, Qt::AlignTop);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(6);
-    layout->addLayout(header);
+    layout->addWidget(m_summary);
     layout->addWidget(m_stack, 1);
+    layout->addWidget(m_scaleToLimit, 0, Qt::AlignLeft);
 
     connect(&m_history, &MemoryHistory::sampleAdded, this, &MemoryChart::onSample);
     connect(&m_history, &MemoryHistory::historyReset, this, &MemoryChart::rebuild);
@@ -188,7 +192,7 @@ void MemoryChart::rebuild()
             usage.append(QPointF(double(sample.at), double(sample.current) / MiB));
             baseline.append(QPointF(double(sample.at), 0));
             if (previous && sample.oomKills > previous->oomKills)
-                m_oomMarks->append(double(sample.at), double(sample.current) / MiB);
+                m_oomMarks->append(double(sample.at), double(qMax(previous->current, sample.current)) / MiB);
         }
         previous = &sample;
     }
@@ -233,8 +237,9 @@ void MemoryChart::appendPoint(const MemorySample &sample, const MemorySample *pr
 {
     m_usage->append(double(sample.at), double(sample.current) / MiB);
     m_baseline->append(double(sample.at), 0);
+    // Marked at the height the usage had reached, where the eye looks for it, not at the drop after it.
     if (previous && sample.oomKills > previous->oomKills)
-        m_oomMarks->append(double(sample.at), double(sample.current) / MiB);
+        m_oomMarks->append(double(sample.at), double(qMax(previous->current, sample.current)) / MiB);
 }
 
 void MemoryChart::updateAxesAndLabels()
@@ -254,8 +259,11 @@ void MemoryChart::updateAxesAndLabels()
         return;
     }
     m_stack->setCurrentWidget(m_view);
+    // A young container's first seconds fill a minute-wide view instead of a sliver at the right edge of
+    // three minutes; the view widens as its history grows.
     const qint64 end = qMax(m_latestAt, qint64(1));
-    const qint64 start = end - WindowMs;
+    const qint64 first = m_usage->count() > 0 ? qint64(m_usage->at(0).x()) : end;
+    const qint64 start = end - qBound(MinWindowMs, end - first, WindowMs);
     m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(start), QDateTime::fromMSecsSinceEpoch(end));
 
     double highest = 0;
@@ -263,10 +271,11 @@ void MemoryChart::updateAxesAndLabels()
         highest = qMax(highest, point.y());
     const double peakMiB = double(m_last.peak) / MiB;
     const double limitMiB = double(m_limit) / MiB;
-    const double top = m_scaleToLimit->isChecked() && m_limit > 0
-                           ? niceCeiling(limitMiB * 1.05)
-                           : niceCeiling(std::max({highest * 1.25, peakMiB * 1.1, 8.0}));
-    m_valueAxis->setRange(0, top);
+    const AxisScale scale = niceScale(m_scaleToLimit->isChecked() && m_limit > 0
+                                          ? limitMiB
+                                          : std::max({highest * 1.2, peakMiB * 1.05, 8.0}));
+    m_valueAxis->setRange(0, scale.top);
+    m_valueAxis->setTickCount(scale.ticks);
     m_limitLine->replace({QPointF(double(start), limitMiB), QPointF(double(end), limitMiB)});
     m_peakLine->replace({QPointF(double(start), peakMiB), QPointF(double(end), peakMiB)});
 
@@ -274,7 +283,7 @@ void MemoryChart::updateAxesAndLabels()
     if (m_limit > 0)
         summary += tr(" · limit %1").arg(Format::bytes(m_limit));
     if (m_last.oomKills > 0)
-        summary += tr(" · %n OOM kill(s)", nullptr, static_cast<int>(m_last.oomKills));
+        summary += m_last.oomKills == 1 ? tr(" · 1 OOM kill") : tr(" · %1 OOM kills").arg(m_last.oomKills);
     m_summary->setText(summary);
 }
 

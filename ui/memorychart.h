@@ -28,6 +28,7 @@ class MemoryChart final : public QWidget
 
 public:
     static constexpr qint64 WindowMs = 3 * 60 * 1000;
+    static constexpr qint64 MinWindowMs = 60 * 1000;
 
     MemoryChart(const MemoryHistory &history, QWidget *parent = nullptr);
 

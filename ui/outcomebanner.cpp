@@ -79,14 +79,13 @@ void OutcomeBanner::setSummary(const OutcomeSummary &summary)
     const QColor accent = accentFor(summary.severity);
     const int iconSize = m_icon->width();
     m_icon->setPixmap(paletteIcon(iconFor(summary.severity), accent).pixmap(iconSize, iconSize));
-    QPalette tint = palette();
-    QColor background = tint.color(QPalette::Base);
+    QColor background = palette().color(QPalette::Base);
     background = QColor::fromRgbF(background.redF() * 0.88f + accent.redF() * 0.12f,
                                   background.greenF() * 0.88f + accent.greenF() * 0.12f,
                                   background.blueF() * 0.88f + accent.blueF() * 0.12f);
-    tint.setColor(QPalette::Window, background);
-    setPalette(tint);
-    setStyleSheet(QStringLiteral("#outcomeBanner { border-left: 4px solid %1; }").arg(accent.name()));
+    // A style sheet paints the background itself and ignores the palette's, so both go in it.
+    setStyleSheet(QStringLiteral("#outcomeBanner { background: %1; border-left: 4px solid %2; }")
+                      .arg(background.name(), accent.name()));
     m_headline->setText(summary.headline);
     m_explanation->setText(summary.explanation);
     m_details->setText(summary.details);

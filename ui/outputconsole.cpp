@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "outputconsole.h"
 
+#include "formatting.h"
+
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -13,7 +15,6 @@
 
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <climits>
 
 namespace Cordon::Ui {
 
@@ -127,10 +128,9 @@ void OutputConsole::finishRun(const QString &runId)
     }
     if (m_droppedBytes > 0)
         m_pending.append(
-            {Stream::Note, tr("%n more byte(s) of output are not shown here; `cordon logs %1` prints "
-                              "all that the daemon kept.",
-                              nullptr, static_cast<int>(qMin<qsizetype>(m_droppedBytes, INT_MAX)))
-                               .arg(runId)});
+            {Stream::Note, tr("%1 more output is not shown here; `cordon logs %2` prints all that the daemon "
+                              "kept.")
+                               .arg(Format::bytes(m_droppedBytes), runId)});
     flush();
     setInputOpen(false);
 }

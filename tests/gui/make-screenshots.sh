@@ -36,6 +36,6 @@ mkdir -p "$shots"
 DISPLAY=$display QT_QPA_PLATFORM=xcb "$tour" "$shots"
 # Small files for the repository: 8-bit palettes are exact for flat UI colours and text stays crisp.
 for png in "$shots"/*.png; do
-    convert "$png" -strip -colors 255 -define png:compression-level=9 "$out/$(basename "$png")"
+    convert "$png" -strip +dither -colors 255 -define png:compression-level=9 "$out/$(basename "$png")"
 done
 ls -l "$out"

@@ -14,11 +14,13 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QGroupBox>
 #include <QPainter>
 #include <QPushButton>
+#include <QSplitter>
 #include <QThread>
 
 #include <cstdio>
@@ -110,6 +112,8 @@ int main(int argc, char *argv[])
             (shot.height() / shot.devicePixelRatio() - dialogShot.height() / dialogShot.devicePixelRatio()) /
                 3);
         painter.drawPixmap(at, dialogShot);
+        painter.setPen(QColor(0, 0, 0, 110));
+        painter.drawRect(QRect(at, dialogShot.deviceIndependentSize().toSize()).adjusted(-1, -1, 0, 0));
         painter.end();
         if (!save(shot, out, QStringLiteral("create-dialog.png")))
             return 1;
@@ -117,6 +121,8 @@ int main(int argc, char *argv[])
     dialog->reject();
     settle(300);
 
+    // Some quiet seconds first, so that the chart shows the container idle before the program climbs.
+    settle(12000);
     auto *panel = window.findChild<RunPanel *>();
     panel->runAction()->trigger();
     auto *banner = window.findChild<OutcomeBanner *>();
@@ -126,11 +132,23 @@ int main(int argc, char *argv[])
     if (!save(window.grab(), out, QStringLiteral("main-window.png")))
         return 1;
 
-    // The memory view on its own, a little larger than in the window.
+    // The memory view on its own, wider than in the window, after a program ran into the 1 GiB limit: the
+    // climb, the limit line and the OOM kill mark.
+    panel->editor()->setText(QStringLiteral("import time\nblocks = []\nwhile True:\n"
+                                            "    blocks.append(bytearray(64 << 20))\n    time.sleep(0.1)\n"));
+    panel->runAction()->trigger();
+    if (!waitFor([&] { return banner->text().startsWith(QStringLiteral("Out of memory")); }, 60000))
+        return fail("running into the memory limit");
+    settle(1500);
     auto *chart = window.findChild<MemoryChart *>();
     auto *memoryBox = qobject_cast<QGroupBox *>(chart->parentWidget());
     if (!memoryBox)
         return fail("finding the memory view");
+    if (auto *scale = chart->findChild<QCheckBox *>())
+        scale->setChecked(true);
+    auto *splitter = window.findChild<QSplitter *>(QStringLiteral("mainSplitter"));
+    splitter->setSizes({260, 420, 600});
+    settle(800);
     if (!save(memoryBox->grab(), out, QStringLiteral("memory-chart.png")))
         return 1;
     return 0;
