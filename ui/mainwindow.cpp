@@ -402,7 +402,7 @@ void MainWindow::updateActions()
     m_deleteAction->setEnabled(connected && !m_currentId.isEmpty());
     m_deleteAction->setText(state == QLatin1String("expired") ? tr("&Remove from List") : tr("&Delete…"));
     m_idleTimer->setKeepAliveEnabled(connected);
-    m_welcome->setBusy(!connected);
+    m_welcome->setConnected(connected);
 }
 
 void MainWindow::updateStatus()
@@ -446,14 +446,14 @@ void MainWindow::createDemoContainer()
 {
     if (!m_connection->isConnected())
         return;
-    m_welcome->setBusy(true);
     m_welcome->setError(QString());
+    m_welcome->setBusy(true);
     const QJsonObject policy{{QStringLiteral("name"), QStringLiteral("demo")},
                              {QStringLiteral("memory_limit"), QStringLiteral("1g")}};
     m_connection->call(
         QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}}, this,
         [this](Result<QJsonObject> result) {
-            m_welcome->setBusy(!m_connection->isConnected());
+            m_welcome->setBusy(false);
             if (!result) {
                 m_welcome->setError(
                     tr("The demo container was not created: %1").arg(result.error().describe()));

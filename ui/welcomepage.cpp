@@ -76,15 +76,22 @@ WelcomePage::WelcomePage(QWidget *parent)
     layout->addStretch(3);
 }
 
+void WelcomePage::setConnected(bool connected)
+{
+    m_connected = connected;
+    m_demo->setEnabled(m_connected && !m_busy);
+    m_custom->setEnabled(m_connected && !m_busy);
+}
+
 void WelcomePage::setBusy(bool busy)
 {
-    m_demo->setEnabled(!busy);
-    m_custom->setEnabled(!busy);
+    m_busy = busy;
+    setConnected(m_connected);
     if (busy) {
+        m_status->setPalette(palette());
         m_status->setText(tr("Starting the demo container…"));
-        m_status->setForegroundRole(QPalette::WindowText);
         m_status->setVisible(true);
-    } else if (m_status->text() == tr("Starting the demo container…")) {
+    } else {
         m_status->setVisible(false);
     }
 }

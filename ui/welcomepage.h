@@ -19,6 +19,9 @@ public:
     explicit WelcomePage(QWidget *parent = nullptr);
 
     QPushButton *demoButton() const { return m_demo; }
+    // The buttons work only while cordond is connected.
+    void setConnected(bool connected);
+    // While the demo container is being created.
     void setBusy(bool busy);
     void setError(const QString &text);
 
@@ -30,6 +33,8 @@ private:
     QPushButton *m_demo;
     QPushButton *m_custom;
     QLabel *m_status;
+    bool m_connected = false;
+    bool m_busy = false;
 };
 
 } // namespace Cordon::Ui
