@@ -56,7 +56,8 @@ public:
     // Replaces the organisation list for every container, with the same effect on open connections.
     void setOrgPolicy(const OrgPolicy &org);
     const OrgPolicy &orgPolicy() const { return *m_org; }
-    // Limits for the container's next connections; open ones keep theirs.
+    // Limits for the container's connections accepted from now on; open ones keep their byte budget and pick
+    // up the new timeouts the next time they start a timer.
     void setLimits(const QString &containerId, const ProxyLimits &limits);
 
     // Client connections of the container now open.

@@ -3,6 +3,7 @@
 // re-framing chunked bodies. The head's meaning is checked in httprequesthead.cpp.
 #include "network/httprequest.h"
 
+#include "network/chunkframing.h"
 #include "network/httprequesthead_p.h"
 
 #include <http_parser.h>
@@ -50,6 +51,7 @@ struct HttpRequestParser::Impl
     const char *base = nullptr;
     QList<std::pair<qsizetype, qsizetype>> bodySpans;
     bool chunked = false;
+    ChunkFramingCheck framing;
 
     Impl()
     {
@@ -61,17 +63,17 @@ struct HttpRequestParser::Impl
             return 0;
         };
         settings.on_header_field = [](http_parser *p, const char *at, size_t length) {
-            Impl *d = self(p);
-            if (d->lastWasValue || d->raw.headers.isEmpty())
-                d->raw.headers.append(HttpHeader());
-            d->lastWasValue = false;
-            d->raw.headers.last().name.append(at, qsizetype(length));
+            Impl *impl = self(p);
+            if (impl->lastWasValue || impl->raw.headers.isEmpty())
+                impl->raw.headers.append(HttpHeader());
+            impl->lastWasValue = false;
+            impl->raw.headers.last().name.append(at, qsizetype(length));
             return 0;
         };
         settings.on_header_value = [](http_parser *p, const char *at, size_t length) {
-            Impl *d = self(p);
-            d->lastWasValue = true;
-            d->raw.headers.last().value.append(at, qsizetype(length));
+            Impl *impl = self(p);
+            impl->lastWasValue = true;
+            impl->raw.headers.last().value.append(at, qsizetype(length));
             return 0;
         };
         settings.on_headers_complete = [](http_parser *p) {
@@ -80,23 +82,23 @@ struct HttpRequestParser::Impl
             return 0;
         };
         settings.on_body = [](http_parser *p, const char *at, size_t length) {
-            Impl *d = self(p);
-            d->bodySpans.append({at - d->base, qsizetype(length)});
-            if (!d->forward)
+            Impl *impl = self(p);
+            impl->bodySpans.append({at - impl->base, qsizetype(length)});
+            if (!impl->forward)
                 return 0;
-            if (d->chunked)
-                d->forward->append(QByteArray::number(qulonglong(length), 16) + "\r\n");
-            d->forward->append(at, qsizetype(length));
-            if (d->chunked)
-                d->forward->append("\r\n");
+            if (impl->chunked)
+                impl->forward->append(QByteArray::number(qulonglong(length), 16) + "\r\n");
+            impl->forward->append(at, qsizetype(length));
+            if (impl->chunked)
+                impl->forward->append("\r\n");
             return 0;
         };
         settings.on_message_complete = [](http_parser *p) {
-            Impl *d = self(p);
-            d->messageComplete = true;
+            Impl *impl = self(p);
+            impl->messageComplete = true;
             // Trailers are dropped: the re-framed body ends with the last chunk alone.
-            if (d->chunked && d->forward)
-                d->forward->append("0\r\n\r\n");
+            if (impl->chunked && impl->forward)
+                impl->forward->append("0\r\n\r\n");
             http_parser_pause(p, 1);
             return 0;
         };
@@ -133,9 +135,7 @@ struct HttpRequestParser::Impl
         requestLine.clear();
         raw = RawHead();
         lastWasValue = headComplete = messageComplete = chunked = false;
-        framing = Framing::Size;
-        sizeDigits = sizeNonZero = false;
-        trailerBytes = 0;
+        framing = ChunkFramingCheck();
     }
 
     // Scans head bytes line by line. Returns the length of the head within data when its empty line is there,
@@ -190,11 +190,7 @@ struct HttpRequestParser::Impl
         return qsizetype(-1);
     }
 
-    // In a chunked body every byte outside the on_body spans is framing. libhttp-parser 2.9.4 does not check
-    // the CRLF after chunk data ("3\r\nabcXX0\r\n\r\n" is accepted) and ends a chunk extension at a bare LF
-    // ("3;x\nabc"), so it can frame a body differently from a strict upstream (request smuggling, the
-    // CVE-2025-55315 class). The framing is therefore checked here against the strict grammar: hex digits and
-    // CRLF, CRLF after the data, no chunk extensions, trailer lines ending in CRLF.
+    // In a chunked body every byte outside the on_body spans is framing, checked by ChunkFramingCheck.
     Result<void> checkChunkFraming(QByteArrayView consumed)
     {
         qsizetype span = 0;
@@ -202,97 +198,16 @@ struct HttpRequestParser::Impl
             if (span < bodySpans.size() && i == bodySpans[span].first) {
                 i += bodySpans[span].second - 1;
                 ++span;
-                if (framing != Framing::Data)
-                    return badRequest(QStringLiteral("chunk data where framing was expected"));
+                CORDON_TRY(framing.data());
                 continue;
             }
-            if (const Result<void> step = frame(consumed[i]); !step)
-                return step;
+            CORDON_TRY(framing.framing(consumed[i]));
         }
         return {};
     }
-
-    enum class Framing
-    {
-        Size,
-        SizeLf,
-        Data,
-        DataLf,
-        TrailerStart,
-        Trailer,
-        TrailerLf,
-        EndLf,
-        End,
-    };
-    Framing framing = Framing::Size;
-    bool sizeDigits = false;
-    bool sizeNonZero = false;
-    qsizetype trailerBytes = 0;
-
-    Result<void> frame(char c)
-    {
-        const auto bad = [] { return badRequest(QStringLiteral("malformed chunked body framing")); };
-        const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-        switch (framing) {
-        case Framing::Size:
-            if (hex) {
-                sizeDigits = true;
-                sizeNonZero = sizeNonZero || c != '0';
-                return {};
-            }
-            if (c == ';')
-                return badRequest(QStringLiteral("chunk extensions are not supported"));
-            if (c != '\r' || !sizeDigits)
-                return bad();
-            framing = Framing::SizeLf;
-            return {};
-        case Framing::SizeLf:
-            if (c != '\n')
-                return bad();
-            framing = sizeNonZero ? Framing::Data : Framing::TrailerStart;
-            sizeDigits = sizeNonZero = false;
-            return {};
-        case Framing::Data:
-            // The first framing byte after the data of a chunk.
-            if (c != '\r')
-                return bad();
-            framing = Framing::DataLf;
-            return {};
-        case Framing::DataLf:
-            if (c != '\n')
-                return bad();
-            framing = Framing::Size;
-            return {};
-        case Framing::TrailerStart:
-        case Framing::Trailer:
-            if (++trailerBytes > MaxHeadBytes)
-                return badRequest(QStringLiteral("chunked trailer larger than %1 bytes").arg(MaxHeadBytes));
-            if (c == '\r') {
-                framing = framing == Framing::TrailerStart ? Framing::EndLf : Framing::TrailerLf;
-                return {};
-            }
-            if (c == '\n' || (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
-                return bad();
-            framing = Framing::Trailer;
-            return {};
-        case Framing::TrailerLf:
-            if (c != '\n')
-                return bad();
-            framing = Framing::TrailerStart;
-            return {};
-        case Framing::EndLf:
-            if (c != '\n')
-                return bad();
-            framing = Framing::End;
-            return {};
-        case Framing::End:
-            break;
-        }
-        return bad();
-    }
 };
 
-HttpRequestParser::HttpRequestParser() : d(std::make_unique<Impl>()) {}
+HttpRequestParser::HttpRequestParser() : m_impl(std::make_unique<Impl>()) {}
 
 HttpRequestParser::~HttpRequestParser() = default;
 
@@ -318,18 +233,18 @@ qsizetype HttpRequestParser::feed(QByteArrayView data, QByteArray *forward)
 
 qsizetype HttpRequestParser::feedHead(QByteArrayView data)
 {
-    const Result<qsizetype> headEnd = d->scanHead(data);
+    const Result<qsizetype> headEnd = m_impl->scanHead(data);
     if (!headEnd) {
         failWith(headEnd.error());
         return 0;
     }
     const QByteArrayView head = *headEnd < 0 ? data : data.first(*headEnd);
-    const size_t parsed = d->execute(head);
-    if (d->failedParse()) {
-        failWith(Error(QStringLiteral("network.bad_request"), d->parseError()));
+    const size_t parsed = m_impl->execute(head);
+    if (m_impl->failedParse()) {
+        failWith(Error(QStringLiteral("network.bad_request"), m_impl->parseError()));
         return 0;
     }
-    if (!d->headComplete) {
+    if (!m_impl->headComplete) {
         if (*headEnd >= 0) {
             failWith(
                 Error(QStringLiteral("network.bad_request"),
@@ -340,10 +255,10 @@ qsizetype HttpRequestParser::feedHead(QByteArrayView data)
     }
     // libhttp-parser pauses on the head's last LF; finish it, which reaches the end of the message when there
     // is no body. The parser's end of the head must be the line scanner's: two opinions are one too many.
-    http_parser_pause(&d->parser, 0);
-    const size_t rest = d->execute(head.sliced(qsizetype(parsed)));
-    if (d->failedParse()) {
-        failWith(Error(QStringLiteral("network.bad_request"), d->parseError()));
+    http_parser_pause(&m_impl->parser, 0);
+    const size_t rest = m_impl->execute(head.sliced(qsizetype(parsed)));
+    if (m_impl->failedParse()) {
+        failWith(Error(QStringLiteral("network.bad_request"), m_impl->parseError()));
         return 0;
     }
     if (qsizetype(parsed + rest) != *headEnd) {
@@ -352,21 +267,21 @@ qsizetype HttpRequestParser::feedHead(QByteArrayView data)
         return 0;
     }
 
-    d->raw.requestLine = d->requestLine;
-    d->raw.method = QByteArray(http_method_str(static_cast<http_method>(d->parser.method)));
-    d->raw.versionMajor = d->parser.http_major;
-    d->raw.versionMinor = d->parser.http_minor;
-    d->raw.upgrade = d->parser.upgrade != 0;
-    d->raw.keepAlive = http_should_keep_alive(&d->parser) != 0;
-    d->raw.parserChunked = (d->parser.flags & F_CHUNKED) != 0;
-    Result<HttpRequestHead> checked = checkRequestHead(d->raw);
+    m_impl->raw.requestLine = m_impl->requestLine;
+    m_impl->raw.method = QByteArray(http_method_str(static_cast<http_method>(m_impl->parser.method)));
+    m_impl->raw.versionMajor = m_impl->parser.http_major;
+    m_impl->raw.versionMinor = m_impl->parser.http_minor;
+    m_impl->raw.upgrade = m_impl->parser.upgrade != 0;
+    m_impl->raw.keepAlive = http_should_keep_alive(&m_impl->parser) != 0;
+    m_impl->raw.parserChunked = (m_impl->parser.flags & F_CHUNKED) != 0;
+    Result<HttpRequestHead> checked = checkRequestHead(m_impl->raw);
     if (!checked) {
         failWith(checked.error());
         return 0;
     }
     m_head = std::move(*checked);
-    d->chunked = m_head.body == HttpRequestHead::Body::Chunked;
-    m_state = d->messageComplete ? State::Done : State::Body;
+    m_impl->chunked = m_head.body == HttpRequestHead::Body::Chunked;
+    m_state = m_impl->messageComplete ? State::Done : State::Body;
     // A CONNECT has no body whatever its fields say; they were refused above anyway.
     if (m_head.isConnect())
         m_state = State::Done;
@@ -377,27 +292,28 @@ qsizetype HttpRequestParser::feedBody(QByteArrayView data, QByteArray *forward)
 {
     // Re-framed bytes are handed out only once the raw framing they came from has passed its check.
     QByteArray reframed;
-    d->forward = &reframed;
-    const size_t consumed = d->execute(data);
-    d->forward = nullptr;
-    if (d->failedParse()) {
-        failWith(Error(QStringLiteral("network.bad_request"), d->parseError()));
+    m_impl->forward = &reframed;
+    const size_t consumed = m_impl->execute(data);
+    m_impl->forward = nullptr;
+    if (m_impl->failedParse()) {
+        failWith(Error(QStringLiteral("network.bad_request"), m_impl->parseError()));
         return 0;
     }
-    if (d->chunked) {
-        if (const Result<void> framing = d->checkChunkFraming(data.first(qsizetype(consumed))); !framing) {
+    if (m_impl->chunked) {
+        if (const Result<void> framing = m_impl->checkChunkFraming(data.first(qsizetype(consumed)));
+            !framing) {
             failWith(framing.error());
             return 0;
         }
     }
-    if (d->chunked && d->messageComplete && d->framing != Impl::Framing::End) {
+    if (m_impl->chunked && m_impl->messageComplete && !m_impl->framing.isComplete()) {
         failWith(
             Error(QStringLiteral("network.bad_request"), QStringLiteral("malformed chunked body framing")));
         return 0;
     }
     if (forward)
         forward->append(reframed);
-    if (d->messageComplete)
+    if (m_impl->messageComplete)
         m_state = State::Done;
     return qsizetype(consumed);
 }
@@ -406,9 +322,9 @@ void HttpRequestParser::next()
 {
     if (m_state != State::Done || m_head.isConnect())
         return;
-    d->resetHead();
+    m_impl->resetHead();
     m_head = HttpRequestHead();
-    http_parser_pause(&d->parser, 0);
+    http_parser_pause(&m_impl->parser, 0);
     m_state = State::Head;
 }
 

@@ -98,7 +98,7 @@ public:
 
 private:
     struct Impl;
-    std::unique_ptr<Impl> d;
+    std::unique_ptr<Impl> m_impl;
     State m_state = State::Head;
     HttpRequestHead m_head;
     Error m_error;

@@ -19,28 +19,28 @@ struct HttpResponseFramer::Impl
         parser.data = this;
         http_parser_settings_init(&settings);
         settings.on_headers_complete = [](http_parser *p) {
-            Impl *d = static_cast<Impl *>(p->data);
+            Impl *impl = static_cast<Impl *>(p->data);
             const int status = int(p->status_code);
             // 101 would switch the connection to another protocol, which we never asked for.
             if (status == 101)
                 return -1;
-            d->interim = status >= 100 && status < 200;
-            if (!d->interim) {
-                d->owner->m_status = status;
-                d->owner->m_keepAlive = http_should_keep_alive(p) != 0;
+            impl->interim = status >= 100 && status < 200;
+            if (!impl->interim) {
+                impl->owner->m_status = status;
+                impl->owner->m_keepAlive = http_should_keep_alive(p) != 0;
             }
             // 1: no body follows (the answer to HEAD has the fields of a GET but no body).
-            return d->head && !d->interim ? 1 : 0;
+            return impl->head && !impl->interim ? 1 : 0;
         };
         settings.on_message_complete = [](http_parser *p) {
-            Impl *d = static_cast<Impl *>(p->data);
-            if (d->interim) {
-                d->interim = false;
+            Impl *impl = static_cast<Impl *>(p->data);
+            if (impl->interim) {
+                impl->interim = false;
                 return 0;
             }
-            d->owner->m_complete = true;
+            impl->owner->m_complete = true;
             // A close-delimited body ends only with the connection; such a response cannot keep it.
-            d->owner->m_keepAlive = d->owner->m_keepAlive && http_should_keep_alive(p) != 0;
+            impl->owner->m_keepAlive = impl->owner->m_keepAlive && http_should_keep_alive(p) != 0;
             http_parser_pause(p, 1);
             return 0;
         };
@@ -48,7 +48,7 @@ struct HttpResponseFramer::Impl
 };
 
 HttpResponseFramer::HttpResponseFramer(QByteArrayView requestMethod)
-    : d(std::make_unique<Impl>(this, requestMethod == "HEAD"))
+    : m_impl(std::make_unique<Impl>(this, requestMethod == "HEAD"))
 {}
 
 HttpResponseFramer::~HttpResponseFramer() = default;
@@ -57,8 +57,9 @@ qsizetype HttpResponseFramer::feed(QByteArrayView data)
 {
     if (m_complete || m_failed || data.isEmpty())
         return 0;
-    const size_t consumed = http_parser_execute(&d->parser, &d->settings, data.data(), size_t(data.size()));
-    const auto code = HTTP_PARSER_ERRNO(&d->parser);
+    const size_t consumed =
+        http_parser_execute(&m_impl->parser, &m_impl->settings, data.data(), size_t(data.size()));
+    const auto code = HTTP_PARSER_ERRNO(&m_impl->parser);
     if (code != HPE_OK && code != HPE_PAUSED) {
         m_failed = true;
         m_error = Error(QStringLiteral("network.bad_response"),
@@ -73,7 +74,7 @@ void HttpResponseFramer::finish()
 {
     if (m_complete || m_failed)
         return;
-    http_parser_execute(&d->parser, &d->settings, nullptr, 0);
+    http_parser_execute(&m_impl->parser, &m_impl->settings, nullptr, 0);
     if (!m_complete) {
         m_failed = true;
         m_error =

@@ -39,7 +39,7 @@ public:
 
 private:
     struct Impl;
-    std::unique_ptr<Impl> d;
+    std::unique_ptr<Impl> m_impl;
     bool m_complete = false;
     bool m_failed = false;
     Error m_error;

@@ -3,6 +3,7 @@
 // and confusion trick it must refuse (SECURITY.md 2.6, 2.8, 2.9, 2.10), keep-alive, byte-at-a-time feeding,
 // the head it sends upstream, and the response framer. The first test records what libhttp-parser 2.9 lets
 // through on its own, which is why the explicit checks exist.
+#include "network/chunkframing.h"
 #include "network/httprequest.h"
 #include "network/httpresponse.h"
 
@@ -104,6 +105,8 @@ private slots:
     void accepted();
     void refused_data();
     void refused();
+    void chunkFraming_data();
+    void chunkFraming();
     void incrementalFeeding_data();
     void incrementalFeeding();
     void reframedBodies();
@@ -352,6 +355,50 @@ void TestHttpRequest::refused()
         QCOMPARE(parsed.code, code);
         QVERIFY2(parsed.message.contains(messagePart, Qt::CaseInsensitive), qPrintable(parsed.message));
     }
+}
+
+void TestHttpRequest::chunkFraming_data()
+{
+    // The framing bytes as the parser hands them over; '#' stands for a span of chunk data.
+    QTest::addColumn<QByteArray>("framing");
+    QTest::addColumn<bool>("valid");
+    QTest::addColumn<bool>("complete");
+    QTest::newRow("one chunk") << QByteArray("5\r\n#\r\n0\r\n\r\n") << true << true;
+    QTest::newRow("two chunks") << QByteArray("5\r\n#\r\nA\r\n#\r\n0\r\n\r\n") << true << true;
+    QTest::newRow("data split") << QByteArray("5\r\n##\r\n0\r\n\r\n") << true << true;
+    QTest::newRow("leading zeros") << QByteArray("0005\r\n#\r\n000\r\n\r\n") << true << true;
+    QTest::newRow("trailers") << QByteArray("0\r\nX: 1\r\nY:\t2\r\n\r\n") << true << true;
+    QTest::newRow("unfinished") << QByteArray("5\r\n#\r\n") << true << false;
+    QTest::newRow("bare LF size") << QByteArray("5\n#") << false << false;
+    QTest::newRow("extension") << QByteArray("5;a=b\r\n#") << false << false;
+    QTest::newRow("space after size") << QByteArray("5 \r\n#") << false << false;
+    QTest::newRow("empty size") << QByteArray("\r\n") << false << false;
+    QTest::newRow("no CRLF after data") << QByteArray("5\r\n#XX0\r\n\r\n") << false << false;
+    QTest::newRow("bare LF after data") << QByteArray("5\r\n#\n0\r\n\r\n") << false << false;
+    QTest::newRow("data after last chunk") << QByteArray("0\r\n#") << false << false;
+    QTest::newRow("data without size") << QByteArray("#") << false << false;
+    QTest::newRow("trailer bare LF") << QByteArray("0\r\nX: 1\n\r\n") << false << false;
+    QTest::newRow("trailer control") << QByteArray("0\r\nX: \x01\r\n\r\n") << false << false;
+    QTest::newRow("byte after end") << QByteArray("0\r\n\r\nx") << false << true;
+}
+
+void TestHttpRequest::chunkFraming()
+{
+    QFETCH(QByteArray, framing);
+    QFETCH(bool, valid);
+    QFETCH(bool, complete);
+    ChunkFramingCheck check;
+    bool ok = true;
+    for (char c : framing) {
+        const Result<void> step = c == '#' ? check.data() : check.framing(c);
+        if (!step) {
+            QCOMPARE(step.error().code(), str("network.bad_request"));
+            ok = false;
+            break;
+        }
+    }
+    QCOMPARE(ok, valid);
+    QCOMPARE(check.isComplete(), complete);
 }
 
 void TestHttpRequest::incrementalFeeding_data()
