@@ -166,12 +166,20 @@ void MemoryChart::applyPalette()
     m_chart->setBackgroundBrush(pal.color(QPalette::Base));
     m_chart->setPlotAreaBackgroundVisible(false);
     m_chart->legend()->setLabelColor(pal.color(QPalette::Text));
+    // Grid and axis lines mixed from the page and the text, so they stay faint on light and dark pages alike.
+    const QColor base = pal.color(QPalette::Base);
+    const QColor text = pal.color(QPalette::Text);
+    auto mix = [&](float amount) {
+        return QColor::fromRgbF(base.redF() + (text.redF() - base.redF()) * amount,
+                                base.greenF() + (text.greenF() - base.greenF()) * amount,
+                                base.blueF() + (text.blueF() - base.blueF()) * amount);
+    };
     for (QAbstractAxis *axis :
          {static_cast<QAbstractAxis *>(m_timeAxis), static_cast<QAbstractAxis *>(m_valueAxis)}) {
-        axis->setLabelsColor(pal.color(QPalette::Text));
-        axis->setTitleBrush(pal.color(QPalette::Text));
-        axis->setGridLineColor(pal.color(QPalette::Midlight));
-        axis->setLinePenColor(pal.color(QPalette::Mid));
+        axis->setLabelsColor(text);
+        axis->setTitleBrush(text);
+        axis->setGridLineColor(mix(0.14f));
+        axis->setLinePenColor(mix(0.4f));
     }
 }
 

@@ -32,8 +32,13 @@ sleep 1
 
 mkdir -p "$out"
 shots=$private/shots
-mkdir -p "$shots"
+mkdir -p "$shots" "$private/dark"
 DISPLAY=$display QT_QPA_PLATFORM=xcb "$tour" "$shots"
+# Once more in a dark palette, with a fresh daemon and settings: the main window only goes into the docs.
+"$build/bin/cordon" daemon stop >/dev/null 2>&1 || true
+rm -rf "$CORDON_DATA_DIR" "$XDG_CONFIG_HOME"
+DISPLAY=$display QT_QPA_PLATFORM=xcb "$tour" "$private/dark" --dark || mkdir -p "$private/dark"
+[ -f "$private/dark/dark-main-window.png" ] && cp "$private/dark/dark-main-window.png" "$shots/"
 # Small files for the repository: 8-bit palettes are exact for flat UI colours and text stays crisp.
 for png in "$shots"/*.png; do
     convert "$png" -strip +dither -colors 255 -define png:compression-level=9 "$out/$(basename "$png")"

@@ -52,11 +52,14 @@ private Q_SLOTS:
         const QString moved = timer->countdownText();
         QVERIFY2(moved < first, qPrintable(first + QStringLiteral(" -> ") + moved));
 
-        // Keep-alive starts the period again.
+        // Keep-alive starts the period again: the countdown goes back up (to 0:06, less whatever a busy host
+        // took to answer).
+        auto seconds = [&] { return timer->countdownText().section(QLatin1Char(':'), 1).toInt(); };
+        QTRY_VERIFY_WITH_TIMEOUT(seconds() <= 4, 5000);
         auto *keepAlive = timer->findChild<QPushButton *>();
         QVERIFY(keepAlive->isEnabled());
         QTest::mouseClick(keepAlive, Qt::LeftButton);
-        QTRY_COMPARE_WITH_TIMEOUT(timer->countdownText(), QStringLiteral("0:06"), 2000);
+        QTRY_VERIFY_WITH_TIMEOUT(seconds() >= 5, 3000);
 
         // The last tenth is a warning, then the container is gone and says so.
         QTRY_VERIFY_WITH_TIMEOUT(timer->isWarning(), 10000);

@@ -74,6 +74,27 @@ int main(int argc, char *argv[])
     QApplication::setApplicationName(QStringLiteral("cordon-workbench"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
     const QString out = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral(".");
+    // `--dark` (second argument): the same tour in a dark palette, to check that icons, the editor and the
+    // chart follow it.
+    const bool dark = argc > 2 && qstrcmp(argv[2], "--dark") == 0;
+    if (dark) {
+        QPalette palette;
+        palette.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x30));
+        palette.setColor(QPalette::WindowText, QColor(0xe6, 0xe6, 0xe6));
+        palette.setColor(QPalette::Base, QColor(0x1e, 0x1f, 0x22));
+        palette.setColor(QPalette::AlternateBase, QColor(0x26, 0x28, 0x2b));
+        palette.setColor(QPalette::Text, QColor(0xe6, 0xe6, 0xe6));
+        palette.setColor(QPalette::Button, QColor(0x35, 0x37, 0x3b));
+        palette.setColor(QPalette::ButtonText, QColor(0xe6, 0xe6, 0xe6));
+        palette.setColor(QPalette::Highlight, QColor(0x3b, 0x7d, 0xd8));
+        palette.setColor(QPalette::HighlightedText, Qt::white);
+        palette.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
+        palette.setColor(QPalette::Disabled, QPalette::Text, QColor(0x80, 0x80, 0x80));
+        palette.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x80, 0x80, 0x80));
+        palette.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x80, 0x80, 0x80));
+        QApplication::setPalette(palette);
+    }
+    const QString prefix = dark ? QStringLiteral("dark-") : QString();
 
     MainWindow window({});
     window.resize(1280, 800);
@@ -83,7 +104,7 @@ int main(int argc, char *argv[])
     if (!waitFor([&] { return window.connection().isConnected(); }, 20000))
         return fail("connecting to cordond");
     settle(800);
-    if (!save(window.grab(), out, QStringLiteral("empty-state.png")))
+    if (!save(window.grab(), out, prefix + QStringLiteral("empty-state.png")))
         return 1;
 
     auto *welcome = window.findChild<WelcomePage *>();
@@ -115,7 +136,7 @@ int main(int argc, char *argv[])
         painter.setPen(QColor(0, 0, 0, 110));
         painter.drawRect(QRect(at, dialogShot.deviceIndependentSize().toSize()).adjusted(-1, -1, 0, 0));
         painter.end();
-        if (!save(shot, out, QStringLiteral("create-dialog.png")))
+        if (!save(shot, out, prefix + QStringLiteral("create-dialog.png")))
             return 1;
     }
     dialog->reject();
@@ -129,7 +150,7 @@ int main(int argc, char *argv[])
     if (!waitFor([&] { return banner->text().startsWith(QStringLiteral("Exit code")); }, 60000))
         return fail("running the demo program");
     settle(1500);
-    if (!save(window.grab(), out, QStringLiteral("main-window.png")))
+    if (!save(window.grab(), out, prefix + QStringLiteral("main-window.png")))
         return 1;
 
     // The memory view on its own, wider than in the window, after a program ran into the 1 GiB limit: the
@@ -149,7 +170,7 @@ int main(int argc, char *argv[])
     auto *splitter = window.findChild<QSplitter *>(QStringLiteral("mainSplitter"));
     splitter->setSizes({260, 420, 600});
     settle(800);
-    if (!save(memoryBox->grab(), out, QStringLiteral("memory-chart.png")))
+    if (!save(memoryBox->grab(), out, prefix + QStringLiteral("memory-chart.png")))
         return 1;
     return 0;
 }
