@@ -206,8 +206,10 @@ void MainWindow::buildActions()
     m_newAction->setShortcut(QKeySequence::New);
     m_newAction->setToolTip(tr("Create a container (Ctrl+N)"));
     m_startAction = new QAction(paletteIcon(QStringLiteral("container-start")), tr("&Start"), this);
+    m_startAction->setObjectName(QStringLiteral("startContainerAction"));
     m_startAction->setToolTip(tr("Start the selected container again; its files are still there"));
     m_stopAction = new QAction(paletteIcon(QStringLiteral("container-stop")), tr("St&op"), this);
+    m_stopAction->setObjectName(QStringLiteral("stopContainerAction"));
     m_stopAction->setToolTip(tr("Stop the selected container: its processes end, its files are kept"));
     m_deleteAction = new QAction(paletteIcon(QStringLiteral("container-delete")), tr("&Delete…"), this);
     m_deleteAction->setObjectName(QStringLiteral("deleteContainerAction"));

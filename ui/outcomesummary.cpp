@@ -91,9 +91,11 @@ OutcomeSummary OutcomeSummary::fromRun(const QJsonObject &run, qint64 containerL
     } else if (errorClass == QLatin1String("killed")) {
         summary.severity = Severity::Failure;
         summary.headline = status;
-        summary.explanation = signal == SIGKILL || signal == SIGTERM
-                                  ? tr("killed — the run was stopped with %1").arg(signalName(signal))
-                                  : tr("killed — the program was ended by %1").arg(signalName(signal));
+        if (run.value(QStringLiteral("message")).toString() == QLatin1String("cancelled"))
+            summary.explanation = tr("killed — stopped on request: the run and everything it started got %1")
+                                      .arg(signalName(signal));
+        else
+            summary.explanation = tr("killed — the program was ended by %1").arg(signalName(signal));
     } else if (errorClass == QLatin1String("setup_failed")) {
         summary.severity = Severity::Failure;
         summary.headline = tr("Did not run");

@@ -51,6 +51,12 @@ private Q_SLOTS:
                                 << QStringLiteral("Signal SIGSEGV")
                                 << QStringLiteral("killed — the program was ended by SIGSEGV")
                                 << QStringLiteral("Took 1.3 s · peak memory 35 MiB of 1 GiB");
+        QJsonObject cancelled = finished(QStringLiteral("killed"), -1, 9);
+        cancelled.insert(QStringLiteral("message"), QStringLiteral("cancelled"));
+        QTest::newRow("cancelled") << cancelled << QStringLiteral("Signal SIGKILL")
+                                   << QStringLiteral("killed — stopped on request: the run and everything it "
+                                                     "started got SIGKILL")
+                                   << QStringLiteral("Took 1.3 s · peak memory 35 MiB of 1 GiB");
         QJsonObject setup = finished(QStringLiteral("setup_failed"), -1, 0);
         setup.insert(QStringLiteral("message"),
                      QStringLiteral("run setup failed at execve: No such file or directory"));

@@ -16,6 +16,7 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -159,6 +160,42 @@ private Q_SLOTS:
                  qPrintable(banner->text()));
     }
 
+    void stopRunWithTheShortcut()
+    {
+        auto *editor = m_window->findChild<CodeEditor *>();
+        editor->setText(QStringLiteral("import time\nprint('sleeping', flush=True)\ntime.sleep(120)\n"));
+        QTest::keyClick(editor, Qt::Key_F5);
+        auto *console = m_window->findChild<OutputConsole *>();
+        QTRY_VERIFY_WITH_TIMEOUT(console->plainText().contains(QStringLiteral("sleeping")), 30000);
+        QAction *stop = m_window->findChild<QAction *>(QStringLiteral("stopRunAction"));
+        QVERIFY(stop->isEnabled());
+        QTest::keyClick(editor, Qt::Key_F5, Qt::ShiftModifier);
+        auto *banner = m_window->findChild<OutcomeBanner *>();
+        QTRY_VERIFY_WITH_TIMEOUT(banner->text().startsWith(QStringLiteral("Signal SIGKILL")), 30000);
+        QVERIFY2(banner->text().contains(QStringLiteral("stopped on request")), qPrintable(banner->text()));
+        QVERIFY(!stop->isEnabled());
+    }
+
+    void stopAndStartTheContainer()
+    {
+        const QString id = m_window->currentContainerId();
+        auto state = [&] {
+            return m_window->containerModel().container(id).value(QStringLiteral("state")).toString();
+        };
+        QAction *run = m_window->findChild<QAction *>(QStringLiteral("runAction"));
+        QAction *stopContainer = m_window->findChild<QAction *>(QStringLiteral("stopContainerAction"));
+        QAction *startContainer = m_window->findChild<QAction *>(QStringLiteral("startContainerAction"));
+        QVERIFY(stopContainer->isEnabled());
+        QVERIFY(!startContainer->isEnabled());
+        stopContainer->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(state(), QStringLiteral("stopped"), 10000);
+        QVERIFY(!run->isEnabled());
+        QVERIFY(startContainer->isEnabled());
+        startContainer->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(state(), QStringLiteral("running"), 30000);
+        QVERIFY(run->isEnabled());
+    }
+
     void codeIsKeptPerContainer()
     {
         // What was typed is in the settings, under the container's id, as soon as the editor is idle.
@@ -174,6 +211,34 @@ private Q_SLOTS:
         again.start();
         QTRY_VERIFY_WITH_TIMEOUT(again.currentContainerId() == id, 10000);
         QCOMPARE(again.findChild<CodeEditor *>()->text(), QStringLiteral("print('remember me')\n"));
+    }
+
+    void deleteAfterConfirmation()
+    {
+        m_window->show();
+        QVERIFY(CordonGuiTest::activate(m_window.get()));
+        QTRY_VERIFY(m_window->connection().isConnected());
+        const QString id = m_window->currentContainerId();
+        QAction *remove = m_window->findChild<QAction *>(QStringLiteral("deleteContainerAction"));
+        QVERIFY(remove->isEnabled());
+        remove->trigger();
+        QPointer<QMessageBox> confirmation;
+        QTRY_VERIFY(
+            (confirmation = m_window->findChild<QMessageBox *>(QStringLiteral("deleteConfirmation"))) &&
+            confirmation->isVisible());
+        QVERIFY2(confirmation->text().contains(QStringLiteral("gui-test")), qPrintable(confirmation->text()));
+        // Cancel is the default: Enter alone deletes nothing.
+        QCOMPARE(confirmation->defaultButton(), confirmation->button(QMessageBox::Cancel));
+        QPushButton *confirm = nullptr;
+        for (QAbstractButton *button : confirmation->buttons()) {
+            if (confirmation->buttonRole(button) == QMessageBox::DestructiveRole)
+                confirm = qobject_cast<QPushButton *>(button);
+        }
+        QVERIFY(confirm);
+        QTest::mouseClick(confirm, Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(m_window->containerModel().rowOf(id), -1, 10000);
+        QTRY_VERIFY(m_window->findChild<WelcomePage *>()->isVisible());
+        QVERIFY(!QSettings().contains(QStringLiteral("code/%1/code").arg(id)));
     }
 
     void cleanupTestCase()
