@@ -8,7 +8,7 @@ packages=(
     build-essential cmake pkg-config ninja-build
     qt6-base-dev qt6-base-dev-tools libqt6charts6-dev libqt6svg6-dev
     libqscintilla2-qt6-dev libseccomp-dev libsqlite3-dev libexpected-dev libhttp-parser-dev
-    python3 util-linux passwd procps
+    python3 curl openssl util-linux passwd procps clang libclang-rt-14-dev
     bubblewrap hyperfine xvfb xauth imagemagick
 )
 

@@ -30,6 +30,12 @@ constexpr HintEntry Hints[] = {
     {"store.migration", "The history database was written by a newer Cordon: upgrade, or move history.db aside."},
     {"store.busy", "Another process holds the history database: is a second cordond running?"},
     {"daemon.unreachable", "Start it with `cordon daemon start`, or check `cordond` is installed beside `cordon`."},
+    {"network.domain_not_allowed",
+     "Ask for the domain to be added to the organisation allowlist (`cordon network org` shows its file), or "
+     "remove it from the container's list."},
+    {"network.org_policy_unreadable",
+     "Fix or remove the organisation allowlist file named above; an administrator's file is never skipped."},
+    {"network.restart_required", "Stop the container, change its policy, and start it again."},
     {"container.limit", "Stop or delete a container (`cordon ls`, `cordon rm ID`), or start cordond with a higher "
                         "--max-containers."},
     {"run.timeout", "Raise limits.run_timeout_s in the policy, or --timeout on the command line."},
