@@ -16,6 +16,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QObject>
+#include <QFileSystemWatcher>
 #include <QTimer>
 
 #include <deque>
@@ -150,6 +151,7 @@ private:
     std::map<QString, std::unique_ptr<Entry>> m_entries;
     QHash<QString, QString> m_activeRuns;          // run id -> container id
     QHash<QString, Store::RunRecord> m_runRecords; // active runs' records, finished at the end
+    QFileSystemWatcher m_orgWatcher; // the organisation allowlist's folders: narrowing it applies at once
     QTimer m_expiryTimer;
     QTimer m_sampleTimer;
 };

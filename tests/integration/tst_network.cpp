@@ -16,6 +16,8 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 
+#include <cstdio>
+
 using namespace CordonTest;
 
 namespace {
@@ -103,19 +105,25 @@ private:
 
     static QString out(const QJsonObject &run) { return run.value(QStringLiteral("stdout")).toString(); }
 
+    // Replaced the way editors do it: a new file renamed over the old one.
+    void writeOrgPolicy(const QJsonArray &domains)
+    {
+        const QString path = m_config.filePath(QStringLiteral("cordon/org-policy.json"));
+        QFile staged(path + QStringLiteral(".new"));
+        QVERIFY(staged.open(QIODevice::WriteOnly));
+        staged.write(QJsonDocument(QJsonObject{{QStringLiteral("allowed_domains"), domains}}).toJson());
+        staged.close();
+        QVERIFY(::rename(QFile::encodeName(staged.fileName()).constData(),
+                         QFile::encodeName(path).constData()) == 0);
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_upstream.listen());
         // The organisation allows the test upstream (with its private address) and example.com.
         QVERIFY(QDir().mkpath(m_config.filePath(QStringLiteral("cordon"))));
-        QFile org(m_config.filePath(QStringLiteral("cordon/org-policy.json")));
-        QVERIFY(org.open(QIODevice::WriteOnly));
-        org.write(QJsonDocument(QJsonObject{{QStringLiteral("allowed_domains"),
-                                             QJsonArray{localhostRule(m_upstream.port()),
-                                                        QStringLiteral("example.com")}}})
-                      .toJson());
-        org.close();
+        writeOrgPolicy(QJsonArray{localhostRule(m_upstream.port()), QStringLiteral("example.com")});
         qputenv("XDG_CONFIG_HOME", m_config.path().toLocal8Bit());
         m_daemon = std::make_unique<DaemonFixture>();
         QVERIFY(m_daemon->start());
@@ -244,6 +252,23 @@ private Q_SLOTS:
                             {QStringLiteral("network_policy"), allowlist({QStringLiteral("evil.example")})}});
         QVERIFY(!wider);
         QCOMPARE(wider.error().code(), QStringLiteral("network.domain_not_allowed"));
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    void narrowingTheOrganisationAppliesAtOnce()
+    {
+        const QString id = create(allowlist({localhostRule(m_upstream.port())}));
+        const QString url = QStringLiteral("http://localhost:%1/").arg(m_upstream.port());
+        QCOMPARE(out(sh(id, QStringLiteral("curl -sS -m 10 %1").arg(url))),
+                 QStringLiteral("hello from host"));
+        writeOrgPolicy(QJsonArray{QStringLiteral("example.com")});
+        // The daemon watches the file's folder; the running container loses localhost without a restart.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            out(sh(id, QStringLiteral("curl -sS -m 10 %1").arg(url))).contains(QLatin1String("blocked")),
+            10000);
+        writeOrgPolicy(QJsonArray{localhostRule(m_upstream.port()), QStringLiteral("example.com")});
+        QTRY_COMPARE_WITH_TIMEOUT(out(sh(id, QStringLiteral("curl -sS -m 10 %1").arg(url))),
+                                  QStringLiteral("hello from host"), 10000);
         m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
     }
 
