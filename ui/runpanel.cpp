@@ -218,12 +218,20 @@ void RunPanel::updateActions()
                         m_container.value(QStringLiteral("state")).toString() == QLatin1String("running");
     m_runAction->setEnabled(usable && !running);
     m_stopAction->setEnabled(running && m_connection.isConnected());
-    m_editor->setReadOnly(false);
-    m_runAction->setToolTip(usable ? tr("Run the code in %1 (Ctrl+Return, F5)")
-                                         .arg(m_container.value(QStringLiteral("name")).toString())
-                            : m_container.isEmpty()       ? tr("Select or create a container to run code in")
-                            : !m_connection.isConnected() ? tr("Not connected to cordond")
-                                                          : tr("Start the container to run code in it"));
+    const QString state = m_container.value(QStringLiteral("state")).toString();
+    QString why;
+    if (usable)
+        why = tr("Run the code in %1 (Ctrl+Return, F5)")
+                  .arg(m_container.value(QStringLiteral("name")).toString());
+    else if (m_container.isEmpty())
+        why = tr("Select or create a container to run code in");
+    else if (!m_connection.isConnected())
+        why = tr("Not connected to cordond");
+    else if (state == QLatin1String("expired"))
+        why = tr("This container expired and its files are gone; create a new one to run code");
+    else
+        why = tr("Start the container to run code in it");
+    m_runAction->setToolTip(why);
 }
 
 } // namespace Cordon::Ui
