@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "formatting.h"
 
+#include <QDateTime>
+#include <QLocale>
+
 namespace Cordon::Ui {
 
 namespace {
@@ -53,6 +56,31 @@ QString Format::duration(qint64 ms)
     if (ms < 60000)
         return tr("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1);
     return tr("%1 min %2 s").arg(ms / 60000).arg(twoDigits(ms % 60000 / 1000));
+}
+
+QString Format::displayName(const QString &name)
+{
+    QString shown;
+    shown.reserve(name.size());
+    for (const QChar c : name) {
+        const char16_t u = c.unicode();
+        const bool control = u < 0x20 || (u >= 0x7f && u <= 0x9f);
+        const bool bidi = (u >= 0x202a && u <= 0x202e) || (u >= 0x2066 && u <= 0x2069) || u == 0x200e ||
+                          u == 0x200f || u == 0x061c;
+        const bool invisible = (u >= 0x200b && u <= 0x200d) || u == 0xfeff || u == 0x2060 || u == 0xfffd;
+        if (control || bidi || invisible)
+            shown += QStringLiteral("\\u{%1}").arg(int(u), 4, 16, QLatin1Char('0'));
+        else
+            shown += c;
+    }
+    return shown;
+}
+
+QString Format::dateTime(qint64 msSinceEpoch)
+{
+    if (msSinceEpoch <= 0)
+        return tr("—");
+    return QLocale().toString(QDateTime::fromMSecsSinceEpoch(msSinceEpoch), QLocale::ShortFormat);
 }
 
 } // namespace Cordon::Ui

@@ -19,6 +19,11 @@ public:
     static QString countdown(qint64 ms);
     // How long a run took: "420 ms", "1.3 s", "2 min 05 s".
     static QString duration(qint64 ms);
+    // A name written by code in a container, safe to show: control characters, bidi overrides and invisible
+    // characters become "\u{202e}" so that a name cannot reorder or hide text around it.
+    static QString displayName(const QString &name);
+    // A date and time in the locale's short form: "29/11/2026 12:10:21".
+    static QString dateTime(qint64 msSinceEpoch);
 };
 
 } // namespace Cordon::Ui

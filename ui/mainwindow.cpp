@@ -6,6 +6,7 @@
 #include "containerlistmodel.h"
 #include "createcontainerdialog.h"
 #include "daemonconnection.h"
+#include "filebrowser.h"
 #include "idletimer.h"
 #include "memorychart.h"
 #include "memoryhistory.h"
@@ -29,6 +30,7 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -98,6 +100,8 @@ MainWindow::MainWindow(Options options, QWidget *parent)
     connect(m_welcome, &WelcomePage::newContainerRequested, this, &MainWindow::showCreateDialog);
     connect(m_idleTimer, &IdleTimer::keepAliveRequested, this, &MainWindow::keepAlive);
     connect(m_runPanel, &RunPanel::runFinished, this, &MainWindow::refreshContainer);
+    // A run may have written, changed or removed files.
+    connect(m_runPanel, &RunPanel::runFinished, m_fileBrowser, &FileBrowser::refresh);
     updatePages();
     updateActions();
     updateStatus();
@@ -154,6 +158,9 @@ void MainWindow::buildLayout()
     m_welcome->setObjectName(QStringLiteral("welcomePage"));
     m_runPanel = new RunPanel(*m_connection, m_centre);
     m_runPanel->setObjectName(QStringLiteral("runPanel"));
+    m_fileBrowser = new FileBrowser(*m_connection, m_runPanel);
+    m_fileBrowser->setObjectName(QStringLiteral("fileBrowser"));
+    m_runPanel->outputTabs()->addTab(m_fileBrowser, tr("Files"));
     m_centre->addWidget(m_welcome);
     m_centre->addWidget(m_runPanel);
 
@@ -259,6 +266,12 @@ void MainWindow::buildActions()
     focusAction(tr("Go to &Containers"), Qt::Key_1, m_list);
     focusAction(tr("Go to &Editor"), Qt::Key_2, m_runPanel->editor());
     focusAction(tr("Go to Program &Input"), Qt::Key_3, m_runPanel->console()->inputLine());
+    QAction *filesAction = viewMenu->addAction(tr("Go to &Files"));
+    filesAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_4));
+    connect(filesAction, &QAction::triggered, this, [this] {
+        m_runPanel->outputTabs()->setCurrentWidget(m_fileBrowser);
+        m_fileBrowser->view()->setFocus(Qt::ShortcutFocusReason);
+    });
 
     QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
     helpMenu->addAction(tr("&About Cordon Workbench"), this, [this] {
@@ -369,6 +382,7 @@ void MainWindow::refreshCurrent()
 {
     const QJsonObject container = m_model->container(m_currentId);
     m_runPanel->setContainer(container);
+    m_fileBrowser->setContainer(container);
     m_idleTimer->setContainer(container);
     m_chart->setContainer(m_currentId, container.value(QStringLiteral("memory_limit")).toInteger());
     updateActions();

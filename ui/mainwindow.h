@@ -18,6 +18,7 @@ namespace Cordon::Ui {
 class ConnectionBanner;
 class ContainerListModel;
 class DaemonConnection;
+class FileBrowser;
 class IdleTimer;
 class MemoryChart;
 class MemoryHistory;
@@ -46,6 +47,7 @@ public:
     ContainerListModel &containerModel() const { return *m_model; }
     QString currentContainerId() const { return m_currentId; }
     void selectContainer(const QString &id);
+    FileBrowser *fileBrowser() const { return m_fileBrowser; }
 
     // The demo of the welcome page: a 1 GiB container named "demo" with a first program in the editor.
     void createDemoContainer();
@@ -90,6 +92,7 @@ private:
     RunPanel *m_runPanel;
     IdleTimer *m_idleTimer;
     MemoryChart *m_chart;
+    FileBrowser *m_fileBrowser;
     QLabel *m_statusLabel;
 
     QAction *m_newAction = nullptr;

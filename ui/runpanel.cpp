@@ -15,6 +15,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -81,8 +82,12 @@ RunPanel::RunPanel(DaemonConnection &connection, QWidget *parent)
     outputLayout->setSpacing(0);
     outputLayout->addWidget(m_banner);
     outputLayout->addWidget(m_console, 1);
+    m_outputTabs = new QTabWidget(this);
+    m_outputTabs->setObjectName(QStringLiteral("outputTabs"));
+    m_outputTabs->setDocumentMode(true);
+    m_outputTabs->addTab(outputArea, tr("Output"));
     m_splitter->addWidget(m_editor);
-    m_splitter->addWidget(outputArea);
+    m_splitter->addWidget(m_outputTabs);
     m_splitter->setStretchFactor(0, 3);
     m_splitter->setStretchFactor(1, 2);
     m_splitter->setChildrenCollapsible(false);
@@ -201,6 +206,8 @@ void RunPanel::run()
 void RunPanel::onStarted(const QString &)
 {
     m_console->setInputOpen(true);
+    // The program's output is what the user waits for now.
+    m_outputTabs->setCurrentIndex(0);
 }
 
 void RunPanel::onFinished(const OutcomeSummary &summary, const QJsonObject &run)

@@ -12,6 +12,7 @@ class QAction;
 class QComboBox;
 class QLabel;
 class QSplitter;
+class QTabWidget;
 class QToolButton;
 
 namespace Cordon::Ui {
@@ -47,6 +48,8 @@ public:
     CodeEditor *editor() const { return m_editor; }
     OutputConsole *console() const { return m_console; }
     QSplitter *splitter() const { return m_splitter; }
+    // Below the editor: the output, and beside it whatever the window adds (the file browser).
+    QTabWidget *outputTabs() const { return m_outputTabs; }
     bool isRunning() const;
 
 Q_SIGNALS:
@@ -74,6 +77,7 @@ private:
     OutcomeBanner *m_banner;
     OutputConsole *m_console;
     QSplitter *m_splitter;
+    QTabWidget *m_outputTabs;
     QAction *m_runAction;
     QAction *m_stopAction;
     QAction *m_clearAction;

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// The file browser against a real cordond: a file dropped on the tree is uploaded into inputs/, a program
+// reads it and writes outputs, the outputs appear with their sizes, a download gives the same bytes, a
+// planted symlink is refused and the message says so, previews show text and CSV, and delete removes a file.
+#include "guitest.h"
+
+#include "codeeditor.h"
+#include "daemonconnection.h"
+#include "filebrowser.h"
+#include "mainwindow.h"
+#include "outcomebanner.h"
+#include "runpanel.h"
+#include "workspacefilemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QCryptographicHash>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTreeView>
+#include <QUrl>
+
+using namespace Cordon::Ui;
+
+class FileBrowserTest final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_daemon.start());
+        const auto created =
+            m_daemon.call(QStringLiteral("container.create"),
+                          {{QStringLiteral("policy"),
+                            QJsonObject{{QStringLiteral("name"), QStringLiteral("files-test")},
+                                        {QStringLiteral("memory_limit"), QStringLiteral("1g")}}}});
+        QVERIFY2(created, created ? "" : qPrintable(created.error().describe()));
+        m_containerId =
+            created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+
+        m_window = std::make_unique<MainWindow>(MainWindow::Options{false});
+        m_browser = m_window->fileBrowser();
+        QVERIFY(m_browser);
+        m_tester = std::make_unique<QAbstractItemModelTester>(
+            m_browser->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_window->start();
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->connection().isConnected(), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(m_window->currentContainerId(), m_containerId, 10000);
+        m_window->findChild<RunPanel *>()->outputTabs()->setCurrentWidget(m_browser);
+        QCOMPARE(m_browser->model()->rowCount(), 3);
+    }
+
+    void dropUploadsIntoInputs()
+    {
+        QVERIFY(m_host.isValid());
+        const QString path = m_host.filePath(QStringLiteral("data.txt"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("alpha\nbeta\n");
+        file.close();
+
+        // What a drop on the tree does, with the MIME data a file manager sends.
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        QSignalSpy finished(m_browser, &FileBrowser::operationFinished);
+        m_browser->uploadDropped(&mime);
+        QVERIFY(m_browser->isBusy());
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(m_browser->message().contains(QStringLiteral("Uploaded 1 file")),
+                 qPrintable(m_browser->message()));
+        QTRY_VERIFY(
+            m_browser->model()->indexOf(QStringLiteral("inputs"), QStringLiteral("data.txt")).isValid());
+        const QModelIndex row =
+            m_browser->model()->indexOf(QStringLiteral("inputs"), QStringLiteral("data.txt"));
+        QCOMPARE(row.data(WorkspaceFileModel::SizeRole).toLongLong(), 11);
+        QCOMPARE(row.data(WorkspaceFileModel::Sha256Role).toString(),
+                 QString::fromLatin1(
+                     QCryptographicHash::hash("alpha\nbeta\n", QCryptographicHash::Sha256).toHex()));
+        QCOMPARE(row.siblingAtColumn(WorkspaceFileModel::SizeColumn).data().toString(),
+                 QStringLiteral("11 B"));
+    }
+
+    void runWritesOutputsThatAppear()
+    {
+        runProgram(QStringLiteral("import csv\n"
+                                  "text = open('/mnt/data/inputs/data.txt').read()\n"
+                                  "open('/mnt/data/outputs/result.txt', 'w').write(text.upper())\n"
+                                  "with open('/mnt/data/outputs/table.csv', 'w', newline='') as f:\n"
+                                  "    w = csv.writer(f)\n"
+                                  "    w.writerow(['word', 'length'])\n"
+                                  "    for word in text.split():\n"
+                                  "        w.writerow([word, len(word)])\n"));
+        // Refreshed after the run, without asking.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("result.txt")).isValid(),
+            10000);
+        const QModelIndex row =
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("result.txt"));
+        QCOMPARE(row.data(WorkspaceFileModel::SizeRole).toLongLong(), 11);
+        QCOMPARE(row.siblingAtColumn(WorkspaceFileModel::SizeColumn).data().toString(),
+                 QStringLiteral("11 B"));
+        QVERIFY(
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("table.csv")).isValid());
+    }
+
+    void downloadGivesTheSameBytes()
+    {
+        QTemporaryDir destination;
+        const QModelIndex row =
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("result.txt"));
+        QSignalSpy finished(m_browser, &FileBrowser::operationFinished);
+        m_browser->downloadTo(destination.path(), {row});
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(m_browser->message().startsWith(QStringLiteral("Downloaded 1 file to ")),
+                 qPrintable(m_browser->message()));
+        QFile copy(destination.filePath(QStringLiteral("result.txt")));
+        QVERIFY(copy.open(QIODevice::ReadOnly));
+        QCOMPARE(copy.readAll(), QByteArrayLiteral("ALPHA\nBETA\n"));
+    }
+
+    void previewsTextAndCsv()
+    {
+        m_browser->preview(
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("result.txt")));
+        QTRY_COMPARE_WITH_TIMEOUT(m_browser->previewKind(), QStringLiteral("text"), 10000);
+        QCOMPARE(m_browser->textPreview()->toPlainText(), QStringLiteral("ALPHA\nBETA\n"));
+
+        m_browser->preview(
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("table.csv")));
+        QTRY_COMPARE_WITH_TIMEOUT(m_browser->previewKind(), QStringLiteral("table"), 10000);
+        QTableWidget *table = m_browser->tablePreview();
+        QCOMPARE(table->columnCount(), 2);
+        QCOMPARE(table->rowCount(), 2);
+        QCOMPARE(table->horizontalHeaderItem(0)->text(), QStringLiteral("word"));
+        QCOMPARE(table->item(1, 0)->text(), QStringLiteral("beta"));
+        QCOMPARE(table->item(1, 1)->text(), QStringLiteral("4"));
+    }
+
+    void plantedSymlinkIsRefused()
+    {
+        runProgram(QStringLiteral("import os\nos.symlink('/etc/passwd', '/mnt/data/outputs/evil')\n"));
+        QTemporaryDir destination;
+        QSignalSpy finished(m_browser, &FileBrowser::operationFinished);
+        m_browser->downloadTo(destination.path(), {m_browser->model()->rootIndex(QStringLiteral("outputs"))});
+        QVERIFY(finished.wait(30000));
+        const QString message = m_browser->message();
+        QVERIFY2(message.contains(QStringLiteral("Downloaded 2 files to ")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("Refused 1 file, not copied:")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral(
+                     "• evil: a symbolic link, which could point anywhere on this computer (files.symlink)")),
+                 qPrintable(message));
+        QVERIFY(QFileInfo::exists(destination.filePath(QStringLiteral("result.txt"))));
+        QVERIFY(!QFileInfo(destination.filePath(QStringLiteral("evil"))).exists());
+        QVERIFY(!QFileInfo(destination.filePath(QStringLiteral("evil"))).isSymLink());
+    }
+
+    void deleteRemovesTheFile()
+    {
+        const QModelIndex row =
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("result.txt"));
+        QVERIFY(row.isValid());
+        m_browser->deleteRows({row});
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("result.txt")).isValid(),
+            10000);
+        QVERIFY(
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("table.csv")).isValid());
+    }
+
+    void cleanupTestCase()
+    {
+        m_tester.reset();
+        m_window.reset();
+        QVERIFY(m_daemon.stop());
+    }
+
+private:
+    void runProgram(const QString &code)
+    {
+        auto *panel = m_window->findChild<RunPanel *>();
+        panel->setCode(QStringLiteral("python"), code);
+        auto *banner = m_window->findChild<OutcomeBanner *>();
+        panel->runAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(panel->isRunning(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 30000);
+        QVERIFY2(banner->text().startsWith(QStringLiteral("Exit code 0")), qPrintable(banner->text()));
+    }
+
+    CordonTest::DaemonFixture m_daemon;
+    QTemporaryDir m_host;
+    QString m_containerId;
+    std::unique_ptr<MainWindow> m_window;
+    FileBrowser *m_browser = nullptr;
+    std::unique_ptr<QAbstractItemModelTester> m_tester;
+};
+
+CORDON_GUI_SANDBOX_TEST_MAIN(FileBrowserTest)
+
+#include "tst_filebrowser.moc"

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+// The selected container's files: a tree of inputs/, outputs/ and the workspace (`file.list`), refreshed
+// after every run and on demand; upload by button or by dropping files on the tree (`file.upload` with the
+// host path); download to a chosen folder (`file.download`, which refuses symlinks, fifos and the like, and
+// says so); delete after confirmation; and a preview of text, CSV and PNG/JPEG files. A preview is fetched
+// through the same safe download into a private temporary directory: the container's directory on the host is
+// never read directly.
+#pragma once
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QModelIndexList>
+#include <QWidget>
+
+#include <memory>
+
+class QAction;
+class QLabel;
+class QMimeData;
+class QPlainTextEdit;
+class QProgressBar;
+class QStackedWidget;
+class QTableWidget;
+class QTemporaryDir;
+class QTreeView;
+
+namespace Cordon::Ui {
+
+class DaemonConnection;
+class WorkspaceFileModel;
+
+class FileBrowser final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(FileBrowser)
+
+public:
+    // Previews read at most this much of a text or CSV file, and fetch nothing larger than MaxPreviewBytes.
+    static constexpr qint64 PreviewTextBytes = 64 * 1024;
+    static constexpr qint64 MaxPreviewBytes = 32 * 1024 * 1024;
+
+    explicit FileBrowser(DaemonConnection &connection, QWidget *parent = nullptr);
+    ~FileBrowser() override;
+
+    // The container whose files are shown; an empty object for none.
+    void setContainer(const QJsonObject &container);
+    WorkspaceFileModel *model() const { return m_model; }
+    QTreeView *view() const { return m_view; }
+    // What the last operation reported: refusals, errors, what was copied (plain text).
+    QString message() const;
+    bool isBusy() const { return m_busy > 0; }
+
+    // Lists the three scopes again.
+    void refresh();
+    // Uploads local files into inputs/ one after another; the drop handler and the Upload button end here.
+    void uploadFiles(const QStringList &hostPaths);
+    // What a drop on the tree does: the local files among the URLs are uploaded.
+    void uploadDropped(const QMimeData *mime);
+    // Copies the given rows (files, or a whole scope root) into `destination` (an absolute folder).
+    void downloadTo(const QString &destination, const QModelIndexList &rows);
+    // Deletes the given rows without asking (the Delete action asks first).
+    void deleteRows(const QModelIndexList &rows);
+    // Shows the file at `row` in the preview pane.
+    void preview(const QModelIndex &row);
+
+    // The preview pane's current page, for tests: "none", "text", "table", "image" or "message".
+    QString previewKind() const;
+    QPlainTextEdit *textPreview() const { return m_textPreview; }
+    QTableWidget *tablePreview() const { return m_tablePreview; }
+
+Q_SIGNALS:
+    void busyChanged(bool busy);
+    // An operation ended; message() says how.
+    void operationFinished();
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    struct Transfer
+    {
+        QString scope;
+        QString path; // empty: the whole scope
+    };
+
+    void chooseUpload();
+    void chooseDownload();
+    void confirmDelete();
+    void uploadNext(QStringList remaining, int total, QStringList done, QStringList failed);
+    void downloadNext(QString destination, QList<Transfer> remaining, QJsonArray copied, QJsonArray refused,
+                      QStringList errors);
+    void deleteNext(QList<Transfer> remaining, QStringList errors);
+    void showPreviewFile(const QString &localPath, const QString &name);
+    void showPreviewMessage(const QString &text);
+    QList<Transfer> transfersFor(const QModelIndexList &rows) const;
+    QModelIndexList selectedRows() const;
+    void setBusy(bool busy, const QString &what = {});
+    void setMessage(const QString &text, bool problem = false);
+    void updateActions();
+
+    DaemonConnection &m_connection;
+    QString m_containerId;
+    QString m_state;
+    WorkspaceFileModel *m_model;
+    QTreeView *m_view;
+    QLabel *m_message;
+    QProgressBar *m_progress;
+    QStackedWidget *m_previewPages;
+    QLabel *m_previewNote;
+    QLabel *m_previewCaption = nullptr;
+    QPlainTextEdit *m_textPreview;
+    QTableWidget *m_tablePreview;
+    QLabel *m_imagePreview;
+    std::unique_ptr<QTemporaryDir> m_previewDir;
+    int m_busy = 0;
+    quint64 m_listGeneration = 0;
+    QAction *m_refreshAction;
+    QAction *m_uploadAction;
+    QAction *m_downloadAction;
+    QAction *m_downloadAllAction;
+    QAction *m_deleteAction;
+};
+
+} // namespace Cordon::Ui
