@@ -7,6 +7,7 @@
 #include "createcontainerdialog.h"
 #include "daemonconnection.h"
 #include "filebrowser.h"
+#include "historyview.h"
 #include "idletimer.h"
 #include "memorychart.h"
 #include "memoryhistory.h"
@@ -18,6 +19,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDockWidget>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QJsonArray>
@@ -202,6 +204,18 @@ void MainWindow::buildLayout()
     layout->addWidget(m_mainSplitter, 1);
     setCentralWidget(central);
 
+    m_historyView = new HistoryView(*m_connection, this);
+    m_historyView->setObjectName(QStringLiteral("historyView"));
+    m_historyView->setContainerNames([this](const QString &id) {
+        return m_model->container(id).value(QStringLiteral("name")).toString();
+    });
+    m_historyDock = new QDockWidget(tr("History"), this);
+    m_historyDock->setObjectName(QStringLiteral("historyDock"));
+    m_historyDock->setWidget(m_historyView);
+    m_historyDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
+    addDockWidget(Qt::BottomDockWidgetArea, m_historyDock);
+    m_historyDock->hide();
+
     m_statusLabel = new QLabel(this);
     statusBar()->addPermanentWidget(m_statusLabel);
 }
@@ -272,6 +286,13 @@ void MainWindow::buildActions()
         m_runPanel->outputTabs()->setCurrentWidget(m_fileBrowser);
         m_fileBrowser->view()->setFocus(Qt::ShortcutFocusReason);
     });
+    viewMenu->addSeparator();
+    QAction *historyAction = m_historyDock->toggleViewAction();
+    historyAction->setText(tr("&History"));
+    historyAction->setObjectName(QStringLiteral("historyAction"));
+    historyAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
+    historyAction->setToolTip(tr("Show past runs with their code, outcome, files and output (Ctrl+H)"));
+    viewMenu->addAction(historyAction);
 
     QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
     helpMenu->addAction(tr("&About Cordon Workbench"), this, [this] {
@@ -297,6 +318,8 @@ void MainWindow::buildActions()
     toolbar->addAction(m_stopAction);
     toolbar->addAction(m_keepAliveAction);
     toolbar->addAction(m_deleteAction);
+    toolbar->addSeparator();
+    toolbar->addAction(historyAction);
 }
 
 void MainWindow::restoreLayout()
@@ -351,6 +374,8 @@ void MainWindow::onEvent(const QString &name, const QJsonObject &payload)
     } else if (name == QLatin1String("memory.sample")) {
         m_history->add(payload.value(QStringLiteral("container")).toString(),
                        MemorySample::fromJson(payload));
+    } else if (name == QLatin1String("run.finished") || name == QLatin1String("run.started")) {
+        m_historyView->markStale();
     } else if (name == QLatin1String("container.expiring_soon")) {
         const QJsonObject container =
             m_model->container(payload.value(QStringLiteral("container")).toString());

@@ -8,6 +8,7 @@
 #include <QMainWindow>
 
 class QAction;
+class QDockWidget;
 class QLabel;
 class QSplitter;
 class QStackedWidget;
@@ -19,6 +20,7 @@ class ConnectionBanner;
 class ContainerListModel;
 class DaemonConnection;
 class FileBrowser;
+class HistoryView;
 class IdleTimer;
 class MemoryChart;
 class MemoryHistory;
@@ -48,6 +50,8 @@ public:
     QString currentContainerId() const { return m_currentId; }
     void selectContainer(const QString &id);
     FileBrowser *fileBrowser() const { return m_fileBrowser; }
+    HistoryView *historyView() const { return m_historyView; }
+    QDockWidget *historyDock() const { return m_historyDock; }
 
     // The demo of the welcome page: a 1 GiB container named "demo" with a first program in the editor.
     void createDemoContainer();
@@ -93,6 +97,8 @@ private:
     IdleTimer *m_idleTimer;
     MemoryChart *m_chart;
     FileBrowser *m_fileBrowser;
+    HistoryView *m_historyView;
+    QDockWidget *m_historyDock;
     QLabel *m_statusLabel;
 
     QAction *m_newAction = nullptr;

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+// The history view against a real cordond: the runs are listed with their outcome classes, the filter and
+// "load more" page through them, the detail shows the code and the outcome, and the export is the run as
+// JSON.
+#include "guitest.h"
+
+#include "daemonconnection.h"
+#include "historymodel.h"
+#include "historyview.h"
+#include "mainwindow.h"
+
+#include <QAbstractItemModelTester>
+#include <QDockWidget>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+
+using namespace Cordon::Ui;
+
+class HistoryViewTest final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_daemon.start());
+        const auto created =
+            m_daemon.call(QStringLiteral("container.create"),
+                          {{QStringLiteral("policy"),
+                            QJsonObject{{QStringLiteral("name"), QStringLiteral("history-test")},
+                                        {QStringLiteral("memory_limit"), QStringLiteral("1g")}}}});
+        QVERIFY2(created, created ? "" : qPrintable(created.error().describe()));
+        m_containerId =
+            created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        // Oldest first: the history lists the newest first.
+        m_okRun = runToEnd(QStringLiteral("print('first run')\n"));
+        m_failedRun = runToEnd(QStringLiteral("import sys\nprint('second', file=sys.stderr)\nsys.exit(3)\n"));
+        m_lastRun = runToEnd(QStringLiteral("print('third run')\n"));
+        QVERIFY(!m_okRun.isEmpty() && !m_failedRun.isEmpty() && !m_lastRun.isEmpty());
+
+        m_window = std::make_unique<MainWindow>(MainWindow::Options{false});
+        m_history = m_window->historyView();
+        QVERIFY(m_history);
+        m_tester = std::make_unique<QAbstractItemModelTester>(
+            m_history->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m_history->setPageSize(2);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_window->start();
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->connection().isConnected(), 10000);
+    }
+
+    void listsRunsWithTheirClasses()
+    {
+        QSignalSpy loaded(m_history, &HistoryView::pageLoaded);
+        QAction *toggle = m_window->findChild<QAction *>(QStringLiteral("historyAction"));
+        QVERIFY(toggle);
+        toggle->trigger();
+        QVERIFY(m_window->historyDock()->isVisible());
+        QVERIFY(loaded.wait(10000));
+        HistoryModel *model = m_history->model();
+        // The first page of two, newest first, and a way to the rest.
+        QCOMPARE(model->rowCount(), 2);
+        QCOMPARE(model->total(), 3);
+        QVERIFY(model->canLoadMore());
+        QCOMPARE(model->index(0, 0).data(HistoryModel::RunIdRole).toString(), m_lastRun);
+        QCOMPARE(model->index(1, 0).data(HistoryModel::RunIdRole).toString(), m_failedRun);
+        QCOMPARE(model->index(1, 0).data(HistoryModel::OutcomeRole).toString(),
+                 QStringLiteral("nonzero_exit"));
+        QCOMPARE(model->index(1, HistoryModel::OutcomeColumn).data().toString(),
+                 QStringLiteral("nonzero_exit · exit 3"));
+        QCOMPARE(model->index(1, HistoryModel::ContainerColumn).data().toString(),
+                 QStringLiteral("history-test"));
+        QCOMPARE(model->index(1, HistoryModel::WhatColumn).data().toString(), QStringLiteral("python"));
+
+        m_history->loadMore();
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(model->rowCount(), 3);
+        QVERIFY(!model->canLoadMore());
+        QCOMPARE(model->index(2, 0).data(HistoryModel::RunIdRole).toString(), m_okRun);
+        QCOMPARE(model->index(2, 0).data(HistoryModel::OutcomeRole).toString(), QStringLiteral("ok"));
+    }
+
+    void filtersByOutcome()
+    {
+        QSignalSpy loaded(m_history, &HistoryView::pageLoaded);
+        m_history->setOutcomeFilter(QStringLiteral("nonzero_exit"));
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(m_history->model()->rowCount(), 1);
+        QCOMPARE(m_history->model()->index(0, 0).data(HistoryModel::RunIdRole).toString(), m_failedRun);
+        m_history->setOutcomeFilter(QStringLiteral("ok"));
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(m_history->model()->rowCount(), 2);
+        QCOMPARE(m_history->model()->total(), 2);
+        m_history->setOutcomeFilter(QString());
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(m_history->model()->total(), 3);
+    }
+
+    void detailShowsCodeAndOutcome()
+    {
+        QSignalSpy detail(m_history, &HistoryView::detailLoaded);
+        m_history->showRun(m_failedRun);
+        QVERIFY(detail.wait(10000));
+        QCOMPARE(m_history->detailRun().value(QStringLiteral("id")).toString(), m_failedRun);
+        QCOMPARE(m_history->codeView()->toPlainText(),
+                 QStringLiteral("import sys\nprint('second', file=sys.stderr)\nsys.exit(3)\n"));
+        QVERIFY2(m_history->outputView()->toPlainText().contains(QStringLiteral("second")),
+                 qPrintable(m_history->outputView()->toPlainText()));
+        const QString text = m_history->detailText();
+        QVERIFY2(text.contains(QStringLiteral("Outcome: Exit code 3 — nonzero_exit")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("Policy version: ") +
+                               m_history->detailRun().value(QStringLiteral("policy_version")).toString()),
+                 qPrintable(text));
+        QVERIFY(!m_history->detailRun().value(QStringLiteral("policy_version")).toString().isEmpty());
+    }
+
+    void exportWritesTheRunAsJson()
+    {
+        QTemporaryDir directory;
+        const QString path = directory.filePath(QStringLiteral("run.json"));
+        const auto written = m_history->exportRun(path);
+        QVERIFY2(written, written ? "" : qPrintable(written.error().describe()));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonParseError error;
+        const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &error);
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QVERIFY(document.isObject());
+        QCOMPARE(document.object().value(QStringLiteral("id")).toString(), m_failedRun);
+        QCOMPARE(document.object().value(QStringLiteral("error_class")).toString(),
+                 QStringLiteral("nonzero_exit"));
+        QCOMPARE(document.object().value(QStringLiteral("exit_code")).toInt(), 3);
+    }
+
+    void newRunsAppear()
+    {
+        QSignalSpy loaded(m_history, &HistoryView::pageLoaded);
+        const QString fourth = runToEnd(QStringLiteral("print('fourth')\n"));
+        QVERIFY(!fourth.isEmpty());
+        QTRY_COMPARE_WITH_TIMEOUT(m_history->model()->index(0, 0).data(HistoryModel::RunIdRole).toString(),
+                                  fourth, 10000);
+        QCOMPARE(m_history->model()->total(), 4);
+    }
+
+    void cleanupTestCase()
+    {
+        m_tester.reset();
+        m_window.reset();
+        QVERIFY(m_daemon.stop());
+    }
+
+private:
+    QString runToEnd(const QString &code)
+    {
+        const auto started =
+            m_daemon.call(QStringLiteral("run.exec"), {{QStringLiteral("container"), m_containerId},
+                                                       {QStringLiteral("language"), QStringLiteral("python")},
+                                                       {QStringLiteral("code"), code}});
+        if (!started) {
+            qWarning("run.exec: %s", qPrintable(started.error().describe()));
+            return {};
+        }
+        const QString id =
+            started->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString();
+        const auto ended = m_daemon.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), id}});
+        if (!ended) {
+            qWarning("run.wait: %s", qPrintable(ended.error().describe()));
+            return {};
+        }
+        return id;
+    }
+
+    CordonTest::DaemonFixture m_daemon;
+    QString m_containerId;
+    QString m_okRun;
+    QString m_failedRun;
+    QString m_lastRun;
+    std::unique_ptr<MainWindow> m_window;
+    HistoryView *m_history = nullptr;
+    std::unique_ptr<QAbstractItemModelTester> m_tester;
+};
+
+CORDON_GUI_SANDBOX_TEST_MAIN(HistoryViewTest)
+
+#include "tst_historyview.moc"
