@@ -175,6 +175,8 @@ void MainWindow::buildLayout()
     auto *memoryBox = new QGroupBox(tr("Memory"), right);
     m_chart = new MemoryChart(*m_history, memoryBox);
     m_chart->setObjectName(QStringLiteral("memoryChart"));
+    // Below this the axis labels turn into dots; with the history dock open the window gives way elsewhere.
+    m_chart->setMinimumHeight(220);
     auto *memoryLayout = new QVBoxLayout(memoryBox);
     memoryLayout->addWidget(m_chart);
     auto *rightLayout = new QVBoxLayout(right);

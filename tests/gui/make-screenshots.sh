@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Saves the workbench's screenshots into docs/screenshots/: the first-run welcome, the create dialog, the main
-# window after the demo program ran, and the memory view. Starts a virtual X server and a private cordond
+# window after the demo program ran, the memory view, the file browser and the history dock. Starts a virtual
+# X server and a private cordond
 # (its own socket, data and settings directories, so nothing of yours is touched or shown), drives the real
 # window with cordon-screenshot-tour, then stops both.
 # Usage: tests/gui/make-screenshots.sh [BUILD_DIR]   (default: build); needs xvfb and imagemagick.

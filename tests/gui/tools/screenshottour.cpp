@@ -1,27 +1,36 @@
 // SPDX-License-Identifier: MIT
-// cordon-screenshot-tour: drives the real workbench window through its main views and saves each as a PNG,
-// for docs/screenshots/ (run by tests/gui/make-screenshots.sh under Xvfb with a private daemon). Not a test:
+// cordon-screenshot-tour: drives the real workbench window through its main
+// views and saves each as a PNG, for docs/screenshots/ (run by
+// tests/gui/make-screenshots.sh under Xvfb with a private daemon). Not a test:
 // it fails loudly when a step does not happen, but checks nothing else.
 #include "codeeditor.h"
 #include "containerlistmodel.h"
 #include "createcontainerdialog.h"
 #include "daemonconnection.h"
+#include "filebrowser.h"
+#include "historymodel.h"
+#include "historyview.h"
 #include "mainwindow.h"
 #include "memorychart.h"
 #include "outcomebanner.h"
 #include "runpanel.h"
 #include "welcomepage.h"
+#include "workspacefilemodel.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QDeadlineTimer>
 #include <QDir>
+#include <QDockWidget>
 #include <QGroupBox>
 #include <QPainter>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
+#include <QTemporaryDir>
 #include <QThread>
+#include <QTreeView>
 
 #include <cstdio>
 #include <functional>
@@ -74,8 +83,8 @@ int main(int argc, char *argv[])
     QApplication::setApplicationName(QStringLiteral("cordon-workbench"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
     const QString out = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral(".");
-    // `--dark` (second argument): the same tour in a dark palette, to check that icons, the editor and the
-    // chart follow it.
+    // `--dark` (second argument): the same tour in a dark palette, to check that
+    // icons, the editor and the chart follow it.
     const bool dark = argc > 2 && qstrcmp(argv[2], "--dark") == 0;
     if (dark) {
         QPalette palette;
@@ -142,7 +151,8 @@ int main(int argc, char *argv[])
     dialog->reject();
     settle(300);
 
-    // Some quiet seconds first, so that the chart shows the container idle before the program climbs.
+    // Some quiet seconds first, so that the chart shows the container idle before
+    // the program climbs.
     settle(12000);
     auto *panel = window.findChild<RunPanel *>();
     panel->runAction()->trigger();
@@ -153,8 +163,8 @@ int main(int argc, char *argv[])
     if (!save(window.grab(), out, prefix + QStringLiteral("main-window.png")))
         return 1;
 
-    // The memory view on its own, wider than in the window, after a program ran into the 1 GiB limit: the
-    // climb, the limit line and the OOM kill mark.
+    // The memory view on its own, wider than in the window, after a program ran
+    // into the 1 GiB limit: the climb, the limit line and the OOM kill mark.
     panel->editor()->setText(QStringLiteral("import time\nblocks = []\nwhile True:\n"
                                             "    blocks.append(bytearray(64 << 20))\n    time.sleep(0.1)\n"));
     panel->runAction()->trigger();
@@ -171,6 +181,116 @@ int main(int argc, char *argv[])
     splitter->setSizes({260, 420, 600});
     settle(800);
     if (!save(memoryBox->grab(), out, prefix + QStringLiteral("memory-chart.png")))
+        return 1;
+    if (dark)
+        return 0;
+
+    // The file browser: a CSV uploaded from "this computer", a program that reads
+    // it and writes a summary, a report, a small PNG chart and a symlink to
+    // /etc/passwd; everything in outputs/ downloaded (the symlink is refused and
+    // the message says so), and the summary previewed as a table.
+    splitter->setSizes({260, 760, 360});
+    QTemporaryDir host;
+    const QString upload = QDir(host.path()).filePath(QStringLiteral("measurements.csv"));
+    {
+        QFile file(upload);
+        if (!file.open(QIODevice::WriteOnly))
+            return fail("writing the file to upload");
+        file.write("site,day,temperature\nnorth,mon,11.5\nnorth,tue,12.25\nsouth,"
+                   "mon,17\nsouth,tue,18.5\n"
+                   "east,mon,14\neast,tue,13.5\n");
+    }
+    auto *files = window.findChild<FileBrowser *>();
+    bool uploaded = false;
+    QObject::connect(files, &FileBrowser::operationFinished, files, [&] { uploaded = true; });
+    files->uploadFiles({upload});
+    if (!waitFor([&] { return uploaded; }, 30000))
+        return fail("uploading a file");
+    panel->setCode(QStringLiteral("python"),
+                   QStringLiteral("# Reads the uploaded CSV, writes a summary, a report and a chart "
+                                  "into outputs/,\n"
+                                  "# and plants a symlink to a host file, which the download refuses.\n"
+                                  "import csv, os, struct, zlib\n"
+                                  "rows = "
+                                  "list(csv.DictReader(open('/mnt/data/inputs/measurements.csv')))\n"
+                                  "sites = {}\n"
+                                  "for row in rows:\n"
+                                  "    sites.setdefault(row['site'], "
+                                  "[]).append(float(row['temperature']))\n"
+                                  "with open('/mnt/data/outputs/summary.csv', 'w', newline='') as f:\n"
+                                  "    w = csv.writer(f)\n"
+                                  "    w.writerow(['site', 'days', 'mean', 'max'])\n"
+                                  "    for site, t in sorted(sites.items()):\n"
+                                  "        w.writerow([site, len(t), round(sum(t) / len(t), 2), "
+                                  "max(t)])\n"
+                                  "open('/mnt/data/outputs/report.txt', 'w').write(f'{len(rows)} rows, "
+                                  "{len(sites)} sites\\n')\n"
+                                  "def png(w, h, pixel):\n"
+                                  "    raw = b''.join(b'\\0' + b''.join(pixel(x, y) for x in range(w)) "
+                                  "for y in range(h))\n"
+                                  "    chunk = lambda t, d: struct.pack('>I', len(d)) + t + d + "
+                                  "struct.pack('>I', zlib.crc32(t + d))\n"
+                                  "    return (b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', "
+                                  "struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))\n"
+                                  "            + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', "
+                                  "b''))\n"
+                                  "open('/mnt/data/outputs/chart.png', 'wb').write(png(96, 64, lambda "
+                                  "x, y: bytes(\n"
+                                  "    (40, 110, 200) if y > 60 - 4 * sites[sorted(sites)[x // 32]][0] "
+                                  "else (245, 245, 245))))\n"
+                                  "os.symlink('/etc/passwd', '/mnt/data/outputs/passwd-link')\n"
+                                  "print('wrote', sorted(os.listdir('/mnt/data/outputs')))\n"));
+    panel->runAction()->trigger();
+    if (!waitFor([&] { return banner->text().startsWith(QStringLiteral("Exit code 0")); }, 60000))
+        return fail("running the file program");
+    panel->outputTabs()->setCurrentWidget(files);
+    if (!waitFor(
+            [&] {
+                return files->model()
+                    ->indexOf(QStringLiteral("outputs"), QStringLiteral("summary.csv"))
+                    .isValid();
+            },
+            10000))
+        return fail("listing the outputs");
+    QTemporaryDir downloads;
+    uploaded = false;
+    files->downloadTo(downloads.path(), {files->model()->rootIndex(QStringLiteral("outputs"))});
+    if (!waitFor([&] { return uploaded; }, 30000))
+        return fail("downloading the outputs");
+    const QModelIndex summary =
+        files->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("summary.csv"));
+    files->view()->selectionModel()->setCurrentIndex(summary, QItemSelectionModel::ClearAndSelect |
+                                                                  QItemSelectionModel::Rows);
+    if (!waitFor([&] { return files->previewKind() == QLatin1String("table"); }, 10000))
+        return fail("previewing the CSV");
+    if (auto *editorSplitter = window.findChild<QSplitter *>(QStringLiteral("editorSplitter")))
+        editorSplitter->setSizes({250, 450});
+    settle(800);
+    if (!save(window.grab(), out, QStringLiteral("file-browser.png")))
+        return 1;
+
+    // The history: every run so far, the file program's detail with its inputs
+    // and artifacts and their hashes.
+    auto *history = window.findChild<HistoryView *>();
+    bool loaded = false;
+    QObject::connect(history, &HistoryView::pageLoaded, history, [&] { loaded = true; });
+    QObject::connect(history, &HistoryView::detailLoaded, history, [&] { loaded = true; });
+    // A taller window, so that the editor, the chart and the dock all have room.
+    window.resize(1280, 960);
+    panel->outputTabs()->setCurrentIndex(0);
+    QDockWidget *dock = window.historyDock();
+    dock->show();
+    window.resizeDocks({dock}, {360}, Qt::Vertical);
+    if (!waitFor([&] { return loaded && history->model()->rowCount() > 0; }, 10000))
+        return fail("listing the history");
+    loaded = false;
+    history->showRun(history->model()->index(0, 0).data(HistoryModel::RunIdRole).toString());
+    if (!waitFor([&] { return loaded; }, 10000))
+        return fail("loading a run's detail");
+    if (auto *tabs = history->findChild<QTabWidget *>())
+        tabs->setCurrentIndex(2);
+    settle(800);
+    if (!save(window.grab(), out, QStringLiteral("history.png")))
         return 1;
     return 0;
 }
