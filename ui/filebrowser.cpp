@@ -158,7 +158,10 @@ FileBrowser::FileBrowser(DaemonConnection &connection, QWidget *parent)
             &FileBrowser::updateActions);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
-                if (current.isValid() && current.data(WorkspaceFileModel::IsFileRole).toBool())
+                // Only a choice of the user's: a listing that replaces rows moves the current index too, and
+                // each preview is a download the daemon records.
+                if (!m_relisting && current.isValid() &&
+                    current.data(WorkspaceFileModel::IsFileRole).toBool())
                     preview(current);
             });
     connect(m_model, &QAbstractItemModel::rowsInserted, m_view,
@@ -298,7 +301,19 @@ void FileBrowser::refresh()
                 if (!result) {
                     notes->append(tr("%1 could not be listed: %2").arg(scope, result.error().message()));
                 } else {
+                    const QModelIndex current = m_view->selectionModel()->currentIndex();
+                    const QString currentScope = current.data(WorkspaceFileModel::ScopeRole).toString();
+                    const QString currentPath = current.data(WorkspaceFileModel::PathRole).toString();
+                    m_relisting = true;
                     m_model->setFiles(scope, result->value(QStringLiteral("files")).toArray());
+                    // The file the user was on stays selected when it is still there.
+                    if (currentScope == scope) {
+                        const QModelIndex again = m_model->indexOf(scope, currentPath);
+                        if (again.isValid())
+                            m_view->selectionModel()->setCurrentIndex(
+                                again, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+                    }
+                    m_relisting = false;
                     for (const QJsonValue &refused : result->value(QStringLiteral("refused")).toArray())
                         notes->append(
                             tr("Not listed in %1/: %2").arg(scope, refusalLine(refused.toObject()).mid(2)));
@@ -625,6 +640,7 @@ void FileBrowser::showPreviewFile(const QString &localPath, const QString &name)
             showPreviewMessage(tr("%1 is not a readable image: %2").arg(name, reader.errorString()));
             return;
         }
+        m_previewImage = image;
         const QSize fit = image.size().boundedTo(QSize(1600, 1600));
         m_imagePreview->setPixmap(
             QPixmap::fromImage(image.scaled(fit, Qt::KeepAspectRatio, Qt::SmoothTransformation)));

@@ -7,6 +7,7 @@
 // never read directly.
 #pragma once
 
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QModelIndexList>
@@ -67,6 +68,8 @@ public:
     QString previewKind() const;
     QPlainTextEdit *textPreview() const { return m_textPreview; }
     QTableWidget *tablePreview() const { return m_tablePreview; }
+    // The image shown by the image preview, at its own size (before scaling to fit).
+    QImage imagePreview() const { return m_previewImage; }
 
 Q_SIGNALS:
     void busyChanged(bool busy);
@@ -111,9 +114,11 @@ private:
     QPlainTextEdit *m_textPreview;
     QTableWidget *m_tablePreview;
     QLabel *m_imagePreview;
+    QImage m_previewImage;
     std::unique_ptr<QTemporaryDir> m_previewDir;
     int m_busy = 0;
     quint64 m_listGeneration = 0;
+    bool m_relisting = false; // rows are being replaced: selection changes are not the user's
     QAction *m_refreshAction;
     QAction *m_uploadAction;
     QAction *m_downloadAction;

@@ -94,7 +94,15 @@ private Q_SLOTS:
                                   "    w = csv.writer(f)\n"
                                   "    w.writerow(['word', 'length'])\n"
                                   "    for word in text.split():\n"
-                                  "        w.writerow([word, len(word)])\n"));
+                                  "        w.writerow([word, len(word)])\n"
+                                  "import struct, zlib\n"
+                                  "def chunk(kind, data):\n"
+                                  "    return (struct.pack('>I', len(data)) + kind + data\n"
+                                  "            + struct.pack('>I', zlib.crc32(kind + data)))\n"
+                                  "raw = b''.join(b'\\0' + b'\\xff\\x00\\x00' * 3 for _ in range(2))\n"
+                                  "open('/mnt/data/outputs/red.png', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n'\n"
+                                  "    + chunk(b'IHDR', struct.pack('>IIBBBBB', 3, 2, 8, 2, 0, 0, 0))\n"
+                                  "    + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))\n"));
         // Refreshed after the run, without asking.
         QTRY_VERIFY_WITH_TIMEOUT(
             m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("result.txt")).isValid(),
@@ -139,6 +147,29 @@ private Q_SLOTS:
         QCOMPARE(table->horizontalHeaderItem(0)->text(), QStringLiteral("word"));
         QCOMPARE(table->item(1, 0)->text(), QStringLiteral("beta"));
         QCOMPARE(table->item(1, 1)->text(), QStringLiteral("4"));
+
+        m_browser->preview(m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("red.png")));
+        QTRY_COMPARE_WITH_TIMEOUT(m_browser->previewKind(), QStringLiteral("image"), 10000);
+        QCOMPARE(m_browser->imagePreview().size(), QSize(3, 2));
+        QCOMPARE(m_browser->imagePreview().pixelColor(1, 1), QColor(Qt::red));
+
+        // A listing after a run keeps the file the user was on, and does not fetch it again by itself.
+        const QModelIndex csv =
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("table.csv"));
+        m_browser->view()->selectionModel()->setCurrentIndex(csv, QItemSelectionModel::ClearAndSelect |
+                                                                      QItemSelectionModel::Rows);
+        QTRY_COMPARE_WITH_TIMEOUT(m_browser->previewKind(), QStringLiteral("table"), 10000);
+        const qint64 downloadsBefore = downloadEvents();
+        QVERIFY(downloadsBefore > 0);
+        QSignalSpy listed(m_browser->model(), &QAbstractItemModel::rowsInserted);
+        m_browser->refresh();
+        QVERIFY(listed.wait(10000));
+        QTRY_COMPARE(
+            m_browser->view()->selectionModel()->currentIndex().data(WorkspaceFileModel::PathRole).toString(),
+            QStringLiteral("table.csv"));
+        QCOMPARE(m_browser->previewKind(), QStringLiteral("table"));
+        QTest::qWait(200);
+        QCOMPARE(downloadEvents(), downloadsBefore);
     }
 
     void plantedSymlinkIsRefused()
@@ -149,7 +180,7 @@ private Q_SLOTS:
         m_browser->downloadTo(destination.path(), {m_browser->model()->rootIndex(QStringLiteral("outputs"))});
         QVERIFY(finished.wait(30000));
         const QString message = m_browser->message();
-        QVERIFY2(message.contains(QStringLiteral("Downloaded 2 files to ")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("Downloaded 3 files to ")), qPrintable(message));
         QVERIFY2(message.contains(QStringLiteral("Refused 1 file, not copied:")), qPrintable(message));
         QVERIFY2(message.contains(QStringLiteral(
                      "• evil: a symbolic link, which could point anywhere on this computer (files.symlink)")),
@@ -180,6 +211,16 @@ private Q_SLOTS:
     }
 
 private:
+    // How many downloads (previews included) the daemon recorded for the container.
+    qint64 downloadEvents()
+    {
+        const auto events = m_daemon.call(QStringLiteral("history.events"),
+                                          {{QStringLiteral("container"), m_containerId},
+                                           {QStringLiteral("kind"), QStringLiteral("file.downloaded")},
+                                           {QStringLiteral("limit"), 1}});
+        return events ? events->value(QStringLiteral("total")).toInteger() : -1;
+    }
+
     void runProgram(const QString &code)
     {
         auto *panel = m_window->findChild<RunPanel *>();
