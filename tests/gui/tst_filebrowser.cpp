@@ -14,6 +14,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QCryptographicHash>
+#include <QDropEvent>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -102,7 +103,8 @@ private Q_SLOTS:
                                   "raw = b''.join(b'\\0' + b'\\xff\\x00\\x00' * 3 for _ in range(2))\n"
                                   "open('/mnt/data/outputs/red.png', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n'\n"
                                   "    + chunk(b'IHDR', struct.pack('>IIBBBBB', 3, 2, 8, 2, 0, 0, 0))\n"
-                                  "    + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))\n"));
+                                  "    + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))\n"
+                                  "open('/mnt/data/outputs/in\\u200bvisible.txt', 'w').write('x')\n"));
         // Refreshed after the run, without asking.
         QTRY_VERIFY_WITH_TIMEOUT(
             m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("result.txt")).isValid(),
@@ -114,6 +116,36 @@ private Q_SLOTS:
                  QStringLiteral("11 B"));
         QVERIFY(
             m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("table.csv")).isValid());
+        // A name with an invisible character is shown with the character spelled out, as plain text.
+        const QModelIndex hidden =
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("in\u200bvisible.txt"));
+        QVERIFY(hidden.isValid());
+        QCOMPARE(hidden.data().toString(), QStringLiteral("in\\u{200b}visible.txt"));
+    }
+
+    void realDropEventUploads()
+    {
+        // The same upload through the view: a drop event on the tree's viewport, as a file manager sends it.
+        const QString path = m_host.filePath(QStringLiteral("dropped.txt"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("dropped");
+        file.close();
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        QWidget *viewport = m_browser->view()->viewport();
+        const QPointF at(viewport->width() / 2.0, viewport->height() / 2.0);
+        QDragEnterEvent enter(at.toPoint(), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(viewport, &enter);
+        QVERIFY(enter.isAccepted());
+        QSignalSpy finished(m_browser, &FileBrowser::operationFinished);
+        QDropEvent drop(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(viewport, &drop);
+        QVERIFY(drop.isAccepted());
+        QCOMPARE(drop.dropAction(), Qt::CopyAction);
+        QVERIFY(finished.wait(30000));
+        QTRY_VERIFY(
+            m_browser->model()->indexOf(QStringLiteral("inputs"), QStringLiteral("dropped.txt")).isValid());
     }
 
     void downloadGivesTheSameBytes()
@@ -180,7 +212,7 @@ private Q_SLOTS:
         m_browser->downloadTo(destination.path(), {m_browser->model()->rootIndex(QStringLiteral("outputs"))});
         QVERIFY(finished.wait(30000));
         const QString message = m_browser->message();
-        QVERIFY2(message.contains(QStringLiteral("Downloaded 3 files to ")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("Downloaded 4 files to ")), qPrintable(message));
         QVERIFY2(message.contains(QStringLiteral("Refused 1 file, not copied:")), qPrintable(message));
         QVERIFY2(message.contains(QStringLiteral(
                      "• evil: a symbolic link, which could point anywhere on this computer (files.symlink)")),
