@@ -251,6 +251,7 @@ void FileBrowser::setContainer(const QJsonObject &container)
     if (other) {
         m_model->clearFiles();
         m_previewDir.reset();
+        ++m_previewGeneration;
         setMessage(QString());
         showPreviewMessage(tr("Select a file to preview it.\nDrop files here to upload them into inputs/."));
     }
@@ -594,14 +595,14 @@ void FileBrowser::preview(const QModelIndex &row)
     }
     showPreviewMessage(tr("Loading %1…").arg(name));
     const QString destination = m_previewDir->path();
-    QTemporaryDir *dir = m_previewDir.get();
+    const quint64 generation = ++m_previewGeneration;
     m_connection.call(QStringLiteral("file.download"),
                       {{QStringLiteral("container"), m_containerId},
                        {QStringLiteral("scope"), scope},
                        {QStringLiteral("path"), path},
                        {QStringLiteral("destination"), destination}},
-                      this, [this, dir, destination, name](Result<QJsonObject> result) {
-                          if (dir != m_previewDir.get())
+                      this, [this, generation, destination, name](Result<QJsonObject> result) {
+                          if (generation != m_previewGeneration)
                               return; // another file was selected meanwhile
                           if (!result) {
                               showPreviewMessage(tr("No preview of %1: %2")
@@ -693,13 +694,11 @@ void FileBrowser::showPreviewMessage(const QString &text)
     m_previewPages->setCurrentIndex(0);
 }
 
-void FileBrowser::setBusy(bool busy, const QString &what)
+void FileBrowser::setBusy(bool busy)
 {
     const bool was = m_busy > 0;
     m_busy = qMax(0, m_busy + (busy ? 1 : -1));
     m_progress->setVisible(m_busy > 0);
-    if (!what.isEmpty())
-        m_progress->setToolTip(what);
     if (was != (m_busy > 0))
         Q_EMIT busyChanged(m_busy > 0);
     updateActions();

@@ -97,7 +97,7 @@ private:
     void showPreviewMessage(const QString &text);
     QList<Transfer> transfersFor(const QModelIndexList &rows) const;
     QModelIndexList selectedRows() const;
-    void setBusy(bool busy, const QString &what = {});
+    void setBusy(bool busy);
     void setMessage(const QString &text, bool problem = false);
     void updateActions();
 
@@ -118,7 +118,8 @@ private:
     std::unique_ptr<QTemporaryDir> m_previewDir;
     int m_busy = 0;
     quint64 m_listGeneration = 0;
-    bool m_relisting = false; // rows are being replaced: selection changes are not the user's
+    quint64 m_previewGeneration = 0; // a preview's answer counts only if no other was asked for since
+    bool m_relisting = false;        // rows are being replaced: selection changes are not the user's
     QAction *m_refreshAction;
     QAction *m_uploadAction;
     QAction *m_downloadAction;
