@@ -6,6 +6,7 @@
 #include "historymodel.h"
 #include "outcomesummary.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFontDatabase>
@@ -62,7 +63,8 @@ QTreeWidgetItem *fileGroup(QTreeWidget *tree, const QString &title, const QJsonA
 
 HistoryView::HistoryView(DaemonConnection &connection, QWidget *parent)
     : QWidget(parent), m_connection(connection), m_model(new HistoryModel(this)),
-      m_outcome(new QComboBox(this)), m_view(new QTreeView(this)), m_footer(new QLabel(this)),
+      m_outcome(new QComboBox(this)), m_onlyCurrent(new QCheckBox(tr("Only the &selected container"), this)),
+      m_view(new QTreeView(this)), m_footer(new QLabel(this)),
       m_loadMore(new QPushButton(tr("Load &More"), this)), m_title(new QLabel(this)),
       m_summary(valueLabel(this)), m_error(valueLabel(this)), m_detailTabs(new QTabWidget(this)),
       m_code(new QPlainTextEdit(this)), m_output(new QPlainTextEdit(this)), m_files(new QTreeWidget(this)),
@@ -85,6 +87,9 @@ HistoryView::HistoryView(DaemonConnection &connection, QWidget *parent)
     auto *refresh = new QPushButton(tr("&Refresh"), this);
     refresh->setToolTip(tr("Read the history again"));
     connect(refresh, &QPushButton::clicked, this, &HistoryView::reload);
+    m_onlyCurrent->setObjectName(QStringLiteral("historyOnlyCurrent"));
+    m_onlyCurrent->setToolTip(tr("List only the runs of the container selected on the left"));
+    connect(m_onlyCurrent, &QCheckBox::toggled, this, &HistoryView::reload);
     connect(m_outcome, &QComboBox::currentIndexChanged, this, [this] {
         m_filter = m_outcome->currentData().toString();
         reload();
@@ -115,6 +120,7 @@ HistoryView::HistoryView(DaemonConnection &connection, QWidget *parent)
     auto *filterRow = new QHBoxLayout;
     filterRow->addWidget(outcomeLabel);
     filterRow->addWidget(m_outcome, 1);
+    filterRow->addWidget(m_onlyCurrent);
     filterRow->addWidget(refresh);
     auto *footerRow = new QHBoxLayout;
     footerRow->addWidget(m_footer, 1);
@@ -195,6 +201,20 @@ void HistoryView::setOutcomeFilter(const QString &errorClass)
         m_outcome->setCurrentIndex(index);
 }
 
+void HistoryView::setCurrentContainer(const QString &containerId)
+{
+    if (containerId == m_currentContainer)
+        return;
+    m_currentContainer = containerId;
+    if (m_onlyCurrent->isChecked())
+        markStale();
+}
+
+void HistoryView::setOnlyCurrentContainer(bool only)
+{
+    m_onlyCurrent->setChecked(only);
+}
+
 void HistoryView::markStale()
 {
     m_stale = true;
@@ -231,6 +251,8 @@ void HistoryView::request(bool append)
                        {QStringLiteral("offset"), append ? m_model->rowCount() : 0}};
     if (!m_filter.isEmpty())
         params.insert(QStringLiteral("error_class"), m_filter);
+    if (m_onlyCurrent->isChecked() && !m_currentContainer.isEmpty())
+        params.insert(QStringLiteral("container"), m_currentContainer);
     updateFooter();
     m_connection.call(
         QStringLiteral("history.runs"), params, this, [this, generation, append](Result<QJsonObject> result) {

@@ -12,6 +12,7 @@
 
 #include <functional>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPlainTextEdit;
@@ -44,6 +45,9 @@ public:
 
     // Only runs of this class ("ok", "oom", ...); empty for all.
     void setOutcomeFilter(const QString &errorClass);
+    // The container selected in the window; with "Only this container" checked, only its runs are listed.
+    void setCurrentContainer(const QString &containerId);
+    void setOnlyCurrentContainer(bool only);
     // The first page again, with the current filter.
     void reload();
     void loadMore();
@@ -77,6 +81,7 @@ private:
     DaemonConnection &m_connection;
     HistoryModel *m_model;
     QString m_filter;
+    QString m_currentContainer;
     int m_pageSize = DefaultPageSize;
     quint64 m_generation = 0;
     bool m_loading = false;
@@ -85,6 +90,7 @@ private:
     QString m_detailRunId;
 
     QComboBox *m_outcome;
+    QCheckBox *m_onlyCurrent;
     QTreeView *m_view;
     QLabel *m_footer;
     QPushButton *m_loadMore;

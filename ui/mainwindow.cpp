@@ -410,6 +410,7 @@ void MainWindow::refreshCurrent()
     const QJsonObject container = m_model->container(m_currentId);
     m_runPanel->setContainer(container);
     m_fileBrowser->setContainer(container);
+    m_historyView->setCurrentContainer(m_currentId);
     m_idleTimer->setContainer(container);
     m_chart->setContainer(m_currentId, container.value(QStringLiteral("memory_limit")).toInteger());
     updateActions();

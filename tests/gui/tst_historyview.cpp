@@ -4,6 +4,7 @@
 // JSON.
 #include "guitest.h"
 
+#include "containerlistmodel.h"
 #include "daemonconnection.h"
 #include "historymodel.h"
 #include "historyview.h"
@@ -145,6 +146,33 @@ private Q_SLOTS:
         QCOMPARE(m_history->model()->total(), 4);
     }
 
+    void filtersByContainer()
+    {
+        const auto created =
+            m_daemon.call(QStringLiteral("container.create"),
+                          {{QStringLiteral("policy"),
+                            QJsonObject{{QStringLiteral("name"), QStringLiteral("other")},
+                                        {QStringLiteral("memory_limit"), QStringLiteral("1g")}}}});
+        QVERIFY2(created, created ? "" : qPrintable(created.error().describe()));
+        const QString other =
+            created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        const QString otherRun = runToEnd(QStringLiteral("print('elsewhere')\n"), other);
+        QVERIFY(!otherRun.isEmpty());
+        QTRY_COMPARE_WITH_TIMEOUT(m_history->model()->total(), 5, 10000);
+
+        QTRY_VERIFY(m_window->containerModel().rowOf(other) >= 0);
+        m_window->selectContainer(other);
+        m_history->setOnlyCurrentContainer(true);
+        QTRY_COMPARE_WITH_TIMEOUT(m_history->model()->total(), 1, 10000);
+        QCOMPARE(m_history->model()->index(0, 0).data(HistoryModel::RunIdRole).toString(), otherRun);
+        QCOMPARE(m_history->model()->index(0, HistoryModel::ContainerColumn).data().toString(),
+                 QStringLiteral("other"));
+        m_window->selectContainer(m_containerId);
+        QTRY_COMPARE_WITH_TIMEOUT(m_history->model()->total(), 4, 10000);
+        m_history->setOnlyCurrentContainer(false);
+        QTRY_COMPARE_WITH_TIMEOUT(m_history->model()->total(), 5, 10000);
+    }
+
     void cleanupTestCase()
     {
         m_tester.reset();
@@ -153,12 +181,13 @@ private Q_SLOTS:
     }
 
 private:
-    QString runToEnd(const QString &code)
+    QString runToEnd(const QString &code, const QString &container = {})
     {
         const auto started =
-            m_daemon.call(QStringLiteral("run.exec"), {{QStringLiteral("container"), m_containerId},
-                                                       {QStringLiteral("language"), QStringLiteral("python")},
-                                                       {QStringLiteral("code"), code}});
+            m_daemon.call(QStringLiteral("run.exec"),
+                          {{QStringLiteral("container"), container.isEmpty() ? m_containerId : container},
+                           {QStringLiteral("language"), QStringLiteral("python")},
+                           {QStringLiteral("code"), code}});
         if (!started) {
             qWarning("run.exec: %s", qPrintable(started.error().describe()));
             return {};
