@@ -31,7 +31,7 @@ struct ProxyLimits
 // instead of the daemon's memory.
 constexpr qint64 ReadBufferBytes = 256 * 1024;
 constexpr qint64 HighWaterBytes = 1024 * 1024;
-constexpr qint64 ChunkBytes = 64 * 1024;
+constexpr qint64 ChunkBytes = 256 * 1024;
 
 // The bytes one client connection may still move, shared by its requests and its tunnel.
 class ByteBudget
