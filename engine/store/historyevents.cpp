@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // HistoryStore: file transfers and events.
 #include "store/historystore.h"
+#include "store/pagequery.h"
 #include "store/rowcodec.h"
 #include "store/transaction.h"
 #include "store/whereclause.h"
@@ -84,38 +85,8 @@ Result<Page<EventRecord>> HistoryStore::events(const EventFilter &filter) const
     if (filter.until > 0)
         where.add("at < ?", filter.until);
 
-    auto transaction = Transaction::begin(m_db, Transaction::Mode::Read, purpose);
-    if (!transaction)
-        return fail(transaction.error());
-
-    Page<EventRecord> page;
-    auto count = m_db.prepare("SELECT count(*) FROM events" + where.sql(), purpose);
-    if (!count)
-        return fail(count.error());
-    where.bindTo(*count);
-    auto counted = count->step();
-    if (!counted)
-        return fail(counted.error());
-    page.total = count->columnInt64(0);
-
-    auto stmt = m_db.prepare("SELECT " + QByteArray(EventColumns) + " FROM events" + where.sql() +
-                                 " ORDER BY at DESC, id DESC LIMIT ? OFFSET ?",
-                             purpose);
-    if (!stmt)
-        return fail(stmt.error());
-    const int next = where.bindTo(*stmt);
-    stmt->bind(next, qint64(filter.limit < 0 ? -1 : filter.limit))
-        .bind(next + 1, qint64(qMax(0, filter.offset)));
-    for (;;) {
-        auto row = stmt->step();
-        if (!row)
-            return fail(row.error());
-        if (!*row)
-            break;
-        page.items.append(eventFromRow(*stmt));
-    }
-    CORDON_TRY(transaction->commit());
-    return page;
+    return readPage<EventRecord>(m_db, "events", where, EventColumns, "at DESC, id DESC", filter.limit,
+                                 filter.offset, purpose, eventFromRow);
 }
 
 Result<QHash<QString, qint64>> HistoryStore::eventCounts(const QString &containerId,

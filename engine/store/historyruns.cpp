@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // HistoryStore: runs.
 #include "store/historystore.h"
+#include "store/pagequery.h"
 #include "store/rowcodec.h"
 #include "store/transaction.h"
 #include "store/whereclause.h"
@@ -12,12 +13,6 @@ namespace {
 const QString Running = QStringLiteral("running");
 const QString Finished = QStringLiteral("finished");
 const QString Interrupted = QStringLiteral("interrupted");
-
-// LIMIT -1 is SQLite's "no limit".
-qint64 sqlLimit(int limit)
-{
-    return limit < 0 ? -1 : limit;
-}
 
 } // namespace
 
@@ -148,38 +143,8 @@ Result<Page<RunRecord>> HistoryStore::runs(const RunFilter &filter, bool withOut
     if (filter.until > 0)
         where.add("started_at < ?", filter.until);
 
-    // The total and the page from one snapshot, so a run recorded in between cannot make them disagree.
-    auto transaction = Transaction::begin(m_db, Transaction::Mode::Read, purpose);
-    if (!transaction)
-        return fail(transaction.error());
-
-    Page<RunRecord> page;
-    auto count = m_db.prepare("SELECT count(*) FROM runs" + where.sql(), purpose);
-    if (!count)
-        return fail(count.error());
-    where.bindTo(*count);
-    auto counted = count->step();
-    if (!counted)
-        return fail(counted.error());
-    page.total = count->columnInt64(0);
-
-    auto stmt = m_db.prepare("SELECT " + runColumns(withOutput) + " FROM runs" + where.sql() +
-                                 " ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?",
-                             purpose);
-    if (!stmt)
-        return fail(stmt.error());
-    const int next = where.bindTo(*stmt);
-    stmt->bind(next, sqlLimit(filter.limit)).bind(next + 1, qint64(qMax(0, filter.offset)));
-    for (;;) {
-        auto row = stmt->step();
-        if (!row)
-            return fail(row.error());
-        if (!*row)
-            break;
-        page.items.append(runFromRow(*stmt));
-    }
-    CORDON_TRY(transaction->commit());
-    return page;
+    return readPage<RunRecord>(m_db, "runs", where, runColumns(withOutput), "started_at DESC, rowid DESC",
+                               filter.limit, filter.offset, purpose, runFromRow);
 }
 
 Result<int> HistoryStore::markRunningAsInterrupted(qint64 now)
