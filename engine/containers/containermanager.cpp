@@ -136,10 +136,14 @@ Result<> ContainerManager::setTimeScale(double scale)
         return fail(QStringLiteral("daemon.invalid_time_scale"),
                     QStringLiteral("time scale must be between 1 and 3600, got %1").arg(scale));
     m_settings.timeScale = scale;
+    // The new clock applies to the idle period under way, not only from the next activity on: a trainer who
+    // switches to a fast clock wants to see the countdown of the container in front of the class shrink now.
     for (auto &[id, entry] : m_entries) {
         if (entry->record.endedAt == 0) {
             entry->record.timeScale = scale;
-            persist(*entry);
+            entry->record.expiresAt = entry->record.lastActiveAt + idleMillis(*entry);
+            entry->warned = false;
+            persist(*entry); // also announces the new deadline (container.changed)
         }
     }
     recordEvent({}, {}, QStringLiteral("daemon.time_scale"), {{QStringLiteral("scale"), scale}});

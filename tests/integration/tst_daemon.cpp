@@ -7,10 +7,13 @@
 #include "store/historystore.h"
 #include "testutil.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QLocalSocket>
+
+#include <algorithm>
 
 #include <unistd.h>
 
@@ -426,6 +429,41 @@ private Q_SLOTS:
         raw.flush();
         QTRY_VERIFY(raw.state() == QLocalSocket::UnconnectedState || raw.waitForDisconnected(100));
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("daemon.status")));
+    }
+
+    void aFasterClockShortensTheIdlePeriodUnderWay()
+    {
+        QSignalSpy events(m_daemon.client.get(), &Cordon::Daemon::DaemonClient::eventReceived);
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("subscribe"),
+                                     {{QStringLiteral("topics"), QJsonArray{QStringLiteral("containers")}}}));
+        const QString id = create(1);
+        auto deadline = [this, &id] {
+            auto got = m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), id}});
+            return got ? got->value(QStringLiteral("container"))
+                             .toObject()
+                             .value(QStringLiteral("expires_at"))
+                             .toInteger()
+                       : qint64(0);
+        };
+        const qint64 before = deadline();
+        QVERIFY(before > QDateTime::currentMSecsSinceEpoch() + 50000);
+
+        // 60x: the minute still to go becomes a second, at once, and the change is announced.
+        events.clear();
+        QVERIFY_RESULT(
+            m_daemon.call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), 60}}));
+        const qint64 after = deadline();
+        QVERIFY2(after <= before - 55000, qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(after)));
+        QTRY_VERIFY(std::any_of(events.cbegin(), events.cend(), [&](const QList<QVariant> &event) {
+            const QJsonObject container =
+                event.at(1).toJsonObject().value(QStringLiteral("container")).toObject();
+            return event.at(0).toString() == QLatin1String("container.changed") &&
+                   container.value(QStringLiteral("id")).toString() == id &&
+                   container.value(QStringLiteral("expires_at")).toInteger() == after;
+        }));
+        QTRY_COMPARE_WITH_TIMEOUT(state(id), QStringLiteral("expired"), 5000);
+        QVERIFY_RESULT(
+            m_daemon.call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), 1}}));
     }
 
     void idleContainersExpireAndRestartsKeepDeadlines()
