@@ -87,10 +87,13 @@ public:
 
     Result<QJsonArray> processes(const QString &containerId) const;
 
-    // Network: the organisation allowlist in force, re-read on request; a running container's allowlist
+    // Network: the organisation allowlist in force, re-read on request, or replaced by the user (their file,
+    // unless an administrator's governs; running containers follow at once); a running container's allowlist
     // replaced (only narrower than the organisation's; a new policy version); decisions per host.
+    const Network::OrgPolicy &orgPolicy() const;
     QJsonObject orgPolicyJson() const;
     Result<QJsonObject> reloadOrgPolicy();
+    Result<QJsonObject> setOrgPolicy(const QJsonArray &domains);
     Result<QJsonObject> updateNetwork(const QString &containerId, const Policy::NetworkPolicy &network);
     Result<QJsonObject> networkSummary(const QString &containerId) const;
     QJsonArray memoryBacklog(const QString &containerId) const;

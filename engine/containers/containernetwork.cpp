@@ -6,6 +6,7 @@
 #include "containers/containermanager.h"
 
 #include <QDateTime>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QMap>
 
@@ -56,25 +57,26 @@ void ContainerManager::recordConnection(const Network::ConnectionRecord &record)
     recordEvent(record.containerId, runId, kind, detail);
 }
 
+const Network::OrgPolicy &ContainerManager::orgPolicy() const
+{
+    // Before initialize() there is no proxy: the empty list, which allows nothing.
+    static const Network::OrgPolicy none;
+    return m_proxy ? m_proxy->orgPolicy() : none;
+}
+
 QJsonObject ContainerManager::orgPolicyJson() const
 {
+    const Network::OrgPolicy &org = orgPolicy();
     QJsonArray rules;
-    if (m_proxy) {
-        for (const Policy::DomainRule &rule : m_proxy->orgPolicy().rules()) {
-            Policy::NetworkPolicy single;
-            single.type = Policy::NetworkPolicy::Type::Allowlist;
-            single.allowedDomains = {rule};
-            rules.append(single.toJsonObject().value(QStringLiteral("allowed_domains")).toArray().first());
-        }
-    }
-    const Network::OrgPolicy *org = m_proxy ? &m_proxy->orgPolicy() : nullptr;
+    for (const Policy::DomainRule &rule : org.rules())
+        rules.append(Policy::domainRuleToJson(rule));
     return {{QStringLiteral("allowed_domains"), rules},
-            {QStringLiteral("path"), org ? org->path() : QString()},
-            {QStringLiteral("administered"), org && org->isAdministered()},
-            {QStringLiteral("source"), !org || org->source() == Network::OrgPolicy::Source::Missing
+            {QStringLiteral("path"), org.path()},
+            {QStringLiteral("administered"), org.isAdministered()},
+            {QStringLiteral("source"), org.source() == Network::OrgPolicy::Source::Missing
                                            ? QStringLiteral("missing")
-                                       : org->isAdministered() ? QStringLiteral("system")
-                                                               : QStringLiteral("user")}};
+                                       : org.isAdministered() ? QStringLiteral("system")
+                                                              : QStringLiteral("user")}};
 }
 
 Result<QJsonObject> ContainerManager::reloadOrgPolicy()
@@ -86,6 +88,21 @@ Result<QJsonObject> ContainerManager::reloadOrgPolicy()
     recordEvent({}, {}, QStringLiteral("network.org_policy_reloaded"),
                 {{QStringLiteral("path"), org->path()}, {QStringLiteral("rules"), org->rules().size()}});
     return orgPolicyJson();
+}
+
+Result<QJsonObject> ContainerManager::setOrgPolicy(const QJsonArray &domains)
+{
+    if (!m_proxy)
+        return fail(QStringLiteral("daemon.internal"), QStringLiteral("the egress proxy is not set up yet"));
+    auto saved = Network::OrgPolicy::saveUserFile(domains);
+    if (!saved)
+        return fail(saved.error());
+    // The folder may be new; watch it from now on so that later edits by hand apply at once too.
+    const QString folder = QFileInfo(saved->path()).absolutePath();
+    if (!m_orgWatcher.directories().contains(folder))
+        m_orgWatcher.addPath(folder);
+    // Re-read rather than use what was written: what is in force is whatever load() finds now.
+    return reloadOrgPolicy();
 }
 
 Result<QJsonObject> ContainerManager::updateNetwork(const QString &containerId,

@@ -35,6 +35,9 @@ constexpr HintEntry Hints[] = {
      "remove it from the container's list."},
     {"network.org_policy_unreadable",
      "Fix or remove the organisation allowlist file named above; an administrator's file is never skipped."},
+    {"network.org_policy_administered",
+     "Your administrator's file governs the organisation allowlist; ask them to change it."},
+    {"network.org_policy_unwritable", "Check that the folder named above exists and that you may write to it."},
     {"network.restart_required", "Stop the container, change its policy, and start it again."},
     {"container.limit", "Stop or delete a container (`cordon ls`, `cordon rm ID`), or start cordond with a higher "
                         "--max-containers."},

@@ -4,8 +4,12 @@
 #include "policy/jsonfields.h"
 #include "policy/strictjson.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
 #include <QJsonObject>
+#include <QSaveFile>
 #include <QStandardPaths>
 
 #include <cerrno>
@@ -115,7 +119,11 @@ OrgPolicy::OrgPolicy(QList<Policy::DomainRule> rules, Source source, QString pat
 
 QString OrgPolicy::systemPath()
 {
-    return QStringLiteral("/etc/cordon/org-policy.json");
+    const QString fixed = QStringLiteral("/etc/cordon/org-policy.json");
+    const QString standIn = qEnvironmentVariable("CORDON_SYSTEM_ORG_POLICY");
+    if (standIn.isEmpty() || !QDir::isAbsolutePath(standIn) || entryExists(fixed))
+        return fixed;
+    return standIn;
 }
 
 QString OrgPolicy::userPath()
@@ -144,6 +152,44 @@ Result<OrgPolicy> OrgPolicy::load(const QString &systemFile, const QString &user
         return fromJson(*bytes, Source::User, userFile);
     }
     return OrgPolicy({}, Source::Missing, userFile);
+}
+
+Result<OrgPolicy> OrgPolicy::saveUserFile(const QJsonArray &domains)
+{
+    return saveUserFile(domains, systemPath(), userPath());
+}
+
+Result<OrgPolicy> OrgPolicy::saveUserFile(const QJsonArray &domains, const QString &systemFile,
+                                          const QString &userFile)
+{
+    if (entryExists(systemFile))
+        return fail(QStringLiteral("network.org_policy_administered"),
+                    QStringLiteral("the organisation allowlist is set by your administrator in %1; %2 is not "
+                                   "used while that file exists")
+                        .arg(systemFile, userFile));
+    const QByteArray bytes = QJsonDocument(QJsonObject{{QStringLiteral("allowed_domains"), domains}})
+                                 .toJson(QJsonDocument::Indented);
+    Result<OrgPolicy> parsed = fromJson(bytes, Source::User, userFile);
+    if (!parsed)
+        return parsed;
+
+    auto unwritable = [&userFile](const QString &why) {
+        return fail(QStringLiteral("network.org_policy_unwritable"),
+                    QStringLiteral("write organisation allowlist %1: %2").arg(userFile, why));
+    };
+    if (!QDir().mkpath(QFileInfo(userFile).absolutePath()))
+        return unwritable(QStringLiteral("cannot create its folder"));
+    // QSaveFile writes a temporary file beside the target, syncs it and renames it over the target: the
+    // daemon's folder watcher, a reader or a crash never sees half a list.
+    QSaveFile file(userFile);
+    file.setDirectWriteFallback(false);
+    if (!file.open(QIODevice::WriteOnly))
+        return unwritable(file.errorString());
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup |
+                        QFileDevice::ReadOther);
+    if (file.write(bytes) != bytes.size() || !file.commit())
+        return unwritable(file.errorString());
+    return parsed;
 }
 
 Result<OrgPolicy> OrgPolicy::fromJson(QByteArrayView json, Source source, const QString &path)

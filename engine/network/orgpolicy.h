@@ -12,6 +12,7 @@
 #include "policy/networkpolicy.h"
 
 #include <QByteArrayView>
+#include <QJsonArray>
 #include <QList>
 #include <QString>
 
@@ -41,7 +42,19 @@ public:
     // Parses a document; path is the file it came from, for messages.
     static Result<OrgPolicy> fromJson(QByteArrayView json, Source source, const QString &path);
 
-    // /etc/cordon/org-policy.json
+    // Writes the user's file: {"allowed_domains": domains}, read back through fromJson() first (the loader's
+    // own parser, so nothing is written that load() would refuse), then replaced atomically (a temporary file
+    // renamed over it, mode 0644, the folder created). Refused while an administrator's file exists at
+    // systemPath: that file wins, and writing the user's would change nothing. Returns the list as written.
+    // Errors: network.org_policy_administered, network.org_policy_unwritable, policy.* (with the file name).
+    static Result<OrgPolicy> saveUserFile(const QJsonArray &domains, const QString &systemPath,
+                                          const QString &userPath);
+    // saveUserFile(domains, systemPath(), userPath()).
+    static Result<OrgPolicy> saveUserFile(const QJsonArray &domains);
+
+    // /etc/cordon/org-policy.json. Tests stand in for an administrator with CORDON_SYSTEM_ORG_POLICY (an
+    // absolute path), which is honoured only while /etc/cordon/org-policy.json does not exist: it can add a
+    // restriction where there is none, never replace the one an administrator wrote.
     static QString systemPath();
     // $XDG_CONFIG_HOME/cordon/org-policy.json (~/.config/cordon/org-policy.json).
     static QString userPath();

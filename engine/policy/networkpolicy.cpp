@@ -109,7 +109,9 @@ Result<DomainRule> ruleFromObject(const QJsonObject &object, const QString &path
     return normalised;
 }
 
-Result<DomainRule> ruleFromJson(const QJsonValue &value, const QString &path)
+} // namespace
+
+Result<DomainRule> domainRuleFromJson(const QJsonValue &value, const QString &path)
 {
     if (value.isString()) {
         const Result<QString> entry = Json::toString(value, path, MaxDomainEntryLength);
@@ -127,7 +129,12 @@ Result<DomainRule> ruleFromJson(const QJsonValue &value, const QString &path)
                                    Json::typeName(value)));
 }
 
-} // namespace
+Error duplicateRuleError(const DomainRule &rule, const QString &path)
+{
+    return Error(
+        QStringLiteral("policy.invalid_domain"),
+        Json::at(path, QStringLiteral("the rule for %1 is listed twice").arg(Json::quoted(rule.pattern()))));
+}
 
 QString networkTypeName(NetworkPolicy::Type type)
 {
@@ -171,40 +178,42 @@ Result<NetworkPolicy> NetworkPolicy::fromJsonValue(const QJsonValue &value, cons
                     Json::at(domainsPath, QStringLiteral("must be empty when type is \"disabled\"")));
     for (qsizetype i = 0; i < domains->size(); ++i) {
         const QString itemPath = Json::indexPath(domainsPath, i);
-        Result<DomainRule> rule = ruleFromJson(domains->at(i), itemPath);
+        Result<DomainRule> rule = domainRuleFromJson(domains->at(i), itemPath);
         if (!rule)
             return fail(rule.error());
         if (policy.allowedDomains.contains(*rule))
-            return fail(QStringLiteral("policy.invalid_domain"),
-                        Json::at(itemPath, QStringLiteral("the rule for %1 is listed twice")
-                                               .arg(Json::quoted(rule->pattern()))));
+            return fail(duplicateRuleError(*rule, itemPath));
         policy.allowedDomains.append(std::move(*rule));
     }
     return policy;
 }
 
+QJsonObject domainRuleToJson(const DomainRule &rule)
+{
+    // Sorted here too, so that a rule built in code hashes like the same rule read from a document.
+    QList<quint16> sortedPorts = rule.ports;
+    std::sort(sortedPorts.begin(), sortedPorts.end());
+    QStringList methods = rule.methods;
+    methods.sort();
+    QStringList pathPrefixes = rule.pathPrefixes;
+    pathPrefixes.sort();
+    QJsonArray ports;
+    for (quint16 port : std::as_const(sortedPorts))
+        ports.append(qint64(port));
+    return QJsonObject{
+        {QStringLiteral("domain"), rule.pattern()},
+        {QStringLiteral("ports"), ports},
+        {QStringLiteral("methods"), QJsonArray::fromStringList(methods)},
+        {QStringLiteral("path_prefixes"), QJsonArray::fromStringList(pathPrefixes)},
+        {QStringLiteral("allow_private_addresses"), rule.allowPrivateAddresses},
+    };
+}
+
 QJsonObject NetworkPolicy::toJsonObject() const
 {
     QJsonArray domains;
-    for (const DomainRule &rule : allowedDomains) {
-        // Sorted here too, so that a rule built in code hashes like the same rule read from a document.
-        QList<quint16> sortedPorts = rule.ports;
-        std::sort(sortedPorts.begin(), sortedPorts.end());
-        QStringList methods = rule.methods;
-        methods.sort();
-        QStringList pathPrefixes = rule.pathPrefixes;
-        pathPrefixes.sort();
-        QJsonArray ports;
-        for (quint16 port : std::as_const(sortedPorts))
-            ports.append(qint64(port));
-        domains.append(QJsonObject{
-            {QStringLiteral("domain"), rule.pattern()},
-            {QStringLiteral("ports"), ports},
-            {QStringLiteral("methods"), QJsonArray::fromStringList(methods)},
-            {QStringLiteral("path_prefixes"), QJsonArray::fromStringList(pathPrefixes)},
-            {QStringLiteral("allow_private_addresses"), rule.allowPrivateAddresses},
-        });
-    }
+    for (const DomainRule &rule : allowedDomains)
+        domains.append(domainRuleToJson(rule));
     return QJsonObject{{QStringLiteral("type"), networkTypeName(type)},
                        {QStringLiteral("allowed_domains"), domains}};
 }

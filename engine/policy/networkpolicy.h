@@ -38,4 +38,13 @@ struct NetworkPolicy
 // "disabled" or "allowlist".
 QString networkTypeName(NetworkPolicy::Type type);
 
+// One allowlist entry as a policy takes it, a string or a rule object, normalised; path names the entry in
+// messages ("network_policy.allowed_domains[2]"). The one reader behind NetworkPolicy::fromJsonValue, the
+// organisation file and the daemon's network.check.
+Result<DomainRule> domainRuleFromJson(const QJsonValue &value, const QString &path);
+// A rule in the object form toJsonObject() writes (every key, lists sorted).
+QJsonObject domainRuleToJson(const DomainRule &rule);
+// policy.invalid_domain: the entry at path repeats an earlier rule of the same list.
+Error duplicateRuleError(const DomainRule &rule, const QString &path);
+
 } // namespace Cordon::Policy

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "service/containerservice.h"
 
+#include "containers/workspace.h"
 #include "policy/containerpolicy.h"
+#include "service/allowlistcheck.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -189,6 +191,7 @@ Result<QJsonObject> ContainerService::handleNow(const QString &method, const QJs
                            {QStringLiteral("time_scale"), m_manager.timeScale()},
                            {QStringLiteral("containers"), counts},
                            {QStringLiteral("cgroup"), m_manager.cgroupDescription()},
+                           {QStringLiteral("data_dir"), Containers::dataDirectory()},
                            {QStringLiteral("version"), QCoreApplication::applicationVersion()}};
     }
     if (method == QLatin1String("daemon.set_time_scale")) {
@@ -297,6 +300,19 @@ Result<QJsonObject> ContainerService::handleNow(const QString &method, const QJs
         return m_manager.orgPolicyJson();
     if (method == QLatin1String("network.reload_org_policy"))
         return m_manager.reloadOrgPolicy();
+    if (method == QLatin1String("network.check") || method == QLatin1String("network.set_org_policy")) {
+        const QJsonValue domains = params.value(QStringLiteral("allowed_domains"));
+        if (!domains.isArray())
+            return fail(invalidParams(QStringLiteral(
+                "`allowed_domains` must be an array of allowlist entries (strings or rule objects)")));
+        if (method == QLatin1String("network.set_org_policy"))
+            return m_manager.setOrgPolicy(domains.toArray());
+        auto checked = checkAllowlistEntries(domains, m_manager.orgPolicy());
+        if (!checked)
+            return fail(checked.error());
+        checked->insert(QStringLiteral("organisation"), m_manager.orgPolicyJson());
+        return checked;
+    }
     if (method == QLatin1String("network.summary")) {
         auto container = requireString(params, QStringLiteral("container"));
         if (!container)

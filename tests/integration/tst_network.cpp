@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QNetworkInterface>
@@ -290,6 +291,189 @@ private Q_SLOTS:
         m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
     }
 
+    void checkAnswersEachEntry()
+    {
+        const QJsonArray entries{QStringLiteral("EXAMPLE.com."),
+                                 QStringLiteral("https://example.com"),
+                                 QStringLiteral("pypi.org"),
+                                 QJsonObject{{QStringLiteral("domain"), QStringLiteral("example.com")},
+                                             {QStringLiteral("ports"), QJsonArray{80}}},
+                                 QStringLiteral("example.com"),
+                                 42,
+                                 QJsonObject{{QStringLiteral("domain"), QStringLiteral("example.com")},
+                                             {QStringLiteral("allow_everything"), true}}};
+        auto checked =
+            m_daemon->call(QStringLiteral("network.check"), {{QStringLiteral("allowed_domains"), entries}});
+        QVERIFY_RESULT(checked);
+        QCOMPARE(checked->value(QStringLiteral("ok")).toBool(), false);
+        const QJsonArray answers = checked->value(QStringLiteral("entries")).toArray();
+        QCOMPARE(answers.size(), entries.size());
+        const auto answer = [&](int i) { return answers.at(i).toObject(); };
+        const auto errorOf = [&](int i, const QString &key) { return answer(i).value(key).toObject(); };
+
+        // Normalised, canonical object form, inside the organisation's list.
+        QVERIFY(answer(0).value(QStringLiteral("ok")).toBool());
+        QCOMPARE(
+            answer(0).value(QStringLiteral("rule")).toObject().value(QStringLiteral("domain")).toString(),
+            QStringLiteral("example.com"));
+        QVERIFY(answer(0).value(QStringLiteral("rule")).toObject().contains(QStringLiteral("ports")));
+        QVERIFY(!answer(0).contains(QStringLiteral("outside_organisation")));
+        // Invalid: the parser's own words.
+        QVERIFY(!answer(1).value(QStringLiteral("ok")).toBool());
+        QCOMPARE(errorOf(1, QStringLiteral("error")).value(QStringLiteral("code")).toString(),
+                 QStringLiteral("policy.invalid_domain"));
+        QVERIFY2(errorOf(1, QStringLiteral("error"))
+                     .value(QStringLiteral("message"))
+                     .toString()
+                     .contains(QLatin1String("without a scheme")),
+                 qPrintable(errorOf(1, QStringLiteral("error")).value(QStringLiteral("message")).toString()));
+        // Valid, but the organisation does not allow it: checkNarrows' message.
+        QVERIFY(answer(2).value(QStringLiteral("ok")).toBool());
+        QCOMPARE(errorOf(2, QStringLiteral("outside_organisation")).value(QStringLiteral("code")).toString(),
+                 QStringLiteral("network.domain_not_allowed"));
+        QVERIFY(errorOf(2, QStringLiteral("outside_organisation"))
+                    .value(QStringLiteral("message"))
+                    .toString()
+                    .startsWith(QLatin1String("\"pypi.org\" is not in the organisation allowlist")));
+        // A narrower object rule is inside.
+        QVERIFY(answer(3).value(QStringLiteral("ok")).toBool());
+        QVERIFY(!answer(3).contains(QStringLiteral("outside_organisation")));
+        // The same rule as entry 0 after normalisation: listed twice.
+        QVERIFY(!answer(4).value(QStringLiteral("ok")).toBool());
+        QVERIFY(errorOf(4, QStringLiteral("error"))
+                    .value(QStringLiteral("message"))
+                    .toString()
+                    .contains(QLatin1String("listed twice")));
+        QCOMPARE(errorOf(5, QStringLiteral("error")).value(QStringLiteral("code")).toString(),
+                 QStringLiteral("policy.wrong_type"));
+        QCOMPARE(errorOf(6, QStringLiteral("error")).value(QStringLiteral("code")).toString(),
+                 QStringLiteral("policy.unknown_key"));
+        QCOMPARE(checked->value(QStringLiteral("organisation"))
+                     .toObject()
+                     .value(QStringLiteral("source"))
+                     .toString(),
+                 QStringLiteral("user"));
+
+        auto fine =
+            m_daemon->call(QStringLiteral("network.check"),
+                           {{QStringLiteral("allowed_domains"), QJsonArray{QStringLiteral("example.com")}}});
+        QVERIFY_RESULT(fine);
+        QVERIFY(fine->value(QStringLiteral("ok")).toBool());
+    }
+
+    void checkAndSetRefuseBadInput()
+    {
+        QJsonArray huge;
+        for (int i = 0; i < 1000; ++i) // over the policy's 256 rules, under the JSON reader's 1024 entries
+            huge.append(QStringLiteral("h%1.example.com").arg(i));
+        QJsonArray enormous;
+        for (int i = 0; i < 200000; ++i)
+            enormous.append(QStringLiteral("h%1.example.com").arg(i));
+        QJsonArray deep{QJsonArray{QJsonArray{QJsonObject{{QStringLiteral("domain"), QJsonArray{}}}}}};
+        const QList<QPair<QJsonObject, QString>> cases{
+            {{}, QStringLiteral("protocol.invalid_params")},
+            {{{QStringLiteral("allowed_domains"), QStringLiteral("pypi.org")}},
+             QStringLiteral("protocol.invalid_params")},
+            {{{QStringLiteral("allowed_domains"), QJsonObject{}}}, QStringLiteral("protocol.invalid_params")},
+            {{{QStringLiteral("allowed_domains"), huge}}, QStringLiteral("policy.out_of_range")},
+        };
+        const QString orgFile = m_config.filePath(QStringLiteral("cordon/org-policy.json"));
+        QFile before(orgFile);
+        QVERIFY(before.open(QIODevice::ReadOnly));
+        const QByteArray original = before.readAll();
+        before.close();
+        for (const QString &method :
+             {QStringLiteral("network.check"), QStringLiteral("network.set_org_policy")}) {
+            for (const auto &[params, code] : cases) {
+                auto refused = m_daemon->call(method, params);
+                QVERIFY2(!refused, qPrintable(method));
+                QCOMPARE(refused.error().code(), code);
+                QVERIFY(refused.error().message().contains(QLatin1String("allowed_domains")));
+            }
+        }
+        for (const QString &method :
+             {QStringLiteral("network.check"), QStringLiteral("network.set_org_policy")}) {
+            auto refused = m_daemon->call(method, {{QStringLiteral("allowed_domains"), enormous}});
+            QVERIFY(!refused);
+            QVERIFY2(refused.error().code().startsWith(QLatin1String("policy.")),
+                     qPrintable(refused.error().code()));
+        }
+        // Garbage entries: per entry in a check, the whole request for set_org_policy.
+        auto garbage =
+            m_daemon->call(QStringLiteral("network.check"), {{QStringLiteral("allowed_domains"), deep}});
+        QVERIFY_RESULT(garbage);
+        QCOMPARE(garbage->value(QStringLiteral("entries"))
+                     .toArray()
+                     .first()
+                     .toObject()
+                     .value(QStringLiteral("ok")),
+                 QJsonValue(false));
+        const QString longName = QString(100000, u'a') + QStringLiteral(".example");
+        for (const QJsonArray &bad :
+             {deep, QJsonArray{longName}, QJsonArray{QStringLiteral("*")}, QJsonArray{QJsonValue::Null},
+              QJsonArray{QStringLiteral("a\tb.example")}}) {
+            auto refused = m_daemon->call(QStringLiteral("network.set_org_policy"),
+                                          {{QStringLiteral("allowed_domains"), bad}});
+            QVERIFY(!refused);
+            QVERIFY2(refused.error().code().startsWith(QLatin1String("policy.")),
+                     qPrintable(refused.error().code()));
+            QVERIFY2(refused.error().message().contains(QLatin1String("allowed_domains[0]")),
+                     qPrintable(refused.error().message()));
+        }
+        // Nothing was written, and the daemon still answers.
+        QFile after(orgFile);
+        QVERIFY(after.open(QIODevice::ReadOnly));
+        QCOMPARE(after.readAll(), original);
+        QVERIFY_RESULT(m_daemon->call(QStringLiteral("daemon.status")));
+    }
+
+    void setOrgPolicyWritesTheUserFileAndAppliesAtOnce()
+    {
+        const QString orgFile = m_config.filePath(QStringLiteral("cordon/org-policy.json"));
+        const QJsonArray wider{localhostRule(m_upstream.port()), QStringLiteral("example.com"),
+                               QStringLiteral("pypi.org")};
+        auto set = m_daemon->call(QStringLiteral("network.set_org_policy"),
+                                  {{QStringLiteral("allowed_domains"), wider}});
+        QVERIFY_RESULT(set);
+        QCOMPARE(set->value(QStringLiteral("source")).toString(), QStringLiteral("user"));
+        QCOMPARE(set->value(QStringLiteral("path")).toString(), orgFile);
+        QCOMPARE(set->value(QStringLiteral("administered")).toBool(), false);
+        QCOMPARE(set->value(QStringLiteral("allowed_domains")).toArray().size(), 3);
+        QFile file(orgFile);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(file.readAll())
+                     .object()
+                     .value(QStringLiteral("allowed_domains"))
+                     .toArray(),
+                 wider);
+        QCOMPARE(QFileInfo(orgFile).permissions() & QFileDevice::Permissions(0x7077),
+                 QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup |
+                     QFileDevice::ReadOther);
+        // In force at once: pypi.org may now be in a container's list, and network.org_policy says so.
+        const QString id = create(allowlist({QStringLiteral("pypi.org")}));
+        QVERIFY(!id.isEmpty());
+        auto org = m_daemon->call(QStringLiteral("network.org_policy"));
+        QVERIFY_RESULT(org);
+        QCOMPARE(org->value(QStringLiteral("allowed_domains")).toArray().size(), 3);
+
+        // Narrowing it again applies to the running container: the upstream is no longer reachable.
+        const QString reaching = create(allowlist({localhostRule(m_upstream.port())}));
+        const QString url = QStringLiteral("http://localhost:%1/").arg(m_upstream.port());
+        QCOMPARE(out(sh(reaching, QStringLiteral("curl -sS -m 10 %1").arg(url))),
+                 QStringLiteral("hello from host"));
+        QVERIFY_RESULT(
+            m_daemon->call(QStringLiteral("network.set_org_policy"),
+                           {{QStringLiteral("allowed_domains"), QJsonArray{QStringLiteral("example.com")}}}));
+        QVERIFY(out(sh(reaching, QStringLiteral("curl -sS -m 10 %1").arg(url)))
+                    .contains(QLatin1String("blocked")));
+        QVERIFY_RESULT(
+            m_daemon->call(QStringLiteral("network.set_org_policy"),
+                           {{QStringLiteral("allowed_domains"),
+                             QJsonArray{localhostRule(m_upstream.port()), QStringLiteral("example.com")}}}));
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), reaching}});
+    }
+
     void disabledMeansNoProxyAtAll()
     {
         const QString id = create(QJsonObject{{QStringLiteral("type"), QStringLiteral("disabled")}});
@@ -300,6 +484,47 @@ private Q_SLOTS:
         QVERIFY2(out(run).startsWith(QLatin1String("[]\n")), qPrintable(out(run)));
         QVERIFY2(out(run).endsWith(QLatin1String("7\n")), qPrintable(out(run))); // connection refused
         m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    // Last: it replaces the daemon with one that sees an administrator's file.
+    void administratorsFileGoverns()
+    {
+        QVERIFY(m_daemon->stop());
+        QTemporaryDir etc;
+        const QString system = etc.filePath(QStringLiteral("org-policy.json"));
+        QFile file(system);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"allowed_domains": ["example.com"]})");
+        file.close();
+        qputenv("CORDON_SYSTEM_ORG_POLICY", system.toLocal8Bit());
+        m_daemon = std::make_unique<DaemonFixture>();
+        QVERIFY(m_daemon->start());
+        qunsetenv("CORDON_SYSTEM_ORG_POLICY");
+        auto org = m_daemon->call(QStringLiteral("network.org_policy"));
+        QVERIFY_RESULT(org);
+        QCOMPARE(org->value(QStringLiteral("source")).toString(), QStringLiteral("system"));
+        QCOMPARE(org->value(QStringLiteral("administered")).toBool(), true);
+        QCOMPARE(org->value(QStringLiteral("path")).toString(), system);
+        auto refused =
+            m_daemon->call(QStringLiteral("network.set_org_policy"),
+                           {{QStringLiteral("allowed_domains"), QJsonArray{QStringLiteral("pypi.org")}}});
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code(), QStringLiteral("network.org_policy_administered"));
+        QVERIFY(refused.error().message().contains(system));
+        // The check answers against the administrator's list.
+        auto checked =
+            m_daemon->call(QStringLiteral("network.check"),
+                           {{QStringLiteral("allowed_domains"), QJsonArray{QStringLiteral("localhost")}}});
+        QVERIFY_RESULT(checked);
+        QVERIFY(checked->value(QStringLiteral("entries"))
+                    .toArray()
+                    .first()
+                    .toObject()
+                    .value(QStringLiteral("outside_organisation"))
+                    .toObject()
+                    .value(QStringLiteral("message"))
+                    .toString()
+                    .contains(QLatin1String("set by your administrator")));
     }
 };
 

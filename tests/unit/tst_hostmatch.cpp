@@ -10,7 +10,10 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QObject>
 #include <QTemporaryDir>
 
@@ -102,6 +105,7 @@ private slots:
     void loadMissing();
     void loadBrokenSystemFileFailsClosed();
     void loadRejectsUnknownKeys();
+    void saveUserFile();
 };
 
 void TestHostMatch::authorityAccepted_data()
@@ -538,6 +542,44 @@ void TestHostMatch::loadRejectsUnknownKeys()
     QVERIFY(!bad);
     QVERIFY2(bad.error().message().startsWith(path + str(": allowed_domains[1]")),
              qPrintable(bad.error().message()));
+}
+
+void TestHostMatch::saveUserFile()
+{
+    QTemporaryDir dir;
+    const QString system = dir.filePath(str("etc/org-policy.json"));
+    const QString user = dir.filePath(str("config/cordon/org-policy.json"));
+    // Written through the loader's parser: the folder is made, the file is 0644 and reads back equal.
+    Result<OrgPolicy> saved = OrgPolicy::saveUserFile(
+        QJsonArray{str("PyPI.org."), QJsonObject{{str("domain"), str("*.pythonhosted.org")}}}, system, user);
+    QVERIFY_RESULT(saved);
+    QCOMPARE(saved->source(), OrgPolicy::Source::User);
+    QCOMPARE(saved->rules().first().host, str("pypi.org"));
+    // Owner, group and other bits only (0x0700 are the "current user" duplicates).
+    QCOMPARE(QFileInfo(user).permissions() & QFileDevice::Permissions(0x7077),
+             QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup |
+                 QFileDevice::ReadOther);
+    const Result<OrgPolicy> loaded = OrgPolicy::load(system, user);
+    QVERIFY_RESULT(loaded);
+    QCOMPARE(*loaded, *saved);
+    QVERIFY(QDir(QFileInfo(user).absolutePath()).entryList(QDir::Files | QDir::Hidden) ==
+            QStringList{str("org-policy.json")});
+
+    // Something load() would refuse is never written, and the file keeps its list.
+    const Result<OrgPolicy> bad =
+        OrgPolicy::saveUserFile(QJsonArray{str("ok.example"), str("https://x.example")}, system, user);
+    QVERIFY(!bad);
+    QCOMPARE(bad.error().code(), str("policy.invalid_domain"));
+    QVERIFY2(bad.error().message().contains(str("allowed_domains[1]")), qPrintable(bad.error().message()));
+    QCOMPARE(*OrgPolicy::load(system, user), *saved);
+
+    // While an administrator's file exists, the user's is not the one in force: refused.
+    QVERIFY(writeFile(system, R"({"allowed_domains": []})"));
+    const Result<OrgPolicy> governed = OrgPolicy::saveUserFile(QJsonArray{str("a.example")}, system, user);
+    QVERIFY(!governed);
+    QCOMPARE(governed.error().code(), str("network.org_policy_administered"));
+    QVERIFY(governed.error().message().contains(system));
+    QCOMPARE(OrgPolicy::load(dir.filePath(str("none.json")), user)->rules().size(), 2);
 }
 
 QTEST_GUILESS_MAIN(TestHostMatch)
