@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "createcontainerdialog.h"
 
+#include "allowlisteditor.h"
+#include "allowlistmodel.h"
 #include "daemonconnection.h"
 
 #include <QComboBox>
@@ -9,8 +11,10 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListView>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QRegularExpression>
 #include <QRegularExpressionValidator>
 #include <QSpinBox>
@@ -51,9 +55,12 @@ QLabel *hint(const QString &text)
 CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidget *parent)
     : QDialog(parent), m_connection(connection), m_name(new QLineEdit(this)), m_nameError(new QLabel(this)),
       m_memory(new QComboBox(this)), m_idleMinutes(spinBox(this, 1, 10080, 20, tr(" min"))),
-      m_network(new QLabel(this)), m_advancedToggle(new QToolButton(this)), m_advanced(new QGroupBox(this)),
-      m_runTimeout(spinBox(this, 1, 86400, 300, tr(" s"))), m_pids(spinBox(this, 1, 65536, 256, QString())),
-      m_tmpMb(spinBox(this, 1, 65536, 512, tr(" MiB"))),
+      m_networkOff(new QRadioButton(tr("O&ff — only loopback inside the container"), this)),
+      m_networkAllowlist(new QRadioButton(tr("A&llowlist — chosen hosts through the egress proxy"), this)),
+      m_allowlist(new AllowlistEditor(connection, AllowlistEditor::Mode::Container, this)),
+      m_networkNote(new QLabel(this)), m_advancedToggle(new QToolButton(this)),
+      m_advanced(new QGroupBox(this)), m_runTimeout(spinBox(this, 1, 86400, 300, tr(" s"))),
+      m_pids(spinBox(this, 1, 65536, 256, QString())), m_tmpMb(spinBox(this, 1, 65536, 512, tr(" MiB"))),
       m_workspaceMb(spinBox(this, 1, 1048576, 2048, tr(" MiB"))),
       m_outputMb(spinBox(this, 1, 4096, 16, tr(" MiB"))), m_progress(new QProgressBar(this)),
       m_status(new QLabel(this)),
@@ -82,11 +89,31 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     m_idleMinutes->setToolTip(
         tr("After this long without activity the container is deleted with its files."));
 
-    m_network->setText(tr("Off — no network access, only loopback inside the container"));
-    m_network->setWordWrap(true);
-    m_network->setAccessibleName(tr("Network"));
-    m_network->setToolTip(
-        tr("Allowlists for chosen hosts come with the allowlist editor in a later version."));
+    m_networkOff->setObjectName(QStringLiteral("networkOffButton"));
+    m_networkOff->setAccessibleName(tr("Network off"));
+    m_networkOff->setChecked(true);
+    m_networkAllowlist->setObjectName(QStringLiteral("networkAllowlistButton"));
+    m_networkAllowlist->setAccessibleName(tr("Network allowlist"));
+    m_networkAllowlist->setToolTip(
+        tr("Programs reach only the listed hosts, through the daemon's egress proxy; "
+           "every host must be in the organisation allowlist."));
+    m_allowlist->setObjectName(QStringLiteral("createAllowlistEditor"));
+    m_allowlist->view()->setMinimumHeight(110);
+    m_allowlist->setVisible(false);
+    m_networkNote->setObjectName(QStringLiteral("createNetworkNote"));
+    m_networkNote->setTextFormat(Qt::PlainText);
+    m_networkNote->setWordWrap(true);
+    m_networkNote->setForegroundRole(QPalette::PlaceholderText);
+    m_networkNote->setVisible(false);
+    connect(m_networkAllowlist, &QRadioButton::toggled, this, [this](bool allowlist) {
+        m_allowlist->setVisible(allowlist);
+        m_networkNote->setVisible(allowlist);
+        if (allowlist)
+            showOrganisation();
+        validate();
+        adjustSize();
+    });
+    connect(m_allowlist, &AllowlistEditor::validityChanged, this, &CreateContainerDialog::validate);
 
     m_advancedToggle->setText(tr("Advanced limits"));
     m_advancedToggle->setCheckable(true);
@@ -136,7 +163,10 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     form->addRow(QString(), hint(tr("A run that needs more is stopped by the kernel.")));
     form->addRow(tr("&Idle expiry:"), m_idleMinutes);
     form->addRow(QString(), hint(tr("Deleted with its files after this long without activity.")));
-    form->addRow(tr("Network:"), m_network);
+    auto *networkChoice = new QVBoxLayout;
+    networkChoice->addWidget(m_networkOff);
+    networkChoice->addWidget(m_networkAllowlist);
+    form->addRow(tr("Network:"), networkChoice);
 
     auto *heading = new QLabel(tr("Create a container"), this);
     QFont headingFont = heading->font();
@@ -156,6 +186,8 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     layout->addWidget(intro);
     layout->addSpacing(8);
     layout->addLayout(form);
+    layout->addWidget(m_allowlist);
+    layout->addWidget(m_networkNote);
     layout->addWidget(m_advancedToggle, 0, Qt::AlignLeft);
     layout->addWidget(m_advanced);
     layout->addWidget(m_progress);
@@ -175,18 +207,21 @@ void CreateContainerDialog::setName(const QString &name)
 
 QJsonObject CreateContainerDialog::policy() const
 {
-    return {
-        {QStringLiteral("name"), m_name->text()},
-        {QStringLiteral("memory_limit"), m_memory->currentData().toString()},
-        {QStringLiteral("expires_after"),
-         QJsonObject{{QStringLiteral("anchor"), QStringLiteral("last_active_at")},
-                     {QStringLiteral("minutes"), m_idleMinutes->value()}}},
-        {QStringLiteral("network_policy"), QJsonObject{{QStringLiteral("type"), QStringLiteral("disabled")}}},
-        {QStringLiteral("limits"), QJsonObject{{QStringLiteral("run_timeout_s"), m_runTimeout->value()},
-                                               {QStringLiteral("pids"), m_pids->value()},
-                                               {QStringLiteral("tmp_mb"), m_tmpMb->value()},
-                                               {QStringLiteral("workspace_mb"), m_workspaceMb->value()},
-                                               {QStringLiteral("output_mb"), m_outputMb->value()}}}};
+    return {{QStringLiteral("name"), m_name->text()},
+            {QStringLiteral("memory_limit"), m_memory->currentData().toString()},
+            {QStringLiteral("expires_after"),
+             QJsonObject{{QStringLiteral("anchor"), QStringLiteral("last_active_at")},
+                         {QStringLiteral("minutes"), m_idleMinutes->value()}}},
+            {QStringLiteral("network_policy"),
+             m_networkAllowlist->isChecked()
+                 ? QJsonObject{{QStringLiteral("type"), QStringLiteral("allowlist")},
+                               {QStringLiteral("allowed_domains"), m_allowlist->entries()}}
+                 : QJsonObject{{QStringLiteral("type"), QStringLiteral("disabled")}}},
+            {QStringLiteral("limits"), QJsonObject{{QStringLiteral("run_timeout_s"), m_runTimeout->value()},
+                                                   {QStringLiteral("pids"), m_pids->value()},
+                                                   {QStringLiteral("tmp_mb"), m_tmpMb->value()},
+                                                   {QStringLiteral("workspace_mb"), m_workspaceMb->value()},
+                                                   {QStringLiteral("output_mb"), m_outputMb->value()}}}};
 }
 
 void CreateContainerDialog::validate()
@@ -201,14 +236,54 @@ void CreateContainerDialog::validate()
         problem = tr("Use up to 64 letters, digits, dots, underscores and hyphens.");
     m_nameError->setText(problem);
     m_nameError->setVisible(!problem.isEmpty());
-    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty() && !m_busy);
+    // The daemon checks the list as it is edited; Create waits for its answer and for every entry to pass.
+    const bool networkReady = !m_networkAllowlist->isChecked() || m_allowlist->isAcceptable();
+    QPushButton *create = m_buttons->button(QDialogButtonBox::Ok);
+    create->setEnabled(problem.isEmpty() && networkReady && !m_busy);
+    create->setToolTip(networkReady ? QString() : m_allowlist->problemSummary());
+}
+
+bool CreateContainerDialog::canCreate() const
+{
+    return m_buttons->button(QDialogButtonBox::Ok)->isEnabled();
+}
+
+void CreateContainerDialog::setAllowlistChosen(bool allowlist)
+{
+    (allowlist ? m_networkAllowlist : m_networkOff)->setChecked(true);
+}
+
+void CreateContainerDialog::showOrganisation()
+{
+    m_networkNote->setText(
+        tr("Every host must be in the organisation allowlist; entries outside it are marked."));
+    m_connection.call(QStringLiteral("network.org_policy"), {}, this, [this](Result<QJsonObject> result) {
+        if (!result)
+            return;
+        constexpr qsizetype MaxShown = 12;
+        const QJsonArray rules = result->value(QStringLiteral("allowed_domains")).toArray();
+        QStringList hosts;
+        for (qsizetype i = 0; i < rules.size() && i < MaxShown; ++i)
+            hosts.append(AllowlistModel::displayText(rules.at(i)));
+        if (rules.size() > MaxShown)
+            hosts.append(tr("and %n more", nullptr, int(rules.size() - MaxShown)));
+        m_networkNote->setText(
+            hosts.isEmpty()
+                ? tr("The organisation allowlist is empty, so no host can be allowed yet: add hosts to it in "
+                     "the "
+                     "Network tab or in Settings (%1).")
+                      .arg(result->value(QStringLiteral("path")).toString())
+                : tr("The organisation allowlist permits: %1. Entries outside it are marked and refused.")
+                      .arg(hosts.join(QStringLiteral(", "))));
+    });
 }
 
 void CreateContainerDialog::setBusy(bool busy)
 {
     m_busy = busy;
     for (QWidget *field :
-         std::initializer_list<QWidget *>{m_name, m_memory, m_idleMinutes, m_advanced, m_advancedToggle})
+         std::initializer_list<QWidget *>{m_name, m_memory, m_idleMinutes, m_networkOff, m_networkAllowlist,
+                                          m_allowlist, m_advanced, m_advancedToggle})
         field->setEnabled(!busy);
     m_progress->setVisible(busy);
     if (busy) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// "New container": a name, a memory tier, the idle minutes before it expires, the network (off in this
-// version), and the advanced limits folded away. Creating starts the sandbox, which takes a moment: the
+// "New container": a name, a memory tier, the idle minutes before it expires, the network (off, or an
+// allowlist edited in the same AllowlistEditor as the network panel's and checked by the daemon before Create
+// is offered), and the advanced limits folded away. Creating starts the sandbox, which takes a moment: the
 // dialog stays open with a busy note until the daemon answers, and shows the daemon's error in words if it
 // refuses.
 #pragma once
@@ -14,11 +15,13 @@ class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
+class QRadioButton;
 class QSpinBox;
 class QToolButton;
 
 namespace Cordon::Ui {
 
+class AllowlistEditor;
 class DaemonConnection;
 
 class CreateContainerDialog final : public QDialog
@@ -35,6 +38,12 @@ public:
     const QJsonObject &createdContainer() const { return m_created; }
 
     void setName(const QString &name);
+    // The allowlist editor shown when "Allowlist" is chosen.
+    AllowlistEditor *allowlistEditor() const { return m_allowlist; }
+    // Chooses the network: false for off, true for an allowlist.
+    void setAllowlistChosen(bool allowlist);
+    // Whether Create is offered now (the name is valid, the allowlist checked and acceptable).
+    bool canCreate() const;
 
     // Tiers in GiB, as the policy names them.
     static QList<int> memoryTiers() { return {1, 4, 16, 64}; }
@@ -43,6 +52,7 @@ public:
 
 private:
     void validate();
+    void showOrganisation();
     void setBusy(bool busy);
     void showError(const QString &text);
 
@@ -54,7 +64,10 @@ private:
     QLabel *m_nameError;
     QComboBox *m_memory;
     QSpinBox *m_idleMinutes;
-    QLabel *m_network;
+    QRadioButton *m_networkOff;
+    QRadioButton *m_networkAllowlist;
+    AllowlistEditor *m_allowlist;
+    QLabel *m_networkNote;
     QToolButton *m_advancedToggle;
     QGroupBox *m_advanced;
     QSpinBox *m_runTimeout;

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+// The Network tab for the selected container: the organisation allowlist (an OrgAllowlistEditor: read-only
+// when an administrator provides it) beside the container's own list in an AllowlistEditor, Apply
+// (container.update_network, the daemon's refusal in words) and Revert; the container's recent egress
+// decisions per host (network.summary), refreshed after runs and every few seconds while the tab is visible,
+// with "Allow This Host" on a denied host when the organisation list permits it. A container without network
+// says so and how to give it an allowlist (stopped containers only: a running one was started without a
+// proxy).
+#pragma once
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTimer>
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+class QStackedWidget;
+class QTableView;
+
+namespace Cordon::Ui {
+
+class AllowlistEditor;
+class DaemonConnection;
+class NetworkDecisionModel;
+class OrgAllowlistEditor;
+
+class NetworkPanel final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(NetworkPanel)
+
+public:
+    // While the tab is visible, decisions and the organisation list are read again this often.
+    static constexpr int RefreshIntervalMs = 4000;
+
+    explicit NetworkPanel(DaemonConnection &connection, QWidget *parent = nullptr);
+
+    // The container as in container.list and container.changed (with `policy`); an empty object for none.
+    void setContainer(const QJsonObject &container);
+    // Pushed events from DaemonConnection::eventReceived: container.changed updates the container shown,
+    // run.finished of this container reads its decisions again.
+    void onEvent(const QString &name, const QJsonObject &payload);
+
+    // "none", "disabled" or "allowlist": which page is shown.
+    QString page() const;
+    AllowlistEditor *editor() const { return m_editor; }
+    OrgAllowlistEditor *organisationEditor() const { return m_org; }
+    NetworkDecisionModel *decisionModel() const { return m_decisions; }
+    QTableView *decisionView() const { return m_decisionView; }
+    QPushButton *applyButton() const { return m_apply; }
+    QPushButton *revertButton() const { return m_revert; }
+    QPushButton *allowHostButton() const { return m_allowHost; }
+    // What the last Apply, switch or "allow" said (plain text).
+    QString message() const;
+    bool isModified() const;
+    bool isBusy() const { return m_busy; }
+
+    void apply();
+    void revert();
+    void refreshDecisions();
+    // Adds the selected denied host to the list, and applies at once when nothing else was being edited.
+    void allowSelectedHost();
+
+Q_SIGNALS:
+    // Apply (or a switch of the network type) answered; message() says how.
+    void applied(bool ok);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
+private:
+    QWidget *buildDisabledPage();
+    QWidget *buildAllowlistPage();
+    void setNetworkType(const QString &type);
+    void updateNetworkPolicy(const QJsonObject &networkPolicy, const QString &done);
+    void updatePage();
+    void updateButtons();
+    void checkSelectedHost();
+    void setMessage(const QString &text, bool problem);
+    QJsonArray policyDomains() const;
+    QString policyType() const;
+    bool isLive() const;
+
+    DaemonConnection &m_connection;
+    QJsonObject m_container;
+    QString m_containerId;
+    QJsonArray m_baseline; // the container's list as the daemon has it
+    bool m_busy = false;
+    quint64 m_decisionGeneration = 0;
+    quint64 m_hostCheckGeneration = 0;
+    bool m_hostAllowed = false;
+    QTimer m_refreshTimer;
+
+    QStackedWidget *m_pages;
+    QLabel *m_noneNote;
+    QLabel *m_disabledNote;
+    QPushButton *m_enable;
+    QLabel *m_liveNote;
+    QPushButton *m_disable;
+    OrgAllowlistEditor *m_org;
+    AllowlistEditor *m_editor;
+    QPushButton *m_apply;
+    QPushButton *m_revert;
+    QLabel *m_message;
+    NetworkDecisionModel *m_decisions;
+    QTableView *m_decisionView;
+    QPushButton *m_allowHost;
+    QPushButton *m_refresh;
+    QLabel *m_decisionNote;
+};
+
+} // namespace Cordon::Ui
