@@ -9,7 +9,7 @@ packages=(
     qt6-base-dev qt6-base-dev-tools libqt6charts6-dev libqt6svg6-dev
     libqscintilla2-qt6-dev libseccomp-dev libsqlite3-dev libexpected-dev libhttp-parser-dev
     python3 curl openssl util-linux passwd procps clang libclang-rt-14-dev
-    bubblewrap hyperfine xvfb xauth imagemagick
+    bubblewrap hyperfine xvfb xauth imagemagick dbus-daemon
 )
 
 missing=()

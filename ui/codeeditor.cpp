@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "codeeditor.h"
 
+#include "appearance.h"
+
 #include <Qsci/qscilexerbash.h>
 #include <Qsci/qscilexerjavascript.h>
 #include <Qsci/qscilexerpython.h>
@@ -32,6 +34,8 @@ QColor forPalette(const QColor &colour, const QPalette &palette)
 
 CodeEditor::CodeEditor(QWidget *parent) : QsciScintilla(parent)
 {
+    connect(Appearance::notifier(), &AppearanceNotifier::fontsChanged, this,
+            &CodeEditor::applyFontAndColours);
     setUtf8(true);
     setAutoIndent(true);
     setIndentationsUseTabs(false);
@@ -100,7 +104,7 @@ void CodeEditor::applyFontAndColours()
 {
     if (!m_lexer)
         return;
-    const QFont font = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    const QFont font = Appearance::fixedFont();
     const QPalette pal = palette();
     const QColor paper = pal.color(QPalette::Base);
     const QColor text = pal.color(QPalette::Text);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "idletimer.h"
 
+#include "appearance.h"
 #include "containerlistmodel.h"
 #include "formatting.h"
 #include "paletteicon.h"
 
+#include <QApplication>
 #include <QDateTime>
 #include <QGridLayout>
 #include <QLabel>
@@ -25,10 +27,8 @@ IdleTimer::IdleTimer(QWidget *parent)
       m_keepAlive(new QPushButton(paletteIcon(QStringLiteral("keep-alive")), tr("&Keep alive"), this))
 {
     setAccessibleName(tr("Idle timer"));
-    QFont big = m_countdown->font();
-    big.setPointSizeF(big.pointSizeF() * 1.8);
-    big.setWeight(QFont::DemiBold);
-    m_countdown->setFont(big);
+    applyCountdownFont();
+    connect(Appearance::notifier(), &AppearanceNotifier::fontsChanged, this, &IdleTimer::applyCountdownFont);
     m_countdown->setAccessibleName(tr("Time left before the container expires"));
     m_bar->setTextVisible(false);
     m_bar->setRange(0, 1000);
@@ -53,6 +53,14 @@ IdleTimer::IdleTimer(QWidget *parent)
     m_tick.setInterval(250); // a quarter second, so the displayed second never lags by a whole one
     connect(&m_tick, &QTimer::timeout, this, &IdleTimer::refresh);
     refresh();
+}
+
+void IdleTimer::applyCountdownFont()
+{
+    QFont big = QApplication::font();
+    big.setPointSizeF(big.pointSizeF() * 1.8);
+    big.setWeight(QFont::DemiBold);
+    m_countdown->setFont(big);
 }
 
 void IdleTimer::setContainer(const QJsonObject &container)

@@ -40,6 +40,7 @@ Q_SIGNALS:
 
 private:
     void refresh();
+    void applyCountdownFont();
 
     QJsonObject m_container;
     std::function<qint64()> m_clock;

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "mainwindow.h"
 
+#include "appearance.h"
 #include "codeeditor.h"
 #include "connectionbanner.h"
 #include "containerlistmodel.h"
 #include "createcontainerdialog.h"
 #include "daemonconnection.h"
+#include "demoscripts.h"
+#include "desktopnotifier.h"
 #include "filebrowser.h"
+#include "formatting.h"
 #include "historyview.h"
 #include "idletimer.h"
 #include "memorychart.h"
@@ -14,11 +18,14 @@
 #include "outputconsole.h"
 #include "paletteicon.h"
 #include "runpanel.h"
+#include "settingsdialog.h"
 #include "welcomepage.h"
+#include "workbenchsettings.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QGroupBox>
 #include <QHeaderView>
@@ -72,7 +79,7 @@ QString stateOf(const QJsonObject &container)
 
 MainWindow::MainWindow(Options options, QWidget *parent)
     : QMainWindow(parent), m_connection(new DaemonConnection(this)), m_model(new ContainerListModel(this)),
-      m_history(new MemoryHistory(this))
+      m_history(new MemoryHistory(this)), m_notifier(new DesktopNotifier(this))
 {
     m_connection->setAutoStart(options.autoStartDaemon);
     setWindowTitle(tr("Cordon Workbench"));
@@ -81,7 +88,19 @@ MainWindow::MainWindow(Options options, QWidget *parent)
     buildLayout();
     buildActions();
     restoreLayout();
+    Appearance::apply(WorkbenchSettings::theme(), m_presentationAction->isChecked());
 
+    connect(m_notifier, &DesktopNotifier::actionInvoked, this, [this](const QString &id, const QString &key) {
+        if (key == QLatin1String("keep-alive")) {
+            keepAlive(id);
+            return;
+        }
+        // The notification itself was clicked: show that container.
+        showNormal();
+        raise();
+        activateWindow();
+        selectContainer(id);
+    });
     connect(m_connection, &DaemonConnection::subscribed, this, &MainWindow::onSubscribed);
     connect(m_connection, &DaemonConnection::eventReceived, this, &MainWindow::onEvent);
     connect(m_connection, &DaemonConnection::statusChanged, this, [this] {
@@ -241,6 +260,12 @@ void MainWindow::buildActions()
     m_keepAliveAction = new QAction(paletteIcon(QStringLiteral("keep-alive")), tr("&Keep Alive"), this);
     m_keepAliveAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
     m_keepAliveAction->setToolTip(tr("Restart the selected container's idle timer (Ctrl+K)"));
+    m_settingsAction = new QAction(tr("&Settings…"), this);
+    m_settingsAction->setObjectName(QStringLiteral("settingsAction"));
+    m_settingsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
+    m_settingsAction->setMenuRole(QAction::PreferencesRole);
+    m_settingsAction->setToolTip(tr("Defaults for new containers, the theme, the organisation allowlist and "
+                                    "the data location (Ctrl+,)"));
     m_quitAction = new QAction(tr("&Quit"), this);
     m_quitAction->setShortcut(QKeySequence::Quit);
     // Delete would otherwise fire while the user deletes text in the editor.
@@ -252,6 +277,7 @@ void MainWindow::buildActions()
     connect(m_stopAction, &QAction::triggered, this, &MainWindow::stopCurrent);
     connect(m_deleteAction, &QAction::triggered, this, &MainWindow::deleteCurrent);
     connect(m_keepAliveAction, &QAction::triggered, this, [this] { keepAlive(m_currentId); });
+    connect(m_settingsAction, &QAction::triggered, this, &MainWindow::showSettings);
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
 
     QMenu *containerMenu = menuBar()->addMenu(tr("&Container"));
@@ -262,6 +288,8 @@ void MainWindow::buildActions()
     containerMenu->addAction(m_keepAliveAction);
     containerMenu->addSeparator();
     containerMenu->addAction(m_deleteAction);
+    containerMenu->addSeparator();
+    containerMenu->addAction(m_settingsAction);
     containerMenu->addSeparator();
     containerMenu->addAction(m_quitAction);
     QMenu *runMenu = menuBar()->addMenu(tr("&Run"));
@@ -296,6 +324,8 @@ void MainWindow::buildActions()
     historyAction->setToolTip(tr("Show past runs with their code, outcome, files and output (Ctrl+H)"));
     viewMenu->addAction(historyAction);
 
+    buildDemoMenu();
+
     QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
     helpMenu->addAction(tr("&About Cordon Workbench"), this, [this] {
         auto *box =
@@ -322,6 +352,39 @@ void MainWindow::buildActions()
     toolbar->addAction(m_deleteAction);
     toolbar->addSeparator();
     toolbar->addAction(historyAction);
+}
+
+void MainWindow::buildDemoMenu()
+{
+    QMenu *demoMenu = menuBar()->addMenu(tr("&Demo"));
+    demoMenu->setObjectName(QStringLiteral("demoMenu"));
+    demoMenu->setToolTipsVisible(true);
+    const QList<DemoScript> scripts = DemoScripts::all();
+    for (int index = 0; index < scripts.size(); ++index) {
+        const DemoScript &script = scripts.at(index);
+        QAction *action = demoMenu->addAction(tr("Run %1").arg(script.title));
+        action->setObjectName(QStringLiteral("demo-") + script.id);
+        action->setToolTip(script.shows);
+        action->setStatusTip(script.shows);
+        // Alt+1 … Alt+5: a trainer in front of a class should not have to open the menu.
+        action->setShortcut(QKeySequence(Qt::ALT | (Qt::Key_1 + index)));
+        connect(action, &QAction::triggered, this, [this, script] { runDemo(script); });
+    }
+    demoMenu->addSeparator();
+    m_fastClockAction = demoMenu->addAction(tr("&Fast Idle Clock (1 Minute = 1 Second)"));
+    m_fastClockAction->setObjectName(QStringLiteral("fastClockAction"));
+    m_fastClockAction->setCheckable(true);
+    m_fastClockAction->setToolTip(tr("Idle time runs 60 times faster for every container of this daemon, so "
+                                     "that expiry can be shown in seconds. The CLI sees the same clock."));
+    connect(m_fastClockAction, &QAction::toggled, this, &MainWindow::setFastClock);
+    m_presentationAction = demoMenu->addAction(tr("&Presentation Mode (Large Fonts)"));
+    m_presentationAction->setObjectName(QStringLiteral("presentationAction"));
+    m_presentationAction->setCheckable(true);
+    m_presentationAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    m_presentationAction->setToolTip(tr("Every font half as large again, for a projector (Ctrl+Shift+P)"));
+    m_presentationAction->setChecked(WorkbenchSettings::presentation());
+    connect(m_presentationAction, &QAction::toggled, this, &MainWindow::setPresentationMode);
+    addAction(m_presentationAction);
 }
 
 void MainWindow::restoreLayout()
@@ -357,6 +420,11 @@ void MainWindow::onSubscribed(const QJsonObject &snapshot)
     m_model->resetFrom(snapshot.value(QStringLiteral("containers")).toArray());
     m_history->resetFrom(snapshot.value(QStringLiteral("memory_backlog")).toArray());
     m_haveList = true;
+    m_timeScale = m_connection->helloResult().value(QStringLiteral("time_scale")).toDouble(1);
+    {
+        const QSignalBlocker blocker(m_fastClockAction);
+        m_fastClockAction->setChecked(m_timeScale > 1);
+    }
     if (m_currentId.isEmpty() || m_model->rowOf(m_currentId) < 0) {
         const QString last = QSettings().value(QStringLiteral("window/lastContainer")).toString();
         if (m_model->rowOf(last) >= 0)
@@ -372,19 +440,57 @@ void MainWindow::onSubscribed(const QJsonObject &snapshot)
 void MainWindow::onEvent(const QString &name, const QJsonObject &payload)
 {
     if (name == QLatin1String("container.changed")) {
-        m_model->update(payload.value(QStringLiteral("container")).toObject());
+        onContainerChanged(payload.value(QStringLiteral("container")).toObject());
     } else if (name == QLatin1String("memory.sample")) {
         m_history->add(payload.value(QStringLiteral("container")).toString(),
                        MemorySample::fromJson(payload));
     } else if (name == QLatin1String("run.finished") || name == QLatin1String("run.started")) {
         m_historyView->markStale();
     } else if (name == QLatin1String("container.expiring_soon")) {
-        const QJsonObject container =
-            m_model->container(payload.value(QStringLiteral("container")).toString());
-        if (!container.isEmpty())
-            statusBar()->showMessage(tr("“%1” expires soon: use it or keep it alive to keep its files.")
-                                         .arg(container.value(QStringLiteral("name")).toString()),
-                                     10000);
+        notifyExpiring(payload.value(QStringLiteral("container")).toString(),
+                       payload.value(QStringLiteral("expires_at")).toInteger());
+    }
+}
+
+void MainWindow::notifyExpiring(const QString &id, qint64 expiresAt)
+{
+    const QJsonObject container = m_model->container(id);
+    if (container.isEmpty())
+        return;
+    const QString name = container.value(QStringLiteral("name")).toString();
+    statusBar()->showMessage(tr("“%1” expires soon: use it or keep it alive to keep its files.").arg(name),
+                             10000);
+    // The idle timer is easy to miss when the window is behind others: the desktop says it too.
+    const qint64 left = qMax<qint64>(0, expiresAt - QDateTime::currentMSecsSinceEpoch());
+    m_notifier->notify(
+        id, tr("“%1” expires in %2").arg(Format::displayName(name), Format::countdown(left)),
+        tr("When it expires, its processes are stopped and every file in its workspace is "
+           "deleted. Use it or keep it alive to keep them."),
+        {{QStringLiteral("keep-alive"), tr("Keep Alive")}, {QStringLiteral("default"), tr("Show")}});
+    m_expiryWarnings.insert(id, expiresAt);
+}
+
+void MainWindow::onContainerChanged(const QJsonObject &container)
+{
+    m_model->update(container);
+    const QString id = container.value(QStringLiteral("id")).toString();
+    const auto warning = m_expiryWarnings.constFind(id);
+    if (warning == m_expiryWarnings.cend())
+        return;
+    const QString state = stateOf(container);
+    if (state == QLatin1String("expired")) {
+        m_expiryWarnings.remove(id);
+        m_notifier->notify(
+            id,
+            tr("“%1” expired").arg(Format::displayName(container.value(QStringLiteral("name")).toString())),
+            tr("It was idle too long: its processes were stopped and its files deleted."));
+    } else if (state != QLatin1String("running") && state != QLatin1String("stopped")) {
+        m_expiryWarnings.remove(id);
+        m_notifier->withdraw(id);
+    } else if (container.value(QStringLiteral("expires_at")).toInteger() > *warning) {
+        // Kept alive or used again: the warning no longer holds.
+        m_expiryWarnings.remove(id);
+        m_notifier->withdraw(id);
     }
 }
 
@@ -465,9 +571,8 @@ void MainWindow::updateStatus()
     const QJsonObject hello = m_connection->helloResult();
     QString text =
         tr("Connected to cordond %1").arg(hello.value(QStringLiteral("daemon_version")).toString());
-    const double scale = hello.value(QStringLiteral("time_scale")).toDouble(1);
-    if (scale > 1)
-        text += tr(" · idle time runs %1× faster (demo)").arg(scale);
+    if (m_timeScale > 1)
+        text += tr(" · idle time runs %1× faster (demo)").arg(m_timeScale);
     m_statusLabel->setText(text);
 }
 
@@ -487,29 +592,137 @@ void MainWindow::showCreateDialog()
     dialog->open();
 }
 
+void MainWindow::showSettings()
+{
+    auto *dialog = new SettingsDialog(*m_connection, this);
+    dialog->setObjectName(QStringLiteral("settingsDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+}
+
 void MainWindow::createDemoContainer()
+{
+    createDemo([this](const QString &id) {
+        selectContainer(id);
+        m_runPanel->setCode(QStringLiteral("python"), demoProgram());
+        m_runPanel->editor()->setFocus();
+    });
+}
+
+void MainWindow::createDemo(std::function<void(const QString &id)> then)
 {
     if (!m_connection->isConnected())
         return;
     m_welcome->setError(QString());
     m_welcome->setBusy(true);
+    statusBar()->showMessage(tr("Creating a demo container…"));
     const QJsonObject policy{{QStringLiteral("name"), QStringLiteral("demo")},
                              {QStringLiteral("memory_limit"), QStringLiteral("1g")}};
     m_connection->call(
         QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}}, this,
-        [this](Result<QJsonObject> result) {
+        [this, then = std::move(then)](Result<QJsonObject> result) {
             m_welcome->setBusy(false);
+            statusBar()->clearMessage();
             if (!result) {
-                m_welcome->setError(
-                    tr("The demo container was not created: %1").arg(result.error().describe()));
+                const QString text =
+                    tr("The demo container was not created: %1").arg(result.error().describe());
+                m_welcome->setError(text);
+                statusBar()->showMessage(text, 10000);
                 return;
             }
             const QJsonObject created = result->value(QStringLiteral("container")).toObject();
             m_model->update(created);
-            selectContainer(created.value(QStringLiteral("id")).toString());
-            m_runPanel->setCode(QStringLiteral("python"), demoProgram());
-            m_runPanel->editor()->setFocus();
+            then(created.value(QStringLiteral("id")).toString());
         });
+}
+
+void MainWindow::runDemo(const DemoScript &script)
+{
+    const QJsonObject container = m_model->container(m_currentId);
+    const QString state = stateOf(container);
+    if (state == QLatin1String("stopped")) {
+        const QString id = m_currentId;
+        statusBar()->showMessage(tr("Starting the container…"));
+        m_connection->call(QStringLiteral("container.start"), {{QStringLiteral("id"), id}}, this,
+                           [this, id, script](Result<QJsonObject> result) {
+                               statusBar()->clearMessage();
+                               if (!result) {
+                                   statusBar()->showMessage(
+                                       tr("The container did not start: %1").arg(result.error().describe()),
+                                       10000);
+                                   return;
+                               }
+                               m_model->update(result->value(QStringLiteral("container")).toObject());
+                               loadAndRun(id, script);
+                           });
+        return;
+    }
+    if (state != QLatin1String("running")) {
+        createDemo([this, script](const QString &id) { loadAndRun(id, script); });
+        return;
+    }
+    if (m_runPanel->isRunning()) {
+        statusBar()->showMessage(tr("A run is still going: stop it first (Shift+F5)."), 10000);
+        return;
+    }
+    const QString code = m_runPanel->editor()->text();
+    if (code.trimmed().isEmpty() || DemoScripts::isDemoCode(code)) {
+        loadAndRun(m_currentId, script);
+        return;
+    }
+    // The editor holds the user's own code: replacing it unasked would lose work.
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Run Demo"),
+                                tr("Replace the code in the editor with the “%1” demo?").arg(script.title),
+                                QMessageBox::Cancel, this);
+    box->setInformativeText(tr("The code now in the editor of “%1” is not kept.")
+                                .arg(container.value(QStringLiteral("name")).toString()));
+    QPushButton *replace = box->addButton(tr("&Replace and Run"), QMessageBox::AcceptRole);
+    box->setDefaultButton(replace);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setObjectName(QStringLiteral("replaceCodeConfirmation"));
+    const QString id = m_currentId;
+    connect(box, &QMessageBox::finished, this, [this, box, replace, id, script] {
+        if (box->clickedButton() == replace)
+            loadAndRun(id, script);
+    });
+    box->open();
+}
+
+void MainWindow::loadAndRun(const QString &id, const DemoScript &script)
+{
+    selectContainer(id);
+    if (m_currentId != id)
+        return; // gone meanwhile
+    m_runPanel->setCode(script.language, script.code());
+    statusBar()->showMessage(script.shows, 15000);
+    if (m_runPanel->runAction()->isEnabled())
+        m_runPanel->runAction()->trigger();
+}
+
+void MainWindow::setFastClock(bool fast)
+{
+    const double scale = fast ? 60 : 1;
+    m_connection->call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), scale}}, this,
+                       [this](Result<QJsonObject> result) {
+                           if (result)
+                               m_timeScale = result->value(QStringLiteral("time_scale")).toDouble(1);
+                           else
+                               statusBar()->showMessage(
+                                   tr("The daemon kept its clock: %1").arg(result.error().describe()), 10000);
+                           const QSignalBlocker blocker(m_fastClockAction);
+                           m_fastClockAction->setChecked(m_timeScale > 1);
+                           updateStatus();
+                       });
+}
+
+void MainWindow::setPresentationMode(bool presentation)
+{
+    {
+        const QSignalBlocker blocker(m_presentationAction);
+        m_presentationAction->setChecked(presentation);
+    }
+    WorkbenchSettings::setPresentation(presentation);
+    Appearance::apply(Appearance::theme(), presentation);
 }
 
 void MainWindow::containerCall(const QString &method, const QString &id)

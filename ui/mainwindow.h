@@ -4,8 +4,11 @@
 // container; a banner while cordond is out of reach. Layout, geometry and splitters are remembered.
 #pragma once
 
+#include <QHash>
 #include <QJsonObject>
 #include <QMainWindow>
+
+#include <functional>
 
 class QAction;
 class QDockWidget;
@@ -19,6 +22,7 @@ namespace Cordon::Ui {
 class ConnectionBanner;
 class ContainerListModel;
 class DaemonConnection;
+class DesktopNotifier;
 class FileBrowser;
 class HistoryView;
 class IdleTimer;
@@ -26,6 +30,7 @@ class MemoryChart;
 class MemoryHistory;
 class RunPanel;
 class WelcomePage;
+struct DemoScript;
 
 class MainWindow final : public QMainWindow
 {
@@ -56,12 +61,21 @@ public:
     // The demo of the welcome page: a 1 GiB container named "demo" with a first program in the editor.
     void createDemoContainer();
     void showCreateDialog();
+    void showSettings();
+    // The Demo menu's programs: loads one into the selected container's editor (creating or starting a
+    // container first when there is none running) and runs it.
+    void runDemo(const DemoScript &script);
+    // Idle time runs 60x faster for every container of the daemon (daemon.set_time_scale).
+    void setFastClock(bool fast);
+    void setPresentationMode(bool presentation);
+    DesktopNotifier *notifier() const { return m_notifier; }
 
 protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
     void buildActions();
+    void buildDemoMenu();
     void buildLayout();
     void restoreLayout();
     void saveLayout();
@@ -69,6 +83,11 @@ private:
     void onSubscribed(const QJsonObject &snapshot);
     void onEvent(const QString &name, const QJsonObject &payload);
     void onCurrentChanged();
+    void onContainerChanged(const QJsonObject &container);
+    void notifyExpiring(const QString &id, qint64 expiresAt);
+    // Creates a 1 GiB container named "demo" and hands its id on.
+    void createDemo(std::function<void(const QString &id)> then);
+    void loadAndRun(const QString &id, const DemoScript &script);
     void refreshCurrent();
     void refreshContainer(const QString &id);
     void updateActions();
@@ -86,6 +105,9 @@ private:
     MemoryHistory *m_history;
     QString m_currentId;
     bool m_haveList = false;
+    double m_timeScale = 1;
+    DesktopNotifier *m_notifier;
+    QHash<QString, qint64> m_expiryWarnings; // container id -> the deadline a notification warned of
 
     ConnectionBanner *m_banner;
     QSplitter *m_mainSplitter;
@@ -107,6 +129,9 @@ private:
     QAction *m_deleteAction = nullptr;
     QAction *m_keepAliveAction = nullptr;
     QAction *m_quitAction = nullptr;
+    QAction *m_settingsAction = nullptr;
+    QAction *m_fastClockAction = nullptr;
+    QAction *m_presentationAction = nullptr;
 };
 
 } // namespace Cordon::Ui

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "outputconsole.h"
 
+#include "appearance.h"
 #include "formatting.h"
 
 #include <QFontDatabase>
@@ -33,7 +34,9 @@ OutputConsole::OutputConsole(QWidget *parent)
       m_send(new QToolButton(this)), m_eof(new QToolButton(this))
 {
     m_view->setReadOnly(true);
-    m_view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_view->setFont(Appearance::fixedFont());
+    connect(Appearance::notifier(), &AppearanceNotifier::fontsChanged, m_view,
+            [this] { m_view->setFont(Appearance::fixedFont()); });
     m_view->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_view->setAccessibleName(tr("Run output"));
     m_view->setPlaceholderText(

@@ -660,6 +660,11 @@ private Q_SLOTS:
         QVERIFY2(status.status == 0, status.describe());
         QCOMPARE(status.json().value(QStringLiteral("pid")).toInteger(), m_daemon.processId());
         QCOMPARE(status.json().value(QStringLiteral("time_scale")).toDouble(), 600.0);
+        // The workbench's Settings show where the data is: the daemon's own directory, not a guess.
+        const QString dataDir = status.json().value(QStringLiteral("data_dir")).toString();
+        QVERIFY2(QFileInfo(dataDir).isDir(), qPrintable(dataDir));
+        if (qEnvironmentVariableIsSet("CORDON_DATA_DIR"))
+            QCOMPARE(dataDir, qEnvironmentVariable("CORDON_DATA_DIR"));
         const CliResult again = cordon(args({"daemon", "start"}));
         QVERIFY2(again.status == 0 && again.out.contains("already running"), again.describe());
     }

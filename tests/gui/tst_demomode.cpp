@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+// The trainer's Demo menu against a real cordond: every demo program runs into the limit it is meant to show
+// (the kernel's OOM kill, the pids limit, no network, no host files) or leaves its artifacts in outputs/; the
+// user's own code is not replaced without asking; the fast idle clock changes the daemon's clock and the
+// countdown; presentation mode scales the fonts and scales them back.
+#include "guitest.h"
+
+#include "appearance.h"
+#include "codeeditor.h"
+#include "containerlistmodel.h"
+#include "daemonconnection.h"
+#include "demoscripts.h"
+#include "filebrowser.h"
+#include "mainwindow.h"
+#include "outcomebanner.h"
+#include "outputconsole.h"
+#include "workspacefilemodel.h"
+
+#include <Qsci/qscilexer.h>
+
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+
+using namespace Cordon::Ui;
+
+class DemoModeTest final : public QObject
+{
+    Q_OBJECT
+
+    QAction *demoAction(const QString &id) const
+    {
+        return m_window->findChild<QAction *>(QStringLiteral("demo-") + id);
+    }
+    OutcomeBanner *banner() const { return m_window->findChild<OutcomeBanner *>(); }
+    OutputConsole *console() const { return m_window->findChild<OutputConsole *>(); }
+    CodeEditor *editor() const { return m_window->findChild<CodeEditor *>(); }
+
+    // Runs a demo from the menu and waits until the run has ended; returns the console's text.
+    QString runDemo(const QString &id)
+    {
+        QAction *action = demoAction(id);
+        if (!action)
+            return QStringLiteral("no action demo-") + id;
+        banner()->clear();
+        action->trigger();
+        if (!QTest::qWaitFor(
+                [&] {
+                    return !banner()->text().isEmpty() &&
+                           !banner()->text().startsWith(QStringLiteral("Running"));
+                },
+                60000))
+            return QStringLiteral("the run did not end: ") + banner()->text();
+        // The last output batch follows the outcome within a flush interval.
+        QTest::qWait(2 * OutputConsole::FlushIntervalMs);
+        return console()->plainText();
+    }
+
+    double timeScale()
+    {
+        double scale = 0;
+        bool answered = false;
+        m_window->connection().call(QStringLiteral("daemon.status"), {}, this,
+                                    [&](Cordon::Result<QJsonObject> result) {
+                                        answered = true;
+                                        if (result)
+                                            scale = result->value(QStringLiteral("time_scale")).toDouble();
+                                    });
+        if (!QTest::qWaitFor([&] { return answered; }, 10000))
+            return -1;
+        return scale;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_daemon.start());
+        m_window = std::make_unique<MainWindow>(MainWindow::Options{false});
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_window->start();
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->connection().isConnected(), 10000);
+    }
+
+    void cleanupTestCase()
+    {
+        m_window.reset();
+        QVERIFY(m_daemon.stop());
+    }
+
+    void theMenuListsEveryProgram()
+    {
+        const QList<DemoScript> scripts = DemoScripts::all();
+        QCOMPARE(scripts.size(), 5);
+        for (const DemoScript &script : scripts) {
+            QVERIFY2(demoAction(script.id), qPrintable(script.id));
+            QVERIFY2(script.code().contains(QStringLiteral("# Demo:")), qPrintable(script.id));
+            QVERIFY(DemoScripts::isDemoCode(script.code()));
+        }
+        QVERIFY(!DemoScripts::isDemoCode(QStringLiteral("print('mine')\n")));
+    }
+
+    void aDemoWithoutAContainerCreatesOneAndLeavesArtifacts()
+    {
+        QCOMPARE(m_window->containerModel().rowCount(), 0);
+        const QString output = runDemo(QStringLiteral("write-artifact"));
+        QCOMPARE(m_window->containerModel().rowCount(), 1);
+        QCOMPARE(m_window->containerModel()
+                     .container(m_window->currentContainerId())
+                     .value(QStringLiteral("name")),
+                 QJsonValue(QStringLiteral("demo")));
+        QVERIFY2(banner()->text().startsWith(QStringLiteral("Exit code 0")), qPrintable(banner()->text()));
+        QVERIFY2(output.contains(QStringLiteral("wrote outputs/wave.csv")), qPrintable(output));
+        QVERIFY2(output.contains(QStringLiteral("wrote outputs/wave.png")), qPrintable(output));
+        // The program is in the editor for the class to read.
+        QVERIFY(editor()->text().contains(QStringLiteral("# Demo: writing an artifact.")));
+        // The Files tab lists both artifacts once the run has ended.
+        WorkspaceFileModel *files = m_window->fileBrowser()->model();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            files->indexOf(QStringLiteral("outputs"), QStringLiteral("wave.csv")).isValid() &&
+                files->indexOf(QStringLiteral("outputs"), QStringLiteral("wave.png")).isValid(),
+            10000);
+    }
+
+    void theMemoryBombEndsInAnOomKill()
+    {
+        runDemo(QStringLiteral("memory-bomb"));
+        QVERIFY2(banner()->text().startsWith(QStringLiteral("Out of memory")), qPrintable(banner()->text()));
+        QVERIFY2(console()->plainText().contains(QStringLiteral("holding 64 MiB")),
+                 qPrintable(console()->plainText()));
+    }
+
+    void theForkBombMeetsThePidsLimit()
+    {
+        const QString output = runDemo(QStringLiteral("fork-bomb"));
+        QVERIFY2(output.contains(QStringLiteral("fork refused after")), qPrintable(output));
+        QVERIFY2(output.contains(QStringLiteral("the container's pids limit held")), qPrintable(output));
+        QVERIFY2(output.contains(QStringLiteral("processes stopped again")), qPrintable(output));
+        QVERIFY2(banner()->text().startsWith(QStringLiteral("Exit code 0")), qPrintable(banner()->text()));
+    }
+
+    void theNetworkProbeFindsNoWayOut()
+    {
+        const QString output = runDemo(QStringLiteral("network-probe"));
+        QVERIFY2(output.contains(QStringLiteral("resolve example.org: blocked")), qPrintable(output));
+        QVERIFY2(output.contains(QStringLiteral("connect to 1.1.1.1:443: blocked")), qPrintable(output));
+        QVERIFY2(output.contains(QStringLiteral("network is off")), qPrintable(output));
+    }
+
+    void theForbiddenFilesAreNotThere()
+    {
+        const QString output = runDemo(QStringLiteral("forbidden-file"));
+        QVERIFY2(output.contains(QStringLiteral("read /etc/shadow: blocked")), qPrintable(output));
+        QVERIFY2(output.contains(QStringLiteral("write /usr/bin/python3: blocked")), qPrintable(output));
+        QVERIFY2(!output.contains(QStringLiteral("READABLE")), qPrintable(output));
+        QVERIFY2(!output.contains(QStringLiteral("WRITABLE")), qPrintable(output));
+    }
+
+    void theUsersOwnCodeIsNotReplacedUnasked()
+    {
+        const QString mine = QStringLiteral("print('my own work')\n");
+        editor()->setText(mine);
+        demoAction(QStringLiteral("fork-bomb"))->trigger();
+        QPointer<QMessageBox> box;
+        QTRY_VERIFY((box = m_window->findChild<QMessageBox *>(QStringLiteral("replaceCodeConfirmation"))) &&
+                    box->isVisible());
+        box->button(QMessageBox::Cancel)->click();
+        QTRY_VERIFY(box.isNull() || !box->isVisible());
+        QCOMPARE(editor()->text(), mine);
+    }
+
+    void theFastClockShortensTheCountdown()
+    {
+        const QString id = m_window->currentContainerId();
+        auto expiresAt = [&] {
+            return m_window->containerModel().container(id).value(QStringLiteral("expires_at")).toInteger();
+        };
+        const qint64 before = expiresAt();
+        QAction *fast = m_window->findChild<QAction *>(QStringLiteral("fastClockAction"));
+        QVERIFY(fast && !fast->isChecked());
+        fast->trigger();
+        QCOMPARE(fast->isChecked(), true);
+        QTRY_COMPARE_WITH_TIMEOUT(timeScale(), 60.0, 10000);
+        // The 20 idle minutes still to go became 20 seconds, pushed to the list without a refresh.
+        QTRY_VERIFY_WITH_TIMEOUT(expiresAt() < before - 10 * 60 * 1000, 10000);
+        fast->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(timeScale(), 1.0, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(expiresAt() > before - 60 * 1000, 10000);
+    }
+
+    void presentationModeScalesTheFonts()
+    {
+        const qreal appBefore = QApplication::font().pointSizeF();
+        const qreal editorBefore = editor()->lexer()->defaultFont().pointSizeF();
+        const qreal consoleBefore = console()->findChild<QPlainTextEdit *>()->font().pointSizeF();
+        QAction *presentation = m_window->findChild<QAction *>(QStringLiteral("presentationAction"));
+        presentation->trigger();
+        QVERIFY(Appearance::presentation());
+        QCOMPARE(QApplication::font().pointSizeF(), appBefore * Appearance::PresentationScale);
+        QTRY_COMPARE(editor()->lexer()->defaultFont().pointSizeF(),
+                     editorBefore * Appearance::PresentationScale);
+        QTRY_COMPARE(console()->findChild<QPlainTextEdit *>()->font().pointSizeF(),
+                     consoleBefore * Appearance::PresentationScale);
+        presentation->trigger();
+        QCOMPARE(QApplication::font().pointSizeF(), appBefore);
+        QTRY_COMPARE(editor()->lexer()->defaultFont().pointSizeF(), editorBefore);
+    }
+
+private:
+    CordonTest::DaemonFixture m_daemon;
+    std::unique_ptr<MainWindow> m_window;
+};
+
+CORDON_GUI_SANDBOX_TEST_MAIN(DemoModeTest)
+#include "tst_demomode.moc"

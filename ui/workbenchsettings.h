@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+// The user's choices from the Settings dialog, stored with QSettings
+// (~/.config/cordon/cordon-workbench.conf): what a new container starts with, and how the window looks. One
+// place for the keys and their defaults, so that the dialog, the create dialog and start-up read the same
+// values.
+#pragma once
+
+#include "appearance.h"
+
+#include <QList>
+#include <QString>
+
+namespace Cordon::Ui {
+
+class WorkbenchSettings final
+{
+public:
+    // The hosted tiers, in GiB.
+    static QList<int> memoryTiers() { return {1, 4, 16, 64}; }
+    static constexpr int MinIdleMinutes = 1;
+    static constexpr int MaxIdleMinutes = 10080; // a week
+
+    // The tier a new container is offered, in GiB (default 1).
+    static int defaultMemoryGib();
+    static void setDefaultMemoryGib(int gib);
+    // Idle minutes before a new container expires (default 20, as hosted sandboxes do).
+    static int defaultIdleMinutes();
+    static void setDefaultIdleMinutes(int minutes);
+    static Theme theme();
+    static void setTheme(Theme theme);
+    static bool presentation();
+    static void setPresentation(bool presentation);
+};
+
+} // namespace Cordon::Ui
