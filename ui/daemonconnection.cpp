@@ -54,10 +54,11 @@ void DaemonConnection::attempt()
 
 void DaemonConnection::onConnected()
 {
-    // Every topic for every container: the list, the run console and the chart all feed from this one stream.
+    // Every topic for every container: the list, the run console, the chart and the history's timeline all
+    // feed from this one stream.
     const QJsonObject params{
-        {QStringLiteral("topics"),
-         QJsonArray{QStringLiteral("containers"), QStringLiteral("runs"), QStringLiteral("memory")}}};
+        {QStringLiteral("topics"), QJsonArray{QStringLiteral("containers"), QStringLiteral("runs"),
+                                              QStringLiteral("memory"), QStringLiteral("events")}}};
     m_client->call(QStringLiteral("subscribe"), params, [this](Result<QJsonObject> result) {
         if (!result) {
             // The connection is useless without events; drop it and let the retry loop try again.

@@ -6,17 +6,9 @@
 
 namespace Cordon::Ui {
 
-HistoryModel::HistoryModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-int HistoryModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int HistoryModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
+HistoryModel::HistoryModel(QObject *parent)
+    : PagedListModel({tr("Started"), tr("Container"), tr("Ran"), tr("Outcome"), tr("Took")}, parent)
+{}
 
 QString HistoryModel::outcomeOf(const QJsonObject &run)
 {
@@ -39,9 +31,9 @@ QString HistoryModel::whatOf(const QJsonObject &run)
 
 QVariant HistoryModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || index.row() >= m_rows.size())
+    if (!index.isValid() || index.row() >= rowCount())
         return {};
-    const QJsonObject &run = m_rows.at(index.row());
+    const QJsonObject &run = item(index.row());
     switch (role) {
     case RunIdRole:
         return run.value(QStringLiteral("id")).toString();
@@ -86,68 +78,6 @@ QVariant HistoryModel::data(const QModelIndex &index, int role) const
     default:
         return {};
     }
-}
-
-QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (section) {
-    case StartedColumn:
-        return tr("Started");
-    case ContainerColumn:
-        return tr("Container");
-    case WhatColumn:
-        return tr("Ran");
-    case OutcomeColumn:
-        return tr("Outcome");
-    case DurationColumn:
-        return tr("Took");
-    default:
-        return {};
-    }
-}
-
-void HistoryModel::resetFrom(const QJsonArray &runs, qint64 total)
-{
-    beginResetModel();
-    m_rows.clear();
-    for (const QJsonValue &run : runs)
-        m_rows.append(run.toObject());
-    m_total = qMax<qint64>(total, m_rows.size());
-    endResetModel();
-}
-
-void HistoryModel::append(const QJsonArray &runs, qint64 total)
-{
-    // Runs started since the first page push older ones down; a run already shown is not shown twice.
-    QList<QJsonObject> fresh;
-    for (const QJsonValue &value : runs) {
-        const QJsonObject run = value.toObject();
-        if (rowOf(run.value(QStringLiteral("id")).toString()) < 0)
-            fresh.append(run);
-    }
-    if (!fresh.isEmpty()) {
-        beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + fresh.size() - 1));
-        m_rows.append(fresh);
-        endInsertRows();
-    }
-    m_total = qMax<qint64>(total, m_rows.size());
-}
-
-QString HistoryModel::containerName(const QString &containerId) const
-{
-    const QString name = m_names ? m_names(containerId) : QString();
-    return name.isEmpty() ? containerId.left(8) : Format::displayName(name);
-}
-
-int HistoryModel::rowOf(const QString &runId) const
-{
-    for (int row = 0; row < m_rows.size(); ++row) {
-        if (m_rows.at(row).value(QStringLiteral("id")).toString() == runId)
-            return row;
-    }
-    return -1;
 }
 
 } // namespace Cordon::Ui

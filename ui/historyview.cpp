@@ -2,74 +2,88 @@
 #include "historyview.h"
 
 #include "daemonconnection.h"
-#include "formatting.h"
+#include "eventtimelinemodel.h"
+#include "eventtimelineview.h"
 #include "historymodel.h"
-#include "outcomesummary.h"
+#include "pagedfooter.h"
+#include "pagedquery.h"
+#include "rundetailview.h"
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFileDialog>
-#include <QFontDatabase>
-#include <QFormLayout>
+#include <QDateEdit>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonArray>
-#include <QJsonDocument>
 #include <QLabel>
-#include <QPlainTextEdit>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTreeView>
-#include <QTreeWidget>
 #include <QVBoxLayout>
 
 namespace Cordon::Ui {
 
 namespace {
 
-QLabel *valueLabel(QWidget *parent)
+qint64 startOfDay(QDate day)
 {
-    auto *label = new QLabel(parent);
-    label->setTextFormat(Qt::PlainText);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    label->setWordWrap(true);
-    return label;
-}
-
-QTreeWidgetItem *fileGroup(QTreeWidget *tree, const QString &title, const QJsonArray &files)
-{
-    auto *group = new QTreeWidgetItem(tree, {title.arg(files.size())});
-    QFont bold = group->font(0);
-    bold.setBold(true);
-    group->setFont(0, bold);
-    for (const QJsonValue &value : files) {
-        const QJsonObject file = value.toObject();
-        const QString sha256 = file.value(QStringLiteral("sha256")).toString();
-        auto *item = new QTreeWidgetItem(
-            group, {Format::displayName(file.value(QStringLiteral("path")).toString()),
-                    Format::bytes(file.value(QStringLiteral("size")).toInteger()), sha256});
-        item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
-        item->setToolTip(2, sha256);
-    }
-    if (files.isEmpty())
-        new QTreeWidgetItem(group, {HistoryView::tr("none")});
-    group->setExpanded(true);
-    return group;
+    return day.startOfDay().toMSecsSinceEpoch();
 }
 
 } // namespace
 
 HistoryView::HistoryView(DaemonConnection &connection, QWidget *parent)
-    : QWidget(parent), m_connection(connection), m_model(new HistoryModel(this)),
-      m_outcome(new QComboBox(this)), m_onlyCurrent(new QCheckBox(tr("Only the &selected container"), this)),
-      m_view(new QTreeView(this)), m_footer(new QLabel(this)),
-      m_loadMore(new QPushButton(tr("Load &More"), this)), m_title(new QLabel(this)),
-      m_summary(valueLabel(this)), m_error(valueLabel(this)), m_detailTabs(new QTabWidget(this)),
-      m_code(new QPlainTextEdit(this)), m_output(new QPlainTextEdit(this)), m_files(new QTreeWidget(this)),
-      m_export(new QPushButton(tr("&Export as JSON…"), this))
+    : QWidget(parent), m_connection(connection), m_model(new HistoryModel(this)), m_error(new QLabel(this)),
+      m_onlyCurrent(new QCheckBox(tr("Only the &selected container"), this)), m_tabs(new QTabWidget(this))
 {
+    m_error->setObjectName(QStringLiteral("historyError"));
+    m_error->setTextFormat(Qt::PlainText);
+    m_error->setWordWrap(true);
+    m_error->hide();
+    m_onlyCurrent->setObjectName(QStringLiteral("historyOnlyCurrent"));
+    m_onlyCurrent->setToolTip(tr("List only the runs and events of the container selected on the left"));
+    auto *refresh = new QPushButton(tr("&Refresh"), this);
+    refresh->setToolTip(tr("Read the history again"));
+
+    m_tabs->setObjectName(QStringLiteral("historyTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(buildRunsPage(), tr("R&uns"));
+    m_timeline = new EventTimelineView(m_connection, m_tabs);
+    m_timeline->setObjectName(QStringLiteral("historyTimeline"));
+    m_tabs->addTab(m_timeline, tr("&Timeline"));
+    connect(&m_timeline->query(), &PagedQuery::failed, this, &HistoryView::showError);
+    connect(&m_timeline->query(), &PagedQuery::loaded, m_error, &QWidget::hide);
+
+    connect(refresh, &QPushButton::clicked, this, [this] {
+        reload();
+        m_timeline->query().refilter();
+    });
+    connect(m_onlyCurrent, &QCheckBox::toggled, this, [this] {
+        m_query->refilter();
+        m_timeline->setContainerFilter(onlyContainer());
+    });
+
+    auto *topRow = new QHBoxLayout;
+    topRow->addWidget(m_onlyCurrent);
+    topRow->addStretch(1);
+    topRow->addWidget(refresh);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 6, 8, 6);
+    layout->addWidget(m_error);
+    layout->addLayout(topRow);
+    layout->addWidget(m_tabs, 1);
+}
+
+HistoryView::~HistoryView() = default;
+
+QWidget *HistoryView::buildRunsPage()
+{
+    auto *page = new QWidget(this);
+    m_query =
+        new PagedQuery(m_connection, m_model, QStringLiteral("history.runs"), QStringLiteral("runs"), page);
+    m_query->setPageSize(DefaultPageSize);
+
+    m_outcome = new QComboBox(page);
     m_outcome->setObjectName(QStringLiteral("historyOutcomeFilter"));
     m_outcome->setAccessibleName(tr("Outcome filter"));
     m_outcome->addItem(tr("All outcomes"), QString());
@@ -82,20 +96,43 @@ HistoryView::HistoryView(DaemonConnection &connection, QWidget *parent)
         {QStringLiteral("setup_failed"), tr("setup_failed — did not start")}};
     for (const auto &[errorClass, title] : classes)
         m_outcome->addItem(title, errorClass);
-    auto *outcomeLabel = new QLabel(tr("&Outcome:"), this);
+    auto *outcomeLabel = new QLabel(tr("&Outcome:"), page);
     outcomeLabel->setBuddy(m_outcome);
-    auto *refresh = new QPushButton(tr("&Refresh"), this);
-    refresh->setToolTip(tr("Read the history again"));
-    connect(refresh, &QPushButton::clicked, this, &HistoryView::reload);
-    m_onlyCurrent->setObjectName(QStringLiteral("historyOnlyCurrent"));
-    m_onlyCurrent->setToolTip(tr("List only the runs of the container selected on the left"));
-    connect(m_onlyCurrent, &QCheckBox::toggled, this, &HistoryView::reload);
     connect(m_outcome, &QComboBox::currentIndexChanged, this, [this] {
         m_filter = m_outcome->currentData().toString();
-        reload();
+        m_query->refilter();
     });
 
+    m_date = new QComboBox(page);
+    m_date->setObjectName(QStringLiteral("historyDateFilter"));
+    m_date->setAccessibleName(tr("Date filter"));
+    m_date->addItem(tr("Any time"), static_cast<int>(DateFilter::AnyTime));
+    m_date->addItem(tr("Today"), static_cast<int>(DateFilter::Today));
+    m_date->addItem(tr("Last 7 days"), static_cast<int>(DateFilter::Last7Days));
+    m_date->addItem(tr("Last 30 days"), static_cast<int>(DateFilter::Last30Days));
+    m_date->addItem(tr("From … to …"), static_cast<int>(DateFilter::Custom));
+    auto *dateLabel = new QLabel(tr("&Started:"), page);
+    dateLabel->setBuddy(m_date);
+    m_from = new QDateEdit(QDate::currentDate().addDays(-7), page);
+    m_to = new QDateEdit(QDate::currentDate(), page);
+    m_from->setObjectName(QStringLiteral("historyDateFrom"));
+    m_to->setObjectName(QStringLiteral("historyDateTo"));
+    m_from->setAccessibleName(tr("First day"));
+    m_to->setAccessibleName(tr("Last day"));
+    m_from->setToolTip(tr("Runs started on or after this day"));
+    m_to->setToolTip(tr("Runs started on or before this day"));
+    for (QDateEdit *edit : {m_from, m_to}) {
+        edit->setCalendarPopup(true);
+        connect(edit, &QDateEdit::dateChanged, m_query, &PagedQuery::refilter);
+    }
+    connect(m_date, &QComboBox::currentIndexChanged, this, [this] {
+        updateDateEdits();
+        m_query->refilter();
+    });
+    updateDateEdits();
+
     m_model->setObjectName(QStringLiteral("historyModel"));
+    m_view = new QTreeView(page);
     m_view->setObjectName(QStringLiteral("historyList"));
     m_view->setAccessibleName(tr("Runs"));
     m_view->setModel(m_model);
@@ -110,88 +147,82 @@ HistoryView::HistoryView(DaemonConnection &connection, QWidget *parent)
     m_view->header()->setSectionResizeMode(HistoryModel::WhatColumn, QHeaderView::Stretch);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &HistoryView::onCurrentChanged);
-    m_footer->setForegroundRole(QPalette::PlaceholderText);
-    m_loadMore->setObjectName(QStringLiteral("historyLoadMore"));
-    connect(m_loadMore, &QPushButton::clicked, this, &HistoryView::loadMore);
 
-    auto *listArea = new QWidget(this);
+    m_footer = new PagedFooter(
+        *m_query, *m_model,
+        [](int shown, qint64 total) {
+            return tr("Showing %1 of %n run(s)", nullptr, int(qMin<qint64>(total, INT_MAX))).arg(shown);
+        },
+        [this] {
+            const bool filtered = !m_filter.isEmpty() || currentDateFilter() != DateFilter::AnyTime;
+            return filtered ? tr("No runs match the filter.") : tr("No runs yet.");
+        },
+        page);
+    m_footer->setObjectName(QStringLiteral("historyFooter"));
+    m_footer->loadMoreButton()->setObjectName(QStringLiteral("historyLoadMore"));
+
+    m_query->setParameters([this] {
+        QJsonObject params;
+        if (!m_filter.isEmpty())
+            params.insert(QStringLiteral("error_class"), m_filter);
+        const QString container = onlyContainer();
+        if (!container.isEmpty())
+            params.insert(QStringLiteral("container"), container);
+        const auto [since, until] = dateBounds();
+        if (since > 0)
+            params.insert(QStringLiteral("since"), since);
+        if (until > 0)
+            params.insert(QStringLiteral("until"), until);
+        return params;
+    });
+    connect(m_query, &PagedQuery::loaded, this, &HistoryView::onPageLoaded);
+    connect(m_query, &PagedQuery::failed, this, &HistoryView::showError);
+
+    m_detail = new RunDetailView(m_connection, page);
+    m_detail->setObjectName(QStringLiteral("historyDetail"));
+    m_detail->setContainerNames([this](const QString &id) { return m_model->containerName(id); });
+    // The first page replaces the rows; the run in the detail is selected again if it is still listed.
+    connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this,
+            [this] { m_keepRunId = m_detail->runId(); });
+    connect(m_detail, &RunDetailView::loaded, this, &HistoryView::detailLoaded);
+    connect(m_detail, &RunDetailView::exportFailed, this, &HistoryView::showError);
+
+    auto *listArea = new QWidget(page);
     auto *listLayout = new QVBoxLayout(listArea);
     listLayout->setContentsMargins(0, 0, 0, 0);
     auto *filterRow = new QHBoxLayout;
     filterRow->addWidget(outcomeLabel);
     filterRow->addWidget(m_outcome, 1);
-    filterRow->addWidget(m_onlyCurrent);
-    filterRow->addWidget(refresh);
-    auto *footerRow = new QHBoxLayout;
-    footerRow->addWidget(m_footer, 1);
-    footerRow->addWidget(m_loadMore);
+    filterRow->addWidget(dateLabel);
+    filterRow->addWidget(m_date);
+    filterRow->addWidget(m_from);
+    filterRow->addWidget(m_to);
     listLayout->addLayout(filterRow);
     listLayout->addWidget(m_view, 1);
-    listLayout->addLayout(footerRow);
+    listLayout->addWidget(m_footer);
 
-    QFont titleFont = m_title->font();
-    titleFont.setBold(true);
-    m_title->setFont(titleFont);
-    m_title->setTextFormat(Qt::PlainText);
-    m_title->setObjectName(QStringLiteral("historyDetailTitle"));
-    m_summary->setObjectName(QStringLiteral("historyDetailSummary"));
-    m_error->setObjectName(QStringLiteral("historyError"));
-    m_error->hide();
-    const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    for (QPlainTextEdit *text : {m_code, m_output}) {
-        text->setReadOnly(true);
-        text->setLineWrapMode(QPlainTextEdit::NoWrap);
-        text->setFont(fixed);
-    }
-    m_code->setAccessibleName(tr("Code of the run"));
-    m_output->setAccessibleName(tr("Output of the run"));
-    m_files->setHeaderLabels({tr("File"), tr("Size"), tr("SHA-256")});
-    m_files->setAlternatingRowColors(true);
-    m_files->header()->setStretchLastSection(true);
-    m_detailTabs->setDocumentMode(true);
-    m_detailTabs->addTab(m_code, tr("Code"));
-    m_detailTabs->addTab(m_output, tr("Output"));
-    m_detailTabs->addTab(m_files, tr("Files"));
-    m_export->setObjectName(QStringLiteral("historyExport"));
-    m_export->setToolTip(tr("Save this run (command, code, outcome, files, output) as a JSON file"));
-    connect(m_export, &QPushButton::clicked, this, &HistoryView::chooseExport);
-
-    auto *detailArea = new QWidget(this);
-    auto *detailLayout = new QVBoxLayout(detailArea);
-    detailLayout->setContentsMargins(6, 0, 0, 0);
-    auto *titleRow = new QHBoxLayout;
-    titleRow->addWidget(m_title, 1);
-    titleRow->addWidget(m_export);
-    detailLayout->addLayout(titleRow);
-    detailLayout->addWidget(m_summary);
-    detailLayout->addWidget(m_detailTabs, 1);
-
-    auto *splitter = new QSplitter(Qt::Horizontal, this);
+    auto *splitter = new QSplitter(Qt::Horizontal, page);
     splitter->setObjectName(QStringLiteral("historySplitter"));
     splitter->addWidget(listArea);
-    splitter->addWidget(detailArea);
+    splitter->addWidget(m_detail);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
     splitter->setChildrenCollapsible(false);
-
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(8, 6, 8, 6);
-    layout->addWidget(m_error);
+    auto *layout = new QVBoxLayout(page);
+    layout->setContentsMargins(0, 4, 0, 0);
     layout->addWidget(splitter, 1);
-
-    connect(&m_connection, &DaemonConnection::statusChanged, this, [this] {
-        if (m_connection.isConnected())
-            markStale();
-    });
-    setDetail({});
-    updateFooter();
+    return page;
 }
-
-HistoryView::~HistoryView() = default;
 
 void HistoryView::setContainerNames(std::function<QString(const QString &)> names)
 {
-    m_model->setContainerNames(std::move(names));
+    m_model->setContainerNames(names);
+    m_timeline->model()->setContainerNames(std::move(names));
+}
+
+void HistoryView::setPageSize(int size)
+{
+    m_query->setPageSize(size);
 }
 
 void HistoryView::setOutcomeFilter(const QString &errorClass)
@@ -201,13 +232,71 @@ void HistoryView::setOutcomeFilter(const QString &errorClass)
         m_outcome->setCurrentIndex(index);
 }
 
+void HistoryView::setDateFilter(DateFilter filter, QDate from, QDate to)
+{
+    if (filter == DateFilter::Custom) {
+        // Both first, with signals held, so that one request asks for the new range rather than two.
+        const QSignalBlocker holdFrom(m_from);
+        const QSignalBlocker holdTo(m_to);
+        m_from->setDate(from);
+        m_to->setDate(to);
+    }
+    const int index = m_date->findData(static_cast<int>(filter));
+    if (index == m_date->currentIndex()) {
+        m_query->refilter();
+        return;
+    }
+    m_date->setCurrentIndex(index);
+}
+
+HistoryView::DateFilter HistoryView::currentDateFilter() const
+{
+    return static_cast<DateFilter>(m_date->currentData().toInt());
+}
+
+std::pair<qint64, qint64> HistoryView::dateBounds() const
+{
+    // Computed at each request, so that "Today" still means today after midnight.
+    const QDate today = QDate::currentDate();
+    switch (currentDateFilter()) {
+    case DateFilter::AnyTime:
+        return {0, 0};
+    case DateFilter::Today:
+        return {startOfDay(today), 0};
+    case DateFilter::Last7Days:
+        return {startOfDay(today.addDays(-6)), 0};
+    case DateFilter::Last30Days:
+        return {startOfDay(today.addDays(-29)), 0};
+    case DateFilter::Custom: {
+        const QDate from = qMin(m_from->date(), m_to->date());
+        const QDate to = qMax(m_from->date(), m_to->date());
+        return {startOfDay(from), startOfDay(to.addDays(1))};
+    }
+    }
+    return {0, 0};
+}
+
+void HistoryView::updateDateEdits()
+{
+    const bool custom = currentDateFilter() == DateFilter::Custom;
+    m_from->setVisible(custom);
+    m_to->setVisible(custom);
+}
+
+QString HistoryView::onlyContainer() const
+{
+    return m_onlyCurrent->isChecked() ? m_currentContainer : QString();
+}
+
 void HistoryView::setCurrentContainer(const QString &containerId)
 {
     if (containerId == m_currentContainer)
         return;
     m_currentContainer = containerId;
-    if (m_onlyCurrent->isChecked())
-        markStale();
+    if (m_onlyCurrent->isChecked()) {
+        m_query->refilter();
+        m_timeline->setContainerFilter(onlyContainer());
+    }
 }
 
 void HistoryView::setOnlyCurrentContainer(bool only)
@@ -217,85 +306,40 @@ void HistoryView::setOnlyCurrentContainer(bool only)
 
 void HistoryView::markStale()
 {
-    m_stale = true;
-    if (isVisible())
-        reload();
-}
-
-void HistoryView::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    if (m_stale)
-        reload();
+    m_query->markStale();
 }
 
 void HistoryView::reload()
 {
-    request(false);
+    m_query->reload();
 }
 
 void HistoryView::loadMore()
 {
-    if (m_model->canLoadMore() && !m_loading)
-        request(true);
+    m_query->loadMore();
 }
 
-void HistoryView::request(bool append)
+QString HistoryView::footerText() const
 {
-    if (!m_connection.isConnected())
-        return;
-    m_stale = false;
-    m_loading = true;
-    const quint64 generation = ++m_generation;
-    QJsonObject params{{QStringLiteral("limit"), m_pageSize},
-                       {QStringLiteral("offset"), append ? m_model->rowCount() : 0}};
-    if (!m_filter.isEmpty())
-        params.insert(QStringLiteral("error_class"), m_filter);
-    if (m_onlyCurrent->isChecked() && !m_currentContainer.isEmpty())
-        params.insert(QStringLiteral("container"), m_currentContainer);
-    updateFooter();
-    m_connection.call(
-        QStringLiteral("history.runs"), params, this, [this, generation, append](Result<QJsonObject> result) {
-            if (generation != m_generation)
-                return; // the filter changed meanwhile
-            m_loading = false;
-            if (!result) {
-                m_error->setText(tr("The history could not be read: %1").arg(result.error().message()));
-                m_error->show();
-                updateFooter();
-                return;
-            }
-            m_error->hide();
-            const QJsonArray runs = result->value(QStringLiteral("runs")).toArray();
-            const qint64 total = result->value(QStringLiteral("total")).toInteger();
-            if (append) {
-                m_model->append(runs, total);
-            } else {
-                const QString keep = m_detailRunId;
-                m_model->resetFrom(runs, total);
-                const int row = m_model->rowOf(keep);
-                if (row >= 0)
-                    m_view->selectionModel()->setCurrentIndex(m_model->index(row, 0),
-                                                              QItemSelectionModel::ClearAndSelect |
-                                                                  QItemSelectionModel::Rows);
-            }
-            updateFooter();
-            Q_EMIT pageLoaded();
-        });
+    return m_footer->text();
 }
 
-void HistoryView::updateFooter()
+void HistoryView::showError(const QString &message)
 {
-    if (m_loading)
-        m_footer->setText(tr("Loading…"));
-    else if (m_model->total() == 0)
-        m_footer->setText(m_filter.isEmpty() ? tr("No runs yet.") : tr("No runs with this outcome."));
-    else
-        m_footer->setText(m_model->total() == 1
-                              ? tr("Showing 1 of 1 run")
-                              : tr("Showing %1 of %2 runs").arg(m_model->rowCount()).arg(m_model->total()));
-    m_loadMore->setEnabled(!m_loading && m_model->canLoadMore());
-    m_loadMore->setVisible(m_model->canLoadMore());
+    m_error->setText(tr("The history could not be read: %1").arg(message));
+    m_error->show();
+}
+
+void HistoryView::onPageLoaded(bool appended)
+{
+    m_error->hide();
+    if (!appended) {
+        const int row = m_model->rowOf(m_keepRunId);
+        if (row >= 0)
+            m_view->selectionModel()->setCurrentIndex(
+                m_model->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    }
+    Q_EMIT pageLoaded();
 }
 
 void HistoryView::showRun(const QString &runId)
@@ -309,119 +353,32 @@ void HistoryView::showRun(const QString &runId)
 void HistoryView::onCurrentChanged()
 {
     const QModelIndex current = m_view->selectionModel()->currentIndex();
-    const QString runId = current.isValid() ? current.data(HistoryModel::RunIdRole).toString() : QString();
-    if (runId == m_detailRunId && !m_detail.isEmpty())
-        return;
-    m_detailRunId = runId;
-    if (runId.isEmpty()) {
-        setDetail({});
-        return;
-    }
-    // The list has no code or output; show what it has at once, the rest when run.get answers.
-    setDetail(current.data(HistoryModel::RunRole).toJsonObject());
-    m_connection.call(QStringLiteral("run.get"), {{QStringLiteral("run_id"), runId}}, this,
-                      [this, runId](Result<QJsonObject> result) {
-                          if (runId != m_detailRunId)
-                              return;
-                          if (!result) {
-                              m_summary->setText(m_summary->text() + QLatin1Char('\n') +
-                                                 tr("Details unavailable: %1").arg(result.error().message()));
-                              return;
-                          }
-                          setDetail(result->value(QStringLiteral("run")).toObject());
-                          Q_EMIT detailLoaded();
-                      });
+    m_detail->showRun(current.isValid() ? current.data(HistoryModel::RunRole).toJsonObject() : QJsonObject());
 }
 
-void HistoryView::setDetail(const QJsonObject &run)
+const QJsonObject &HistoryView::detailRun() const
 {
-    m_detail = run;
-    m_export->setEnabled(!run.isEmpty());
-    m_files->clear();
-    if (run.isEmpty()) {
-        m_title->setText(tr("No run selected"));
-        m_summary->setText(tr("Select a run to see what ran, how it ended and what it read and wrote."));
-        m_code->clear();
-        m_output->clear();
-        return;
-    }
-    const QString id = run.value(QStringLiteral("id")).toString();
-    m_title->setText(tr("Run %1").arg(id.left(12)));
-    const OutcomeSummary outcome = OutcomeSummary::fromRun(run);
-    QStringList lines;
-    lines.append(
-        tr("Container: %1").arg(m_model->containerName(run.value(QStringLiteral("container")).toString())));
-    lines.append(
-        tr("Started: %1").arg(Format::dateTime(run.value(QStringLiteral("started_at")).toInteger())));
-    lines.append(tr("Ran: %1").arg(HistoryModel::whatOf(run)));
-    lines.append(tr("Outcome: %1 — %2").arg(outcome.headline, outcome.explanation));
-    if (!outcome.details.isEmpty())
-        lines.append(outcome.details);
-    lines.append(tr("Policy version: %1").arg(run.value(QStringLiteral("policy_version")).toString()));
-    const QString codeHash = run.value(QStringLiteral("code_sha256")).toString();
-    if (!codeHash.isEmpty())
-        lines.append(tr("Code sha256: %1").arg(codeHash));
-    m_summary->setText(lines.join(QLatin1Char('\n')));
+    return m_detail->run();
+}
 
-    if (run.contains(QStringLiteral("code"))) {
-        const QString code = run.value(QStringLiteral("code")).toString();
-        QStringList command;
-        for (const QJsonValue &part : run.value(QStringLiteral("command")).toArray())
-            command.append(part.toString());
-        m_code->setPlainText(code.isEmpty() ? command.join(QLatin1Char(' ')) : code);
-        QString output = run.value(QStringLiteral("stdout")).toString();
-        const QString errors = run.value(QStringLiteral("stderr")).toString();
-        if (run.value(QStringLiteral("stdout_truncated")).toBool())
-            output += tr("\n[stdout was cut at the daemon's limit]\n");
-        if (!errors.isEmpty())
-            output += tr("\n── stderr ──\n") + errors;
-        if (run.value(QStringLiteral("stderr_truncated")).toBool())
-            output += tr("\n[stderr was cut at the daemon's limit]\n");
-        m_output->setPlainText(output.isEmpty() ? tr("(no output)") : output);
-    } else {
-        m_code->setPlainText(tr("Loading…"));
-        m_output->setPlainText(tr("Loading…"));
-    }
-    fileGroup(m_files, tr("Inputs (%1)"), run.value(QStringLiteral("inputs")).toArray());
-    fileGroup(m_files, tr("Artifacts (%1)"), run.value(QStringLiteral("artifacts")).toArray());
-    m_files->resizeColumnToContents(0);
-    m_files->resizeColumnToContents(1);
+QPlainTextEdit *HistoryView::codeView() const
+{
+    return m_detail->codeView();
+}
+
+QPlainTextEdit *HistoryView::outputView() const
+{
+    return m_detail->outputView();
 }
 
 QString HistoryView::detailText() const
 {
-    return m_title->text() + QLatin1Char('\n') + m_summary->text();
+    return m_detail->text();
 }
 
 Result<> HistoryView::exportRun(const QString &path) const
 {
-    if (m_detail.isEmpty())
-        return fail(QStringLiteral("history.no_run"), tr("no run is selected"));
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(QStringLiteral("history.export"),
-                    tr("cannot write %1: %2").arg(path, file.errorString()));
-    file.write(QJsonDocument(m_detail).toJson(QJsonDocument::Indented));
-    if (!file.commit())
-        return fail(QStringLiteral("history.export"),
-                    tr("cannot write %1: %2").arg(path, file.errorString()));
-    return {};
-}
-
-void HistoryView::chooseExport()
-{
-    if (m_detail.isEmpty())
-        return;
-    const QString suggested =
-        QStringLiteral("cordon-run-%1.json").arg(m_detail.value(QStringLiteral("id")).toString().left(12));
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export Run as JSON"), suggested, tr("JSON files (*.json)"));
-    if (path.isEmpty())
-        return;
-    if (auto written = exportRun(path); !written) {
-        m_error->setText(tr("The run was not exported: %1").arg(written.error().message()));
-        m_error->show();
-    }
+    return m_detail->exportRun(path);
 }
 
 } // namespace Cordon::Ui

@@ -1,30 +1,34 @@
 // SPDX-License-Identifier: MIT
-// Past runs from the daemon's history: a list filtered by outcome class and paged ("Load more"), and the
-// selected run's detail: what ran (command or code), how it ended, the policy version, the input files and
-// the artifacts with their hashes, and the captured output (`run.get`). "Export as JSON…" writes the run
-// object as the daemon describes it.
+// The History dock: past runs from the daemon's history, filtered by outcome class and date and paged ("Load
+// More"), with the selected run's detail (RunDetailView); and beside them the event timeline
+// (EventTimelineView). "Only the selected container" narrows both to the container selected in the window.
 #pragma once
 
 #include "core/result.h"
 
+#include <QDate>
 #include <QJsonObject>
 #include <QWidget>
 
 #include <functional>
+#include <utility>
 
 class QCheckBox;
 class QComboBox;
+class QDateEdit;
 class QLabel;
 class QPlainTextEdit;
-class QPushButton;
 class QTabWidget;
 class QTreeView;
-class QTreeWidget;
 
 namespace Cordon::Ui {
 
 class DaemonConnection;
+class EventTimelineView;
 class HistoryModel;
+class PagedFooter;
+class PagedQuery;
+class RunDetailView;
 
 class HistoryView final : public QWidget
 {
@@ -34,74 +38,86 @@ class HistoryView final : public QWidget
 public:
     static constexpr int DefaultPageSize = 50;
 
+    enum class DateFilter
+    {
+        AnyTime,
+        Today,
+        Last7Days,
+        Last30Days,
+        Custom, // from and to, both days included
+    };
+    Q_ENUM(DateFilter)
+
     explicit HistoryView(DaemonConnection &connection, QWidget *parent = nullptr);
     ~HistoryView() override;
 
     HistoryModel *model() const { return m_model; }
     QTreeView *view() const { return m_view; }
+    RunDetailView *detail() const { return m_detail; }
+    EventTimelineView *timeline() const { return m_timeline; }
+    QTabWidget *tabs() const { return m_tabs; }
     void setContainerNames(std::function<QString(const QString &)> names);
     // Runs per request (1..500).
-    void setPageSize(int size) { m_pageSize = qBound(1, size, 500); }
+    void setPageSize(int size);
 
     // Only runs of this class ("ok", "oom", ...); empty for all.
     void setOutcomeFilter(const QString &errorClass);
-    // The container selected in the window; with "Only this container" checked, only its runs are listed.
+    // Only runs started in this range of local days; `from` and `to` are used by Custom.
+    void setDateFilter(DateFilter filter, QDate from = {}, QDate to = {});
+    // The `since` and `until` (ms, until exclusive; 0 for open) that the date filter asks for now.
+    std::pair<qint64, qint64> dateBounds() const;
+    // The container selected in the window; with "Only this container" checked, only its runs and events are
+    // listed.
     void setCurrentContainer(const QString &containerId);
     void setOnlyCurrentContainer(bool only);
     // The first page again, with the current filter.
     void reload();
     void loadMore();
+    QString footerText() const;
     // Selects the run and loads its detail.
     void showRun(const QString &runId);
     // The run in the detail panel (from `run.get`, with code and output); empty before one is loaded.
-    const QJsonObject &detailRun() const { return m_detail; }
-    QPlainTextEdit *codeView() const { return m_code; }
-    QPlainTextEdit *outputView() const { return m_output; }
+    const QJsonObject &detailRun() const;
+    QPlainTextEdit *codeView() const;
+    QPlainTextEdit *outputView() const;
     QString detailText() const;
     // Writes the detail run as indented JSON.
     Result<> exportRun(const QString &path) const;
 
-    // Runs started or ended: reloads now if visible, else when shown.
+    // Runs started or ended: reloads soon if visible, else when shown.
     void markStale();
 
 Q_SIGNALS:
     void pageLoaded();
     void detailLoaded();
 
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
-    void request(bool append);
+    QWidget *buildRunsPage();
     void onCurrentChanged();
-    void setDetail(const QJsonObject &run);
-    void chooseExport();
-    void updateFooter();
+    void onPageLoaded(bool appended);
+    void showError(const QString &message);
+    QString onlyContainer() const;
+    DateFilter currentDateFilter() const;
+    void updateDateEdits();
 
     DaemonConnection &m_connection;
     HistoryModel *m_model;
+    PagedQuery *m_query = nullptr;
     QString m_filter;
     QString m_currentContainer;
-    int m_pageSize = DefaultPageSize;
-    quint64 m_generation = 0;
-    bool m_loading = false;
-    bool m_stale = true;
-    QJsonObject m_detail;
-    QString m_detailRunId;
+    QString m_keepRunId;
 
-    QComboBox *m_outcome;
-    QCheckBox *m_onlyCurrent;
-    QTreeView *m_view;
-    QLabel *m_footer;
-    QPushButton *m_loadMore;
-    QLabel *m_title;
-    QLabel *m_summary;
     QLabel *m_error;
-    QTabWidget *m_detailTabs;
-    QPlainTextEdit *m_code;
-    QPlainTextEdit *m_output;
-    QTreeWidget *m_files;
-    QPushButton *m_export;
+    QCheckBox *m_onlyCurrent;
+    QTabWidget *m_tabs;
+    QComboBox *m_outcome = nullptr;
+    QComboBox *m_date = nullptr;
+    QDateEdit *m_from = nullptr;
+    QDateEdit *m_to = nullptr;
+    QTreeView *m_view = nullptr;
+    PagedFooter *m_footer = nullptr;
+    RunDetailView *m_detail = nullptr;
+    EventTimelineView *m_timeline = nullptr;
 };
 
 } // namespace Cordon::Ui

@@ -88,6 +88,34 @@ public:
         return client->callSync(method, params, timeoutMs);
     }
 
+    // A container with a 1 GiB limit named `name`, and whatever else `policy` says; its id.
+    Cordon::Result<QString> createContainer(const QString &name, QJsonObject policy = {})
+    {
+        policy.insert(QStringLiteral("name"), name);
+        if (!policy.contains(QStringLiteral("memory_limit")))
+            policy.insert(QStringLiteral("memory_limit"), QStringLiteral("1g"));
+        auto created = call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
+        if (!created)
+            return Cordon::fail(created.error());
+        return created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+    }
+
+    // run.exec with `params` (a command, or language and code) in the container, then run.wait: the finished
+    // run object, with its output.
+    Cordon::Result<QJsonObject> runToEnd(const QString &container, QJsonObject params)
+    {
+        params.insert(QStringLiteral("container"), container);
+        auto started = call(QStringLiteral("run.exec"), params);
+        if (!started)
+            return Cordon::fail(started.error());
+        auto ended = call(QStringLiteral("run.wait"),
+                          {{QStringLiteral("run_id"),
+                            started->value(QStringLiteral("run")).toObject().value(QStringLiteral("id"))}});
+        if (!ended)
+            return Cordon::fail(ended.error());
+        return ended->value(QStringLiteral("run")).toObject();
+    }
+
     std::unique_ptr<Cordon::Daemon::DaemonClient> client;
 
 private:

@@ -183,23 +183,12 @@ private Q_SLOTS:
 private:
     QString runToEnd(const QString &code, const QString &container = {})
     {
-        const auto started =
-            m_daemon.call(QStringLiteral("run.exec"),
-                          {{QStringLiteral("container"), container.isEmpty() ? m_containerId : container},
-                           {QStringLiteral("language"), QStringLiteral("python")},
-                           {QStringLiteral("code"), code}});
-        if (!started) {
-            qWarning("run.exec: %s", qPrintable(started.error().describe()));
-            return {};
-        }
-        const QString id =
-            started->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString();
-        const auto ended = m_daemon.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), id}});
-        if (!ended) {
-            qWarning("run.wait: %s", qPrintable(ended.error().describe()));
-            return {};
-        }
-        return id;
+        const auto run = m_daemon.runToEnd(
+            container.isEmpty() ? m_containerId : container,
+            {{QStringLiteral("language"), QStringLiteral("python")}, {QStringLiteral("code"), code}});
+        if (!run)
+            qWarning("run: %s", qPrintable(run.error().describe()));
+        return run ? run->value(QStringLiteral("id")).toString() : QString();
     }
 
     CordonTest::DaemonFixture m_daemon;

@@ -287,7 +287,7 @@ int main(int argc, char *argv[])
     history->showRun(history->model()->index(0, 0).data(HistoryModel::RunIdRole).toString());
     if (!waitFor([&] { return loaded; }, 10000))
         return fail("loading a run's detail");
-    if (auto *tabs = history->findChild<QTabWidget *>())
+    if (auto *tabs = history->findChild<QTabWidget *>(QStringLiteral("historyDetailTabs")))
         tabs->setCurrentIndex(2);
     settle(800);
     if (!save(window.grab(), out, QStringLiteral("history.png")))

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// One past run in full: what ran (command or code), how it ended, the policy version, the input files and the
+// artifacts with their hashes, the captured output (`run.get`), and the egress proxy's decisions for it
+// (`history.events` with its run id, kinds `network.*`). "Export as JSON…" writes the run object as the
+// daemon describes it.
+#pragma once
+
+#include "core/result.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QWidget>
+
+#include <functional>
+
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QTabWidget;
+class QTreeWidget;
+
+namespace Cordon::Ui {
+
+class DaemonConnection;
+
+class RunDetailView final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(RunDetailView)
+
+public:
+    // At most this many network decisions are listed for one run (the daemon's page limit).
+    static constexpr int NetworkEventLimit = 500;
+
+    explicit RunDetailView(DaemonConnection &connection, QWidget *parent = nullptr);
+
+    void setContainerNames(std::function<QString(const QString &)> names) { m_names = std::move(names); }
+    // Shows what `listed` (a run from a list, without output) already says, then asks for the rest.
+    void showRun(const QJsonObject &listed);
+    void clear();
+
+    // The run (from `run.get`, with code and output); empty before one is loaded.
+    const QJsonObject &run() const { return m_run; }
+    QString runId() const { return m_runId; }
+    QPlainTextEdit *codeView() const { return m_code; }
+    QPlainTextEdit *outputView() const { return m_output; }
+    QTreeWidget *networkView() const { return m_network; }
+    // The network decisions recorded for the run, as the daemon sent them.
+    const QJsonArray &networkEvents() const { return m_networkEvents; }
+    QString text() const;
+    Result<> exportRun(const QString &path) const;
+
+Q_SIGNALS:
+    void loaded();
+    void networkLoaded();
+    void exportFailed(const QString &message);
+
+private:
+    void setRun(const QJsonObject &run);
+    void loadNetwork(const QString &runId);
+    void setNetwork(const QJsonArray &events, qint64 total);
+    void chooseExport();
+    QString containerName(const QString &id) const;
+
+    DaemonConnection &m_connection;
+    std::function<QString(const QString &)> m_names;
+    QJsonObject m_run;
+    QString m_runId;
+    QJsonArray m_networkEvents;
+
+    QLabel *m_title;
+    QLabel *m_summary;
+    QTabWidget *m_tabs;
+    QPlainTextEdit *m_code;
+    QPlainTextEdit *m_output;
+    QTreeWidget *m_files;
+    QTreeWidget *m_network;
+    QPushButton *m_export;
+};
+
+} // namespace Cordon::Ui
