@@ -4,6 +4,7 @@
 #include "allowlisteditor.h"
 #include "allowlistmodel.h"
 #include "daemonconnection.h"
+#include "workbenchsettings.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -54,7 +55,9 @@ QLabel *hint(const QString &text)
 
 CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidget *parent)
     : QDialog(parent), m_connection(connection), m_name(new QLineEdit(this)), m_nameError(new QLabel(this)),
-      m_memory(new QComboBox(this)), m_idleMinutes(spinBox(this, 1, 10080, 20, tr(" min"))),
+      m_memory(new QComboBox(this)),
+      m_idleMinutes(spinBox(this, WorkbenchSettings::MinIdleMinutes, WorkbenchSettings::MaxIdleMinutes,
+                            WorkbenchSettings::defaultIdleMinutes(), tr(" min"))),
       m_networkOff(new QRadioButton(tr("O&ff — only loopback inside the container"), this)),
       m_networkAllowlist(new QRadioButton(tr("A&llowlist — chosen hosts through the egress proxy"), this)),
       m_allowlist(new AllowlistEditor(connection, AllowlistEditor::Mode::Container, this)),
@@ -80,8 +83,11 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     errorPalette.setColor(QPalette::WindowText, QColor(0xc0, 0x1c, 0x28));
     m_nameError->setPalette(errorPalette);
 
-    for (int gib : memoryTiers())
+    for (int gib : WorkbenchSettings::memoryTiers())
         m_memory->addItem(tr("%1 GiB").arg(gib), QStringLiteral("%1g").arg(gib));
+    // The defaults from Settings.
+    m_memory->setCurrentIndex(
+        m_memory->findData(QStringLiteral("%1g").arg(WorkbenchSettings::defaultMemoryGib())));
     m_memory->setAccessibleName(tr("Memory limit"));
     m_memory->setToolTip(tr("The container's memory limit. A run that needs more is stopped by the kernel's "
                             "OOM killer."));

@@ -45,9 +45,6 @@ public:
     // Whether Create is offered now (the name is valid, the allowlist checked and acceptable).
     bool canCreate() const;
 
-    // Tiers in GiB, as the policy names them.
-    static QList<int> memoryTiers() { return {1, 4, 16, 64}; }
-
     void accept() override;
 
 private:

@@ -15,6 +15,7 @@
 #include "idletimer.h"
 #include "memorychart.h"
 #include "memoryhistory.h"
+#include "networkpanel.h"
 #include "outputconsole.h"
 #include "paletteicon.h"
 #include "runpanel.h"
@@ -103,6 +104,7 @@ MainWindow::MainWindow(Options options, QWidget *parent)
     });
     connect(m_connection, &DaemonConnection::subscribed, this, &MainWindow::onSubscribed);
     connect(m_connection, &DaemonConnection::eventReceived, this, &MainWindow::onEvent);
+    connect(m_connection, &DaemonConnection::eventReceived, m_networkPanel, &NetworkPanel::onEvent);
     connect(m_connection, &DaemonConnection::statusChanged, this, [this] {
         updateActions();
         updateStatus();
@@ -182,6 +184,8 @@ void MainWindow::buildLayout()
     m_fileBrowser = new FileBrowser(*m_connection, m_runPanel);
     m_fileBrowser->setObjectName(QStringLiteral("fileBrowser"));
     m_runPanel->outputTabs()->addTab(m_fileBrowser, tr("Files"));
+    m_networkPanel = new NetworkPanel(*m_connection, m_runPanel);
+    m_runPanel->outputTabs()->addTab(m_networkPanel, tr("Network"));
     m_centre->addWidget(m_welcome);
     m_centre->addWidget(m_runPanel);
 
@@ -315,6 +319,12 @@ void MainWindow::buildActions()
     connect(filesAction, &QAction::triggered, this, [this] {
         m_runPanel->outputTabs()->setCurrentWidget(m_fileBrowser);
         m_fileBrowser->view()->setFocus(Qt::ShortcutFocusReason);
+    });
+    QAction *networkAction = viewMenu->addAction(tr("Go to &Network"));
+    networkAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_5));
+    connect(networkAction, &QAction::triggered, this, [this] {
+        m_runPanel->outputTabs()->setCurrentWidget(m_networkPanel);
+        m_networkPanel->setFocus(Qt::ShortcutFocusReason);
     });
     viewMenu->addSeparator();
     QAction *historyAction = m_historyDock->toggleViewAction();
@@ -516,6 +526,7 @@ void MainWindow::refreshCurrent()
     const QJsonObject container = m_model->container(m_currentId);
     m_runPanel->setContainer(container);
     m_fileBrowser->setContainer(container);
+    m_networkPanel->setContainer(container);
     m_historyView->setCurrentContainer(m_currentId);
     m_idleTimer->setContainer(container);
     m_chart->setContainer(m_currentId, container.value(QStringLiteral("memory_limit")).toInteger());

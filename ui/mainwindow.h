@@ -28,6 +28,7 @@ class HistoryView;
 class IdleTimer;
 class MemoryChart;
 class MemoryHistory;
+class NetworkPanel;
 class RunPanel;
 class WelcomePage;
 struct DemoScript;
@@ -55,6 +56,7 @@ public:
     QString currentContainerId() const { return m_currentId; }
     void selectContainer(const QString &id);
     FileBrowser *fileBrowser() const { return m_fileBrowser; }
+    NetworkPanel *networkPanel() const { return m_networkPanel; }
     HistoryView *historyView() const { return m_historyView; }
     QDockWidget *historyDock() const { return m_historyDock; }
 
@@ -119,6 +121,7 @@ private:
     IdleTimer *m_idleTimer;
     MemoryChart *m_chart;
     FileBrowser *m_fileBrowser;
+    NetworkPanel *m_networkPanel;
     HistoryView *m_historyView;
     QDockWidget *m_historyDock;
     QLabel *m_statusLabel;

@@ -3,6 +3,7 @@
 
 #include "appearance.h"
 #include "daemonconnection.h"
+#include "orgallowlisteditor.h"
 #include "workbenchsettings.h"
 
 #include <QComboBox>
@@ -81,15 +82,15 @@ QWidget *SettingsDialog::buildNetworkPage()
     auto *page = new QWidget(this);
     auto *label =
         new QLabel(tr("The organisation allowlist is the outer bound of every container's network: a "
-                      "container's own list "
-                      "may only narrow it. Edit it with <code>cordon network org-policy</code> or in "
-                      "<code>~/.config/cordon/org-policy.json</code>."),
+                      "container's own list may only narrow it. Changes apply to running containers "
+                      "at once when saved."),
                    page);
     label->setWordWrap(true);
-    label->setTextFormat(Qt::RichText);
+    m_orgEditor = new OrgAllowlistEditor(m_connection, page);
+    m_orgEditor->setObjectName(QStringLiteral("orgAllowlistEditor"));
     auto *layout = new QVBoxLayout(page);
     layout->addWidget(label);
-    layout->addStretch(1);
+    layout->addWidget(m_orgEditor, 1);
     return page;
 }
 
@@ -199,6 +200,30 @@ void SettingsDialog::purgeHistory()
 
 void SettingsDialog::accept()
 {
+    // OK means everything on the pages, the allowlist too: save it first and close once the daemon agreed.
+    if (m_orgEditor->isModified()) {
+        if (!m_orgEditor->canSave()) {
+            m_tabs->setCurrentIndex(m_tabs->indexOf(m_orgEditor->parentWidget()));
+            auto *box = new QMessageBox(QMessageBox::Warning, tr("Settings"),
+                                        tr("The organisation allowlist has entries that cannot be saved."),
+                                        QMessageBox::Ok, this);
+            box->setInformativeText(tr("Correct or remove the entries marked in red, or revert the list."));
+            box->setAttribute(Qt::WA_DeleteOnClose);
+            box->open();
+            return;
+        }
+        connect(
+            m_orgEditor, &OrgAllowlistEditor::saved, this,
+            [this](bool ok) {
+                if (ok)
+                    accept();
+                else
+                    m_tabs->setCurrentIndex(m_tabs->indexOf(m_orgEditor->parentWidget()));
+            },
+            Qt::SingleShotConnection);
+        m_orgEditor->save();
+        return;
+    }
     WorkbenchSettings::setDefaultMemoryGib(m_memory->currentData().toInt());
     WorkbenchSettings::setDefaultIdleMinutes(m_idleMinutes->value());
     const Theme theme = Appearance::themeFromKey(m_theme->currentData().toString());

@@ -16,6 +16,7 @@ class QTabWidget;
 namespace Cordon::Ui {
 
 class DaemonConnection;
+class OrgAllowlistEditor;
 
 class SettingsDialog final : public QDialog
 {
@@ -26,6 +27,7 @@ public:
     SettingsDialog(DaemonConnection &connection, QWidget *parent = nullptr);
 
     QTabWidget *tabs() const { return m_tabs; }
+    OrgAllowlistEditor *orgEditor() const { return m_orgEditor; }
     // Where the history purge stands, for tests: the last result or error in words.
     QString purgeMessage() const;
 
@@ -40,6 +42,7 @@ private:
 
     DaemonConnection &m_connection;
     QTabWidget *m_tabs;
+    OrgAllowlistEditor *m_orgEditor = nullptr;
     QComboBox *m_memory = nullptr;
     QSpinBox *m_idleMinutes = nullptr;
     QComboBox *m_theme = nullptr;
