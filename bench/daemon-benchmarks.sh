@@ -124,78 +124,14 @@ if [ -n "$as_user" ]; then
 fi
 [ -n "$label" ] || label=$(id -un)
 
-# A short path: the socket's path must fit in sun_path (108 bytes).
-work=$(mktemp -d /tmp/cordon-dbench.XXXXXX)
-chmod 0755 "$work"
-mkdir -m 0700 "$work/run" "$work/data"
-export CORDON_DATA_DIR=$work/data
-export CORDON_SOCKET=$work/run/cordond.sock
-# Nothing may start a second daemon behind our back: a missing program makes the CLI fail instead.
-export CORDON_DAEMON=$work/no-such-cordond
+# shellcheck source=bench/lib/private-daemon.sh
+. "$bench_dir/lib/private-daemon.sh"
+private_daemon_init cordon-dbench
 if [ -z "$out_dir" ]; then
     out_dir=$work/results
 fi
 mkdir -p "$out_dir"
 out_dir=$(cd "$out_dir" && pwd)
-cordon=$bin_dir/cordon
-
-daemon_pid=""
-created=() # containers this script created and has not deleted yet
-
-# Running, and not a zombie: the daemon is our child, so after it exits it stays a zombie until we wait for it.
-daemon_alive() {
-    local stat
-    [ -n "$daemon_pid" ] && stat=$(cat "/proc/$daemon_pid/stat" 2>/dev/null) || return 1
-    stat=${stat##*) }
-    [ "${stat%% *}" != Z ]
-}
-
-# shellcheck disable=SC2317 # invoked through the EXIT trap
-cleanup() {
-    set +e
-    if daemon_alive; then
-        [ ${#created[@]} -eq 0 ] || "$cordon" rm --force "${created[@]}" >/dev/null 2>&1
-        "$cordon" daemon stop >/dev/null 2>&1
-        for _ in $(seq 50); do
-            daemon_alive || break
-            sleep 0.1
-        done
-        # Only the daemon this script started, by its pid.
-        daemon_alive && kill "$daemon_pid" 2>/dev/null
-        wait "$daemon_pid" 2>/dev/null
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
-
-start_daemon() {
-    "$bin_dir/cordond" --max-containers "$max_containers" </dev/null >"$work/cordond.log" 2>&1 &
-    daemon_pid=$!
-    local i
-    for i in $(seq 100); do
-        daemon_alive || { cat "$work/cordond.log" >&2; die "cordond exited while starting"; }
-        "$cordon" daemon status >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    cat "$work/cordond.log" >&2
-    die "cordond did not answer on $CORDON_SOCKET within 5 s"
-}
-
-create_containers() { # count name-prefix
-    local i id
-    for ((i = 0; i < $1; i++)); do
-        id=$("$cordon" create --name "$2-$i") || die "cordon create failed (see $work/cordond.log)"
-        created+=("$id")
-    done
-}
-
-delete_all() {
-    [ ${#created[@]} -eq 0 ] || "$cordon" rm --force "${created[@]}" >/dev/null || die "cordon rm failed"
-    created=()
-}
 
 # ------------------------------------------------------------------------------------------------- commands
 # The same bwrap command line as bench/run-benchmarks.sh (keep the two in step): /usr read-only, the
@@ -511,7 +447,7 @@ host_info() {
 # ---------------------------------------------------------------------------------------------------- run
 report=$out_dir/report.md
 : >"$out_dir/memory.jsonl"
-start_daemon
+start_daemon --max-containers "$max_containers"
 {
     echo "### cordond: warm exec and resident memory, $(date -u +%Y-%m-%dT%H:%MZ) ($label)"
     echo
@@ -565,9 +501,10 @@ status=0
 if [ -n "$as_user" ]; then
     # The build tree and this checkout may sit below a 0700 home: copy what the user runs.
     user_dir=$work/as-$as_user
-    mkdir -p "$user_dir/bin" "$user_dir/bench" "$out_dir/$as_user"
+    mkdir -p "$user_dir/bin" "$user_dir/bench/lib" "$out_dir/$as_user"
     cp "$bin_dir/cordon" "$bin_dir/cordond" "$bin_dir/cordon-init" "$user_dir/bin/"
     cp "$bench_dir/daemon-benchmarks.sh" "$bench_dir/exec-client.py" "$bench_dir/exec-min.c" "$user_dir/bench/"
+    cp "$bench_dir/lib/private-daemon.sh" "$user_dir/bench/lib/"
     chmod -R a+rX "$user_dir"
     chown "$as_user:" "$out_dir/$as_user"
     echo "daemon-benchmarks: delegating a cgroup subtree to $as_user (cordon cgroup-delegate, idempotent)" >&2
