@@ -34,7 +34,7 @@ EventTimelineView::EventTimelineView(DaemonConnection &connection, QWidget *pare
     m_kind->addItem(tr("Daemon"), QStringLiteral("daemon."));
     auto *kindLabel = new QLabel(tr("&Kind:"), this);
     kindLabel->setBuddy(m_kind);
-    connect(m_kind, &QComboBox::currentIndexChanged, m_query, &PagedQuery::reload);
+    connect(m_kind, &QComboBox::currentIndexChanged, m_query, &PagedQuery::refilter);
 
     m_model->setObjectName(QStringLiteral("timelineModel"));
     m_view->setObjectName(QStringLiteral("timelineList"));
