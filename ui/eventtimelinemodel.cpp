@@ -78,6 +78,9 @@ QString EventTimelineModel::describe(const QJsonObject &event)
     if (kind == QLatin1String("container.expiring_soon"))
         return tr("Expires at %1 unless it is used or kept alive")
             .arg(Format::dateTime(detail.value(QStringLiteral("expires_at")).toInteger()));
+    if (kind == QLatin1String("container.kept_alive"))
+        return tr("Kept alive: now expires at %1")
+            .arg(Format::dateTime(detail.value(QStringLiteral("expires_at")).toInteger()));
     if (kind == QLatin1String("container.expired"))
         return tr("Expired after its idle time; its files were removed");
     if (kind == QLatin1String("container.deleted"))

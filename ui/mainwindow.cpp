@@ -15,6 +15,7 @@
 #include "idletimer.h"
 #include "memorychart.h"
 #include "memoryhistory.h"
+#include "memoryprocesses.h"
 #include "networkpanel.h"
 #include "outputconsole.h"
 #include "paletteicon.h"
@@ -200,8 +201,12 @@ void MainWindow::buildLayout()
     m_chart->setObjectName(QStringLiteral("memoryChart"));
     // Below this the axis labels turn into dots; with the history dock open the window gives way elsewhere.
     m_chart->setMinimumHeight(220);
+    // The per-process breakdown, on demand under the chart: closed, it asks the daemon nothing.
+    m_processes = new MemoryProcessesView(*m_connection, memoryBox);
+    m_processes->setObjectName(QStringLiteral("memoryProcesses"));
     auto *memoryLayout = new QVBoxLayout(memoryBox);
-    memoryLayout->addWidget(m_chart);
+    memoryLayout->addWidget(m_chart, 1);
+    memoryLayout->addWidget(m_processes);
     auto *rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(8, 8, 8, 8);
     rightLayout->setSpacing(10);
@@ -530,6 +535,7 @@ void MainWindow::refreshCurrent()
     m_historyView->setCurrentContainer(m_currentId);
     m_idleTimer->setContainer(container);
     m_chart->setContainer(m_currentId, container.value(QStringLiteral("memory_limit")).toInteger());
+    m_processes->setContainer(m_currentId, stateOf(container) == QLatin1String("running"));
     updateActions();
 }
 

@@ -28,6 +28,7 @@ class HistoryView;
 class IdleTimer;
 class MemoryChart;
 class MemoryHistory;
+class MemoryProcessesView;
 class NetworkPanel;
 class RunPanel;
 class WelcomePage;
@@ -120,6 +121,7 @@ private:
     RunPanel *m_runPanel;
     IdleTimer *m_idleTimer;
     MemoryChart *m_chart;
+    MemoryProcessesView *m_processes;
     FileBrowser *m_fileBrowser;
     NetworkPanel *m_networkPanel;
     HistoryView *m_historyView;

@@ -68,6 +68,9 @@ NetworkPanel::NetworkPanel(DaemonConnection &connection, QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_pages);
 
+    m_decisionsDue.setSingleShot(true);
+    m_decisionsDue.setInterval(DecisionBurstMs);
+    connect(&m_decisionsDue, &QTimer::timeout, this, &NetworkPanel::refreshDecisions);
     m_refreshTimer.setInterval(RefreshIntervalMs);
     connect(&m_refreshTimer, &QTimer::timeout, this, [this] {
         refreshDecisions();
@@ -222,6 +225,18 @@ void NetworkPanel::onEvent(const QString &name, const QJsonObject &payload)
         const QJsonObject run = payload.value(QStringLiteral("run")).toObject();
         if (run.value(QStringLiteral("container")).toString() == m_containerId)
             refreshDecisions();
+    } else if (name == QLatin1String("event")) {
+        const QString kind = payload.value(QStringLiteral("kind")).toString();
+        if (kind == QLatin1String("network.org_policy_reloaded")) {
+            // Saved in Settings, by the CLI or in the file: show the list in force at once.
+            if (!m_org->isModified())
+                m_org->reload();
+            m_editor->recheck();
+        } else if (kind.startsWith(QLatin1String("network.")) &&
+                   payload.value(QStringLiteral("container")).toString() == m_containerId && isVisible()) {
+            // Decisions come in bursts (a pip install makes dozens): one read for the burst.
+            m_decisionsDue.start();
+        }
     }
 }
 

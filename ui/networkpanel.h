@@ -33,13 +33,16 @@ class NetworkPanel final : public QWidget
 public:
     // While the tab is visible, decisions and the organisation list are read again this often.
     static constexpr int RefreshIntervalMs = 4000;
+    // Pushed decisions of the container shown are read again this long after the first of a burst.
+    static constexpr int DecisionBurstMs = 300;
 
     explicit NetworkPanel(DaemonConnection &connection, QWidget *parent = nullptr);
 
     // The container as in container.list and container.changed (with `policy`); an empty object for none.
     void setContainer(const QJsonObject &container);
-    // Pushed events from DaemonConnection::eventReceived: container.changed updates the container shown,
-    // run.finished of this container reads its decisions again.
+    // Pushed events from DaemonConnection::eventReceived: container.changed updates the container shown;
+    // run.finished and network decisions of this container read its decisions again; a reloaded
+    // organisation list is read again.
     void onEvent(const QString &name, const QJsonObject &payload);
 
     // "none", "disabled" or "allowlist": which page is shown.
@@ -92,6 +95,7 @@ private:
     quint64 m_hostCheckGeneration = 0;
     bool m_hostAllowed = false;
     QTimer m_refreshTimer;
+    QTimer m_decisionsDue;
 
     QStackedWidget *m_pages;
     QLabel *m_noneNote;

@@ -319,6 +319,11 @@ Result<QJsonObject> ContainerManager::keepAlive(const QString &id)
     if (!found)
         return fail(found.error());
     touch(**found);
+    // An explicit act of a user (unlike the activity of runs, which is frequent): recorded, and announced at
+    // once so that every client's countdown starts again.
+    persist(**found);
+    recordEvent(id, {}, QStringLiteral("container.kept_alive"),
+                {{QStringLiteral("expires_at"), (*found)->record.expiresAt}});
     return containerJson(**found);
 }
 

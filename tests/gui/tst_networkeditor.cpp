@@ -136,6 +136,8 @@ private Q_SLOTS:
         m_id = created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
         QVERIFY(connectPanel());
         m_panel = std::make_unique<NetworkPanel>(*m_connection);
+        // As the window does: pushed events reach the panel.
+        connect(m_connection.get(), &DaemonConnection::eventReceived, m_panel.get(), &NetworkPanel::onEvent);
         m_listTester = std::make_unique<QAbstractItemModelTester>(
             editor()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         m_decisionTester = std::make_unique<QAbstractItemModelTester>(
@@ -151,6 +153,23 @@ private Q_SLOTS:
         QTRY_COMPARE(m_panel->organisationEditor()->editor()->model()->rowCount(), 3);
         QVERIFY(m_panel->organisationEditor()->sourceText().contains(QLatin1String("org-policy.json")));
         QVERIFY(!m_panel->applyButton()->isEnabled());
+    }
+
+    void aChangedOrganisationListIsShownAtOnce()
+    {
+        // Saved elsewhere (Settings, the CLI): the daemon's pushed event, not the panel's 4 s timer, brings
+        // it.
+        const QJsonArray wider{QStringLiteral("pypi.org"), QStringLiteral("files.pythonhosted.org"),
+                               QStringLiteral("example.com"), QStringLiteral("registry.npmjs.org")};
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("network.set_org_policy"),
+                                     {{QStringLiteral("allowed_domains"), wider}}));
+        QTRY_COMPARE_WITH_TIMEOUT(m_panel->organisationEditor()->editor()->model()->rowCount(), 4,
+                                  NetworkPanel::RefreshIntervalMs / 2);
+        QVERIFY_RESULT(
+            m_daemon.call(QStringLiteral("network.set_org_policy"),
+                          {{QStringLiteral("allowed_domains"), QJsonArray{wider[0], wider[1], wider[2]}}}));
+        QTRY_COMPARE_WITH_TIMEOUT(m_panel->organisationEditor()->editor()->model()->rowCount(), 3,
+                                  NetworkPanel::RefreshIntervalMs / 2);
     }
 
     void badEntryIsRefusedWithTheParsersWords()

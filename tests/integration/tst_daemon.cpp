@@ -493,6 +493,11 @@ private Q_SLOTS:
             QTest::qWait(30);
         }
         QCOMPARE(state(kept), QStringLiteral("running"));
+        auto keptAlive = m_daemon.call(QStringLiteral("history.events"),
+                                       {{QStringLiteral("container"), kept},
+                                        {QStringLiteral("kind"), QStringLiteral("container.kept_alive")}});
+        QVERIFY_RESULT(keptAlive);
+        QCOMPARE(keptAlive->value(QStringLiteral("total")).toInteger(), 10);
 
         // A deadline that passes while the daemon is down is enforced at start-up.
         const QString longer = create(2); // 200 ms

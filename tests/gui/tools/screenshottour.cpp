@@ -3,17 +3,24 @@
 // views and saves each as a PNG, for docs/screenshots/ (run by
 // tests/gui/make-screenshots.sh under Xvfb with a private daemon). Not a test:
 // it fails loudly when a step does not happen, but checks nothing else.
+#include "appearance.h"
 #include "codeeditor.h"
 #include "containerlistmodel.h"
 #include "createcontainerdialog.h"
 #include "daemonconnection.h"
+#include "eventtimelinemodel.h"
+#include "eventtimelineview.h"
 #include "filebrowser.h"
 #include "historymodel.h"
 #include "historyview.h"
 #include "mainwindow.h"
 #include "memorychart.h"
+#include "memoryprocesses.h"
+#include "networkdecisionmodel.h"
+#include "networkpanel.h"
 #include "outcomebanner.h"
 #include "runpanel.h"
+#include "settingsdialog.h"
 #include "welcomepage.h"
 #include "workspacefilemodel.h"
 
@@ -24,10 +31,14 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QGroupBox>
+#include <QJsonArray>
+#include <QMenu>
+#include <QMenuBar>
 #include <QPainter>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QThread>
 #include <QTreeView>
@@ -68,6 +79,26 @@ bool save(const QPixmap &pixmap, const QString &directory, const QString &name)
     return true;
 }
 
+// A dialog or a menu over the window, as the user sees it: the window dimmed (for dialogs) and the popup
+// drawn where it is on screen.
+QPixmap over(QWidget &window, QWidget &popup, bool dim, QPoint at = QPoint(-1, -1))
+{
+    QPixmap shot = window.grab();
+    QPainter painter(&shot);
+    if (dim)
+        painter.fillRect(shot.rect(), QColor(0, 0, 0, 70));
+    const QPixmap popupShot = popup.grab();
+    if (at.x() < 0)
+        at = QPoint(
+            (shot.width() / shot.devicePixelRatio() - popupShot.width() / popupShot.devicePixelRatio()) / 2,
+            (shot.height() / shot.devicePixelRatio() - popupShot.height() / popupShot.devicePixelRatio()) /
+                3);
+    painter.drawPixmap(at, popupShot);
+    painter.setPen(QColor(0, 0, 0, 110));
+    painter.drawRect(QRect(at, popupShot.deviceIndependentSize().toSize()).adjusted(-1, -1, 0, 0));
+    return shot;
+}
+
 int fail(const char *step)
 {
     std::fprintf(stderr, "screenshot tour: %s did not happen\n", step);
@@ -86,23 +117,8 @@ int main(int argc, char *argv[])
     // `--dark` (second argument): the same tour in a dark palette, to check that
     // icons, the editor and the chart follow it.
     const bool dark = argc > 2 && qstrcmp(argv[2], "--dark") == 0;
-    if (dark) {
-        QPalette palette;
-        palette.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x30));
-        palette.setColor(QPalette::WindowText, QColor(0xe6, 0xe6, 0xe6));
-        palette.setColor(QPalette::Base, QColor(0x1e, 0x1f, 0x22));
-        palette.setColor(QPalette::AlternateBase, QColor(0x26, 0x28, 0x2b));
-        palette.setColor(QPalette::Text, QColor(0xe6, 0xe6, 0xe6));
-        palette.setColor(QPalette::Button, QColor(0x35, 0x37, 0x3b));
-        palette.setColor(QPalette::ButtonText, QColor(0xe6, 0xe6, 0xe6));
-        palette.setColor(QPalette::Highlight, QColor(0x3b, 0x7d, 0xd8));
-        palette.setColor(QPalette::HighlightedText, Qt::white);
-        palette.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
-        palette.setColor(QPalette::Disabled, QPalette::Text, QColor(0x80, 0x80, 0x80));
-        palette.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x80, 0x80, 0x80));
-        palette.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x80, 0x80, 0x80));
-        QApplication::setPalette(palette);
-    }
+    if (dark)
+        Appearance::apply(Theme::Dark, false);
     const QString prefix = dark ? QStringLiteral("dark-") : QString();
 
     MainWindow window({});
@@ -131,23 +147,8 @@ int main(int argc, char *argv[])
         return fail("opening the create dialog");
     dialog->setName(QStringLiteral("analysis"));
     settle(500);
-    {
-        // The dialog over a dimmed window, as the user sees it.
-        QPixmap shot = window.grab();
-        QPainter painter(&shot);
-        painter.fillRect(shot.rect(), QColor(0, 0, 0, 70));
-        const QPixmap dialogShot = dialog->grab();
-        const QPoint at(
-            (shot.width() / shot.devicePixelRatio() - dialogShot.width() / dialogShot.devicePixelRatio()) / 2,
-            (shot.height() / shot.devicePixelRatio() - dialogShot.height() / dialogShot.devicePixelRatio()) /
-                3);
-        painter.drawPixmap(at, dialogShot);
-        painter.setPen(QColor(0, 0, 0, 110));
-        painter.drawRect(QRect(at, dialogShot.deviceIndependentSize().toSize()).adjusted(-1, -1, 0, 0));
-        painter.end();
-        if (!save(shot, out, prefix + QStringLiteral("create-dialog.png")))
-            return 1;
-    }
+    if (!save(over(window, *dialog, true), out, prefix + QStringLiteral("create-dialog.png")))
+        return 1;
     dialog->reject();
     settle(300);
 
@@ -292,5 +293,118 @@ int main(int argc, char *argv[])
     settle(800);
     if (!save(window.grab(), out, QStringLiteral("history.png")))
         return 1;
-    return 0;
+
+    // The event timeline: what happened to the containers, newest first.
+    auto *timeline = history->findChild<EventTimelineView *>();
+    bool timelineLoaded = false;
+    QObject::connect(timeline, &EventTimelineView::pageLoaded, timeline, [&] { timelineLoaded = true; });
+    history->findChild<QTabWidget *>(QStringLiteral("historyTabs"))->setCurrentWidget(timeline);
+    if (!waitFor([&] { return timelineLoaded && timeline->model()->rowCount() > 0; }, 10000))
+        return fail("listing the event timeline");
+    settle(800);
+    if (!save(window.grab(), out, QStringLiteral("history-timeline.png")))
+        return 1;
+    dock->hide();
+    window.resize(1280, 800);
+
+    // The network editor: an organisation list, a container that may reach two hosts of it, and a program
+    // that tries those and two others; the decisions with their counts, a denied host selected.
+    auto call = [&](const QString &method, const QJsonObject &params) {
+        QJsonObject answer;
+        bool answered = false;
+        window.connection().call(method, params, &window, [&](Cordon::Result<QJsonObject> result) {
+            answered = true;
+            if (result)
+                answer = *result;
+            else
+                std::fprintf(stderr, "%s: %s\n", qPrintable(method), qPrintable(result.error().describe()));
+        });
+        waitFor([&] { return answered; }, 30000);
+        return answer;
+    };
+    call(QStringLiteral("network.set_org_policy"),
+         {{QStringLiteral("allowed_domains"),
+           QJsonArray{QStringLiteral("pypi.org"), QStringLiteral("files.pythonhosted.org"),
+                      QStringLiteral("registry.npmjs.org"), QStringLiteral("github.com"),
+                      QStringLiteral("*.githubusercontent.com")}}});
+    const QJsonObject created =
+        call(QStringLiteral("container.create"),
+             {{QStringLiteral("policy"),
+               QJsonObject{{QStringLiteral("name"), QStringLiteral("packages")},
+                           {QStringLiteral("network_policy"),
+                            QJsonObject{{QStringLiteral("type"), QStringLiteral("allowlist")},
+                                        {QStringLiteral("allowed_domains"),
+                                         QJsonArray{QStringLiteral("pypi.org"),
+                                                    QStringLiteral("files.pythonhosted.org")}}}}}}});
+    const QString packages =
+        created.value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+    if (packages.isEmpty())
+        return fail("creating a container with an allowlist");
+    if (!waitFor([&] { return window.containerModel().rowOf(packages) >= 0; }, 10000))
+        return fail("listing the allowlist container");
+    window.selectContainer(packages);
+    panel->setCode(QStringLiteral("python"),
+                   QStringLiteral("# Tries the hosts a package install and a careless script would contact.\n"
+                                  "import urllib.request\n"
+                                  "for url in ['https://pypi.org/simple/requests/', 'https://github.com/',\n"
+                                  "            'https://example.com/', 'https://pypi.org/simple/numpy/',\n"
+                                  "            'http://169.254.169.254/latest/meta-data/']:\n"
+                                  "    try:\n"
+                                  "        print(url, urllib.request.urlopen(url, timeout=5).status)\n"
+                                  "    except Exception as error:\n"
+                                  "        print(url, error)\n"));
+    panel->runAction()->trigger();
+    if (!waitFor([&] { return banner->text().startsWith(QStringLiteral("Exit code")); }, 60000))
+        return fail("running the network program");
+    auto *network = window.networkPanel();
+    panel->outputTabs()->setCurrentWidget(network);
+    network->refreshDecisions();
+    if (!waitFor([&] { return network->decisionModel()->rowCount() >= 3; }, 15000))
+        return fail("listing the network decisions");
+    for (int row = 0; row < network->decisionModel()->rowCount(); ++row) {
+        if (network->decisionModel()->index(row, 0).data().toString() == QLatin1String("github.com"))
+            network->decisionView()->selectRow(row);
+    }
+    if (auto *editorSplitter = window.findChild<QSplitter *>(QStringLiteral("editorSplitter")))
+        editorSplitter->setSizes({200, 500});
+    splitter->setSizes({240, 800, 340});
+    settle(1000);
+    if (!save(window.grab(), out, QStringLiteral("network-editor.png")))
+        return 1;
+
+    // Settings, on the organisation allowlist.
+    window.showSettings();
+    SettingsDialog *settings = nullptr;
+    if (!waitFor([&] { return (settings = window.findChild<SettingsDialog *>()) && settings->isVisible(); },
+                 5000))
+        return fail("opening Settings");
+    settings->tabs()->setCurrentIndex(1);
+    settle(800);
+    if (!save(over(window, *settings, true), out, QStringLiteral("settings.png")))
+        return 1;
+    settings->reject();
+    settle(300);
+
+    // The trainer's Demo menu, open over the window, and the memory bomb in presentation mode.
+    QMenu *demo = window.findChild<QMenu *>(QStringLiteral("demoMenu"));
+    const QPoint menuAt = window.menuBar()->actionGeometry(demo->menuAction()).bottomLeft();
+    demo->popup(window.mapToGlobal(menuAt + window.menuBar()->pos()));
+    settle(600);
+    if (!save(over(window, *demo, false, menuAt + window.menuBar()->pos()), out,
+              QStringLiteral("demo-menu.png")))
+        return 1;
+    demo->hide();
+    window.selectContainer(window.containerModel().index(0, 0).data(ContainerListModel::IdRole).toString());
+    panel->outputTabs()->setCurrentIndex(0);
+    window.setPresentationMode(true);
+    panel->editor()->clear(); // nothing of the user's to keep: the demo needs no confirmation
+    window.findChild<QAction *>(QStringLiteral("demo-memory-bomb"))->trigger();
+    if (!waitFor([&] { return banner->text().startsWith(QStringLiteral("Out of memory")); }, 60000))
+        return fail("running the memory bomb");
+    window.resize(1600, 1000);
+    splitter->setSizes({300, 850, 450});
+    settle(1500);
+    const bool presented = save(window.grab(), out, QStringLiteral("presentation-mode.png"));
+    window.setPresentationMode(false);
+    return presented ? 0 : 1;
 }
