@@ -2,7 +2,7 @@
 #include "containers/container.h"
 
 #include "core/fdio.h"
-#include "isolation/seccompprofile.h"
+#include "isolation/seccompfilters.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -98,10 +98,8 @@ Result<> Container::start()
     auto spec = Isolation::buildSandboxSpec(m_policy, workspace->paths(), ids);
     if (!spec)
         return fail(spec.error());
-    auto filter = Isolation::compileSeccompFilter({m_policy.allowPtrace});
-    if (!filter)
-        return fail(filter.error());
-    m_seccompBpf.assign(filter->constData(), static_cast<std::size_t>(filter->size()));
+    const QByteArrayView filter = Isolation::prebuiltSeccompFilter({m_policy.allowPtrace});
+    m_seccompBpf.assign(filter.data(), static_cast<std::size_t>(filter.size()));
 
     if (m_cgroup) {
         m_cgroup->destroy(m_id); // a group left by a daemon that was killed
