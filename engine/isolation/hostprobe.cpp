@@ -2,6 +2,8 @@
 #include "isolation/hostprobe.h"
 
 #include "cgroup/cgroupbackend.h"
+#include "cgroup/cgroupfs.h"
+#include "cgroup/migrationtuning.h"
 #include "isolation/sandbox.h"
 
 #include <QFile>
@@ -65,6 +67,30 @@ HostCheck checkCgroups()
     if (check.status != CheckStatus::Ok)
         check.detail +=
             QStringLiteral(" Without cgroups, runs need --allow-degraded and get no memory or pids limit.");
+    return check;
+}
+
+HostCheck checkCgroupMoves()
+{
+    HostCheck check{QStringLiteral("cgroup moves"), CheckStatus::Ok, {}, false};
+    auto mountinfo = Cgroup::Fs::readFile(QStringLiteral("/proc/self/mountinfo"));
+    const Cgroup::MigrationTuning tuning = Cgroup::inspectMigrationTuning(
+        mountinfo ? Cgroup::parseCgroupMounts(*mountinfo) : QList<Cgroup::MountEntry>());
+    if (tuning.favoured) {
+        check.detail = QStringLiteral("quick: %1 is mounted with favordynmods").arg(tuning.unifiedMountPoint);
+    } else if (!tuning.unifiedMountPoint.isEmpty()) {
+        check.status = CheckStatus::Degraded;
+        check.detail =
+            QStringLiteral("slow: each container start waits 5-20 ms for the kernel (an RCU grace "
+                           "period); as root, `cordon cgroup-delegate --favor-dynmods` remounts %1 "
+                           "with favordynmods")
+                .arg(tuning.unifiedMountPoint);
+    } else {
+        check.status = CheckStatus::Degraded;
+        check.detail =
+            QStringLiteral("slow: each container start waits 5-20 ms for the kernel, and without a "
+                           "cgroup2 mount there is no favordynmods to change that");
+    }
     return check;
 }
 
@@ -156,8 +182,8 @@ QString checkStatusName(CheckStatus status)
 
 QList<HostCheck> probeHost()
 {
-    return {checkUserNamespaces(), checkCgroups(), checkSeccomp(), checkLandlock(),
-            checkOverlayfs(),      checkOpenat2(), checkInit()};
+    return {checkUserNamespaces(), checkCgroups(),   checkCgroupMoves(), checkSeccomp(),
+            checkLandlock(),       checkOverlayfs(), checkOpenat2(),     checkInit()};
 }
 
 } // namespace Cordon::Isolation

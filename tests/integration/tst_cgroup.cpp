@@ -3,6 +3,9 @@
 // child that allocates past its memory limit must die of SIGKILL, and a fork loop must stop at pids.max with
 // EAGAIN. Skips (77) when this user has no usable backend, unless CORDON_MUST_WORK=1.
 #include "cgroup/cgroupbackend.h"
+#include "cgroup/cgroupfs.h"
+#include "cgroup/migrationtuning.h"
+#include "isolation/hostprobe.h"
 #include "testutil.h"
 
 #include <QCoreApplication>
@@ -578,6 +581,38 @@ private slots:
         QVERIFY_RESULT(backend().destroy(name));
         checkGone(name);
         QVERIFY_RESULT(backend().destroy(name));
+    }
+
+    void favourDynmodsIsRootsHostWideStep()
+    {
+        if (::geteuid() != 0) {
+            const auto refused = favourDynmods();
+            QVERIFY(!refused);
+            QCOMPARE(refused.error().code(), QStringLiteral("cgroup.permission"));
+            return;
+        }
+        auto mountinfo = Fs::readFile(QStringLiteral("/proc/self/mountinfo"));
+        QVERIFY_RESULT(mountinfo);
+        if (inspectMigrationTuning(parseCgroupMounts(*mountinfo)).unifiedMountPoint.isEmpty())
+            QSKIP("this host mounts no cgroup2 hierarchy");
+        // The documented root step, for real: the kernel takes the option and keeps the others, a second call
+        // changes nothing, and the doctor's check turns quick.
+        const auto favoured = favourDynmods();
+        QVERIFY_RESULT(favoured);
+        mountinfo = Fs::readFile(QStringLiteral("/proc/self/mountinfo"));
+        QVERIFY_RESULT(mountinfo);
+        const MigrationTuning tuning = inspectMigrationTuning(parseCgroupMounts(*mountinfo));
+        QVERIFY2(tuning.favoured, qPrintable(*favoured));
+        const auto again = favourDynmods();
+        QVERIFY_RESULT(again);
+        QVERIFY2(again->contains(QLatin1String("already")), qPrintable(*again));
+        const QList<Isolation::HostCheck> checks = Isolation::probeHost();
+        const auto moves =
+            std::find_if(checks.cbegin(), checks.cend(), [](const Isolation::HostCheck &check) {
+                return check.name == QLatin1String("cgroup moves");
+            });
+        QVERIFY(moves != checks.cend());
+        QCOMPARE(moves->status, Isolation::CheckStatus::Ok);
     }
 
     void delegateToUnprivilegedUser()

@@ -4,6 +4,7 @@
 #include "cgroup/cgroupbackend.h"
 #include "cgroup/cgroupfs.h"
 #include "cgroup/cgroupparsers.h"
+#include "cgroup/migrationtuning.h"
 #include "testutil.h"
 
 #include <QTest>
@@ -173,6 +174,31 @@ private slots:
         QFETCH(QByteArray, input);
         QFETCH(QStringList, expected);
         QCOMPARE(describeMounts(parseCgroupMounts(input)), expected);
+    }
+
+    void migrationTuning()
+    {
+        // A hybrid host: the cgroup2 mount is found, not favoured yet; the remount keeps what it has.
+        const QList<MountEntry> hybrid = parseCgroupMounts(HybridMountinfo);
+        MigrationTuning tuning = inspectMigrationTuning(hybrid);
+        QCOMPARE(tuning.unifiedMountPoint, QStringLiteral("/sys/fs/cgroup/unified"));
+        QVERIFY(!tuning.favoured);
+
+        const QList<MountEntry> systemd = parseCgroupMounts(
+            "25 21 0:22 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n");
+        QCOMPARE(favourDynmodsOptions(systemd.first()),
+                 QStringLiteral("nsdelegate,memory_recursiveprot,favordynmods"));
+        const QList<MountEntry> favoured = parseCgroupMounts(
+            "25 21 0:22 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,favordynmods,nsdelegate\n");
+        tuning = inspectMigrationTuning(favoured);
+        QVERIFY(tuning.favoured);
+        QCOMPARE(favourDynmodsOptions(favoured.first()), QStringLiteral("nsdelegate,favordynmods"));
+
+        // A container's view of a subtree is not the host's hierarchy; pure v1 has none.
+        tuning = inspectMigrationTuning(parseCgroupMounts(
+            "1021 1013 0:27 /../../.. /sys/fs/cgroup ro - cgroup2 cgroup2 rw,nsdelegate\n"));
+        QVERIFY(tuning.unifiedMountPoint.isEmpty());
+        QVERIFY(inspectMigrationTuning({}).unifiedMountPoint.isEmpty());
     }
 
     void flatKeyed_data()
