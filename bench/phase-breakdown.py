@@ -7,8 +7,8 @@
 Each run is traced, limited to a few marker system calls, with `perf trace -T` (kernel tracepoints: a few
 microseconds per traced call) or, where perf does not work, `strace -f --seccomp-bpf -ttt -T` (only the
 marker calls stop the tracer, but each stop and each fork costs tens of microseconds). Phase boundaries are
-marker calls: the first W_OK access() (cgroup detection), the workspace mkdirs, libseccomp's probes, the
-export memfd and its write, the namespace clone, the pid written to cgroup.procs, the setup and spawn messages
+marker calls: the first W_OK access() (cgroup detection), the workspace mkdirs and lchowns, the cgroup's
+mkdirs, the namespace clone, the pid written to cgroup.procs, the setup and spawn messages
 on the control socket, pivot_root, the run's execve and exit_group, the kill of cordon-init, the cgroup
 rmdirs and the summary written to stderr. Markers are found by order and file descriptor, not by path, so a
 change in the engine's order of steps needs a change here. The traced total is above the untraced latency
@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-TRACED = ("execve,clone,access,mkdir,seccomp,memfd_create,sendmsg,recvmsg,exit_group,kill,wait4,rmdir,"
+TRACED = ("execve,clone,access,mkdir,lchown,sendmsg,recvmsg,exit_group,kill,wait4,rmdir,"
           "write,pivot_root")
 
 
@@ -127,12 +127,17 @@ def phases(calls, front):
 
     start = mine[0].entry  # the dynamic loader's first call (perf misses the execve itself)
     detect = first(mine, lambda c: c.name == "access" and ("W_OK" in c.text or "mode: W" in c.text))
-    probe = first(mine, lambda c: c.name == "seccomp")
-    ws_dirs = [c for c in mine if c.name == "mkdir" and c.entry < probe.entry]
-    memfd = first(mine, lambda c: c.name == "memfd_create")
-    # seccomp_export_bpf() generates the program and writes it in one go: that write ends the compile.
-    export = first(mine, lambda c: c.name == "write" and c.fd() == memfd.result(), after=memfd.entry)
     clone = first(mine, lambda c: c.name == "clone" and "NEWUSER" in c.text)
+    # The workspace is made by mkdirs and, when its owner inside differs from the caller, ends with lchowns;
+    # the cgroup code's mkdirs follow (the first of them finds the delegated base: EEXIST). perf prints paths
+    # as pointers, so the markers are these, not the paths. (The seccomp program is compiled at build time:
+    # nothing of it shows here any more.)
+    chowns = [c for c in mine if c.name == "lchown" and c.entry < clone.entry]
+    if chowns:
+        cg_mkdir = first(mine, lambda c: c.name == "mkdir", after=chowns[-1].exit)
+    else:
+        cg_mkdir = first(mine, lambda c: c.name == "mkdir" and "EEXIST" in c.text)
+    ws_dirs = [c for c in mine if c.name == "mkdir" and c.entry < cg_mkdir.entry]
     setup_sent = first(mine, lambda c: c.name == "sendmsg")
     # After the clone: setgroups, uid_map, gid_map, then the pid into each hierarchy's cgroup.procs.
     joins = [c for c in mine if c.name == "write" and clone.exit <= c.entry < setup_sent.entry][3:]
@@ -153,9 +158,9 @@ def phases(calls, front):
          "reads", detect.entry - start),
         ("cgroup detection checks, container id", ws_start - detect.entry),
         ("workspace create (mkpath + 6 mkdir/chmod, 2 chown, in CORDON_DATA_DIR)", ws_end - ws_start),
-        ("mount plan (SandboxSpec) built in the front-end", probe.entry - ws_end),
-        ("seccomp filter compiled with libseccomp and exported to a memfd", export.exit - probe.entry),
-        ("cgroup create + limits (mkdir, 5 writes), bind sources checked", clone.entry - export.exit),
+        ("mount plan (SandboxSpec) built in the front-end, the built-in seccomp program copied",
+         cg_mkdir.entry - ws_end),
+        ("cgroup create + limits (mkdir, 5 writes), bind sources checked", clone.entry - cg_mkdir.entry),
         ("clone() with user/mount/pid/net/ipc/uts namespaces", clone.exit - clone.entry),
         ("uid/gid maps written, pid written to cgroup.procs (memory, pids)", setup_sent.entry - clone.exit),
         ("setup request delivered to cordon-init", setup_recv.exit - setup_sent.entry),
