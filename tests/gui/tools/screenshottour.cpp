@@ -22,6 +22,7 @@
 #include "runpanel.h"
 #include "settingsdialog.h"
 #include "welcomepage.h"
+#include "workbenchsettings.h"
 #include "workspacefilemodel.h"
 
 #include <QAction>
@@ -117,8 +118,9 @@ int main(int argc, char *argv[])
     // `--dark` (second argument): the same tour in a dark palette, to check that
     // icons, the editor and the chart follow it.
     const bool dark = argc > 2 && qstrcmp(argv[2], "--dark") == 0;
+    // The window applies the theme from the settings (a private directory here) when it is built.
     if (dark)
-        Appearance::apply(Theme::Dark, false);
+        WorkbenchSettings::setTheme(Theme::Dark);
     const QString prefix = dark ? QStringLiteral("dark-") : QString();
 
     MainWindow window({});
