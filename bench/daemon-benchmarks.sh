@@ -5,7 +5,7 @@
 #
 #   bench/daemon-benchmarks.sh [BIN_DIR] [options]
 #
-# BIN_DIR holds the built `cordon`, `cordond` and `cordon-init` (default: build/bin relative to the repository
+# BIN_DIR holds the built `cordon`, `cordon-cli`, `cordond` and `cordon-init` (default: build/bin relative to the repository
 # root). Starts its own cordond on a private socket and data directory; installs nothing. Needs hyperfine,
 # bwrap and python3.
 set -euo pipefail
@@ -14,7 +14,7 @@ usage() {
     cat <<'EOF'
 usage: bench/daemon-benchmarks.sh [BIN_DIR] [options]
 
-  BIN_DIR              directory with the built cordon, cordond and cordon-init (default: build/bin in the repo)
+  BIN_DIR              directory with the built cordon, cordon-cli, cordond and cordon-init (default: build/bin)
 
 options:
   --runs N             timed runs per latency command, spread over the rounds (default 200)
@@ -30,7 +30,8 @@ options:
                        user; delegates a cgroup subtree to NAME with `cordon cgroup-delegate` first
   --no-latency         skip the latency pass
   --no-memory          skip the memory pass
-  --no-reference       skip the reference rows `cordon --version` and `cordon daemon status`
+  --no-reference       skip the reference rows `cordon-cli exec` (the Qt CLI), exec-min, `cordon --version` and
+                       `cordon daemon status`
   --out DIR            keep the hyperfine and client JSON, the memory snapshots and report.md in DIR
                        (default: a temp dir, removed)
   --check              exit 1 when a target is missed: cordon exec / bwrap >= 1.0, the daemon's VmRSS
@@ -106,7 +107,7 @@ if [ "${bin_dir#/}" = "$bin_dir" ] && [ ! -d "$bin_dir" ]; then
 fi
 [ -d "$bin_dir" ] || die "no such directory: $bin_dir (build first, or pass BIN_DIR)"
 bin_dir=$(cd "$bin_dir" && pwd)
-for program in cordon cordond cordon-init; do
+for program in cordon cordon-cli cordond cordon-init; do
     [ -x "$bin_dir/$program" ] ||
         die "$bin_dir/$program is missing: build it with \`cmake --build BUILD --target cordon cordond cordon-init\`"
 done
@@ -265,8 +266,9 @@ measure_latency() { # container
     bwrap_line=$(join "${bwrap_cmd[@]}")
     local names=(bwrap "cordon exec") cmds=("$bwrap_line" "$exec_cmd")
     if [ "$reference" = 1 ]; then
-        names+=("cordon --version" "cordon daemon status")
-        cmds+=("$cordon --version" "$cordon daemon status")
+        # `cordon` runs a plain exec without Qt; the Qt CLI it hands everything else to, timed on the same exec.
+        names+=("cordon-cli exec (Qt)" "cordon --version" "cordon daemon status")
+        cmds+=("$bin_dir/cordon-cli exec $ctr -- /bin/true" "$cordon --version" "$cordon daemon status")
         if [ -n "$exec_min" ]; then
             names+=("exec-min (C client, no Qt)")
             cmds+=("$exec_min $ctr /bin/true")
@@ -360,8 +362,8 @@ if rounds:
         wait_half += proto["wait_times"]
         medians[PROTOCOL] = statistics.median(proto["times"])
         per.append(medians)
-    order = ["bwrap", "cordon exec", PROTOCOL, "exec-min (C client, no Qt)", "cordon --version",
-             "cordon daemon status"]
+    order = ["bwrap", "cordon exec", PROTOCOL, "exec-min (C client, no Qt)", "cordon-cli exec (Qt)",
+             "cordon --version", "cordon daemon status"]
     times = {k: times[k] for k in order if k in times}
     print(f"#### Warm exec latency ({label}, one idle container)\n")
     base = table(times)
@@ -502,7 +504,7 @@ if [ -n "$as_user" ]; then
     # The build tree and this checkout may sit below a 0700 home: copy what the user runs.
     user_dir=$work/as-$as_user
     mkdir -p "$user_dir/bin" "$user_dir/bench/lib" "$out_dir/$as_user"
-    cp "$bin_dir/cordon" "$bin_dir/cordond" "$bin_dir/cordon-init" "$user_dir/bin/"
+    cp "$bin_dir/cordon" "$bin_dir/cordon-cli" "$bin_dir/cordond" "$bin_dir/cordon-init" "$user_dir/bin/"
     cp "$bench_dir/daemon-benchmarks.sh" "$bench_dir/exec-client.py" "$bench_dir/exec-min.c" "$user_dir/bench/"
     cp "$bench_dir/lib/private-daemon.sh" "$user_dir/bench/lib/"
     chmod -R a+rX "$user_dir"

@@ -404,7 +404,7 @@ if [ -n "$as_user" ]; then
     # The build tree may sit below a 0700 home: copy the programs where the user can read them.
     user_bin=$work/bin-$as_user
     mkdir -p "$user_bin" "$work/data-$as_user" "$out_dir/$as_user"
-    cp "$bin_dir/cordon" "$bin_dir/cordon-init" "$user_bin/"
+    cp "$bin_dir/cordon" "$bin_dir/cordon-cli" "$bin_dir/cordon-init" "$user_bin/"
     chown -R "$as_user:" "$work/data-$as_user" "$out_dir/$as_user"
     if [ -n "$shm_base" ]; then
         mkdir -p "$shm_base/data-$as_user" && chown "$as_user:" "$shm_base/data-$as_user"

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "clioutput.h"
 
+#include "daemon/lite/runreport.h"
+
 #include <cstdio>
 
 namespace Cordon::Cli {
@@ -21,24 +23,13 @@ void printErr(const QString &text)
 
 void printError(const Error &error)
 {
-    printErr(QStringLiteral("cordon: error: %1\n").arg(error.message()));
-    const QString hint = error.hint();
-    if (!hint.isEmpty())
-        printErr(QStringLiteral("cordon: hint: %1\n").arg(hint));
+    printErr(
+        QString::fromStdString(Lite::errorReport(error.message().toStdString(), error.hint().toStdString())));
 }
 
 QString formatBytes(qint64 bytes)
 {
-    if (bytes < 1024)
-        return QStringLiteral("%1 B").arg(bytes);
-    const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
-    double value = static_cast<double>(bytes);
-    int unit = -1;
-    while (value >= 1024.0 && unit < 3) {
-        value /= 1024.0;
-        ++unit;
-    }
-    return QStringLiteral("%1 %2").arg(value, 0, 'f', value < 10 ? 1 : 0).arg(QLatin1String(units[unit]));
+    return QString::fromStdString(Lite::formatBytes(bytes));
 }
 
 QString summarize(const Containers::RunOutcome &outcome)

@@ -5,62 +5,13 @@
 #include "commands.h"
 
 #include "daemon/daemonpaths.h"
+#include "daemon/lite/containerref.h"
+#include "daemon/lite/runreport.h"
 
 #include <QCoreApplication>
 #include <QJsonDocument>
 
 namespace Cordon::Cli {
-
-namespace {
-
-struct CliHint
-{
-    const char *code;
-    const char *hint;
-};
-
-// Advice for the errors the engine's hint table does not cover because they only make sense to someone at
-// this command line. Matched by exact code, or by prefix for entries ending in '.'.
-constexpr CliHint CliHints[] = {
-    {"daemon.unreachable", "Start it with `cordon daemon start` (other commands start it when needed); "
-                           "CORDON_SOCKET names a different socket."},
-    {"daemon.start_failed", "Run `cordond` in a terminal to see why it does not start; CORDON_DAEMON names "
-                            "the program to start."},
-    {"daemon.timeout", "cordond is busy or stuck: `cordon daemon status` checks it, `cordon daemon stop` "
-                       "and `cordon daemon start` restart it."},
-    {"daemon.disconnected", "cordond stopped or restarted: `cordon daemon status` checks it; a run it was "
-                            "running shows as interrupted in `cordon history`."},
-    {"daemon.already_running", "Only one cordond runs per user: `cordon daemon status` shows it."},
-    {"protocol.version", "cordon and cordond come from different builds: restart the daemon with `cordon "
-                         "daemon stop`, the next command starts the matching one."},
-    {"container.not_found", "`cordon ls --all` lists the containers; give an id, a unique prefix of one, or "
-                            "the name of a running or stopped container."},
-    {"container.gone", "Its files were removed when it expired or was deleted; `cordon create` makes a new "
-                       "container."},
-    {"container.not_running", "Start it with `cordon start ID`; its files are still there."},
-    {"container.limit", "`cordon ls` shows them: stop (`cordon stop ID`) or remove (`cordon rm ID`) one."},
-    {"run.limit", "Wait for one of the container's runs to end; `cordon history --container ID` lists them."},
-    {"run.not_found", "`cordon history` lists the runs and their ids."},
-    {"cli.ambiguous", "Give the full id, or more of it: `cordon ls --all` shows them."},
-};
-
-QString cliHint(const QString &code)
-{
-    for (const CliHint &entry : CliHints) {
-        const QLatin1String prefix(entry.code);
-        if (prefix.endsWith(QLatin1Char('.')) ? code.startsWith(prefix) : code == prefix)
-            return QString::fromUtf8(entry.hint);
-    }
-    return {};
-}
-
-bool isLiveState(const QJsonObject &container)
-{
-    const QString state = container.value(QStringLiteral("state")).toString();
-    return state == QLatin1String("running") || state == QLatin1String("stopped");
-}
-
-} // namespace
 
 std::optional<int> parseCommandLine(QCommandLineParser &parser, const QStringList &arguments,
                                     const QString &command)
@@ -87,22 +38,16 @@ int usageError(const QString &command, const QString &message)
 
 bool isUnreachable(const Error &error)
 {
-    static const QStringList codes = {
-        QStringLiteral("daemon.unreachable"),      QStringLiteral("daemon.start_failed"),
-        QStringLiteral("daemon.timeout"),          QStringLiteral("daemon.disconnected"),
-        QStringLiteral("daemon.too_many_clients"), QStringLiteral("protocol.version"),
-    };
-    return codes.contains(error.code());
+    return Lite::isUnreachableCode(error.code().toStdString());
 }
 
 int reportError(const Error &error)
 {
-    printError(error);
-    if (error.hint().isEmpty()) {
-        const QString hint = cliHint(error.code());
-        if (!hint.isEmpty())
-            printErr(QStringLiteral("cordon: hint: %1\n").arg(hint));
-    }
+    // The engine's advice first, then the command line's own (both tables are shared with the launcher).
+    QString hint = error.hint();
+    if (hint.isEmpty())
+        hint = QString::fromUtf8(Lite::cliHint(error.code().toStdString()));
+    printErr(QString::fromStdString(Lite::errorReport(error.message().toStdString(), hint.toStdString())));
     return isUnreachable(error) ? SetupFailure : 1;
 }
 
@@ -172,36 +117,25 @@ Result<QJsonObject> DaemonSession::resolveContainer(const QString &reference)
     auto listed = call(QStringLiteral("container.list"), {{QStringLiteral("include_deleted"), true}});
     if (!listed)
         return fail(listed.error());
-    // Like docker: an exact id, then the name of a live container, then an id prefix (live ones first).
-    QList<QJsonObject> named;
-    QList<QJsonObject> livePrefix;
-    QList<QJsonObject> endedPrefix;
-    for (const QJsonValue &value : listed->value(QStringLiteral("containers")).toArray()) {
-        const QJsonObject container = value.toObject();
-        const QString id = container.value(QStringLiteral("id")).toString();
-        if (id == reference)
-            return container;
-        const bool live = isLiveState(container);
-        if (live && container.value(QStringLiteral("name")).toString() == reference)
-            named.append(container);
-        if (id.startsWith(reference))
-            (live ? livePrefix : endedPrefix).append(container);
-    }
-    const QList<QJsonObject> &matches = !named.isEmpty()        ? named
-                                        : !livePrefix.isEmpty() ? livePrefix
-                                                                : endedPrefix;
-    if (matches.size() == 1)
-        return matches.first();
-    if (matches.size() > 1) {
+    // The rules are shared with the Qt-free `cordon exec` (daemon/lite/containerref.h).
+    const QJsonArray containers = listed->value(QStringLiteral("containers")).toArray();
+    const std::vector<std::size_t> indexes = Lite::matchContainers(
+        Daemon::toLite(QJsonObject{{QStringLiteral("containers"), containers}})["containers"].items(),
+        reference.toStdString());
+    if (indexes.size() == 1)
+        return containers.at(static_cast<qsizetype>(indexes.front())).toObject();
+    if (indexes.size() > 1) {
         QStringList names;
-        for (const QJsonObject &container : matches)
+        for (const std::size_t index : indexes) {
+            const QJsonObject container = containers.at(static_cast<qsizetype>(index)).toObject();
             names.append(QStringLiteral("%1 (%2, %3)")
                              .arg(container.value(QStringLiteral("id")).toString(),
                                   container.value(QStringLiteral("name")).toString(),
                                   container.value(QStringLiteral("state")).toString()));
+        }
         return fail(QStringLiteral("cli.ambiguous"), QStringLiteral("`%1` matches %2 containers: %3")
                                                          .arg(reference)
-                                                         .arg(matches.size())
+                                                         .arg(indexes.size())
                                                          .arg(names.join(QStringLiteral(", "))));
     }
     // Nothing matched: the daemon words the refusal, so every client reports it the same way.

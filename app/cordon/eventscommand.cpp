@@ -6,6 +6,8 @@
 #include "commands.h"
 #include "daemoncli.h"
 
+#include "daemon/lite/signalpipe.h"
+
 #include <QEventLoop>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -19,14 +21,6 @@
 namespace Cordon::Cli {
 
 namespace {
-
-int s_stopPipe[2] = {-1, -1};
-
-void onStopSignal(int)
-{
-    const char byte = 1;
-    [[maybe_unused]] const ssize_t written = ::write(s_stopPipe[1], &byte, 1);
-}
 
 bool kindMatches(const QString &kind, const QString &filter)
 {
@@ -187,16 +181,11 @@ int eventsCommand(const QStringList &arguments)
         show(event);
     pushed.clear();
 
-    if (::pipe2(s_stopPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+    const int stopPipe = Lite::interruptSignalPipe();
+    if (stopPipe < 0)
         return reportError(Error::fromErrno(QStringLiteral("cli.io"), QStringLiteral("pipe"), errno));
-    struct sigaction action = {};
-    action.sa_handler = onStopSignal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    for (int signal : {SIGINT, SIGTERM, SIGHUP})
-        ::sigaction(signal, &action, nullptr);
     QEventLoop loop;
-    QSocketNotifier stopNotifier(s_stopPipe[0], QSocketNotifier::Read);
+    QSocketNotifier stopNotifier(stopPipe, QSocketNotifier::Read);
     QObject::connect(&stopNotifier, &QSocketNotifier::activated, &loop, &QEventLoop::quit);
     std::optional<Error> lost;
     QObject::connect(&session.client(), &Daemon::DaemonClient::disconnected, &loop, [&] {

@@ -8,6 +8,8 @@
 
 #include "core/duration.h"
 #include "core/notifiers.h"
+#include "daemon/lite/runreport.h"
+#include "daemon/lite/signalpipe.h"
 
 #include <QEventLoop>
 #include <QFile>
@@ -28,17 +30,6 @@ constexpr qint64 MaxCodeBytes = 8 * 1024 * 1024;
 // Each run.stdin request carries one chunk and the next is read only after the daemon took it, so stdin
 // that arrives faster than the program reads it queues in this process's pipe, not in the daemon.
 constexpr qint64 StdinChunkBytes = 1024 * 1024;
-constexpr int InterruptedStatus = 130;
-
-int s_signalPipe[2] = {-1, -1};
-
-void onSignal(int signal)
-{
-    const int saved = errno;
-    const char byte = static_cast<char>(signal);
-    [[maybe_unused]] const ssize_t written = ::write(s_signalPipe[1], &byte, 1);
-    errno = saved;
-}
 
 QString languageForFile(const QString &path)
 {
@@ -71,11 +62,8 @@ public:
     {
         connect(&m_client, &Daemon::DaemonClient::eventReceived, this, &ExecSession::onEvent);
         connect(&m_client, &Daemon::DaemonClient::disconnected, this, [this] {
-            finishWith(
-                fail(QStringLiteral("daemon.disconnected"),
-                     m_runId.isEmpty()
-                         ? QStringLiteral("cordond closed the connection before the run started")
-                         : QStringLiteral("cordond closed the connection before run %1 ended").arg(m_runId)));
+            finishWith(fail(QStringLiteral("daemon.disconnected"),
+                            QString::fromStdString(Lite::execDisconnected(m_runId.toStdString()))));
         });
     }
 
@@ -85,7 +73,7 @@ public:
         retireNotifier(m_signalNotifier);
     }
 
-    // The final result object ({"run": ...}), or why there is none. Returns early with InterruptedStatus
+    // The final result object ({"run": ...}), or why there is none. Returns early with abandoned() set
     // when the user pressed Ctrl-C twice.
     Result<QJsonObject> run(const QJsonObject &params)
     {
@@ -191,19 +179,12 @@ private:
 
     void watchSignals()
     {
-        if (::pipe2(s_signalPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        const int fd = Lite::interruptSignalPipe();
+        if (fd < 0)
             return; // without the pipe Ctrl-C keeps its default: the CLI ends, the run goes on
-        struct sigaction action = {};
-        action.sa_handler = onSignal;
-        sigemptyset(&action.sa_mask);
-        action.sa_flags = SA_RESTART;
-        for (int signal : {SIGINT, SIGTERM, SIGHUP})
-            ::sigaction(signal, &action, nullptr);
-        m_signalNotifier = std::make_unique<QSocketNotifier>(s_signalPipe[0], QSocketNotifier::Read);
-        connect(m_signalNotifier.get(), &QSocketNotifier::activated, this, [this] {
-            char bytes[16];
-            while (::read(s_signalPipe[0], bytes, sizeof bytes) > 0) {
-            }
+        m_signalNotifier = std::make_unique<QSocketNotifier>(fd, QSocketNotifier::Read);
+        connect(m_signalNotifier.get(), &QSocketNotifier::activated, this, [this, fd] {
+            Lite::drainSignalPipe(fd);
             onInterrupt();
         });
     }
@@ -217,7 +198,7 @@ private:
             return;
         }
         m_cancelRequested = true;
-        printErr(QStringLiteral("\ncordon: cancelling the run (Ctrl-C again to stop waiting for it)\n"));
+        printErr(QString::fromStdString(Lite::execCancelling()));
         if (!m_runId.isEmpty())
             cancel();
     }
@@ -396,9 +377,8 @@ int execCommand(const QStringList &arguments)
     ExecSession exec(session.client(), !json, forwardStdin);
     auto finished = exec.run(params);
     if (exec.abandoned()) {
-        printErr(QStringLiteral("cordon: stopped waiting; `cordon logs %1` shows how the run ended\n")
-                     .arg(exec.runId()));
-        return InterruptedStatus;
+        printErr(QString::fromStdString(Lite::execStoppedWaiting(exec.runId().toStdString())));
+        return Lite::InterruptedStatus;
     }
     if (!finished) {
         reportError(finished.error());
@@ -409,7 +389,7 @@ int execCommand(const QStringList &arguments)
         printJson(*finished);
     else
         printErr(summarizeRun(run, *container) +
-                 QStringLiteral("cordon: run %1 (`cordon logs %1` shows it again)\n").arg(exec.runId()));
+                 QString::fromStdString(Lite::execFooter(exec.runId().toStdString())));
     return runExitStatus(run);
 }
 

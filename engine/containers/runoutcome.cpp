@@ -1,57 +1,31 @@
 // SPDX-License-Identifier: MIT
 #include "containers/runoutcome.h"
 
+#include "daemon/lite/runreport.h"
+
 #include <QJsonArray>
 
 namespace Cordon::Containers {
 
+// Names, sentences and the status mapping are shared with every client, the Qt-free `cordon exec` included
+// (daemon/lite/runreport.h).
 QString errorClassName(ErrorClass errorClass)
 {
-    switch (errorClass) {
-    case ErrorClass::Ok:
-        return QStringLiteral("ok");
-    case ErrorClass::NonzeroExit:
-        return QStringLiteral("nonzero_exit");
-    case ErrorClass::Oom:
-        return QStringLiteral("oom");
-    case ErrorClass::Timeout:
-        return QStringLiteral("timeout");
-    case ErrorClass::Killed:
-        return QStringLiteral("killed");
-    case ErrorClass::SetupFailed:
-        return QStringLiteral("setup_failed");
-    }
-    return QStringLiteral("unknown");
+    const auto index = static_cast<std::size_t>(errorClass);
+    if (index >= std::size(Lite::ErrorClassNames))
+        return QStringLiteral("unknown");
+    const std::string_view name = Lite::ErrorClassNames[index];
+    return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
 }
 
 QString describeErrorClass(ErrorClass errorClass)
 {
-    switch (errorClass) {
-    case ErrorClass::Ok:
-        return QStringLiteral("the run finished successfully");
-    case ErrorClass::NonzeroExit:
-        return QStringLiteral("the program exited with a non-zero status");
-    case ErrorClass::Oom:
-        return QStringLiteral("the run exceeded its memory limit and was killed by the OOM killer");
-    case ErrorClass::Timeout:
-        return QStringLiteral("the run exceeded its wall-time limit and was killed with all its processes");
-    case ErrorClass::Killed:
-        return QStringLiteral("the program was killed by a signal");
-    case ErrorClass::SetupFailed:
-        return QStringLiteral("the sandbox could not be set up, the program did not run");
-    }
-    return {};
+    return QString::fromUtf8(Lite::describeErrorClass(errorClassName(errorClass).toStdString()));
 }
 
 int RunOutcome::shellStatus() const
 {
-    if (errorClass == ErrorClass::SetupFailed)
-        return 125;
-    if (signal > 0)
-        return 128 + signal;
-    if (errorClass == ErrorClass::Timeout || errorClass == ErrorClass::Oom)
-        return exitCode > 0 ? exitCode : 137;
-    return exitCode < 0 ? 125 : exitCode;
+    return Lite::shellStatus(errorClassName(errorClass).toStdString(), exitCode, signal);
 }
 
 QJsonObject RunOutcome::toJson() const

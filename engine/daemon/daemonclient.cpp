@@ -70,9 +70,16 @@ QString DaemonClient::daemonProgram()
     if (!fromEnvironment.isEmpty())
         return QFileInfo(fromEnvironment).absoluteFilePath();
     if (QCoreApplication::instance()) {
-        const QFileInfo beside(QCoreApplication::applicationDirPath() + QStringLiteral("/cordond"));
-        if (beside.isFile() && beside.isExecutable())
-            return beside.absoluteFilePath();
+        // Beside this program (the build tree, the workbench), and from the full CLI, which is installed to
+        // libexec/cordon/ while cordond is in bin/.
+        const QString dir = QCoreApplication::applicationDirPath();
+        const QStringList candidates = {dir + QStringLiteral("/cordond"),
+                                        dir + QStringLiteral("/../../bin/cordond")};
+        for (const QString &candidate : candidates) {
+            const QFileInfo file(candidate);
+            if (file.isFile() && file.isExecutable())
+                return file.absoluteFilePath();
+        }
     }
     return QStandardPaths::findExecutable(QStringLiteral("cordond"));
 }

@@ -61,7 +61,8 @@ public:
     Result<QJsonObject> callSync(const QString &method, const QJsonObject &params, int timeoutMs = 30000);
     Result<> connectSync(bool autoStart = true, int timeoutMs = 10000);
 
-    // $CORDON_DAEMON, else `cordond` beside this program, else `cordond` from PATH; empty if none is found.
+    // $CORDON_DAEMON, else `cordond` beside this program (or in ../../bin, seen from libexec/cordon/), else
+    // `cordond` from PATH; empty if none is found.
     static QString daemonProgram();
 
 Q_SIGNALS:

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "daemon/daemonpaths.h"
 
+#include "daemon/lite/socketpath.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 
 #include <cerrno>
 #include <fcntl.h>
-#include <pwd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,55 +17,16 @@
 
 namespace Cordon::Daemon {
 
-namespace {
-
-const char SocketOverrideVariable[] = "CORDON_SOCKET";
-
-QString homeDirectory()
-{
-    const QString home = qEnvironmentVariable("HOME");
-    if (!home.isEmpty())
-        return home;
-    if (const passwd *entry = ::getpwuid(::getuid()))
-        return QString::fromLocal8Bit(entry->pw_dir);
-    return QDir::homePath();
-}
-
-// The runtime dir is only worth using when it is really ours: the socket's directory inherits its protection.
-bool usableRuntimeDirectory(const QString &path)
-{
-    if (path.isEmpty() || !QDir::isAbsolutePath(path))
-        return false;
-    struct stat st = {};
-    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
-        return false;
-    return S_ISDIR(st.st_mode) && st.st_uid == ::getuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
-}
-
-} // namespace
-
+// The rules live in the Qt-free client (daemon/lite/socketpath.h), which the `cordon` launcher uses alone:
+// both must find the same socket.
 QString socketDirectory()
 {
-    const QString overridden = qEnvironmentVariable(SocketOverrideVariable);
-    if (!overridden.isEmpty())
-        return QFileInfo(overridden).absolutePath();
-
-    const QString runtime = qEnvironmentVariable("XDG_RUNTIME_DIR");
-    if (usableRuntimeDirectory(runtime))
-        return runtime + QStringLiteral("/cordon");
-
-    const QString state = qEnvironmentVariable("XDG_STATE_HOME");
-    if (!state.isEmpty() && QDir::isAbsolutePath(state))
-        return state + QStringLiteral("/cordon");
-    return homeDirectory() + QStringLiteral("/.local/state/cordon");
+    return QFile::decodeName(QByteArray::fromStdString(Lite::socketDirectory()));
 }
 
 QString socketPath()
 {
-    const QString overridden = qEnvironmentVariable(SocketOverrideVariable);
-    if (!overridden.isEmpty())
-        return QFileInfo(overridden).absoluteFilePath();
-    return socketDirectory() + QStringLiteral("/cordond.sock");
+    return QFile::decodeName(QByteArray::fromStdString(Lite::socketPath()));
 }
 
 QString lockPath()

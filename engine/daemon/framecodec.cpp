@@ -49,48 +49,37 @@ QByteArray encodeFrame(const QJsonObject &message)
     return frame;
 }
 
+Lite::Json toLite(const QJsonObject &object)
+{
+    const QByteArray json = QJsonDocument(object).toJson(QJsonDocument::Compact);
+    return Lite::Json::parse(std::string_view(json.constData(), static_cast<std::size_t>(json.size())))
+        .value_or(Lite::Json());
+}
+
 void FrameDecoder::feed(QByteArrayView bytes)
 {
-    if (m_broken || bytes.isEmpty())
-        return;
-    if (m_pos == m_buffer.size()) {
-        m_buffer.clear();
-        m_pos = 0;
-    } else if (m_pos > 0 && m_pos >= m_buffer.size() / 2) {
-        m_buffer.remove(0, m_pos);
-        m_pos = 0;
-    }
-    m_buffer.append(bytes);
+    m_splitter.feed(std::string_view(bytes.data(), static_cast<std::size_t>(bytes.size())));
 }
 
 std::optional<Result<QJsonObject>> FrameDecoder::next()
 {
-    if (m_broken)
+    std::string_view frame;
+    quint32 length = 0;
+    const Lite::FrameSplitter::Status status = m_splitter.next(frame, length);
+    if (status == Lite::FrameSplitter::Status::NeedMore)
         return std::nullopt;
-    const qsizetype available = m_buffer.size() - m_pos;
-    if (available < FrameHeaderBytes)
-        return std::nullopt;
-    const quint32 length = qFromBigEndian<quint32>(m_buffer.constData() + m_pos);
-    if (length > MaxFrameBytes) {
-        // Whatever follows is not a frame boundary we could trust, so there is no way to skip ahead.
-        m_broken = true;
-        m_buffer = QByteArray();
-        m_pos = 0;
+    if (status == Lite::FrameSplitter::Status::TooLarge) {
         return fail(
             QStringLiteral("protocol.frame_too_large"),
             QStringLiteral("a frame of %1 bytes is over the limit of %2 bytes; closing the connection")
                 .arg(length)
                 .arg(MaxFrameBytes));
     }
-    if (available < FrameHeaderBytes + static_cast<qsizetype>(length))
-        return std::nullopt;
 
-    // fromRawData: the body is parsed in place; m_buffer is not touched until parsing is done.
-    const QByteArray body = QByteArray::fromRawData(m_buffer.constData() + m_pos + FrameHeaderBytes,
-                                                    static_cast<qsizetype>(length));
+    // fromRawData: the body is parsed in place; the splitter's buffer is not touched until the next feed().
+    const QByteArray body = QByteArray::fromRawData(frame.data(), static_cast<qsizetype>(frame.size()));
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
-    m_pos += FrameHeaderBytes + static_cast<qsizetype>(length);
 
     if (parseError.error != QJsonParseError::NoError) {
         return fail(QStringLiteral("protocol.invalid_json"),

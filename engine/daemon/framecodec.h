@@ -4,6 +4,8 @@
 #pragma once
 
 #include "core/result.h"
+#include "daemon/lite/frames.h"
+#include "daemon/lite/json.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -14,12 +16,14 @@
 
 namespace Cordon::Daemon {
 
-inline constexpr int ProtocolVersion = 1;
-// Larger frames are refused before their body is read, so a bogus length cannot make us allocate it.
-inline constexpr qint64 MaxFrameBytes = 16LL * 1024 * 1024;
-inline constexpr int FrameHeaderBytes = 4;
+// The framing is the Qt-free client's (daemon/lite/frames.h); only the JSON is parsed with Qt here.
+inline constexpr int ProtocolVersion = Lite::ProtocolVersion;
+inline constexpr qint64 MaxFrameBytes = Lite::MaxFrameBytes;
+inline constexpr int FrameHeaderBytes = Lite::FrameHeaderBytes;
 
 QByteArray encodeFrame(const QJsonObject &message);
+// The same object for code shared with the Qt-free client (daemon/lite).
+Lite::Json toLite(const QJsonObject &object);
 
 // Splits a byte stream into JSON objects. Feed it whatever arrived; next() yields each complete frame once.
 class FrameDecoder
@@ -33,15 +37,11 @@ public:
     // everything and isBroken() is true, and the caller must close the connection.
     std::optional<Result<QJsonObject>> next();
 
-    bool isBroken() const { return m_broken; }
-    qsizetype bufferedBytes() const { return m_buffer.size() - m_pos; }
+    bool isBroken() const { return m_splitter.isBroken(); }
+    qsizetype bufferedBytes() const { return static_cast<qsizetype>(m_splitter.bufferedBytes()); }
 
 private:
-    QByteArray m_buffer;
-    // Consumed frames are skipped by offset and compacted away in bulk, so a chunk holding many small frames
-    // costs linear time, not one memmove per frame.
-    qsizetype m_pos = 0;
-    bool m_broken = false;
+    Lite::FrameSplitter m_splitter;
 };
 
 struct Request

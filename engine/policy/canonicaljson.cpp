@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "policy/canonicaljson.h"
 
+#include "daemon/lite/json.h"
 #include "policy/jsonfields.h"
 
 #include <QJsonArray>
@@ -12,45 +13,10 @@ namespace Cordon::Policy {
 
 namespace {
 
+// The escaping RFC 8785 asks for is the one jsonQuote() writes (and promises to keep).
 void appendString(QByteArray &out, const QString &text)
 {
-    static constexpr char Hex[] = "0123456789abcdef";
-    out += '"';
-    for (char c : text.toUtf8()) {
-        const auto byte = static_cast<unsigned char>(c);
-        switch (byte) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\b':
-            out += "\\b";
-            break;
-        case '\f':
-            out += "\\f";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (byte < 0x20) {
-                out += "\\u00";
-                out += Hex[byte >> 4];
-                out += Hex[byte & 0xf];
-            } else {
-                out += c;
-            }
-        }
-    }
-    out += '"';
+    out += QByteArray::fromStdString(Lite::jsonQuote(text.toStdString()));
 }
 
 void appendValue(QByteArray &out, const QJsonValue &value)

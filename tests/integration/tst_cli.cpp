@@ -170,16 +170,15 @@ private Q_SLOTS:
         if (::geteuid() != 0)
             QSKIP("needs root to run the CLI as a user without cgroup delegation");
         QTemporaryDir dir;
-        QVERIFY(QFile::copy(QCoreApplication::applicationDirPath() + QStringLiteral("/cordon"),
-                            dir.filePath(QStringLiteral("cordon"))));
-        QVERIFY(QFile::copy(QCoreApplication::applicationDirPath() + QStringLiteral("/cordon-init"),
-                            dir.filePath(QStringLiteral("cordon-init"))));
-        QVERIFY(QFile::setPermissions(dir.filePath(QStringLiteral("cordon")),
-                                      QFileDevice::ReadOwner | QFileDevice::ExeOwner |
-                                          QFileDevice::ReadOther | QFileDevice::ExeOther));
-        QVERIFY(QFile::setPermissions(dir.filePath(QStringLiteral("cordon-init")),
-                                      QFileDevice::ReadOwner | QFileDevice::ExeOwner |
-                                          QFileDevice::ReadOther | QFileDevice::ExeOther));
+        // `cordon` is the launcher; `run` is the full CLI's, beside it.
+        for (const char *program : {"cordon", "cordon-cli", "cordon-init"}) {
+            const QString name = QString::fromUtf8(program);
+            QVERIFY(QFile::copy(QCoreApplication::applicationDirPath() + QLatin1Char('/') + name,
+                                dir.filePath(name)));
+            QVERIFY(QFile::setPermissions(dir.filePath(name), QFileDevice::ReadOwner | QFileDevice::ExeOwner |
+                                                                  QFileDevice::ReadOther |
+                                                                  QFileDevice::ExeOther));
+        }
         QVERIFY(QFile::setPermissions(dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner |
                                                       QFileDevice::ExeOwner | QFileDevice::ReadOther |
                                                       QFileDevice::WriteOther | QFileDevice::ExeOther));

@@ -42,11 +42,17 @@ QString cordonPath()
     return QCoreApplication::applicationDirPath() + QStringLiteral("/cordon");
 }
 
-CliResult cordon(const QStringList &arguments, const QByteArray &input = {},
-                 const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
+// The full Qt CLI that `cordon` (a launcher without Qt) runs for everything but a plain exec.
+QString fullCliPath()
+{
+    return QCoreApplication::applicationDirPath() + QStringLiteral("/cordon-cli");
+}
+
+CliResult runProgram(const QString &program, const QStringList &arguments, const QByteArray &input = {},
+                     const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
 {
     QProcess process;
-    process.setProgram(cordonPath());
+    process.setProgram(program);
     process.setArguments(arguments);
     process.setProcessEnvironment(environment);
     process.start();
@@ -62,6 +68,25 @@ CliResult cordon(const QStringList &arguments, const QByteArray &input = {},
     }
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
             process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+CliResult cordon(const QStringList &arguments, const QByteArray &input = {},
+                 const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
+{
+    return runProgram(cordonPath(), arguments, input, environment);
+}
+
+// What differs between two runs of the same command: run ids, times and memory.
+QByteArray normalized(QByteArray text)
+{
+    static const QRegularExpression runId(QStringLiteral("run [0-9a-f]{16}"));
+    static const QRegularExpression logs(QStringLiteral("logs [0-9a-f]{16}"));
+    static const QRegularExpression usage(QStringLiteral("wall \\d+ ms, cpu \\d+ ms, peak memory [^\\n]*"));
+    QString result = QString::fromUtf8(text);
+    result.replace(runId, QStringLiteral("run RUN"));
+    result.replace(logs, QStringLiteral("logs RUN"));
+    result.replace(usage, QStringLiteral("USAGE"));
+    return result.toUtf8();
 }
 
 QStringList args(std::initializer_list<const char *> list)
@@ -101,6 +126,28 @@ private:
     QProcess m_daemon;
     QString m_container; // the long-lived container most tests share
     QString m_backgroundPid;
+    // `cordon` copied alone, without cordon-cli beside it: it can only do what it does without Qt.
+    QTemporaryDir m_loneDir{QDir::tempPath() + QStringLiteral("/cdlone-XXXXXX")};
+
+    // `program exec CTR -- /bin/sh -c script` started, once the script said "started".
+    bool startRun(QProcess &process, const QString &program, const QString &script)
+    {
+        process.setProgram(program);
+        process.setArguments({QStringLiteral("exec"), m_container, QStringLiteral("--"),
+                              QStringLiteral("/bin/sh"), QStringLiteral("-c"), script});
+        process.start();
+        return process.waitForStarted(5000) && process.waitForReadyRead(10000) &&
+               process.readAllStandardOutput() == "started\n";
+    }
+
+    QString loneLauncher()
+    {
+        const QString path = m_loneDir.filePath(QStringLiteral("cordon"));
+        if (!QFileInfo::exists(path) && !QFile::copy(cordonPath(), path))
+            return {};
+        QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::ExeOwner);
+        return path;
+    }
 
     CliResult exec(const QStringList &command, const QByteArray &input = {})
     {
@@ -311,6 +358,108 @@ private Q_SLOTS:
         // Without --stdin the run reads end-of-file at once, whatever our stdin holds.
         const CliResult closed = exec({QStringLiteral("wc"), QStringLiteral("-c")}, "ignored");
         QCOMPARE(closed.out.trimmed(), QByteArray("0"));
+    }
+
+    // The launcher's own exec (no Qt) against the full CLI's, on the same commands: the same output, stderr
+    // and status, but for run ids and measurements. The launcher runs alone in a directory without
+    // cordon-cli, so a case it handed to the full CLI would fail there instead of passing by accident.
+    void launcherExecMatchesTheQtCli_data()
+    {
+        QTest::addColumn<QStringList>("arguments"); // after `exec`; CTR stands for the shared container
+        QTest::newRow("stdout and stderr") << args({"CTR", "--", "/bin/sh", "-c", "echo out; echo err >&2"});
+        QTest::newRow("exit 3") << args({"CTR", "/bin/sh", "-c", "printf 'no newline'; exit 3"});
+        QTest::newRow("signal") << args({"CTR", "--", "/bin/sh", "-c", "kill -9 $$"});
+        QTest::newRow("missing command") << args({"CTR", "--", "/nonexistent/program"});
+        QTest::newRow("unknown id") << args({"0123456789abcdef", "true"});
+        QTest::newRow("name") << args({"main", "--", "/bin/sh", "-c", "echo by name"});
+        QTest::newRow("python") << args(
+            {"--language", "python", "--code", "import sys\nprint('py')\nsys.exit(4)", "CTR"});
+        QTest::newRow("options with =")
+            << args({"--language=bash", "--code=echo \"$BASH_VERSINFO\" >&2", "CTR"});
+        QTest::newRow("utf-8 and binary")
+            << args({"CTR", "/bin/sh", "-c", "printf '\\303\\251\\000\\377\\n'"});
+    }
+
+    void launcherExecMatchesTheQtCli()
+    {
+        QFETCH(QStringList, arguments);
+        arguments.replaceInStrings(QRegularExpression(QStringLiteral("^CTR$")), m_container);
+        arguments.prepend(QStringLiteral("exec"));
+        const QString lone = loneLauncher();
+        QVERIFY(!lone.isEmpty());
+        const CliResult qt = runProgram(fullCliPath(), arguments);
+        const CliResult launcher = runProgram(lone, arguments);
+        QVERIFY2(!launcher.err.contains("cordon-cli"), launcher.describe());
+        QCOMPARE(launcher.status, qt.status);
+        QCOMPARE(launcher.out, qt.out);
+        QCOMPARE(normalized(launcher.err), normalized(qt.err));
+        QVERIFY2(qt.err.contains("cordon: ") && qt.status != -1, qt.describe());
+    }
+
+    void launcherLoadsNoQt()
+    {
+        // Whatever the launcher maps while a run is going on: no Qt library, and it does not run cordon-cli.
+        QProcess process;
+        QVERIFY(startRun(process, cordonPath(), QStringLiteral("echo started; sleep 2")));
+        const QByteArray maps = readFile(QStringLiteral("/proc/%1/maps").arg(process.processId()));
+        const QByteArray exe =
+            QFile::symLinkTarget(QStringLiteral("/proc/%1/exe").arg(process.processId())).toUtf8();
+        QVERIFY(process.waitForFinished(10000));
+        QCOMPARE(process.exitCode(), 0);
+        QVERIFY2(maps.contains("libc.so"), maps);
+        QVERIFY2(!maps.contains("libQt6"), maps);
+        QVERIFY2(exe.endsWith("/cordon"), exe);
+    }
+
+    void launcherCancelsOnCtrlC()
+    {
+        QProcess process;
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(startRun(process, loneLauncher(), QStringLiteral("echo started; sleep 60")));
+        ::kill(static_cast<pid_t>(process.processId()), SIGINT);
+        QVERIFY(process.waitForFinished(20000));
+        QVERIFY2(clock.elapsed() < 20000, "the run was not cancelled");
+        const QByteArray err = process.readAllStandardError();
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(err.startsWith("\ncordon: cancelling the run (Ctrl-C again to stop waiting for it)\n"), err);
+        QVERIFY2(err.contains("cordon: killed (signal 9)"), err);
+        QCOMPARE(process.exitCode(), 128 + 9);
+    }
+
+    void launcherHandsTheRestToTheQtCli_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QByteArray>("output"); // what the full CLI prints, on stdout or stderr
+        QTest::newRow("--json") << args({"exec", "--json", "CTR", "true"})
+                                << QByteArray("\"error_class\": \"ok\"");
+        QTest::newRow("--stdin") << args({"exec", "--stdin", "CTR", "cat"}) << QByteArray("piped");
+        QTest::newRow("--help") << args({"exec", "--help"}) << QByteArray("Usage: cordon exec");
+        QTest::newRow("usage error") << args({"exec", "CTR"}) << QByteArray("no command given");
+        QTest::newRow("bad language")
+            << args({"exec", "--language", "ruby", "--code", "1", "CTR"}) << QByteArray("unknown --language");
+        QTest::newRow("empty id") << args({"exec", "", "true"}) << QByteArray("an empty container id");
+        QTest::newRow("another command") << args({"ls"}) << QByteArray("main");
+    }
+
+    // Each of these is left to the full CLI: through `cordon` it works as before, and the lone launcher
+    // says clearly that cordon-cli is missing instead of doing something else.
+    void launcherHandsTheRestToTheQtCli()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QByteArray, output);
+        arguments.replaceInStrings(QRegularExpression(QStringLiteral("^CTR$")), m_container);
+        const CliResult full = cordon(arguments, "piped");
+        QVERIFY2(QByteArray(full.out + full.err).contains(output), full.describe());
+        const CliResult lone = runProgram(loneLauncher(), arguments, "piped");
+        QCOMPARE(lone.status, 125);
+        QVERIFY2(lone.out.isEmpty(), lone.describe());
+        const QByteArray missing =
+            "cordon: error: `cordon-cli`, which runs every command except a plain `cordon exec`, "
+            "is not at `" +
+            m_loneDir.filePath(QStringLiteral("cordon-cli")).toUtf8();
+        QVERIFY2(lone.err.startsWith(missing), lone.describe());
+        QVERIFY2(lone.err.contains("cordon: hint: Install cordon and cordon-cli together"), lone.describe());
     }
 
     void filesAndProcessesPersistBetweenExecs()
@@ -645,6 +794,14 @@ private Q_SLOTS:
         QVERIFY2(listed.err.contains("/nonexistent"), listed.err);
         QVERIFY2(listed.err.contains("cordon: hint: "), listed.err);
         QVERIFY(listed.out.isEmpty());
+        // With no daemon to talk to, `cordon exec` leaves it to the full CLI, which reports it (and would
+        // have started one).
+        const CliResult executed = cordon(args({"exec", "0123456789abcdef", "true"}), {}, environment);
+        QVERIFY2(executed.status == 125, executed.describe());
+        QVERIFY2(executed.err.contains(nowhere.toUtf8()), executed.err);
+        const CliResult lone =
+            runProgram(loneLauncher(), args({"exec", "0123456789abcdef", "true"}), {}, environment);
+        QVERIFY2(lone.status == 125 && lone.err.contains("`cordon-cli`"), lone.describe());
 
         // status never starts a daemon: it says there is none.
         const CliResult status = cordon(args({"daemon", "status"}), {}, environment);

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: MIT
+// The same requests, in the same order, as app/cordon/execcommand.cpp: hello, container.list (and
+// container.get when nothing matched), subscribe to the container's runs, run.exec, then run.output events
+// until run.wait answers (run.get for a repeated idempotency key). The wording comes from daemon/lite, which
+// the Qt CLI prints too.
+#include "fastexec.h"
+
+#include "daemon/lite/base64.h"
+#include "daemon/lite/containerref.h"
+#include "daemon/lite/frames.h"
+#include "daemon/lite/json.h"
+#include "daemon/lite/runreport.h"
+#include "daemon/lite/signalpipe.h"
+#include "daemon/lite/socketpath.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+namespace Cordon::Launcher {
+
+namespace {
+
+using Lite::Json;
+
+// As the Qt client's DaemonClient::HelloTimeoutMs and DaemonSession::CallTimeoutMs. On a timeout before the
+// run exists, the Qt CLI takes over and reports it in its own words.
+constexpr int HelloTimeoutMs = 10000;
+constexpr int CallTimeoutMs = 300000;
+
+// Output that nobody reads any more (a closed pipe) is dropped, as the Qt CLI's fwrite drops it.
+void writeAll(int fd, std::string_view bytes)
+{
+    while (!bytes.empty()) {
+        const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
+bool isOption(const std::string &argument)
+{
+    return argument.size() > 1 && argument.front() == '-';
+}
+
+// A response: exactly one of `result` or `error` as an object (as parseResponse() in daemon/framecodec).
+struct Answer
+{
+    bool ok = false;
+    Json result;
+    std::string code;
+    std::string message;
+    std::string hint;
+};
+
+std::optional<Answer> readAnswer(const Json &message)
+{
+    const Json &result = message["result"];
+    const Json &error = message["error"];
+    if (result.isObject() && error.isUndefined())
+        return Answer{true, result, {}, {}, {}};
+    if (!error.isObject() || !result.isUndefined())
+        return std::nullopt;
+    const Json &code = error["code"];
+    const Json &text = error["message"];
+    if (!code.isString() || code.toString().empty() || !text.isString())
+        return std::nullopt;
+    return Answer{false, {}, code.toString(), text.toString(), error["hint"].toString()};
+}
+
+// The engine's hint travels with the error (the daemon fills it from the same table the Qt CLI reads), so
+// only the command line's own advice is looked up here.
+int reportError(const std::string &message, const std::string &code, const std::string &wireHint)
+{
+    writeAll(STDERR_FILENO,
+             Lite::errorReport(message, wireHint.empty() ? Lite::cliHint(code) : std::string_view(wireHint)));
+    return Lite::SetupFailureStatus;
+}
+
+int reportError(const Answer &answer)
+{
+    return reportError(answer.message, answer.code, answer.hint);
+}
+
+class Connection
+{
+public:
+    ~Connection()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+
+    // False when no daemon answers there (or the path cannot be a socket address): the Qt CLI then starts
+    // one.
+    bool open(const std::string &path)
+    {
+        sockaddr_un address = {};
+        address.sun_family = AF_UNIX;
+        if (path.empty() || path.size() >= sizeof address.sun_path)
+            return false;
+        std::memcpy(address.sun_path, path.data(), path.size());
+        m_fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (m_fd < 0)
+            return false;
+        int rc;
+        do {
+            rc = ::connect(m_fd, reinterpret_cast<const sockaddr *>(&address), sizeof address);
+        } while (rc != 0 && errno == EINTR);
+        return rc == 0;
+    }
+
+    int fd() const { return m_fd; }
+
+    std::int64_t send(const char *method, Json params)
+    {
+        const std::int64_t id = m_nextId++;
+        const Json request = Json::object({{"id", id}, {"method", method}, {"params", std::move(params)}});
+        const std::string json = request.serialize();
+        if (json.size() <= Lite::MaxFrameBytes)
+            writeFrame(Lite::encodeFrame(json));
+        return id;
+    }
+
+    // The next message: std::nullopt once the daemon closed the connection (or broke the framing, after
+    // which the Qt client drops it too) or when `timeoutMs` passed. Frames that are not JSON objects are
+    // skipped, as the Qt client skips them.
+    std::optional<Json> next(int timeoutMs)
+    {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+        for (;;) {
+            if (auto message = buffered())
+                return message;
+            if (m_closed)
+                return std::nullopt;
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline - std::chrono::steady_clock::now());
+            if (timeoutMs >= 0 && left.count() <= 0)
+                return std::nullopt;
+            pollfd fds = {m_fd, POLLIN, 0};
+            const int ready = ::poll(&fds, 1, timeoutMs < 0 ? -1 : static_cast<int>(left.count()));
+            if (ready < 0 && errno != EINTR)
+                return std::nullopt;
+            if (ready > 0)
+                receive();
+        }
+    }
+
+    // A message already read, without blocking.
+    std::optional<Json> buffered()
+    {
+        for (;;) {
+            std::string_view body;
+            std::uint32_t length = 0;
+            switch (m_splitter.next(body, length)) {
+            case Lite::FrameSplitter::Status::NeedMore:
+                return std::nullopt;
+            case Lite::FrameSplitter::Status::TooLarge:
+                m_closed = true;
+                return std::nullopt;
+            case Lite::FrameSplitter::Status::Frame:
+                if (auto message = Json::parse(body); message && message->isObject())
+                    return message;
+                continue;
+            }
+        }
+    }
+
+    // Reads what the socket holds; marks the connection closed at end of file or on an error.
+    void receive()
+    {
+        char chunk[65536];
+        const ssize_t n = ::read(m_fd, chunk, sizeof chunk);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            return;
+        if (n <= 0) {
+            m_closed = true;
+            return;
+        }
+        m_splitter.feed(std::string_view(chunk, static_cast<std::size_t>(n)));
+    }
+
+    bool closed() const { return m_closed; }
+
+    // Waits for the answer to request `id`; events and other answers are dropped, as nothing listens to
+    // them yet in the Qt CLI either. std::nullopt: no usable answer in time.
+    std::optional<Answer> call(const char *method, Json params, int timeoutMs = CallTimeoutMs)
+    {
+        const std::int64_t id = send(method, std::move(params));
+        for (;;) {
+            std::optional<Json> message = next(timeoutMs);
+            if (!message)
+                return std::nullopt;
+            if ((*message)["id"].toInteger(-1) == id && (*message)["id"].toInteger(-2) == id)
+                return readAnswer(*message);
+        }
+    }
+
+private:
+    void writeFrame(std::string_view frame)
+    {
+        while (!frame.empty() && !m_closed) {
+            const ssize_t n = ::send(m_fd, frame.data(), frame.size(), MSG_NOSIGNAL);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                m_closed = true;
+                return;
+            }
+            frame.remove_prefix(static_cast<std::size_t>(n));
+        }
+    }
+
+    int m_fd = -1;
+    Lite::FrameSplitter m_splitter;
+    std::int64_t m_nextId = 1;
+    bool m_closed = false;
+};
+
+// Drives one run from run.exec to its end, as ExecSession does in app/cordon/execcommand.cpp.
+class Session
+{
+public:
+    Session(Connection &connection, Json container)
+        : m_connection(connection), m_container(std::move(container))
+    {}
+
+    int run(Json params)
+    {
+        // Without the pipe Ctrl-C keeps its default: the CLI ends, the run goes on.
+        const int signalPipe = Lite::interruptSignalPipe();
+        m_execId = m_connection.send("run.exec", std::move(params));
+        while (!m_done) {
+            if (std::optional<Json> message = m_connection.buffered()) {
+                handle(*message);
+                continue;
+            }
+            if (m_connection.closed()) {
+                finishWithError("daemon.disconnected", Lite::execDisconnected(m_runId), {});
+                break;
+            }
+            pollfd fds[2] = {{m_connection.fd(), POLLIN, 0}, {signalPipe, POLLIN, 0}};
+            const int ready = ::poll(fds, signalPipe >= 0 ? 2 : 1, -1);
+            if (ready < 0) {
+                if (errno == EINTR)
+                    continue;
+                finishWithError("daemon.disconnected", Lite::execDisconnected(m_runId), {});
+                break;
+            }
+            if (signalPipe >= 0 && (fds[1].revents & POLLIN) != 0) {
+                Lite::drainSignalPipe(signalPipe);
+                onInterrupt();
+            }
+            if (!m_done && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
+                m_connection.receive();
+        }
+        if (m_abandoned) {
+            writeAll(STDERR_FILENO, Lite::execStoppedWaiting(m_runId));
+            return Lite::InterruptedStatus;
+        }
+        if (!m_answer.ok)
+            return reportError(m_answer);
+        const Json &finished = m_answer.result["run"];
+        writeAll(STDERR_FILENO, Lite::summarizeRun(finished, m_container) + Lite::execFooter(m_runId));
+        return Lite::runExitStatus(finished);
+    }
+
+private:
+    void handle(const Json &message)
+    {
+        if (!message.contains("id")) {
+            // Events (docs/protocol.md): a name and an object of data.
+            const Json &name = message["event"];
+            const Json &data = message["data"];
+            if (name.toString() != "run.output" || !(data.isUndefined() || data.isObject()))
+                return;
+            if (m_runId.empty())
+                m_early.push_back(data); // before run.exec answered; kept until we know which run is ours
+            else
+                echo(data);
+            return;
+        }
+        const Json &idValue = message["id"];
+        const std::int64_t id = idValue.toInteger(-1);
+        if (idValue.isNull() || id != idValue.toInteger(-2))
+            return; // an error about the connection as a whole; the daemon closes it next
+        const std::optional<Answer> answer = readAnswer(message);
+        if (id != m_execId && id != m_finalId)
+            return;
+        // Whether a run started is unknown after a malformed answer to run.exec, so it is not retried.
+        if (!answer)
+            return finishWithError("protocol.invalid_response",
+                                   "malformed message from cordond: " + message.serialize(), {});
+        if (id == m_execId) {
+            if (!answer->ok)
+                return finish(*answer);
+            onStarted(answer->result["run"]);
+        } else {
+            if (m_finalIsGet && answer->ok) {
+                const Json &finished = answer->result["run"];
+                writeAll(STDOUT_FILENO, finished["stdout"].toString());
+                writeAll(STDERR_FILENO, finished["stderr"].toString());
+            }
+            finish(*answer);
+        }
+    }
+
+    void onStarted(const Json &run)
+    {
+        m_runId = run["id"].toString();
+        for (const Json &data : m_early)
+            echo(data);
+        m_early.clear();
+        if (m_cancelRequested)
+            cancel();
+        // A repeated idempotency key answers with the earlier run, which has ended: nothing will be
+        // streamed, so its captured output comes from the history instead. Otherwise the daemon publishes
+        // every run.output event of the run before it answers run.wait, on this same connection.
+        m_finalIsGet = run["state"].toString() != "running";
+        m_finalId =
+            m_connection.send(m_finalIsGet ? "run.get" : "run.wait", Json::object({{"run_id", m_runId}}));
+    }
+
+    void echo(const Json &data)
+    {
+        if (data["run_id"].toString() != m_runId)
+            return;
+        writeAll(data["stream"].toString() == "stderr" ? STDERR_FILENO : STDOUT_FILENO,
+                 Lite::base64Decode(data["data"].toString()));
+    }
+
+    void onInterrupt()
+    {
+        if (m_cancelRequested) {
+            // The second Ctrl-C: stop waiting. The run was already told to stop.
+            m_abandoned = true;
+            m_done = true;
+            return;
+        }
+        m_cancelRequested = true;
+        writeAll(STDERR_FILENO, Lite::execCancelling());
+        if (!m_runId.empty())
+            cancel();
+    }
+
+    void cancel() { m_connection.send("run.cancel", Json::object({{"run_id", m_runId}})); }
+
+    void finish(Answer answer)
+    {
+        m_answer = std::move(answer);
+        m_done = true;
+    }
+
+    void finishWithError(std::string code, std::string message, std::string hint)
+    {
+        finish(Answer{false, {}, std::move(code), std::move(message), std::move(hint)});
+    }
+
+    Connection &m_connection;
+    Json m_container;
+    std::int64_t m_execId = -1;
+    std::int64_t m_finalId = -1;
+    bool m_finalIsGet = false;
+    std::string m_runId;
+    std::vector<Json> m_early;
+    Answer m_answer;
+    bool m_done = false;
+    bool m_cancelRequested = false;
+    bool m_abandoned = false;
+};
+
+} // namespace
+
+std::optional<ExecRequest> parseExecArguments(const std::vector<std::string> &arguments)
+{
+    // QCommandLineParser's rules for the two options handled here: `--name value` or `--name=value`, the
+    // value taken whatever it looks like; options end at `--` or at the first positional argument.
+    ExecRequest request;
+    bool hasLanguage = false;
+    bool hasCode = false;
+    std::size_t i = 0;
+    for (; i < arguments.size(); ++i) {
+        const std::string &argument = arguments[i];
+        if (argument == "--") {
+            ++i;
+            break;
+        }
+        if (!isOption(argument)) {
+            if (argument == "-")
+                return std::nullopt;
+            break;
+        }
+        const std::size_t equals = argument.find('=');
+        const std::string name = argument.substr(0, equals);
+        if (name != "--language" && name != "--code")
+            return std::nullopt; // --json, --stdin, --help, --timeout, --key, --code-file, unknown ones
+        bool &seen = name == "--code" ? hasCode : hasLanguage;
+        if (seen)
+            return std::nullopt; // repeated: the Qt CLI decides which one counts
+        seen = true;
+        std::string value;
+        if (equals != std::string::npos) {
+            value = argument.substr(equals + 1);
+        } else {
+            if (i + 1 >= arguments.size())
+                return std::nullopt; // a missing value is the Qt CLI's usage error
+            value = arguments[++i];
+        }
+        (name == "--code" ? request.code : request.language) = std::move(value);
+    }
+    std::vector<std::string> positional(arguments.begin() + static_cast<std::ptrdiff_t>(i), arguments.end());
+    if (positional.empty() || positional.front().empty())
+        return std::nullopt;
+    request.reference = positional.front();
+    positional.erase(positional.begin());
+    // After the first positional argument everything is kept, including the `--` separator.
+    if (!positional.empty() && positional.front() == "--")
+        positional.erase(positional.begin());
+    request.command = std::move(positional);
+
+    // Only invocations the Qt CLI accepts; its usage errors are its own to print.
+    if (hasCode != hasLanguage || (hasLanguage && !request.command.empty()) ||
+        (!hasLanguage && request.command.empty()))
+        return std::nullopt;
+    if (hasLanguage && request.language != "python" && request.language != "bash" &&
+        request.language != "node")
+        return std::nullopt;
+    // The Qt CLI decodes arguments as UTF-8 with replacement characters; such arguments are left to it.
+    for (const std::string &argument : arguments) {
+        if (!Lite::isValidUtf8(argument))
+            return std::nullopt;
+    }
+    return request;
+}
+
+std::optional<int> runExec(const ExecRequest &request)
+{
+    Connection connection;
+    if (!connection.open(Lite::socketPath()))
+        return std::nullopt;
+    const std::optional<Answer> hello = connection.call(
+        "hello", Json::object({{"protocol", Lite::ProtocolVersion}, {"client", "cordon"}}), HelloTimeoutMs);
+    if (!hello || !hello->ok)
+        return std::nullopt;
+
+    // Every failure before the run exists means the program did not run: 125, as for `cordon run`.
+    const std::optional<Answer> listed =
+        connection.call("container.list", Json::object({{"include_deleted", true}}));
+    if (!listed)
+        return std::nullopt;
+    if (!listed->ok)
+        return reportError(*listed);
+    const Json::Array &containers = listed->result["containers"].items();
+    const std::vector<std::size_t> matches = Lite::matchContainers(containers, request.reference);
+    if (matches.size() > 1)
+        return std::nullopt; // the Qt CLI lists the candidates
+    Json container;
+    if (matches.size() == 1) {
+        container = containers[matches.front()];
+    } else {
+        // Nothing matched: the daemon words the refusal, so every client reports it the same way.
+        const std::optional<Answer> got =
+            connection.call("container.get", Json::object({{"id", request.reference}}));
+        if (!got)
+            return std::nullopt;
+        if (!got->ok)
+            return reportError(*got);
+        container = got->result["container"];
+    }
+    const std::string containerId = container["id"].toString();
+
+    // Subscribed before the exec, so that not even the first chunk of output can be missed.
+    const std::optional<Answer> subscribed = connection.call(
+        "subscribe", Json::object({{"topics", Json::Array{Json("runs")}}, {"container", containerId}}));
+    if (!subscribed)
+        return std::nullopt;
+    if (!subscribed->ok)
+        return reportError(*subscribed);
+
+    Json params = Json::object({{"container", containerId}});
+    if (request.language.empty()) {
+        Json::Array command;
+        for (const std::string &argument : request.command)
+            command.emplace_back(argument);
+        params.insert("command", Json(std::move(command)));
+    } else {
+        params.insert("language", request.language);
+        params.insert("code", request.code);
+    }
+    // Output piped into `head` must end with a write error we can handle, not kill us before the summary
+    // (and Ctrl-C handling relies on us staying alive to cancel the run).
+    ::signal(SIGPIPE, SIG_IGN);
+    Session session(connection, std::move(container));
+    return session.run(std::move(params));
+}
+
+} // namespace Cordon::Launcher

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/lite/containerref.h"
+
+namespace Cordon::Lite {
+
+std::vector<std::size_t> matchContainers(const Json::Array &containers, std::string_view reference)
+{
+    std::vector<std::size_t> named;
+    std::vector<std::size_t> livePrefix;
+    std::vector<std::size_t> endedPrefix;
+    for (std::size_t i = 0; i < containers.size(); ++i) {
+        const Json &container = containers[i];
+        const std::string &id = container["id"].toString();
+        if (id == reference)
+            return {i};
+        const std::string &state = container["state"].toString();
+        const bool live = state == "running" || state == "stopped";
+        if (live && container["name"].toString() == reference)
+            named.push_back(i);
+        if (std::string_view(id).starts_with(reference))
+            (live ? livePrefix : endedPrefix).push_back(i);
+    }
+    return !named.empty() ? named : !livePrefix.empty() ? livePrefix : endedPrefix;
+}
+
+} // namespace Cordon::Lite

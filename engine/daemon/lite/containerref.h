@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+// How a command-line ID names a container (docs/cli.md, "Naming containers"), as one pure function over the
+// daemon's container.list result, shared by the Qt CLI and the Qt-free `cordon exec` launcher.
+#pragma once
+
+#include "daemon/lite/json.h"
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+namespace Cordon::Lite {
+
+// Indexes into the list: one for a match, several when the reference is ambiguous, none when nothing
+// matched (then the daemon's container.get words the refusal, so every client reports it the same way).
+// Like docker: an exact id, then the name of a running or stopped container, then an id prefix, where
+// containers that still exist win over expired and deleted ones.
+std::vector<std::size_t> matchContainers(const Json::Array &containers, std::string_view reference);
+
+} // namespace Cordon::Lite

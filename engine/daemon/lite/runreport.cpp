@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/lite/runreport.h"
+
+#include <ctime>
+
+namespace Cordon::Lite {
+
+namespace {
+
+struct CliHintEntry
+{
+    std::string_view code;
+    std::string_view hint;
+};
+
+constexpr CliHintEntry CliHints[] = {
+    {"daemon.unreachable", "Start it with `cordon daemon start` (other commands start it when needed); "
+                           "CORDON_SOCKET names a different socket."},
+    {"daemon.start_failed", "Run `cordond` in a terminal to see why it does not start; CORDON_DAEMON names "
+                            "the program to start."},
+    {"daemon.timeout", "cordond is busy or stuck: `cordon daemon status` checks it, `cordon daemon stop` "
+                       "and `cordon daemon start` restart it."},
+    {"daemon.disconnected", "cordond stopped or restarted: `cordon daemon status` checks it; a run it was "
+                            "running shows as interrupted in `cordon history`."},
+    {"daemon.already_running", "Only one cordond runs per user: `cordon daemon status` shows it."},
+    {"protocol.version", "cordon and cordond come from different builds: restart the daemon with `cordon "
+                         "daemon stop`, the next command starts the matching one."},
+    {"container.not_found", "`cordon ls --all` lists the containers; give an id, a unique prefix of one, or "
+                            "the name of a running or stopped container."},
+    {"container.gone", "Its files were removed when it expired or was deleted; `cordon create` makes a new "
+                       "container."},
+    {"container.not_running", "Start it with `cordon start ID`; its files are still there."},
+    {"container.limit", "`cordon ls` shows them: stop (`cordon stop ID`) or remove (`cordon rm ID`) one."},
+    {"run.limit", "Wait for one of the container's runs to end; `cordon history --container ID` lists them."},
+    {"run.not_found", "`cordon history` lists the runs and their ids."},
+    {"cli.ambiguous", "Give the full id, or more of it: `cordon ls --all` shows them."},
+};
+
+constexpr std::string_view UnreachableCodes[] = {
+    "daemon.unreachable",  "daemon.start_failed",     "daemon.timeout",
+    "daemon.disconnected", "daemon.too_many_clients", "protocol.version",
+};
+
+constexpr std::string_view Descriptions[] = {
+    "the run finished successfully",
+    "the program exited with a non-zero status",
+    "the run exceeded its memory limit and was killed by the OOM killer",
+    "the run exceeded its wall-time limit and was killed with all its processes",
+    "the program was killed by a signal",
+    "the sandbox could not be set up, the program did not run",
+};
+static_assert(std::size(Descriptions) == std::size(ErrorClassNames));
+
+int classIndex(std::string_view className)
+{
+    for (std::size_t i = 0; i < std::size(ErrorClassNames); ++i) {
+        if (ErrorClassNames[i] == className)
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+std::string hex(unsigned value, int width)
+{
+    static const char Digits[] = "0123456789abcdef";
+    std::string text;
+    do {
+        text.insert(text.begin(), Digits[value & 0xf]);
+        value >>= 4;
+    } while (value != 0);
+    while (static_cast<int>(text.size()) < width)
+        text.insert(text.begin(), '0');
+    return text;
+}
+
+// The code point at text[pos] and its length in bytes; length 0 when the bytes there are not UTF-8.
+std::pair<unsigned, std::size_t> decodeUtf8(std::string_view text, std::size_t pos)
+{
+    const auto lead = static_cast<unsigned char>(text[pos]);
+    if (lead < 0x80)
+        return {lead, 1};
+    std::size_t length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 0;
+    if (length == 0 || !isValidUtf8(text.substr(pos, length)) || pos + length > text.size())
+        return {0, 0};
+    unsigned value = lead & (0x7f >> length);
+    for (std::size_t i = 1; i < length; ++i)
+        value = (value << 6) | (static_cast<unsigned char>(text[pos + i]) & 0x3f);
+    return {value, length};
+}
+
+} // namespace
+
+std::string_view describeErrorClass(std::string_view className)
+{
+    const int index = classIndex(className);
+    return index < 0 ? std::string_view() : Descriptions[index];
+}
+
+bool isErrorClass(std::string_view className)
+{
+    return classIndex(className) >= 0;
+}
+
+int shellStatus(std::string_view className, int exitCode, int signal)
+{
+    if (className == "setup_failed")
+        return SetupFailureStatus;
+    if (signal > 0)
+        return 128 + signal;
+    if (className == "timeout" || className == "oom")
+        return exitCode > 0 ? exitCode : 137;
+    return exitCode < 0 ? SetupFailureStatus : exitCode;
+}
+
+int runExitStatus(const Json &run)
+{
+    const std::string &className = run["error_class"].toString();
+    if (!isErrorClass(className))
+        return SetupFailureStatus; // interrupted, or a class this CLI does not know: the outcome is unknown
+    return shellStatus(className, run["exit_code"].toInt(-1), run["signal"].toInt(0));
+}
+
+std::string summarizeRun(const Json &run, const Json &container)
+{
+    const std::string &state = run["state"].toString();
+    if (state == "running")
+        return "cordon: run " + run["id"].toString() + " is still running (started " +
+               formatTime(run["started_at"].toInteger()) + ")\n";
+    const std::string &className = run["error_class"].toString();
+    const std::string &message = run["message"].toString();
+    if (!isErrorClass(className))
+        return "cordon: " + (state.empty() ? std::string("interrupted") : state) +
+               ": the run's outcome is unknown (cordond stopped before it ended)\n";
+
+    const bool setupFailed = className == "setup_failed";
+    const int signal = run["signal"].toInt(0);
+    const std::string status = setupFailed  ? message
+                               : signal > 0 ? "signal " + std::to_string(signal)
+                                            : "exit " + std::to_string(run["exit_code"].toInt(-1));
+    std::string text = "cordon: " + className + " (" + status + "): ";
+    text.append(describeErrorClass(className));
+    text += '\n';
+    if (!setupFailed) {
+        const std::int64_t limit = container["memory_limit"].toInteger();
+        const bool enforced = container["limits_enforced"].toBool(true);
+        text += "cordon: wall " + std::to_string(run["wall_ms"].toInteger()) + " ms, cpu " +
+                std::to_string(run["cpu_ms"].toInteger()) + " ms, peak memory " +
+                formatBytes(run["peak_memory_bytes"].toInteger());
+        if (limit > 0)
+            text += " of " + formatBytes(limit);
+        if (!enforced)
+            text += " (not enforced: degraded mode)";
+        text += '\n';
+    }
+    for (const std::string_view stream : {"stdout", "stderr"}) {
+        if (run[std::string(stream) + "_truncated"].toBool()) {
+            text += "cordon: ";
+            text.append(stream);
+            text += " was cut at the policy's output limit (limits.output_mb)\n";
+        }
+    }
+    for (const Json &artifact : run["artifacts"].items()) {
+        text += "cordon: artifact " + escapeName(artifact["path"].toString()) + " (" +
+                formatBytes(artifact["size"].toInteger()) + ", sha256 " + artifact["sha256"].toString() +
+                ")\n";
+    }
+    if (!setupFailed && !message.empty())
+        text += "cordon: note: " + message + "\n";
+    return text;
+}
+
+std::string formatBytes(std::int64_t bytes)
+{
+    if (bytes < 1024)
+        return std::to_string(bytes) + " B";
+    static const char *const Units[] = {"KiB", "MiB", "GiB", "TiB"};
+    // Integer arithmetic: bytes / 1024^n is exact, and so is rounding it half up to the shown precision.
+    unsigned __int128 divisor = 1;
+    int unit = -1;
+    while (static_cast<unsigned __int128>(bytes) >= divisor * 1024 && unit < 3) {
+        divisor *= 1024;
+        ++unit;
+    }
+    const bool oneDecimal = static_cast<unsigned __int128>(bytes) < divisor * 10;
+    const unsigned __int128 scale = oneDecimal ? 10 : 1;
+    const auto rounded = static_cast<std::uint64_t>(
+        (static_cast<unsigned __int128>(bytes) * scale * 2 + divisor) / (divisor * 2));
+    std::string text = oneDecimal ? std::to_string(rounded / 10) + "." + std::to_string(rounded % 10)
+                                  : std::to_string(rounded);
+    return text + " " + Units[unit];
+}
+
+std::string formatTime(std::int64_t msSinceEpoch)
+{
+    if (msSinceEpoch <= 0)
+        return "-";
+    const std::time_t seconds = static_cast<std::time_t>(msSinceEpoch / 1000);
+    std::tm local = {};
+    char buffer[64];
+    if (::localtime_r(&seconds, &local) == nullptr ||
+        std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%S", &local) == 0)
+        return "-";
+    return buffer;
+}
+
+std::string escapeName(std::string_view utf8)
+{
+    std::string escaped;
+    escaped.reserve(utf8.size());
+    for (std::size_t pos = 0; pos < utf8.size();) {
+        const auto [u, length] = decodeUtf8(utf8, pos);
+        if (length == 0) {
+            escaped += "\\x" + hex(static_cast<unsigned char>(utf8[pos]), 2);
+            ++pos;
+            continue;
+        }
+        // C0 and C1 controls, DEL, and the bidirectional formatting characters that reorder what follows.
+        const bool control = u < 0x20 || (u >= 0x7f && u < 0xa0);
+        const bool bidi = (u >= 0x202a && u <= 0x202e) || (u >= 0x2066 && u <= 0x2069) || u == 0x200e ||
+                          u == 0x200f || u == 0x061c;
+        if (control)
+            escaped += "\\x" + hex(u, 2);
+        else if (bidi)
+            escaped += "\\u{" + hex(u, 4) + "}";
+        else
+            escaped.append(utf8.substr(pos, length));
+        pos += length;
+    }
+    return escaped;
+}
+
+std::string execFooter(std::string_view runId)
+{
+    const std::string id(runId);
+    return "cordon: run " + id + " (`cordon logs " + id + "` shows it again)\n";
+}
+
+std::string execCancelling()
+{
+    return "\ncordon: cancelling the run (Ctrl-C again to stop waiting for it)\n";
+}
+
+std::string execStoppedWaiting(std::string_view runId)
+{
+    return "cordon: stopped waiting; `cordon logs " + std::string(runId) + "` shows how the run ended\n";
+}
+
+std::string execDisconnected(std::string_view runId)
+{
+    if (runId.empty())
+        return "cordond closed the connection before the run started";
+    return "cordond closed the connection before run " + std::string(runId) + " ended";
+}
+
+std::string errorReport(std::string_view message, std::string_view hint)
+{
+    std::string text = "cordon: error: " + std::string(message) + "\n";
+    if (!hint.empty())
+        text += "cordon: hint: " + std::string(hint) + "\n";
+    return text;
+}
+
+std::string_view cliHint(std::string_view code)
+{
+    for (const CliHintEntry &entry : CliHints) {
+        const bool prefix = entry.code.ends_with('.');
+        if (prefix ? code.starts_with(entry.code) : code == entry.code)
+            return entry.hint;
+    }
+    return {};
+}
+
+bool isUnreachableCode(std::string_view code)
+{
+    for (const std::string_view unreachable : UnreachableCodes) {
+        if (code == unreachable)
+            return true;
+    }
+    return false;
+}
+
+} // namespace Cordon::Lite

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// What a client tells a person about runs and errors, in one place for every client: the Qt CLI (app/cordon)
+// and the Qt-free `cordon exec` launcher (app/cordon-launcher) print these same strings, and the engine
+// names and describes outcome classes with them. Plain C++ so that the launcher needs no Qt.
+#pragma once
+
+#include "daemon/lite/json.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace Cordon::Lite {
+
+// `cordon exec`'s own statuses: the program did not run (or its outcome is unknown), and the user stopped
+// waiting for it with a second Ctrl-C.
+inline constexpr int SetupFailureStatus = 125;
+inline constexpr int InterruptedStatus = 130;
+
+// The outcome classes, in the order of Containers::ErrorClass (engine/containers/runoutcome.h).
+inline constexpr std::string_view ErrorClassNames[] = {"ok",      "nonzero_exit", "oom",
+                                                       "timeout", "killed",       "setup_failed"};
+// A sentence for people, by class name; empty for a name that is not a class.
+std::string_view describeErrorClass(std::string_view className);
+bool isErrorClass(std::string_view className);
+// The process status a CLI mirrors: the exit code, 128+signal, 137 for an OOM or timeout kill without one,
+// 125 when the program did not run.
+int shellStatus(std::string_view className, int exitCode, int signal);
+
+// The exit status `cordon exec` and `cordon logs` mirror for the daemon's `run` object: shellStatus(), or 125
+// when the outcome is unknown (interrupted, or a class this client does not know).
+int runExitStatus(const Json &run);
+// The lines printed after a run (class, status, times, memory, cuts, artifacts, note), from the daemon's
+// `run` object. `container` (may be undefined) supplies the memory limit and whether limits were enforced.
+std::string summarizeRun(const Json &run, const Json &container);
+
+// "512 B", "1.5 KiB", "12 MiB": one decimal below 10, rounded half up (as Qt's fixed notation does).
+std::string formatBytes(std::int64_t bytes);
+// Local time, "2024-05-01 14:03:12"; "-" for 0 or less.
+std::string formatTime(std::int64_t msSinceEpoch);
+// Text that code in a sandbox chose may carry control characters, escape sequences or direction overrides
+// that spoof the terminal: those become \xNN or \u{NNNN}. Backslashes are left alone, so names the daemon
+// already escaped pass through unchanged. Bytes that are not UTF-8 become \xNN too.
+std::string escapeName(std::string_view utf8);
+
+// `cordon exec` around a run.
+std::string execFooter(std::string_view runId);
+std::string execCancelling();
+std::string execStoppedWaiting(std::string_view runId);
+// The message of the `daemon.disconnected` error when the daemon goes away during an exec; `runId` is empty
+// before run.exec answered.
+std::string execDisconnected(std::string_view runId);
+
+// "cordon: error: <message>" and, when `hint` is not empty, "cordon: hint: <hint>", each on its own line.
+std::string errorReport(std::string_view message, std::string_view hint);
+// Advice for errors only someone at the command line meets (an unknown container, no daemon, a stopped
+// container); empty for other codes. Matched by exact code, or by prefix for entries ending in '.'.
+std::string_view cliHint(std::string_view code);
+// The error codes after which a command that talks to cordond exits 125: no daemon could be talked to.
+bool isUnreachableCode(std::string_view code);
+
+} // namespace Cordon::Lite
