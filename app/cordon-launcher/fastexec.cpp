@@ -377,6 +377,44 @@ private:
     bool m_abandoned = false;
 };
 
+// The container `reference` names, by the requests and rules of DaemonSession::resolveContainer() in
+// app/cordon/daemoncli.cpp. std::nullopt: the Qt CLI takes over (an ambiguous reference, whose candidates it
+// lists, or no usable answer); an undefined value: the daemon's error, already reported.
+std::optional<Json> resolve(Connection &connection, const std::string &reference)
+{
+    if (Lite::isFullContainerId(reference)) {
+        const std::optional<Answer> exact =
+            connection.call("container.get", Json::object({{"id", reference}}));
+        if (exact && exact->ok && exact->result["container"].isObject())
+            return exact->result["container"];
+    }
+    const std::optional<Answer> listed =
+        connection.call("container.list", Json::object({{"include_deleted", true}}));
+    if (!listed)
+        return std::nullopt;
+    if (!listed->ok) {
+        reportError(*listed);
+        return Json();
+    }
+    const Json::Array &containers = listed->result["containers"].items();
+    const std::vector<std::size_t> matches = Lite::matchContainers(containers, reference);
+    if (matches.size() > 1)
+        return std::nullopt;
+    if (matches.size() == 1)
+        return containers[matches.front()];
+    // Nothing matched: the daemon words the refusal, so every client reports it the same way.
+    const std::optional<Answer> got = connection.call("container.get", Json::object({{"id", reference}}));
+    if (!got)
+        return std::nullopt;
+    if (!got->ok) {
+        reportError(*got);
+        return Json();
+    }
+    if (!got->result["container"].isObject())
+        return std::nullopt;
+    return got->result["container"];
+}
+
 } // namespace
 
 std::optional<ExecRequest> parseExecArguments(const std::vector<std::string> &arguments)
@@ -452,30 +490,12 @@ std::optional<int> runExec(const ExecRequest &request)
         return std::nullopt;
 
     // Every failure before the run exists means the program did not run: 125, as for `cordon run`.
-    const std::optional<Answer> listed =
-        connection.call("container.list", Json::object({{"include_deleted", true}}));
-    if (!listed)
+    std::optional<Json> container = resolve(connection, request.reference);
+    if (!container)
         return std::nullopt;
-    if (!listed->ok)
-        return reportError(*listed);
-    const Json::Array &containers = listed->result["containers"].items();
-    const std::vector<std::size_t> matches = Lite::matchContainers(containers, request.reference);
-    if (matches.size() > 1)
-        return std::nullopt; // the Qt CLI lists the candidates
-    Json container;
-    if (matches.size() == 1) {
-        container = containers[matches.front()];
-    } else {
-        // Nothing matched: the daemon words the refusal, so every client reports it the same way.
-        const std::optional<Answer> got =
-            connection.call("container.get", Json::object({{"id", request.reference}}));
-        if (!got)
-            return std::nullopt;
-        if (!got->ok)
-            return reportError(*got);
-        container = got->result["container"];
-    }
-    const std::string containerId = container["id"].toString();
+    if (!container->isObject())
+        return Lite::SetupFailureStatus; // resolve() reported the daemon's error
+    const std::string containerId = (*container)["id"].toString();
 
     // Subscribed before the exec, so that not even the first chunk of output can be missed.
     const std::optional<Answer> subscribed = connection.call(
@@ -498,7 +518,7 @@ std::optional<int> runExec(const ExecRequest &request)
     // Output piped into `head` must end with a write error we can handle, not kill us before the summary
     // (and Ctrl-C handling relies on us staying alive to cancel the run).
     ::signal(SIGPIPE, SIG_IGN);
-    Session session(connection, std::move(container));
+    Session session(connection, std::move(*container));
     return session.run(std::move(params));
 }
 

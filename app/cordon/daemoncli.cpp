@@ -114,10 +114,15 @@ Result<QJsonObject> DaemonSession::resolveContainer(const QString &reference)
 {
     if (reference.isEmpty())
         return fail(QStringLiteral("cli.usage"), QStringLiteral("an empty container id"));
+    // The rules are shared with the Qt-free `cordon exec` (daemon/lite/containerref.h).
+    if (Lite::isFullContainerId(reference.toStdString())) {
+        auto exact = call(QStringLiteral("container.get"), {{QStringLiteral("id"), reference}});
+        if (exact)
+            return exact->value(QStringLiteral("container")).toObject();
+    }
     auto listed = call(QStringLiteral("container.list"), {{QStringLiteral("include_deleted"), true}});
     if (!listed)
         return fail(listed.error());
-    // The rules are shared with the Qt-free `cordon exec` (daemon/lite/containerref.h).
     const QJsonArray containers = listed->value(QStringLiteral("containers")).toArray();
     const std::vector<std::size_t> indexes = Lite::matchContainers(
         Daemon::toLite(QJsonObject{{QStringLiteral("containers"), containers}})["containers"].items(),

@@ -372,6 +372,7 @@ private Q_SLOTS:
         QTest::newRow("missing command") << args({"CTR", "--", "/nonexistent/program"});
         QTest::newRow("unknown id") << args({"0123456789abcdef", "true"});
         QTest::newRow("name") << args({"main", "--", "/bin/sh", "-c", "echo by name"});
+        QTest::newRow("prefix") << args({"PFX", "--", "/bin/sh", "-c", "echo by prefix"});
         QTest::newRow("python") << args(
             {"--language", "python", "--code", "import sys\nprint('py')\nsys.exit(4)", "CTR"});
         QTest::newRow("options with =")
@@ -384,6 +385,7 @@ private Q_SLOTS:
     {
         QFETCH(QStringList, arguments);
         arguments.replaceInStrings(QRegularExpression(QStringLiteral("^CTR$")), m_container);
+        arguments.replaceInStrings(QRegularExpression(QStringLiteral("^PFX$")), m_container.left(10));
         arguments.prepend(QStringLiteral("exec"));
         const QString lone = loneLauncher();
         QVERIFY(!lone.isEmpty());

@@ -432,6 +432,15 @@ private Q_SLOTS:
         QCOMPARE(found, matches);
     }
 
+    void fullIds()
+    {
+        QVERIFY(Cordon::Lite::isFullContainerId("0123456789abcdef"));
+        QVERIFY(!Cordon::Lite::isFullContainerId("0123456789ABCDEF"));
+        QVERIFY(!Cordon::Lite::isFullContainerId("0123456789abcde"));
+        QVERIFY(!Cordon::Lite::isFullContainerId("0123456789abcdef0"));
+        QVERIFY(!Cordon::Lite::isFullContainerId("main"));
+    }
+
     void socketPathsAsQFileInfo()
     {
         for (const char *path : {"/a/b/c.sock", "rel.sock", "./x/../y.sock", "/a//b/./c/../d.sock",

@@ -23,4 +23,15 @@ std::vector<std::size_t> matchContainers(const Json::Array &containers, std::str
     return !named.empty() ? named : !livePrefix.empty() ? livePrefix : endedPrefix;
 }
 
+bool isFullContainerId(std::string_view reference)
+{
+    if (reference.size() != 16)
+        return false;
+    for (const char c : reference) {
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return false;
+    }
+    return true;
+}
+
 } // namespace Cordon::Lite

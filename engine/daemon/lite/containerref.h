@@ -17,4 +17,10 @@ namespace Cordon::Lite {
 // containers that still exist win over expired and deleted ones.
 std::vector<std::size_t> matchContainers(const Json::Array &containers, std::string_view reference);
 
+// True for the shape of a whole container id (16 lower-case hex digits). Such a reference is first looked up
+// with container.get, which finds exactly the ids container.list (with include_deleted) lists and answers
+// with the same object: an exact id wins over every other match, so the answer is the same, and a client
+// need not read the whole list (about 1 ms with 50 containers) for the common case.
+bool isFullContainerId(std::string_view reference);
+
 } // namespace Cordon::Lite
