@@ -199,14 +199,25 @@ void NetworkPanel::setContainer(const QJsonObject &container)
     const bool other = id != m_containerId;
     const QJsonArray before = m_baseline;
     const bool wasModified = isModified();
+    if (other && wasModified && !m_containerId.isEmpty())
+        m_drafts.insert(m_containerId, m_editor->entries()); // kept for when the user comes back
     m_container = container;
     m_containerId = id;
     m_baseline = policyDomains();
     if (other) {
         ++m_decisionGeneration;
         m_decisions->clear();
-        m_editor->setEntries(m_baseline);
-        setMessage(QString(), false);
+        const auto draft = m_drafts.constFind(id);
+        if (draft != m_drafts.cend() && policyType() == QLatin1String("allowlist")) {
+            m_editor->setEntries(*draft);
+            setMessage(
+                tr("Your changes to this list from before are back, not applied yet: Apply or Revert them."),
+                false);
+        } else {
+            m_editor->setEntries(m_baseline);
+            setMessage(QString(), false);
+        }
+        m_drafts.remove(id);
         refreshDecisions();
     } else if (m_baseline != before && !wasModified) {
         // Changed by another client (the CLI, another window): show it, unless the user is editing.

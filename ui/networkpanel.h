@@ -8,6 +8,7 @@
 // proxy).
 #pragma once
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTimer>
@@ -89,7 +90,8 @@ private:
     DaemonConnection &m_connection;
     QJsonObject m_container;
     QString m_containerId;
-    QJsonArray m_baseline; // the container's list as the daemon has it
+    QJsonArray m_baseline;               // the container's list as the daemon has it
+    QHash<QString, QJsonArray> m_drafts; // unapplied lists of containers the user switched away from
     bool m_busy = false;
     quint64 m_decisionGeneration = 0;
     quint64 m_hostCheckGeneration = 0;

@@ -359,6 +359,29 @@ private Q_SLOTS:
                       {{QStringLiteral("id"), dialog.createdContainer().value(QStringLiteral("id"))}});
     }
 
+    void unappliedEditsSurviveASwitch()
+    {
+        m_panel->setContainer(containerJson(m_id));
+        QVERIFY(!m_panel->isModified());
+        QCOMPARE(editor()->addEntries(QJsonArray{QStringLiteral("drafted.example")}), 1);
+        QVERIFY(m_panel->isModified());
+        // Another container (here: none) and back: the edit is there again, still not applied.
+        m_panel->setContainer({});
+        QCOMPARE(m_panel->page(), QStringLiteral("none"));
+        m_panel->setContainer(containerJson(m_id));
+        QVERIFY(m_panel->isModified());
+        QVERIFY(editor()->entries().contains(QJsonValue(QStringLiteral("drafted.example"))));
+        QVERIFY2(m_panel->message().contains(QLatin1String("from before")), qPrintable(m_panel->message()));
+        QVERIFY(!domainsOf(containerJson(m_id)).contains(QStringLiteral("drafted.example")));
+        m_panel->revert();
+        QVERIFY(!m_panel->isModified());
+        // Reverted, nothing is kept for the next visit.
+        m_panel->setContainer({});
+        m_panel->setContainer(containerJson(m_id));
+        QVERIFY(!m_panel->isModified());
+        QVERIFY(m_panel->message().isEmpty());
+    }
+
     void containerWithoutNetworkExplainsHowToGetOne()
     {
         const auto created = m_daemon.call(
