@@ -126,6 +126,7 @@ MemoryChart::MemoryChart(const MemoryHistory &history, QWidget *parent)
     connect(&m_history, &MemoryHistory::sampleAdded, this, &MemoryChart::onSample);
     connect(&m_history, &MemoryHistory::historyReset, this, &MemoryChart::rebuild);
     applyPalette();
+    applyFonts();
     rebuild();
 }
 
@@ -158,6 +159,22 @@ void MemoryChart::changeEvent(QEvent *event)
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         applyPalette();
+    else if (event->type() == QEvent::FontChange)
+        applyFonts();
+}
+
+void MemoryChart::applyFonts()
+{
+    // Qt Charts keeps fonts of its own; these follow the widget's, so presentation mode enlarges them too.
+    const QFont labels = font();
+    QFont title = labels;
+    title.setBold(true);
+    for (QAbstractAxis *axis :
+         {static_cast<QAbstractAxis *>(m_timeAxis), static_cast<QAbstractAxis *>(m_valueAxis)}) {
+        axis->setLabelsFont(labels);
+        axis->setTitleFont(title);
+    }
+    m_chart->legend()->setFont(labels);
 }
 
 void MemoryChart::applyPalette()

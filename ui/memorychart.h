@@ -50,6 +50,7 @@ private:
     void appendPoint(const MemorySample &sample, const MemorySample *previous);
     void updateAxesAndLabels();
     void applyPalette();
+    void applyFonts();
 
     const MemoryHistory &m_history;
     QString m_containerId;

@@ -18,6 +18,8 @@
 
 #include <Qsci/qscilexer.h>
 
+#include <QChart>
+#include <QChartView>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -194,8 +196,12 @@ private Q_SLOTS:
         const qreal editorBefore = editor()->lexer()->defaultFont().pointSizeF();
         const qreal consoleBefore = console()->findChild<QPlainTextEdit *>()->font().pointSizeF();
         QAction *presentation = m_window->findChild<QAction *>(QStringLiteral("presentationAction"));
+        QChart *chart = m_window->findChild<QChartView *>()->chart();
+        const qreal axisBefore = chart->axes().first()->labelsFont().pointSizeF();
         presentation->trigger();
         QVERIFY(Appearance::presentation());
+        QTRY_COMPARE(chart->axes().first()->labelsFont().pointSizeF(),
+                     axisBefore * Appearance::PresentationScale);
         QCOMPARE(QApplication::font().pointSizeF(), appBefore * Appearance::PresentationScale);
         QTRY_COMPARE(editor()->lexer()->defaultFont().pointSizeF(),
                      editorBefore * Appearance::PresentationScale);
