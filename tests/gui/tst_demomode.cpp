@@ -4,6 +4,7 @@
 // user's own code is not replaced without asking; the fast idle clock changes the daemon's clock and the
 // countdown; presentation mode scales the fonts and scales them back.
 #include "guitest.h"
+#include "windowtest.h"
 
 #include "appearance.h"
 #include "codeeditor.h"
@@ -60,28 +61,17 @@ class DemoModeTest final : public QObject
 
     double timeScale()
     {
-        double scale = 0;
-        bool answered = false;
-        m_window->connection().call(QStringLiteral("daemon.status"), {}, this,
-                                    [&](Cordon::Result<QJsonObject> result) {
-                                        answered = true;
-                                        if (result)
-                                            scale = result->value(QStringLiteral("time_scale")).toDouble();
-                                    });
-        if (!QTest::qWaitFor([&] { return answered; }, 10000))
-            return -1;
-        return scale;
+        const auto status =
+            CordonGuiTest::callAndWait(m_window->connection(), QStringLiteral("daemon.status"));
+        return status ? status->value(QStringLiteral("time_scale")).toDouble() : -1;
     }
 
 private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_daemon.start());
-        m_window = std::make_unique<MainWindow>(MainWindow::Options{false});
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
-        m_window->start();
-        QTRY_VERIFY_WITH_TIMEOUT(m_window->connection().isConnected(), 10000);
+        m_window = CordonGuiTest::openConnectedWindow();
+        QVERIFY(m_window);
     }
 
     void cleanupTestCase()

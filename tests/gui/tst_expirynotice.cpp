@@ -5,6 +5,7 @@
 // Keep Alive; pressing it keeps the container alive and takes the warning back; left alone, the container
 // expires and the notice says so.
 #include "guitest.h"
+#include "windowtest.h"
 
 #include "containerlistmodel.h"
 #include "daemonconnection.h"
@@ -65,26 +66,17 @@ class ExpiryNoticeTest final : public QObject
 
     QString createContainer(const QString &name, int idleMinutes)
     {
-        QString id;
-        bool answered = false;
         const QJsonObject policy{{QStringLiteral("name"), name},
                                  {QStringLiteral("expires_after"),
                                   QJsonObject{{QStringLiteral("anchor"), QStringLiteral("last_active_at")},
                                               {QStringLiteral("minutes"), idleMinutes}}}};
-        m_window->connection().call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}},
-                                    this, [&](Cordon::Result<QJsonObject> result) {
-                                        answered = true;
-                                        if (result)
-                                            id = result->value(QStringLiteral("container"))
-                                                     .toObject()
-                                                     .value(QStringLiteral("id"))
-                                                     .toString();
-                                        else
-                                            qWarning() << result.error().describe();
-                                    });
-        if (!QTest::qWaitFor([&] { return answered; }, 30000))
+        const auto created = CordonGuiTest::callAndWait(
+            m_window->connection(), QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
+        if (!created) {
+            qWarning() << created.error().describe();
             return {};
-        return id;
+        }
+        return created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
     }
 
     QJsonObject container(const QString &id) const { return m_window->containerModel().container(id); }
@@ -111,11 +103,8 @@ private Q_SLOTS:
         // 60x: a 2-minute idle period lasts 2 s; the warning comes 60 scaled seconds (1 s) before the end.
         QVERIFY(m_daemon.start({QStringLiteral("--time-scale"), QStringLiteral("60"),
                                 QStringLiteral("--expiring-soon"), QStringLiteral("60")}));
-        m_window = std::make_unique<MainWindow>(MainWindow::Options{false});
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
-        m_window->start();
-        QTRY_VERIFY_WITH_TIMEOUT(m_window->connection().isConnected(), 10000);
+        m_window = CordonGuiTest::openConnectedWindow();
+        QVERIFY(m_window);
     }
 
     void cleanupTestCase()

@@ -4,6 +4,7 @@
 // own, the history purge deletes old runs after a confirmation, and OK saves an edited organisation
 // allowlist to the user's file through the daemon.
 #include "guitest.h"
+#include "windowtest.h"
 
 #include "allowlisteditor.h"
 #include "appearance.h"
@@ -43,23 +44,15 @@ class SettingsTest final : public QObject
 
     Cordon::Result<QJsonObject> call(const QString &method, const QJsonObject &params = {})
     {
-        std::optional<Cordon::Result<QJsonObject>> answer;
-        m_window->connection().call(method, params, this,
-                                    [&](Cordon::Result<QJsonObject> result) { answer = std::move(result); });
-        if (!QTest::qWaitFor([&] { return answer.has_value(); }, 60000))
-            return tl::unexpected(Cordon::Error(QStringLiteral("test.timeout"), method));
-        return *answer;
+        return CordonGuiTest::callAndWait(m_window->connection(), method, params);
     }
 
 private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_daemon.start());
-        m_window = std::make_unique<MainWindow>(MainWindow::Options{false});
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
-        m_window->start();
-        QTRY_VERIFY_WITH_TIMEOUT(m_window->connection().isConnected(), 10000);
+        m_window = CordonGuiTest::openConnectedWindow();
+        QVERIFY(m_window);
     }
 
     void cleanupTestCase()
