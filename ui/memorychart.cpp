@@ -10,6 +10,7 @@
 #include <QDateTime>
 #include <QDateTimeAxis>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegendMarker>
@@ -175,6 +176,22 @@ void MemoryChart::applyFonts()
         axis->setTitleFont(title);
     }
     m_chart->legend()->setFont(labels);
+    fitTimeTicks();
+}
+
+void MemoryChart::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitTimeTicks();
+}
+
+void MemoryChart::fitTimeTicks()
+{
+    // As many time labels as fit side by side with room between them: a narrow pane or presentation mode's
+    // large font would otherwise cut them to "14:47:…".
+    const int label = QFontMetrics(m_timeAxis->labelsFont()).horizontalAdvance(QStringLiteral("00:00:00"));
+    const int room = m_view->width() - 2 * label; // the value axis and the margins
+    m_timeAxis->setTickCount(qBound(2, room / (label * 3 / 2) + 1, 4));
 }
 
 void MemoryChart::applyPalette()

@@ -43,6 +43,7 @@ public:
 
 protected:
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void rebuild();
@@ -51,6 +52,7 @@ private:
     void updateAxesAndLabels();
     void applyPalette();
     void applyFonts();
+    void fitTimeTicks();
 
     const MemoryHistory &m_history;
     QString m_containerId;

@@ -404,7 +404,7 @@ int main(int argc, char *argv[])
     if (!waitFor([&] { return banner->text().startsWith(QStringLiteral("Out of memory")); }, 60000))
         return fail("running the memory bomb");
     window.resize(1600, 1000);
-    splitter->setSizes({300, 850, 450});
+    splitter->setSizes({400, 780, 420});
     settle(1500);
     const bool presented = save(window.grab(), out, QStringLiteral("presentation-mode.png"));
     window.setPresentationMode(false);
