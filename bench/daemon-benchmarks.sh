@@ -135,27 +135,9 @@ mkdir -p "$out_dir"
 out_dir=$(cd "$out_dir" && pwd)
 
 # ------------------------------------------------------------------------------------------------- commands
-# The same bwrap command line as bench/run-benchmarks.sh (keep the two in step): /usr read-only, the
-# merged-/usr symlinks as on the host, fresh /proc, a minimal /dev, a tmpfs /tmp, a few /etc files, every
-# namespace unshared, a new session, a fixed hostname and an empty environment.
-bwrap_cmd=(bwrap --unshare-all --die-with-parent --new-session --ro-bind /usr /usr)
-for dir in /bin /sbin /lib /lib32 /lib64 /libx32; do
-    if [ -L "$dir" ]; then
-        bwrap_cmd+=(--symlink "$(readlink "$dir")" "$dir")
-    elif [ -d "$dir" ]; then
-        bwrap_cmd+=(--ro-bind "$dir" "$dir")
-    fi
-done
-bwrap_cmd+=(--proc /proc --dev /dev --tmpfs /tmp)
-for file in /etc/ld.so.cache /etc/ld.so.conf /etc/passwd /etc/group /etc/nsswitch.conf /etc/localtime; do
-    [ -e "$file" ] && bwrap_cmd+=(--ro-bind "$file" "$file")
-done
-bwrap_cmd+=(--hostname sandbox --clearenv /bin/true)
-
-join() {
-    local IFS=' '
-    echo "$*"
-}
+# shellcheck source=bench/lib/bwrap-peer.sh
+. "$bench_dir/lib/bwrap-peer.sh"
+bwrap_peer_init
 
 # ----------------------------------------------------------------------------------------- memory snapshot
 # One JSON line per snapshot: the daemon's /proc status and smaps_rollup, and the same for each cordon-init

@@ -43,6 +43,7 @@ die() {
 }
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin_dir=build/bin
 if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
     bin_dir=$1
@@ -126,28 +127,9 @@ mkdir -p "$out_dir"
 out_dir=$(cd "$out_dir" && pwd)
 
 # ------------------------------------------------------------------------------------------------- commands
-# The bwrap side mirrors the parts of cordon's mount plan that /bin/true needs: /usr read-only, the merged-/usr
-# symlinks exactly as on the host, fresh /proc, a minimal /dev, a tmpfs /tmp, a few /etc files, every
-# namespace unshared, a new session, a fixed hostname and an empty environment.
-bwrap_cmd=(bwrap --unshare-all --die-with-parent --new-session --ro-bind /usr /usr)
-for dir in /bin /sbin /lib /lib32 /lib64 /libx32; do
-    if [ -L "$dir" ]; then
-        bwrap_cmd+=(--symlink "$(readlink "$dir")" "$dir")
-    elif [ -d "$dir" ]; then
-        bwrap_cmd+=(--ro-bind "$dir" "$dir")
-    fi
-done
-bwrap_cmd+=(--proc /proc --dev /dev --tmpfs /tmp)
-for file in /etc/ld.so.cache /etc/ld.so.conf /etc/passwd /etc/group /etc/nsswitch.conf /etc/localtime; do
-    [ -e "$file" ] && bwrap_cmd+=(--ro-bind "$file" "$file")
-done
-bwrap_cmd+=(--hostname sandbox --clearenv /bin/true)
-
-# Plain words only (hyperfine -N splits on whitespace): none of the paths above contains a space.
-join() {
-    local IFS=' '
-    echo "$*"
-}
+# shellcheck source=bench/lib/bwrap-peer.sh
+. "$bench_dir/lib/bwrap-peer.sh"
+bwrap_peer_init
 
 host_info() {
     local debian load
