@@ -158,4 +158,36 @@ Result<QString> DaemonSession::resolveContainerId(const QString &reference)
     return container->value(QStringLiteral("id")).toString();
 }
 
+int actOnContainers(const QStringList &references, bool json, const ContainerAction &act,
+                    const std::function<QString(const QJsonObject &result)> &describe)
+{
+    DaemonSession session;
+    if (auto connected = session.connect(); !connected)
+        return reportError(connected.error());
+    int status = 0;
+    QJsonArray results;
+    for (const QString &reference : references) {
+        auto container = session.resolveContainer(reference);
+        auto result =
+            container ? act(session, *container) : Result<QJsonObject>(tl::unexpected(container.error()));
+        if (!result) {
+            status = reportError(result.error());
+            if (isUnreachable(result.error()))
+                return status;
+            continue;
+        }
+        if (json)
+            results.append(*result);
+        else
+            printOut(describe(*result));
+    }
+    if (json) {
+        if (references.size() == 1 && results.size() == 1)
+            printJson(results.first().toObject());
+        else
+            printJson(results);
+    }
+    return status;
+}
+
 } // namespace Cordon::Cli

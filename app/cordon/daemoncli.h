@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
+#include <functional>
 #include <optional>
 
 namespace Cordon::Cli {
@@ -72,5 +73,14 @@ public:
 private:
     Daemon::DaemonClient m_client;
 };
+
+// The loop of the commands that act on several containers (stop, start, keepalive, rm): connects, resolves
+// each reference and hands the container to `act`. A failure is reported and the next reference tried, unless
+// the daemon is gone. With `json` the results are printed as one object (one reference) or an array;
+// otherwise `describe` gives the line printed for each. Returns the exit status of the last failure, or 0.
+using ContainerAction =
+    std::function<Result<QJsonObject>(DaemonSession &session, const QJsonObject &container)>;
+int actOnContainers(const QStringList &references, bool json, const ContainerAction &act,
+                    const std::function<QString(const QJsonObject &result)> &describe);
 
 } // namespace Cordon::Cli

@@ -7,7 +7,6 @@
 #include "daemoncli.h"
 
 #include <QDateTime>
-#include <QJsonArray>
 
 namespace Cordon::Cli {
 
@@ -62,33 +61,15 @@ int runLifecycle(const LifecycleCommand &which, const QStringList &arguments)
     if (references.isEmpty())
         return usageError(command, QStringLiteral("give at least one container id"));
 
-    DaemonSession session;
-    if (auto connected = session.connect(); !connected)
-        return reportError(connected.error());
-    int status = 0;
-    QJsonArray results;
-    for (const QString &reference : references) {
-        auto id = session.resolveContainerId(reference);
-        auto result = id ? session.call(QLatin1String(which.method), {{QStringLiteral("id"), *id}})
-                         : Result<QJsonObject>(tl::unexpected(id.error()));
-        if (!result) {
-            status = reportError(result.error());
-            if (isUnreachable(result.error()))
-                return status;
-            continue;
-        }
-        if (parser.isSet(jsonOption))
-            results.append(*result);
-        else
-            printOut(describeState(result->value(QStringLiteral("container")).toObject()));
-    }
-    if (parser.isSet(jsonOption)) {
-        if (references.size() == 1 && results.size() == 1)
-            printJson(results.first().toObject());
-        else
-            printJson(results);
-    }
-    return status;
+    const QString method = QLatin1String(which.method);
+    return actOnContainers(
+        references, parser.isSet(jsonOption),
+        [&method](DaemonSession &session, const QJsonObject &container) {
+            return session.call(method, {{QStringLiteral("id"), container.value(QStringLiteral("id"))}});
+        },
+        [](const QJsonObject &result) {
+            return describeState(result.value(QStringLiteral("container")).toObject());
+        });
 }
 
 } // namespace

@@ -5,8 +5,6 @@
 #include "commands.h"
 #include "daemoncli.h"
 
-#include <QJsonArray>
-
 namespace Cordon::Cli {
 
 int rmCommand(const QStringList &arguments)
@@ -31,48 +29,26 @@ int rmCommand(const QStringList &arguments)
     if (references.isEmpty())
         return usageError(command, QStringLiteral("give at least one container id"));
 
-    DaemonSession session;
-    if (auto connected = session.connect(); !connected)
-        return reportError(connected.error());
-    int status = 0;
-    QJsonArray results;
-    for (const QString &reference : references) {
-        auto container = session.resolveContainer(reference);
-        if (!container) {
-            status = reportError(container.error());
-            if (isUnreachable(container.error()))
-                return status;
-            continue;
-        }
-        const QString id = container->value(QStringLiteral("id")).toString();
-        if (container->value(QStringLiteral("state")).toString() == QLatin1String("running") &&
-            !parser.isSet(forceOption)) {
-            status =
-                reportError(Error(QStringLiteral("cli.container_running"),
-                                  QStringLiteral("container %1 is running: stop it first (`cordon stop %1`) "
-                                                 "or delete it anyway with `cordon rm --force %1`")
-                                      .arg(id)));
-            continue;
-        }
-        auto deleted = session.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
-        if (!deleted) {
-            status = reportError(deleted.error());
-            if (isUnreachable(deleted.error()))
-                return status;
-            continue;
-        }
-        if (parser.isSet(jsonOption))
-            results.append(*deleted);
-        else
-            printOut(id + QLatin1Char('\n'));
-    }
-    if (parser.isSet(jsonOption)) {
-        if (references.size() == 1 && results.size() == 1)
-            printJson(results.first().toObject());
-        else
-            printJson(results);
-    }
-    return status;
+    const bool force = parser.isSet(forceOption);
+    return actOnContainers(
+        references, parser.isSet(jsonOption),
+        [force](DaemonSession &session, const QJsonObject &container) -> Result<QJsonObject> {
+            const QString id = container.value(QStringLiteral("id")).toString();
+            if (container.value(QStringLiteral("state")).toString() == QLatin1String("running") && !force)
+                return tl::unexpected(
+                    Error(QStringLiteral("cli.container_running"),
+                          QStringLiteral("container %1 is running: stop it first (`cordon stop %1`) "
+                                         "or delete it anyway with `cordon rm --force %1`")
+                              .arg(id)));
+            return session.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+        },
+        [](const QJsonObject &result) -> QString {
+            return result.value(QStringLiteral("container"))
+                       .toObject()
+                       .value(QStringLiteral("id"))
+                       .toString() +
+                   QLatin1Char('\n');
+        });
 }
 
 } // namespace Cordon::Cli
