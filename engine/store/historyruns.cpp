@@ -96,17 +96,8 @@ Result<> HistoryStore::finishRun(const RunRecord &run)
 
 Result<RunRecord> HistoryStore::run(const QString &id) const
 {
-    const QString purpose = QStringLiteral("read run %1").arg(id);
-    auto stmt = m_db.prepare("SELECT " + runColumns(true) + " FROM runs WHERE id = ?1", purpose);
-    if (!stmt)
-        return fail(stmt.error());
-    stmt->bind(1, id);
-    auto row = stmt->step();
-    if (!row)
-        return fail(row.error());
-    if (!*row)
-        return fail(QStringLiteral("store.not_found"), purpose + QStringLiteral(": no such run"));
-    return runFromRow(*stmt);
+    return readById<RunRecord>(m_db, "runs", runColumns(true), id, QStringLiteral("read run %1").arg(id),
+                               QStringLiteral("run"), runFromRow);
 }
 
 Result<std::optional<RunRecord>> HistoryStore::runByIdempotencyKey(const QString &containerId,

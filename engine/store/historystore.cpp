@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "store/historystore.h"
 #include "store/migrations.h"
+#include "store/pagequery.h"
 #include "store/rowcodec.h"
 #include "store/transaction.h"
 
@@ -175,18 +176,9 @@ Result<> HistoryStore::saveContainer(const ContainerRecord &record)
 
 Result<ContainerRecord> HistoryStore::container(const QString &id) const
 {
-    const QString purpose = QStringLiteral("read container %1").arg(id);
-    auto stmt =
-        m_db.prepare("SELECT " + QByteArray(ContainerColumns) + " FROM containers WHERE id = ?1", purpose);
-    if (!stmt)
-        return fail(stmt.error());
-    stmt->bind(1, id);
-    auto row = stmt->step();
-    if (!row)
-        return fail(row.error());
-    if (!*row)
-        return fail(QStringLiteral("store.not_found"), purpose + QStringLiteral(": no such container"));
-    return containerFromRow(*stmt);
+    return readById<ContainerRecord>(m_db, "containers", QByteArray(ContainerColumns), id,
+                                     QStringLiteral("read container %1").arg(id), QStringLiteral("container"),
+                                     containerFromRow);
 }
 
 Result<QList<ContainerRecord>> HistoryStore::containers(bool includeEnded) const

@@ -48,4 +48,22 @@ Result<Page<Record>> readPage(const Database &db, const char *table, const Where
     return page;
 }
 
+// The one row of `table` whose id is `id`: `store.not_found` ("<purpose>: no such <noun>") when there is
+// none.
+template<typename Record, typename Decode>
+Result<Record> readById(const Database &db, const char *table, const QByteArray &columns, const QString &id,
+                        const QString &purpose, const QString &noun, Decode decode)
+{
+    auto stmt = db.prepare("SELECT " + columns + " FROM " + QByteArray(table) + " WHERE id = ?1", purpose);
+    if (!stmt)
+        return fail(stmt.error());
+    stmt->bind(1, id);
+    auto row = stmt->step();
+    if (!row)
+        return fail(row.error());
+    if (!*row)
+        return fail(QStringLiteral("store.not_found"), purpose + QStringLiteral(": no such ") + noun);
+    return decode(*stmt);
+}
+
 } // namespace Cordon::Store
