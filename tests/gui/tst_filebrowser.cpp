@@ -33,14 +33,9 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_daemon.start());
-        const auto created =
-            m_daemon.call(QStringLiteral("container.create"),
-                          {{QStringLiteral("policy"),
-                            QJsonObject{{QStringLiteral("name"), QStringLiteral("files-test")},
-                                        {QStringLiteral("memory_limit"), QStringLiteral("1g")}}}});
+        const auto created = m_daemon.createContainer(QStringLiteral("files-test"));
         QVERIFY2(created, created ? "" : qPrintable(created.error().describe()));
-        m_containerId =
-            created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        m_containerId = *created;
 
         m_window = std::make_unique<MainWindow>(MainWindow::Options{false});
         m_browser = m_window->fileBrowser();

@@ -27,14 +27,9 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_daemon.start());
-        const auto created =
-            m_daemon.call(QStringLiteral("container.create"),
-                          {{QStringLiteral("policy"),
-                            QJsonObject{{QStringLiteral("name"), QStringLiteral("history-test")},
-                                        {QStringLiteral("memory_limit"), QStringLiteral("1g")}}}});
+        const auto created = m_daemon.createContainer(QStringLiteral("history-test"));
         QVERIFY2(created, created ? "" : qPrintable(created.error().describe()));
-        m_containerId =
-            created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        m_containerId = *created;
         // Oldest first: the history lists the newest first.
         m_okRun = runToEnd(QStringLiteral("print('first run')\n"));
         m_failedRun = runToEnd(QStringLiteral("import sys\nprint('second', file=sys.stderr)\nsys.exit(3)\n"));
