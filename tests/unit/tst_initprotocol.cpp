@@ -22,6 +22,7 @@ private Q_SLOTS:
         request.insideUid = 1234;
         request.hostname = "box";
         request.inheritedFds = 3;
+        request.classicMountCalls = true;
         request.mounts = {{MountOpKind::BindFd, "/usr", "", 1, 0755, 0, false},
                           {MountOpKind::File, "/etc/passwd", "root:x:0:0\n", 0, 0644, -1, false},
                           {MountOpKind::Tmpfs, "/tmp", "size=1m", 6, 0, -1, true}};
@@ -31,6 +32,8 @@ private Q_SLOTS:
         QCOMPARE(decoded.insideUid, 1234u);
         QCOMPARE(decoded.hostname, std::string("box"));
         QCOMPARE(decoded.inheritedFds, 3u);
+        QVERIFY(decoded.classicMountCalls);
+        QVERIFY(!decoded.proxyListener);
         QCOMPARE(decoded.mounts.size(), std::size_t(3));
         QCOMPARE(decoded.mounts[1].contents, std::string("root:x:0:0\n"));
         QCOMPARE(decoded.mounts[0].fdIndex, 0);

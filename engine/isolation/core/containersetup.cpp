@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: MIT
 #include "isolation/core/containersetup.h"
 
+#include "isolation/core/fdguard.h"
+#include "isolation/core/mountcalls.h"
+
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/openat2.h>
 #include <net/if.h>
 #include <sched.h>
+#include <string_view>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -33,39 +38,40 @@ struct Failure
     std::string detail;
 };
 
-class FdGuard
+bool hasDotComponent(const std::string &path)
 {
-public:
-    explicit FdGuard(int fd = -1) : m_fd(fd) {}
-    ~FdGuard()
-    {
-        if (m_fd >= 0)
-            ::close(m_fd);
+    std::size_t position = 0;
+    while (position < path.size()) {
+        const std::size_t end = std::min(path.find('/', position), path.size());
+        const std::string_view component(path.data() + position, end - position);
+        if (component == "." || component == "..")
+            return true;
+        position = end + 1;
     }
-    FdGuard(const FdGuard &) = delete;
-    FdGuard &operator=(const FdGuard &) = delete;
-    int get() const { return m_fd; }
-    void reset(int fd)
-    {
-        if (m_fd >= 0)
-            ::close(m_fd);
-        m_fd = fd;
-    }
+    return false;
+}
 
-private:
-    int m_fd;
-};
-
-std::string fdPath(int fd)
+// Opens `path` (absolute inside the new root) as O_PATH in one openat2 call: resolved beneath the root, with
+// no symlink or magic link anywhere on the way. -errno on failure; -ENOSYS before Linux 5.6, where the
+// callers walk instead.
+int openResolvedBeneath(int rootFd, const std::string &path, int flags)
 {
-    return "/proc/self/fd/" + std::to_string(fd);
+    if (hasDotComponent(path))
+        return -EINVAL;
+    const std::size_t start = path.find_first_not_of('/');
+    const char *relative = start == std::string::npos ? "." : path.c_str() + start;
+    open_how how{};
+    how.flags = static_cast<std::uint64_t>(O_PATH | O_NOFOLLOW | O_CLOEXEC | flags);
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    const long fd = ::syscall(SYS_openat2, rootFd, relative, &how, sizeof how);
+    return fd >= 0 ? static_cast<int>(fd) : -errno;
 }
 
 // Walks `path` (absolute inside the new root) component by component from the root fd with O_NOFOLLOW,
-// creating missing directories. Mount targets are always reached this way, so a symlink that code in the
-// container planted in its workspace (/mnt/data/outputs -> /usr) can never redirect a mount: the walk fails
-// instead.
-int openDirBeneath(int rootFd, const std::string &path, bool create, std::uint32_t mode)
+// creating missing directories. Mount targets are always reached this way or by openResolvedBeneath(), so a
+// symlink that code in the container planted in its workspace (/mnt/data/outputs -> /usr) can never redirect
+// a mount: the open fails instead.
+int walkDirBeneath(int rootFd, const std::string &path, bool create, std::uint32_t mode)
 {
     int current = ::fcntl(rootFd, F_DUPFD_CLOEXEC, 3);
     if (current < 0)
@@ -101,6 +107,16 @@ int openDirBeneath(int rootFd, const std::string &path, bool create, std::uint32
     return current;
 }
 
+// A directory that exists is found in one call; the walk runs only to create what is missing (and where the
+// kernel has no openat2). A mount plan of about 70 steps opened each target component by component before.
+int openDirBeneath(int rootFd, const std::string &path, bool create, std::uint32_t mode)
+{
+    const int fd = openResolvedBeneath(rootFd, path, O_DIRECTORY);
+    if (fd >= 0 || (fd != -ENOSYS && !(fd == -ENOENT && create)))
+        return fd;
+    return walkDirBeneath(rootFd, path, create, mode);
+}
+
 std::pair<std::string, std::string> splitParent(const std::string &path)
 {
     const std::size_t slash = path.find_last_of('/');
@@ -112,6 +128,11 @@ std::pair<std::string, std::string> splitParent(const std::string &path)
 // Creates (or finds) a regular file to serve as a mount point or synthetic file; returns an O_PATH fd.
 int openFileBeneath(int rootFd, const std::string &path, bool create, std::uint32_t mode)
 {
+    if (!create) {
+        const int fd = openResolvedBeneath(rootFd, path, 0);
+        if (fd != -ENOSYS)
+            return fd;
+    }
     auto [parentPath, name] = splitParent(path);
     FdGuard parent(openDirBeneath(rootFd, parentPath, create, 0755));
     if (parent.get() < 0)
@@ -127,41 +148,6 @@ int openFileBeneath(int rootFd, const std::string &path, bool create, std::uint3
     return fd < 0 ? -errno : fd;
 }
 
-// Flags the kernel locks on a bind mount made inside a user namespace: a remount must repeat them or fail
-// EPERM.
-unsigned long lockedFlags(const std::string &path)
-{
-    struct statvfs info
-    {
-    };
-    if (::statvfs(path.c_str(), &info) != 0)
-        return 0;
-    unsigned long flags = 0;
-    if (info.f_flag & ST_NOSUID)
-        flags |= MS_NOSUID;
-    if (info.f_flag & ST_NODEV)
-        flags |= MS_NODEV;
-    if (info.f_flag & ST_NOEXEC)
-        flags |= MS_NOEXEC;
-    if (info.f_flag & ST_NOATIME)
-        flags |= MS_NOATIME;
-    if (info.f_flag & ST_NODIRATIME)
-        flags |= MS_NODIRATIME;
-    if (info.f_flag & ST_RELATIME)
-        flags |= MS_RELATIME;
-    return flags;
-}
-
-int remountWithFlags(int rootFd, const std::string &target, bool isDir, unsigned long wanted)
-{
-    FdGuard fd(isDir ? openDirBeneath(rootFd, target, false, 0) : openFileBeneath(rootFd, target, false, 0));
-    if (fd.get() < 0)
-        return -fd.get();
-    const std::string path = fdPath(fd.get());
-    const unsigned long flags = MS_REMOUNT | MS_BIND | lockedFlags(path) | wanted;
-    return ::mount(nullptr, path.c_str(), nullptr, flags, nullptr) == 0 ? 0 : errno;
-}
-
 bool isDirectoryFd(int fd)
 {
     struct stat info
@@ -172,9 +158,14 @@ bool isDirectoryFd(int fd)
 
 constexpr unsigned long BindRemountFlags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
 
-int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds)
+int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds, MountCalls &calls)
 {
     const unsigned long flags = static_cast<unsigned long>(op.flags);
+    auto sourceFd = [&]() {
+        return op.fdIndex >= 0 && static_cast<std::size_t>(op.fdIndex) < fds.size()
+                   ? fds[static_cast<std::size_t>(op.fdIndex)]
+                   : -1;
+    };
     switch (op.kind) {
     case MountOpKind::Dir: {
         FdGuard fd(openDirBeneath(rootFd, op.target, true, op.mode));
@@ -209,76 +200,57 @@ int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds)
     }
     case MountOpKind::Tmpfs: {
         FdGuard fd(openDirBeneath(rootFd, op.target, true, 0755));
-        if (fd.get() < 0)
-            return -fd.get();
-        return ::mount("tmpfs", fdPath(fd.get()).c_str(), "tmpfs", flags, op.contents.c_str()) == 0 ? 0
-                                                                                                    : errno;
+        return fd.get() < 0 ? -fd.get() : calls.newFilesystem(fd.get(), "tmpfs", op.contents, flags);
     }
     case MountOpKind::BindFd: {
-        if (op.fdIndex < 0 || static_cast<std::size_t>(op.fdIndex) >= fds.size())
+        const int source = sourceFd();
+        if (source < 0)
             return EBADF;
-        const int source = fds[static_cast<std::size_t>(op.fdIndex)];
         const bool dir = isDirectoryFd(source);
-        FdGuard target(dir ? openDirBeneath(rootFd, op.target, true, 0755)
-                           : openFileBeneath(rootFd, op.target, true, 0644));
+        auto openTarget = [&](bool create) {
+            return dir ? openDirBeneath(rootFd, op.target, create, 0755)
+                       : openFileBeneath(rootFd, op.target, create, 0644);
+        };
+        FdGuard target(openTarget(true));
         if (target.get() < 0)
             return -target.get();
-        const unsigned long bindFlags =
-            op.recursive ? (MS_BIND | MS_REC) : static_cast<unsigned long>(MS_BIND);
-        if (::mount(fdPath(source).c_str(), fdPath(target.get()).c_str(), nullptr, bindFlags, nullptr) != 0)
-            return errno;
-        // A bind ignores every flag but MS_REC: read-only, nosuid, nodev, noexec need a second, remounting
-        // call.
-        if (flags & BindRemountFlags)
-            return remountWithFlags(rootFd, op.target, dir, flags & BindRemountFlags);
-        return 0;
+        return calls.bind(source, target.get(), op.recursive, flags & BindRemountFlags,
+                          [&] { return openTarget(false); });
     }
     case MountOpKind::Proc: {
         FdGuard fd(openDirBeneath(rootFd, op.target, true, 0555));
-        if (fd.get() < 0)
-            return -fd.get();
-        return ::mount("proc", fdPath(fd.get()).c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) ==
-                       0
-                   ? 0
-                   : errno;
+        return fd.get() < 0 ? -fd.get()
+                            : calls.newFilesystem(fd.get(), "proc", {}, MS_NOSUID | MS_NODEV | MS_NOEXEC);
     }
     case MountOpKind::Devpts: {
         FdGuard fd(openDirBeneath(rootFd, op.target, true, 0755));
-        if (fd.get() < 0)
-            return -fd.get();
-        return ::mount("devpts", fdPath(fd.get()).c_str(), "devpts", MS_NOSUID | MS_NOEXEC,
-                       "newinstance,ptmxmode=0666,mode=0620") == 0
-                   ? 0
-                   : errno;
+        return fd.get() < 0 ? -fd.get()
+                            : calls.newFilesystem(fd.get(), "devpts", "newinstance,ptmxmode=0666,mode=0620",
+                                                  MS_NOSUID | MS_NOEXEC);
     }
     case MountOpKind::MaskFile: {
-        if (op.fdIndex < 0 || static_cast<std::size_t>(op.fdIndex) >= fds.size())
+        const int source = sourceFd();
+        if (source < 0)
             return EBADF;
         FdGuard target(openFileBeneath(rootFd, op.target, false, 0));
         if (target.get() < 0)
             return target.get() == -ENOENT ? 0 : -target.get();
-        const int source = fds[static_cast<std::size_t>(op.fdIndex)];
-        return ::mount(fdPath(source).c_str(), fdPath(target.get()).c_str(), nullptr, MS_BIND, nullptr) == 0
-                   ? 0
-                   : errno;
+        return calls.bind(source, target.get(), false, 0, [] { return -EINVAL; });
     }
     case MountOpKind::MaskDir: {
         FdGuard target(openDirBeneath(rootFd, op.target, false, 0));
         if (target.get() < 0)
             return target.get() == -ENOENT ? 0 : -target.get();
-        return ::mount("tmpfs", fdPath(target.get()).c_str(), "tmpfs",
-                       MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0,mode=0555") == 0
-                   ? 0
-                   : errno;
+        return calls.newFilesystem(target.get(), "tmpfs", "size=0,mode=0555",
+                                   MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
     }
     case MountOpKind::ReadOnly: {
+        // The directory (with every mount below it) bound onto itself, and the new top mount made read-only.
         FdGuard target(openDirBeneath(rootFd, op.target, false, 0));
         if (target.get() < 0)
             return target.get() == -ENOENT ? 0 : -target.get();
-        const std::string path = fdPath(target.get());
-        if (::mount(path.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
-            return errno;
-        return remountWithFlags(rootFd, op.target, true, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
+        return calls.bind(target.get(), target.get(), true, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                          [&] { return openDirBeneath(rootFd, op.target, false, 0); });
     }
     }
     return EINVAL;
@@ -342,8 +314,9 @@ std::optional<Failure> runSetup(const SetupRequest &request, const std::vector<i
     FdGuard root(::open(NewRoot, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (root.get() < 0)
         return Failure{Stage::MountRootTmpfs, errno, NewRoot};
+    MountCalls calls(request.classicMountCalls);
     for (const MountOp &op : request.mounts) {
-        if (const int error = applyMountOp(root.get(), op, fds); error != 0)
+        if (const int error = applyMountOp(root.get(), op, fds, calls); error != 0)
             return Failure{Stage::MountOp, error, op.target};
     }
 

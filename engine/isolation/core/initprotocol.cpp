@@ -116,6 +116,7 @@ std::vector<std::uint8_t> encode(const SetupRequest &m)
     w.boolean(m.loopbackUp);
     w.u32(m.inheritedFds);
     w.boolean(m.proxyListener);
+    w.boolean(m.classicMountCalls);
     w.u32(static_cast<std::uint32_t>(m.mounts.size()));
     for (const MountOp &op : m.mounts) {
         w.u8(static_cast<std::uint8_t>(op.kind));
@@ -136,7 +137,8 @@ bool decode(const std::uint8_t *data, std::size_t length, SetupRequest &m)
     std::uint32_t count = 0;
     if (!ok || !r.u32(m.insideUid) || !r.u32(m.insideGid) || !r.string(m.hostname) ||
         !r.string(m.rootTmpfsOptions) || !r.boolean(m.loopbackUp) || !r.u32(m.inheritedFds) ||
-        m.inheritedFds > 256 || !r.boolean(m.proxyListener) || !r.u32(count) || count > 1024)
+        m.inheritedFds > 256 || !r.boolean(m.proxyListener) || !r.boolean(m.classicMountCalls) ||
+        !r.u32(count) || count > 1024)
         return false;
     m.mounts.clear();
     for (std::uint32_t i = 0; i < count; ++i) {

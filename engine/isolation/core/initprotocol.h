@@ -104,6 +104,10 @@ struct SetupRequest
     // to the engine with the SetupReply: the egress proxy accepts on it, so every connection on it is known
     // to come from this container, and there is still no route out.
     bool proxyListener = false;
+    // Mount with mount(2) on /proc/self/fd paths even where the file-descriptor mount API exists
+    // (mountcalls.h). The engine sets it only when CORDON_CLASSIC_MOUNTS=1, so that tests cover the route
+    // that kernels before 5.12 take.
+    bool classicMountCalls = false;
     std::vector<MountOp> mounts;
 };
 

@@ -276,7 +276,8 @@ int runInit(int controlFd)
         ::close(listener); // the engine holds it now; nothing in the container can bind the port again
     if (reply.stage != Stage::None)
         return 2;
-    // The setup buffer is as large as the largest message; init lives as long as the container, so give it back.
+    // The setup buffer is as large as the largest message; init lives as long as the container, so give it
+    // back.
     std::vector<std::uint8_t>().swap(message);
     return InitServer(controlFd).serve();
 }

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+// The two routes of mountcalls.h, each in a user and mount namespace of its own: a read-only bind must not be
+// writable, flags must land on the mount they are meant for (only the top of a recursive bind), and a new
+// filesystem gets its options and flags. The same checks run on both routes, so the route that kernels
+// before 5.12 take is proven here even though this kernel would never choose it.
+#include "isolation/core/mountcalls.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sched.h>
+#include <string>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using Cordon::Isolation::MountCalls;
+
+namespace {
+
+bool writeFile(const char *path, const std::string &contents)
+{
+    const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    const bool written =
+        ::write(fd, contents.data(), contents.size()) == static_cast<ssize_t>(contents.size());
+    ::close(fd);
+    return written;
+}
+
+// Runs `body` in a child that has entered new user and mount namespaces; its report lines come back on a
+// pipe ("name=value"), since the child must not use Qt Test's state.
+QHash<QString, QString> inNamespaces(const std::function<void(int)> &body)
+{
+    int pipeFds[2];
+    if (::pipe2(pipeFds, O_CLOEXEC) != 0)
+        return {{QStringLiteral("error"), QStringLiteral("pipe")}};
+    const std::string uidMap = "0 " + std::to_string(::geteuid()) + " 1";
+    const std::string gidMap = "0 " + std::to_string(::getegid()) + " 1";
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(pipeFds[0]);
+        // Our ids mapped, so that files created on the new mounts have an owner the namespace can name.
+        if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0 || !writeFile("/proc/self/setgroups", "deny") ||
+            !writeFile("/proc/self/uid_map", uidMap) || !writeFile("/proc/self/gid_map", gidMap) ||
+            ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+            const std::string line = "error=unshare " + std::to_string(errno) + "\n";
+            [[maybe_unused]] auto n = ::write(pipeFds[1], line.data(), line.size());
+            ::_exit(0);
+        }
+        body(pipeFds[1]);
+        ::_exit(0);
+    }
+    ::close(pipeFds[1]);
+    QByteArray output;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(pipeFds[0], buffer, sizeof buffer)) > 0;)
+        output.append(buffer, n);
+    ::close(pipeFds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    QHash<QString, QString> report;
+    for (const QByteArray &line : output.split('\n')) {
+        const qsizetype equals = line.indexOf('=');
+        if (equals > 0)
+            report.insert(QString::fromUtf8(line.left(equals)), QString::fromUtf8(line.mid(equals + 1)));
+    }
+    return report;
+}
+
+void say(int fd, const std::string &name, long long value)
+{
+    const std::string line = name + "=" + std::to_string(value) + "\n";
+    [[maybe_unused]] auto n = ::write(fd, line.data(), line.size());
+}
+
+int openPath(const std::string &path)
+{
+    return ::open(path.c_str(), O_PATH | O_CLOEXEC);
+}
+
+// errno of creating a file in `dir` (0 when it could be created).
+int createError(const std::string &dir)
+{
+    const int fd = ::open((dir + "/probe").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return errno;
+    ::close(fd);
+    return 0;
+}
+
+long long mountFlags(const std::string &path)
+{
+    struct statvfs info
+    {
+    };
+    return ::statvfs(path.c_str(), &info) == 0 ? static_cast<long long>(info.f_flag) : -1;
+}
+
+} // namespace
+
+class TestMountCalls final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        const auto probe = inNamespaces([](int) {});
+        if (probe.contains(QStringLiteral("error")))
+            QSKIP("no user namespaces here");
+    }
+
+    void readOnlyBind_data()
+    {
+        QTest::addColumn<bool>("classic");
+        QTest::newRow("file-descriptor API") << false;
+        QTest::newRow("mount(2) on /proc/self/fd") << true;
+    }
+
+    void readOnlyBind()
+    {
+        QFETCH(bool, classic);
+        const std::string root = m_dir.path().toStdString() + (classic ? "/bind-classic" : "/bind-fd");
+        for (const char *sub : {"", "/source", "/source/nested", "/target"})
+            QVERIFY(::mkdir((root + sub).c_str(), 0755) == 0);
+
+        const auto report = inNamespaces([&](int out) {
+            // A writable submount below the source: a recursive bind carries it, with its own flags.
+            ::mount("tmpfs", (root + "/source/nested").c_str(), "tmpfs", 0, "size=1m");
+            MountCalls calls(classic);
+            const int source = openPath(root + "/source");
+            const int target = openPath(root + "/target");
+            say(out, "bind", calls.bind(source, target, true, MS_RDONLY | MS_NOSUID | MS_NODEV, [&] {
+                return openPath(root + "/target");
+            }));
+            say(out, "classic", calls.classic());
+            say(out, "targetCreate", createError(root + "/target"));
+            say(out, "sourceCreate", createError(root + "/source"));
+            say(out, "nestedCreate", createError(root + "/target/nested"));
+            say(out, "targetFlags", mountFlags(root + "/target"));
+            say(out, "nestedFlags", mountFlags(root + "/target/nested"));
+        });
+        QVERIFY2(!report.contains(QStringLiteral("error")),
+                 qPrintable(report.value(QStringLiteral("error"))));
+        QCOMPARE(report.value(QStringLiteral("bind")), QStringLiteral("0"));
+        // The route asked for is the route taken: no silent fallback on a kernel that has the new API.
+        QCOMPARE(report.value(QStringLiteral("classic")),
+                 classic ? QStringLiteral("1") : QStringLiteral("0"));
+        QCOMPARE(report.value(QStringLiteral("targetCreate")).toInt(), EROFS);
+        QCOMPARE(report.value(QStringLiteral("sourceCreate")).toInt(), 0);
+        QCOMPARE(report.value(QStringLiteral("nestedCreate")).toInt(), 0);
+        const long long flags = report.value(QStringLiteral("targetFlags")).toLongLong();
+        QVERIFY(flags >= 0);
+        QVERIFY(flags & ST_RDONLY);
+        QVERIFY(flags & ST_NOSUID);
+        QVERIFY(flags & ST_NODEV);
+        QVERIFY(!(report.value(QStringLiteral("nestedFlags")).toLongLong() & ST_RDONLY));
+    }
+
+    void newFilesystem_data() { readOnlyBind_data(); }
+
+    void newFilesystem()
+    {
+        QFETCH(bool, classic);
+        const std::string root = m_dir.path().toStdString() + (classic ? "/fs-classic" : "/fs-fd");
+        for (const char *sub : {"", "/scratch", "/masked"})
+            QVERIFY(::mkdir((root + sub).c_str(), 0755) == 0);
+
+        const auto report = inNamespaces([&](int out) {
+            MountCalls calls(classic);
+            const int scratch = openPath(root + "/scratch");
+            const int masked = openPath(root + "/masked");
+            say(out, "scratch",
+                calls.newFilesystem(scratch, "tmpfs", "mode=0700,size=1m", MS_NOSUID | MS_NOEXEC));
+            say(out, "masked",
+                calls.newFilesystem(masked, "tmpfs", "size=0,mode=0555",
+                                    MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC));
+            say(out, "classic", calls.classic());
+            struct statfs fs
+            {
+            };
+            ::statfs((root + "/scratch").c_str(), &fs);
+            say(out, "type", static_cast<long long>(fs.f_type));
+            say(out, "bytes", static_cast<long long>(fs.f_blocks) * fs.f_bsize);
+            struct stat info
+            {
+            };
+            ::stat((root + "/scratch").c_str(), &info);
+            say(out, "mode", info.st_mode & 07777);
+            say(out, "scratchFlags", mountFlags(root + "/scratch"));
+            say(out, "scratchCreate", createError(root + "/scratch"));
+            say(out, "maskedCreate", createError(root + "/masked"));
+            // An option the filesystem does not know is an error, on both routes.
+            say(out, "badOption", calls.newFilesystem(scratch, "tmpfs", "no-such-option=1", 0));
+        });
+        QVERIFY2(!report.contains(QStringLiteral("error")),
+                 qPrintable(report.value(QStringLiteral("error"))));
+        QCOMPARE(report.value(QStringLiteral("scratch")), QStringLiteral("0"));
+        QCOMPARE(report.value(QStringLiteral("masked")), QStringLiteral("0"));
+        QCOMPARE(report.value(QStringLiteral("classic")),
+                 classic ? QStringLiteral("1") : QStringLiteral("0"));
+        QCOMPARE(report.value(QStringLiteral("type")).toLongLong(), static_cast<long long>(TMPFS_MAGIC));
+        QCOMPARE(report.value(QStringLiteral("bytes")).toLongLong(), 1024LL * 1024);
+        QCOMPARE(report.value(QStringLiteral("mode")).toInt(), 0700);
+        const long long flags = report.value(QStringLiteral("scratchFlags")).toLongLong();
+        QVERIFY(flags & ST_NOSUID);
+        QVERIFY(flags & ST_NOEXEC);
+        QVERIFY(!(flags & ST_RDONLY));
+        QCOMPARE(report.value(QStringLiteral("scratchCreate")).toInt(), 0);
+        QCOMPARE(report.value(QStringLiteral("maskedCreate")).toInt(), EROFS);
+        QCOMPARE(report.value(QStringLiteral("badOption")).toInt(), EINVAL);
+    }
+
+private:
+    QTemporaryDir m_dir;
+};
+
+QTEST_GUILESS_MAIN(TestMountCalls)
+#include "tst_mountcalls.moc"
