@@ -7,10 +7,9 @@
 Each run is traced, limited to a few marker system calls, with `perf trace -T` (kernel tracepoints: a few
 microseconds per traced call) or, where perf does not work, `strace -f --seccomp-bpf -ttt -T` (only the
 marker calls stop the tracer, but each stop and each fork costs tens of microseconds). Phase boundaries are
-marker calls: the first W_OK access() (cgroup detection), the workspace mkdirs and lchowns, the cgroup's
-mkdirs, the namespace clone, the pid written to cgroup.procs, the setup and spawn messages
-on the control socket, pivot_root, the run's execve and exit_group, the kill of cordon-init, the cgroup
-rmdirs and the summary written to stderr. Markers are found by order and file descriptor, not by path, so a
+marker calls: the first W_OK access() (cgroup detection), the workspace mkdirs and lchowns, the namespace
+clone, the id map writes, the setup and spawn messages on the control socket, pivot_root, the run's execve
+and exit_group, the kill of cordon-init, the cgroup rmdirs and the summary written to stderr. Markers are found by order and file descriptor, not by path, so a
 change in the engine's order of steps needs a change here. The traced total is above the untraced latency
 that bench/run-benchmarks.sh measures; the split is what this is for.
 """
@@ -128,19 +127,13 @@ def phases(calls, front):
     start = mine[0].entry  # the dynamic loader's first call (perf misses the execve itself)
     detect = first(mine, lambda c: c.name == "access" and ("W_OK" in c.text or "mode: W" in c.text))
     clone = first(mine, lambda c: c.name == "clone" and "NEWUSER" in c.text)
-    # The workspace is made by mkdirs and, when its owner inside differs from the caller, ends with lchowns;
-    # the cgroup code's mkdirs follow (the first of them finds the delegated base: EEXIST). perf prints paths
-    # as pointers, so the markers are these, not the paths. (The seccomp program is compiled at build time:
-    # nothing of it shows here any more.)
-    chowns = [c for c in mine if c.name == "lchown" and c.entry < clone.entry]
-    if chowns:
-        cg_mkdir = first(mine, lambda c: c.name == "mkdir", after=chowns[-1].exit)
-    else:
-        cg_mkdir = first(mine, lambda c: c.name == "mkdir" and "EEXIST" in c.text)
-    ws_dirs = [c for c in mine if c.name == "mkdir" and c.entry < cg_mkdir.entry]
+    # The workspace is made by mkdirs and, when its owner inside differs from the caller, ends with lchowns,
+    # all before the clone. After the clone: setgroups, uid_map and gid_map are written, then the cgroup is
+    # made, limited and joined while cordon-init execs. perf prints paths as pointers, so the markers are
+    # these, not the paths. (The seccomp program is compiled at build time: nothing of it shows here.)
+    ws_calls = [c for c in mine if c.name in ("mkdir", "lchown") and c.entry < clone.entry]
     setup_sent = first(mine, lambda c: c.name == "sendmsg")
-    # After the clone: setgroups, uid_map, gid_map, then the pid into each hierarchy's cgroup.procs.
-    joins = [c for c in mine if c.name == "write" and clone.exit <= c.entry < setup_sent.entry][3:]
+    maps = [c for c in mine if c.name == "write" and clone.exit <= c.entry < setup_sent.entry][:3]
     setup_recv = first(calls, lambda c: c.pid == init and c.name == "recvmsg")
     pivot = first(calls, lambda c: c.pid == init and c.name == "pivot_root")
     reply = first(calls, lambda c: c.pid == init and c.name == "sendmsg")
@@ -152,17 +145,18 @@ def phases(calls, front):
     summary = first(mine, lambda c: c.name == "write" and c.fd() == 2, after=cg_gone.entry)
     end = last(mine, lambda c: c.name == "exit_group")
 
-    ws_start, ws_end = ws_dirs[0].entry, ws_dirs[-1].exit
+    ws_start, ws_end = ws_calls[0].entry, ws_calls[-1].exit
     sequential = [
-        ("process start: dynamic linking (Qt, ICU, libseccomp), Qt start-up, option parsing, cgroup detection "
-         "reads", detect.entry - start),
+        ("process start: dynamic linking (Qt, ICU), Qt start-up, option parsing, cgroup detection reads",
+         detect.entry - start),
         ("cgroup detection checks, container id", ws_start - detect.entry),
         ("workspace create (mkpath + 6 mkdir/chmod, 2 chown, in CORDON_DATA_DIR)", ws_end - ws_start),
-        ("mount plan (SandboxSpec) built in the front-end, the built-in seccomp program copied",
-         cg_mkdir.entry - ws_end),
-        ("cgroup create + limits (mkdir, 5 writes), bind sources checked", clone.entry - cg_mkdir.entry),
+        ("mount plan (SandboxSpec) built in the front-end, bind sources checked, seccomp program copied",
+         clone.entry - ws_end),
         ("clone() with user/mount/pid/net/ipc/uts namespaces", clone.exit - clone.entry),
-        ("uid/gid maps written, pid written to cgroup.procs (memory, pids)", setup_sent.entry - clone.exit),
+        ("uid/gid maps written", maps[-1].exit - clone.exit),
+        ("cgroup create + limits (mkdir, 5 writes), cordon-init moved in (while it execs)",
+         setup_sent.entry - maps[-1].exit),
         ("setup request delivered to cordon-init", setup_recv.exit - setup_sent.entry),
         ("cordon-init: mount plan applied, pivot_root", reply.entry - setup_recv.exit),
         ("setup reply to the front-end, spawn request sent", spawn_sent.entry - reply.entry),
@@ -175,9 +169,7 @@ def phases(calls, front):
         ("summary printed, Qt teardown, exit", end.entry - summary.entry),
     ]
     overlapping = [
-        ("the pid written to cgroup.procs, both hierarchies (inside the maps/cgroup phase)",
-         sum(c.exit - c.entry for c in joins)),
-        ("cordon-init exec until it waits for the setup request (beside the maps/cgroup phase)",
+        ("cordon-init exec until it waits for the setup request (beside the maps and cgroup phases)",
          setup_recv.entry - init_exec.entry),
         ("pivot_root (inside the mount plan phase)", pivot.exit - pivot.entry),
     ]

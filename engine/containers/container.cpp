@@ -101,11 +101,6 @@ Result<> Container::start()
     const QByteArrayView filter = Isolation::prebuiltSeccompFilter({m_policy.allowPtrace});
     m_seccompBpf.assign(filter.data(), static_cast<std::size_t>(filter.size()));
 
-    if (m_cgroup) {
-        m_cgroup->destroy(m_id); // a group left by a daemon that was killed
-        CORDON_TRY(m_cgroup->create(m_id, {m_policy.memoryLimitBytes, m_policy.limits.pids}));
-        m_cgroupCreated = true;
-    }
     m_sandbox = std::make_unique<Isolation::Sandbox>();
     connect(m_sandbox.get(), &Isolation::Sandbox::spawnFailed, this,
             [this](quint64 wireId, const Error &error) {
@@ -127,9 +122,17 @@ Result<> Container::start()
             this, [this] { releaseSandbox(); }, Qt::QueuedConnection);
         Q_EMIT died();
     });
+    // The group is made while cordon-init execs (about 1 ms on another core), between its clone and the
+    // setup request that it waits for; it joins the group before it sets anything up or forks.
     Isolation::Sandbox::BeforeSetup joinCgroup;
-    if (m_cgroup)
-        joinCgroup = [this](pid_t pid) { return m_cgroup->addProcess(m_id, pid); };
+    if (m_cgroup) {
+        joinCgroup = [this](pid_t pid) -> Result<> {
+            m_cgroup->destroy(m_id); // a group left by a daemon that was killed
+            CORDON_TRY(m_cgroup->create(m_id, {m_policy.memoryLimitBytes, m_policy.limits.pids}));
+            m_cgroupCreated = true;
+            return m_cgroup->addProcess(m_id, pid);
+        };
+    }
     if (auto started = m_sandbox->start(*spec, joinCgroup); !started) {
         releaseSandbox();
         return started;
