@@ -96,8 +96,8 @@ if [ "${bin_dir#/}" = "$bin_dir" ] && [ ! -d "$bin_dir" ]; then
 fi
 [ -d "$bin_dir" ] || die "no such directory: $bin_dir (build first, or pass BIN_DIR)"
 bin_dir=$(cd "$bin_dir" && pwd)
-for program in cordon cordon-init; do
-    [ -x "$bin_dir/$program" ] || die "$bin_dir/$program is missing: build it with \`cmake --build BUILD --target cordon cordon-init\`"
+for program in cordon cordon-run cordon-init; do
+    [ -x "$bin_dir/$program" ] || die "$bin_dir/$program is missing: build it with \`cmake --build BUILD --target cordon cordon-init\` (cordon builds cordon-cli and cordon-run too)"
 done
 
 # -N (alias of --shell=none) runs the commands without an intermediate shell; hyperfine >= 1.13 has it.
@@ -386,7 +386,7 @@ if [ -n "$as_user" ]; then
     # The build tree may sit below a 0700 home: copy the programs where the user can read them.
     user_bin=$work/bin-$as_user
     mkdir -p "$user_bin" "$work/data-$as_user" "$out_dir/$as_user"
-    cp "$bin_dir/cordon" "$bin_dir/cordon-cli" "$bin_dir/cordon-init" "$user_bin/"
+    cp "$bin_dir/cordon" "$bin_dir/cordon-cli" "$bin_dir/cordon-run" "$bin_dir/cordon-init" "$user_bin/"
     chown -R "$as_user:" "$work/data-$as_user" "$out_dir/$as_user"
     if [ -n "$shm_base" ]; then
         mkdir -p "$shm_base/data-$as_user" && chown "$as_user:" "$shm_base/data-$as_user"

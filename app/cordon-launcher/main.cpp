@@ -2,9 +2,9 @@
 // cordon: the command-line entry point, without Qt. Starting a Qt program costs about 5 ms of dynamic
 // linking and library start-up (Qt Core, Qt Network, ICU: 32 libraries), more than a warm `cordon exec`
 // spends in the daemon (docs/benchmarks.md). So this small program runs the common `cordon exec` itself
-// (fastexec.h) and hands every other command, and every exec it does not handle, to the full Qt CLI,
-// `cordon-cli`, with the arguments unchanged: that one parses, starts the daemon when needed, and words
-// every usage error.
+// (fastexec.h), hands `cordon run` to `cordon-run` (QtCore only), and every other command, and every exec it
+// does not handle, to the full Qt CLI, `cordon-cli`, with the arguments unchanged: that one parses, starts
+// the daemon when needed, and words every usage error.
 #include "fastexec.h"
 
 #include "daemon/lite/runreport.h"
@@ -20,6 +20,7 @@ namespace {
 
 constexpr int CannotRun = 125;
 const char FullCliName[] = "cordon-cli";
+const char OneShotName[] = "cordon-run";
 
 std::string directoryOfThisProgram()
 {
@@ -31,32 +32,54 @@ std::string directoryOfThisProgram()
     return self.substr(0, self.rfind('/'));
 }
 
-// Beside this program (the build tree, and a copy of both programs anywhere), else where `make install`
-// puts it, as the engine looks for cordon-init.
-int runFullCli(char *argv[])
+// Beside this program (the build tree, and a copy of the programs anywhere), else where `make install` puts
+// it, as the engine looks for cordon-init.
+std::vector<std::string> candidatesFor(const char *name)
 {
     const std::string directory = directoryOfThisProgram();
-    const std::string candidates[] = {directory + "/" + FullCliName,
-                                      directory + "/../libexec/cordon/" + FullCliName};
+    return {directory + "/" + name, directory + "/../libexec/cordon/" + name};
+}
+
+void writeReport(const std::string &report)
+{
+    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, report.data(), report.size());
+}
+
+// Returns only when the exec failed.
+int execHelper(const std::string &path, char *argv[], const char *what)
+{
+    ::execv(path.c_str(), argv);
+    const int error = errno;
+    writeReport(
+        Cordon::Lite::errorReport("cannot run `" + path + "`, " + what + ": " + std::strerror(error), {}));
+    return CannotRun;
+}
+
+int runFullCli(char *argv[])
+{
+    const std::vector<std::string> candidates = candidatesFor(FullCliName);
     for (const std::string &candidate : candidates) {
-        if (::access(candidate.c_str(), X_OK) == 0) {
-            ::execv(candidate.c_str(), argv);
-            const int error = errno;
-            const std::string message =
-                "cannot run `" + candidate + "`, the full command line: " + std::strerror(error);
-            std::string report = Cordon::Lite::errorReport(message, {});
-            [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, report.data(), report.size());
-            return CannotRun;
-        }
+        if (::access(candidate.c_str(), X_OK) == 0)
+            return execHelper(candidate, argv, "the full command line");
     }
-    const std::string report = Cordon::Lite::errorReport(
+    writeReport(Cordon::Lite::errorReport(
         "`" + std::string(FullCliName) +
             "`, which runs every command except a plain `cordon exec`, is not at `" + candidates[0] +
             "` or `" + candidates[1] + "`",
         "Install cordon and cordon-cli together (cordon-cli goes to libexec/cordon), or copy cordon-cli "
-        "beside cordon.");
-    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, report.data(), report.size());
+        "beside cordon."));
     return CannotRun;
+}
+
+// `cordon run` goes to cordon-run, which links QtCore alone; cordon-cli runs it too, only slower to start,
+// so it takes over when cordon-run is not installed.
+int runOneShot(char *argv[])
+{
+    for (const std::string &candidate : candidatesFor(OneShotName)) {
+        if (::access(candidate.c_str(), X_OK) == 0)
+            return execHelper(candidate, argv, "which runs `cordon run`");
+    }
+    return runFullCli(argv);
 }
 
 } // namespace
@@ -70,5 +93,7 @@ int main(int argc, char *argv[])
                 return *status;
         }
     }
+    if (argc >= 2 && std::strcmp(argv[1], "run") == 0)
+        return runOneShot(argv);
     return runFullCli(argv);
 }

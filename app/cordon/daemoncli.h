@@ -3,6 +3,7 @@
 // error reporting with the exit statuses of docs/cli.md, and naming containers by id, prefix or name.
 #pragma once
 
+#include "cliparse.h"
 #include "core/result.h"
 #include "daemon/daemonclient.h"
 
@@ -14,13 +15,6 @@
 #include <optional>
 
 namespace Cordon::Cli {
-
-// Parses `arguments` for `command` ("cordon ls"). Returns an exit status when the command is already done:
-// 0 after printing --help, UsageError after printing what was wrong; std::nullopt to go on.
-std::optional<int> parseCommandLine(QCommandLineParser &parser, const QStringList &arguments,
-                                    const QString &command);
-// "cordon ls: <message>" and where to read more, on stderr; returns UsageError.
-int usageError(const QString &command, const QString &message);
 
 // Prints the error (and a hint: the engine's table first, then advice about the CLI and the daemon) and
 // returns the exit status for it: SetupFailure when there is no daemon to talk to, 1 otherwise.

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // cordon: the command-line client. One file per subcommand.
 #include "clioutput.h"
+#include "cliparse.h"
 #include "commands.h"
 
 #include <QCoreApplication>
 
-#include <csignal>
 
 namespace {
 
@@ -66,13 +66,8 @@ constexpr Entry Commands[] = {
 
 int main(int argc, char *argv[])
 {
-    // Output piped into `head` must end with a write error we can handle, not kill us halfway through a
-    // request to the daemon (and an exec's Ctrl-C handling relies on us staying alive to cancel the run).
-    ::signal(SIGPIPE, SIG_IGN);
     QCoreApplication app(argc, argv);
-    QCoreApplication::setApplicationName(QStringLiteral("cordon"));
-    QCoreApplication::setApplicationVersion(QStringLiteral(CORDON_VERSION));
-    QStringList arguments = QCoreApplication::arguments();
+    const QStringList arguments = Cordon::Cli::startCommandLine();
     if (arguments.size() < 2 || arguments[1] == QLatin1String("--help") ||
         arguments[1] == QLatin1String("-h") || arguments[1] == QLatin1String("help")) {
         if (arguments.size() < 2) {
@@ -87,12 +82,9 @@ int main(int argc, char *argv[])
         return 0;
     }
     const QString command = arguments[1];
-    // Each subcommand parses "cordon <command> ..." as if it were its own program.
-    arguments.removeAt(1);
-    arguments[0] = QStringLiteral("cordon ") + command;
     for (const Entry &entry : Commands) {
         if (command == QLatin1String(entry.name))
-            return entry.command(arguments);
+            return entry.command(Cordon::Cli::subcommandArguments(arguments));
     }
     Cordon::Cli::printErr(QStringLiteral("cordon: unknown command `%1`\n\n").arg(command) +
                           QString::fromLatin1(Usage));

@@ -2,7 +2,7 @@
 // cordon run [options] -- CMD...: a throw-away container for one command; the exit status mirrors the run.
 #include "clioutput.h"
 #include "commands.h"
-#include "daemoncli.h"
+#include "cliparse.h"
 #include "policyfile.h"
 
 #include "containers/oneshotrun.h"

@@ -108,6 +108,14 @@ QByteArray readFile(const QString &path)
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("<unreadable>");
 }
 
+// The executable a running process is, and what it has mapped.
+std::pair<QByteArray, QByteArray> imageOf(const QProcess &process)
+{
+    const QString proc = QStringLiteral("/proc/%1/").arg(process.processId());
+    return {QFile::symLinkTarget(proc + QStringLiteral("exe")).toUtf8(),
+            readFile(proc + QStringLiteral("maps"))};
+}
+
 bool writeFile(const QString &path, const QByteArray &content)
 {
     QFile file(path);
@@ -403,14 +411,45 @@ private Q_SLOTS:
         // Whatever the launcher maps while a run is going on: no Qt library, and it does not run cordon-cli.
         QProcess process;
         QVERIFY(startRun(process, cordonPath(), QStringLiteral("echo started; sleep 2")));
-        const QByteArray maps = readFile(QStringLiteral("/proc/%1/maps").arg(process.processId()));
-        const QByteArray exe =
-            QFile::symLinkTarget(QStringLiteral("/proc/%1/exe").arg(process.processId())).toUtf8();
+        const auto [exe, maps] = imageOf(process);
         QVERIFY(process.waitForFinished(10000));
         QCOMPARE(process.exitCode(), 0);
         QVERIFY2(maps.contains("libc.so"), maps);
         QVERIFY2(!maps.contains("libQt6"), maps);
         QVERIFY2(exe.endsWith("/cordon"), exe);
+    }
+
+    void launcherRunsOneShotsWithoutQtNetwork()
+    {
+        // `cordon run` goes to cordon-run: QtCore is mapped while the run goes on, QtNetwork and the daemon's
+        // libraries are not.
+        QProcess process;
+        process.setProgram(cordonPath());
+        process.setArguments(args({"run", "--", "/bin/sh", "-c", "echo started; sleep 2"}));
+        process.start();
+        QVERIFY(process.waitForStarted(5000) && process.waitForReadyRead(10000));
+        QCOMPARE(process.readAllStandardOutput(), QByteArray("started\n"));
+        const auto [exe, maps] = imageOf(process);
+        QVERIFY(process.waitForFinished(20000));
+        QCOMPARE(process.exitCode(), 0);
+        QVERIFY2(exe.endsWith("/cordon-run"), exe);
+        QVERIFY2(maps.contains("libQt6Core"), maps);
+        QVERIFY2(!maps.contains("libQt6Network"), maps);
+        QVERIFY2(!maps.contains("libsqlite3"), maps);
+    }
+
+    void launcherRunsOneShotsWithTheQtCliWhenCordonRunIsMissing()
+    {
+        // Installed without cordon-run, `cordon run` still works: cordon-cli has the same command.
+        QTemporaryDir dir(QDir::tempPath() + QStringLiteral("/cdrun-XXXXXX"));
+        const QString launcher = dir.filePath(QStringLiteral("cordon"));
+        QVERIFY(QFile::copy(cordonPath(), launcher));
+        QFile::setPermissions(launcher, QFileDevice::ReadOwner | QFileDevice::ExeOwner);
+        QVERIFY(QFile::link(fullCliPath(), dir.filePath(QStringLiteral("cordon-cli"))));
+        const CliResult result = runProgram(launcher, args({"run", "--", "/bin/echo", "hello"}));
+        QCOMPARE(result.status, 0);
+        QCOMPARE(result.out, QByteArray("hello\n"));
+        QVERIFY2(result.err.contains("cordon: ok (exit 0)"), result.describe());
     }
 
     void launcherCancelsOnCtrlC()
@@ -442,6 +481,8 @@ private Q_SLOTS:
             << args({"exec", "--language", "ruby", "--code", "1", "CTR"}) << QByteArray("unknown --language");
         QTest::newRow("empty id") << args({"exec", "", "true"}) << QByteArray("an empty container id");
         QTest::newRow("another command") << args({"ls"}) << QByteArray("main");
+        QTest::newRow("one-shot run")
+            << args({"run", "--", "/bin/echo", "one-shot"}) << QByteArray("one-shot");
     }
 
     // Each of these is left to the full CLI: through `cordon` it works as before, and the lone launcher
