@@ -92,10 +92,11 @@ Result<> Container::start()
                         .arg(m_id, containerStateName(m_state)));
 
     const Isolation::IdMapping ids = Isolation::idMappingFor(::geteuid(), ::getegid());
-    auto workspace = Workspace::create(m_id, ids);
+    const auto layout = m_codeRuns ? Workspace::Layout::WithCode : Workspace::Layout::CommandsOnly;
+    auto workspace = Workspace::create(m_id, ids, layout);
     if (!workspace)
         return fail(workspace.error());
-    auto spec = Isolation::buildSandboxSpec(m_policy, workspace->paths(), ids);
+    auto spec = Isolation::buildSandboxSpec(m_policy, workspace->paths(layout), ids);
     if (!spec)
         return fail(spec.error());
     const QByteArrayView filter = Isolation::prebuiltSeccompFilter({m_policy.allowPtrace});
@@ -179,6 +180,9 @@ Result<QStringList> Container::commandFor(const QString &runId, const ExecReques
                         QStringLiteral("give a command or a language and code"));
         return request.command;
     }
+    if (!m_codeRuns)
+        return fail(QStringLiteral("run.no_code_runs"),
+                    QStringLiteral("this container runs commands only: give a command"));
     for (const Language &language : Languages) {
         if (request.language != QLatin1String(language.name))
             continue;

@@ -56,6 +56,10 @@ public:
     void setState(ContainerState state) { m_state = state; }
     Workspace workspace() const { return Workspace::at(m_id); }
 
+    // A container that only runs commands (the one-shot `cordon run`) has no code/ directory in its
+    // workspace and no /mnt/code mount: one directory and one bind less to make and remove. Before start().
+    void disableCodeRuns() { m_codeRuns = false; }
+
     // Creates the workspace (or reuses it), the cgroup and the sandbox.
     Result<> start();
     // Kills every process inside (runs end as `killed` with `reason`) and releases the cgroup; files stay.
@@ -92,6 +96,7 @@ private:
     Cgroup::CgroupBackend *m_cgroup;
     ContainerState m_state = ContainerState::Stopped;
     bool m_cgroupCreated = false;
+    bool m_codeRuns = true;
     std::unique_ptr<Isolation::Sandbox> m_sandbox;
     std::string m_seccompBpf; // compiled once per start, shared by every run
     QHash<QString, ContainerRun *> m_runs;

@@ -57,6 +57,7 @@ Result<> OneShotRun::prepare()
     }
 
     m_container = std::make_unique<Container>(newContainerId(), m_request.policy, m_cgroup.get());
+    m_container->disableCodeRuns();
     CORDON_TRY(m_container->start());
     const QString inputs = m_container->workspace().paths().inputs;
     for (const QString &input : m_request.inputs) {

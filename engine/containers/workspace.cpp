@@ -4,6 +4,7 @@
 #include "files/removetree.h"
 
 #include <QDir>
+#include <QFile>
 #include <QRandomGenerator>
 #include <QStandardPaths>
 
@@ -15,12 +16,35 @@ namespace Cordon::Containers {
 
 namespace {
 
+// The process's umask, from /proc/self/status (umask(2) can only read it by changing it, which would race
+// with other threads creating files); 0777 when it cannot be read, so that every mode is set explicitly.
+mode_t processUmask()
+{
+    static const mode_t mask = [] {
+        QFile status(QStringLiteral("/proc/self/status"));
+        if (!status.open(QIODevice::ReadOnly))
+            return mode_t(0777);
+        for (const QByteArray &line : status.readAll().split('\n')) {
+            if (line.startsWith("Umask:")) {
+                bool ok = false;
+                const uint value = line.mid(6).trimmed().toUInt(&ok, 8);
+                return ok ? mode_t(value) : mode_t(0777);
+            }
+        }
+        return mode_t(0777);
+    }();
+    return mask;
+}
+
 Result<> makeDir(const QString &path, mode_t mode)
 {
     const QByteArray encoded = QFile::encodeName(path);
-    if (::mkdir(encoded.constData(), mode) != 0 && errno != EEXIST)
+    const bool created = ::mkdir(encoded.constData(), mode) == 0;
+    if (!created && errno != EEXIST)
         return failErrno(QStringLiteral("workspace.io"), QStringLiteral("mkdir `%1`").arg(path), errno);
-    if (::chmod(encoded.constData(), mode) != 0)
+    // A directory we just made has its mode unless the umask took bits away; one that was there is set again
+    // (a chmod costs a journal write on ext4, so it is not repeated when it would change nothing).
+    if ((!created || (mode & processUmask()) != 0) && ::chmod(encoded.constData(), mode) != 0)
         return failErrno(QStringLiteral("workspace.io"), QStringLiteral("chmod `%1`").arg(path), errno);
     return {};
 }
@@ -49,7 +73,8 @@ QString newContainerId()
     return QStringLiteral("%1").arg(value, 16, 16, QLatin1Char('0'));
 }
 
-Result<Workspace> Workspace::create(const QString &containerId, const Isolation::IdMapping &ids)
+Result<Workspace> Workspace::create(const QString &containerId, const Isolation::IdMapping &ids,
+                                    Layout layout)
 {
     const QString containers = dataDirectory() + QStringLiteral("/containers");
     if (!QDir().mkpath(containers))
@@ -61,12 +86,13 @@ Result<Workspace> Workspace::create(const QString &containerId, const Isolation:
         return fail(QStringLiteral("workspace.io"), QStringLiteral("cannot resolve `%1`").arg(containers));
     Workspace workspace;
     workspace.m_root = canonical + QLatin1Char('/') + containerId;
-    const Isolation::WorkspacePaths paths = workspace.paths();
+    const Isolation::WorkspacePaths paths = workspace.paths(layout);
     CORDON_TRY(makeDir(workspace.m_root, 0700));
     CORDON_TRY(makeDir(paths.work, 0755));
     CORDON_TRY(makeDir(paths.inputs, 0755));
     CORDON_TRY(makeDir(paths.outputs, 0755));
-    CORDON_TRY(makeDir(paths.code, 0755));
+    if (!paths.code.isEmpty())
+        CORDON_TRY(makeDir(paths.code, 0755));
     // Mount points inside work/ are the sandbox's to change: an earlier run may have replaced them with a
     // symlink or a file. Put real directories back (the mount walk refuses anything else).
     const QStringList mountPoints = {paths.work + QStringLiteral("/inputs"),
@@ -97,10 +123,11 @@ Workspace Workspace::at(const QString &containerId)
     return workspace;
 }
 
-Isolation::WorkspacePaths Workspace::paths() const
+Isolation::WorkspacePaths Workspace::paths(Layout layout) const
 {
     return {m_root + QStringLiteral("/work"), m_root + QStringLiteral("/inputs"),
-            m_root + QStringLiteral("/outputs"), m_root + QStringLiteral("/code")};
+            m_root + QStringLiteral("/outputs"),
+            layout == Layout::WithCode ? m_root + QStringLiteral("/code") : QString()};
 }
 
 Result<> Workspace::remove() const

@@ -19,15 +19,25 @@ QString newContainerId();
 class Workspace final
 {
 public:
+    // code/ holds the source files of code runs (mounted read-only at /mnt/code); a container that only runs
+    // commands has none.
+    enum class Layout
+    {
+        WithCode,
+        CommandsOnly,
+    };
+
     // Creates the directories, or reuses them for a container that starts again. The work/inputs and
     // work/outputs mount points are made here, as real directories, before the sandbox starts: a symlink
     // planted there by an earlier run would otherwise be in the way.
-    static Result<Workspace> create(const QString &containerId, const Isolation::IdMapping &ids);
+    static Result<Workspace> create(const QString &containerId, const Isolation::IdMapping &ids,
+                                    Layout layout = Layout::WithCode);
     // The workspace of an existing container, without touching the disk.
     static Workspace at(const QString &containerId);
 
     const QString &root() const { return m_root; }
-    Isolation::WorkspacePaths paths() const;
+    // With Layout::CommandsOnly, `code` is empty.
+    Isolation::WorkspacePaths paths(Layout layout = Layout::WithCode) const;
 
     // Deletes everything below root without following anything the sandbox left (symlinks, odd modes).
     Result<> remove() const;

@@ -4,6 +4,8 @@
 #include "sandboxtest.h"
 #include "testutil.h"
 
+#include "containers/container.h"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QDirIterator>
@@ -224,6 +226,27 @@ private Q_SLOTS:
         QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
         const QDir containers(Cordon::Containers::dataDirectory() + QStringLiteral("/containers"));
         QCOMPARE(containers.entryList(QDir::AllEntries | QDir::NoDotAndDotDot), QStringList());
+    }
+
+    void oneShotContainersTakeNoCodeRuns()
+    {
+        // A one-shot run has no code/ directory and no /mnt/code mount ...
+        const auto outcome = run(sh(QStringLiteral("test -e /mnt/code && exit 1; exit 0")));
+        QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
+        // ... and a container made that way refuses a code run with a clear error instead of failing to write
+        // the source file. (Degraded: no cgroup is needed to see the refusal.)
+        Cordon::Containers::Container container(Cordon::Containers::newContainerId(), testPolicy(), nullptr);
+        container.disableCodeRuns();
+        QVERIFY(container.start());
+        QVERIFY(!QFileInfo::exists(container.workspace().root() + QStringLiteral("/code")));
+        Cordon::Containers::ExecRequest request;
+        request.language = QStringLiteral("python");
+        request.code = QStringLiteral("print(1)");
+        const auto refused = container.exec(QStringLiteral("r1"), request);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code(), QStringLiteral("run.no_code_runs"));
+        container.stop(QStringLiteral("test over"));
+        QVERIFY(container.wipe());
     }
 
     void measuresCpuTime()
