@@ -7,10 +7,11 @@
 Each run is traced, limited to a few marker system calls, with `perf trace -T` (kernel tracepoints: a few
 microseconds per traced call) or, where perf does not work, `strace -f --seccomp-bpf -ttt -T` (only the
 marker calls stop the tracer, but each stop and each fork costs tens of microseconds). Phase boundaries are
-marker calls: the first W_OK access() (cgroup detection), the workspace mkdirs and lchowns, the namespace
-clone, the id map writes, the setup and spawn messages on the control socket, pivot_root, the run's execve
-and exit_group, the kill of cordon-init, the cgroup rmdirs and the summary written to stderr. Markers are found by order and file descriptor, not by path, so a
-change in the engine's order of steps needs a change here. The traced total is above the untraced latency
+marker calls: the first W_OK access() (cgroup detection), the namespace clone, the id map and cgroup writes,
+the workspace mkdirs and lchowns, the setup and spawn messages on the control socket, pivot_root, the run's
+execve and exit_group, the kill of cordon-init, the cgroup rmdirs and the summary written to stderr. Markers
+are found by order and file descriptor, not by path, so a change in the engine's order of steps needs a
+change here. The traced total is above the untraced latency
 that bench/run-benchmarks.sh measures; the split is what this is for.
 """
 import argparse
@@ -127,13 +128,16 @@ def phases(calls, front):
     start = mine[0].entry  # the dynamic loader's first call (perf misses the execve itself)
     detect = first(mine, lambda c: c.name == "access" and ("W_OK" in c.text or "mode: W" in c.text))
     clone = first(mine, lambda c: c.name == "clone" and "NEWUSER" in c.text)
-    # The workspace is made by mkdirs and, when its owner inside differs from the caller, ends with lchowns,
-    # all before the clone. After the clone: setgroups, uid_map and gid_map are written, then the cgroup is
-    # made, limited and joined while cordon-init execs. perf prints paths as pointers, so the markers are
-    # these, not the paths. (The seccomp program is compiled at build time: nothing of it shows here.)
-    ws_calls = [c for c in mine if c.name in ("mkdir", "lchown") and c.entry < clone.entry]
+    # After the clone, while cordon-init execs: setgroups, uid_map and gid_map are written, the cgroup is made,
+    # limited and joined (mkdir, writes), the workspace is made (mkdirs and, when its owner inside differs
+    # from the caller, lchowns) and the mount plan is built (no marker), then the setup request is sent. perf
+    # prints paths as pointers, so the markers are these, not the paths. (The seccomp program is compiled at
+    # build time: nothing of it shows here.)
     setup_sent = first(mine, lambda c: c.name == "sendmsg")
-    maps = [c for c in mine if c.name == "write" and clone.exit <= c.entry < setup_sent.entry][:3]
+    writes = [c for c in mine if c.name == "write" and clone.exit <= c.entry < setup_sent.entry]
+    maps, cgroup_done = writes[:3], writes[-1]
+    ws_calls = [c for c in mine if c.name in ("mkdir", "lchown")
+                and cgroup_done.exit <= c.entry < setup_sent.entry]
     setup_recv = first(calls, lambda c: c.pid == init and c.name == "recvmsg")
     pivot = first(calls, lambda c: c.pid == init and c.name == "pivot_root")
     reply = first(calls, lambda c: c.pid == init and c.name == "sendmsg")
@@ -145,20 +149,18 @@ def phases(calls, front):
     summary = first(mine, lambda c: c.name == "write" and c.fd() == 2, after=cg_gone.entry)
     end = last(mine, lambda c: c.name == "exit_group")
 
-    ws_start, ws_end = ws_calls[0].entry, ws_calls[-1].exit
     sequential = [
         ("process start: dynamic linking (Qt, ICU), Qt start-up, option parsing, cgroup detection reads",
          detect.entry - start),
-        ("cgroup detection checks, container id", ws_start - detect.entry),
-        ("workspace create (mkpath + 6 mkdir/chmod, 2 chown, in CORDON_DATA_DIR)", ws_end - ws_start),
-        ("mount plan (SandboxSpec) built in the front-end, bind sources checked, seccomp program copied",
-         clone.entry - ws_end),
+        ("cgroup detection checks, container id, cordon-init located", clone.entry - detect.entry),
         ("clone() with user/mount/pid/net/ipc/uts namespaces", clone.exit - clone.entry),
         ("uid/gid maps written", maps[-1].exit - clone.exit),
-        ("cgroup create + limits (mkdir, 5 writes), cordon-init moved in (while it execs)",
-         setup_sent.entry - maps[-1].exit),
+        ("cgroup create + limits (mkdir, 5 writes), cordon-init moved in", cgroup_done.exit - maps[-1].exit),
+        ("workspace create (mkpath, 5 mkdir, 2 chown, in CORDON_DATA_DIR)", ws_calls[-1].exit - cgroup_done.exit),
+        ("mount plan (SandboxSpec) built in the front-end, seccomp program copied",
+         setup_sent.entry - ws_calls[-1].exit),
         ("setup request delivered to cordon-init", setup_recv.exit - setup_sent.entry),
-        ("cordon-init: mount plan applied, pivot_root", reply.entry - setup_recv.exit),
+        ("cordon-init: bind sources opened, mount plan applied, pivot_root", reply.entry - setup_recv.exit),
         ("setup reply to the front-end, spawn request sent", spawn_sent.entry - reply.entry),
         ("cordon-init forks the run: rlimits, seccomp install, execve", run_exec.entry - spawn_sent.entry),
         ("/bin/true itself", run_exit.entry - run_exec.entry),
@@ -169,7 +171,7 @@ def phases(calls, front):
         ("summary printed, Qt teardown, exit", end.entry - summary.entry),
     ]
     overlapping = [
-        ("cordon-init exec until it waits for the setup request (beside the maps and cgroup phases)",
+        ("cordon-init exec until it waits for the setup request (beside the maps, cgroup, workspace and plan phases)",
          setup_recv.entry - init_exec.entry),
         ("pivot_root (inside the mount plan phase)", pivot.exit - pivot.entry),
     ]

@@ -92,16 +92,6 @@ Result<> Container::start()
                         .arg(m_id, containerStateName(m_state)));
 
     const Isolation::IdMapping ids = Isolation::idMappingFor(::geteuid(), ::getegid());
-    const auto layout = m_codeRuns ? Workspace::Layout::WithCode : Workspace::Layout::CommandsOnly;
-    auto workspace = Workspace::create(m_id, ids, layout);
-    if (!workspace)
-        return fail(workspace.error());
-    auto spec = Isolation::buildSandboxSpec(m_policy, workspace->paths(layout), ids);
-    if (!spec)
-        return fail(spec.error());
-    const QByteArrayView filter = Isolation::prebuiltSeccompFilter({m_policy.allowPtrace});
-    m_seccompBpf.assign(filter.data(), static_cast<std::size_t>(filter.size()));
-
     m_sandbox = std::make_unique<Isolation::Sandbox>();
     connect(m_sandbox.get(), &Isolation::Sandbox::spawnFailed, this,
             [this](quint64 wireId, const Error &error) {
@@ -123,23 +113,36 @@ Result<> Container::start()
             this, [this] { releaseSandbox(); }, Qt::QueuedConnection);
         Q_EMIT died();
     });
-    // The group is made while cordon-init execs (about 1 ms on another core), between its clone and the
-    // setup request that it waits for; it joins the group before it sets anything up or forks.
-    Isolation::Sandbox::BeforeSetup joinCgroup;
-    if (m_cgroup) {
-        joinCgroup = [this](pid_t pid) -> Result<> {
-            m_cgroup->destroy(m_id); // a group left by a daemon that was killed
-            CORDON_TRY(m_cgroup->create(m_id, {m_policy.memoryLimitBytes, m_policy.limits.pids}));
-            m_cgroupCreated = true;
-            return m_cgroup->addProcess(m_id, pid);
-        };
-    }
-    if (auto started = m_sandbox->start(*spec, joinCgroup); !started) {
+    if (auto started = launchAndSetUp(ids); !started) {
         releaseSandbox();
         return started;
     }
     m_state = ContainerState::Running;
     return {};
+}
+
+// cordon-init is cloned first: while it is exec-ed (about 1 ms, on another core) the cgroup is made and
+// joined, and the workspace and the mount plan are made, all of which it only needs once it reads the setup
+// request. It joins the cgroup before it sets anything up or forks.
+Result<> Container::launchAndSetUp(const Isolation::IdMapping &ids)
+{
+    CORDON_TRY(m_sandbox->launch(ids));
+    if (m_cgroup) {
+        m_cgroup->destroy(m_id); // a group left by a daemon that was killed
+        CORDON_TRY(m_cgroup->create(m_id, {m_policy.memoryLimitBytes, m_policy.limits.pids}));
+        m_cgroupCreated = true;
+        CORDON_TRY(m_cgroup->addProcess(m_id, m_sandbox->initPid()));
+    }
+    const auto layout = m_codeRuns ? Workspace::Layout::WithCode : Workspace::Layout::CommandsOnly;
+    auto workspace = Workspace::create(m_id, ids, layout);
+    if (!workspace)
+        return fail(workspace.error());
+    auto spec = Isolation::buildSandboxSpec(m_policy, workspace->paths(layout), ids);
+    if (!spec)
+        return fail(spec.error());
+    const QByteArrayView filter = Isolation::prebuiltSeccompFilter({m_policy.allowPtrace});
+    m_seccompBpf.assign(filter.data(), static_cast<std::size_t>(filter.size()));
+    return m_sandbox->setUp(*spec);
 }
 
 void Container::stop(const QString &reason)

@@ -90,6 +90,7 @@ private:
     ContainerRun *findByWireId(quint64 wireId) const;
     Result<QStringList> commandFor(const QString &runId, const ExecRequest &request) const;
     void releaseSandbox();
+    Result<> launchAndSetUp(const Isolation::IdMapping &ids);
 
     QString m_id;
     Policy::ContainerPolicy m_policy;

@@ -97,7 +97,7 @@ QString Sandbox::locateInit()
     return dir + QStringLiteral("/cordon-init");
 }
 
-Result<> Sandbox::start(const SandboxSpec &spec, const BeforeSetup &beforeSetup)
+Result<> Sandbox::launch(const IdMapping &ids)
 {
     if (m_initPid > 0)
         return fail(QStringLiteral("sandbox.already_running"),
@@ -108,28 +108,6 @@ Result<> Sandbox::start(const SandboxSpec &spec, const BeforeSetup &beforeSetup)
     if (::access(initPath.constData(), X_OK) != 0)
         return failErrno(QStringLiteral("sandbox.init_missing"),
                          QStringLiteral("cordon-init at `%1`").arg(QString::fromLocal8Bit(initPath)), errno);
-
-    // Bind sources are checked here for a clear error, then opened again by the clone child inside the new
-    // mount namespace: a bind mount's source must belong to the namespace it is mounted in. cordon-init
-    // mounts them through /proc/self/fd and never resolves a host path itself (its uid may not traverse the
-    // caller's home).
-    std::vector<QByteArray> sourcePaths;
-    for (const QString &host : spec.bindSources) {
-        const QByteArray encoded = QFile::encodeName(host);
-        const int fd = ::open(encoded.constData(), O_PATH | O_CLOEXEC);
-        if (fd < 0)
-            return failErrno(QStringLiteral("sandbox.bind_source"), QStringLiteral("open `%1`").arg(host),
-                             errno);
-        ::close(fd);
-        sourcePaths.push_back(encoded);
-    }
-    std::vector<const char *> sources;
-    for (const QByteArray &path : sourcePaths)
-        sources.push_back(path.constData());
-    SetupRequest setup = spec.setup;
-    setup.inheritedFds = static_cast<std::uint32_t>(sources.size());
-    // A test knob: the mount route of kernels before 5.12, which this kernel would otherwise never take.
-    setup.classicMountCalls = qEnvironmentVariableIntValue("CORDON_CLASSIC_MOUNTS") == 1;
 
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
@@ -155,12 +133,7 @@ Result<> Sandbox::start(const SandboxSpec &spec, const BeforeSetup &beforeSetup)
         if (control < 0 || ::dup2(devNull, 0) < 0 || ::dup2(devNull, 1) < 0 || ::dup2(devNull, 2) < 0 ||
             ::dup2(control, ControlFd) < 0)
             ::_exit(126);
-        ::syscall(SYS_close_range, static_cast<unsigned>(FirstInheritedFd), ~0U, 0U);
-        // With everything from FirstInheritedFd up closed, each open lands on the next number, in plan order.
-        for (std::size_t i = 0; i < sources.size(); ++i) {
-            if (::open(sources[i], O_PATH) != FirstInheritedFd + static_cast<int>(i))
-                ::_exit(124);
-        }
+        ::syscall(SYS_close_range, static_cast<unsigned>(ControlFd + 1), ~0U, 0U);
         if (!keepCapabilitiesAcrossExec())
             ::_exit(125);
         ::execve(initPath.constData(), argv, envp);
@@ -178,17 +151,27 @@ Result<> Sandbox::start(const SandboxSpec &spec, const BeforeSetup &beforeSetup)
     }
     m_initPid = static_cast<pid_t>(pid);
     m_control = pair[0];
+    if (auto written = writeIdMaps(ids); !written) {
+        destroy();
+        return written;
+    }
+    return {};
+}
 
+Result<> Sandbox::setUp(const SandboxSpec &spec)
+{
+    if (m_initPid <= 0 || m_control < 0)
+        return fail(QStringLiteral("sandbox.not_running"), QStringLiteral("launch() the sandbox first"));
     auto abort = [this](Error error) -> Result<> {
         destroy();
         return fail(std::move(error));
     };
-    if (auto written = writeIdMaps(spec.ids); !written)
-        return abort(written.error());
-    if (beforeSetup) {
-        if (auto prepared = beforeSetup(m_initPid); !prepared)
-            return abort(prepared.error());
-    }
+    SetupRequest setup = spec.setup;
+    setup.bindSources.clear();
+    for (const QString &host : spec.bindSources)
+        setup.bindSources.push_back(QFile::encodeName(host).toStdString());
+    // A test knob: the mount route of kernels before 5.12, which this kernel would otherwise never take.
+    setup.classicMountCalls = qEnvironmentVariableIntValue("CORDON_CLASSIC_MOUNTS") == 1;
     if (const int error = sendMessage(m_control, encode(setup)); error != 0)
         return abort(Error::fromErrno(QStringLiteral("sandbox.setup_failed"),
                                       QStringLiteral("send setup request"), error));

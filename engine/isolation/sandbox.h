@@ -10,7 +10,6 @@
 
 #include <QObject>
 
-#include <functional>
 #include <memory>
 
 class QSocketNotifier;
@@ -23,18 +22,20 @@ class Sandbox final : public QObject
     Q_DISABLE_COPY_MOVE(Sandbox)
 
 public:
-    // Called with cordon-init's host pid after the id maps are written and before the setup request is sent:
-    // the place to move it into the container's cgroup, so that the cgroup namespace it then creates is
-    // rooted there.
-    using BeforeSetup = std::function<Result<>(pid_t)>;
-
     explicit Sandbox(QObject *parent = nullptr);
     ~Sandbox() override;
 
     // Where cordon-init lives: $CORDON_INIT, else beside the running program, else ../libexec/cordon/.
     static QString locateInit();
 
-    Result<> start(const SandboxSpec &spec, const BeforeSetup &beforeSetup = {});
+    // Starting takes two calls, so that the caller's own preparation runs while cordon-init is being
+    // exec-ed (about 1 ms, on another core):
+    // launch() clones cordon-init into new namespaces and writes its id maps. Then the caller moves
+    // initPid() into the container's cgroup (so that the cgroup namespace it creates is rooted there) and
+    // makes the workspace; setUp() sends the mount plan and waits until cordon-init has carried it out. A
+    // failure of either kills cordon-init.
+    Result<> launch(const IdMapping &ids);
+    Result<> setUp(const SandboxSpec &spec);
     // Sends a spawn request with the run's stdin, stdout and stderr; the answer arrives as
     // spawned/spawnFailed.
     Result<> spawn(const SpawnRequest &request, int stdinFd, int stdoutFd, int stderrFd);

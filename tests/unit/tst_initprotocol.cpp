@@ -21,7 +21,7 @@ private Q_SLOTS:
         SetupRequest request;
         request.insideUid = 1234;
         request.hostname = "box";
-        request.inheritedFds = 3;
+        request.bindSources = {"/usr", "/home/a b/work", "/dev/null"};
         request.classicMountCalls = true;
         request.mounts = {{MountOpKind::BindFd, "/usr", "", 1, 0755, 0, false},
                           {MountOpKind::File, "/etc/passwd", "root:x:0:0\n", 0, 0644, -1, false},
@@ -31,7 +31,7 @@ private Q_SLOTS:
         QVERIFY(decode(bytes.data(), bytes.size(), decoded));
         QCOMPARE(decoded.insideUid, 1234u);
         QCOMPARE(decoded.hostname, std::string("box"));
-        QCOMPARE(decoded.inheritedFds, 3u);
+        QCOMPARE(decoded.bindSources, request.bindSources);
         QVERIFY(decoded.classicMountCalls);
         QVERIFY(!decoded.proxyListener);
         QCOMPARE(decoded.mounts.size(), std::size_t(3));
@@ -72,6 +72,32 @@ private Q_SLOTS:
         longer.push_back(0);
         SpawnRequest decoded;
         QVERIFY(!decode(longer.data(), longer.size(), decoded)); // trailing bytes
+    }
+
+    void hostileBindSourcesAreRejected()
+    {
+        // cordon-init opens these paths with the caller's credentials: an empty one, one with a NUL (which
+        // open() would cut short) or too many of them end the setup before anything is opened.
+        for (const std::string &bad : {std::string(), std::string("/usr\0/etc/shadow", 16)}) {
+            SetupRequest request;
+            request.bindSources = {"/usr", bad};
+            const auto bytes = encode(request);
+            SetupRequest decoded;
+            QVERIFY(!decode(bytes.data(), bytes.size(), decoded));
+        }
+        SetupRequest many;
+        many.bindSources.assign(MaxBindSources + 1, "/usr");
+        const auto manyBytes = encode(many);
+        SetupRequest decoded;
+        QVERIFY(!decode(manyBytes.data(), manyBytes.size(), decoded));
+
+        SetupRequest request;
+        request.bindSources = {"/usr", "/dev/null"};
+        request.mounts = {{MountOpKind::BindFd, "/usr", "", 1, 0755, 0, false}};
+        const auto bytes = encode(request);
+        for (std::size_t length = 0; length < bytes.size(); ++length)
+            QVERIFY2(!decode(bytes.data(), length, decoded), qPrintable(QString::number(length)));
+        QVERIFY(decode(bytes.data(), bytes.size(), decoded));
     }
 
     void wrongTypeIsRejected()

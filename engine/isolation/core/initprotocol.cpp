@@ -59,6 +59,8 @@ const char *stageName(Stage stage)
         return "too many runs";
     case Stage::ProxyListener:
         return "open the proxy listener";
+    case Stage::OpenBindSource:
+        return "open bind source";
     }
     return "unknown";
 }
@@ -77,7 +79,7 @@ bool readStage(WireReader &r, Stage &stage, std::int32_t &error, std::string &de
     std::uint32_t rawStage = 0, rawError = 0;
     if (!r.u32(rawStage) || !r.u32(rawError) || !r.string(detail))
         return false;
-    if (rawStage > static_cast<std::uint32_t>(Stage::ProxyListener))
+    if (rawStage > static_cast<std::uint32_t>(Stage::OpenBindSource))
         return false;
     stage = static_cast<Stage>(rawStage);
     error = static_cast<std::int32_t>(rawError);
@@ -114,7 +116,9 @@ std::vector<std::uint8_t> encode(const SetupRequest &m)
     w.string(m.hostname);
     w.string(m.rootTmpfsOptions);
     w.boolean(m.loopbackUp);
-    w.u32(m.inheritedFds);
+    w.u32(static_cast<std::uint32_t>(m.bindSources.size()));
+    for (const std::string &source : m.bindSources)
+        w.string(source);
     w.boolean(m.proxyListener);
     w.boolean(m.classicMountCalls);
     w.u32(static_cast<std::uint32_t>(m.mounts.size()));
@@ -135,10 +139,17 @@ bool decode(const std::uint8_t *data, std::size_t length, SetupRequest &m)
     bool ok = false;
     WireReader r = begin(data, length, MessageType::SetupRequest, ok);
     std::uint32_t count = 0;
+    std::uint32_t sources = 0;
     if (!ok || !r.u32(m.insideUid) || !r.u32(m.insideGid) || !r.string(m.hostname) ||
-        !r.string(m.rootTmpfsOptions) || !r.boolean(m.loopbackUp) || !r.u32(m.inheritedFds) ||
-        m.inheritedFds > 256 || !r.boolean(m.proxyListener) || !r.boolean(m.classicMountCalls) ||
-        !r.u32(count) || count > 1024)
+        !r.string(m.rootTmpfsOptions) || !r.boolean(m.loopbackUp) || !r.u32(sources) ||
+        sources > MaxBindSources)
+        return false;
+    m.bindSources.assign(sources, {});
+    for (std::string &source : m.bindSources) {
+        if (!r.string(source) || source.empty() || source.find('\0') != std::string::npos)
+            return false;
+    }
+    if (!r.boolean(m.proxyListener) || !r.boolean(m.classicMountCalls) || !r.u32(count) || count > 1024)
         return false;
     m.mounts.clear();
     for (std::uint32_t i = 0; i < count; ++i) {

@@ -30,6 +30,9 @@ enum class MessageType : std::uint8_t
 // The largest message either side sends or accepts; seccomp programs and mount plans are far below it.
 constexpr std::size_t MaxMessageBytes = 256 * 1024;
 constexpr int MaxPassedFds = 64;
+// Bind sources a setup request may name (the system directories, /etc entries, devices, the workspace and
+// the policy's own mounts come to about 30).
+constexpr std::uint32_t MaxBindSources = 256;
 
 // Every step of container and run setup, so a failure names where it happened ("setup failed at pivot_root:
 // Operation not permitted"). Values are stable: they cross the socket.
@@ -58,6 +61,7 @@ enum class Stage : std::uint32_t
     SpawnExec,
     SpawnTooMany,
     ProxyListener,
+    OpenBindSource,
 };
 
 const char *stageName(Stage stage);
@@ -96,10 +100,11 @@ struct SetupRequest
     std::string hostname = "sandbox";
     std::string rootTmpfsOptions = "size=16m,mode=0755";
     bool loopbackUp = true;
-    // Bind sources are opened by the engine's clone child, inside the new mount namespace (a bind from a
-    // mount of another namespace fails with EINVAL), and inherited by cordon-init as fds FirstInheritedFd..
-    // in plan order.
-    std::uint32_t inheritedFds = 0;
+    // Host paths that MountOp::fdIndex points into. cordon-init opens them (O_PATH) when the request arrives,
+    // before it takes the inside uid: inside the new mount namespace (a bind from a mount of another
+    // namespace fails with EINVAL) and with the caller's host credentials, as the engine would. So the engine
+    // can make the workspace while cordon-init is still being exec-ed.
+    std::vector<std::string> bindSources;
     // Open a listening TCP socket on 127.0.0.1:ProxyPort inside the container's network namespace and pass it
     // to the engine with the SetupReply: the egress proxy accepts on it, so every connection on it is known
     // to come from this container, and there is still no route out.
@@ -114,7 +119,6 @@ struct SetupRequest
 constexpr std::uint16_t ProxyPort = 3128;
 
 constexpr int ControlFd = 3;
-constexpr int FirstInheritedFd = 4;
 
 struct SetupReply
 {

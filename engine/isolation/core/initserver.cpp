@@ -238,6 +238,25 @@ int openProxyListener()
     return fd;
 }
 
+// Still with the caller's host credentials (setUpContainer() takes the inside uid later) and already in the
+// container's mount namespace: each source is opened as the engine would open it, following symlinks the
+// host has (a symlinked /home) exactly as before.
+SetupReply openBindSources(const std::vector<std::string> &paths, std::vector<int> &fds)
+{
+    SetupReply reply;
+    for (const std::string &path : paths) {
+        const int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+        if (fd < 0) {
+            reply.stage = Stage::OpenBindSource;
+            reply.error = errno;
+            reply.detail = path;
+            return reply;
+        }
+        fds.push_back(fd);
+    }
+    return reply;
+}
+
 } // namespace
 
 int runInit(int controlFd)
@@ -252,14 +271,11 @@ int runInit(int controlFd)
         reply.error = received < 0 ? static_cast<int>(-received) : EINVAL;
         reply.detail = "malformed setup request";
     } else {
-        closeAll(fds); // nothing is passed with the setup request; the bind sources are inherited
+        closeAll(fds); // nothing is passed with the setup request
         fds.clear();
-        for (std::uint32_t i = 0; i < request.inheritedFds; ++i) {
-            const int fd = FirstInheritedFd + static_cast<int>(i);
-            ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-            fds.push_back(fd);
-        }
-        reply = setUpContainer(request, fds);
+        reply = openBindSources(request.bindSources, fds);
+        if (reply.stage == Stage::None)
+            reply = setUpContainer(request, fds);
     }
     closeAll(fds);
     int listener = -1;
