@@ -165,9 +165,11 @@ def phases(calls, front):
         ("cordon-init forks the run: rlimits, seccomp install, execve", run_exec.entry - spawn_sent.entry),
         ("/bin/true itself", run_exit.entry - run_exec.entry),
         ("exit report, cgroup memory stats read, output pipes drained", kill.entry - run_exit.entry),
-        ("SIGKILL to cordon-init, namespaces torn down, reaped", reaped.exit - kill.entry),
+        ("SIGKILL to cordon-init; workspace removed (removeTree) while the kernel tears the container down",
+         reaped.entry - kill.entry),
+        ("cordon-init reaped (what is left of the teardown)", reaped.exit - reaped.entry),
         ("cgroup destroy (procs read, 2 rmdir)", cg_gone.exit - reaped.exit),
-        ("workspace removal (removeTree)", summary.entry - cg_gone.exit),
+        ("workspace checked again (cleanUp), summary formatted", summary.entry - cg_gone.exit),
         ("summary printed, Qt teardown, exit", end.entry - summary.entry),
     ]
     overlapping = [

@@ -64,6 +64,13 @@ public:
     Result<> start();
     // Kills every process inside (runs end as `killed` with `reason`) and releases the cgroup; files stay.
     void stop(const QString &reason);
+    // Sends the kill that stop() waits for, and returns at once: work that does not need the processes gone
+    // can overlap with the kernel's teardown. stop() must follow.
+    void beginStop()
+    {
+        if (m_sandbox)
+            m_sandbox->terminate();
+    }
     // Removes the workspace. Only when stopped.
     Result<> wipe();
 

@@ -322,6 +322,12 @@ void Sandbox::destroy()
     }
 }
 
+void Sandbox::terminate()
+{
+    if (m_initPid > 0)
+        ::kill(m_initPid, SIGKILL);
+}
+
 int Sandbox::takeProxyListener()
 {
     return std::exchange(m_proxyListener, -1);
