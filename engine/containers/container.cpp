@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <future>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -123,18 +124,26 @@ Result<> Container::start()
 
 // cordon-init is cloned first: while it is exec-ed (about 1 ms, on another core) the cgroup is made and
 // joined, and the workspace and the mount plan are made, all of which it only needs once it reads the setup
-// request. It joins the cgroup before it sets anything up or forks.
+// request. It joins the cgroup before it sets anything up or forks. The workspace is made on a thread of its
+// own from the start: on a disk its mkdirs are the slowest step of a start (about 1 ms on ext4), and they
+// depend on nothing else here.
 Result<> Container::launchAndSetUp(const Isolation::IdMapping &ids)
 {
-    CORDON_TRY(m_sandbox->launch(ids));
-    if (m_cgroup) {
-        m_cgroup->destroy(m_id); // a group left by a daemon that was killed
-        CORDON_TRY(m_cgroup->create(m_id, {m_policy.memoryLimitBytes, m_policy.limits.pids}));
-        m_cgroupCreated = true;
-        CORDON_TRY(m_cgroup->addProcess(m_id, m_sandbox->initPid()));
-    }
     const auto layout = m_codeRuns ? Workspace::Layout::WithCode : Workspace::Layout::CommandsOnly;
-    auto workspace = Workspace::create(m_id, ids, layout);
+    std::future<Result<Workspace>> workspaceMade = std::async(
+        std::launch::async, [id = m_id, ids, layout] { return Workspace::create(id, ids, layout); });
+    const Result<> launched = [&]() -> Result<> {
+        CORDON_TRY(m_sandbox->launch(ids));
+        if (m_cgroup) {
+            m_cgroup->destroy(m_id); // a group left by a daemon that was killed
+            CORDON_TRY(m_cgroup->create(m_id, {m_policy.memoryLimitBytes, m_policy.limits.pids}));
+            m_cgroupCreated = true;
+            CORDON_TRY(m_cgroup->addProcess(m_id, m_sandbox->initPid()));
+        }
+        return {};
+    }();
+    const Result<Workspace> workspace = workspaceMade.get(); // joined on every path
+    CORDON_TRY(launched);
     if (!workspace)
         return fail(workspace.error());
     auto spec = Isolation::buildSandboxSpec(m_policy, workspace->paths(layout), ids);
