@@ -8,7 +8,7 @@ Each run is traced, limited to a few marker system calls, with `perf trace -T` (
 microseconds per traced call) or, where perf does not work, `strace -f --seccomp-bpf -ttt -T` (only the
 marker calls stop the tracer, but each stop and each fork costs tens of microseconds). Phase boundaries are
 marker calls: the first W_OK access() (cgroup detection), the namespace clone, the id map and cgroup writes,
-the workspace mkdirs and lchowns, the setup and spawn messages on the control socket, pivot_root, the run's
+the workspace thread's mkdirs and lchowns, the setup and spawn messages on the control socket, pivot_root, the run's
 execve and exit_group, the kill of cordon-init, the cgroup rmdirs and the summary written to stderr. Markers
 are found by order and file descriptor, not by path, so a change in the engine's order of steps needs a
 change here. The traced total is above the untraced latency
@@ -136,8 +136,9 @@ def phases(calls, front):
     setup_sent = first(mine, lambda c: c.name == "sendmsg")
     writes = [c for c in mine if c.name == "write" and clone.exit <= c.entry < setup_sent.entry]
     maps, cgroup_done = writes[:3], writes[-1]
-    ws_calls = [c for c in mine if c.name in ("mkdir", "lchown")
-                and cgroup_done.exit <= c.entry < setup_sent.entry]
+    # The workspace is made on a thread of the front-end's own (another tid), from before the clone.
+    ws_calls = [c for c in calls if c.pid not in (front, init, run) and c.name in ("mkdir", "lchown")
+                and c.entry < setup_sent.entry]
     setup_recv = first(calls, lambda c: c.pid == init and c.name == "recvmsg")
     pivot = first(calls, lambda c: c.pid == init and c.name == "pivot_root")
     reply = first(calls, lambda c: c.pid == init and c.name == "sendmsg")
@@ -156,9 +157,8 @@ def phases(calls, front):
         ("clone() with user/mount/pid/net/ipc/uts namespaces", clone.exit - clone.entry),
         ("uid/gid maps written", maps[-1].exit - clone.exit),
         ("cgroup create + limits (mkdir, 5 writes), cordon-init moved in", cgroup_done.exit - maps[-1].exit),
-        ("workspace create (mkpath, 5 mkdir, 2 chown, in CORDON_DATA_DIR)", ws_calls[-1].exit - cgroup_done.exit),
-        ("mount plan (SandboxSpec) built in the front-end, seccomp program copied",
-         setup_sent.entry - ws_calls[-1].exit),
+        ("waiting for the workspace thread, mount plan (SandboxSpec) built, seccomp program copied",
+         setup_sent.entry - cgroup_done.exit),
         ("setup request delivered to cordon-init", setup_recv.exit - setup_sent.entry),
         ("cordon-init: bind sources opened, mount plan applied, pivot_root", reply.entry - setup_recv.exit),
         ("setup reply to the front-end, spawn request sent", spawn_sent.entry - reply.entry),
@@ -173,6 +173,8 @@ def phases(calls, front):
         ("summary printed, Qt teardown, exit", end.entry - summary.entry),
     ]
     overlapping = [
+        ("workspace create on its own thread (mkpath, 5 mkdir, 2 chown, in CORDON_DATA_DIR; from before the "
+         "clone)", ws_calls[-1].exit - ws_calls[0].entry),
         ("cordon-init exec until it waits for the setup request (beside the maps, cgroup, workspace and plan phases)",
          setup_recv.entry - init_exec.entry),
         ("pivot_root (inside the mount plan phase)", pivot.exit - pivot.entry),

@@ -87,12 +87,42 @@ Result<> Container::start()
 {
     if (m_state == ContainerState::Running)
         return {};
+    CORDON_TRY(beginStart());
+    if (auto ready = m_sandbox->awaitSetUp(); !ready) {
+        releaseSandbox();
+        return ready;
+    }
+    m_state = ContainerState::Running;
+    return {};
+}
+
+Result<ContainerRun *> Container::startAndExec(const QString &runId, const ExecRequest &request)
+{
+    if (m_state == ContainerState::Running)
+        return exec(runId, request);
+    CORDON_TRY(beginStart());
+    const ContainerState before = std::exchange(m_state, ContainerState::Running); // exec() requires it
+    auto run = exec(runId, request);
+    if (auto ready = m_sandbox->awaitSetUp(); !ready) {
+        // cordon-init is gone, and the spawn request with it: the run never started.
+        if (run) {
+            m_runs.remove(runId);
+            delete *run;
+        }
+        m_state = before;
+        releaseSandbox();
+        return fail(ready.error());
+    }
+    return run;
+}
+
+Result<> Container::beginStart()
+{
     if (m_state == ContainerState::Expired || m_state == ContainerState::Deleted)
         return fail(QStringLiteral("container.gone"),
                     QStringLiteral("container %1 is %2: its files are gone, create a new one")
                         .arg(m_id, containerStateName(m_state)));
 
-    const Isolation::IdMapping ids = Isolation::idMappingFor(::geteuid(), ::getegid());
     m_sandbox = std::make_unique<Isolation::Sandbox>();
     connect(m_sandbox.get(), &Isolation::Sandbox::spawnFailed, this,
             [this](quint64 wireId, const Error &error) {
@@ -114,11 +144,10 @@ Result<> Container::start()
             this, [this] { releaseSandbox(); }, Qt::QueuedConnection);
         Q_EMIT died();
     });
-    if (auto started = launchAndSetUp(ids); !started) {
+    if (auto sent = launchAndSendSetup(Isolation::idMappingFor(::geteuid(), ::getegid())); !sent) {
         releaseSandbox();
-        return started;
+        return sent;
     }
-    m_state = ContainerState::Running;
     return {};
 }
 
@@ -127,7 +156,7 @@ Result<> Container::start()
 // request. It joins the cgroup before it sets anything up or forks. The workspace is made on a thread of its
 // own from the start: on a disk its mkdirs are the slowest step of a start (about 1 ms on ext4), and they
 // depend on nothing else here.
-Result<> Container::launchAndSetUp(const Isolation::IdMapping &ids)
+Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
 {
     const auto layout = m_codeRuns ? Workspace::Layout::WithCode : Workspace::Layout::CommandsOnly;
     std::future<Result<Workspace>> workspaceMade = std::async(
@@ -151,7 +180,7 @@ Result<> Container::launchAndSetUp(const Isolation::IdMapping &ids)
         return fail(spec.error());
     const QByteArrayView filter = Isolation::prebuiltSeccompFilter({m_policy.allowPtrace});
     m_seccompBpf.assign(filter.data(), static_cast<std::size_t>(filter.size()));
-    return m_sandbox->setUp(*spec);
+    return m_sandbox->sendSetup(*spec);
 }
 
 void Container::stop(const QString &reason)

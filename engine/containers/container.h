@@ -75,6 +75,10 @@ public:
     Result<> wipe();
 
     Result<ContainerRun *> exec(const QString &runId, const ExecRequest &request);
+    // start() and exec() for a container that exists to run one command (`cordon run`): the spawn request
+    // is queued right behind the setup request, so cordon-init starts the run as soon as the container is set
+    // up instead of after a round trip through this process. A failed setup fails this, and no run exists.
+    Result<ContainerRun *> startAndExec(const QString &runId, const ExecRequest &request);
     ContainerRun *run(const QString &runId) const { return m_runs.value(runId); }
     int activeRuns() const { return static_cast<int>(m_runs.size()); }
     QList<ContainerRun *> runs() const { return m_runs.values(); }
@@ -97,7 +101,9 @@ private:
     ContainerRun *findByWireId(quint64 wireId) const;
     Result<QStringList> commandFor(const QString &runId, const ExecRequest &request) const;
     void releaseSandbox();
-    Result<> launchAndSetUp(const Isolation::IdMapping &ids);
+    // Everything up to the setup request; on failure the sandbox is released again.
+    Result<> beginStart();
+    Result<> launchAndSendSetup(const Isolation::IdMapping &ids);
 
     QString m_id;
     Policy::ContainerPolicy m_policy;

@@ -12,11 +12,11 @@
 #include "policy/containerpolicy.h"
 #include "store/historystore.h"
 
+#include <QFileSystemWatcher>
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QObject>
-#include <QFileSystemWatcher>
 #include <QTimer>
 
 #include <deque>

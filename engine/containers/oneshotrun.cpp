@@ -7,6 +7,8 @@
 #include <QEventLoop>
 #include <QFileInfo>
 
+#include <unistd.h>
+
 namespace Cordon::Containers {
 
 namespace {
@@ -56,20 +58,28 @@ Result<> OneShotRun::prepare()
             backend.error().wrap(QStringLiteral("memory and pids limits cannot be enforced on this host")));
     }
 
-    m_container = std::make_unique<Container>(newContainerId(), m_request.policy, m_cgroup.get());
+    const QString id = newContainerId();
+    m_container = std::make_unique<Container>(id, m_request.policy, m_cgroup.get());
     m_container->disableCodeRuns();
-    CORDON_TRY(m_container->start());
-    const QString inputs = m_container->workspace().paths().inputs;
-    for (const QString &input : m_request.inputs) {
-        auto imported = Files::importFile(input, inputs, QFileInfo(input).fileName());
-        if (!imported)
-            return fail(imported.error().wrap(QStringLiteral("copy input `%1`").arg(input)));
+    // Inputs go into the workspace before the container starts (which then reuses it): the run is queued
+    // behind the setup request and starts as soon as the container is set up.
+    if (!m_request.inputs.isEmpty()) {
+        const auto layout = Workspace::Layout::CommandsOnly;
+        auto workspace = Workspace::create(id, Isolation::idMappingFor(::geteuid(), ::getegid()), layout);
+        if (!workspace)
+            return fail(workspace.error());
+        for (const QString &input : m_request.inputs) {
+            auto imported =
+                Files::importFile(input, workspace->paths(layout).inputs, QFileInfo(input).fileName());
+            if (!imported)
+                return fail(imported.error().wrap(QStringLiteral("copy input `%1`").arg(input)));
+        }
     }
 
     ExecRequest exec;
     exec.command = m_request.command;
     exec.stdinData = m_request.stdinData;
-    auto run = m_container->exec(QStringLiteral("run"), exec);
+    auto run = m_container->startAndExec(QStringLiteral("run"), exec);
     if (!run)
         return fail(run.error());
     connect(m_container.get(), &Container::runOutput, this,

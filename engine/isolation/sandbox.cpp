@@ -160,21 +160,35 @@ Result<> Sandbox::launch(const IdMapping &ids)
 
 Result<> Sandbox::setUp(const SandboxSpec &spec)
 {
+    CORDON_TRY(sendSetup(spec));
+    return awaitSetUp();
+}
+
+Result<> Sandbox::sendSetup(const SandboxSpec &spec)
+{
     if (m_initPid <= 0 || m_control < 0)
         return fail(QStringLiteral("sandbox.not_running"), QStringLiteral("launch() the sandbox first"));
-    auto abort = [this](Error error) -> Result<> {
-        destroy();
-        return fail(std::move(error));
-    };
     SetupRequest setup = spec.setup;
     setup.bindSources.clear();
     for (const QString &host : spec.bindSources)
         setup.bindSources.push_back(QFile::encodeName(host).toStdString());
     // A test knob: the mount route of kernels before 5.12, which this kernel would otherwise never take.
     setup.classicMountCalls = qEnvironmentVariableIntValue("CORDON_CLASSIC_MOUNTS") == 1;
-    if (const int error = sendMessage(m_control, encode(setup)); error != 0)
-        return abort(Error::fromErrno(QStringLiteral("sandbox.setup_failed"),
-                                      QStringLiteral("send setup request"), error));
+    if (const int error = sendMessage(m_control, encode(setup)); error != 0) {
+        destroy();
+        return failErrno(QStringLiteral("sandbox.setup_failed"), QStringLiteral("send setup request"), error);
+    }
+    return {};
+}
+
+Result<> Sandbox::awaitSetUp()
+{
+    if (m_initPid <= 0 || m_control < 0)
+        return fail(QStringLiteral("sandbox.not_running"), QStringLiteral("launch() the sandbox first"));
+    auto abort = [this](Error error) -> Result<> {
+        destroy();
+        return fail(std::move(error));
+    };
     auto reply = awaitSetupReply(SetupTimeoutMs);
     if (!reply)
         return abort(reply.error());

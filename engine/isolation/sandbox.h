@@ -36,6 +36,11 @@ public:
     // failure of either kills cordon-init.
     Result<> launch(const IdMapping &ids);
     Result<> setUp(const SandboxSpec &spec);
+    // setUp() in two halves, for a caller that queues a spawn request behind the setup request: cordon-init
+    // reads it as soon as the container is set up. A spawn sent before awaitSetUp() succeeded is dropped
+    // with cordon-init when the setup fails.
+    Result<> sendSetup(const SandboxSpec &spec);
+    Result<> awaitSetUp();
     // Sends a spawn request with the run's stdin, stdout and stderr; the answer arrives as
     // spawned/spawnFailed.
     Result<> spawn(const SpawnRequest &request, int stdinFd, int stdoutFd, int stderrFd);
