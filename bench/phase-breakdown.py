@@ -142,7 +142,8 @@ def phases(calls, front):
     setup_recv = first(calls, lambda c: c.pid == init and c.name == "recvmsg")
     pivot = first(calls, lambda c: c.pid == init and c.name == "pivot_root")
     reply = first(calls, lambda c: c.pid == init and c.name == "sendmsg")
-    spawn_sent = first(mine, lambda c: c.name == "sendmsg", after=reply.entry)
+    # The spawn request is queued right behind the setup request, before the setup reply comes.
+    spawn_sent = first(mine, lambda c: c.name == "sendmsg", after=setup_sent.exit)
     run_exit = first(calls, lambda c: c.pid == run and c.name == "exit_group")
     kill = first(mine, lambda c: c.name == "kill")
     reaped = first(mine, lambda c: c.name == "wait4", after=kill.entry)
@@ -161,8 +162,8 @@ def phases(calls, front):
          setup_sent.entry - cgroup_done.exit),
         ("setup request delivered to cordon-init", setup_recv.exit - setup_sent.entry),
         ("cordon-init: bind sources opened, mount plan applied, pivot_root", reply.entry - setup_recv.exit),
-        ("setup reply to the front-end, spawn request sent", spawn_sent.entry - reply.entry),
-        ("cordon-init forks the run: rlimits, seccomp install, execve", run_exec.entry - spawn_sent.entry),
+        ("setup reply sent; cordon-init reads the queued spawn request, forks the run: rlimits, seccomp "
+         "install, execve", run_exec.entry - reply.entry),
         ("/bin/true itself", run_exit.entry - run_exec.entry),
         ("exit report, cgroup memory stats read, output pipes drained", kill.entry - run_exit.entry),
         ("SIGKILL to cordon-init; workspace removed (removeTree) while the kernel tears the container down",
@@ -178,6 +179,8 @@ def phases(calls, front):
         ("cordon-init exec until it waits for the setup request (beside the maps, cgroup, workspace and plan phases)",
          setup_recv.entry - init_exec.entry),
         ("pivot_root (inside the mount plan phase)", pivot.exit - pivot.entry),
+        ("the front-end builds and queues the spawn request (beside the mount plan phase)",
+         spawn_sent.exit - setup_sent.exit),
     ]
     return sequential, overlapping, end.entry - start
 
