@@ -10,6 +10,7 @@
 
 int main(int argc, char *argv[])
 {
+    Cordon::Cli::chooseEventDispatcher();
     QCoreApplication app(argc, argv);
     const QStringList arguments = Cordon::Cli::startCommandLine();
     if (arguments.size() < 2 || arguments[1] != QLatin1String("run")) {

@@ -10,8 +10,14 @@
 
 namespace Cordon::Cli {
 
+void chooseEventDispatcher()
+{
+    qputenv("QT_NO_GLIB", "1");
+}
+
 QStringList startCommandLine()
 {
+    qunsetenv("QT_NO_GLIB");
     ::signal(SIGPIPE, SIG_IGN);
     QCoreApplication::setApplicationName(QStringLiteral("cordon"));
     QCoreApplication::setApplicationVersion(QStringLiteral(CORDON_VERSION));

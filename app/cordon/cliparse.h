@@ -11,6 +11,12 @@
 
 namespace Cordon::Cli {
 
+// Before QCoreApplication exists, in both command-line programs: Qt's own event dispatcher instead of the
+// GLib one (QT_NO_GLIB). The command line integrates with no GLib main loop, and with it a one-shot run
+// takes about 0.5 ms less (docs/benchmarks.md). startCommandLine() removes the variable again, so that
+// nothing started later inherits it.
+void chooseEventDispatcher();
+
 // The start of both command-line programs (cordon-cli, cordon-run), once QCoreApplication exists: SIGPIPE
 // ignored (output piped into `head` must end with a write error we handle, not kill us halfway through a
 // request to the daemon or before a container is torn down; an exec's Ctrl-C handling also relies on us

@@ -6,7 +6,6 @@
 
 #include <QCoreApplication>
 
-
 namespace {
 
 const char Usage[] =
@@ -66,6 +65,7 @@ constexpr Entry Commands[] = {
 
 int main(int argc, char *argv[])
 {
+    Cordon::Cli::chooseEventDispatcher();
     QCoreApplication app(argc, argv);
     const QStringList arguments = Cordon::Cli::startCommandLine();
     if (arguments.size() < 2 || arguments[1] == QLatin1String("--help") ||
