@@ -481,8 +481,11 @@ std::optional<ExecRequest> parseExecArguments(const std::vector<std::string> &ar
 
 std::optional<int> runExec(const ExecRequest &request)
 {
+    // Without HOME (and the XDG variables) the path needs the password database, which this statically
+    // linked program leaves to cordon-cli.
+    const std::optional<std::string> socket = Lite::socketPathFromEnvironment();
     Connection connection;
-    if (!connection.open(Lite::socketPath()))
+    if (!socket || !connection.open(*socket))
         return std::nullopt;
     const std::optional<Answer> hello = connection.call(
         "hello", Json::object({{"protocol", Lite::ProtocolVersion}, {"client", "cordon"}}), HelloTimeoutMs);

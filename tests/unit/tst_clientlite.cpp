@@ -17,6 +17,9 @@
 #include <QRandomGenerator>
 #include <QTest>
 
+#include <pwd.h>
+#include <unistd.h>
+
 using Cordon::Lite::Json;
 
 namespace {
@@ -454,6 +457,33 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(Cordon::Lite::socketPath()),
                  QFileInfo(QStringLiteral("d.sock")).absoluteFilePath());
         qunsetenv("CORDON_SOCKET");
+    }
+
+    void socketPathWithoutHome()
+    {
+        // The environment alone answers as long as it can; without HOME (and the XDG variables) only the
+        // password database knows, which the statically linked launcher leaves to cordon-cli.
+        const QByteArray home = qgetenv("HOME");
+        const QByteArray runtime = qgetenv("XDG_RUNTIME_DIR");
+        const QByteArray state = qgetenv("XDG_STATE_HOME");
+        qunsetenv("CORDON_SOCKET");
+        qunsetenv("XDG_RUNTIME_DIR");
+        qunsetenv("XDG_STATE_HOME");
+        qputenv("HOME", "/home/someone");
+        QCOMPARE(Cordon::Lite::socketPathFromEnvironment(),
+                 std::optional<std::string>("/home/someone/.local/state/cordon/cordond.sock"));
+        QCOMPARE(Cordon::Lite::socketPath(), std::string("/home/someone/.local/state/cordon/cordond.sock"));
+        qunsetenv("HOME");
+        QCOMPARE(Cordon::Lite::socketPathFromEnvironment(), std::optional<std::string>());
+        const passwd *account = ::getpwuid(::getuid());
+        QVERIFY(account);
+        QCOMPARE(Cordon::Lite::socketPath(),
+                 std::string(account->pw_dir) + "/.local/state/cordon/cordond.sock");
+        qputenv("HOME", home);
+        if (!runtime.isNull())
+            qputenv("XDG_RUNTIME_DIR", runtime);
+        if (!state.isNull())
+            qputenv("XDG_STATE_HOME", state);
     }
 
     void hints()

@@ -2,7 +2,6 @@
 #include "daemon/lite/socketpath.h"
 
 #include <cstdlib>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,16 +15,6 @@ std::string environment(const char *name)
 {
     const char *value = std::getenv(name);
     return value ? std::string(value) : std::string();
-}
-
-std::string homeDirectory()
-{
-    std::string home = environment("HOME");
-    if (!home.empty())
-        return home;
-    if (const passwd *entry = ::getpwuid(::getuid()))
-        return entry->pw_dir;
-    return "/";
 }
 
 // The runtime dir is only worth using when it is really ours: the socket's directory inherits its protection.
@@ -84,7 +73,7 @@ std::string parentPath(std::string_view absolutePath)
     return std::string(absolutePath.substr(0, slash));
 }
 
-std::string socketDirectory()
+std::optional<std::string> socketDirectoryFromEnvironment()
 {
     const std::string overridden = environment("CORDON_SOCKET");
     if (!overridden.empty())
@@ -97,15 +86,24 @@ std::string socketDirectory()
     const std::string state = environment("XDG_STATE_HOME");
     if (!state.empty() && state.front() == '/')
         return state + "/cordon";
-    return homeDirectory() + "/.local/state/cordon";
+    const std::string home = environment("HOME");
+    if (!home.empty())
+        return stateDirectoryIn(home);
+    return std::nullopt;
 }
 
-std::string socketPath()
+std::string stateDirectoryIn(std::string_view home)
+{
+    return std::string(home) + "/.local/state/cordon";
+}
+
+std::optional<std::string> socketPathFromEnvironment()
 {
     const std::string overridden = environment("CORDON_SOCKET");
     if (!overridden.empty())
         return absoluteCleanPath(overridden);
-    return socketDirectory() + "/cordond.sock";
+    const std::optional<std::string> directory = socketDirectoryFromEnvironment();
+    return directory ? std::optional<std::string>(*directory + "/" + SocketName) : std::nullopt;
 }
 
 } // namespace Cordon::Lite
