@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -96,6 +97,19 @@ int createError(const std::string &dir)
     return 0;
 }
 
+int countMounts()
+{
+    const int fd = ::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int lines = 0;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;)
+        lines += static_cast<int>(std::count(buffer, buffer + n, '\n'));
+    ::close(fd);
+    return lines;
+}
+
 long long mountFlags(const std::string &path)
 {
     struct statvfs info
@@ -164,6 +178,45 @@ private Q_SLOTS:
         QVERIFY(flags & ST_NOSUID);
         QVERIFY(flags & ST_NODEV);
         QVERIFY(!(report.value(QStringLiteral("nestedFlags")).toLongLong() & ST_RDONLY));
+    }
+
+    void restrictInPlace_data() { readOnlyBind_data(); }
+
+    void restrictInPlace()
+    {
+        QFETCH(bool, classic);
+        const std::string root =
+            m_dir.path().toStdString() + (classic ? "/restrict-classic" : "/restrict-fd");
+        QVERIFY(::mkdir(root.c_str(), 0755) == 0);
+
+        const auto report = inNamespaces([&](int out) {
+            ::mount("tmpfs", root.c_str(), "tmpfs", 0, "size=1m");
+            ::mkdir((root + "/below").c_str(), 0755);
+            ::mount("tmpfs", (root + "/below").c_str(), "tmpfs", 0, "size=1m");
+            const int mounts = countMounts();
+            MountCalls calls(classic);
+            const int target = openPath(root);
+            say(out, "restrict", calls.restrict(target, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC));
+            say(out, "classic", calls.classic());
+            say(out, "newMounts", countMounts() - mounts);
+            say(out, "rootCreate", createError(root));
+            say(out, "belowCreate", createError(root + "/below"));
+            say(out, "rootFlags", mountFlags(root));
+        });
+        QVERIFY2(!report.contains(QStringLiteral("error")),
+                 qPrintable(report.value(QStringLiteral("error"))));
+        QCOMPARE(report.value(QStringLiteral("restrict")), QStringLiteral("0"));
+        QCOMPARE(report.value(QStringLiteral("classic")),
+                 classic ? QStringLiteral("1") : QStringLiteral("0"));
+        // In place: no mount added, the one below untouched.
+        QCOMPARE(report.value(QStringLiteral("newMounts")).toInt(), 0);
+        QCOMPARE(report.value(QStringLiteral("rootCreate")).toInt(), EROFS);
+        QCOMPARE(report.value(QStringLiteral("belowCreate")).toInt(), 0);
+        const long long flags = report.value(QStringLiteral("rootFlags")).toLongLong();
+        QVERIFY(flags & ST_RDONLY);
+        QVERIFY(flags & ST_NOSUID);
+        QVERIFY(flags & ST_NODEV);
+        QVERIFY(flags & ST_NOEXEC);
     }
 
     void newFilesystem_data() { readOnlyBind_data(); }

@@ -148,6 +148,18 @@ int openFileBeneath(int rootFd, const std::string &path, bool create, std::uint3
     return fd < 0 ? -errno : fd;
 }
 
+// statx's STATX_ATTR_MOUNT_ROOT (Linux 5.8); false where the kernel does not say, which keeps the bind.
+bool isMountRoot(int fd)
+{
+    struct statx info
+    {
+    };
+    if (::statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, 0, &info) != 0)
+        return false;
+    return (info.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+           (info.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
 bool isDirectoryFd(int fd)
 {
     struct stat info
@@ -245,11 +257,15 @@ int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds, Mou
                                    MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
     }
     case MountOpKind::ReadOnly: {
-        // The directory (with every mount below it) bound onto itself, and the new top mount made read-only.
+        constexpr unsigned long Restricted = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
         FdGuard target(openDirBeneath(rootFd, op.target, false, 0));
         if (target.get() < 0)
             return target.get() == -ENOENT ? 0 : -target.get();
-        return calls.bind(target.get(), target.get(), true, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+        // A mount of the plan's own (/dev) is made read-only in place. Any other directory (/proc/sys) is
+        // bound onto itself with every mount below it, and the new top mount made read-only.
+        if (isMountRoot(target.get()))
+            return calls.restrict(target.get(), Restricted);
+        return calls.bind(target.get(), target.get(), true, Restricted,
                           [&] { return openDirBeneath(rootFd, op.target, false, 0); });
     }
     }

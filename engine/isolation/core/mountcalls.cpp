@@ -137,6 +137,26 @@ int MountCalls::bind(int sourceFd, int targetFd, bool recursive, unsigned long m
     return attach(tree.get(), targetFd);
 }
 
+int MountCalls::restrict(int targetFd, unsigned long msFlags)
+{
+    if (m_classic)
+        return classicRestrict(targetFd, msFlags);
+    mount_attr attributes{};
+    attributes.attr_set = mountAttributes(msFlags);
+    if (::mount_setattr(targetFd, "", AT_EMPTY_PATH, &attributes, sizeof attributes) == 0)
+        return 0;
+    if (errno != ENOSYS)
+        return errno;
+    m_classic = true;
+    return classicRestrict(targetFd, msFlags);
+}
+
+int MountCalls::classicRestrict(int targetFd, unsigned long msFlags)
+{
+    const unsigned long flags = MS_REMOUNT | MS_BIND | lockedFlags(targetFd) | msFlags;
+    return ::mount(nullptr, fdPath(targetFd).c_str(), nullptr, flags, nullptr) == 0 ? 0 : errno;
+}
+
 int MountCalls::classicNewFilesystem(int targetFd, const char *type, const std::string &options,
                                      unsigned long msFlags)
 {

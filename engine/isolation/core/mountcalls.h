@@ -29,11 +29,16 @@ public:
     int bind(int sourceFd, int targetFd, bool recursive, unsigned long msFlags,
              const std::function<int()> &reopenTarget);
 
+    // Adds msFlags (MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC) to the mount whose root `targetFd` pins, in
+    // place: no new mount, nothing below it copied. 0 or an errno.
+    int restrict(int targetFd, unsigned long msFlags);
+
     bool classic() const { return m_classic; }
 
 private:
     int classicNewFilesystem(int targetFd, const char *type, const std::string &options,
                              unsigned long msFlags);
+    int classicRestrict(int targetFd, unsigned long msFlags);
     int classicBind(int sourceFd, int targetFd, bool recursive, unsigned long msFlags,
                     const std::function<int()> &reopenTarget);
 
