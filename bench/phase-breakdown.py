@@ -136,7 +136,8 @@ def phases(calls, front):
     setup_sent = first(mine, lambda c: c.name == "sendmsg")
     writes = [c for c in mine if c.name == "write" and clone.exit <= c.entry < setup_sent.entry]
     maps, cgroup_done = writes[:3], writes[-1]
-    # The workspace is made on a thread of the front-end's own (another tid), from before the clone.
+    # The workspace and then the mount plan are made on a thread of the front-end's own (another tid), from
+    # before the clone.
     ws_calls = [c for c in calls if c.pid not in (front, init, run) and c.name in ("mkdir", "lchown")
                 and c.entry < setup_sent.entry]
     setup_recv = first(calls, lambda c: c.pid == init and c.name == "recvmsg")
@@ -158,7 +159,7 @@ def phases(calls, front):
         ("clone() with user/mount/pid/net/ipc/uts namespaces", clone.exit - clone.entry),
         ("uid/gid maps written", maps[-1].exit - clone.exit),
         ("cgroup create + limits (mkdir, 5 writes), cordon-init moved in", cgroup_done.exit - maps[-1].exit),
-        ("waiting for the workspace thread, mount plan (SandboxSpec) built, seccomp program copied",
+        ("waiting for the workspace thread, seccomp program copied",
          setup_sent.entry - cgroup_done.exit),
         ("setup request delivered to cordon-init", setup_recv.exit - setup_sent.entry),
         ("cordon-init: bind sources opened, mount plan applied, pivot_root", reply.entry - setup_recv.exit),
@@ -174,8 +175,8 @@ def phases(calls, front):
         ("summary printed, Qt teardown, exit", end.entry - summary.entry),
     ]
     overlapping = [
-        ("workspace create on its own thread (mkpath, 5 mkdir, 2 chown, in CORDON_DATA_DIR; from before the "
-         "clone)", ws_calls[-1].exit - ws_calls[0].entry),
+        ("workspace made on its own thread (mkpath, 5 mkdir, 2 chown, in CORDON_DATA_DIR; from before the "
+         "clone; the mount plan follows there, without marker calls)", ws_calls[-1].exit - ws_calls[0].entry),
         ("cordon-init exec until it waits for the setup request (beside the maps, cgroup, workspace and plan phases)",
          setup_recv.entry - init_exec.entry),
         ("pivot_root (inside the mount plan phase)", pivot.exit - pivot.entry),
