@@ -6,6 +6,7 @@
 
 #include <QTest>
 
+#include <cerrno>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -98,6 +99,31 @@ private Q_SLOTS:
         for (std::size_t length = 0; length < bytes.size(); ++length)
             QVERIFY2(!decode(bytes.data(), length, decoded), qPrintable(QString::number(length)));
         QVERIFY(decode(bytes.data(), bytes.size(), decoded));
+    }
+
+    void aReplyOutlivesAPeerThatClosedWithOurMessagesUnread()
+    {
+        // cordon-init answers a failed setup and exits with the spawn request the engine queued behind the
+        // setup request still unread. The kernel then reports ECONNRESET once, ahead of the answer.
+        int pair[2];
+        QCOMPARE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+        QCOMPARE(sendMessage(pair[0], encode(KillRequest{1, 9, false})), 0); // never read
+        SetupReply failed;
+        failed.stage = Stage::OpenBindSource;
+        failed.error = ENOENT;
+        failed.detail = "/nonexistent";
+        QCOMPARE(sendMessage(pair[1], encode(failed)), 0);
+        ::close(pair[1]);
+        std::vector<std::uint8_t> message;
+        std::vector<int> fds;
+        const long received = receiveMessage(pair[0], message, fds);
+        QVERIFY2(received > 0, qPrintable(QString::number(received)));
+        SetupReply reply;
+        QVERIFY(decode(message.data(), message.size(), reply));
+        QCOMPARE(reply.stage, Stage::OpenBindSource);
+        QCOMPARE(reply.detail, std::string("/nonexistent"));
+        QCOMPARE(receiveMessage(pair[0], message, fds), 0L); // then end of file
+        ::close(pair[0]);
     }
 
     void wrongTypeIsRejected()

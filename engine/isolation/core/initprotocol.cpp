@@ -7,6 +7,7 @@
 #include <cstring>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <utility>
 
 namespace Cordon::Isolation {
 
@@ -319,10 +320,15 @@ long receiveMessage(int socketFd, std::vector<std::uint8_t> &message, std::vecto
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * MaxPassedFds)];
     header.msg_control = control;
     header.msg_controllen = sizeof control;
+    // ECONNRESET only says that the peer closed with messages of ours unread (cordon-init exiting after a
+    // failed setup, with the spawn request the engine queued behind the setup request). The kernel reports it
+    // once, ahead of what the peer sent before it closed: the next call returns that, then end of file.
+    bool resetReported = false;
     ssize_t received = 0;
     do {
         received = ::recvmsg(socketFd, &header, MSG_CMSG_CLOEXEC);
-    } while (received < 0 && errno == EINTR);
+    } while (received < 0 &&
+             (errno == EINTR || (errno == ECONNRESET && !std::exchange(resetReported, true))));
     if (received < 0)
         return -errno;
     for (cmsghdr *cmsg = CMSG_FIRSTHDR(&header); cmsg; cmsg = CMSG_NXTHDR(&header, cmsg)) {
