@@ -196,7 +196,7 @@ private Q_SLOTS:
             const int mounts = countMounts();
             MountCalls calls(classic);
             const int target = openPath(root);
-            say(out, "restrict", calls.restrict(target, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC));
+            say(out, "restrict", calls.restrictInPlace(target, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC));
             say(out, "classic", calls.classic());
             say(out, "newMounts", countMounts() - mounts);
             say(out, "rootCreate", createError(root));

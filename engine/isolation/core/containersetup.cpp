@@ -264,7 +264,7 @@ int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds, Mou
         // A mount of the plan's own (/dev) is made read-only in place. Any other directory (/proc/sys) is
         // bound onto itself with every mount below it, and the new top mount made read-only.
         if (isMountRoot(target.get()))
-            return calls.restrict(target.get(), Restricted);
+            return calls.restrictInPlace(target.get(), Restricted);
         return calls.bind(target.get(), target.get(), true, Restricted,
                           [&] { return openDirBeneath(rootFd, op.target, false, 0); });
     }

@@ -137,7 +137,7 @@ int MountCalls::bind(int sourceFd, int targetFd, bool recursive, unsigned long m
     return attach(tree.get(), targetFd);
 }
 
-int MountCalls::restrict(int targetFd, unsigned long msFlags)
+int MountCalls::restrictInPlace(int targetFd, unsigned long msFlags)
 {
     if (m_classic)
         return classicRestrict(targetFd, msFlags);

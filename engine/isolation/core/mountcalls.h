@@ -31,7 +31,7 @@ public:
 
     // Adds msFlags (MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC) to the mount whose root `targetFd` pins, in
     // place: no new mount, nothing below it copied. 0 or an errno.
-    int restrict(int targetFd, unsigned long msFlags);
+    int restrictInPlace(int targetFd, unsigned long msFlags);
 
     bool classic() const { return m_classic; }
 
