@@ -158,12 +158,6 @@ Result<> Sandbox::launch(const IdMapping &ids)
     return {};
 }
 
-Result<> Sandbox::setUp(const SandboxSpec &spec)
-{
-    CORDON_TRY(sendSetup(spec));
-    return awaitSetUp();
-}
-
 Result<> Sandbox::sendSetup(const SandboxSpec &spec)
 {
     if (m_initPid <= 0 || m_control < 0)
