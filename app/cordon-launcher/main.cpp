@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -55,13 +56,21 @@ int execHelper(const std::string &path, char *argv[], const char *what)
     return CannotRun;
 }
 
+// The first of candidatesFor(name) that this user may execute.
+std::optional<std::string> findHelper(const char *name)
+{
+    for (const std::string &candidate : candidatesFor(name)) {
+        if (::access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+    }
+    return std::nullopt;
+}
+
 int runFullCli(char *argv[])
 {
+    if (const std::optional<std::string> cli = findHelper(FullCliName))
+        return execHelper(*cli, argv, "the full command line");
     const std::vector<std::string> candidates = candidatesFor(FullCliName);
-    for (const std::string &candidate : candidates) {
-        if (::access(candidate.c_str(), X_OK) == 0)
-            return execHelper(candidate, argv, "the full command line");
-    }
     writeReport(Cordon::Lite::errorReport(
         "`" + std::string(FullCliName) +
             "`, which runs every command except a plain `cordon exec`, is not at `" + candidates[0] +
@@ -75,10 +84,8 @@ int runFullCli(char *argv[])
 // so it takes over when cordon-run is not installed.
 int runOneShot(char *argv[])
 {
-    for (const std::string &candidate : candidatesFor(OneShotName)) {
-        if (::access(candidate.c_str(), X_OK) == 0)
-            return execHelper(candidate, argv, "which runs `cordon run`");
-    }
+    if (const std::optional<std::string> oneShot = findHelper(OneShotName))
+        return execHelper(*oneShot, argv, "which runs `cordon run`");
     return runFullCli(argv);
 }
 
