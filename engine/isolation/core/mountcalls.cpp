@@ -3,8 +3,9 @@
 
 #include "isolation/core/fdguard.h"
 
+#include <algorithm>
 #include <cerrno>
-#include <string_view>
+#include <initializer_list>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
 
@@ -17,18 +18,28 @@ std::string fdPath(int fd)
     return "/proc/self/fd/" + std::to_string(fd);
 }
 
+struct FlagPair
+{
+    unsigned long from;
+    unsigned long long to;
+};
+
+unsigned long long translate(unsigned long flags, std::initializer_list<FlagPair> pairs)
+{
+    unsigned long long result = 0;
+    for (const FlagPair &pair : pairs) {
+        if (flags & pair.from)
+            result |= pair.to;
+    }
+    return result;
+}
+
 unsigned long long mountAttributes(unsigned long msFlags)
 {
-    unsigned long long attributes = 0;
-    if (msFlags & MS_RDONLY)
-        attributes |= MOUNT_ATTR_RDONLY;
-    if (msFlags & MS_NOSUID)
-        attributes |= MOUNT_ATTR_NOSUID;
-    if (msFlags & MS_NODEV)
-        attributes |= MOUNT_ATTR_NODEV;
-    if (msFlags & MS_NOEXEC)
-        attributes |= MOUNT_ATTR_NOEXEC;
-    return attributes;
+    return translate(msFlags, {{MS_RDONLY, MOUNT_ATTR_RDONLY},
+                               {MS_NOSUID, MOUNT_ATTR_NOSUID},
+                               {MS_NODEV, MOUNT_ATTR_NODEV},
+                               {MS_NOEXEC, MOUNT_ATTR_NOEXEC}});
 }
 
 // mount(2)'s data string, one fsconfig call per option: "key=value" sets a string, a bare "key" a flag.
@@ -68,20 +79,12 @@ unsigned long lockedFlags(int fd)
     };
     if (::fstatvfs(fd, &info) != 0)
         return 0;
-    unsigned long flags = 0;
-    if (info.f_flag & ST_NOSUID)
-        flags |= MS_NOSUID;
-    if (info.f_flag & ST_NODEV)
-        flags |= MS_NODEV;
-    if (info.f_flag & ST_NOEXEC)
-        flags |= MS_NOEXEC;
-    if (info.f_flag & ST_NOATIME)
-        flags |= MS_NOATIME;
-    if (info.f_flag & ST_NODIRATIME)
-        flags |= MS_NODIRATIME;
-    if (info.f_flag & ST_RELATIME)
-        flags |= MS_RELATIME;
-    return flags;
+    return static_cast<unsigned long>(translate(info.f_flag, {{ST_NOSUID, MS_NOSUID},
+                                                              {ST_NODEV, MS_NODEV},
+                                                              {ST_NOEXEC, MS_NOEXEC},
+                                                              {ST_NOATIME, MS_NOATIME},
+                                                              {ST_NODIRATIME, MS_NODIRATIME},
+                                                              {ST_RELATIME, MS_RELATIME}}));
 }
 
 } // namespace
