@@ -7,11 +7,17 @@
 
 namespace Cordon {
 
+namespace Plain {
+struct Failure;
+}
+
 class Error
 {
 public:
     Error() = default;
     Error(QString code, QString message, int sysErrno = 0);
+    // From the Qt-free pieces of the engine (core/plain/failure.h): the same code, message and errno.
+    explicit Error(const Plain::Failure &failure);
 
     // Builds an error from the current errno: "open `/sys/fs/cgroup/x`: Permission denied".
     static Error fromErrno(QString code, const QString &what, int sysErrno);

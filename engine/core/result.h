@@ -3,13 +3,13 @@
 #pragma once
 
 #include "core/error.h"
+#include "core/plain/failure.h"
 
 #include <tl/expected.hpp>
 
 namespace Cordon {
 
-template<typename T = void>
-using Result = tl::expected<T, Error>;
+template<typename T = void> using Result = tl::expected<T, Error>;
 
 inline tl::unexpected<Error> fail(QString code, QString message, int sysErrno = 0)
 {
@@ -19,6 +19,22 @@ inline tl::unexpected<Error> fail(QString code, QString message, int sysErrno = 
 inline tl::unexpected<Error> fail(Error error)
 {
     return tl::unexpected<Error>(std::move(error));
+}
+
+inline tl::unexpected<Error> fail(const Plain::Failure &failure)
+{
+    return tl::unexpected<Error>(Error(failure));
+}
+
+// A Qt-free result as an engine result: the value as it is, a failure as the same error.
+template<typename T> Result<T> fromPlain(Plain::Result<T> result)
+{
+    if (!result)
+        return fail(result.error());
+    if constexpr (std::is_void_v<T>)
+        return {};
+    else
+        return std::move(*result);
 }
 
 inline tl::unexpected<Error> failErrno(QString code, const QString &what, int sysErrno)
