@@ -2,8 +2,12 @@
 // Per-container resource limits through cgroups, behind one small interface: cgroup v2 with a delegated
 // subtree where the host offers one, else writable cgroup v1 memory and pids hierarchies. Chosen once at
 // start-up by detectBackend(); `cordon doctor` shows inspectHost(). See docs/cgroups.md.
+// The logic lives in the plain C++ core (cgroup/core/cgroupbackend.h), which the Qt-free `cordon` launcher
+// uses directly; this is its Qt face: QString for std::string, QList for std::vector, Cordon::Error for
+// Plain::Failure, with the same codes and messages.
 #pragma once
 
+#include "cgroup/core/cgroupbackend.h"
 #include "core/result.h"
 
 #include <QList>
@@ -15,12 +19,7 @@
 
 namespace Cordon::Cgroup {
 
-enum class Version
-{
-    None,
-    V1,
-    V2
-};
+using Version = Core::Version;
 
 struct ResourceLimits
 {
@@ -41,6 +40,9 @@ class CgroupBackend
 {
 public:
     virtual ~CgroupBackend() = default;
+
+    // The plain backend this one adapts.
+    virtual Core::CgroupBackend &core() = 0;
 
     virtual Version version() const = 0;
     // One line: "cgroup v1: memory at /sys/fs/cgroup/memory/cordon/uid-0, pids at
@@ -83,6 +85,9 @@ struct HostReport
     QString base;                    // the per-user base directory (v1: the memory hierarchy's)
     QString explanation;             // sentences a user can act on
 };
+
+// Gives a backend of the plain core this interface.
+std::unique_ptr<CgroupBackend> adaptBackend(std::unique_ptr<Core::CgroupBackend> backend);
 
 // Container group names: [A-Za-z0-9_-], 1 to 64 characters; otherwise `cgroup.invalid_name`.
 Result<> validateGroupName(const QString &name);

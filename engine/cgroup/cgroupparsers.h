@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Pure parsers for the kernel's cgroup files: they take bytes and never touch the filesystem, so they are
-// tested on literal strings from v1, hybrid and v2 hosts.
+// The cgroup parsers with Qt types: adapters over the plain parsers in cgroup/core/cgroupparsers.h, which
+// take bytes and never touch the filesystem. Strings are the kernel's bytes read as UTF-8.
 #pragma once
 
 #include "core/result.h"

@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: MIT
-// How long it takes to move a process into a cgroup, and the root step that makes it quick. Every container
-// start and every one-shot run moves cordon-init into its cgroup; the kernel takes cgroup_threadgroup_rwsem
-// for writing to do it, and unless the cgroup2 hierarchy is mounted with `favordynmods` that write lock waits
-// for an RCU grace period: 5-20 ms on the development machines, most of a one-shot run (docs/benchmarks.md).
-// With favordynmods the move takes about 0.05 ms, and forks and exits pay a little more instead (kernel
-// documentation, admin-guide/cgroup-v2.rst). The lock is shared by every hierarchy, so the option on the
-// cgroup2 mount helps cgroup v1 memory and pids moves too. It is a host-wide choice, so it is only ever made
-// by root.
+// How long it takes to move a process into a cgroup, and the root step that makes it quick: the Qt face of
+// cgroup/core/migrationtuning.h, which explains the kernel's reasons and holds the logic.
 #pragma once
 
 #include "cgroup/cgroupparsers.h"

@@ -4,6 +4,7 @@
 // EAGAIN. Skips (77) when this user has no usable backend, unless CORDON_MUST_WORK=1.
 #include "cgroup/cgroupbackend.h"
 #include "cgroup/cgroupfs.h"
+#include "cgroup/core/cgroupbackend.h"
 #include "cgroup/migrationtuning.h"
 #include "isolation/hostprobe.h"
 #include "testutil.h"
@@ -581,6 +582,63 @@ private slots:
         QVERIFY_RESULT(backend().destroy(name));
         checkGone(name);
         QVERIFY_RESULT(backend().destroy(name));
+    }
+
+    void plainCoreRunsAGroup()
+    {
+        // What the Qt-free launcher does for a one-shot run, on the plain API itself: the same choice as the
+        // Qt adapter, a limited group, a process moved in, its stats, and the group gone again.
+        auto plain = Core::detectBackend();
+        QVERIFY2(plain.has_value(), plain ? "" : plain.error().message.c_str());
+        Core::CgroupBackend &b = **plain;
+        QVERIFY(b.version() == backend().version());
+        QCOMPARE(QString::fromStdString(b.describe()), backend().describe());
+        QVERIFY(b.prepareSelf().has_value());
+
+        const QString qtName = group("plain");
+        const std::string name = qtName.toStdString();
+        const auto created = b.create(name, {64 * MiB, 16});
+        QVERIFY2(created.has_value(), created ? "" : created.error().message.c_str());
+        QCOMPARE(b.groupPaths(name).size(), size_t(backend().groupPaths(qtName).size()));
+        QCOMPARE(QString::fromStdString(b.groupPaths(name).front()), backend().groupPaths(qtName).first());
+
+        Child child = forkChild(waitForever);
+        QVERIFY(child.pid > 0);
+        auto guard = qScopeGuard([&] {
+            ::kill(child.pid, SIGKILL);
+            waitFor(child.pid);
+            ::close(child.reportFd);
+            ::close(child.goFd);
+        });
+        const auto added = b.addProcess(name, child.pid);
+        QVERIFY2(added.has_value(), added ? "" : added.error().message.c_str());
+        const auto listed = b.processes(name);
+        QVERIFY(listed.has_value());
+        QCOMPARE(*listed, std::vector<pid_t>{child.pid});
+        const auto count = b.pidsCurrent(name);
+        QVERIFY(count.has_value());
+        QCOMPARE(*count, 1);
+        const auto stats = b.memoryStats(name);
+        QVERIFY(stats.has_value());
+        QCOMPARE(qint64(stats->limit), 64 * MiB);
+        QCOMPARE(qint64(stats->oomKills), 0);
+
+        const auto destroyed = b.destroy(name);
+        QVERIFY2(destroyed.has_value(), destroyed ? "" : destroyed.error().message.c_str());
+        QVERIFY(killedBySigkill(waitFor(child.pid)));
+        checkGone(qtName);
+        QVERIFY(b.destroy(name).has_value()); // already gone is fine
+
+        // Failures carry what the Qt adapter shows: the same code, errno and words.
+        const auto missing = b.memoryStats(name);
+        QVERIFY(!missing);
+        const auto qtMissing = backend().memoryStats(qtName);
+        QVERIFY(!qtMissing);
+        QCOMPARE(QString::fromStdString(missing.error().code), qtMissing.error().code());
+        QCOMPARE(missing.error().sysErrno, ENOENT);
+        QCOMPARE(QString::fromStdString(missing.error().message), qtMissing.error().message());
+        QCOMPARE(b.create("../escape", {}).error().code, std::string("cgroup.invalid_name"));
+        QCOMPARE(b.addProcess(name, 0).error().sysErrno, EINVAL);
     }
 
     void favourDynmodsIsRootsHostWideStep()

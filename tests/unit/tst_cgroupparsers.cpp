@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: MIT
 // The cgroup parsers on literal kernel output from v1, hybrid and v2 hosts, and on garbage. These are the
-// only tests of the v2 formats on a machine without a v2 memory controller.
+// only tests of the v2 formats on a machine without a v2 memory controller. The plain core (cgroup/core/),
+// which the Qt-free launcher calls directly, is checked on its own and against the Qt adapters, so that a
+// conversion in between cannot change a value or a message unnoticed.
 #include "cgroup/cgroupbackend.h"
 #include "cgroup/cgroupfs.h"
 #include "cgroup/cgroupparsers.h"
+#include "cgroup/core/cgroupbackend.h"
+#include "cgroup/core/cgroupfs.h"
+#include "cgroup/core/cgroupparsers.h"
+#include "cgroup/core/migrationtuning.h"
 #include "cgroup/migrationtuning.h"
 #include "testutil.h"
 
+#include <QTemporaryFile>
 #include <QTest>
+
+#include <algorithm>
+#include <cerrno>
 
 using namespace Cordon;
 using namespace Cordon::Cgroup;
@@ -34,6 +44,39 @@ QStringList describeMounts(const QList<MountEntry> &mounts)
                    m.controllers.join(QLatin1Char(',')) + QLatin1Char('|') +
                    m.options.join(QLatin1Char(',')));
     return out;
+}
+
+// The same descriptions for the plain structs, built independently of the Qt adapters.
+QStringList describeCoreEntries(const std::vector<Core::ProcCgroupEntry> &entries)
+{
+    QStringList out;
+    for (const Core::ProcCgroupEntry &e : entries) {
+        std::string controllers;
+        for (const std::string &c : e.controllers)
+            controllers += (controllers.empty() ? "" : ",") + c;
+        out.append(QString::fromStdString(std::to_string(e.hierarchyId) + '|' + controllers + '|' + e.path));
+    }
+    return out;
+}
+
+QStringList describeCoreMounts(const std::vector<Core::MountEntry> &mounts)
+{
+    auto join = [](const std::vector<std::string> &parts) {
+        std::string text;
+        for (const std::string &part : parts)
+            text += (text.empty() ? "" : ",") + part;
+        return text;
+    };
+    QStringList out;
+    for (const Core::MountEntry &m : mounts)
+        out.append(QString::fromStdString(m.mountPoint + '|' + m.root + '|' + (m.unified ? "v2" : "v1") +
+                                          '|' + join(m.controllers) + '|' + join(m.options)));
+    return out;
+}
+
+std::string_view bytes(const QByteArray &data)
+{
+    return std::string_view(data.constData(), size_t(data.size()));
 }
 
 const QByteArray HybridMountinfo =
@@ -92,6 +135,9 @@ private slots:
         const auto entries = parseProcSelfCgroup(input);
         QVERIFY_RESULT(entries);
         QCOMPARE(describeEntries(*entries), expected);
+        const auto plain = Core::parseProcSelfCgroup(bytes(input));
+        QVERIFY(plain.has_value());
+        QCOMPARE(describeCoreEntries(*plain), expected);
     }
 
     void procSelfCgroupUnified()
@@ -131,6 +177,13 @@ private slots:
         QVERIFY(!entries);
         QCOMPARE(entries.error().code(), QStringLiteral("cgroup.io"));
         QCOMPARE(entries.error().message(), message);
+        // The plain message holds the kernel's bytes as they are; only the Qt error reads them as UTF-8.
+        const auto plain = Core::parseProcSelfCgroup(bytes(input));
+        QVERIFY(!plain);
+        QCOMPARE(plain.error().code, std::string("cgroup.io"));
+        QCOMPARE(QString::fromUtf8(plain.error().message.data(), qsizetype(plain.error().message.size())),
+                 message);
+        QCOMPARE(plain.error().sysErrno, 0);
     }
 
     void mounts_data()
@@ -174,6 +227,7 @@ private slots:
         QFETCH(QByteArray, input);
         QFETCH(QStringList, expected);
         QCOMPARE(describeMounts(parseCgroupMounts(input)), expected);
+        QCOMPARE(describeCoreMounts(Core::parseCgroupMounts(bytes(input))), expected);
     }
 
     void migrationTuning()
@@ -235,6 +289,12 @@ private slots:
             actual.append(QString::fromLatin1(it.key()) + QLatin1Char('=') + QString::number(it.value()));
         actual.sort();
         QCOMPARE(actual, expected);
+
+        QStringList plain;
+        for (const auto &[key, value] : Core::parseFlatKeyed(bytes(input)))
+            plain.append(QString::fromStdString(key + '=' + std::to_string(value)));
+        plain.sort();
+        QCOMPARE(plain, expected);
     }
 
     void limitValue_data()
@@ -260,6 +320,9 @@ private slots:
         const auto value = parseLimitValue(input);
         QVERIFY_RESULT(value);
         QCOMPARE(*value, expected);
+        const auto plain = Core::parseLimitValue(bytes(input));
+        QVERIFY(plain.has_value());
+        QCOMPARE(qint64(*plain), expected);
     }
 
     void limitValueGarbage_data()
@@ -282,6 +345,48 @@ private slots:
         const auto value = parseLimitValue(input);
         QVERIFY(!value);
         QCOMPARE(value.error().code(), QStringLiteral("cgroup.io"));
+        const auto plain = Core::parseLimitValue(bytes(input));
+        QVERIFY(!plain);
+        QCOMPARE(Error(plain.error()).message(), value.error().message());
+    }
+
+    void limitValueMessages()
+    {
+        QCOMPARE(parseLimitValue("12abc\n").error().message(),
+                 QStringLiteral("`12abc` is neither `max` nor a non-negative integer"));
+        QCOMPARE(parseLimitValue("99999999999999999999\n").error().message(),
+                 QStringLiteral("`99999999999999999999` is out of range"));
+        QCOMPARE(Core::parseLimitValue("unlimited").error().message,
+                 std::string("`unlimited` is neither `max` nor a non-negative integer"));
+    }
+
+    void integers_data()
+    {
+        QTest::addColumn<QByteArray>("input");
+        QTest::addColumn<bool>("valid");
+        QTest::addColumn<qint64>("expected");
+        QTest::newRow("digits") << QByteArray("12") << true << qint64(12);
+        QTest::newRow("plus") << QByteArray("+12") << true << qint64(12);
+        QTest::newRow("minus") << QByteArray("-12") << true << qint64(-12);
+        QTest::newRow("LLONG_MAX") << QByteArray("9223372036854775807") << true
+                                   << qint64(9223372036854775807LL);
+        QTest::newRow("overflow") << QByteArray("9223372036854775808") << false << qint64(0);
+        QTest::newRow("empty") << QByteArray() << false << qint64(0);
+        QTest::newRow("sign only") << QByteArray("+") << false << qint64(0);
+        QTest::newRow("two signs") << QByteArray("+-1") << false << qint64(0);
+        QTest::newRow("trailing letter") << QByteArray("7x") << false << qint64(0);
+        QTest::newRow("space") << QByteArray(" 7") << false << qint64(0);
+    }
+
+    void integers()
+    {
+        QFETCH(QByteArray, input);
+        QFETCH(bool, valid);
+        QFETCH(qint64, expected);
+        const auto value = Core::parseInteger(bytes(input));
+        QCOMPARE(value.has_value(), valid);
+        if (valid)
+            QCOMPARE(qint64(*value), expected);
     }
 
     void controllerList()
@@ -292,6 +397,8 @@ private slots:
                               QStringLiteral("rdma"), QStringLiteral("misc")}));
         QCOMPARE(parseControllerList("\n"), QStringList{});
         QCOMPARE(parseControllerList("hugetlb\n"), QStringList{QStringLiteral("hugetlb")});
+        QCOMPARE(Core::parseControllerList(" memory\tpids \n"), (std::vector<std::string>{"memory", "pids"}));
+        QVERIFY(Core::parseControllerList("").empty());
     }
 
     void groupName_data()
@@ -319,6 +426,44 @@ private slots:
         QCOMPARE(bool(result), valid);
         if (!valid)
             QCOMPARE(result.error().code(), QStringLiteral("cgroup.invalid_name"));
+        const auto plain = Core::validateGroupName(name.toStdString());
+        QCOMPARE(plain.has_value(), valid);
+        if (!valid)
+            QCOMPARE(Error(plain.error()).message(), result.error().message());
+    }
+
+    void groupNameMessages_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("message");
+        const QString length = QStringLiteral("cgroup name `%1` must be 1 to 64 characters long");
+        const QString characters =
+            QStringLiteral("cgroup name `%1` may only contain A-Z, a-z, 0-9, `_` and `-`");
+        QTest::newRow("empty") << QString() << length.arg(QString());
+        QTest::newRow("65 chars") << QString(65, QLatin1Char('a'))
+                                  << length.arg(QString(65, QLatin1Char('a')));
+        QTest::newRow("slash") << QStringLiteral("a/b") << characters.arg(QStringLiteral("a/b"));
+        // Length counts characters as the user sees them (UTF-16 units), not UTF-8 bytes: 64 two-byte
+        // characters are not too long, only invalid.
+        const QString e64(64, QChar(0xe9));
+        QTest::newRow("64 two-byte chars") << e64 << characters.arg(e64);
+        const QString e65(65, QChar(0xe9));
+        QTest::newRow("65 two-byte chars") << e65 << length.arg(e65);
+        QString emoji;
+        for (int i = 0; i < 33; ++i)
+            emoji += QString::fromUtf8("\xf0\x9f\x98\x80"); // 2 UTF-16 units each: 66
+        QTest::newRow("33 four-byte chars") << emoji << length.arg(emoji);
+    }
+
+    void groupNameMessages()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, message);
+        const auto result = validateGroupName(name);
+        QVERIFY(!result);
+        QCOMPARE(result.error().code(), QStringLiteral("cgroup.invalid_name"));
+        QCOMPARE(result.error().message(), message);
+        QCOMPARE(result.error().sysErrno(), 0);
     }
 
     void fsPathOf_data()
@@ -354,6 +499,11 @@ private slots:
         mount.root = root;
         mount.unified = true;
         QCOMPARE(Fs::fsPathOf(mount, procPath), expected);
+        Core::MountEntry plain;
+        plain.mountPoint = mountPoint.toStdString();
+        plain.root = root.toStdString();
+        plain.unified = true;
+        QCOMPARE(QString::fromStdString(Core::Fs::fsPathOf(plain, procPath.toStdString())), expected);
     }
 
     void commonAncestor_data()
@@ -383,6 +533,110 @@ private slots:
         QFETCH(QString, b);
         QFETCH(QString, expected);
         QCOMPARE(Fs::commonAncestor(a, b), expected);
+        QCOMPARE(QString::fromStdString(Core::Fs::commonAncestor(a.toStdString(), b.toStdString())),
+                 expected);
+        QCOMPARE(QString::fromStdString(Core::Fs::commonAncestor(b.toStdString(), a.toStdString())),
+                 expected);
+    }
+
+    void pathHelpers()
+    {
+        QCOMPARE(Core::Fs::joinPath("/sys/fs/cgroup", "cordon"), std::string("/sys/fs/cgroup/cordon"));
+        QCOMPARE(Core::Fs::joinPath("/", "cordon"), std::string("/cordon"));
+        QCOMPARE(Core::Fs::parentOf("/sys/fs/cgroup/cordon/uid-0"), std::string("/sys/fs/cgroup/cordon"));
+        QCOMPARE(Core::Fs::parentOf("/sys"), std::string("/"));
+        QCOMPARE(Core::Fs::parentOf("relative"), std::string("/"));
+        QCOMPARE(Core::Fs::commonAncestor("//a//b/", "/a/b/c"), std::string("/a/b"));
+        QCOMPARE(Core::Fs::ticked("/x y"), std::string("`/x y`"));
+    }
+
+    void nonAsciiPathsSurviveTheAdapters()
+    {
+        // The kernel's bytes are UTF-8 here: the plain parser keeps them, the Qt adapter decodes them, and a
+        // path handed back down (fsPathOf) is encoded the same way again.
+        const QByteArray mountinfo(
+            "88 30 0:27 /caf\\303\\251 /mnt/\\303\\274ber\\040cg rw - cgroup2 none rw\n");
+        const auto plain = Core::parseCgroupMounts(bytes(mountinfo));
+        QCOMPARE(plain.size(), size_t(1));
+        QCOMPARE(plain.front().mountPoint, std::string("/mnt/\xc3\xbc"
+                                                       "ber cg"));
+        QCOMPARE(plain.front().root, std::string("/caf\xc3\xa9"));
+        const QList<MountEntry> mounts = parseCgroupMounts(mountinfo);
+        QCOMPARE(mounts.size(), 1);
+        QCOMPARE(mounts.first().mountPoint, QString::fromUtf8("/mnt/\xc3\xbc"
+                                                              "ber cg"));
+        QCOMPARE(mounts.first().root, QString::fromUtf8("/caf\xc3\xa9"));
+        QCOMPARE(Fs::fsPathOf(mounts.first(), QString::fromUtf8("/caf\xc3\xa9/d\xc3\xa9j\xc3\xa0")),
+                 QString::fromUtf8("/mnt/\xc3\xbc"
+                                   "ber cg/d\xc3\xa9j\xc3\xa0"));
+    }
+
+    void readFileKeepsEveryByte()
+    {
+        QTemporaryFile file;
+        QVERIFY(file.open());
+        QByteArray content("a\0b\n", 4);
+        content.append(QByteArray(10000, 'x')); // longer than one read(2)
+        QCOMPARE(file.write(content), content.size());
+        file.close();
+        const auto qt = Fs::readFile(file.fileName());
+        QVERIFY_RESULT(qt);
+        QCOMPARE(*qt, content);
+        const auto plain = Core::Fs::readFile(file.fileName().toStdString());
+        QVERIFY(plain.has_value());
+        QCOMPARE(plain->size(), size_t(content.size()));
+    }
+
+    void fsErrorsKeepCodeErrnoAndMessage()
+    {
+        const QString missing = QStringLiteral("/nonexistent-cordon-test/memory.max");
+        const auto qt = Fs::readFile(missing);
+        QVERIFY(!qt);
+        QCOMPARE(qt.error().code(), QStringLiteral("cgroup.io"));
+        QCOMPARE(qt.error().sysErrno(), ENOENT);
+        QCOMPARE(qt.error().message(), QStringLiteral("read `%1`: No such file or directory").arg(missing));
+        const auto value = Core::Fs::readValue(missing.toStdString());
+        QVERIFY(!value);
+        QCOMPARE(value.error().sysErrno, ENOENT);
+        QCOMPARE(value.error().message, qt.error().message().toStdString());
+        const auto written = Core::Fs::writeFile(missing.toStdString(), "1");
+        QVERIFY(!written);
+        QCOMPARE(written.error().message, "write `" + missing.toStdString() + "`: No such file or directory");
+    }
+
+    void readPidsParsesAndRejects()
+    {
+        QTemporaryFile a, b;
+        QVERIFY(a.open());
+        QVERIFY(b.open());
+        a.write("12\n7\n12\n");
+        b.write(" 3 \n\n7\n");
+        a.flush();
+        b.flush();
+        const auto pids = Core::Fs::readPids({a.fileName().toStdString(), b.fileName().toStdString()});
+        QVERIFY(pids.has_value());
+        QCOMPARE(*pids, (std::vector<pid_t>{3, 7, 12}));
+
+        QTemporaryFile bad;
+        QVERIFY(bad.open());
+        bad.write("5\n-1\n");
+        bad.flush();
+        const auto rejected = Core::Fs::readPids({bad.fileName().toStdString()});
+        QVERIFY(!rejected);
+        QCOMPARE(rejected.error().code, std::string("cgroup.io"));
+        QCOMPARE(rejected.error().message, "parse `" + bad.fileName().toStdString() + "`: `-1` is not a pid");
+    }
+
+    void migrationTuningPlain()
+    {
+        const auto mounts = Core::parseCgroupMounts(
+            "25 21 0:22 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n");
+        QCOMPARE(Core::favourDynmodsOptions(mounts.front()),
+                 std::string("nsdelegate,memory_recursiveprot,favordynmods"));
+        const Core::MigrationTuning tuning = Core::inspectMigrationTuning(mounts);
+        QCOMPARE(tuning.unifiedMountPoint, std::string("/sys/fs/cgroup"));
+        QVERIFY(!tuning.favoured);
+        QVERIFY(Core::inspectMigrationTuning({}).unifiedMountPoint.empty());
     }
 };
 
