@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // A container's files on the host: <data>/containers/<id>/ with work/ (mounted at /mnt/data), inputs/
-// (read-only inside) and outputs/ (downloadable artifacts). They live exactly as long as the container.
+// (read-only inside) and outputs/ (downloadable artifacts). They live exactly as long as the container. The
+// Qt face of containers/core/workspace.h, which holds the code.
 #pragma once
 
+#include "containers/core/workspace.h"
 #include "core/result.h"
 #include "isolation/sandboxspec.h"
 
@@ -21,15 +23,15 @@ class Workspace final
 public:
     // code/ holds the source files of code runs (mounted read-only at /mnt/code); a container that only runs
     // commands has none.
-    enum class Layout
-    {
-        WithCode,
-        CommandsOnly,
-    };
+    using Layout = Core::Workspace::Layout;
+
+    // No directory: root() is empty and remove() does nothing.
+    Workspace() = default;
 
     // Creates the directories, or reuses them for a container that starts again. The work/inputs and
     // work/outputs mount points are made here, as real directories, before the sandbox starts: a symlink
-    // planted there by an earlier run would otherwise be in the way.
+    // planted there by an earlier run would otherwise be in the way. work/ and outputs/ go to ids.hostUid
+    // when that is not us.
     static Result<Workspace> create(const QString &containerId, const Isolation::IdMapping &ids,
                                     Layout layout = Layout::WithCode);
     // The workspace of an existing container, without touching the disk.
@@ -43,6 +45,9 @@ public:
     Result<> remove() const;
 
 private:
+    explicit Workspace(Core::Workspace workspace);
+
+    Core::Workspace m_workspace;
     QString m_root;
 };
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Names written by untrusted code, handled as bytes: validated before they are used as a path component on
-// the host, escaped before a person or a log sees them.
+// the host, escaped before a person or a log sees them. The Qt face of files/core/filenames.h, which holds
+// the rules and their documentation.
 #pragma once
 
 #include "core/result.h"
+#include "files/core/filenames.h"
 
 #include <QByteArrayView>
 #include <QString>
@@ -11,20 +13,12 @@
 namespace Cordon::Files {
 
 // Longest path component Linux accepts (NAME_MAX).
-constexpr qsizetype MaxNameBytes = 255;
+constexpr qsizetype MaxNameBytes = qsizetype(Core::MaxNameBytes);
 
-// Accepts one path component, or fails with `files.bad_name` and the escaped name. Refused: empty, "." and
-// "..",
-// '/', NUL, C0 controls and DEL (newline/ESC inject into logs, CSV and terminals: CVE-2023-28101), C1
-// controls, bidi controls U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069 ("exe.txt" shown for
-// "txt\u202eexe"), invalid UTF-8 (toolkits decode it lossily, so another name gets written or the entry
-// vanishes), more than 255 bytes, and a leading '-' (option injection when the name reaches a command line).
+// One path component, or `files.bad_name` with the escaped name; see Core::validateName.
 Result<> validateName(QByteArrayView name);
 
-// A printable rendering of untrusted bytes for logs and the UI: printable ASCII and printable non-ASCII
-// characters as they are, a backslash as "\\", other bytes below 0x80 and invalid UTF-8 as "\xNN", and C1
-// controls, bidi and other format, line/paragraph separator, private-use or unassigned characters as
-// "\u{202e}". Distinct inputs give distinct outputs.
+// A printable rendering of untrusted bytes for logs and the UI; see Core::escapeForDisplay.
 QString escapeForDisplay(QByteArrayView name);
 
 } // namespace Cordon::Files

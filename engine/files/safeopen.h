@@ -1,76 +1,41 @@
 // SPDX-License-Identifier: MIT
-// Opening paths that untrusted code can change under us without following anything it planted: openat2(2)
-// with RESOLVE_* flags, and an equivalent openat(O_NOFOLLOW) walk where the kernel (< 5.6) or a seccomp
-// filter lacks it.
+// Opening paths that untrusted code can change under us without following anything it planted: the Qt face
+// of files/core/safeopen.h, which holds the openat2(2) and openat(O_NOFOLLOW) code and its documentation.
 #pragma once
+
+#include "files/core/safeopen.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
 #include <QList>
 #include <QtGlobal>
 
-#include <sys/types.h>
+#include <string_view>
 
 namespace Cordon::Files {
 
-// Owns one file descriptor; -1 is "none".
-class UniqueFd final
+using Core::UniqueFd;
+
+// One directory entry below `dirFd`, beneath it and on its mount, with no symlink followed; see
+// Core::openBeneath.
+inline UniqueFd openBeneath(int dirFd, QByteArrayView name, int flags)
 {
-public:
-    UniqueFd() = default;
-    explicit UniqueFd(int fd) : m_fd(fd) {}
-    UniqueFd(UniqueFd &&other) noexcept : m_fd(other.release()) {}
-    UniqueFd &operator=(UniqueFd &&other) noexcept
-    {
-        reset(other.release());
-        return *this;
-    }
-    ~UniqueFd() { reset(); }
-    Q_DISABLE_COPY(UniqueFd)
+    return Core::openBeneath(dirFd, std::string_view(name.data(), std::size_t(name.size())), flags);
+}
 
-    int get() const { return m_fd; }
-    bool isValid() const { return m_fd >= 0; }
-    int release()
-    {
-        const int fd = m_fd;
-        m_fd = -1;
-        return fd;
-    }
-    void reset(int fd = -1);
+// A host path none of whose components is a symlink; see Core::openNoSymlinks.
+inline UniqueFd openNoSymlinks(QByteArrayView path, int flags)
+{
+    return Core::openNoSymlinks(std::string_view(path.data(), std::size_t(path.size())), flags);
+}
 
-private:
-    int m_fd = -1;
-};
+using Core::changeModePinned;
 
-// These behave like the syscalls they wrap: an invalid UniqueFd means failure and errno says why. They are
-// the only places that resolve names; everything above them works on the descriptors they return.
-
-// Opens one directory entry `name` below `dirFd` with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-// RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV. `name` must be a single component: "", ".", ".." and anything with
-// a
-// '/' fail with EINVAL. O_NOFOLLOW and O_CLOEXEC are always added. A symlink fails with ELOOP (or ENOTDIR
-// with O_DIRECTORY), an entry on another mount with EXDEV.
-UniqueFd openBeneath(int dirFd, QByteArrayView name, int flags);
-
-// Opens a host path with RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS (SECURITY.md section 3, step 2): no
-// component of the path may be a symlink, the last one included. O_CLOEXEC is always added.
-UniqueFd openNoSymlinks(QByteArrayView path, int flags);
-
-// chmod on the inode an O_PATH descriptor pins, so that a name swapped for a symlink between our check and
-// the chmod cannot redirect it (fchmodat() follows symlinks). fchmodat2(AT_EMPTY_PATH) on Linux >= 6.6, else
-// the /proc/self/fd/N path. Returns false with errno set.
-bool changeModePinned(int pathFd, mode_t mode);
-
-// Reads up to `max` entry names of the directory `dirFd` (opened O_RDONLY|O_DIRECTORY) from its beginning
-// with getdents64, skipping "." and "..". The names are whatever bytes the directory holds. False with errno
-// set.
+// Up to `max` entry names of `dirFd` without "." and ".."; see Core::readDirectoryNames.
 bool readDirectoryNames(int dirFd, qsizetype max, QList<QByteArray> *names);
 
 namespace Detail {
-// The openat(O_NOFOLLOW) walk is what runs under seccomp filters that answer ENOSYS for openat2 and on
-// kernels before 5.6. Tests switch openat2 off here so that the walk is exercised on hosts that do have
-// openat2.
-void setOpenat2Disabled(bool disabled);
+using Core::Detail::setOpenat2Disabled;
 } // namespace Detail
 
 } // namespace Cordon::Files

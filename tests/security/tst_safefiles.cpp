@@ -3,6 +3,10 @@
 // entry is refused with its exact code, the regular files beside it arrive with the right SHA-256, and
 // nothing the sandbox planted is followed. Every test runs twice: with openat2(2) and with the
 // openat(O_NOFOLLOW) walk.
+#include "containers/core/workspace.h"
+#include "containers/workspace.h"
+#include "files/core/filenames.h"
+#include "files/core/removetree.h"
 #include "files/filenames.h"
 #include "files/pendingfile.h"
 #include "files/removetree.h"
@@ -13,6 +17,8 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
+#include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -21,6 +27,9 @@
 #include <cstddef>
 #include <cstring>
 #include <iterator>
+#include <optional>
+#include <set>
+#include <string>
 
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -154,6 +163,62 @@ QStringList uncleanEntries(const QByteArray &root)
     return problems;
 }
 
+std::string plain(const QByteArray &bytes)
+{
+    return bytes.toStdString();
+}
+
+// A failing Plain::Result prints its code and message, like QVERIFY_RESULT.
+#define QVERIFY_PLAIN(expr)                                                                                  \
+    do {                                                                                                     \
+        const auto &plainResult_ = (expr);                                                                   \
+        QVERIFY2(static_cast<bool>(plainResult_),                                                            \
+                 plainResult_ ? #expr                                                                        \
+                              : (plainResult_.error().code + ": " + plainResult_.error().message).c_str());  \
+    } while (false)
+
+// Sets environment variables for one scope and puts back what was there.
+class EnvironmentGuard final
+{
+public:
+    explicit EnvironmentGuard(std::initializer_list<const char *> names)
+    {
+        for (const char *name : names)
+            m_saved.push_back(
+                {name, qEnvironmentVariableIsSet(name) ? std::optional(qgetenv(name)) : std::nullopt});
+    }
+    ~EnvironmentGuard()
+    {
+        for (const auto &[name, value] : m_saved) {
+            if (value)
+                qputenv(name, *value);
+            else
+                qunsetenv(name);
+        }
+    }
+    Q_DISABLE_COPY_MOVE(EnvironmentGuard)
+
+private:
+    std::vector<std::pair<const char *, std::optional<QByteArray>>> m_saved;
+};
+
+// What Qt 6.4's QChar says escapeForDisplay() must show as "\u{...}": the reference for the plain table.
+bool qtSaysEscape(char32_t c)
+{
+    switch (QChar::category(c)) {
+    case QChar::Other_Control:
+    case QChar::Other_Format:
+    case QChar::Other_Surrogate:
+    case QChar::Other_PrivateUse:
+    case QChar::Other_NotAssigned:
+    case QChar::Separator_Line:
+    case QChar::Separator_Paragraph:
+        return true;
+    default:
+        return false;
+    }
+}
+
 const RefusedEntry *findRefused(const CopyReport &report, const QString &path)
 {
     for (const RefusedEntry &entry : report.refused) {
@@ -235,6 +300,9 @@ private slots:
     void removeTreeLeavesLinkTargets();
     void removeTreeVeryDeep();
     void removeTreeMissingAndSymlinkPaths();
+    void plainRemoveTreeHostileTree();
+    void plainRemoveTreeMessages();
+    void plainRemoveTreeMountPointMessages();
 
     void importFileRoundTrips();
     void importFileRefusesBadNames_data();
@@ -247,6 +315,13 @@ private slots:
     void validateName();
     void escapeForDisplay_data();
     void escapeForDisplay();
+    void escapeTableMatchesQChar();
+
+    void dataDirectoryMatchesQStandardPaths_data();
+    void dataDirectoryMatchesQStandardPaths();
+    void newContainerIdIsRandomHex();
+    void plainWorkspaceCreateRepairAndRemove();
+    void plainWorkspaceFailureWording();
 
 private:
     QByteArray path(const char *relative) const { return m_base + '/' + relative; }
@@ -955,6 +1030,117 @@ void TestSafeFiles::removeTreeMissingAndSymlinkPaths()
     QCOMPARE(root.error().code(), QStringLiteral("files.remove"));
 }
 
+void TestSafeFiles::plainRemoveTreeHostileTree()
+{
+    // The plain removeTree, called directly with bytes (names that are not UTF-8 included), on the kind of
+    // tree a sandbox leaves: links out of the tree at every depth, locked directories, special files, and a
+    // nest deep enough to be moved up with renameat2.
+    const QByteArray tree = freshDir("plain-wipe");
+    QVERIFY(makeFile(tree + "/file", "f"));
+    QVERIFY(makeFile(tree + "/bad\xff\xfe", "b"));
+    QVERIFY(makeFile(tree + "/-rf", "r"));
+    QVERIFY(makeDir(tree + "/new\nline"));
+    QVERIFY(makeFile(tree + "/new\nline/inside", "i"));
+    QVERIFY(makeSymlink(path("outside/dir"), tree + "/escape"));
+    QVERIFY(makeSymlink(path("outside/secret"), tree + "/secret-link"));
+    QVERIFY(makeSymlink("..", tree + "/up"));
+    QVERIFY(report(::link(path("outside/secret").constData(), QByteArray(tree + "/hard").constData()) == 0,
+                   "link"));
+    QVERIFY(report(::mkfifo(QByteArray(tree + "/fifo").constData(), 0600) == 0, "mkfifo"));
+    QVERIFY(makeSocket(tree, "sock"));
+    QVERIFY(makeDir(tree + "/locked"));
+    QVERIFY(makeDir(tree + "/locked/deeper"));
+    QVERIFY(makeFile(tree + "/locked/deeper/more", "m"));
+    QVERIFY(makeSymlink(path("outside"), tree + "/locked/deeper/out"));
+    QVERIFY(report(::chmod(QByteArray(tree + "/locked/deeper").constData(), 0) == 0, "chmod"));
+    QVERIFY(report(::chmod(QByteArray(tree + "/locked").constData(), 0) == 0, "chmod"));
+    QByteArray level = tree + "/nest";
+    for (int i = 0; i < 80; ++i) { // past the 64 levels held by descriptor
+        QVERIFY(makeDir(level));
+        level += "/n";
+    }
+    QVERIFY(makeSymlink(path("outside"), level));
+    QVERIFY(makeFile(level + "-file", "deep"));
+    struct stat before;
+    QCOMPARE(::stat(path("outside/dir").constData(), &before), 0);
+
+    QVERIFY_PLAIN(Core::removeTree(plain(tree + "//")));
+    QVERIFY(!exists(tree));
+    QCOMPARE(readAll(path("outside/dir/kept")), QByteArray("kept\n"));
+    QCOMPARE(readAll(path("outside/secret")), QByteArray("host secret\n"));
+    struct stat after;
+    QCOMPARE(::stat(path("outside/dir").constData(), &after), 0);
+    QCOMPARE(after.st_mode, before.st_mode);
+    QCOMPARE(::stat(path("outside/secret").constData(), &after), 0);
+    QCOMPARE(after.st_mode & 07777, mode_t(0600));
+}
+
+void TestSafeFiles::plainRemoveTreeMessages()
+{
+    QVERIFY_PLAIN(Core::removeTree(plain(path("never-existed"))));
+    QVERIFY_PLAIN(Core::removeTree(plain(path("never-existed/child"))));
+
+    for (const char *unremovable : {"/", "", "relative/..", "."}) {
+        const auto refused = Core::removeTree(unremovable);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code, std::string("files.remove"));
+        QCOMPARE(refused.error().message, "remove `" + std::string(unremovable) + "`: not a removable path");
+    }
+
+    // The message names the path escaped, and the Qt function reports exactly what the plain one does.
+    const QByteArray parentLink = path("plain-parent\nlink");
+    QVERIFY(makeSymlink(path("outside"), parentLink));
+    const auto refused = Core::removeTree(plain(parentLink + "/dir"));
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, std::string("files.symlink"));
+    QCOMPARE(refused.error().sysErrno, ELOOP);
+    QCOMPARE(refused.error().message, "remove `" + plain(m_base) +
+                                          "/plain-parent\\x0alink/dir`: the parent directory is or passes "
+                                          "through a symbolic link");
+    const auto qtRefused = removeTree(QFile::decodeName(parentLink + "/dir"));
+    QVERIFY(!qtRefused);
+    QCOMPARE(qtRefused.error().code(), QStringLiteral("files.symlink"));
+    QCOMPARE(qtRefused.error().message(), QString::fromStdString(refused.error().message));
+    QCOMPARE(qtRefused.error().sysErrno(), ELOOP);
+    QCOMPARE(readAll(path("outside/dir/kept")), QByteArray("kept\n"));
+    QCOMPARE(::unlink(parentLink.constData()), 0);
+}
+
+void TestSafeFiles::plainRemoveTreeMountPointMessages()
+{
+    if (!isRoot())
+        QSKIP("mounting needs root");
+    // A mount point below the tree, under a name that must be escaped in the message.
+    const QByteArray tree = freshDir("plain-mounted");
+    QVERIFY(makeFile(tree + "/a.txt", "a"));
+    const QByteArray mountPoint = tree + "/m\x1bnt";
+    QVERIFY(makeDir(mountPoint));
+    if (::mount("tmpfs", mountPoint.constData(), "tmpfs", 0, "size=1m") != 0)
+        QSKIP(
+            qPrintable(QStringLiteral("cannot mount here: ") + QString::fromLocal8Bit(std::strerror(errno))));
+    struct Unmount
+    {
+        QByteArray at;
+        ~Unmount() { ::umount2(at.constData(), MNT_DETACH); }
+    } unmount{mountPoint};
+    QVERIFY(makeFile(mountPoint + "/precious", "precious"));
+    const auto below = Core::removeTree(plain(tree));
+    QVERIFY(!below);
+    QCOMPARE(below.error().code, std::string("files.mount_point"));
+    QCOMPARE(below.error().message, "remove `" + plain(tree) + "`: `" + plain(tree) +
+                                        "/m\\x1bnt` is a mount point; it was left in place");
+    QCOMPARE(readAll(mountPoint + "/precious"), QByteArray("precious"));
+    QVERIFY(!exists(tree + "/a.txt"));
+
+    // The path itself a mount point: nothing is removed.
+    const auto itself = Core::removeTree(plain(mountPoint));
+    QVERIFY(!itself);
+    QCOMPARE(itself.error().code, std::string("files.mount_point"));
+    QCOMPARE(itself.error().sysErrno, EXDEV);
+    QCOMPARE(itself.error().message, "remove `" + plain(tree) + "/m\\x1bnt`: it is a mount point");
+    QCOMPARE(readAll(mountPoint + "/precious"), QByteArray("precious"));
+}
+
 void TestSafeFiles::importFileRoundTrips()
 {
     const QByteArray inputs = freshDir("inputs");
@@ -1119,6 +1305,19 @@ void TestSafeFiles::validateName()
         QCOMPARE(result.error().code(), QStringLiteral("files.bad_name"));
         QVERIFY(result.error().message().contains(Cordon::Files::escapeForDisplay(name)));
     }
+    const auto plainResult = Core::validateName(plain(name));
+    QCOMPARE(bool(plainResult), valid);
+    if (!valid) {
+        QCOMPARE(plainResult.error().code, std::string("files.bad_name"));
+        QCOMPARE(QString::fromStdString(plainResult.error().message), result.error().message());
+    }
+    // The wording, spelled out for two rows.
+    if (name == "a\nb")
+        QCOMPARE(plainResult.error().message,
+                 std::string("name `a\\x0ab` refused: contains a control character"));
+    if (name.size() == 256)
+        QCOMPARE(plainResult.error().message,
+                 "name `" + std::string(256, 'n') + "` refused: longer than 255 bytes");
 }
 
 void TestSafeFiles::escapeForDisplay_data()
@@ -1157,10 +1356,223 @@ void TestSafeFiles::escapeForDisplay()
     QFETCH(QString, shown);
     const QString escaped = Cordon::Files::escapeForDisplay(name);
     QCOMPARE(escaped, shown);
+    QCOMPARE(Core::escapeForDisplay(plain(name)), shown.toStdString());
     for (const QChar c : escaped) {
         QVERIFY2(c.unicode() >= 0x20 && c.unicode() != 0x7f, "control character left in the display string");
         QVERIFY(c.category() != QChar::Other_Format);
     }
+}
+
+void TestSafeFiles::escapeTableMatchesQChar()
+{
+    QFETCH_GLOBAL(bool, walk);
+    if (walk)
+        QSKIP("no file access: one run is enough");
+    // Every code point through the plain escapeForDisplay against QChar's categories, so that the plain
+    // table and the Qt build cannot drift apart (a new Qt with a new Unicode version would show up here).
+    int mismatches = 0;
+    for (char32_t c = 0x80; c <= 0x10ffff; ++c) {
+        if (c >= 0xd800 && c <= 0xdfff)
+            continue; // not encodable in UTF-8; escapeForDisplay shows the bytes
+        // By hand: QString::fromUcs4() would take U+FEFF for a byte order mark and drop it.
+        QByteArray utf8;
+        if (c < 0x800) {
+            utf8 += char(0xc0 | (c >> 6));
+        } else if (c < 0x10000) {
+            utf8 += char(0xe0 | (c >> 12));
+            utf8 += char(0x80 | ((c >> 6) & 0x3f));
+        } else {
+            utf8 += char(0xf0 | (c >> 18));
+            utf8 += char(0x80 | ((c >> 12) & 0x3f));
+            utf8 += char(0x80 | ((c >> 6) & 0x3f));
+        }
+        utf8 += char(0x80 | (c & 0x3f));
+        const std::string shown =
+            Core::escapeForDisplay(std::string_view(utf8.constData(), size_t(utf8.size())));
+        const bool escaped = shown.size() > 2 && shown.compare(0, 3, "\\u{") == 0;
+        if (escaped != qtSaysEscape(c) && ++mismatches <= 10)
+            qWarning("U+%04X: plain %s, QChar says %s", unsigned(c), escaped ? "escapes" : "keeps",
+                     qtSaysEscape(c) ? "escape" : "keep");
+        if (escaped) {
+            char expected[16];
+            std::snprintf(expected, sizeof expected, "\\u{%x}", unsigned(c));
+            QCOMPARE(shown, std::string(expected));
+        } else if (shown != utf8.toStdString()) {
+            QFAIL(
+                qPrintable(QStringLiteral("U+%1 not copied as it is").arg(uint(c), 4, 16, QLatin1Char('0'))));
+        }
+    }
+    QCOMPARE(mismatches, 0);
+}
+
+void TestSafeFiles::dataDirectoryMatchesQStandardPaths_data()
+{
+    QTest::addColumn<QByteArray>("home"); // "<unset>": unset
+    QTest::addColumn<QByteArray>("xdgDataHome");
+    QTest::addColumn<QByteArray>("expected"); // empty: only compared with Qt
+    const QByteArray unset = "<unset>";
+    QTest::newRow("home") << QByteArray("/home/u") << unset << QByteArray("/home/u/.local/share/cordon");
+    QTest::newRow("home with trailing slash")
+        << QByteArray("/home/u/") << unset << QByteArray("/home/u/.local/share/cordon");
+    QTest::newRow("home with dots") << QByteArray("/a/../b//c/.") << unset << QByteArray();
+    QTest::newRow("home relative") << QByteArray("rel") << unset << QByteArray();
+    QTest::newRow("home relative dot-dots") << QByteArray("a/../..") << unset << QByteArray();
+    QTest::newRow("home above the root") << QByteArray("/..") << unset << QByteArray();
+    QTest::newRow("home is the root") << QByteArray("/") << unset << QByteArray("//.local/share/cordon");
+    QTest::newRow("home is //") << QByteArray("//") << unset << QByteArray();
+    QTest::newRow("home empty") << QByteArray() << unset << QByteArray("//.local/share/cordon");
+    QTest::newRow("home unset") << unset << unset << QByteArray("//.local/share/cordon");
+    QTest::newRow("xdg") << QByteArray("/home/u") << QByteArray("/x/y") << QByteArray("/x/y/cordon");
+    QTest::newRow("xdg taken as it is") << QByteArray("/home/u") << QByteArray("/x/../y/") << QByteArray();
+    QTest::newRow("xdg relative") << QByteArray("/home/u") << QByteArray("rel") << QByteArray("rel/cordon");
+    QTest::newRow("xdg empty") << QByteArray("/home/u") << QByteArray()
+                               << QByteArray("/home/u/.local/share/cordon");
+    QTest::newRow("xdg without home") << unset << QByteArray("/d") << QByteArray("/d/cordon");
+}
+
+void TestSafeFiles::dataDirectoryMatchesQStandardPaths()
+{
+    QFETCH(QByteArray, home);
+    QFETCH(QByteArray, xdgDataHome);
+    QFETCH(QByteArray, expected);
+    EnvironmentGuard guard{"HOME", "XDG_DATA_HOME", "CORDON_DATA_DIR"};
+    const auto set = [](const char *name, const QByteArray &value) {
+        if (value == "<unset>")
+            qunsetenv(name);
+        else
+            qputenv(name, value);
+    };
+    set("HOME", home);
+    set("XDG_DATA_HOME", xdgDataHome);
+    qunsetenv("CORDON_DATA_DIR");
+    const QString reference =
+        QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/cordon");
+    const std::string dataDir = Cordon::Containers::Core::dataDirectory();
+    QCOMPARE(QFile::decodeName(QByteArray::fromStdString(dataDir)), reference);
+    QCOMPARE(Cordon::Containers::dataDirectory(), reference);
+    if (!expected.isEmpty())
+        QCOMPARE(dataDir, plain(expected));
+
+    // CORDON_DATA_DIR wins when it is not empty, taken as it is.
+    qputenv("CORDON_DATA_DIR", "/srv/cordon/");
+    QCOMPARE(Cordon::Containers::Core::dataDirectory(), std::string("/srv/cordon/"));
+    qputenv("CORDON_DATA_DIR", "");
+    QCOMPARE(Cordon::Containers::Core::dataDirectory(), dataDir);
+}
+
+void TestSafeFiles::newContainerIdIsRandomHex()
+{
+    const QRegularExpression shape(QStringLiteral("^[0-9a-f]{16}$"));
+    std::set<std::string> seen;
+    for (int i = 0; i < 1000; ++i) {
+        const std::string id = Cordon::Containers::Core::newContainerId();
+        QVERIFY2(shape.match(QString::fromStdString(id)).hasMatch(), id.c_str());
+        QVERIFY2(seen.insert(id).second, id.c_str());
+    }
+    QVERIFY(shape.match(Cordon::Containers::newContainerId()).hasMatch());
+    // 1000 ids with no leading zero at all would mean the padding is missing (the chance is 0.9375^1000).
+    QVERIFY(std::any_of(seen.begin(), seen.end(), [](const std::string &id) { return id.front() == '0'; }));
+}
+
+void TestSafeFiles::plainWorkspaceCreateRepairAndRemove()
+{
+    using Cordon::Containers::Core::Workspace;
+    EnvironmentGuard guard{"CORDON_DATA_DIR"};
+    // Reached through a symlink and not there yet: the parents are made, and the root is the canonical path.
+    const QByteArray real = freshDir("data");
+    const QByteArray viaLink = path("data-link");
+    QVERIFY(makeSymlink(real, viaLink));
+    qputenv("CORDON_DATA_DIR", viaLink + "/nested/dir");
+    const std::string id = Cordon::Containers::Core::newContainerId();
+    const std::string expectedRoot = plain(real) + "/nested/dir/containers/" + id;
+
+    auto created = Workspace::create(id, ::geteuid(), ::getegid(), Workspace::Layout::WithCode);
+    QVERIFY_PLAIN(created);
+    QCOMPARE(created->root(), expectedRoot);
+    QCOMPARE(Workspace::at(id).root(), expectedRoot);
+    const auto paths = created->paths(Workspace::Layout::WithCode);
+    QCOMPARE(paths.work, expectedRoot + "/work");
+    QCOMPARE(paths.inputs, expectedRoot + "/inputs");
+    QCOMPARE(paths.outputs, expectedRoot + "/outputs");
+    QCOMPARE(paths.code, expectedRoot + "/code");
+    QCOMPARE(created->paths(Workspace::Layout::CommandsOnly).code, std::string());
+    const auto modeOf = [](const std::string &entry) {
+        struct stat st;
+        return ::lstat(entry.c_str(), &st) == 0 ? st.st_mode : mode_t(0);
+    };
+    QCOMPARE(modeOf(expectedRoot), mode_t(S_IFDIR | 0700));
+    for (const std::string &dir : {paths.work, paths.inputs, paths.outputs, paths.code,
+                                   paths.work + "/inputs", paths.work + "/outputs"})
+        QCOMPARE(modeOf(dir), mode_t(S_IFDIR | 0755));
+
+    // The Qt class is the same workspace.
+    const auto qtWorkspace = Cordon::Containers::Workspace::at(QString::fromStdString(id));
+    QCOMPARE(qtWorkspace.root(), QString::fromStdString(expectedRoot));
+    QCOMPARE(qtWorkspace.paths().code, QString::fromStdString(paths.code));
+    QCOMPARE(qtWorkspace.paths(Cordon::Containers::Workspace::Layout::CommandsOnly).code, QString());
+
+    // What a run may leave: the mount points swapped for a link out of the tree and a file, modes changed.
+    QCOMPARE(::rmdir((paths.work + "/inputs").c_str()), 0);
+    QVERIFY(makeSymlink(path("outside/dir"), QByteArray::fromStdString(paths.work + "/inputs")));
+    QCOMPARE(::rmdir((paths.work + "/outputs").c_str()), 0);
+    QVERIFY(makeFile(QByteArray::fromStdString(paths.work + "/outputs"), "planted"));
+    QCOMPARE(::chmod(paths.work.c_str(), 0700), 0);
+    QVERIFY(makeFile(QByteArray::fromStdString(paths.outputs + "/result.txt"), "kept across starts"));
+
+    auto again = Workspace::create(id, ::geteuid(), ::getegid(), Workspace::Layout::WithCode);
+    QVERIFY_PLAIN(again);
+    QCOMPARE(again->root(), expectedRoot);
+    QCOMPARE(modeOf(paths.work + "/inputs"), mode_t(S_IFDIR | 0755));
+    QCOMPARE(modeOf(paths.work + "/outputs"), mode_t(S_IFDIR | 0755));
+    QCOMPARE(modeOf(paths.work), mode_t(S_IFDIR | 0755));
+    QCOMPARE(readAll(QByteArray::fromStdString(paths.outputs + "/result.txt")),
+             QByteArray("kept across starts"));
+    QCOMPARE(readAll(path("outside/dir/kept")), QByteArray("kept\n"));
+
+    // A root caller hands work/ and outputs/ to the unprivileged uid the code runs as, and nothing else.
+    if (isRoot()) {
+        const std::string other = Cordon::Containers::Core::newContainerId();
+        auto handed = Workspace::create(other, 65534, 65534, Workspace::Layout::CommandsOnly);
+        QVERIFY_PLAIN(handed);
+        const auto ownerOf = [](const std::string &entry) {
+            struct stat st;
+            return ::lstat(entry.c_str(), &st) == 0 ? std::pair(st.st_uid, st.st_gid) : std::pair(~0u, ~0u);
+        };
+        const auto otherPaths = handed->paths(Workspace::Layout::CommandsOnly);
+        QCOMPARE(ownerOf(otherPaths.work), std::pair(65534u, 65534u));
+        QCOMPARE(ownerOf(otherPaths.outputs), std::pair(65534u, 65534u));
+        QCOMPARE(ownerOf(otherPaths.inputs), std::pair(0u, 0u));
+        QCOMPARE(ownerOf(handed->root()), std::pair(0u, 0u));
+        QVERIFY(!exists(QByteArray::fromStdString(handed->root() + "/code")));
+        QVERIFY_PLAIN(handed->remove());
+    }
+
+    QVERIFY_PLAIN(again->remove());
+    QVERIFY(!exists(QByteArray::fromStdString(expectedRoot)));
+    QVERIFY_PLAIN(again->remove());      // already gone
+    QVERIFY_PLAIN(Workspace().remove()); // no directory at all
+    QCOMPARE(readAll(path("outside/dir/kept")), QByteArray("kept\n"));
+    QCOMPARE(::unlink(viaLink.constData()), 0);
+}
+
+void TestSafeFiles::plainWorkspaceFailureWording()
+{
+    using Cordon::Containers::Core::Workspace;
+    EnvironmentGuard guard{"CORDON_DATA_DIR"};
+    const QByteArray file = freshDir("not-a-dir") + "/file";
+    QVERIFY(makeFile(file, "x"));
+    qputenv("CORDON_DATA_DIR", file);
+    const auto created = Workspace::create("0123456789abcdef", ::geteuid(), ::getegid());
+    QVERIFY(!created);
+    QCOMPARE(created.error().code, std::string("workspace.io"));
+    QCOMPARE(created.error().message, "cannot create `" + plain(file) + "/containers`");
+    QCOMPARE(created.error().sysErrno, ENOTDIR);
+    const auto qtCreated = Cordon::Containers::Workspace::create(
+        QStringLiteral("0123456789abcdef"),
+        Cordon::Isolation::IdMapping{1000, 1000, ::geteuid(), ::getegid()});
+    QVERIFY(!qtCreated);
+    QCOMPARE(qtCreated.error().code(), QStringLiteral("workspace.io"));
+    QCOMPARE(qtCreated.error().message(), QString::fromStdString(created.error().message));
 }
 
 QTEST_GUILESS_MAIN(TestSafeFiles)
