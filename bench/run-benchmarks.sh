@@ -28,8 +28,9 @@ options:
   --idle-runs N        runs per command of the second pass, where every run starts from an idle machine
                        (hyperfine --prepare 'sleep PAUSE'); 0 skips it (default 60)
   --idle-pause SEC     the pause before each run of that pass (default 0.1)
-  --no-reference       skip the reference rows: `cordon run --help` (the run path's process start alone:
-                       the launcher, cordon-run, Qt start-up, option parsing) and `cordon run` with
+  --no-reference       skip the reference rows: `cordon run --json -- /bin/true` (the same run through
+                       cordon-run, the Qt path that every `cordon run` with a policy, inputs, outputs,
+                       stdin or JSON takes; the plain one is the launcher's own) and `cordon run` with
                        CORDON_DATA_DIR on tmpfs (/dev/shm), which isolates the disk's share (through
                        env(1), which adds one exec of about 0.4 ms to that row)
   --out DIR            keep the hyperfine JSON files and report.md in DIR (default: a temp dir, removed)
@@ -152,8 +153,8 @@ measure_latency() { # label data_dir cordon_bin_dir json_dir [prefix...]
     bwrap_line=$(join "${bwrap_cmd[@]}")
     local names=(bwrap "cordon run") cmds=("$bwrap_line" "$cordon_cmd")
     if [ "$reference" = 1 ]; then
-        names+=("cordon run --help")
-        cmds+=("$cbin/cordon run --help")
+        names+=("cordon run --json (cordon-run)")
+        cmds+=("$cbin/cordon run --json -- /bin/true")
         if [ -n "$shm_base" ]; then
             names+=("cordon run, data dir on tmpfs")
             cmds+=("env CORDON_DATA_DIR=$shm_base/data-$label $cordon_cmd")

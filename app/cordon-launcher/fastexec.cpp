@@ -9,6 +9,7 @@
 #include "daemon/lite/containerref.h"
 #include "daemon/lite/frames.h"
 #include "daemon/lite/json.h"
+#include "daemon/lite/output.h"
 #include "daemon/lite/runreport.h"
 #include "daemon/lite/signalpipe.h"
 #include "daemon/lite/socketpath.h"
@@ -32,19 +33,6 @@ using Lite::Json;
 // run exists, the Qt CLI takes over and reports it in its own words.
 constexpr int HelloTimeoutMs = 10000;
 constexpr int CallTimeoutMs = 300000;
-
-// Output that nobody reads any more (a closed pipe) is dropped, as the Qt CLI's fwrite drops it.
-void writeAll(int fd, std::string_view bytes)
-{
-    while (!bytes.empty()) {
-        const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        bytes.remove_prefix(static_cast<std::size_t>(n));
-    }
-}
 
 bool isOption(const std::string &argument)
 {
@@ -80,8 +68,8 @@ std::optional<Answer> readAnswer(const Json &message)
 // only the command line's own advice is looked up here.
 int reportError(const std::string &message, const std::string &code, const std::string &wireHint)
 {
-    writeAll(STDERR_FILENO,
-             Lite::errorReport(message, wireHint.empty() ? Lite::cliHint(code) : std::string_view(wireHint)));
+    Lite::writeAll(STDERR_FILENO, Lite::errorReport(message, wireHint.empty() ? Lite::cliHint(code)
+                                                                              : std::string_view(wireHint)));
     return Lite::SetupFailureStatus;
 }
 
@@ -263,13 +251,13 @@ public:
                 m_connection.receive();
         }
         if (m_abandoned) {
-            writeAll(STDERR_FILENO, Lite::execStoppedWaiting(m_runId));
+            Lite::writeAll(STDERR_FILENO, Lite::execStoppedWaiting(m_runId));
             return Lite::InterruptedStatus;
         }
         if (!m_answer.ok)
             return reportError(m_answer);
         const Json &finished = m_answer.result["run"];
-        writeAll(STDERR_FILENO, Lite::summarizeRun(finished, m_container) + Lite::execFooter(m_runId));
+        Lite::writeAll(STDERR_FILENO, Lite::summarizeRun(finished, m_container) + Lite::execFooter(m_runId));
         return Lite::runExitStatus(finished);
     }
 
@@ -306,8 +294,8 @@ private:
         } else {
             if (m_finalIsGet && answer->ok) {
                 const Json &finished = answer->result["run"];
-                writeAll(STDOUT_FILENO, finished["stdout"].toString());
-                writeAll(STDERR_FILENO, finished["stderr"].toString());
+                Lite::writeAll(STDOUT_FILENO, finished["stdout"].toString());
+                Lite::writeAll(STDERR_FILENO, finished["stderr"].toString());
             }
             finish(*answer);
         }
@@ -333,8 +321,8 @@ private:
     {
         if (data["run_id"].toString() != m_runId)
             return;
-        writeAll(data["stream"].toString() == "stderr" ? STDERR_FILENO : STDOUT_FILENO,
-                 Lite::base64Decode(data["data"].toString()));
+        Lite::writeAll(data["stream"].toString() == "stderr" ? STDERR_FILENO : STDOUT_FILENO,
+                       Lite::base64Decode(data["data"].toString()));
     }
 
     void onInterrupt()
@@ -346,7 +334,7 @@ private:
             return;
         }
         m_cancelRequested = true;
-        writeAll(STDERR_FILENO, Lite::execCancelling());
+        Lite::writeAll(STDERR_FILENO, Lite::execCancelling());
         if (!m_runId.empty())
             cancel();
     }

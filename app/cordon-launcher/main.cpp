@@ -2,11 +2,14 @@
 // cordon: the command-line entry point, without Qt. Starting a Qt program costs about 5 ms of dynamic
 // linking and library start-up (Qt Core, Qt Network, ICU: 32 libraries), more than a warm `cordon exec`
 // spends in the daemon (docs/benchmarks.md). So this small program runs the common `cordon exec` itself
-// (fastexec.h), hands `cordon run` to `cordon-run` (QtCore only), and every other command, and every exec it
-// does not handle, to the full Qt CLI, `cordon-cli`, with the arguments unchanged: that one parses, starts
-// the daemon when needed, and words every usage error.
+// (fastexec.h) and the common `cordon run -- CMD` (fastrun.h), hands every other `cordon run` to `cordon-run`
+// (QtCore only), and every other command, and every exec it does not handle, to the full Qt CLI,
+// `cordon-cli`, with the arguments unchanged: those parse, start the daemon when needed, and word every
+// usage error.
 #include "fastexec.h"
+#include "fastrun.h"
 
+#include "daemon/lite/output.h"
 #include "daemon/lite/runreport.h"
 
 #include <cerrno>
@@ -41,17 +44,13 @@ std::vector<std::string> candidatesFor(const char *name)
     return {directory + "/" + name, directory + "/../libexec/cordon/" + name};
 }
 
-void writeReport(const std::string &report)
-{
-    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, report.data(), report.size());
-}
-
 // Returns only when the exec failed.
 int execHelper(const std::string &path, char *argv[], const char *what)
 {
     ::execv(path.c_str(), argv);
     const int error = errno;
-    writeReport(
+    Cordon::Lite::writeAll(
+        STDERR_FILENO,
         Cordon::Lite::errorReport("cannot run `" + path + "`, " + what + ": " + std::strerror(error), {}));
     return CannotRun;
 }
@@ -71,18 +70,20 @@ int runFullCli(char *argv[])
     if (const std::optional<std::string> cli = findHelper(FullCliName))
         return execHelper(*cli, argv, "the full command line");
     const std::vector<std::string> candidates = candidatesFor(FullCliName);
-    writeReport(Cordon::Lite::errorReport(
-        "`" + std::string(FullCliName) +
-            "`, which runs every command except a plain `cordon exec`, is not at `" + candidates[0] +
-            "` or `" + candidates[1] + "`",
-        "Install cordon and cordon-cli together (cordon-cli goes to libexec/cordon), or copy cordon-cli "
-        "beside cordon."));
+    Cordon::Lite::writeAll(
+        STDERR_FILENO,
+        Cordon::Lite::errorReport(
+            "`" + std::string(FullCliName) +
+                "`, which runs every command except a plain `cordon exec` or `cordon run`, is not at `" +
+                candidates[0] + "` or `" + candidates[1] + "`",
+            "Install cordon and cordon-cli together (cordon-cli goes to libexec/cordon), or copy cordon-cli "
+            "beside cordon."));
     return CannotRun;
 }
 
 // `cordon run` goes to cordon-run, which links QtCore alone; cordon-cli runs it too, only slower to start,
 // so it takes over when cordon-run is not installed.
-int runOneShot(char *argv[])
+int runOneShotHelper(char *argv[])
 {
     if (const std::optional<std::string> oneShot = findHelper(OneShotName))
         return execHelper(*oneShot, argv, "which runs `cordon run`");
@@ -100,7 +101,11 @@ int main(int argc, char *argv[])
                 return *status;
         }
     }
-    if (argc >= 2 && std::strcmp(argv[1], "run") == 0)
-        return runOneShot(argv);
+    if (argc >= 2 && std::strcmp(argv[1], "run") == 0) {
+        const std::vector<std::string> arguments(argv + 2, argv + argc);
+        if (const auto request = Cordon::Launcher::parseRunArguments(arguments))
+            return Cordon::Launcher::runOneShot(*request);
+        return runOneShotHelper(argv);
+    }
     return runFullCli(argv);
 }

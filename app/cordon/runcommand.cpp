@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // cordon run [options] -- CMD...: a throw-away container for one command; the exit status mirrors the run.
 #include "clioutput.h"
-#include "commands.h"
 #include "cliparse.h"
+#include "commands.h"
 #include "policyfile.h"
 
+#include "containers/oneshot/plainrun.h"
 #include "containers/oneshotrun.h"
 #include "core/duration.h"
 #include "policy/containerpolicy.h"
@@ -106,7 +107,7 @@ int runCommand(const QStringList &arguments)
             printError(millis.error().wrap(QStringLiteral("--timeout")));
             return UsageError;
         }
-        request.policy.limits.runTimeoutS = static_cast<int>(qMax<qint64>(1, (*millis + 999) / 1000));
+        request.policy.limits.runTimeoutS = Containers::OneShot::timeoutSeconds(*millis);
     }
     for (const QString &input : parser.values(inputOption)) {
         const QFileInfo info(input);

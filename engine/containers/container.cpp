@@ -180,8 +180,7 @@ Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
     CORDON_TRY(launched);
     if (!spec)
         return fail(spec.error());
-    const QByteArrayView filter = Isolation::prebuiltSeccompFilter({m_policy.allowPtrace});
-    m_seccompBpf.assign(filter.data(), static_cast<std::size_t>(filter.size()));
+    m_seccompBpf = Isolation::prebuiltSeccompFilter(m_policy.allowPtrace);
     return m_sandbox->sendSetup(*spec);
 }
 

@@ -4,6 +4,7 @@
 #include "containers/outputcapture.h"
 #include "containers/stdinfeeder.h"
 #include "core/fdio.h"
+#include "daemon/lite/runreport.h"
 #include "isolation/sandbox.h"
 
 #include <cerrno>
@@ -237,18 +238,11 @@ void ContainerRun::finish()
     const bool setupFailed =
         m_outcome.errorClass == ErrorClass::SetupFailed && !m_outcome.setupStage.isEmpty();
     if (!setupFailed) {
-        if (m_timedOut)
-            m_outcome.errorClass = ErrorClass::Timeout;
-        else if (m_outcome.oomKills > 0)
-            m_outcome.errorClass = ErrorClass::Oom;
-        else if (m_abandoned)
-            ; // keeps the class the container gave when it went away
-        else if (m_outcome.signal > 0 || m_outcome.exitCode < 0)
-            m_outcome.errorClass = ErrorClass::Killed;
-        else if (m_outcome.exitCode != 0)
-            m_outcome.errorClass = ErrorClass::NonzeroExit;
-        else
-            m_outcome.errorClass = ErrorClass::Ok;
+        // A run abandoned by its container keeps the class it was given then, unless it timed out or an OOM
+        // kill explains it.
+        if (!m_abandoned || m_timedOut || m_outcome.oomKills > 0)
+            m_outcome.errorClass = errorClassFromName(
+                Lite::classifyEndedRun(m_timedOut, m_outcome.oomKills, m_outcome.signal, m_outcome.exitCode));
         if (m_cancelled && m_outcome.message.isEmpty())
             m_outcome.message = QStringLiteral("cancelled");
     }

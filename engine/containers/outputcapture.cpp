@@ -5,14 +5,13 @@
 
 #include <QSocketNotifier>
 
-#include <cerrno>
 #include <fcntl.h>
 #include <unistd.h>
 
 namespace Cordon::Containers {
 
 OutputCapture::OutputCapture(int readFd, qint64 cap, QObject *parent)
-    : QObject(parent), m_fd(readFd), m_cap(cap)
+    : QObject(parent), m_fd(readFd), m_output(cap)
 {
     ::fcntl(m_fd, F_SETFL, ::fcntl(m_fd, F_GETFL) | O_NONBLOCK);
     m_notifier = std::make_unique<QSocketNotifier>(m_fd, QSocketNotifier::Read);
@@ -26,25 +25,12 @@ OutputCapture::~OutputCapture()
 
 void OutputCapture::readAvailable()
 {
-    char buffer[65536];
-    for (;;) {
-        const ssize_t n = ::read(m_fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            return;
-        if (n <= 0) {
-            close();
-            Q_EMIT finished();
-            return;
-        }
-        const qint64 room = m_cap - qMin(m_total, m_cap);
-        m_total += n;
-        if (room > 0) {
-            const QByteArray chunk(buffer, static_cast<int>(qMin<qint64>(room, n)));
-            m_data.append(chunk);
-            Q_EMIT received(chunk);
-        }
+    const bool open = Core::readAvailable(m_fd, m_output, [this](std::string_view kept) {
+        Q_EMIT received(QByteArray(kept.data(), static_cast<qsizetype>(kept.size())));
+    });
+    if (!open) {
+        close();
+        Q_EMIT finished();
     }
 }
 

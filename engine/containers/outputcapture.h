@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Reads one output stream of a run (the read end of a pipe) on the event loop, keeps at most `cap` bytes and
-// drains the rest, so a flooding program never blocks on a full pipe and never grows our memory.
+// drains the rest (Core::CappedOutput), so a flooding program never blocks on a full pipe and never grows our
+// memory.
 #pragma once
+
+#include "containers/core/cappedoutput.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -21,9 +24,9 @@ public:
     OutputCapture(int readFd, qint64 cap, QObject *parent = nullptr);
     ~OutputCapture() override;
 
-    const QByteArray &data() const { return m_data; }
-    qint64 totalBytes() const { return m_total; }
-    bool truncated() const { return m_total > m_cap; }
+    QByteArray data() const { return QByteArray::fromStdString(m_output.data()); }
+    qint64 totalBytes() const { return m_output.totalBytes(); }
+    bool truncated() const { return m_output.truncated(); }
     bool atEnd() const { return m_fd < 0; }
 
     // Reads whatever is available now, then stops watching and closes the pipe.
@@ -38,9 +41,7 @@ private:
     void close();
 
     int m_fd;
-    qint64 m_cap;
-    qint64 m_total = 0;
-    QByteArray m_data;
+    Core::CappedOutput m_output;
     std::unique_ptr<QSocketNotifier> m_notifier;
 };
 

@@ -18,6 +18,15 @@ QString errorClassName(ErrorClass errorClass)
     return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
 }
 
+ErrorClass errorClassFromName(std::string_view name)
+{
+    for (std::size_t index = 0; index < std::size(Lite::ErrorClassNames); ++index) {
+        if (Lite::ErrorClassNames[index] == name)
+            return static_cast<ErrorClass>(index);
+    }
+    return ErrorClass::SetupFailed;
+}
+
 QString describeErrorClass(ErrorClass errorClass)
 {
     return QString::fromUtf8(Lite::describeErrorClass(errorClassName(errorClass).toStdString()));

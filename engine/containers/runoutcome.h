@@ -8,6 +8,8 @@
 #include <QList>
 #include <QString>
 
+#include <string_view>
+
 namespace Cordon::Containers {
 
 enum class ErrorClass
@@ -21,6 +23,8 @@ enum class ErrorClass
 };
 
 QString errorClassName(ErrorClass errorClass);
+// The class of a name in Lite::ErrorClassNames (daemon/lite/runreport.h); SetupFailed for any other name.
+ErrorClass errorClassFromName(std::string_view name);
 // A sentence for people: "killed by the OOM killer: the run exceeded its memory limit of 1 GiB".
 QString describeErrorClass(ErrorClass errorClass);
 

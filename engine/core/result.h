@@ -21,6 +21,8 @@ inline tl::unexpected<Error> fail(Error error)
     return tl::unexpected<Error>(std::move(error));
 }
 
+// A failure of the Qt-free pieces as the same error. Call it qualified, Cordon::fail(failure): unqualified,
+// argument-dependent lookup finds Plain::fail as well.
 inline tl::unexpected<Error> fail(const Plain::Failure &failure)
 {
     return tl::unexpected<Error>(Error(failure));
@@ -30,7 +32,7 @@ inline tl::unexpected<Error> fail(const Plain::Failure &failure)
 template<typename T> Result<T> fromPlain(Plain::Result<T> result)
 {
     if (!result)
-        return fail(result.error());
+        return fail(Error(result.error()));
     if constexpr (std::is_void_v<T>)
         return {};
     else

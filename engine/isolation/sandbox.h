@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "isolation/core/initlaunch.h"
 #include "isolation/core/initprotocol.h"
 #include "isolation/sandboxspec.h"
 
@@ -54,8 +55,8 @@ public:
     // for it); the caller takes ownership. -1 when there is none.
     int takeProxyListener();
 
-    pid_t initPid() const { return m_initPid; }
-    bool isRunning() const { return m_initPid > 0; }
+    pid_t initPid() const { return m_init.pid; }
+    bool isRunning() const { return m_init.pid > 0; }
 
 Q_SIGNALS:
     void spawned(quint64 runId, int pid);
@@ -66,11 +67,8 @@ Q_SIGNALS:
 
 private:
     void readMessages();
-    Result<> writeIdMaps(const IdMapping &ids);
-    Result<SetupReply> awaitSetupReply(int timeoutMs);
 
-    pid_t m_initPid = -1;
-    int m_control = -1;
+    InitProcess m_init;
     int m_proxyListener = -1;
     std::unique_ptr<QSocketNotifier> m_notifier;
 };

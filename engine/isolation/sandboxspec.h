@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Plan as data: a container policy plus the workspace on the host become a SandboxSpec, the exact mount plan,
 // id mapping and run environment that cordon-init will execute. Unit tests check the spec; the child only
-// interprets it.
+// interprets it. The plan itself is built by the plain C++ buildMountPlan() (isolation/core/mountplan.h),
+// which the Qt-free one-shot run uses too; this is the engine's side of it, in Qt types.
 #pragma once
 
 #include "core/result.h"
+#include "isolation/core/initlaunch.h"
 #include "isolation/core/initprotocol.h"
+#include "isolation/core/mountplan.h"
 #include "policy/containerpolicy.h"
 
 #include <QString>
@@ -21,29 +24,12 @@ struct WorkspacePaths
     QString code; // optional: mounted read-only at /mnt/code, where the engine writes code runs' source files
 };
 
-// Who the sandboxed code is inside, and which host ids that maps to.
-struct IdMapping
-{
-    quint32 insideUid = 1000;
-    quint32 insideGid = 1000;
-    quint32 hostUid = 0;
-    quint32 hostGid = 0;
-};
-
-// Unprivileged callers map their own uid/gid (the only mapping the kernel allows them). A root caller maps to
-// nobody/nogroup, so that code inside is never host root, not even for files on read-only binds.
-IdMapping idMappingFor(quint32 callerUid, quint32 callerGid);
-
 struct SandboxSpec
 {
     SetupRequest setup;
-    QStringList bindSources; // host paths opened O_PATH by the engine; MountOp::fdIndex points into this list
+    QStringList bindSources; // setup.bindSources decoded: host paths that MountOp::fdIndex points into
     IdMapping ids;
 };
-
-constexpr const char *InsideWorkDir = "/mnt/data";
-constexpr const char *InsideCodeDir = "/mnt/code";
-constexpr const char *InsidePath = "/usr/local/bin:/usr/bin:/bin";
 
 Result<SandboxSpec> buildSandboxSpec(const Policy::ContainerPolicy &policy, const WorkspacePaths &workspace,
                                      const IdMapping &ids, const QString &hostRoot = QStringLiteral("/"));

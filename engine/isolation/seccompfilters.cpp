@@ -10,9 +10,9 @@ namespace {
 
 } // namespace
 
-QByteArrayView prebuiltSeccompFilter(const SeccompOptions &options)
+std::string_view prebuiltSeccompFilter(bool allowPtrace)
 {
-    if (options.allowPtrace)
+    if (allowPtrace)
         return {reinterpret_cast<const char *>(SeccompFilterWithPtrace), sizeof SeccompFilterWithPtrace};
     return {reinterpret_cast<const char *>(SeccompFilterDefault), sizeof SeccompFilterDefault};
 }

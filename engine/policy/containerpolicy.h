@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "policy/core/defaults.h"
 #include "policy/domainrule.h"
 #include "policy/memorylimit.h"
 #include "policy/networkpolicy.h"
@@ -28,11 +29,11 @@ constexpr qsizetype MaxEnvValueBytes = 32 * 1024;
 
 struct Limits
 {
-    int runTimeoutS = 300;  // run_timeout_s: 1..86400, wall-clock seconds per run
-    int pids = 256;         // pids: 1..65536, processes and threads in the container (pids.max)
-    int tmpMb = 512;        // tmp_mb: 1..65536, size of the /tmp tmpfs
-    int workspaceMb = 2048; // workspace_mb: 1..1048576, size of /mnt/data
-    int outputMb = 16;      // output_mb: 1..4096, captured stdout + stderr per run
+    int runTimeoutS = Defaults::RunTimeoutS; // run_timeout_s: 1..86400, wall-clock seconds per run
+    int pids = Defaults::Pids;   // pids: 1..65536, processes and threads in the container (pids.max)
+    int tmpMb = Defaults::TmpMb; // tmp_mb: 1..65536, size of the /tmp tmpfs
+    int workspaceMb = Defaults::WorkspaceMb; // workspace_mb: 1..1048576, size of /mnt/data
+    int outputMb = Defaults::OutputMb;       // output_mb: 1..4096, captured stdout + stderr per run
 
     bool operator==(const Limits &other) const = default;
 };
@@ -58,7 +59,8 @@ struct ExpiresAfter
 struct ContainerPolicy
 {
     QString name = QStringLiteral("sandbox"); // 1..64 characters of [A-Za-z0-9._-], not "." or ".."
-    qint64 memoryLimitBytes = 1 * GiB;        // a tier (1, 4, 16, 64 GiB) or a byte count in [64 MiB, 64 GiB]
+    qint64 memoryLimitBytes =
+        Defaults::MemoryLimitBytes; // a tier (1, 4, 16, 64 GiB) or a byte count in [64 MiB, 64 GiB]
     ExpiresAfter expiresAfter;
     NetworkPolicy network;
     Limits limits;

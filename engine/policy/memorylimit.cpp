@@ -1,15 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "policy/memorylimit.h"
 
+#include "policy/core/memorylimit.h"
 #include "policy/jsonfields.h"
 
 namespace Cordon::Policy {
-
-namespace {
-
-constexpr int TierGiB[] = {1, 4, 16, 64};
-
-} // namespace
 
 QString memoryLimitRule()
 {
@@ -20,7 +15,7 @@ QString memoryLimitRule()
 
 bool isMemoryTier(qint64 bytes)
 {
-    for (int tier : TierGiB) {
+    for (int tier : Core::MemoryTiersGiB) {
         if (bytes == tier * GiB)
             return true;
     }
@@ -29,28 +24,15 @@ bool isMemoryTier(qint64 bytes)
 
 Result<qint64> parseMemoryLimit(const QString &text)
 {
-    for (int tier : TierGiB) {
-        const QString name = QString::number(tier);
-        if (text.size() == name.size() + 1 && text.startsWith(name) &&
-            (text.back() == u'g' || text.back() == u'G'))
-            return tier * GiB;
-    }
-    // At most 11 digits (64 GiB has 11), checked as ASCII: QChar::isDigit() would let "１２" through.
-    bool digitsOnly = !text.isEmpty() && text.size() <= 11;
-    for (QChar c : text)
-        digitsOnly = digitsOnly && c.unicode() >= u'0' && c.unicode() <= u'9';
-    if (digitsOnly) {
-        const qint64 bytes = text.toLongLong();
-        if (bytes >= MinMemoryLimitBytes && bytes <= MaxMemoryLimitBytes)
-            return bytes;
-    }
+    if (const auto bytes = Core::parseMemoryLimit(text.toStdString()))
+        return *bytes;
     return fail(QStringLiteral("policy.invalid_memory_limit"),
                 memoryLimitRule() + QStringLiteral(", got ") + Json::quoted(text));
 }
 
 QString formatMemoryLimit(qint64 bytes)
 {
-    for (int tier : TierGiB) {
+    for (int tier : Core::MemoryTiersGiB) {
         if (bytes == tier * GiB)
             return QString::number(tier) + u'g';
     }

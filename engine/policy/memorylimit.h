@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
-// Memory limits: four named tiers, like a hosted code interpreter's, or an explicit byte count for tests.
+// Memory limits: four named tiers, like a hosted code interpreter's, or an explicit byte count for tests. The
+// rules are policy/core/memorylimit.h's; this words their errors.
 #pragma once
 
 #include "core/result.h"
+#include "policy/core/memorylimit.h"
 
 #include <QString>
 
 namespace Cordon::Policy {
 
-constexpr qint64 MiB = 1024LL * 1024;
-constexpr qint64 GiB = 1024LL * 1024 * 1024;
-// Below 64 MiB an interpreter hardly starts; the top tier is the largest we let one container claim.
-constexpr qint64 MinMemoryLimitBytes = 64 * MiB;
-constexpr qint64 MaxMemoryLimitBytes = 64 * GiB;
+// As qint64 (long long, where std::int64_t is long), the type Qt's containers and QTest data expect.
+constexpr qint64 MiB = Core::MiB;
+constexpr qint64 GiB = Core::GiB;
+constexpr qint64 MinMemoryLimitBytes = Core::MinMemoryLimitBytes;
+constexpr qint64 MaxMemoryLimitBytes = Core::MaxMemoryLimitBytes;
 
 // "1g", "4g", "16g", "64g" (the g in either case), or a decimal byte count in
 // [MinMemoryLimitBytes, MaxMemoryLimitBytes]. No signs, spaces, units or fractions: anything else is

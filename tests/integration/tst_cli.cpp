@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The `cordon` command as a user runs it: a real process, real sandboxes, exit statuses and messages.
+#include "cliprocess.h"
 #include "sandboxtest.h"
 
 #include <QJsonArray>
@@ -14,26 +15,9 @@ using namespace CordonTest;
 
 namespace {
 
-struct CliResult
-{
-    int status = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
 CliResult cordon(const QStringList &arguments, const QByteArray &input = {})
 {
-    QProcess process;
-    process.setProgram(QCoreApplication::applicationDirPath() + QStringLiteral("/cordon"));
-    process.setArguments(arguments);
-    process.start();
-    if (!input.isEmpty())
-        process.write(input);
-    process.closeWriteChannel();
-    if (!process.waitForFinished(120000))
-        return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            process.readAllStandardOutput(), process.readAllStandardError()};
+    return runProgram(builtProgram(QStringLiteral("cordon")), arguments, input);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // The daemon-backed `cordon` commands as a user runs them: a real cordond (on a private socket, its idle
 // clock 600 times faster), the real CLI as a separate process, real containers; exit statuses, stdout and
 // the messages on stderr.
+#include "cliprocess.h"
 #include "sandboxtest.h"
 
 #include <QCryptographicHash>
@@ -23,20 +24,6 @@ using namespace CordonTest;
 
 namespace {
 
-struct CliResult
-{
-    int status = -1;
-    QByteArray out;
-    QByteArray err;
-
-    QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
-    // For QVERIFY2: everything the command said.
-    QByteArray describe() const
-    {
-        return "status " + QByteArray::number(status) + "\nstdout: " + out + "\nstderr: " + err;
-    }
-};
-
 QString cordonPath()
 {
     return QCoreApplication::applicationDirPath() + QStringLiteral("/cordon");
@@ -46,28 +33,6 @@ QString cordonPath()
 QString fullCliPath()
 {
     return QCoreApplication::applicationDirPath() + QStringLiteral("/cordon-cli");
-}
-
-CliResult runProgram(const QString &program, const QStringList &arguments, const QByteArray &input = {},
-                     const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
-{
-    QProcess process;
-    process.setProgram(program);
-    process.setArguments(arguments);
-    process.setProcessEnvironment(environment);
-    process.start();
-    if (!process.waitForStarted(10000))
-        return {};
-    if (!input.isEmpty())
-        process.write(input);
-    process.closeWriteChannel();
-    if (!process.waitForFinished(120000)) {
-        process.kill();
-        process.waitForFinished(5000);
-        return {-1, process.readAllStandardOutput(), process.readAllStandardError() + "\n(timed out)"};
-    }
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            process.readAllStandardOutput(), process.readAllStandardError()};
 }
 
 CliResult cordon(const QStringList &arguments, const QByteArray &input = {},
@@ -420,14 +385,33 @@ private Q_SLOTS:
         QVERIFY2(exe.endsWith("/cordon"), exe);
     }
 
-    void launcherRunsOneShotsWithoutQtNetwork()
+    void launcherRunsPlainOneShotsItself()
     {
-        // `cordon run` goes to cordon-run: QtCore is mapped while the run goes on, QtNetwork and the daemon's
-        // libraries are not.
+        // A plain `cordon run -- CMD` is the launcher's own (engine/containers/oneshot): no Qt library is
+        // mapped while the run goes on, and no other program runs it.
         QProcess process;
         process.setProgram(cordonPath());
         process.setArguments(args({"run", "--", "/bin/sh", "-c", "echo started; sleep 2"}));
         process.start();
+        QVERIFY(process.waitForStarted(5000) && process.waitForReadyRead(10000));
+        QCOMPARE(process.readAllStandardOutput(), QByteArray("started\n"));
+        const auto [exe, maps] = imageOf(process);
+        QVERIFY(process.waitForFinished(20000));
+        QCOMPARE(process.exitCode(), 0);
+        QVERIFY2(exe.endsWith("/cordon"), exe);
+        QVERIFY2(maps.contains("/cordon\n"), maps);
+        QVERIFY2(!maps.contains(".so"), maps);
+    }
+
+    void launcherRunsOneShotsWithoutQtNetwork()
+    {
+        // Any other `cordon run` goes to cordon-run: QtCore is mapped while the run goes on, QtNetwork and
+        // the daemon's libraries are not.
+        QProcess process;
+        process.setProgram(cordonPath());
+        process.setArguments(args({"run", "--stdin", "--", "/bin/sh", "-c", "echo started; sleep 2"}));
+        process.start();
+        process.closeWriteChannel();
         QVERIFY(process.waitForStarted(5000) && process.waitForReadyRead(10000));
         QCOMPARE(process.readAllStandardOutput(), QByteArray("started\n"));
         const auto [exe, maps] = imageOf(process);
@@ -441,13 +425,14 @@ private Q_SLOTS:
 
     void launcherRunsOneShotsWithTheQtCliWhenCordonRunIsMissing()
     {
-        // Installed without cordon-run, `cordon run` still works: cordon-cli has the same command.
+        // Installed without cordon-run, a `cordon run` with options still works: cordon-cli has the same
+        // command.
         QTemporaryDir dir(QDir::tempPath() + QStringLiteral("/cdrun-XXXXXX"));
         const QString launcher = dir.filePath(QStringLiteral("cordon"));
         QVERIFY(QFile::copy(cordonPath(), launcher));
         QFile::setPermissions(launcher, QFileDevice::ReadOwner | QFileDevice::ExeOwner);
         QVERIFY(QFile::link(fullCliPath(), dir.filePath(QStringLiteral("cordon-cli"))));
-        const CliResult result = runProgram(launcher, args({"run", "--", "/bin/echo", "hello"}));
+        const CliResult result = runProgram(launcher, args({"run", "--stdin", "--", "/bin/echo", "hello"}));
         QCOMPARE(result.status, 0);
         QCOMPARE(result.out, QByteArray("hello\n"));
         QVERIFY2(result.err.contains("cordon: ok (exit 0)"), result.describe());
@@ -482,8 +467,8 @@ private Q_SLOTS:
             << args({"exec", "--language", "ruby", "--code", "1", "CTR"}) << QByteArray("unknown --language");
         QTest::newRow("empty id") << args({"exec", "", "true"}) << QByteArray("an empty container id");
         QTest::newRow("another command") << args({"ls"}) << QByteArray("main");
-        QTest::newRow("one-shot run")
-            << args({"run", "--", "/bin/echo", "one-shot"}) << QByteArray("one-shot");
+        QTest::newRow("one-shot run with options")
+            << args({"run", "--stdin", "--", "/bin/echo", "one-shot"}) << QByteArray("one-shot");
     }
 
     // Each of these is left to the full CLI: through `cordon` it works as before, and the lone launcher
@@ -498,10 +483,10 @@ private Q_SLOTS:
         const CliResult lone = runProgram(loneLauncher(), arguments, "piped");
         QCOMPARE(lone.status, 125);
         QVERIFY2(lone.out.isEmpty(), lone.describe());
-        const QByteArray missing =
-            "cordon: error: `cordon-cli`, which runs every command except a plain `cordon exec`, "
-            "is not at `" +
-            m_loneDir.filePath(QStringLiteral("cordon-cli")).toUtf8();
+        const QByteArray missing = "cordon: error: `cordon-cli`, which runs every command except a plain "
+                                   "`cordon exec` or `cordon run`, "
+                                   "is not at `" +
+                                   m_loneDir.filePath(QStringLiteral("cordon-cli")).toUtf8();
         QVERIFY2(lone.err.startsWith(missing), lone.describe());
         QVERIFY2(lone.err.contains("cordon: hint: Install cordon and cordon-cli together"), lone.describe());
     }

@@ -169,6 +169,48 @@ std::string summarizeRun(const Json &run, const Json &container)
     return text;
 }
 
+std::string_view classifyEndedRun(bool timedOut, std::int64_t oomKills, int signal, int exitCode)
+{
+    if (timedOut)
+        return "timeout";
+    if (oomKills > 0)
+        return "oom";
+    if (signal > 0 || exitCode < 0)
+        return "killed";
+    return exitCode != 0 ? "nonzero_exit" : "ok";
+}
+
+std::string summarizeOneShot(const OneShotSummary &run)
+{
+    const bool setupFailed = run.className == "setup_failed";
+    const std::string status = setupFailed      ? run.message
+                               : run.signal > 0 ? "signal " + std::to_string(run.signal)
+                                                : "exit " + std::to_string(run.exitCode);
+    std::string text = "cordon: " + std::string(run.className) + " (" + status + "): ";
+    text.append(describeErrorClass(run.className));
+    text += '\n';
+    if (!setupFailed) {
+        text += "cordon: wall " + std::to_string(run.wallMs) + " ms, cpu " + std::to_string(run.cpuMs) +
+                " ms, peak memory " + formatBytes(run.peakMemoryBytes) + " of " +
+                formatBytes(run.memoryLimitBytes) + (run.degraded ? " (not enforced: degraded mode)" : "") +
+                "\n";
+    }
+    if (run.stdoutTruncated)
+        text += "cordon: stdout was cut at " + formatBytes(run.stdoutKept) + " (the run wrote " +
+                formatBytes(run.stdoutBytes) + ")\n";
+    if (run.stderrTruncated)
+        text += "cordon: stderr was cut at " + formatBytes(run.stderrKept) + " (the run wrote " +
+                formatBytes(run.stderrBytes) + ")\n";
+    for (const OneShotArtifact &artifact : run.artifacts)
+        text += "cordon: artifact " + artifact.path + " (" + formatBytes(artifact.size) + ", sha256 " +
+                artifact.sha256 + ")\n";
+    for (const OneShotRefusal &refused : run.refused)
+        text += "cordon: refused artifact " + refused.path + ": " + refused.reason + "\n";
+    if (!setupFailed && !run.message.empty())
+        text += "cordon: note: " + run.message + "\n";
+    return text;
+}
+
 std::string formatBytes(std::int64_t bytes)
 {
     if (bytes < 1024)

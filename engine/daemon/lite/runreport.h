@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace Cordon::Lite {
 
@@ -26,6 +27,47 @@ bool isErrorClass(std::string_view className);
 // The process status a CLI mirrors: the exit code, 128+signal, 137 for an OOM or timeout kill without one,
 // 125 when the program did not run.
 int shellStatus(std::string_view className, int exitCode, int signal);
+
+// The class of a run that ended (it exited, was killed, or its stdout and stderr closed), by the rules every
+// run follows: a timeout, then an OOM kill in its container during the run, then a signal (or no exit code),
+// then a non-zero exit code. A run whose setup failed, or that its container's end abandoned, keeps the class
+// it was given then.
+std::string_view classifyEndedRun(bool timedOut, std::int64_t oomKills, int signal, int exitCode);
+
+// What `cordon run` prints on stderr after a one-shot run (class, status, times, memory, cuts, artifacts,
+// refused artifacts, note).
+struct OneShotArtifact
+{
+    std::string path;
+    std::int64_t size = 0;
+    std::string sha256;
+};
+struct OneShotRefusal
+{
+    std::string path;
+    std::string reason;
+};
+struct OneShotSummary
+{
+    std::string_view className = "setup_failed";
+    int exitCode = -1;
+    int signal = 0;
+    std::int64_t wallMs = 0;
+    std::int64_t cpuMs = 0;
+    std::int64_t peakMemoryBytes = 0;
+    std::int64_t memoryLimitBytes = 0;
+    bool degraded = false;
+    bool stdoutTruncated = false;
+    bool stderrTruncated = false;
+    std::int64_t stdoutKept = 0; // bytes captured, at most the cap
+    std::int64_t stderrKept = 0;
+    std::int64_t stdoutBytes = 0; // bytes the run wrote
+    std::int64_t stderrBytes = 0;
+    std::vector<OneShotArtifact> artifacts;
+    std::vector<OneShotRefusal> refused;
+    std::string message; // for setup_failed the status; otherwise a note
+};
+std::string summarizeOneShot(const OneShotSummary &run);
 
 // The exit status `cordon exec` and `cordon logs` mirror for the daemon's `run` object: shellStatus(), or 125
 // when the outcome is unknown (interrupted, or a class this client does not know).

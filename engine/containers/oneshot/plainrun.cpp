@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: MIT
+#include "containers/oneshot/plainrun.h"
+
+#include "cgroup/core/cgroupbackend.h"
+#include "containers/core/cappedoutput.h"
+#include "containers/core/workspace.h"
+#include "daemon/lite/runreport.h"
+#include "isolation/core/initlaunch.h"
+#include "isolation/core/mountplan.h"
+#include "isolation/seccompfilters.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <future>
+#include <memory>
+#include <optional>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace Cordon::Containers::OneShot {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Layout = Core::Workspace::Layout;
+
+constexpr std::int64_t MiB = 1024 * 1024;
+constexpr int SetupTimeoutMs = 15000; // as Isolation::Sandbox
+constexpr int OutputGraceMs = 150;    // as ContainerRun: processes left may hold the pipes open after the run
+constexpr int KillBackstopMs = 3000;  // a killed run whose exit report does not come is ended regardless
+constexpr std::uint64_t RunWireId = 1;
+
+std::int64_t millisSince(Clock::time_point start)
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
+// One output pipe of the run, read without blocking and kept under the cap.
+class Stream
+{
+public:
+    Stream(int number, std::int64_t cap) : m_number(number), m_output(cap) {}
+    ~Stream() { close(); }
+    Stream(const Stream &) = delete;
+    Stream &operator=(const Stream &) = delete;
+
+    void adopt(int fd)
+    {
+        m_fd = fd;
+        ::fcntl(m_fd, F_SETFL, ::fcntl(m_fd, F_GETFL) | O_NONBLOCK);
+    }
+    int fd() const { return m_fd; }
+    bool atEnd() const { return m_fd < 0; }
+    const Core::CappedOutput &output() const { return m_output; }
+
+    // Reads what is there now; closes the pipe at end of file.
+    void readAvailable(const OutputSink &onOutput)
+    {
+        if (m_fd >= 0 && !Core::readAvailable(m_fd, m_output, [&](std::string_view kept) {
+                if (onOutput)
+                    onOutput(m_number, kept);
+            }))
+            close();
+    }
+    void close()
+    {
+        if (m_fd >= 0)
+            ::close(std::exchange(m_fd, -1));
+    }
+
+private:
+    int m_number;
+    int m_fd = -1;
+    Core::CappedOutput m_output;
+};
+
+class PlainRun
+{
+public:
+    PlainRun(const PlainRunRequest &request, const OutputSink &onOutput)
+        : m_request(request), m_onOutput(onOutput), m_stdout(1, Policy::Defaults::OutputMb * MiB),
+          m_stderr(2, Policy::Defaults::OutputMb * MiB)
+    {}
+    ~PlainRun() { tearDown(); }
+    PlainRun(const PlainRun &) = delete;
+    PlainRun &operator=(const PlainRun &) = delete;
+
+    PlainRunOutcome run();
+
+private:
+    Plain::Result<> start();
+    Plain::Result<> launchAndSendSetup(const Isolation::IdMapping &ids);
+    Plain::Result<> sendSpawn();
+    void superviseUntilFinished();
+    void readControlMessages();
+    void killRun();
+    void finishOutcome();
+    void tearDown();
+    std::optional<Cgroup::Core::MemoryStats> memoryStats() const;
+
+    const PlainRunRequest &m_request;
+    const OutputSink &m_onOutput;
+    PlainRunOutcome m_outcome;
+    Clock::time_point m_started = Clock::now();
+    std::unique_ptr<Cgroup::Core::CgroupBackend> m_cgroup;
+    bool m_cgroupCreated = false;
+    std::string m_id;
+    std::optional<Core::Workspace> m_workspace;
+    Isolation::InitProcess m_init;
+    int m_proxyListener = -1;
+    Stream m_stdout;
+    Stream m_stderr;
+    // The group is new (its name random), so every OOM kill it counts happened in this run; the engine's
+    // long-lived containers subtract the count at a run's start instead.
+    static constexpr std::int64_t m_oomKillsBefore = 0;
+    // The run's life, as ContainerRun tracks it.
+    bool m_exited = false;
+    bool m_timedOut = false;
+    bool m_cancelled = false;
+    bool m_initDied = false;
+    bool m_abandoned = false; // cordon-init died before the run's exit was reported
+    bool m_spawnFailed = false;
+    std::optional<Clock::time_point> m_finishBy; // the grace (after the exit) or backstop (after a kill)
+    Clock::time_point m_timeoutAt;
+};
+
+PlainRunOutcome PlainRun::run()
+{
+    m_outcome.memoryLimitBytes = m_request.memoryLimitBytes;
+    if (auto started = start(); !started) {
+        tearDown();
+        m_outcome.className = "setup_failed";
+        m_outcome.message = started.error().message;
+        m_outcome.setupStage = started.error().code;
+        m_outcome.setupErrno = started.error().sysErrno;
+        m_outcome.wallMs = millisSince(m_started);
+        return m_outcome;
+    }
+    superviseUntilFinished();
+    finishOutcome();
+    tearDown();
+    m_outcome.wallMs = millisSince(m_started);
+    return m_outcome;
+}
+
+Plain::Result<> PlainRun::start()
+{
+    if (m_request.command.empty())
+        return Plain::fail("run.no_command", "no command to run");
+    auto backend = Cgroup::Core::detectBackend();
+    if (backend) {
+        m_cgroup = std::move(*backend);
+        CORDON_PLAIN_TRY(m_cgroup->prepareSelf());
+    } else if (m_request.allowDegraded) {
+        m_outcome.degraded = true;
+    } else {
+        return Plain::fail(backend.error().wrap("memory and pids limits cannot be enforced on this host"));
+    }
+    m_id = Core::newContainerId();
+    CORDON_PLAIN_TRY(launchAndSendSetup(Isolation::idMappingFor(::geteuid(), ::getegid())));
+    // The spawn request is queued right behind the setup request: cordon-init starts the run as soon as the
+    // container is set up.
+    CORDON_PLAIN_TRY(sendSpawn());
+    auto reply = Isolation::awaitSetupReply(m_init, SetupTimeoutMs, m_proxyListener);
+    if (!reply)
+        return Plain::fail(reply.error());
+    if (reply->stage != Isolation::Stage::None)
+        return Plain::fail(Isolation::setupFailure(*reply));
+    ::fcntl(m_init.control, F_SETFL, ::fcntl(m_init.control, F_GETFL) | O_NONBLOCK);
+    return {};
+}
+
+// As Container::launchAndSendSetup(): cordon-init is cloned first, and while it is exec-ed the cgroup is made
+// and joined here, and the workspace and the mount plan on a thread of their own.
+Plain::Result<> PlainRun::launchAndSendSetup(const Isolation::IdMapping &ids)
+{
+    std::future<Plain::Result<std::pair<Core::Workspace, Isolation::SetupRequest>>> planMade =
+        std::async(std::launch::async,
+                   [id = m_id, ids]() -> Plain::Result<std::pair<Core::Workspace, Isolation::SetupRequest>> {
+                       auto workspace =
+                           Core::Workspace::create(id, ids.hostUid, ids.hostGid, Layout::CommandsOnly);
+                       if (!workspace)
+                           return Plain::fail(workspace.error());
+                       const Core::WorkspacePaths paths = workspace->paths(Layout::CommandsOnly);
+                       Isolation::MountPlanInput input;
+                       input.workspace = {paths.work, paths.inputs, paths.outputs, {}};
+                       input.insideUid = ids.insideUid;
+                       input.insideGid = ids.insideGid;
+                       input.tmpMb = Policy::Defaults::TmpMb;
+                       auto setup = Isolation::buildMountPlan(input);
+                       if (!setup)
+                           return Plain::fail(setup.error());
+                       return std::pair(std::move(*workspace), std::move(*setup));
+                   });
+    const Plain::Result<> launched = [&]() -> Plain::Result<> {
+        auto init = Isolation::launchInit(Isolation::locateInit(), ids);
+        if (!init)
+            return Plain::fail(init.error());
+        m_init = *init;
+        if (m_cgroup) {
+            CORDON_PLAIN_TRY(m_cgroup->create(m_id, {m_request.memoryLimitBytes, Policy::Defaults::Pids}));
+            m_cgroupCreated = true;
+            CORDON_PLAIN_TRY(m_cgroup->addProcess(m_id, m_init.pid));
+        }
+        return {};
+    }();
+    auto plan = planMade.get(); // joined on every path
+    if (plan)
+        m_workspace = std::move(plan->first);
+    CORDON_PLAIN_TRY(launched);
+    if (!plan)
+        return Plain::fail(plan.error());
+    Isolation::SetupRequest &setup = plan->second;
+    // A test knob: the mount route of kernels before 5.12, which this kernel would otherwise never take.
+    const char *classic = std::getenv("CORDON_CLASSIC_MOUNTS");
+    setup.classicMountCalls = classic != nullptr && std::string_view(classic) == "1";
+    if (const int error = Isolation::sendMessage(m_init.control, Isolation::encode(setup)); error != 0)
+        return Plain::failErrno("sandbox.setup_failed", "send setup request", error);
+    return {};
+}
+
+// As Container::exec() and ContainerRun::start() for a command with no stdin.
+Plain::Result<> PlainRun::sendSpawn()
+{
+    Isolation::SpawnRequest spawn;
+    spawn.runId = RunWireId;
+    spawn.argv = m_request.command;
+    spawn.env = Isolation::runEnvironment(false, {});
+    spawn.cwd = Isolation::InsideWorkDir;
+    const auto fileSize = static_cast<std::uint64_t>(Policy::Defaults::WorkspaceMb) * MiB;
+    spawn.rlimits = {{RLIMIT_CORE, 0, 0}, {RLIMIT_NOFILE, 4096, 4096}, {RLIMIT_FSIZE, fileSize, fileSize}};
+    spawn.seccompBpf = Isolation::prebuiltSeccompFilter(false);
+
+    const int stdinFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (stdinFd < 0)
+        return Plain::failErrno("run.stdin", "open /dev/null", errno);
+    int out[2] = {-1, -1};
+    int err[2] = {-1, -1};
+    if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+        const int error = errno;
+        for (int fd : {stdinFd, out[0], out[1]})
+            if (fd >= 0)
+                ::close(fd);
+        return Plain::failErrno("run.pipe", "pipe2", error);
+    }
+    m_stdout.adopt(out[0]);
+    m_stderr.adopt(err[0]);
+    const int fds[3] = {stdinFd, out[1], err[1]};
+    const int error = Isolation::sendMessage(m_init.control, Isolation::encode(spawn), fds, 3);
+    for (int fd : fds)
+        ::close(fd);
+    if (error != 0)
+        return Plain::failErrno("sandbox.protocol", "send spawn request", error);
+    m_timeoutAt = Clock::now() + std::chrono::seconds(m_request.runTimeoutS);
+    return {};
+}
+
+void PlainRun::superviseUntilFinished()
+{
+    for (;;) {
+        if (m_exited && m_stdout.atEnd() && m_stderr.atEnd())
+            return;
+        const Clock::time_point now = Clock::now();
+        if (m_finishBy && now >= *m_finishBy)
+            return;
+        if (!m_exited && !m_timedOut && !m_cancelled && now >= m_timeoutAt) {
+            m_timedOut = true;
+            killRun();
+        }
+        Clock::time_point wakeAt = m_finishBy.value_or(Clock::time_point::max());
+        if (!m_exited && !m_timedOut)
+            wakeAt = std::min(wakeAt, m_timeoutAt);
+        const auto waitMs = std::chrono::ceil<std::chrono::milliseconds>(wakeAt - now).count();
+        const int timeoutMs = wakeAt == Clock::time_point::max()
+                                  ? -1
+                                  : static_cast<int>(std::clamp<std::int64_t>(waitMs, 0, 60000));
+
+        pollfd entries[4] = {{m_initDied ? -1 : m_init.control, POLLIN, 0},
+                             {m_stdout.fd(), POLLIN, 0},
+                             {m_stderr.fd(), POLLIN, 0},
+                             {m_cancelled ? -1 : m_request.interruptFd, POLLIN, 0}};
+        if (::poll(entries, 4, timeoutMs) < 0 && errno != EINTR)
+            return;
+        if (entries[3].revents != 0 && !m_exited) {
+            m_cancelled = true;
+            killRun();
+        }
+        if (entries[1].revents != 0)
+            m_stdout.readAvailable(m_onOutput);
+        if (entries[2].revents != 0)
+            m_stderr.readAvailable(m_onOutput);
+        if (entries[0].revents != 0)
+            readControlMessages();
+    }
+}
+
+// As ContainerRun::cancel() and its timeout: SIGKILL to the run's whole session, and a backstop in case the
+// exit report does not come.
+void PlainRun::killRun()
+{
+    Isolation::KillRequest kill;
+    kill.runId = RunWireId;
+    kill.signal = SIGKILL;
+    (void)Isolation::sendMessage(m_init.control, Isolation::encode(kill));
+    m_finishBy = Clock::now() + std::chrono::milliseconds(KillBackstopMs);
+}
+
+void PlainRun::readControlMessages()
+{
+    for (;;) {
+        std::vector<std::uint8_t> message;
+        std::vector<int> fds;
+        const long received = Isolation::receiveMessage(m_init.control, message, fds);
+        for (int fd : fds)
+            ::close(fd);
+        if (received == -EAGAIN)
+            return;
+        if (received <= 0) {
+            // cordon-init is gone under the run (its PID 1 died, e.g. by the OOM killer): finish with what is
+            // known, as ContainerRun::abandon() does.
+            m_initDied = true;
+            if (!m_exited) {
+                m_abandoned = true;
+                const auto stats = memoryStats();
+                m_outcome.className = stats && stats->oomKills > m_oomKillsBefore ? "oom" : "killed";
+                m_outcome.signal = SIGKILL;
+                m_outcome.message = "the container's PID 1 died";
+                m_exited = true;
+            }
+            m_finishBy = Clock::now();
+            return;
+        }
+        const auto type = Isolation::peekType(message.data(), message.size());
+        if (type == Isolation::MessageType::SpawnReply) {
+            Isolation::SpawnReply reply;
+            if (!Isolation::decode(message.data(), message.size(), reply) || reply.runId != RunWireId ||
+                reply.stage == Isolation::Stage::None)
+                continue;
+            const auto failure =
+                Plain::failErrno("run.setup_failed",
+                                 std::string("run setup failed at ") + Isolation::stageName(reply.stage),
+                                 reply.error)
+                    .value();
+            m_spawnFailed = true;
+            m_outcome.className = "setup_failed";
+            m_outcome.message = failure.message;
+            m_outcome.setupStage = failure.code;
+            m_outcome.setupErrno = failure.sysErrno;
+            m_exited = true;
+            m_finishBy = Clock::now();
+        } else if (type == Isolation::MessageType::ExitReport) {
+            Isolation::ExitReport report;
+            if (!Isolation::decode(message.data(), message.size(), report) || report.runId != RunWireId ||
+                m_exited)
+                continue;
+            if (WIFEXITED(report.waitStatus))
+                m_outcome.exitCode = WEXITSTATUS(report.waitStatus);
+            else if (WIFSIGNALED(report.waitStatus))
+                m_outcome.signal = WTERMSIG(report.waitStatus);
+            m_outcome.cpuMs = static_cast<std::int64_t>((report.userMicros + report.systemMicros) / 1000);
+            m_outcome.peakMemoryBytes = static_cast<std::int64_t>(report.maxRssKiB) * 1024;
+            m_exited = true;
+            m_finishBy = Clock::now() + std::chrono::milliseconds(OutputGraceMs);
+        }
+    }
+}
+
+// As ContainerRun::finish() and OneShotRun::finish(): what is left in the pipes, the cgroup's counters, and
+// the class by the rules every run follows.
+void PlainRun::finishOutcome()
+{
+    m_stdout.readAvailable(m_onOutput);
+    m_stderr.readAvailable(m_onOutput);
+    m_stdout.close();
+    m_stderr.close();
+    const auto stats = memoryStats();
+    if (stats) {
+        m_outcome.oomKills = stats->oomKills - m_oomKillsBefore;
+        m_outcome.peakMemoryBytes = std::max(m_outcome.peakMemoryBytes, stats->peak);
+    }
+    m_outcome.stdoutKept = std::ssize(m_stdout.output().data());
+    m_outcome.stderrKept = std::ssize(m_stderr.output().data());
+    m_outcome.stdoutBytes = m_stdout.output().totalBytes();
+    m_outcome.stderrBytes = m_stderr.output().totalBytes();
+    m_outcome.stdoutTruncated = m_stdout.output().truncated();
+    m_outcome.stderrTruncated = m_stderr.output().truncated();
+    // A run abandoned by its container keeps the class it was given then, unless it timed out or an OOM kill
+    // explains it.
+    if (!m_spawnFailed && (!m_abandoned || m_timedOut || m_outcome.oomKills > 0))
+        m_outcome.className =
+            Lite::classifyEndedRun(m_timedOut, m_outcome.oomKills, m_outcome.signal, m_outcome.exitCode);
+    if (m_cancelled && !m_spawnFailed && m_outcome.message.empty())
+        m_outcome.message = "cancelled";
+}
+
+// As OneShotRun::finish() without an output directory: cordon-init is killed first, so that the kernel tears
+// the container down on one core while the workspace is removed on the other; then cordon-init is reaped
+// and the cgroup removed, and whatever a dying process still wrote in between is removed last.
+void PlainRun::tearDown()
+{
+    std::future<Plain::Result<>> removal;
+    if (m_init.pid > 0)
+        ::kill(m_init.pid, SIGKILL);
+    if (m_workspace)
+        removal = std::async(std::launch::async, [workspace = *m_workspace] { return workspace.remove(); });
+    Isolation::killAndReap(m_init);
+    if (m_proxyListener >= 0)
+        ::close(std::exchange(m_proxyListener, -1));
+    if (m_cgroup && m_cgroupCreated) {
+        (void)m_cgroup->destroy(m_id);
+        m_cgroupCreated = false;
+    }
+    if (removal.valid())
+        removal.wait();
+    if (m_workspace) {
+        (void)m_workspace->remove();
+        m_workspace.reset();
+    }
+}
+
+std::optional<Cgroup::Core::MemoryStats> PlainRun::memoryStats() const
+{
+    if (!m_cgroup || !m_cgroupCreated)
+        return std::nullopt;
+    auto stats = m_cgroup->memoryStats(m_id);
+    return stats ? std::optional(*stats) : std::nullopt;
+}
+
+} // namespace
+
+int timeoutSeconds(std::int64_t millis)
+{
+    return static_cast<int>(std::max<std::int64_t>(1, (millis + 999) / 1000));
+}
+
+PlainRunOutcome runPlain(const PlainRunRequest &request, const OutputSink &onOutput)
+{
+    PlainRun run(request, onOutput);
+    return run.run();
+}
+
+} // namespace Cordon::Containers::OneShot
