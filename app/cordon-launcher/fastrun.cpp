@@ -9,6 +9,7 @@
 #include "policy/core/memorylimit.h"
 
 #include <cerrno>
+#include <clocale>
 #include <csignal>
 #include <unistd.h>
 
@@ -53,7 +54,7 @@ parseRunArguments(const std::vector<std::string> &arguments)
             request.runTimeoutS = Containers::OneShot::timeoutSeconds(*millis);
             continue;
         }
-        // Every other option, and "-" (which QCommandLineParser does not take as a command), is cordon-run's.
+        // Every other option is cordon-run's; so is "-", a command name rare enough to leave to it.
         if (argument.starts_with('-'))
             return std::nullopt;
         break; // the command: with cordon-run's ParseAsPositionalArguments, everything from here on is its
@@ -61,9 +62,13 @@ parseRunArguments(const std::vector<std::string> &arguments)
     request.command.assign(arguments.begin() + static_cast<std::ptrdiff_t>(index), arguments.end());
     if (request.command.empty())
         return std::nullopt; // cordon-run words the usage error
-    // cordon-run decodes arguments as UTF-8 with replacement characters; such arguments are left to it.
     for (const std::string &argument : arguments) {
+        // cordon-run decodes arguments as UTF-8 with replacement characters; such arguments are left to it.
         if (!Lite::isValidUtf8(argument))
+            return std::nullopt;
+        // QCoreApplication takes -qmljsdebugger (with one or two dashes) out of any argv, even after `--`:
+        // such a command means something else to cordon-run, which is what it has always meant.
+        if (argument.starts_with("-qmljsdebugger") || argument.starts_with("--qmljsdebugger"))
             return std::nullopt;
     }
     return request;
@@ -74,6 +79,8 @@ int runOneShot(const Containers::OneShot::PlainRunRequest &request)
     // Output piped into `head` must end in a write error we ignore, not kill us before the container is
     // removed (as cordon-run, which ignores SIGPIPE too).
     ::signal(SIGPIPE, SIG_IGN);
+    // Error texts from the C library in the user's language, as QCoreApplication sets it up for cordon-run.
+    std::setlocale(LC_ALL, "");
     // Ctrl-C (or SIGTERM, SIGHUP) cancels the run and still removes the container, instead of leaving its
     // workspace and cgroup behind.
     Containers::OneShot::PlainRunRequest cancellable = request;

@@ -133,6 +133,33 @@ private Q_SLOTS:
         QVERIFY2(missing.err.contains("cordon: setup_failed (run setup failed at exec"), missing.err);
     }
 
+    void setupFailureIsNamed()
+    {
+        // A cordon-init that takes both requests and exits without setting anything up: the run ends with
+        // that named, as on cordon-run, and the status says it never ran.
+        QTemporaryDir dir;
+        const QString init = dir.filePath(QStringLiteral("cordon-init"));
+        QFile script(init);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write("#!/bin/sh\nsleep 0.2\nexit 3\n");
+        script.close();
+        QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("CORDON_INIT"), init);
+        const QStringList arguments{QStringLiteral("run"), QStringLiteral("--"), QStringLiteral("true")};
+        const CliResult plain =
+            runProgram(builtProgram(QStringLiteral("cordon")), arguments, {}, environment);
+        const CliResult qt =
+            runProgram(builtProgram(QStringLiteral("cordon-run")), arguments, {}, environment);
+        QCOMPARE(plain.status, 125);
+        QVERIFY2(
+            plain.err.startsWith("cordon: setup_failed (cordon-init exited before finishing setup (exit code "
+                                 "3)): "),
+            plain.err);
+        QCOMPARE(qt.status, plain.status);
+        QCOMPARE(qt.err, plain.err);
+    }
+
     // The attacks of tst_isolation that a shell inside can make, through the plain path: each must fail.
     void containsAttacks_data()
     {

@@ -166,12 +166,15 @@ Plain::Result<> PlainRun::start()
     CORDON_PLAIN_TRY(launchAndSendSetup(Isolation::idMappingFor(::geteuid(), ::getegid())));
     // The spawn request is queued right behind the setup request: cordon-init starts the run as soon as the
     // container is set up.
-    CORDON_PLAIN_TRY(sendSpawn());
+    const Plain::Result<> spawnSent = sendSpawn();
+    // The setup reply comes first even when the spawn request could not be sent: a cordon-init that failed
+    // its setup and exited refuses the request, and its reply says why.
     auto reply = Isolation::awaitSetupReply(m_init, SetupTimeoutMs, m_proxyListener);
     if (!reply)
         return Plain::fail(reply.error());
     if (reply->stage != Isolation::Stage::None)
         return Plain::fail(Isolation::setupFailure(*reply));
+    CORDON_PLAIN_TRY(spawnSent);
     ::fcntl(m_init.control, F_SETFL, ::fcntl(m_init.control, F_GETFL) | O_NONBLOCK);
     return {};
 }
@@ -269,34 +272,44 @@ void PlainRun::superviseUntilFinished()
         const Clock::time_point now = Clock::now();
         if (m_finishBy && now >= *m_finishBy)
             return;
-        if (!m_exited && !m_timedOut && !m_cancelled && now >= m_timeoutAt) {
-            m_timedOut = true;
-            killRun();
-        }
+        const bool watchTimeout = !m_exited && !m_timedOut && !m_cancelled;
         Clock::time_point wakeAt = m_finishBy.value_or(Clock::time_point::max());
-        if (!m_exited && !m_timedOut)
+        if (watchTimeout)
             wakeAt = std::min(wakeAt, m_timeoutAt);
         const auto waitMs = std::chrono::ceil<std::chrono::milliseconds>(wakeAt - now).count();
         const int timeoutMs = wakeAt == Clock::time_point::max()
                                   ? -1
                                   : static_cast<int>(std::clamp<std::int64_t>(waitMs, 0, 60000));
 
+        // Once the run has ended or is being killed, a Ctrl-C has nothing left to cancel.
+        const bool watchInterrupt = !m_exited && !m_cancelled;
         pollfd entries[4] = {{m_initDied ? -1 : m_init.control, POLLIN, 0},
                              {m_stdout.fd(), POLLIN, 0},
                              {m_stderr.fd(), POLLIN, 0},
-                             {m_cancelled ? -1 : m_request.interruptFd, POLLIN, 0}};
-        if (::poll(entries, 4, timeoutMs) < 0 && errno != EINTR)
+                             {watchInterrupt ? m_request.interruptFd : -1, POLLIN, 0}};
+        if (::poll(entries, 4, timeoutMs) < 0 && errno != EINTR) {
+            // Nothing can be watched any more: end the run as killed, and say why.
+            m_outcome.message = Plain::failErrno("run.poll", "watch the run", errno).value().message;
+            if (!m_exited)
+                killRun();
             return;
-        if (entries[3].revents != 0 && !m_exited) {
-            m_cancelled = true;
-            killRun();
         }
+        // What has arrived counts before the timeout, as on the engine's event loop: an exit report waiting
+        // behind output the terminal was slow to take is not a timeout.
         if (entries[1].revents != 0)
             m_stdout.readAvailable(m_onOutput);
         if (entries[2].revents != 0)
             m_stderr.readAvailable(m_onOutput);
         if (entries[0].revents != 0)
             readControlMessages();
+        if (entries[3].revents != 0 && !m_exited) {
+            m_cancelled = true;
+            killRun();
+        }
+        if (!m_exited && !m_timedOut && !m_cancelled && Clock::now() >= m_timeoutAt) {
+            m_timedOut = true;
+            killRun();
+        }
     }
 }
 
@@ -421,6 +434,9 @@ void PlainRun::tearDown()
     if (m_workspace) {
         (void)m_workspace->remove();
         m_workspace.reset();
+    } else if (!m_id.empty()) {
+        // Its creation failed part-way: what it made is still removed.
+        (void)Core::Workspace::at(m_id).remove();
     }
 }
 
