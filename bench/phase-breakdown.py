@@ -153,7 +153,7 @@ def phases(calls, front):
     end = last(mine, lambda c: c.name == "exit_group")
 
     sequential = [
-        ("process start: dynamic linking (Qt, ICU), Qt start-up, option parsing, cgroup detection reads",
+        ("process start (the static launcher: no dynamic linking, no Qt), option parsing, cgroup detection reads",
          detect.entry - start),
         ("cgroup detection checks, container id, cordon-init located", clone.entry - detect.entry),
         ("clone() with user/mount/pid/net/ipc/uts namespaces", clone.exit - clone.entry),
@@ -172,7 +172,7 @@ def phases(calls, front):
         ("cordon-init reaped (what is left of the teardown)", reaped.exit - reaped.entry),
         ("cgroup destroy (procs read, 2 rmdir)", cg_gone.exit - reaped.exit),
         ("workspace checked again (cleanUp), summary formatted", summary.entry - cg_gone.exit),
-        ("summary printed, Qt teardown, exit", end.entry - summary.entry),
+        ("summary printed, exit", end.entry - summary.entry),
     ]
     overlapping = [
         ("workspace made on its own thread (mkpath, 5 mkdir, 2 chown, in CORDON_DATA_DIR; from before the "
