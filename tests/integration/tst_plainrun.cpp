@@ -186,6 +186,49 @@ private Q_SLOTS:
         QVERIFY2(result.err.contains("cordon: nonzero_exit"), result.err);
     }
 
+    // The seccomp program of the plain path, attacked with calls that the sandbox filter answers EPERM (and
+    // that would get another errno, or succeed, without it): the same program as every engine run installs.
+    void seccompDeniesTheTable_data()
+    {
+        QTest::addColumn<QString>("call"); // syscall number and arguments, x86_64
+        QTest::newRow("keyctl") << QStringLiteral("250, 0, -3, 0, 0, 0");
+        QTest::newRow("bpf") << QStringLiteral("321, 0xffff, 0, 0, 0, 0");
+        QTest::newRow("io_uring_setup") << QStringLiteral("425, 0, 0, 0, 0, 0");
+        QTest::newRow("perf_event_open") << QStringLiteral("298, 0, 0, -1, -1, 0");
+        QTest::newRow("userfaultfd") << QStringLiteral("323, 3, 0, 0, 0, 0");
+        QTest::newRow("ptrace attach PID 1") << QStringLiteral("101, 16, 1, 0, 0, 0");
+        QTest::newRow("unshare user namespace") << QStringLiteral("272, 0x10000000, 0, 0, 0, 0");
+        QTest::newRow("setns") << QStringLiteral("308, 0, 0, 0, 0, 0");
+        QTest::newRow("mount") << QStringLiteral("165, 0, 0, 0, 0, 0");
+        QTest::newRow("TIOCSTI") << QStringLiteral("16, 0, 0x5412, 0, 0, 0");
+        QTest::newRow("raw packet socket") << QStringLiteral("41, 17, 3, 0, 0, 0");
+        QTest::newRow("kexec_load") << QStringLiteral("246, 0, 0, 0, 0, 0");
+    }
+
+    void seccompDeniesTheTable()
+    {
+        QFETCH(QString, call);
+        const QString script = QStringLiteral("import ctypes, errno, sys\n"
+                                              "libc = ctypes.CDLL(None, use_errno=True)\n"
+                                              "r = libc.syscall(%1)\n"
+                                              "e = ctypes.get_errno()\n"
+                                              "print(r, errno.errorcode.get(e, e))\n"
+                                              "sys.exit(%2 if r == -1 and e == errno.EPERM else 1)\n")
+                                   .arg(call)
+                                   .arg(Contained);
+        const CliResult result = plainRun(python(script));
+        QVERIFY2(result.status == Contained, result.describe());
+        QCOMPARE(result.out, QByteArray("-1 EPERM\n"));
+    }
+
+    void inheritsNoDescriptors()
+    {
+        // Only the run's stdin, stdout and stderr (and ls's own directory) are open inside.
+        const CliResult result = plainRun(sh(QStringLiteral("ls /proc/self/fd")));
+        QCOMPARE(result.status, 0);
+        QCOMPARE(result.out, QByteArray("0\n1\n2\n3\n"));
+    }
+
     void cannotReachTheHostsLoopback()
     {
         QTcpServer server;
