@@ -44,14 +44,14 @@ parseRunArguments(const std::vector<std::string> &arguments)
             const auto bytes = Policy::Core::parseMemoryLimit(*memory);
             if (!bytes)
                 return std::nullopt;
-            request.memoryLimitBytes = *bytes;
+            request.policy.memoryLimitBytes = *bytes;
             continue;
         }
         if (const auto timeout = valueOf("--timeout")) {
             const auto millis = Plain::parseDurationMillis(*timeout);
             if (!millis)
                 return std::nullopt;
-            request.runTimeoutS = Containers::OneShot::timeoutSeconds(*millis);
+            request.policy.runTimeoutS = Containers::OneShot::timeoutSeconds(*millis);
             continue;
         }
         // Every other option is cordon-run's; so is "-", a command name rare enough to leave to it.

@@ -8,6 +8,7 @@
 #include "containers/oneshot/plainrun.h"
 #include "containers/oneshotrun.h"
 #include "core/duration.h"
+#include "daemon/lite/signalpipe.h"
 #include "policy/containerpolicy.h"
 
 #include <QCommandLineParser>
@@ -128,6 +129,8 @@ int runCommand(const QStringList &arguments)
         request.stdinData = std::move(*data);
     }
 
+    // Ctrl-C (or SIGTERM, SIGHUP) cancels the run and still removes the container.
+    request.interruptFd = Lite::interruptSignalPipe();
     const bool json = parser.isSet(jsonOption);
     std::function<void(Containers::OutputStream, const QByteArray &)> echo;
     if (!json) {

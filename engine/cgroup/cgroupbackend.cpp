@@ -65,14 +65,14 @@ private:
     std::unique_ptr<Core::CgroupBackend> m_core;
 };
 
+} // namespace
+
 // The engine is dynamically linked, so its advice may name users that only NSS knows (LDAP, sssd).
 std::string userNameFromNss(uid_t uid)
 {
     const passwd *pw = ::getpwuid(uid);
     return pw ? std::string(pw->pw_name) : std::to_string(uid);
 }
-
-} // namespace
 
 std::unique_ptr<CgroupBackend> adaptBackend(std::unique_ptr<Core::CgroupBackend> backend)
 {

@@ -97,6 +97,10 @@ Result<> validateGroupName(const QString &name);
 // `cgroup.unavailable` whose message says what is missing.
 Result<std::unique_ptr<CgroupBackend>> detectBackend();
 
+// The user's name from the password database (NSS, so LDAP and sssd users too), for the advice of a cgroup
+// error; the Qt programs pass it to Core::detectBackend().
+std::string userNameFromNss(uid_t uid);
+
 // For `cordon doctor`: what this host offers, in words a user can act on. Never changes anything.
 HostReport inspectHost();
 

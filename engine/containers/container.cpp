@@ -96,26 +96,6 @@ Result<> Container::start()
     return {};
 }
 
-Result<ContainerRun *> Container::startAndExec(const QString &runId, const ExecRequest &request)
-{
-    if (m_state == ContainerState::Running)
-        return exec(runId, request);
-    CORDON_TRY(beginStart());
-    const ContainerState before = std::exchange(m_state, ContainerState::Running); // exec() requires it
-    auto run = exec(runId, request);
-    if (auto ready = m_sandbox->awaitSetUp(); !ready) {
-        // cordon-init is gone, and the spawn request with it: the run never started.
-        if (run) {
-            m_runs.remove(runId);
-            delete *run;
-        }
-        m_state = before;
-        releaseSandbox();
-        return fail(ready.error());
-    }
-    return run;
-}
-
 Result<> Container::beginStart()
 {
     if (m_state == ContainerState::Expired || m_state == ContainerState::Deleted)
@@ -158,7 +138,7 @@ Result<> Container::beginStart()
 // (about 1 ms on ext4), the plan checks about 30 host paths, and neither depends on anything else here.
 Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
 {
-    const auto layout = m_codeRuns ? Workspace::Layout::WithCode : Workspace::Layout::CommandsOnly;
+    const auto layout = Workspace::Layout::WithCode;
     std::future<Result<Isolation::SandboxSpec>> planMade = std::async(
         std::launch::async, [id = m_id, ids, layout, policy = m_policy]() -> Result<Isolation::SandboxSpec> {
             auto workspace = Workspace::create(id, ids, layout);
@@ -222,9 +202,6 @@ Result<QStringList> Container::commandFor(const QString &runId, const ExecReques
                         QStringLiteral("give a command or a language and code"));
         return request.command;
     }
-    if (!m_codeRuns)
-        return fail(QStringLiteral("run.no_code_runs"),
-                    QStringLiteral("this container runs commands only: give a command"));
     for (const Language &language : Languages) {
         if (request.language != QLatin1String(language.name))
             continue;

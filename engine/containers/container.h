@@ -56,29 +56,14 @@ public:
     void setState(ContainerState state) { m_state = state; }
     Workspace workspace() const { return Workspace::at(m_id); }
 
-    // A container that only runs commands (the one-shot `cordon run`) has no code/ directory in its
-    // workspace and no /mnt/code mount: one directory and one bind less to make and remove. Before start().
-    void disableCodeRuns() { m_codeRuns = false; }
-
     // Creates the workspace (or reuses it), the cgroup and the sandbox.
     Result<> start();
     // Kills every process inside (runs end as `killed` with `reason`) and releases the cgroup; files stay.
     void stop(const QString &reason);
-    // Sends the kill that stop() waits for, and returns at once: work that does not need the processes gone
-    // can overlap with the kernel's teardown. stop() must follow.
-    void beginStop()
-    {
-        if (m_sandbox)
-            m_sandbox->terminate();
-    }
     // Removes the workspace. Only when stopped.
     Result<> wipe();
 
     Result<ContainerRun *> exec(const QString &runId, const ExecRequest &request);
-    // start() and exec() for a container that exists to run one command (`cordon run`): the spawn request
-    // is queued right behind the setup request, so cordon-init starts the run as soon as the container is set
-    // up instead of after a round trip through this process. A failed setup fails this, and no run exists.
-    Result<ContainerRun *> startAndExec(const QString &runId, const ExecRequest &request);
     ContainerRun *run(const QString &runId) const { return m_runs.value(runId); }
     int activeRuns() const { return static_cast<int>(m_runs.size()); }
     QList<ContainerRun *> runs() const { return m_runs.values(); }
@@ -110,7 +95,6 @@ private:
     Cgroup::CgroupBackend *m_cgroup;
     ContainerState m_state = ContainerState::Stopped;
     bool m_cgroupCreated = false;
-    bool m_codeRuns = true;
     std::unique_ptr<Isolation::Sandbox> m_sandbox;
     std::string m_seccompBpf; // compiled once per start, shared by every run
     QHash<QString, ContainerRun *> m_runs;

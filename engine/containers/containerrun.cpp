@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "containers/containerrun.h"
 
+#include "containers/core/runstdin.h"
 #include "containers/outputcapture.h"
 #include "containers/stdinfeeder.h"
-#include "core/fdio.h"
 #include "daemon/lite/runreport.h"
 #include "isolation/sandbox.h"
 
 #include <cerrno>
 #include <csignal>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,20 +32,6 @@ public:
     int take(int index) { return std::exchange(ends[index], -1); }
     int ends[2] = {-1, -1};
 };
-
-// All of stdin in a memfd: the run reads it at its own pace and we never block writing.
-Result<int> stdinMemfd(const QByteArray &data)
-{
-    const int fd = ::memfd_create("cordon-stdin", MFD_CLOEXEC);
-    if (fd < 0)
-        return failErrno(QStringLiteral("run.stdin"), QStringLiteral("memfd_create"), errno);
-    if (const int error = writeAll(fd, data); error != 0) {
-        ::close(fd);
-        return failErrno(QStringLiteral("run.stdin"), QStringLiteral("write stdin"), error);
-    }
-    ::lseek(fd, 0, SEEK_SET);
-    return fd;
-}
 
 } // namespace
 
@@ -84,15 +69,14 @@ Result<> ContainerRun::start(Isolation::Sandbox &sandbox, const Isolation::Spawn
         if (::pipe2(stdinPipe.ends, O_CLOEXEC) != 0)
             return failErrno(QStringLiteral("run.pipe"), QStringLiteral("pipe2"), errno);
         stdinFd = stdinPipe.ends[0];
-    } else if (stdinData) {
-        auto memfd = stdinMemfd(*stdinData);
-        if (!memfd)
-            return fail(memfd.error());
-        stdinFd = *memfd;
     } else {
-        stdinFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (stdinFd < 0)
-            return failErrno(QStringLiteral("run.stdin"), QStringLiteral("open /dev/null"), errno);
+        auto opened =
+            stdinData
+                ? Core::stdinMemfd({stdinData->constData(), static_cast<std::size_t>(stdinData->size())})
+                : Core::openDevNull();
+        if (!opened)
+            return Cordon::fail(opened.error());
+        stdinFd = *opened;
     }
     FdPair out, err;
     if (::pipe2(out.ends, O_CLOEXEC) != 0 || ::pipe2(err.ends, O_CLOEXEC) != 0) {

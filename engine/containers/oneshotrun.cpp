@@ -1,178 +1,132 @@
 // SPDX-License-Identifier: MIT
 #include "containers/oneshotrun.h"
 
+#include "cgroup/cgroupbackend.h"
+#include "containers/oneshot/plainrun.h"
 #include "files/safecopy.h"
 
 #include <QDir>
-#include <QEventLoop>
+#include <QFile>
 #include <QFileInfo>
-
-#include <future>
-
-#include <unistd.h>
 
 namespace Cordon::Containers {
 
 namespace {
+
 constexpr qint64 MiB = 1024 * 1024;
+
+QString decoded(const std::string &path)
+{
+    return QFile::decodeName(QByteArray::fromStdString(path));
+}
+
+std::string encoded(const QString &path)
+{
+    return QFile::encodeName(path).toStdString();
+}
+
+OneShot::PlainPolicy plainPolicy(const Policy::ContainerPolicy &policy)
+{
+    OneShot::PlainPolicy plain;
+    plain.memoryLimitBytes = policy.memoryLimitBytes;
+    plain.runTimeoutS = policy.limits.runTimeoutS;
+    plain.pids = policy.limits.pids;
+    plain.tmpMb = policy.limits.tmpMb;
+    plain.workspaceMb = policy.limits.workspaceMb;
+    plain.outputMb = policy.limits.outputMb;
+    plain.allowPtrace = policy.allowPtrace;
+    plain.proxyListener = policy.network.type == Policy::NetworkPolicy::Type::Allowlist;
+    for (const Policy::Mount &mount : policy.mounts)
+        plain.mounts.push_back({encoded(mount.host), mount.target.toStdString(), mount.readOnly});
+    for (auto it = policy.env.cbegin(); it != policy.env.cend(); ++it)
+        plain.env[it.key().toStdString()] = it.value().toStdString();
+    return plain;
+}
+
+QByteArray bytes(const std::string &data)
+{
+    return QByteArray(data.data(), static_cast<qsizetype>(data.size()));
+}
+
 } // namespace
-
-OneShotRun::OneShotRun(OneShotRequest request, QObject *parent)
-    : QObject(parent), m_request(std::move(request))
-{}
-
-OneShotRun::~OneShotRun()
-{
-    cleanUp();
-}
-
-Result<> OneShotRun::start()
-{
-    m_clock.start();
-    m_outcome.policyVersion = m_request.policy.version();
-    m_outcome.memoryLimitBytes = m_request.policy.memoryLimitBytes;
-    if (auto prepared = prepare(); !prepared) {
-        cleanUp();
-        m_outcome.errorClass = ErrorClass::SetupFailed;
-        m_outcome.message = prepared.error().message();
-        m_outcome.setupStage = prepared.error().code();
-        m_outcome.setupErrno = prepared.error().sysErrno();
-        m_outcome.wallMs = m_clock.elapsed();
-        m_finished = true;
-        return prepared;
-    }
-    return {};
-}
-
-Result<> OneShotRun::prepare()
-{
-    if (m_request.command.isEmpty())
-        return fail(QStringLiteral("run.no_command"), QStringLiteral("no command to run"));
-
-    auto backend = Cgroup::detectBackend();
-    if (backend) {
-        m_cgroup = std::move(*backend);
-        CORDON_TRY(m_cgroup->prepareSelf());
-    } else if (m_request.allowDegraded) {
-        m_outcome.degraded = true;
-    } else {
-        return fail(
-            backend.error().wrap(QStringLiteral("memory and pids limits cannot be enforced on this host")));
-    }
-
-    const QString id = newContainerId();
-    m_container = std::make_unique<Container>(id, m_request.policy, m_cgroup.get());
-    m_container->disableCodeRuns();
-    // Inputs go into the workspace before the container starts (which then reuses it): the run is queued
-    // behind the setup request and starts as soon as the container is set up.
-    if (!m_request.inputs.isEmpty()) {
-        const auto layout = Workspace::Layout::CommandsOnly;
-        auto workspace = Workspace::create(id, Isolation::idMappingFor(::geteuid(), ::getegid()), layout);
-        if (!workspace)
-            return fail(workspace.error());
-        for (const QString &input : m_request.inputs) {
-            auto imported =
-                Files::importFile(input, workspace->paths(layout).inputs, QFileInfo(input).fileName());
-            if (!imported)
-                return fail(imported.error().wrap(QStringLiteral("copy input `%1`").arg(input)));
-        }
-    }
-
-    ExecRequest exec;
-    exec.command = m_request.command;
-    exec.stdinData = m_request.stdinData;
-    auto run = m_container->startAndExec(QStringLiteral("run"), exec);
-    if (!run)
-        return fail(run.error());
-    connect(m_container.get(), &Container::runOutput, this,
-            [this](const QString &, OutputStream stream, const QByteArray &chunk) {
-                Q_EMIT outputReceived(stream, chunk);
-            });
-    // The container is torn down in finish(), so that must not happen inside its own signal: take the outcome
-    // now, and finish from the event loop.
-    connect(m_container.get(), &Container::runFinished, this, [this](ContainerRun *finishedRun) {
-        const RunOutcome outcome = finishedRun->outcome();
-        QMetaObject::invokeMethod(
-            this, [this, outcome] { finish(outcome); }, Qt::QueuedConnection);
-    });
-    return {};
-}
-
-void OneShotRun::finish(const RunOutcome &runOutcome)
-{
-    if (m_finished)
-        return;
-    const QString policyVersion = m_outcome.policyVersion;
-    const bool degraded = m_outcome.degraded;
-    m_outcome = runOutcome;
-    m_outcome.policyVersion = policyVersion;
-    m_outcome.degraded = degraded;
-    m_outcome.memoryLimitBytes = m_request.policy.memoryLimitBytes;
-    if (auto stats = m_container->memoryStats())
-        m_outcome.peakMemoryBytes = qMax(m_outcome.peakMemoryBytes, stats->peak);
-    // With nothing to copy out, the workspace is removed on a thread while the kernel tears the container
-    // down and stop() reaps it and removes its cgroup: SIGKILL to its PID 1 ends every process in it, and a
-    // directory that is a mount point only in another mount namespace may be removed. (On ext4 most of a
-    // removal is the inode eviction at the last close, about 1 ms for a workspace.) Whatever a dying process
-    // still wrote in between is removed after stop(), by cleanUp().
-    std::future<Result<>> removal;
-    if (m_request.outputDirectory.isEmpty()) {
-        m_container->beginStop();
-        removal = std::async(std::launch::async,
-                             [workspace = m_container->workspace()] { return workspace.remove(); });
-    }
-    // Stopping ends every process left in the container before its files are copied out.
-    m_container->stop(QStringLiteral("the run finished"));
-    if (removal.valid())
-        removal.wait();
-    m_outcome.wallMs = m_clock.elapsed();
-
-    if (!m_request.outputDirectory.isEmpty()) {
-        QDir().mkpath(m_request.outputDirectory);
-        Files::CopyLimits limits;
-        limits.maxFileBytes = static_cast<qint64>(m_request.policy.limits.workspaceMb) * MiB;
-        limits.maxTotalBytes = limits.maxFileBytes;
-        auto report =
-            Files::exportTree(m_container->workspace().paths().outputs, m_request.outputDirectory, limits);
-        if (report) {
-            for (const Files::CopiedFile &file : report->copied)
-                m_outcome.artifacts.append(
-                    {file.relativePath, file.size, QString::fromLatin1(file.sha256Hex)});
-            for (const Files::RefusedEntry &entry : report->refused)
-                m_outcome.refusedArtifacts.append({entry.relativePath, entry.code, entry.reason});
-        } else {
-            m_outcome.message = report.error().wrap(QStringLiteral("copy outputs")).message();
-        }
-    }
-    cleanUp();
-    m_finished = true;
-    Q_EMIT finished();
-}
-
-void OneShotRun::cleanUp()
-{
-    if (!m_container)
-        return;
-    m_container->disconnect(this);
-    m_container->stop(QStringLiteral("the run finished"));
-    m_container->wipe();
-    m_container.reset();
-}
 
 RunOutcome runToCompletion(OneShotRequest request,
                            const std::function<void(OutputStream, const QByteArray &)> &onOutput)
 {
-    OneShotRun run(std::move(request));
-    if (onOutput)
-        QObject::connect(&run, &OneShotRun::outputReceived, &run, onOutput);
-    if (!run.start())
-        return run.outcome();
-    if (!run.isFinished()) {
-        QEventLoop loop;
-        QObject::connect(&run, &OneShotRun::finished, &loop, &QEventLoop::quit);
-        loop.exec();
+    OneShot::PlainRunRequest plain;
+    for (const QString &argument : std::as_const(request.command))
+        plain.command.push_back(argument.toStdString());
+    plain.policy = plainPolicy(request.policy);
+    plain.allowDegraded = request.allowDegraded;
+    if (request.stdinData)
+        plain.stdinData = request.stdinData->toStdString();
+    plain.interruptFd = request.interruptFd;
+    plain.userName = Cgroup::userNameFromNss;
+
+    // Inputs go into the workspace before the container is set up.
+    if (!request.inputs.isEmpty()) {
+        plain.prepareWorkspace = [&request](const Core::WorkspacePaths &paths) -> Plain::Result<> {
+            for (const QString &input : std::as_const(request.inputs)) {
+                auto imported = Files::importFile(input, decoded(paths.inputs), QFileInfo(input).fileName());
+                if (!imported)
+                    return Plain::fail(
+                        imported.error().wrap(QStringLiteral("copy input `%1`").arg(input)).toPlain());
+            }
+            return {};
+        };
     }
-    return run.outcome();
+    // Outputs are copied once every process of the container is gone.
+    QList<ArtifactRecord> artifacts;
+    QList<RefusedArtifact> refused;
+    QString exportProblem;
+    if (!request.outputDirectory.isEmpty()) {
+        plain.collectOutputs = [&](const Core::WorkspacePaths &paths) {
+            QDir().mkpath(request.outputDirectory);
+            Files::CopyLimits limits;
+            limits.maxFileBytes = static_cast<qint64>(request.policy.limits.workspaceMb) * MiB;
+            limits.maxTotalBytes = limits.maxFileBytes;
+            auto report = Files::exportTree(decoded(paths.outputs), request.outputDirectory, limits);
+            if (!report) {
+                exportProblem = report.error().wrap(QStringLiteral("copy outputs")).message();
+                return;
+            }
+            for (const Files::CopiedFile &file : report->copied)
+                artifacts.append({file.relativePath, file.size, QString::fromLatin1(file.sha256Hex)});
+            for (const Files::RefusedEntry &entry : report->refused)
+                refused.append({entry.relativePath, entry.code, entry.reason});
+        };
+    }
+
+    const OneShot::PlainRunOutcome ended =
+        OneShot::runPlain(plain, [&onOutput](int stream, std::string_view chunk) {
+            if (onOutput)
+                onOutput(stream == 1 ? OutputStream::Stdout : OutputStream::Stderr,
+                         QByteArray(chunk.data(), static_cast<qsizetype>(chunk.size())));
+        });
+
+    RunOutcome outcome;
+    outcome.errorClass = errorClassFromName(ended.className);
+    outcome.exitCode = ended.exitCode;
+    outcome.signal = ended.signal;
+    outcome.wallMs = ended.wallMs;
+    outcome.cpuMs = ended.cpuMs;
+    outcome.peakMemoryBytes = ended.peakMemoryBytes;
+    outcome.memoryLimitBytes = ended.memoryLimitBytes;
+    outcome.oomKills = ended.oomKills;
+    outcome.stdoutData = bytes(ended.stdoutData);
+    outcome.stderrData = bytes(ended.stderrData);
+    outcome.stdoutBytes = ended.stdoutBytes;
+    outcome.stderrBytes = ended.stderrBytes;
+    outcome.stdoutTruncated = ended.stdoutTruncated;
+    outcome.stderrTruncated = ended.stderrTruncated;
+    outcome.setupStage = QString::fromStdString(ended.setupStage);
+    outcome.setupErrno = ended.setupErrno;
+    outcome.message = exportProblem.isEmpty() ? QString::fromStdString(ended.message) : exportProblem;
+    outcome.policyVersion = request.policy.version();
+    outcome.degraded = ended.degraded;
+    outcome.artifacts = std::move(artifacts);
+    outcome.refusedArtifacts = std::move(refused);
+    return outcome;
 }
 
 } // namespace Cordon::Containers

@@ -22,6 +22,11 @@ Error::Error(const Plain::Failure &failure)
       m_errno(failure.sysErrno)
 {}
 
+Plain::Failure Error::toPlain() const
+{
+    return Plain::Failure{m_code.toStdString(), m_message.toStdString(), m_errno};
+}
+
 Error Error::wrap(const QString &context) const
 {
     return Error(m_code, context + QStringLiteral(": ") + m_message, m_errno);

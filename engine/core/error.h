@@ -18,6 +18,8 @@ public:
     Error(QString code, QString message, int sysErrno = 0);
     // From the Qt-free pieces of the engine (core/plain/failure.h): the same code, message and errno.
     explicit Error(const Plain::Failure &failure);
+    // The same error for the Qt-free pieces, e.g. from a callback they make.
+    Plain::Failure toPlain() const;
 
     // Builds an error from the current errno: "open `/sys/fs/cgroup/x`: Permission denied".
     static Error fromErrno(QString code, const QString &what, int sysErrno);

@@ -155,12 +155,6 @@ void Sandbox::destroy()
     }
 }
 
-void Sandbox::terminate()
-{
-    if (m_init.pid > 0)
-        ::kill(m_init.pid, SIGKILL);
-}
-
 int Sandbox::takeProxyListener()
 {
     return std::exchange(m_proxyListener, -1);

@@ -47,9 +47,6 @@ public:
     // Kills every process of the container (SIGKILL to its PID 1 ends the pid namespace) and reaps
     // cordon-init.
     void destroy();
-    // Only the SIGKILL: the kernel tears the container down on another core while the caller goes on;
-    // destroy() then reaps.
-    void terminate();
 
     // The listening socket cordon-init opened on 127.0.0.1:3128 inside the container (when the setup asked
     // for it); the caller takes ownership. -1 when there is none.

@@ -3,6 +3,7 @@
 
 #include "cgroup/core/cgroupbackend.h"
 #include "containers/core/cappedoutput.h"
+#include "containers/core/runstdin.h"
 #include "containers/core/workspace.h"
 #include "daemon/lite/runreport.h"
 #include "isolation/core/initlaunch.h"
@@ -84,10 +85,10 @@ class PlainRun
 {
 public:
     PlainRun(const PlainRunRequest &request, const OutputSink &onOutput)
-        : m_request(request), m_onOutput(onOutput), m_stdout(1, Policy::Defaults::OutputMb * MiB),
-          m_stderr(2, Policy::Defaults::OutputMb * MiB)
+        : m_request(request), m_onOutput(onOutput), m_stdout(1, request.policy.outputMb * MiB),
+          m_stderr(2, request.policy.outputMb * MiB)
     {}
-    ~PlainRun() { tearDown(); }
+    ~PlainRun() { tearDown(false); }
     PlainRun(const PlainRun &) = delete;
     PlainRun &operator=(const PlainRun &) = delete;
 
@@ -101,7 +102,8 @@ private:
     void readControlMessages();
     void killRun();
     void finishOutcome();
-    void tearDown();
+    // Ends the container and removes it; `collect` gives the request's collectOutputs its turn in between.
+    void tearDown(bool collect);
     std::optional<Cgroup::Core::MemoryStats> memoryStats() const;
 
     const PlainRunRequest &m_request;
@@ -132,9 +134,9 @@ private:
 
 PlainRunOutcome PlainRun::run()
 {
-    m_outcome.memoryLimitBytes = m_request.memoryLimitBytes;
+    m_outcome.memoryLimitBytes = m_request.policy.memoryLimitBytes;
     if (auto started = start(); !started) {
-        tearDown();
+        tearDown(false);
         m_outcome.className = "setup_failed";
         m_outcome.message = started.error().message;
         m_outcome.setupStage = started.error().code;
@@ -144,8 +146,7 @@ PlainRunOutcome PlainRun::run()
     }
     superviseUntilFinished();
     finishOutcome();
-    tearDown();
-    m_outcome.wallMs = millisSince(m_started);
+    tearDown(true);
     return m_outcome;
 }
 
@@ -153,7 +154,7 @@ Plain::Result<> PlainRun::start()
 {
     if (m_request.command.empty())
         return Plain::fail("run.no_command", "no command to run");
-    auto backend = Cgroup::Core::detectBackend();
+    auto backend = Cgroup::Core::detectBackend(m_request.userName);
     if (backend) {
         m_cgroup = std::move(*backend);
         CORDON_PLAIN_TRY(m_cgroup->prepareSelf());
@@ -183,31 +184,37 @@ Plain::Result<> PlainRun::start()
 // and joined here, and the workspace and the mount plan on a thread of their own.
 Plain::Result<> PlainRun::launchAndSendSetup(const Isolation::IdMapping &ids)
 {
-    std::future<Plain::Result<std::pair<Core::Workspace, Isolation::SetupRequest>>> planMade =
-        std::async(std::launch::async,
-                   [id = m_id, ids]() -> Plain::Result<std::pair<Core::Workspace, Isolation::SetupRequest>> {
-                       auto workspace =
-                           Core::Workspace::create(id, ids.hostUid, ids.hostGid, Layout::CommandsOnly);
-                       if (!workspace)
-                           return Plain::fail(workspace.error());
-                       const Core::WorkspacePaths paths = workspace->paths(Layout::CommandsOnly);
-                       Isolation::MountPlanInput input;
-                       input.workspace = {paths.work, paths.inputs, paths.outputs, {}};
-                       input.insideUid = ids.insideUid;
-                       input.insideGid = ids.insideGid;
-                       input.tmpMb = Policy::Defaults::TmpMb;
-                       auto setup = Isolation::buildMountPlan(input);
-                       if (!setup)
-                           return Plain::fail(setup.error());
-                       return std::pair(std::move(*workspace), std::move(*setup));
-                   });
+    std::future<Plain::Result<std::pair<Core::Workspace, Isolation::SetupRequest>>> planMade = std::async(
+        std::launch::async,
+        [this, id = m_id, ids]() -> Plain::Result<std::pair<Core::Workspace, Isolation::SetupRequest>> {
+            auto workspace = Core::Workspace::create(id, ids.hostUid, ids.hostGid, Layout::CommandsOnly);
+            if (!workspace)
+                return Plain::fail(workspace.error());
+            const Core::WorkspacePaths paths = workspace->paths(Layout::CommandsOnly);
+            if (m_request.prepareWorkspace) {
+                if (auto prepared = m_request.prepareWorkspace(paths); !prepared)
+                    return Plain::fail(prepared.error());
+            }
+            Isolation::MountPlanInput input;
+            input.workspace = {paths.work, paths.inputs, paths.outputs, {}};
+            input.insideUid = ids.insideUid;
+            input.insideGid = ids.insideGid;
+            input.tmpMb = m_request.policy.tmpMb;
+            input.proxyListener = m_request.policy.proxyListener;
+            input.mounts = m_request.policy.mounts;
+            auto setup = Isolation::buildMountPlan(input);
+            if (!setup)
+                return Plain::fail(setup.error());
+            return std::pair(std::move(*workspace), std::move(*setup));
+        });
     const Plain::Result<> launched = [&]() -> Plain::Result<> {
         auto init = Isolation::launchInit(Isolation::locateInit(), ids);
         if (!init)
             return Plain::fail(init.error());
         m_init = *init;
         if (m_cgroup) {
-            CORDON_PLAIN_TRY(m_cgroup->create(m_id, {m_request.memoryLimitBytes, Policy::Defaults::Pids}));
+            CORDON_PLAIN_TRY(
+                m_cgroup->create(m_id, {m_request.policy.memoryLimitBytes, m_request.policy.pids}));
             m_cgroupCreated = true;
             CORDON_PLAIN_TRY(m_cgroup->addProcess(m_id, m_init.pid));
         }
@@ -216,6 +223,7 @@ Plain::Result<> PlainRun::launchAndSendSetup(const Isolation::IdMapping &ids)
     auto plan = planMade.get(); // joined on every path
     if (plan)
         m_workspace = std::move(plan->first);
+    // A workspace whose preparation failed is still removed (tearDown() finds it by its id).
     CORDON_PLAIN_TRY(launched);
     if (!plan)
         return Plain::fail(plan.error());
@@ -228,21 +236,22 @@ Plain::Result<> PlainRun::launchAndSendSetup(const Isolation::IdMapping &ids)
     return {};
 }
 
-// As Container::exec() and ContainerRun::start() for a command with no stdin.
+// As Container::exec() and ContainerRun::start() for a command whose stdin is given up front.
 Plain::Result<> PlainRun::sendSpawn()
 {
     Isolation::SpawnRequest spawn;
     spawn.runId = RunWireId;
     spawn.argv = m_request.command;
-    spawn.env = Isolation::runEnvironment(false, {});
+    spawn.env = Isolation::runEnvironment(m_request.policy.proxyListener, m_request.policy.env);
     spawn.cwd = Isolation::InsideWorkDir;
-    const auto fileSize = static_cast<std::uint64_t>(Policy::Defaults::WorkspaceMb) * MiB;
+    const auto fileSize = static_cast<std::uint64_t>(m_request.policy.workspaceMb) * MiB;
     spawn.rlimits = {{RLIMIT_CORE, 0, 0}, {RLIMIT_NOFILE, 4096, 4096}, {RLIMIT_FSIZE, fileSize, fileSize}};
-    spawn.seccompBpf = Isolation::prebuiltSeccompFilter(false);
+    spawn.seccompBpf = Isolation::prebuiltSeccompFilter(m_request.policy.allowPtrace);
 
-    const int stdinFd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (stdinFd < 0)
-        return Plain::failErrno("run.stdin", "open /dev/null", errno);
+    auto stdinOpened = m_request.stdinData ? Core::stdinMemfd(*m_request.stdinData) : Core::openDevNull();
+    if (!stdinOpened)
+        return Plain::fail(stdinOpened.error());
+    const int stdinFd = *stdinOpened;
     int out[2] = {-1, -1};
     int err[2] = {-1, -1};
     if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
@@ -260,7 +269,7 @@ Plain::Result<> PlainRun::sendSpawn()
         ::close(fd);
     if (error != 0)
         return Plain::failErrno("sandbox.protocol", "send spawn request", error);
-    m_timeoutAt = Clock::now() + std::chrono::seconds(m_request.runTimeoutS);
+    m_timeoutAt = Clock::now() + std::chrono::seconds(m_request.policy.runTimeoutS);
     return {};
 }
 
@@ -397,6 +406,8 @@ void PlainRun::finishOutcome()
         m_outcome.oomKills = stats->oomKills - m_oomKillsBefore;
         m_outcome.peakMemoryBytes = std::max(m_outcome.peakMemoryBytes, stats->peak);
     }
+    m_outcome.stdoutData = m_stdout.output().data();
+    m_outcome.stderrData = m_stderr.output().data();
     m_outcome.stdoutKept = std::ssize(m_stdout.output().data());
     m_outcome.stderrKept = std::ssize(m_stderr.output().data());
     m_outcome.stdoutBytes = m_stdout.output().totalBytes();
@@ -412,15 +423,17 @@ void PlainRun::finishOutcome()
         m_outcome.message = "cancelled";
 }
 
-// As OneShotRun::finish() without an output directory: cordon-init is killed first, so that the kernel tears
-// the container down on one core while the workspace is removed on the other; then cordon-init is reaped
-// and the cgroup removed, and whatever a dying process still wrote in between is removed last.
-void PlainRun::tearDown()
+// Without outputs to collect, cordon-init is killed first, so that the kernel tears the container down on one
+// core while the workspace is removed on the other; then cordon-init is reaped and the cgroup removed, and
+// whatever a dying process still wrote in between is removed last. With outputs, every process is gone
+// before they are collected, and the workspace is removed after.
+void PlainRun::tearDown(bool collect)
 {
+    collect = collect && m_request.collectOutputs && m_workspace;
     std::future<Plain::Result<>> removal;
     if (m_init.pid > 0)
         ::kill(m_init.pid, SIGKILL);
-    if (m_workspace)
+    if (m_workspace && !collect)
         removal = std::async(std::launch::async, [workspace = *m_workspace] { return workspace.remove(); });
     Isolation::killAndReap(m_init);
     if (m_proxyListener >= 0)
@@ -431,6 +444,9 @@ void PlainRun::tearDown()
     }
     if (removal.valid())
         removal.wait();
+    m_outcome.wallMs = millisSince(m_started);
+    if (collect)
+        m_request.collectOutputs(m_workspace->paths(Layout::CommandsOnly));
     if (m_workspace) {
         (void)m_workspace->remove();
         m_workspace.reset();
