@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "containers/container.h"
 
+#include "containers/oneshot/containerlaunch.h"
+#include "containers/oneshotrun.h"
+
 #include "core/fdio.h"
 #include "isolation/seccompfilters.h"
 
@@ -9,7 +12,6 @@
 
 #include <cerrno>
 #include <fcntl.h>
-#include <future>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -131,37 +133,26 @@ Result<> Container::beginStart()
     return {};
 }
 
-// cordon-init is cloned first: while it is exec-ed (about 0.7 ms, on another core) the cgroup is made and
-// joined, and the workspace and the mount plan are made, all of which it only needs once it reads the setup
-// request. It joins the cgroup before it sets anything up or forks. The workspace and the mount plan are made
-// on a thread of their own from the start: on a disk the workspace's mkdirs are the slowest step of a start
-// (about 1 ms on ext4), the plan checks about 30 host paths, and neither depends on anything else here.
+// The start sequence of every container (Containers::OneShot::launchContainer()); the sandbox takes over the
+// cordon-init it started.
 Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
 {
-    const auto layout = Workspace::Layout::WithCode;
-    std::future<Result<Isolation::SandboxSpec>> planMade = std::async(
-        std::launch::async, [id = m_id, ids, layout, policy = m_policy]() -> Result<Isolation::SandboxSpec> {
-            auto workspace = Workspace::create(id, ids, layout);
-            if (!workspace)
-                return fail(workspace.error());
-            return Isolation::buildSandboxSpec(policy, workspace->paths(layout), ids);
-        });
-    const Result<> launched = [&]() -> Result<> {
-        CORDON_TRY(m_sandbox->launch(ids));
-        if (m_cgroup) {
-            m_cgroup->destroy(m_id); // a group left by a daemon that was killed
-            CORDON_TRY(m_cgroup->create(m_id, {m_policy.memoryLimitBytes, m_policy.limits.pids}));
-            m_cgroupCreated = true;
-            CORDON_TRY(m_cgroup->addProcess(m_id, m_sandbox->initPid()));
-        }
-        return {};
-    }();
-    const Result<Isolation::SandboxSpec> spec = planMade.get(); // joined on every path
-    CORDON_TRY(launched);
-    if (!spec)
-        return fail(spec.error());
+    OneShot::LaunchRequest launch;
+    launch.id = m_id.toStdString();
+    launch.ids = ids;
+    launch.layout = Workspace::Layout::WithCode;
+    launch.cgroup = m_cgroup ? &m_cgroup->core() : nullptr;
+    launch.limits = {m_policy.memoryLimitBytes, m_policy.limits.pids};
+    launch.replaceStaleGroup = true; // a group left by a daemon that was killed
+    launch.plan = OneShot::mountPlanInput(plainPolicy(m_policy));
+    OneShot::LaunchedContainer launched;
+    const Plain::Result<> sent = OneShot::launchContainer(launch, launched);
+    m_sandbox->adopt(launched.init);
+    m_cgroupCreated = launched.cgroupCreated;
+    if (!sent)
+        return fail(Error(sent.error()));
     m_seccompBpf = Isolation::prebuiltSeccompFilter(m_policy.allowPtrace);
-    return m_sandbox->sendSetup(*spec);
+    return {};
 }
 
 void Container::stop(const QString &reason)

@@ -25,6 +25,13 @@ std::string encoded(const QString &path)
     return QFile::encodeName(path).toStdString();
 }
 
+QByteArray bytes(const std::string &data)
+{
+    return QByteArray(data.data(), static_cast<qsizetype>(data.size()));
+}
+
+} // namespace
+
 OneShot::PlainPolicy plainPolicy(const Policy::ContainerPolicy &policy)
 {
     OneShot::PlainPolicy plain;
@@ -42,13 +49,6 @@ OneShot::PlainPolicy plainPolicy(const Policy::ContainerPolicy &policy)
         plain.env[it.key().toStdString()] = it.value().toStdString();
     return plain;
 }
-
-QByteArray bytes(const std::string &data)
-{
-    return QByteArray(data.data(), static_cast<qsizetype>(data.size()));
-}
-
-} // namespace
 
 RunOutcome runToCompletion(OneShotRequest request,
                            const std::function<void(OutputStream, const QByteArray &)> &onOutput)

@@ -33,15 +33,6 @@ Workspace::Workspace(Core::Workspace workspace)
     : m_workspace(std::move(workspace)), m_root(fromNative(m_workspace.root()))
 {}
 
-Result<Workspace> Workspace::create(const QString &containerId, const Isolation::IdMapping &ids,
-                                    Layout layout)
-{
-    auto created = Core::Workspace::create(toNative(containerId), ids.hostUid, ids.hostGid, layout);
-    if (!created)
-        return Cordon::fail(created.error());
-    return Workspace(std::move(*created));
-}
-
 Workspace Workspace::at(const QString &containerId)
 {
     return Workspace(Core::Workspace::at(toNative(containerId)));

@@ -28,12 +28,6 @@ public:
     // No directory: root() is empty and remove() does nothing.
     Workspace() = default;
 
-    // Creates the directories, or reuses them for a container that starts again. The work/inputs and
-    // work/outputs mount points are made here, as real directories, before the sandbox starts: a symlink
-    // planted there by an earlier run would otherwise be in the way. work/ and outputs/ go to ids.hostUid
-    // when that is not us.
-    static Result<Workspace> create(const QString &containerId, const Isolation::IdMapping &ids,
-                                    Layout layout = Layout::WithCode);
     // The workspace of an existing container, without touching the disk.
     static Workspace at(const QString &containerId);
 

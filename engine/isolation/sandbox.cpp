@@ -35,30 +35,10 @@ QString Sandbox::locateInit()
     return QFile::decodeName(QByteArray::fromStdString(Isolation::locateInit()));
 }
 
-Result<> Sandbox::launch(const IdMapping &ids)
+void Sandbox::adopt(InitProcess init)
 {
-    if (m_init.pid > 0)
-        return fail(QStringLiteral("sandbox.already_running"),
-                    QStringLiteral("the container is already running"));
-    auto launched = launchInit(Isolation::locateInit(), ids);
-    if (!launched)
-        return fail(Error(launched.error()));
-    m_init = *launched;
-    return {};
-}
-
-Result<> Sandbox::sendSetup(const SandboxSpec &spec)
-{
-    if (m_init.pid <= 0 || m_init.control < 0)
-        return fail(QStringLiteral("sandbox.not_running"), QStringLiteral("launch() the sandbox first"));
-    SetupRequest setup = spec.setup;
-    // A test knob: the mount route of kernels before 5.12, which this kernel would otherwise never take.
-    setup.classicMountCalls = qEnvironmentVariableIntValue("CORDON_CLASSIC_MOUNTS") == 1;
-    if (const int error = sendMessage(m_init.control, encode(setup)); error != 0) {
-        destroy();
-        return failErrno(QStringLiteral("sandbox.setup_failed"), QStringLiteral("send setup request"), error);
-    }
-    return {};
+    destroy();
+    m_init = init;
 }
 
 Result<> Sandbox::awaitSetUp()

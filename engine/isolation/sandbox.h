@@ -29,16 +29,11 @@ public:
     // Where cordon-init lives: $CORDON_INIT, else beside the running program, else ../libexec/cordon/.
     static QString locateInit();
 
-    // Starting takes three calls, so that the caller's own preparation runs while cordon-init is being
-    // exec-ed (about 0.7 ms, on another core):
-    // launch() clones cordon-init into new namespaces and writes its id maps. Then the caller moves
-    // initPid() into the container's cgroup (so that the cgroup namespace it creates is rooted there) and
-    // makes the workspace; sendSetup() sends the mount plan. A caller may queue a spawn request behind it:
-    // cordon-init reads it as soon as the container is set up. awaitSetUp() waits until cordon-init has
-    // carried the plan out; a spawn sent before it succeeded is dropped with cordon-init when the setup
-    // fails. A failure of any of them kills cordon-init.
-    Result<> launch(const IdMapping &ids);
-    Result<> sendSetup(const SandboxSpec &spec);
+    // Takes over a cordon-init that Containers::OneShot::launchContainer() started and sent the setup
+    // request (a caller may have queued a spawn request behind it). awaitSetUp() then waits until cordon-init
+    // has carried the plan out; a spawn sent before it succeeded is dropped with cordon-init when the setup
+    // fails, and a failure kills cordon-init.
+    void adopt(InitProcess init);
     Result<> awaitSetUp();
     // Sends a spawn request with the run's stdin, stdout and stderr; the answer arrives as
     // spawned/spawnFailed.

@@ -5,6 +5,7 @@
 #include "containers/core/cappedoutput.h"
 #include "containers/core/runstdin.h"
 #include "containers/core/workspace.h"
+#include "containers/oneshot/containerlaunch.h"
 #include "daemon/lite/runreport.h"
 #include "isolation/core/initlaunch.h"
 #include "isolation/core/mountplan.h"
@@ -96,7 +97,6 @@ public:
 
 private:
     Plain::Result<> start();
-    Plain::Result<> launchAndSendSetup(const Isolation::IdMapping &ids);
     Plain::Result<> sendSpawn();
     void superviseUntilFinished();
     void readControlMessages();
@@ -111,10 +111,8 @@ private:
     PlainRunOutcome m_outcome;
     Clock::time_point m_started = Clock::now();
     std::unique_ptr<Cgroup::Core::CgroupBackend> m_cgroup;
-    bool m_cgroupCreated = false;
     std::string m_id;
-    std::optional<Core::Workspace> m_workspace;
-    Isolation::InitProcess m_init;
+    LaunchedContainer m_launched; // cordon-init, the workspace, whether the cgroup exists
     int m_proxyListener = -1;
     Stream m_stdout;
     Stream m_stderr;
@@ -164,75 +162,26 @@ Plain::Result<> PlainRun::start()
         return Plain::fail(backend.error().wrap("memory and pids limits cannot be enforced on this host"));
     }
     m_id = Core::newContainerId();
-    CORDON_PLAIN_TRY(launchAndSendSetup(Isolation::idMappingFor(::geteuid(), ::getegid())));
+    LaunchRequest launch;
+    launch.id = m_id;
+    launch.ids = Isolation::idMappingFor(::geteuid(), ::getegid());
+    launch.cgroup = m_cgroup.get();
+    launch.limits = {m_request.policy.memoryLimitBytes, m_request.policy.pids};
+    launch.plan = mountPlanInput(m_request.policy);
+    launch.prepareWorkspace = m_request.prepareWorkspace;
+    CORDON_PLAIN_TRY(launchContainer(launch, m_launched));
     // The spawn request is queued right behind the setup request: cordon-init starts the run as soon as the
     // container is set up.
     const Plain::Result<> spawnSent = sendSpawn();
     // The setup reply comes first even when the spawn request could not be sent: a cordon-init that failed
     // its setup and exited refuses the request, and its reply says why.
-    auto reply = Isolation::awaitSetupReply(m_init, SetupTimeoutMs, m_proxyListener);
+    auto reply = Isolation::awaitSetupReply(m_launched.init, SetupTimeoutMs, m_proxyListener);
     if (!reply)
         return Plain::fail(reply.error());
     if (reply->stage != Isolation::Stage::None)
         return Plain::fail(Isolation::setupFailure(*reply));
     CORDON_PLAIN_TRY(spawnSent);
-    ::fcntl(m_init.control, F_SETFL, ::fcntl(m_init.control, F_GETFL) | O_NONBLOCK);
-    return {};
-}
-
-// As Container::launchAndSendSetup(): cordon-init is cloned first, and while it is exec-ed the cgroup is made
-// and joined here, and the workspace and the mount plan on a thread of their own.
-Plain::Result<> PlainRun::launchAndSendSetup(const Isolation::IdMapping &ids)
-{
-    std::future<Plain::Result<std::pair<Core::Workspace, Isolation::SetupRequest>>> planMade = std::async(
-        std::launch::async,
-        [this, id = m_id, ids]() -> Plain::Result<std::pair<Core::Workspace, Isolation::SetupRequest>> {
-            auto workspace = Core::Workspace::create(id, ids.hostUid, ids.hostGid, Layout::CommandsOnly);
-            if (!workspace)
-                return Plain::fail(workspace.error());
-            const Core::WorkspacePaths paths = workspace->paths(Layout::CommandsOnly);
-            if (m_request.prepareWorkspace) {
-                if (auto prepared = m_request.prepareWorkspace(paths); !prepared)
-                    return Plain::fail(prepared.error());
-            }
-            Isolation::MountPlanInput input;
-            input.workspace = {paths.work, paths.inputs, paths.outputs, {}};
-            input.insideUid = ids.insideUid;
-            input.insideGid = ids.insideGid;
-            input.tmpMb = m_request.policy.tmpMb;
-            input.proxyListener = m_request.policy.proxyListener;
-            input.mounts = m_request.policy.mounts;
-            auto setup = Isolation::buildMountPlan(input);
-            if (!setup)
-                return Plain::fail(setup.error());
-            return std::pair(std::move(*workspace), std::move(*setup));
-        });
-    const Plain::Result<> launched = [&]() -> Plain::Result<> {
-        auto init = Isolation::launchInit(Isolation::locateInit(), ids);
-        if (!init)
-            return Plain::fail(init.error());
-        m_init = *init;
-        if (m_cgroup) {
-            CORDON_PLAIN_TRY(
-                m_cgroup->create(m_id, {m_request.policy.memoryLimitBytes, m_request.policy.pids}));
-            m_cgroupCreated = true;
-            CORDON_PLAIN_TRY(m_cgroup->addProcess(m_id, m_init.pid));
-        }
-        return {};
-    }();
-    auto plan = planMade.get(); // joined on every path
-    if (plan)
-        m_workspace = std::move(plan->first);
-    // A workspace whose preparation failed is still removed (tearDown() finds it by its id).
-    CORDON_PLAIN_TRY(launched);
-    if (!plan)
-        return Plain::fail(plan.error());
-    Isolation::SetupRequest &setup = plan->second;
-    // A test knob: the mount route of kernels before 5.12, which this kernel would otherwise never take.
-    const char *classic = std::getenv("CORDON_CLASSIC_MOUNTS");
-    setup.classicMountCalls = classic != nullptr && std::string_view(classic) == "1";
-    if (const int error = Isolation::sendMessage(m_init.control, Isolation::encode(setup)); error != 0)
-        return Plain::failErrno("sandbox.setup_failed", "send setup request", error);
+    ::fcntl(m_launched.init.control, F_SETFL, ::fcntl(m_launched.init.control, F_GETFL) | O_NONBLOCK);
     return {};
 }
 
@@ -264,7 +213,7 @@ Plain::Result<> PlainRun::sendSpawn()
     m_stdout.adopt(out[0]);
     m_stderr.adopt(err[0]);
     const int fds[3] = {stdinFd, out[1], err[1]};
-    const int error = Isolation::sendMessage(m_init.control, Isolation::encode(spawn), fds, 3);
+    const int error = Isolation::sendMessage(m_launched.init.control, Isolation::encode(spawn), fds, 3);
     for (int fd : fds)
         ::close(fd);
     if (error != 0)
@@ -292,7 +241,7 @@ void PlainRun::superviseUntilFinished()
 
         // Once the run has ended or is being killed, a Ctrl-C has nothing left to cancel.
         const bool watchInterrupt = !m_exited && !m_cancelled;
-        pollfd entries[4] = {{m_initDied ? -1 : m_init.control, POLLIN, 0},
+        pollfd entries[4] = {{m_initDied ? -1 : m_launched.init.control, POLLIN, 0},
                              {m_stdout.fd(), POLLIN, 0},
                              {m_stderr.fd(), POLLIN, 0},
                              {watchInterrupt ? m_request.interruptFd : -1, POLLIN, 0}};
@@ -329,7 +278,7 @@ void PlainRun::killRun()
     Isolation::KillRequest kill;
     kill.runId = RunWireId;
     kill.signal = SIGKILL;
-    (void)Isolation::sendMessage(m_init.control, Isolation::encode(kill));
+    (void)Isolation::sendMessage(m_launched.init.control, Isolation::encode(kill));
     m_finishBy = Clock::now() + std::chrono::milliseconds(KillBackstopMs);
 }
 
@@ -338,7 +287,7 @@ void PlainRun::readControlMessages()
     for (;;) {
         std::vector<std::uint8_t> message;
         std::vector<int> fds;
-        const long received = Isolation::receiveMessage(m_init.control, message, fds);
+        const long received = Isolation::receiveMessage(m_launched.init.control, message, fds);
         for (int fd : fds)
             ::close(fd);
         if (received == -EAGAIN)
@@ -429,27 +378,28 @@ void PlainRun::finishOutcome()
 // before they are collected, and the workspace is removed after.
 void PlainRun::tearDown(bool collect)
 {
-    collect = collect && m_request.collectOutputs && m_workspace;
+    collect = collect && m_request.collectOutputs && m_launched.workspace;
     std::future<Plain::Result<>> removal;
-    if (m_init.pid > 0)
-        ::kill(m_init.pid, SIGKILL);
-    if (m_workspace && !collect)
-        removal = std::async(std::launch::async, [workspace = *m_workspace] { return workspace.remove(); });
-    Isolation::killAndReap(m_init);
+    if (m_launched.init.pid > 0)
+        ::kill(m_launched.init.pid, SIGKILL);
+    if (m_launched.workspace && !collect)
+        removal = std::async(std::launch::async,
+                             [workspace = *m_launched.workspace] { return workspace.remove(); });
+    Isolation::killAndReap(m_launched.init);
     if (m_proxyListener >= 0)
         ::close(std::exchange(m_proxyListener, -1));
-    if (m_cgroup && m_cgroupCreated) {
+    if (m_cgroup && m_launched.cgroupCreated) {
         (void)m_cgroup->destroy(m_id);
-        m_cgroupCreated = false;
+        m_launched.cgroupCreated = false;
     }
     if (removal.valid())
         removal.wait();
     m_outcome.wallMs = millisSince(m_started);
     if (collect)
-        m_request.collectOutputs(m_workspace->paths(Layout::CommandsOnly));
-    if (m_workspace) {
-        (void)m_workspace->remove();
-        m_workspace.reset();
+        m_request.collectOutputs(m_launched.workspace->paths(Layout::CommandsOnly));
+    if (m_launched.workspace) {
+        (void)m_launched.workspace->remove();
+        m_launched.workspace.reset();
     } else if (!m_id.empty()) {
         // Its creation failed part-way: what it made is still removed.
         (void)Core::Workspace::at(m_id).remove();
@@ -458,13 +408,22 @@ void PlainRun::tearDown(bool collect)
 
 std::optional<Cgroup::Core::MemoryStats> PlainRun::memoryStats() const
 {
-    if (!m_cgroup || !m_cgroupCreated)
+    if (!m_cgroup || !m_launched.cgroupCreated)
         return std::nullopt;
     auto stats = m_cgroup->memoryStats(m_id);
     return stats ? std::optional(*stats) : std::nullopt;
 }
 
 } // namespace
+
+Isolation::MountPlanInput mountPlanInput(const PlainPolicy &policy)
+{
+    Isolation::MountPlanInput input;
+    input.tmpMb = policy.tmpMb;
+    input.proxyListener = policy.proxyListener;
+    input.mounts = policy.mounts;
+    return input;
+}
 
 int timeoutSeconds(std::int64_t millis)
 {

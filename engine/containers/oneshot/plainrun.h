@@ -79,6 +79,9 @@ struct PlainRunOutcome : Lite::OneShotSummary
 // Output as it arrives: stream 1 is stdout, 2 stderr; only what is kept under the output cap.
 using OutputSink = std::function<void(int stream, std::string_view chunk)>;
 
+// The mount plan's input for a policy (without the workspace and the ids, which the launch fills in).
+Isolation::MountPlanInput mountPlanInput(const PlainPolicy &policy);
+
 // A --timeout in milliseconds as the whole seconds of limits.run_timeout_s: rounded up, at least 1.
 int timeoutSeconds(std::int64_t millis);
 
