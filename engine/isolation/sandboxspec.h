@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Plan as data: a container policy plus the workspace on the host become a SandboxSpec, the exact mount plan,
-// id mapping and run environment that cordon-init will execute. Unit tests check the spec; the child only
-// interprets it. The plan itself is built by the plain C++ buildMountPlan() (isolation/core/mountplan.h),
-// which the Qt-free one-shot run uses too; this is the engine's side of it, in Qt types.
+// The engine's side of a container's plan, in Qt types: where its workspace is, and the environment of its
+// runs. The mount plan itself is plain C++ (isolation/core/mountplan.h), built by every container start
+// (containers/oneshot/containerlaunch.h); tst_sandboxspec checks it without starting a container.
 #pragma once
 
 #include "core/result.h"
@@ -23,16 +22,6 @@ struct WorkspacePaths
     QString outputs; // mounted at /mnt/data/outputs, writable, noexec
     QString code; // optional: mounted read-only at /mnt/code, where the engine writes code runs' source files
 };
-
-struct SandboxSpec
-{
-    SetupRequest setup;
-    QStringList bindSources; // setup.bindSources decoded: host paths that MountOp::fdIndex points into
-    IdMapping ids;
-};
-
-Result<SandboxSpec> buildSandboxSpec(const Policy::ContainerPolicy &policy, const WorkspacePaths &workspace,
-                                     const IdMapping &ids, const QString &hostRoot = QStringLiteral("/"));
 
 // The whole environment of a run: a fixed minimum plus the policy's env. Nothing of the caller's environment.
 QStringList runEnvironment(const Policy::ContainerPolicy &policy);

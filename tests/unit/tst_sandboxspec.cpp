@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The mount plan is data, so what a container sees can be checked without starting one.
+// The mount plan is data, so what a container sees can be checked without starting one. Plans are built as
+// every container start builds them: the policy's plain values (Containers::plainPolicy), the plan's input
+// for them (OneShot::mountPlanInput), and buildMountPlan().
+#include "containers/oneshotrun.h"
 #include "core/duration.h"
 #include "isolation/sandboxspec.h"
 #include "testutil.h"
@@ -14,7 +17,34 @@ using namespace Cordon::Isolation;
 
 namespace {
 
-const MountOp *findOp(const SandboxSpec &spec, const std::string &target, MountOpKind kind)
+// The plan, with its bind sources as Qt strings for comparisons.
+struct Plan
+{
+    SetupRequest setup;
+    QStringList bindSources;
+};
+
+Cordon::Result<Plan> buildPlan(const Cordon::Policy::ContainerPolicy &policy, const WorkspacePaths &workspace,
+                               const IdMapping &ids, const QString &hostRoot = QStringLiteral("/"))
+{
+    MountPlanInput input =
+        Cordon::Containers::OneShot::mountPlanInput(Cordon::Containers::plainPolicy(policy));
+    input.workspace = {
+        QFile::encodeName(workspace.work).toStdString(), QFile::encodeName(workspace.inputs).toStdString(),
+        QFile::encodeName(workspace.outputs).toStdString(), QFile::encodeName(workspace.code).toStdString()};
+    input.insideUid = ids.insideUid;
+    input.insideGid = ids.insideGid;
+    input.hostRoot = QFile::encodeName(hostRoot).toStdString();
+    auto setup = buildMountPlan(input);
+    if (!setup)
+        return Cordon::fail(Cordon::Error(setup.error()));
+    Plan plan{std::move(*setup), {}};
+    for (const std::string &source : plan.setup.bindSources)
+        plan.bindSources.append(QFile::decodeName(QByteArray::fromStdString(source)));
+    return plan;
+}
+
+const MountOp *findOp(const Plan &spec, const std::string &target, MountOpKind kind)
 {
     for (const MountOp &op : spec.setup.mounts) {
         if (op.target == target && op.kind == kind)
@@ -33,9 +63,9 @@ private:
     QTemporaryDir m_host;
     WorkspacePaths m_workspace;
 
-    Cordon::Result<SandboxSpec> build(const Cordon::Policy::ContainerPolicy &policy = {})
+    Cordon::Result<Plan> build(const Cordon::Policy::ContainerPolicy &policy = {})
     {
-        return buildSandboxSpec(policy, m_workspace, idMappingFor(1000, 1000), m_host.path());
+        return buildPlan(policy, m_workspace, idMappingFor(1000, 1000), m_host.path());
     }
 
 private Q_SLOTS:
@@ -51,7 +81,8 @@ private Q_SLOTS:
         QVERIFY(QFile::link(QStringLiteral("usr/lib"), m_host.filePath(QStringLiteral("lib"))));
         QFile shadow(m_host.filePath(QStringLiteral("etc/shadow")));
         QVERIFY(shadow.open(QIODevice::WriteOnly));
-        m_workspace = {QStringLiteral("/data/w"), QStringLiteral("/data/i"), QStringLiteral("/data/o"), QString()};
+        m_workspace = {QStringLiteral("/data/w"), QStringLiteral("/data/i"), QStringLiteral("/data/o"),
+                       QString()};
     }
 
     void systemDirectoriesAreReadOnlyBinds()
@@ -149,8 +180,9 @@ private Q_SLOTS:
 
     void relativeWorkspaceIsRefused()
     {
-        auto spec = buildSandboxSpec({}, {QStringLiteral("w"), QStringLiteral("/i"), QStringLiteral("/o"), QString()},
-                                     idMappingFor(1000, 1000));
+        auto spec =
+            buildPlan({}, {QStringLiteral("w"), QStringLiteral("/i"), QStringLiteral("/o"), QString()},
+                      idMappingFor(1000, 1000));
         QVERIFY(!spec);
         QCOMPARE(spec.error().code(), QStringLiteral("sandbox.invalid_workspace"));
     }
