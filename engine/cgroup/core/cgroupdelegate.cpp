@@ -33,20 +33,6 @@ Plain::Result<> makeBase(const std::string &mountPoint, const std::string &userD
     return {};
 }
 
-const MountEntry *firstMount(const std::vector<MountEntry> &mounts, bool unified, std::string_view controller)
-{
-    const MountEntry *found = nullptr;
-    for (const MountEntry &mount : mounts) {
-        if (mount.unified != unified || (!unified && !contains(mount.controllers, controller)))
-            continue;
-        if (mount.root == "/")
-            return &mount;
-        if (!found)
-            found = &mount;
-    }
-    return found;
-}
-
 std::string delegatedTo(uid_t uid, gid_t gid)
 {
     return " delegated to " + std::to_string(uid) + ':' + std::to_string(gid);
@@ -106,13 +92,13 @@ Plain::Result<std::string> delegateToUser(uid_t uid, gid_t gid)
     const std::vector<MountEntry> mounts = parseCgroupMounts(*mountinfo);
 
     // The same preference as detectBackend(): v2 when its hierarchy has the controllers, else v1.
-    if (const MountEntry *unified = firstMount(mounts, true, {})) {
+    if (const MountEntry *unified = hierarchyMount(mounts, {})) {
         auto controllers = Fs::readControllers(unified->mountPoint + "/cgroup.controllers");
         if (controllers && contains(*controllers, needed()[0]) && contains(*controllers, needed()[1]))
             return delegateV2(*unified, uid, gid);
     }
-    const MountEntry *memory = firstMount(mounts, false, "memory");
-    const MountEntry *pids = firstMount(mounts, false, "pids");
+    const MountEntry *memory = hierarchyMount(mounts, "memory");
+    const MountEntry *pids = hierarchyMount(mounts, "pids");
     if (memory && pids)
         return delegateV1(*memory, *pids, uid, gid);
     return Plain::fail(

@@ -63,21 +63,6 @@ HostFacts readFacts()
     return facts;
 }
 
-// Several mounts of one hierarchy can exist (bind mounts); the one showing the whole hierarchy is preferred.
-template<typename Match> const MountEntry *pickMount(const std::vector<MountEntry> &mounts, Match match)
-{
-    const MountEntry *found = nullptr;
-    for (const MountEntry &mount : mounts) {
-        if (!match(mount))
-            continue;
-        if (mount.root == "/")
-            return &mount;
-        if (!found)
-            found = &mount;
-    }
-    return found;
-}
-
 // The name of uid in /etc/passwd, else the number. Only a failure's advice needs it.
 std::string passwdName(uid_t uid)
 {
@@ -147,7 +132,7 @@ std::unique_ptr<CgroupBackend> makeV2(V2Layout layout)
 Candidate evaluateV2(const HostFacts &facts)
 {
     Candidate c;
-    const MountEntry *mount = pickMount(facts.mounts, [](const MountEntry &m) { return m.unified; });
+    const MountEntry *mount = hierarchyMount(facts.mounts, {});
     if (!mount) {
         c.reason = "no cgroup2 filesystem is mounted";
         return c;
@@ -160,9 +145,8 @@ Candidate evaluateV2(const HostFacts &facts)
     c.memory = contains(*rootControllers, "memory");
     c.pids = contains(*rootControllers, "pids");
     if (!hasAll(*rootControllers)) {
-        const bool boundToV1 = pickMount(facts.mounts, [](const MountEntry &m) {
-            return !m.unified && (contains(m.controllers, "memory") || contains(m.controllers, "pids"));
-        });
+        const bool boundToV1 = hierarchyMount(facts.mounts, "memory") != nullptr ||
+                               hierarchyMount(facts.mounts, "pids") != nullptr;
         c.reason = "the cgroup2 hierarchy at " + Fs::ticked(mount->mountPoint) + " lacks " +
                    missingOf(*rootControllers) +
                    (boundToV1 ? " (this host binds them to cgroup v1 hierarchies)" : "");
@@ -251,11 +235,8 @@ Candidate evaluateV2(const HostFacts &facts)
 Candidate evaluateV1(const HostFacts &facts)
 {
     Candidate c;
-    auto withController = [](std::string_view name) {
-        return [name](const MountEntry &m) { return !m.unified && contains(m.controllers, name); };
-    };
-    const MountEntry *memory = pickMount(facts.mounts, withController("memory"));
-    const MountEntry *pids = pickMount(facts.mounts, withController("pids"));
+    const MountEntry *memory = hierarchyMount(facts.mounts, "memory");
+    const MountEntry *pids = hierarchyMount(facts.mounts, "pids");
     c.memory = memory != nullptr;
     c.pids = pids != nullptr;
     if (!memory || !pids) {

@@ -244,4 +244,19 @@ std::vector<std::string> parseControllerList(std::string_view data)
     return controllers;
 }
 
+const MountEntry *hierarchyMount(const std::vector<MountEntry> &mounts, std::string_view controller)
+{
+    const bool unified = controller.empty();
+    const MountEntry *found = nullptr;
+    for (const MountEntry &mount : mounts) {
+        if (mount.unified != unified || (!unified && !contains(mount.controllers, controller)))
+            continue;
+        if (mount.root == "/")
+            return &mount;
+        if (!found)
+            found = &mount;
+    }
+    return found;
+}
+
 } // namespace Cordon::Cgroup::Core

@@ -66,4 +66,9 @@ std::optional<std::int64_t> parseInteger(std::string_view text);
 // Whether a list (of controllers, mount options) holds the name.
 bool contains(const std::vector<std::string> &names, std::string_view name);
 
+// The mount of one hierarchy: the cgroup2 one when `controller` is empty, else the v1 one `controller` is
+// bound to. Several mounts of one hierarchy can exist (bind mounts); the one showing the whole hierarchy
+// (root "/") is preferred, else the first. Null when there is none.
+const MountEntry *hierarchyMount(const std::vector<MountEntry> &mounts, std::string_view controller);
+
 } // namespace Cordon::Cgroup::Core
