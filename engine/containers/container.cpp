@@ -5,14 +5,12 @@
 #include "containers/oneshotrun.h"
 
 #include "core/fdio.h"
-#include "isolation/seccompfilters.h"
 
 #include <QFile>
 #include <QFileInfo>
 
 #include <cerrno>
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 namespace Cordon::Containers {
@@ -151,7 +149,6 @@ Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
     m_cgroupCreated = launched.cgroupCreated;
     if (!sent)
         return fail(Error(sent.error()));
-    m_seccompBpf = Isolation::prebuiltSeccompFilter(m_policy.allowPtrace);
     return {};
 }
 
@@ -219,16 +216,11 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
     if (!command)
         return fail(command.error());
 
-    Isolation::SpawnRequest spawn;
-    spawn.runId = m_nextWireId++;
+    std::vector<std::string> argv;
     for (const QString &arg : *command)
-        spawn.argv.push_back(arg.toStdString());
-    for (const QString &entry : Isolation::runEnvironment(m_policy))
-        spawn.env.push_back(entry.toStdString());
-    spawn.cwd = Isolation::InsideWorkDir;
-    const std::uint64_t fileSize = static_cast<std::uint64_t>(m_policy.limits.workspaceMb) * MiB;
-    spawn.rlimits = {{RLIMIT_CORE, 0, 0}, {RLIMIT_NOFILE, 4096, 4096}, {RLIMIT_FSIZE, fileSize, fileSize}};
-    spawn.seccompBpf = m_seccompBpf;
+        argv.push_back(arg.toStdString());
+    const Isolation::SpawnRequest spawn =
+        OneShot::spawnRequestFor(plainPolicy(m_policy), m_nextWireId++, std::move(argv));
 
     const int timeoutS = request.timeoutS > 0 ? qMin(request.timeoutS, m_policy.limits.runTimeoutS)
                                               : m_policy.limits.runTimeoutS;

@@ -96,7 +96,6 @@ private:
     ContainerState m_state = ContainerState::Stopped;
     bool m_cgroupCreated = false;
     std::unique_ptr<Isolation::Sandbox> m_sandbox;
-    std::string m_seccompBpf; // compiled once per start, shared by every run
     QHash<QString, ContainerRun *> m_runs;
     quint64 m_nextWireId = 1;
 };

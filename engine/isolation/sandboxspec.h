@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: MIT
-// The engine's side of a container's plan, in Qt types: where its workspace is, and the environment of its
-// runs. The mount plan itself is plain C++ (isolation/core/mountplan.h), built by every container start
-// (containers/oneshot/containerlaunch.h); tst_sandboxspec checks it without starting a container.
+// The engine's side of a container's plan, in Qt types: where its workspace is. The mount plan itself is
+// plain C++ (isolation/core/mountplan.h), built by every container start (containers/oneshot/
+// containerlaunch.h); tst_sandboxspec checks it without starting a container.
 #pragma once
 
-#include "core/result.h"
 #include "isolation/core/initlaunch.h"
 #include "isolation/core/initprotocol.h"
 #include "isolation/core/mountplan.h"
-#include "policy/containerpolicy.h"
 
 #include <QString>
-#include <QStringList>
 
 namespace Cordon::Isolation {
 
@@ -22,8 +19,5 @@ struct WorkspacePaths
     QString outputs; // mounted at /mnt/data/outputs, writable, noexec
     QString code; // optional: mounted read-only at /mnt/code, where the engine writes code runs' source files
 };
-
-// The whole environment of a run: a fixed minimum plus the policy's env. Nothing of the caller's environment.
-QStringList runEnvironment(const Policy::ContainerPolicy &policy);
 
 } // namespace Cordon::Isolation

@@ -203,7 +203,11 @@ private Q_SLOTS:
         qputenv("CORDON_TEST_SECRET", "x");
         Cordon::Policy::ContainerPolicy policy;
         policy.env.insert(QStringLiteral("LANG"), QStringLiteral("de_DE.UTF-8"));
-        const QStringList env = runEnvironment(policy);
+        QStringList env;
+        for (const std::string &entry : Cordon::Containers::OneShot::spawnRequestFor(
+                                            Cordon::Containers::plainPolicy(policy), 1, {"true"})
+                                            .env)
+            env.append(QString::fromStdString(entry));
         QVERIFY(env.contains(QStringLiteral("LANG=de_DE.UTF-8")));
         QVERIFY(env.contains(QStringLiteral("HOME=/mnt/data")));
         QVERIFY(!env.join(u'\n').contains(QLatin1String("CORDON_TEST_SECRET")));

@@ -188,14 +188,7 @@ Plain::Result<> PlainRun::start()
 // As Container::exec() and ContainerRun::start() for a command whose stdin is given up front.
 Plain::Result<> PlainRun::sendSpawn()
 {
-    Isolation::SpawnRequest spawn;
-    spawn.runId = RunWireId;
-    spawn.argv = m_request.command;
-    spawn.env = Isolation::runEnvironment(m_request.policy.proxyListener, m_request.policy.env);
-    spawn.cwd = Isolation::InsideWorkDir;
-    const auto fileSize = static_cast<std::uint64_t>(m_request.policy.workspaceMb) * MiB;
-    spawn.rlimits = {{RLIMIT_CORE, 0, 0}, {RLIMIT_NOFILE, 4096, 4096}, {RLIMIT_FSIZE, fileSize, fileSize}};
-    spawn.seccompBpf = Isolation::prebuiltSeccompFilter(m_request.policy.allowPtrace);
+    const Isolation::SpawnRequest spawn = spawnRequestFor(m_request.policy, RunWireId, m_request.command);
 
     auto stdinOpened = m_request.stdinData ? Core::stdinMemfd(*m_request.stdinData) : Core::openDevNull();
     if (!stdinOpened)
@@ -415,6 +408,20 @@ std::optional<Cgroup::Core::MemoryStats> PlainRun::memoryStats() const
 }
 
 } // namespace
+
+Isolation::SpawnRequest spawnRequestFor(const PlainPolicy &policy, std::uint64_t runId,
+                                        std::vector<std::string> argv)
+{
+    Isolation::SpawnRequest spawn;
+    spawn.runId = runId;
+    spawn.argv = std::move(argv);
+    spawn.env = Isolation::runEnvironment(policy.proxyListener, policy.env);
+    spawn.cwd = Isolation::InsideWorkDir;
+    const auto fileSize = static_cast<std::uint64_t>(policy.workspaceMb) * MiB;
+    spawn.rlimits = {{RLIMIT_CORE, 0, 0}, {RLIMIT_NOFILE, 4096, 4096}, {RLIMIT_FSIZE, fileSize, fileSize}};
+    spawn.seccompBpf = Isolation::prebuiltSeccompFilter(policy.allowPtrace);
+    return spawn;
+}
 
 Isolation::MountPlanInput mountPlanInput(const PlainPolicy &policy)
 {

@@ -79,6 +79,12 @@ struct PlainRunOutcome : Lite::OneShotSummary
 // Output as it arrives: stream 1 is stdout, 2 stderr; only what is kept under the output cap.
 using OutputSink = std::function<void(int stream, std::string_view chunk)>;
 
+// The spawn request of a run under `policy`, for every run of every container: its argv, its whole
+// environment (runEnvironment(): nothing of the caller's), /mnt/data as its working directory, its resource
+// limits (no core dumps, 4096 open files, no file larger than workspace_mb) and the seccomp program.
+Isolation::SpawnRequest spawnRequestFor(const PlainPolicy &policy, std::uint64_t runId,
+                                        std::vector<std::string> argv);
+
 // The mount plan's input for a policy (without the workspace and the ids, which the launch fills in).
 Isolation::MountPlanInput mountPlanInput(const PlainPolicy &policy);
 
