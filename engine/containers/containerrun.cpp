@@ -2,6 +2,7 @@
 #include "containers/containerrun.h"
 
 #include "containers/core/runstdin.h"
+#include "containers/oneshot/plainrun.h"
 #include "containers/outputcapture.h"
 #include "containers/stdinfeeder.h"
 #include "daemon/lite/runreport.h"
@@ -17,8 +18,8 @@ namespace Cordon::Containers {
 
 namespace {
 
-constexpr int OutputGraceMs = 150;   // processes left in the container may hold the pipes open after the run
-constexpr int KillBackstopMs = 3000; // a killed run whose exit report does not come is ended regardless
+using OneShot::KillBackstopMs; // the timing rules every run follows
+using OneShot::OutputGraceMs;
 
 class FdPair
 {

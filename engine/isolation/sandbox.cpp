@@ -12,12 +12,6 @@
 
 namespace Cordon::Isolation {
 
-namespace {
-
-constexpr int SetupTimeoutMs = 15000;
-
-} // namespace
-
 Error setupError(const SetupReply &reply)
 {
     return Error(setupFailure(reply));
@@ -49,7 +43,7 @@ Result<> Sandbox::awaitSetUp()
         destroy();
         return fail(std::move(error));
     };
-    auto reply = awaitSetupReply(m_init, SetupTimeoutMs, m_proxyListener);
+    auto reply = awaitSetupReply(m_init, SetupReplyTimeoutMs, m_proxyListener);
     if (!reply)
         return abort(Error(reply.error()));
     if (reply->stage != Stage::None)

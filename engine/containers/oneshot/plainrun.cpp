@@ -33,9 +33,6 @@ using Clock = std::chrono::steady_clock;
 using Layout = Core::Workspace::Layout;
 
 constexpr std::int64_t MiB = 1024 * 1024;
-constexpr int SetupTimeoutMs = 15000; // as Isolation::Sandbox
-constexpr int OutputGraceMs = 150;    // as ContainerRun: processes left may hold the pipes open after the run
-constexpr int KillBackstopMs = 3000;  // a killed run whose exit report does not come is ended regardless
 constexpr std::uint64_t RunWireId = 1;
 
 std::int64_t millisSince(Clock::time_point start)
@@ -116,9 +113,6 @@ private:
     int m_proxyListener = -1;
     Stream m_stdout;
     Stream m_stderr;
-    // The group is new (its name random), so every OOM kill it counts happened in this run; the engine's
-    // long-lived containers subtract the count at a run's start instead.
-    static constexpr std::int64_t m_oomKillsBefore = 0;
     // The run's life, as ContainerRun tracks it.
     bool m_exited = false;
     bool m_timedOut = false;
@@ -175,7 +169,7 @@ Plain::Result<> PlainRun::start()
     const Plain::Result<> spawnSent = sendSpawn();
     // The setup reply comes first even when the spawn request could not be sent: a cordon-init that failed
     // its setup and exited refuses the request, and its reply says why.
-    auto reply = Isolation::awaitSetupReply(m_launched.init, SetupTimeoutMs, m_proxyListener);
+    auto reply = Isolation::awaitSetupReply(m_launched.init, Isolation::SetupReplyTimeoutMs, m_proxyListener);
     if (!reply)
         return Plain::fail(reply.error());
     if (reply->stage != Isolation::Stage::None)
@@ -292,7 +286,7 @@ void PlainRun::readControlMessages()
             if (!m_exited) {
                 m_abandoned = true;
                 const auto stats = memoryStats();
-                m_outcome.className = stats && stats->oomKills > m_oomKillsBefore ? "oom" : "killed";
+                m_outcome.className = stats && stats->oomKills > 0 ? "oom" : "killed";
                 m_outcome.signal = SIGKILL;
                 m_outcome.message = "the container's PID 1 died";
                 m_exited = true;
@@ -345,7 +339,9 @@ void PlainRun::finishOutcome()
     m_stderr.close();
     const auto stats = memoryStats();
     if (stats) {
-        m_outcome.oomKills = stats->oomKills - m_oomKillsBefore;
+        // The group is new (its name random), so every OOM kill it counts happened in this run; the engine's
+        // long-lived containers subtract the count at a run's start instead.
+        m_outcome.oomKills = stats->oomKills;
         m_outcome.peakMemoryBytes = std::max(m_outcome.peakMemoryBytes, stats->peak);
     }
     m_outcome.stdoutData = m_stdout.output().data();

@@ -76,6 +76,12 @@ struct PlainRunOutcome : Lite::OneShotSummary
     int setupErrno = 0;
 };
 
+// The timing rules of every run (the one-shot run's and ContainerRun's): after the run's exit, processes
+// left in the container may hold its output pipes open for this long; a killed run whose exit report does
+// not come is ended regardless after this long.
+inline constexpr int OutputGraceMs = 150;
+inline constexpr int KillBackstopMs = 3000;
+
 // Output as it arrives: stream 1 is stdout, 2 stderr; only what is kept under the output cap.
 using OutputSink = std::function<void(int stream, std::string_view chunk)>;
 

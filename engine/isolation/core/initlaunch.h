@@ -41,6 +41,9 @@ struct InitProcess
 // `sandbox.clone`, `userns.id_map`.
 Plain::Result<InitProcess> launchInit(const std::string &initPath, const IdMapping &ids);
 
+// How long cordon-init may take to carry out a setup request before the start is given up.
+inline constexpr int SetupReplyTimeoutMs = 15000;
+
 // Waits for the SetupReply. A proxy listener that came with it is stored in `proxyListener`. When
 // cordon-init exited instead, it is reaped and `init.pid` set to -1. A reply that reports a failed stage is
 // returned as it is (see setupFailure()).
