@@ -11,9 +11,9 @@
 
 #include "daemon/lite/output.h"
 #include "daemon/lite/runreport.h"
+#include "isolation/core/initlaunch.h"
 
 #include <cerrno>
-#include <climits>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -26,24 +26,6 @@ constexpr int CannotRun = 125;
 const char FullCliName[] = "cordon-cli";
 const char OneShotName[] = "cordon-run";
 
-std::string directoryOfThisProgram()
-{
-    char path[PATH_MAX];
-    const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0)
-        return {};
-    const std::string self(path, static_cast<std::size_t>(n));
-    return self.substr(0, self.rfind('/'));
-}
-
-// Beside this program (the build tree, and a copy of the programs anywhere), else where `make install` puts
-// it, as the engine looks for cordon-init.
-std::vector<std::string> candidatesFor(const char *name)
-{
-    const std::string directory = directoryOfThisProgram();
-    return {directory + "/" + name, directory + "/../libexec/cordon/" + name};
-}
-
 // Returns only when the exec failed.
 int execHelper(const std::string &path, char *argv[], const char *what)
 {
@@ -55,10 +37,10 @@ int execHelper(const std::string &path, char *argv[], const char *what)
     return CannotRun;
 }
 
-// The first of candidatesFor(name) that this user may execute.
+// The first of Cordon::Isolation::programCandidates(name) that this user may execute.
 std::optional<std::string> findHelper(const char *name)
 {
-    for (const std::string &candidate : candidatesFor(name)) {
+    for (const std::string &candidate : Cordon::Isolation::programCandidates(name)) {
         if (::access(candidate.c_str(), X_OK) == 0)
             return candidate;
     }
@@ -69,7 +51,7 @@ int runFullCli(char *argv[])
 {
     if (const std::optional<std::string> cli = findHelper(FullCliName))
         return execHelper(*cli, argv, "the full command line");
-    const std::vector<std::string> candidates = candidatesFor(FullCliName);
+    const std::vector<std::string> candidates = Cordon::Isolation::programCandidates(FullCliName);
     Cordon::Lite::writeAll(
         STDERR_FILENO,
         Cordon::Lite::errorReport(

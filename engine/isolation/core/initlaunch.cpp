@@ -69,16 +69,6 @@ bool keepCapabilitiesAcrossExec()
     return true;
 }
 
-std::string directoryOfThisProgram()
-{
-    char path[PATH_MAX];
-    const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0)
-        return ".";
-    const std::string self(path, static_cast<std::size_t>(n));
-    return self.substr(0, self.rfind('/'));
-}
-
 } // namespace
 
 IdMapping idMappingFor(std::uint32_t callerUid, std::uint32_t callerGid)
@@ -89,18 +79,29 @@ IdMapping idMappingFor(std::uint32_t callerUid, std::uint32_t callerGid)
     return ids;
 }
 
+std::vector<std::string> programCandidates(std::string_view name)
+{
+    std::string directory = ".";
+    char path[PATH_MAX];
+    if (const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1); n > 0) {
+        const std::string self(path, static_cast<std::size_t>(n));
+        directory = self.substr(0, self.rfind('/'));
+    }
+    return {directory + '/' + std::string(name), directory + "/../libexec/cordon/" + std::string(name)};
+}
+
 std::string locateInit()
 {
     if (const char *fromEnv = std::getenv("CORDON_INIT"); fromEnv != nullptr && *fromEnv != '\0')
         return fromEnv;
-    const std::string dir = directoryOfThisProgram();
-    for (const std::string &candidate : {dir + "/cordon-init", dir + "/../libexec/cordon/cordon-init"}) {
+    const std::vector<std::string> candidates = programCandidates("cordon-init");
+    for (const std::string &candidate : candidates) {
         if (::access(candidate.c_str(), X_OK) == 0) {
             char resolved[PATH_MAX];
             return ::realpath(candidate.c_str(), resolved) != nullptr ? std::string(resolved) : candidate;
         }
     }
-    return dir + "/cordon-init";
+    return candidates.front();
 }
 
 Plain::Result<InitProcess> launchInit(const std::string &initPath, const IdMapping &ids)

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
+#include <vector>
 
 namespace Cordon::Isolation {
 
@@ -25,6 +27,10 @@ struct IdMapping
 // Unprivileged callers map their own uid/gid (the only mapping the kernel allows them). A root caller maps to
 // nobody/nogroup, so that code inside is never host root, not even for files on read-only binds.
 IdMapping idMappingFor(std::uint32_t callerUid, std::uint32_t callerGid);
+
+// Where one of Cordon's programs is looked for, in order: beside the running program (the build tree, a copy
+// of the programs anywhere), then ../libexec/cordon/ from it, where `make install` puts the helpers.
+std::vector<std::string> programCandidates(std::string_view name);
 
 // Where cordon-init lives: $CORDON_INIT, else beside the running program, else ../libexec/cordon/ from it.
 std::string locateInit();
