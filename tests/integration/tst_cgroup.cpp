@@ -138,6 +138,15 @@ int waitFor(pid_t pid, int timeoutMs = 20000)
     return -1;
 }
 
+// Ends a child that waits forever: SIGKILL, reap, and close both of its pipes.
+void killChild(const Child &child)
+{
+    ::kill(child.pid, SIGKILL);
+    waitFor(child.pid);
+    ::close(child.reportFd);
+    ::close(child.goFd);
+}
+
 // Reaps the orphans this process inherits as a subreaper: the pids controller counts a zombie until it is
 // reaped.
 void reapOrphans()
@@ -412,12 +421,7 @@ private slots:
 
         Child child = forkChild(waitForever);
         QVERIFY(child.pid > 0);
-        auto guard = qScopeGuard([&] {
-            ::kill(child.pid, SIGKILL);
-            waitFor(child.pid);
-            ::close(child.reportFd);
-            ::close(child.goFd);
-        });
+        auto guard = qScopeGuard([&] { killChild(child); });
         QVERIFY_RESULT(backend().addProcess(name, child.pid));
         const auto again = backend().create(name, {});
         QVERIFY(!again);
@@ -604,12 +608,7 @@ private slots:
 
         Child child = forkChild(waitForever);
         QVERIFY(child.pid > 0);
-        auto guard = qScopeGuard([&] {
-            ::kill(child.pid, SIGKILL);
-            waitFor(child.pid);
-            ::close(child.reportFd);
-            ::close(child.goFd);
-        });
+        auto guard = qScopeGuard([&] { killChild(child); });
         const auto added = b.addProcess(name, child.pid);
         QVERIFY2(added.has_value(), added ? "" : added.error().message.c_str());
         const auto listed = b.processes(name);
