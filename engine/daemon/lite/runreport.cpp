@@ -120,6 +120,41 @@ int runExitStatus(const Json &run)
     return shellStatus(className, run["exit_code"].toInt(-1), run["signal"].toInt(0));
 }
 
+namespace {
+
+// The first lines of every run's summary: the class with the exit code, the signal or (setup_failed) what
+// failed, and for a run that ran, its times and memory.
+std::string summaryHead(const OneShotSummary &run)
+{
+    const bool setupFailed = run.className == "setup_failed";
+    const std::string status = setupFailed      ? run.message
+                               : run.signal > 0 ? "signal " + std::to_string(run.signal)
+                                                : "exit " + std::to_string(run.exitCode);
+    std::string text = "cordon: " + std::string(run.className) + " (" + status + "): ";
+    text.append(describeErrorClass(run.className));
+    text += '\n';
+    if (!setupFailed) {
+        text += "cordon: wall " + std::to_string(run.wallMs) + " ms, cpu " + std::to_string(run.cpuMs) +
+                " ms, peak memory " + formatBytes(run.peakMemoryBytes);
+        if (run.memoryLimitBytes > 0)
+            text += " of " + formatBytes(run.memoryLimitBytes);
+        if (run.degraded)
+            text += " (not enforced: degraded mode)";
+        text += '\n';
+    }
+    return text;
+}
+
+// The last line: a note about a run that ran (for setup_failed the message is the status already).
+std::string summaryNote(const OneShotSummary &run)
+{
+    if (run.className == "setup_failed" || run.message.empty())
+        return {};
+    return "cordon: note: " + run.message + "\n";
+}
+
+} // namespace
+
 std::string summarizeRun(const Json &run, const Json &container)
 {
     const std::string &state = run["state"].toString();
@@ -132,26 +167,17 @@ std::string summarizeRun(const Json &run, const Json &container)
         return "cordon: " + (state.empty() ? std::string("interrupted") : state) +
                ": the run's outcome is unknown (cordond stopped before it ended)\n";
 
-    const bool setupFailed = className == "setup_failed";
-    const int signal = run["signal"].toInt(0);
-    const std::string status = setupFailed  ? message
-                               : signal > 0 ? "signal " + std::to_string(signal)
-                                            : "exit " + std::to_string(run["exit_code"].toInt(-1));
-    std::string text = "cordon: " + className + " (" + status + "): ";
-    text.append(describeErrorClass(className));
-    text += '\n';
-    if (!setupFailed) {
-        const std::int64_t limit = container["memory_limit"].toInteger();
-        const bool enforced = container["limits_enforced"].toBool(true);
-        text += "cordon: wall " + std::to_string(run["wall_ms"].toInteger()) + " ms, cpu " +
-                std::to_string(run["cpu_ms"].toInteger()) + " ms, peak memory " +
-                formatBytes(run["peak_memory_bytes"].toInteger());
-        if (limit > 0)
-            text += " of " + formatBytes(limit);
-        if (!enforced)
-            text += " (not enforced: degraded mode)";
-        text += '\n';
-    }
+    OneShotSummary head;
+    head.className = className;
+    head.exitCode = run["exit_code"].toInt(-1);
+    head.signal = run["signal"].toInt(0);
+    head.wallMs = run["wall_ms"].toInteger();
+    head.cpuMs = run["cpu_ms"].toInteger();
+    head.peakMemoryBytes = run["peak_memory_bytes"].toInteger();
+    head.memoryLimitBytes = container["memory_limit"].toInteger();
+    head.degraded = !container["limits_enforced"].toBool(true);
+    head.message = message;
+    std::string text = summaryHead(head);
     for (const std::string_view stream : {"stdout", "stderr"}) {
         if (run[std::string(stream) + "_truncated"].toBool()) {
             text += "cordon: ";
@@ -164,9 +190,7 @@ std::string summarizeRun(const Json &run, const Json &container)
                 formatBytes(artifact["size"].toInteger()) + ", sha256 " + artifact["sha256"].toString() +
                 ")\n";
     }
-    if (!setupFailed && !message.empty())
-        text += "cordon: note: " + message + "\n";
-    return text;
+    return text + summaryNote(head);
 }
 
 std::string_view classifyEndedRun(bool timedOut, std::int64_t oomKills, int signal, int exitCode)
@@ -182,19 +206,7 @@ std::string_view classifyEndedRun(bool timedOut, std::int64_t oomKills, int sign
 
 std::string summarizeOneShot(const OneShotSummary &run)
 {
-    const bool setupFailed = run.className == "setup_failed";
-    const std::string status = setupFailed      ? run.message
-                               : run.signal > 0 ? "signal " + std::to_string(run.signal)
-                                                : "exit " + std::to_string(run.exitCode);
-    std::string text = "cordon: " + std::string(run.className) + " (" + status + "): ";
-    text.append(describeErrorClass(run.className));
-    text += '\n';
-    if (!setupFailed) {
-        text += "cordon: wall " + std::to_string(run.wallMs) + " ms, cpu " + std::to_string(run.cpuMs) +
-                " ms, peak memory " + formatBytes(run.peakMemoryBytes) + " of " +
-                formatBytes(run.memoryLimitBytes) + (run.degraded ? " (not enforced: degraded mode)" : "") +
-                "\n";
-    }
+    std::string text = summaryHead(run);
     if (run.stdoutTruncated)
         text += "cordon: stdout was cut at " + formatBytes(run.stdoutKept) + " (the run wrote " +
                 formatBytes(run.stdoutBytes) + ")\n";
@@ -206,9 +218,7 @@ std::string summarizeOneShot(const OneShotSummary &run)
                 artifact.sha256 + ")\n";
     for (const OneShotRefusal &refused : run.refused)
         text += "cordon: refused artifact " + refused.path + ": " + refused.reason + "\n";
-    if (!setupFailed && !run.message.empty())
-        text += "cordon: note: " + run.message + "\n";
-    return text;
+    return text + summaryNote(run);
 }
 
 std::string formatBytes(std::int64_t bytes)
