@@ -121,16 +121,6 @@ Plain::Result<int> killListed(const std::vector<std::string> &procsFiles)
 
 } // namespace
 
-std::string ticked(std::string_view path)
-{
-    std::string text;
-    text.reserve(path.size() + 2);
-    text += '`';
-    text += path;
-    text += '`';
-    return text;
-}
-
 Plain::Result<std::string> readFile(const std::string &path)
 {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

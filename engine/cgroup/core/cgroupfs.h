@@ -48,8 +48,7 @@ std::string joinPath(std::string_view dir, std::string_view name);
 std::string parentOf(std::string_view path);
 // The deepest directory containing both absolute paths.
 std::string commonAncestor(std::string_view a, std::string_view b);
-// "`path`", as every message quotes a path.
-std::string ticked(std::string_view path);
+using Plain::ticked; // "`path`", as every message quotes a path
 
 // v2: adds the controllers missing from dir/cgroup.subtree_control. Nothing is written when they are all
 // there already, because the write fails with EBUSY while dir holds processes, which a configured cgroup may.

@@ -24,11 +24,6 @@ namespace Cordon::Containers::Core {
 
 namespace {
 
-std::string quoted(std::string_view path)
-{
-    return '`' + std::string(path) + '`';
-}
-
 // The octal value of the "Umask:" line of /proc/self/status, once the line has been read whole.
 std::optional<mode_t> umaskIn(std::string_view status)
 {
@@ -77,18 +72,18 @@ Plain::Result<> makeDir(const std::string &path, mode_t mode)
 {
     const bool created = ::mkdir(path.c_str(), mode) == 0;
     if (!created && errno != EEXIST)
-        return Plain::failErrno("workspace.io", "mkdir " + quoted(path), errno);
+        return Plain::failErrno("workspace.io", "mkdir " + Plain::ticked(path), errno);
     // A directory we just made has its mode unless the umask took bits away; one that was there is set again
     // (a chmod costs a journal write on ext4, so it is not repeated when it would change nothing).
     if ((!created || (mode & processUmask()) != 0) && ::chmod(path.c_str(), mode) != 0)
-        return Plain::failErrno("workspace.io", "chmod " + quoted(path), errno);
+        return Plain::failErrno("workspace.io", "chmod " + Plain::ticked(path), errno);
     return {};
 }
 
 Plain::Result<> handTo(const std::string &path, uid_t uid, gid_t gid)
 {
     if (::lchown(path.c_str(), uid, gid) != 0)
-        return Plain::failErrno("workspace.io", "chown " + quoted(path), errno);
+        return Plain::failErrno("workspace.io", "chown " + Plain::ticked(path), errno);
     return {};
 }
 
@@ -204,12 +199,12 @@ Plain::Result<Workspace> Workspace::create(std::string_view containerId, uid_t o
 {
     const std::string containers = containersDirectory();
     if (!makePath(containers))
-        return Plain::fail("workspace.io", "cannot create " + quoted(containers), errno);
+        return Plain::fail("workspace.io", "cannot create " + Plain::ticked(containers), errno);
     // The safe file code refuses any symlink on the way to a root (even a trusted one such as a symlinked
     // /home), so the workspace is addressed by its canonical path.
     const std::string canonical = canonicalPath(containers);
     if (canonical.empty())
-        return Plain::fail("workspace.io", "cannot resolve " + quoted(containers), errno);
+        return Plain::fail("workspace.io", "cannot resolve " + Plain::ticked(containers), errno);
     Workspace workspace;
     workspace.m_root = canonical + '/' + std::string(containerId);
     const WorkspacePaths paths = workspace.paths(layout);

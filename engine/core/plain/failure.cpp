@@ -62,6 +62,16 @@ tl::unexpected<Failure> failErrno(std::string code, std::string_view what, int s
     return fail(std::move(code), std::string(what) + ": " + std::strerror(sysErrno), sysErrno);
 }
 
+std::string ticked(std::string_view path)
+{
+    std::string text;
+    text.reserve(path.size() + 2);
+    text += '`';
+    text += path;
+    text += '`';
+    return text;
+}
+
 std::string_view hintFor(std::string_view code)
 {
     for (const HintEntry &entry : Hints) {

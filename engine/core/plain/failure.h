@@ -36,6 +36,9 @@ inline tl::unexpected<Failure> fail(Failure failure)
 // "<what>: <strerror(sysErrno)>", as Cordon::Error::fromErrno words it.
 tl::unexpected<Failure> failErrno(std::string code, std::string_view what, int sysErrno);
 
+// "`path`": how every message quotes a path or a name.
+std::string ticked(std::string_view path);
+
 // Advice a user can act on, looked up by code prefix in the one table every client uses; empty when none.
 std::string_view hintFor(std::string_view code);
 

@@ -27,16 +27,6 @@ constexpr int HeldDepth = 64;
 // pass removes nothing (what is left then cannot be removed: mount points, permissions).
 constexpr std::size_t NamesPerPass = 65536;
 
-std::string quoted(std::string_view shown)
-{
-    std::string text;
-    text.reserve(shown.size() + 2);
-    text += '`';
-    text += shown;
-    text += '`';
-    return text;
-}
-
 // The sandbox may leave directories mode 000 or 0500; entering and unlinking in them needs u+rwx. The chmod
 // goes through the pinned descriptor, never through a name it could swap for a symlink to a host directory.
 // `mode` is what the caller's fstat() of the same descriptor said.
@@ -71,15 +61,15 @@ private:
     {
         if (!m_firstError)
             m_firstError = Plain::failErrno("files.remove",
-                                            std::string(verb) + ' ' + quoted(escapeForDisplay(m_path)) +
-                                                std::string(after),
+                                            std::string(verb) + ' ' +
+                                                Plain::ticked(escapeForDisplay(m_path)) + std::string(after),
                                             error)
                                .value();
     }
     void noteMountPoint()
     {
         if (!m_mountPoint)
-            m_mountPoint = Plain::Failure{"files.mount_point", quoted(escapeForDisplay(m_path)) +
+            m_mountPoint = Plain::Failure{"files.mount_point", Plain::ticked(escapeForDisplay(m_path)) +
                                                                    " is a mount point; it was left in place"};
     }
 
@@ -214,7 +204,7 @@ Plain::Result<> removeTree(std::string_view path)
                                    ? std::string(".")
                                    : (slash == 0 ? std::string("/") : bytes.substr(0, slash));
     // "remove `<path>`", made only when something is reported.
-    const auto removing = [&bytes] { return "remove " + quoted(escapeForDisplay(bytes)); };
+    const auto removing = [&bytes] { return "remove " + Plain::ticked(escapeForDisplay(bytes)); };
     if (name.empty() || name == "." || name == "..")
         return Plain::fail("files.remove", removing() + ": not a removable path");
 
@@ -247,7 +237,7 @@ Plain::Result<> removeTree(std::string_view path)
         return Plain::failErrno("files.remove", removing(), errno);
     }
     if (::fstat(root.get(), &st) != 0)
-        return Plain::failErrno("files.remove", "stat " + quoted(escapeForDisplay(bytes)), errno);
+        return Plain::failErrno("files.remove", "stat " + Plain::ticked(escapeForDisplay(bytes)), errno);
 
     TreeRemover remover(root.get(), st.st_dev, bytes);
     remover.emptyDirectory(root.get(), st.st_mode, 0);
