@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cgroup/core/cgroupfs.h"
 
+#include "cgroup/core/cgroupbackend.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -387,6 +389,16 @@ Plain::Result<> enableControllers(const std::string &dir, const std::vector<std:
                                                          ": its parent does not pass it down");
     }
     return writeFile(dir + "/cgroup.subtree_control", request);
+}
+
+Plain::Result<> checkProcessFor(std::string_view name, pid_t pid)
+{
+    CORDON_PLAIN_TRY(validateGroupName(name));
+    if (pid <= 0)
+        return Plain::fail(
+            "cgroup.io", "add pid " + std::to_string(pid) + " to `" + std::string(name) + "`: not a process",
+            EINVAL);
+    return {};
 }
 
 } // namespace Cordon::Cgroup::Core::Fs

@@ -48,6 +48,9 @@ std::string joinPath(std::string_view dir, std::string_view name);
 std::string parentOf(std::string_view path);
 // The deepest directory containing both absolute paths.
 std::string commonAncestor(std::string_view a, std::string_view b);
+// What addProcess() checks first in both backends: a valid group name and a real pid.
+Plain::Result<> checkProcessFor(std::string_view name, pid_t pid);
+
 using Plain::ticked; // "`path`", as every message quotes a path
 
 // v2: adds the controllers missing from dir/cgroup.subtree_control. Nothing is written when they are all

@@ -133,11 +133,7 @@ Plain::Result<> CgroupV1::writeLimits(std::string_view name, const ResourceLimit
 
 Plain::Result<> CgroupV1::addProcess(std::string_view name, pid_t pid)
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
-    if (pid <= 0)
-        return Plain::fail(
-            "cgroup.io", "add pid " + std::to_string(pid) + " to `" + std::string(name) + "`: not a process",
-            EINVAL);
+    CORDON_PLAIN_TRY(Fs::checkProcessFor(name, pid));
     // cgroup.procs moves the whole thread group; in v1 each hierarchy is joined separately.
     const std::string number = std::to_string(pid);
     for (const std::string &file : procsFiles(name))

@@ -228,11 +228,7 @@ Plain::Result<> CgroupV2::create(std::string_view name, const ResourceLimits &li
 
 Plain::Result<> CgroupV2::addProcess(std::string_view name, pid_t pid)
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
-    if (pid <= 0)
-        return Plain::fail(
-            "cgroup.io", "add pid " + std::to_string(pid) + " to `" + std::string(name) + "`: not a process",
-            EINVAL);
+    CORDON_PLAIN_TRY(Fs::checkProcessFor(name, pid));
     const std::string file = Fs::joinPath(m_layout.base, name) + "/cgroup.procs";
     auto written = Fs::writeFile(file, std::to_string(pid));
     if (!written && (written.error().sysErrno == EACCES || written.error().sysErrno == EPERM) &&
