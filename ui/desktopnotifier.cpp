@@ -37,11 +37,15 @@ void DesktopNotifier::notify(const QString &tag, const QString &summary, const Q
     QStringList actionList;
     for (const auto &[key, label] : actions)
         actionList << key << label;
-    const QVariantMap hints{{QStringLiteral("desktop-entry"), QStringLiteral("cordon-workbench")},
+    // The desktop entry's id names the application and its icon: both are installed under that id.
+    const QString desktopId = QGuiApplication::desktopFileName().isEmpty()
+                                  ? QGuiApplication::applicationName()
+                                  : QGuiApplication::desktopFileName();
+    const QVariantMap hints{{QStringLiteral("desktop-entry"), desktopId},
                             {QStringLiteral("urgency"), QVariant::fromValue<uchar>(1)}};
     QDBusMessage call = QDBusMessage::createMethodCall(Service, Path, Interface, QStringLiteral("Notify"));
-    call << QGuiApplication::applicationDisplayName() << m_ids.value(tag, 0u)
-         << QStringLiteral("cordon-workbench") << summary << body << actionList << hints << qint32(-1);
+    call << QGuiApplication::applicationDisplayName() << m_ids.value(tag, 0u) << desktopId << summary << body
+         << actionList << hints << qint32(-1);
     m_withdrawn.remove(tag);
     ++m_pending[tag];
     auto *watcher = new QDBusPendingCallWatcher(QDBusConnection::sessionBus().asyncCall(call), this);

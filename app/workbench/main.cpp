@@ -130,7 +130,7 @@ int main(int argc, char *argv[])
     QApplication::setApplicationName(QStringLiteral("cordon-workbench"));
     QApplication::setApplicationDisplayName(QStringLiteral("Cordon Workbench"));
     QApplication::setApplicationVersion(QStringLiteral(CORDON_VERSION));
-    QApplication::setDesktopFileName(QStringLiteral("cordon-workbench"));
+    QApplication::setDesktopFileName(QStringLiteral("org.cordon.workbench"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/cordon.svg")));
 
     Cordon::Ui::MainWindow window({});
