@@ -539,6 +539,50 @@ private slots:
                  expected);
     }
 
+    // Which cgroup a user's engine takes as delegated on a systemd v2 host. `owned` lists what the user owns,
+    // as systemd leaves it: user@UID.service (delegated by the system manager) and everything below it.
+    void systemdDelegationRoot_data()
+    {
+        QTest::addColumn<QString>("self");
+        QTest::addColumn<bool>("selfDelegated");
+        QTest::addColumn<QString>("owned");
+        QTest::addColumn<QString>("expected");
+        const QString user = QStringLiteral("/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service");
+        const QString service = user + QStringLiteral("/app.slice/cordond.service");
+        QTest::newRow("desktop app: the user manager's whole tree")
+            << user + QStringLiteral("/app.slice/app-org.cordon.workbench-1234.scope") << false << user
+            << user;
+        // Without the unit's word the engine cannot tell a Delegate=yes service from any other unit.
+        QTest::newRow("service without the variable: still the topmost") << service << false << user << user;
+        QTest::newRow("the unit's Delegate=yes cgroup, not the user manager's")
+            << service << true << user << service;
+        QTest::newRow("ssh session: nothing owned")
+            << QStringLiteral("/sys/fs/cgroup/user.slice/user-1000.slice/session-3.scope") << false << user
+            << QString();
+        QTest::newRow("variable set in a session scope: refused, not widened")
+            << QStringLiteral("/sys/fs/cgroup/user.slice/user-1000.slice/session-3.scope") << true << user
+            << QString();
+        QTest::newRow("the mount itself is never a delegation")
+            << QStringLiteral("/sys/fs/cgroup") << true << QStringLiteral("/sys/fs/cgroup") << QString();
+        QTest::newRow("outside the mount")
+            << QStringLiteral("/elsewhere/x") << false << QStringLiteral("/elsewhere") << QString();
+    }
+
+    void systemdDelegationRoot()
+    {
+        QFETCH(QString, self);
+        QFETCH(bool, selfDelegated);
+        QFETCH(QString, owned);
+        QFETCH(QString, expected);
+        const std::string ownedRoot = owned.toStdString();
+        const auto isOwned = [&ownedRoot](const std::string &dir) {
+            return dir == ownedRoot || dir.starts_with(ownedRoot + '/');
+        };
+        QCOMPARE(QString::fromStdString(Core::systemdDelegationRoot("/sys/fs/cgroup", self.toStdString(),
+                                                                    selfDelegated, isOwned)),
+                 expected);
+    }
+
     void pathHelpers()
     {
         QCOMPARE(Core::Fs::joinPath("/sys/fs/cgroup", "cordon"), std::string("/sys/fs/cgroup/cordon"));

@@ -9,6 +9,7 @@
 #include "core/plain/failure.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -104,6 +105,19 @@ Plain::Result<std::unique_ptr<CgroupBackend>> detectBackend(UserNameLookup userN
 
 // For `cordon doctor`: what this host offers, in words a user can act on. Never changes anything.
 HostReport inspectHost(UserNameLookup userName = nullptr);
+
+// Set to 1 by a service manager's unit that delegates the cgroup it starts the program in
+// (packaging/systemd/cordond.service, beside Delegate=yes); see systemdDelegationRoot().
+constexpr const char *SelfDelegatedVariable = "CORDON_CGROUP_DELEGATED";
+
+// cgroup v2, a user's engine under systemd: the cgroup it may treat as delegated to it, from `self` (its own
+// cgroup, a directory below mountPoint) and `owned` (whether the user owns a directory with its cgroup.procs
+// and cgroup.subtree_control). Normally the topmost owned cgroup of self's chain, user@UID.service, where
+// systemd's user manager runs. With selfDelegated, self itself: a unit with Delegate=yes hands over its own
+// cgroup only, and the engine stays in it, so the unit's limits and its KillMode cover the containers. Empty
+// when the user owns none of it.
+std::string systemdDelegationRoot(std::string_view mountPoint, std::string_view self, bool selfDelegated,
+                                  const std::function<bool(const std::string &)> &owned);
 
 // The one root step for hosts without systemd delegation: creates the per-user base (v1:
 // memory/cordon/uid-UID and pids/cordon/uid-UID; v2: <root>/cordon/uid-UID with memory and pids enabled on

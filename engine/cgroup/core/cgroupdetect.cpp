@@ -7,6 +7,7 @@
 #include "cgroup/core/cgroupv2.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@ struct HostFacts
     std::vector<ProcCgroupEntry> self;
     std::string problem; // set when /proc could not be read; nothing else is then known
     uid_t uid = 0;
+    bool selfDelegated = false; // SelfDelegatedVariable is 1: the engine's own cgroup was delegated to it
 };
 
 struct Candidate
@@ -43,6 +45,8 @@ HostFacts readFacts()
 {
     HostFacts facts;
     facts.uid = ::geteuid();
+    const char *delegated = std::getenv(SelfDelegatedVariable);
+    facts.selfDelegated = delegated && std::string_view(delegated) == "1";
     auto mountinfo = Fs::readFile("/proc/self/mountinfo");
     if (!mountinfo) {
         facts.problem = mountinfo.error().message;
@@ -201,17 +205,18 @@ Candidate evaluateV2(const HostFacts &facts)
         }
     }
 
-    // systemd's delegation: user@UID.service and the units below it belong to the user. The topmost cgroup of
-    // the engine's own chain that the user owns is the delegation root; containers go into <root>/cordon.
-    std::string top;
-    const std::string mountPrefix = mount->mountPoint + '/';
-    for (std::string dir = selfPath; !selfPath.empty() && dir.starts_with(mountPrefix);
-         dir = Fs::parentOf(dir)) {
-        if (!ownedAndWritable(dir, facts.uid))
-            break;
-        top = dir;
-    }
-    if (top.empty()) {
+    // systemd's delegation: user@UID.service and the units below it belong to the user; containers go into
+    // <root>/cordon.
+    const std::string top = systemdDelegationRoot(
+        mount->mountPoint, selfPath, facts.selfDelegated,
+        [uid = facts.uid](const std::string &dir) { return ownedAndWritable(dir, uid); });
+    if (top.empty() && facts.selfDelegated) {
+        reasons.push_back(
+            std::string(SelfDelegatedVariable) + "=1 says your cgroup " +
+            Fs::ticked(selfPath.empty() ? std::string("?") : selfPath) +
+            " was delegated to Cordon, but it is not yours to change (does the unit that starts "
+            "Cordon set Delegate=yes?)");
+    } else if (top.empty()) {
         reasons.push_back("your cgroup " + Fs::ticked(selfPath.empty() ? std::string("?") : selfPath) +
                           " is not delegated to you (systemd delegates user@" + std::to_string(facts.uid) +
                           ".service to each user; Cordon started from an ssh or console session runs outside "
@@ -288,6 +293,25 @@ std::string advice(uid_t uid, UserNameLookup userName)
 }
 
 } // namespace
+
+std::string systemdDelegationRoot(std::string_view mountPoint, std::string_view self, bool selfDelegated,
+                                  const std::function<bool(const std::string &)> &owned)
+{
+    const std::string mountPrefix = std::string(mountPoint) + '/';
+    if (!self.starts_with(mountPrefix))
+        return {};
+    // Only the unit's own cgroup: above it is the user manager's tree, which systemd's delegation rules
+    // (docs/cgroups.md) keep for the user manager.
+    if (selfDelegated)
+        return owned(std::string(self)) ? std::string(self) : std::string();
+    std::string top;
+    for (std::string dir(self); dir.starts_with(mountPrefix); dir = Fs::parentOf(dir)) {
+        if (!owned(dir))
+            break;
+        top = dir;
+    }
+    return top;
+}
 
 Plain::Result<std::unique_ptr<CgroupBackend>> detectBackend(UserNameLookup userName)
 {
