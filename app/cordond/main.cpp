@@ -5,6 +5,7 @@
 #include "containers/workspace.h"
 #include "daemon/controlserver.h"
 #include "daemon/daemonpaths.h"
+#include "daemon/socketactivation.h"
 #include "service/containerservice.h"
 #include "store/historystore.h"
 
@@ -31,6 +32,8 @@ int main(int argc, char *argv[])
 {
     // A run that closes its stdin must not kill the daemon with SIGPIPE when we write to it.
     ::signal(SIGPIPE, SIG_IGN);
+    // First, so that the LISTEN_* variables are gone before anything could start a process.
+    auto activation = Cordon::Daemon::takeActivation();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("cordond"));
     QCoreApplication::setApplicationVersion(QStringLiteral(CORDON_VERSION));
@@ -84,6 +87,12 @@ int main(int argc, char *argv[])
         return 2;
     }
 
+    if (!activation)
+        return failWith(activation.error());
+    if (!activation->ignored.isEmpty())
+        std::fprintf(stderr, "cordond: %s\n", qPrintable(activation->ignored));
+    const bool activated = activation->fd >= 0;
+
     if (auto dir = Cordon::Daemon::ensureSocketDirectory(); !dir)
         return failWith(dir.error());
     auto lock = Cordon::Daemon::InstanceLock::acquire();
@@ -100,7 +109,11 @@ int main(int argc, char *argv[])
     Cordon::Daemon::ControlServer server;
     Cordon::Service::ContainerService service(manager, **store, server);
     server.setHandler(&service);
-    if (auto listening = server.listen(Cordon::Daemon::socketPath()); !listening)
+    // Socket-activated, the service manager holds the socket file and queues clients on it while the
+    // containers are recovered above; otherwise the daemon binds it only now, when it can answer.
+    if (auto listening = activated ? server.adopt(activation->fd, Cordon::Daemon::socketPath())
+                                   : server.listen(Cordon::Daemon::socketPath());
+        !listening)
         return failWith(listening.error());
 
     // SIGTERM and SIGINT arrive through a signalfd on the event loop: containers are stopped cleanly.
@@ -119,7 +132,8 @@ int main(int argc, char *argv[])
     QObject::connect(&signalNotifier, &QSocketNotifier::activated, &app, quit);
     QObject::connect(&service, &Cordon::Service::ContainerService::shutdownRequested, &app, quit);
 
-    std::fprintf(stderr, "cordond: listening on %s (time scale %g, cgroups: %s)\n",
+    std::fprintf(stderr, "cordond: %s %s (time scale %g, cgroups: %s)\n",
+                 activated ? "serving, socket-activated, on" : "listening on",
                  qPrintable(Cordon::Daemon::socketPath()), settings.timeScale,
                  qPrintable(manager.cgroupDescription()));
     return QCoreApplication::exec();

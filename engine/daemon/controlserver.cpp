@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -195,14 +196,68 @@ Result<> ControlServer::listen(const QString &path)
         return failErrno(QStringLiteral("daemon.listen"), QStringLiteral("listen on `%1`").arg(path), saved);
     }
 
-    m_listenFd = fd;
-    m_path = path;
     m_socketDev = st.st_dev;
     m_socketIno = st.st_ino;
-    m_acceptNotifier = std::make_unique<QSocketNotifier>(fd, QSocketNotifier::Read);
-    connect(m_acceptNotifier.get(), &QSocketNotifier::activated, this, &ControlServer::acceptPending);
+    m_ownsSocketFile = true;
+    startAccepting(fd, path);
     qCInfo(lcControl, "listening on %s", qUtf8Printable(path));
     return {};
+}
+
+Result<> ControlServer::adopt(int fd, const QString &path)
+{
+    const auto refuse = [fd](Error error) {
+        ::close(fd);
+        return fail(std::move(error));
+    };
+    if (m_listenFd >= 0)
+        return refuse(
+            Error(QStringLiteral("daemon.listen"), QStringLiteral("already listening on `%1`").arg(m_path)));
+
+    sockaddr_un bound = {};
+    socklen_t length = sizeof bound;
+    if (::getsockname(fd, reinterpret_cast<sockaddr *>(&bound), &length) != 0)
+        return refuse(Error(QStringLiteral("daemon.activation"),
+                            QStringLiteral("socket activation: read the address of the passed socket"),
+                            errno));
+    // An unnamed or abstract socket has no file for clients to find (sun_path empty or starting with NUL).
+    const size_t pathBytes =
+        length > offsetof(sockaddr_un, sun_path) ? length - offsetof(sockaddr_un, sun_path) : 0;
+    const QByteArray boundPath =
+        pathBytes > 0 && bound.sun_path[0] != '\0'
+            ? QByteArray(bound.sun_path, qsizetype(::strnlen(bound.sun_path, pathBytes)))
+            : QByteArray();
+    // Compared as files, not strings: the same socket may be reached through a symlinked runtime directory.
+    struct stat boundStat = {}, expectedStat = {};
+    const bool same = !boundPath.isEmpty() && ::stat(boundPath.constData(), &boundStat) == 0 &&
+                      ::stat(QFile::encodeName(path).constData(), &expectedStat) == 0 &&
+                      S_ISSOCK(boundStat.st_mode) && boundStat.st_dev == expectedStat.st_dev &&
+                      boundStat.st_ino == expectedStat.st_ino;
+    if (!same) {
+        return refuse(Error(
+            QStringLiteral("daemon.activation"),
+            QStringLiteral(
+                "socket activation: the passed socket is bound to %1, but clients look for `%2`; the socket "
+                "unit's ListenStream= must be that path (%t/cordon/cordond.sock), or CORDON_SOCKET must "
+                "name the unit's path")
+                .arg(boundPath.isEmpty() ? QStringLiteral("no path")
+                                         : QLatin1Char('`') + QFile::decodeName(boundPath) + QLatin1Char('`'),
+                     path)));
+    }
+    m_socketDev = 0;
+    m_socketIno = 0;
+    m_ownsSocketFile = false;
+    startAccepting(fd, path);
+    qCInfo(lcControl, "serving on %s, passed by the service manager", qUtf8Printable(path));
+    return {};
+}
+
+void ControlServer::startAccepting(int fd, const QString &path)
+{
+    m_listenFd = fd;
+    m_path = path;
+    m_acceptNotifier = std::make_unique<QSocketNotifier>(fd, QSocketNotifier::Read);
+    connect(m_acceptNotifier.get(), &QSocketNotifier::activated, this, &ControlServer::acceptPending);
 }
 
 void ControlServer::close()
@@ -213,7 +268,8 @@ void ControlServer::close()
         m_listenFd = -1;
         struct stat st = {};
         const QByteArray encoded = QFile::encodeName(m_path);
-        if (::lstat(encoded.constData(), &st) == 0 && st.st_dev == m_socketDev && st.st_ino == m_socketIno)
+        if (m_ownsSocketFile && ::lstat(encoded.constData(), &st) == 0 && st.st_dev == m_socketDev &&
+            st.st_ino == m_socketIno)
             ::unlink(encoded.constData());
     }
     // Torn down without signals: close() also runs from the destructor.

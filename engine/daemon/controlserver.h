@@ -58,7 +58,13 @@ public:
     // left by a dead daemon is removed, but only after connecting to it failed; a live one is
     // `daemon.already_running`, anything else at the path is refused.
     Result<> listen(const QString &path);
-    // Stops listening, drops every client and removes the socket file if it is still ours.
+    // Serves on a listening socket that the service manager bound and passed (socket activation,
+    // daemon/socketactivation.h). It must be the socket clients find at `path`: one bound elsewhere would
+    // leave them starting a second daemon. Takes the descriptor, also when it fails. The socket file is the
+    // service manager's, so close() leaves it in place.
+    Result<> adopt(int fd, const QString &path);
+    // Stops listening, drops every client and removes the socket file if it is still ours (never an adopted
+    // one).
     void close();
     bool isListening() const { return m_listenFd >= 0; }
     const QString &path() const { return m_path; }
@@ -87,6 +93,7 @@ private:
     struct Connection;
     using ConnectionPtr = std::shared_ptr<Connection>;
 
+    void startAccepting(int fd, const QString &path);
     void acceptPending();
     void admit(int fd);
     void refuse(int fd, const Error &error);
@@ -107,6 +114,7 @@ private:
     QString m_path;
     dev_t m_socketDev = 0; // identify our socket file, so close() never unlinks a successor's
     ino_t m_socketIno = 0;
+    bool m_ownsSocketFile = false; // listen() bound it; adopt()ed sockets belong to the service manager
     std::unique_ptr<QSocketNotifier> m_acceptNotifier;
     RequestHandler *m_handler = nullptr;
     QJsonObject m_helloExtras;
