@@ -86,7 +86,7 @@ missing=()
 command -v hyperfine >/dev/null 2>&1 || missing+=(hyperfine)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 if [ ${#missing[@]} -gt 0 ]; then
-    die "missing: ${missing[*]}. Install with \`sudo packaging/bootstrap.sh\` or \`sudo apt-get install ${missing[*]}\`."
+    die "missing: ${missing[*]}. Install with \`sudo packaging/bootstrap.sh --dev\` or \`sudo apt-get install ${missing[*]}\`."
 fi
 # The system python3 first: --as-user runs it as another user, who may not reach a per-user install.
 python=$(command -v /usr/bin/python3 || command -v python3 || true)
