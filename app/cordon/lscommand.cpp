@@ -23,15 +23,26 @@ int lsCommand(const QStringList &arguments)
                                        QStringLiteral("Also list expired and deleted containers."));
     const QCommandLineOption jsonOption(
         QStringLiteral("json"), QStringLiteral("Print the daemon's result (the containers) as JSON."));
-    parser.addOptions({allOption, jsonOption});
+    const QCommandLineOption quietOption(QStringList{QStringLiteral("q"), QStringLiteral("quiet")},
+                                         QStringLiteral("Print only the ids, one per line."));
+    const QCommandLineOption namesOption(QStringLiteral("names"),
+                                         QStringLiteral("Print only the names, one per line."));
+    const QCommandLineOption noStartOption(
+        QStringLiteral("no-start"),
+        QStringLiteral("Do not start cordond when it is not running: exit with status 125 instead."));
+    parser.addOptions({allOption, jsonOption, quietOption, namesOption, noStartOption});
     if (auto done = parseCommandLine(parser, arguments, command))
         return *done;
     if (!parser.positionalArguments().isEmpty())
         return usageError(
             command, QStringLiteral("unexpected argument `%1`").arg(parser.positionalArguments().first()));
+    if (parser.isSet(jsonOption) + parser.isSet(quietOption) + parser.isSet(namesOption) > 1)
+        return usageError(command, QStringLiteral("give only one of --json, --quiet and --names"));
 
+    // Shell completion lists containers on every Tab: it must not leave a daemon running behind the user's
+    // back, only ask one that already runs.
     DaemonSession session;
-    if (auto connected = session.connect(); !connected)
+    if (auto connected = session.connect(!parser.isSet(noStartOption)); !connected)
         return reportError(connected.error());
     auto listed = session.call(QStringLiteral("container.list"),
                                {{QStringLiteral("include_deleted"), parser.isSet(allOption)}});
@@ -39,6 +50,15 @@ int lsCommand(const QStringList &arguments)
         return reportError(listed.error());
     if (parser.isSet(jsonOption)) {
         printJson(*listed);
+        return 0;
+    }
+    // One bare field per line, without a header, for scripts and shell completion.
+    if (parser.isSet(quietOption) || parser.isSet(namesOption)) {
+        const QString field = parser.isSet(quietOption) ? QStringLiteral("id") : QStringLiteral("name");
+        QString text;
+        for (const QJsonValue &value : listed->value(QStringLiteral("containers")).toArray())
+            text += value.toObject().value(field).toString() + QLatin1Char('\n');
+        printOut(text);
         return 0;
     }
     const qint64 now = QDateTime::currentMSecsSinceEpoch();

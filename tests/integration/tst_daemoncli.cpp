@@ -242,6 +242,7 @@ private Q_SLOTS:
             << args({"create", "--policy", "/nonexistent/p.json"}) << QByteArray("/nonexistent/p.json");
         QTest::newRow("ls extra") << args({"ls", "extra"}) << QByteArray("unexpected argument `extra`");
         QTest::newRow("unknown option") << args({"ls", "--frobnicate"}) << QByteArray("frobnicate");
+        QTest::newRow("ls two formats") << args({"ls", "-q", "--names"}) << QByteArray("only one of");
         QTest::newRow("inspect two") << args({"inspect", "a", "b"}) << QByteArray("exactly one");
         QTest::newRow("cp one side") << args({"cp", "x"}) << QByteArray("give a source and a destination");
         QTest::newRow("cp no container")
@@ -294,6 +295,27 @@ private Q_SLOTS:
         // The name and a unique prefix name the container too.
         QCOMPARE(containerJson(QStringLiteral("main")).value(QStringLiteral("id")).toString(), m_container);
         QCOMPARE(containerJson(m_container.left(10)).value(QStringLiteral("id")).toString(), m_container);
+    }
+
+    // The bare lists that scripts and the shell completions (packaging/completions/) read.
+    void lsPrintsBareIdsAndNames()
+    {
+        const CliResult ids = cordon(args({"ls", "--quiet", "--no-start"}));
+        QVERIFY2(ids.status == 0, ids.describe());
+        QVERIFY2(ids.err.isEmpty(), ids.err);
+        const QList<QByteArray> idLines = ids.out.split('\n');
+        QVERIFY2(ids.out.endsWith('\n') && idLines.contains(m_container.toUtf8()), ids.out);
+        for (const QByteArray &line : idLines)
+            QVERIFY2(line.isEmpty() || QRegularExpression(QStringLiteral("^[0-9a-f]{16}$"))
+                                           .match(QString::fromUtf8(line))
+                                           .hasMatch(),
+                     ids.out);
+        QCOMPARE(cordon(args({"ls", "-q"})).out, ids.out);
+
+        const CliResult names = cordon(args({"ls", "--names"}));
+        QVERIFY2(names.status == 0, names.describe());
+        QVERIFY2(names.out.split('\n').contains("main"), names.out);
+        QCOMPARE(names.out.count('\n'), ids.out.count('\n'));
     }
 
     void execStreamsOutputAndMirrorsTheStatus()
@@ -831,6 +853,13 @@ private Q_SLOTS:
         const CliResult lone =
             runProgram(loneLauncher(), args({"exec", "0123456789abcdef", "true"}), {}, environment);
         QVERIFY2(lone.status == 125 && lone.err.contains("`cordon-cli`"), lone.describe());
+
+        // Neither does `ls --no-start` (what shell completion runs): it never tries CORDON_DAEMON.
+        const CliResult quiet = cordon(args({"ls", "--quiet", "--no-start"}), {}, environment);
+        QVERIFY2(quiet.status == 125, quiet.describe());
+        QVERIFY2(quiet.err.contains("no daemon is listening") && !quiet.err.contains("/nonexistent"),
+                 quiet.err);
+        QVERIFY(quiet.out.isEmpty());
 
         // status never starts a daemon: it says there is none.
         const CliResult status = cordon(args({"daemon", "status"}), {}, environment);
