@@ -2,6 +2,8 @@
 # bash completion for cordon(1), installed as /usr/share/bash-completion/completions/cordon.
 # The subcommands and options are those of each `cordon <command> --help` (app/cordon/); containers are asked
 # from a daemon that is already running, never from one started for the purpose (`cordon ls --no-start`).
+# COMPREPLY=($(compgen ...)) is bash-completion's own idiom; no candidate here contains a blank.
+# shellcheck disable=SC2207
 
 # Ids and names of the daemon's running and stopped containers (with --all also expired and deleted ones),
 # one per line; nothing when no daemon runs. The cordon being completed answers, so that a build tree's
@@ -141,7 +143,7 @@ _cordon()
 
     # The positional arguments before the cursor, skipping options and their values; with run and exec the
     # command to run starts at `offset`, and what follows it is that command's to complete.
-    local i word positional=() endopts= offset=
+    local i word positional=() endopts='' offset=''
     for ((i = first; i < cword; i++)); do
         word=${words[i]}
         # exec: `--` after ID is where the command starts.
