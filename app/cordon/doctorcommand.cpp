@@ -22,6 +22,7 @@ int doctorCommand(const QStringList &arguments)
 
     bool essentialMissing = false;
     bool cgroupsOk = true;
+    bool appArmorRefuses = false;
     printOut(QStringLiteral("Cordon doctor: what this host offers\n\n"));
     for (const Isolation::HostCheck &check : Isolation::probeHost()) {
         printOut(QStringLiteral("  %1 %2 %3\n")
@@ -33,6 +34,8 @@ int doctorCommand(const QStringList &arguments)
             essentialMissing = true;
         if (check.name == QLatin1String("cgroups") && check.status != Isolation::CheckStatus::Ok)
             cgroupsOk = false;
+        if (check.name == QLatin1String("apparmor userns") && check.status == Isolation::CheckStatus::Missing)
+            appArmorRefuses = true;
     }
 
     // The end-to-end check: a real container running /bin/true, with limits when the host has cgroups.
@@ -50,7 +53,11 @@ int doctorCommand(const QStringList &arguments)
                           .arg(outcome.degraded ? QStringLiteral(" (degraded: no cgroup limits)") : QString())
                     : outcome.message));
     printOut(QStringLiteral("\n%1\n").arg(
-        !ok || essentialMissing
+        // The sandbox line then fails too, at a setup step far from the cause.
+        appArmorRefuses
+            ? QStringLiteral("Cordon cannot isolate runs on this host: AppArmor keeps it from using user "
+                             "namespaces (`apparmor userns` above names the fix).")
+        : !ok || essentialMissing
             ? QStringLiteral("Cordon cannot isolate runs on this host: see the lines above.")
         : !cgroupsOk
             ? QStringLiteral("Cordon can isolate runs, but memory and pids limits need cgroups (see above).")

@@ -6,6 +6,8 @@
 #include "cgroup/migrationtuning.h"
 #include "isolation/sandbox.h"
 
+#include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 
@@ -33,26 +35,51 @@ QString readTrimmed(const QString &path)
     return QString::fromUtf8(file.readAll()).trimmed();
 }
 
-HostCheck checkUserNamespaces()
+// As a container start needs it: a new user namespace, and the capabilities it grants inside. Ubuntu's
+// AppArmor restriction either refuses the clone or, where its unprivileged_userns profile exists (24.04),
+// allows it and denies every capability in it, so only the second step tells.
+UsernsProbe probeUserNamespaces()
 {
-    HostCheck check{QStringLiteral("user namespaces"), CheckStatus::Missing, {}, true};
-    // The real test: a child creates a user namespace the way the engine will.
-    const pid_t pid =
-        static_cast<pid_t>(::syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, nullptr, nullptr, nullptr, 0));
-    if (pid == 0)
-        ::_exit(0);
-    if (pid < 0) {
-        check.detail = QStringLiteral("cannot create a user namespace (%1). Enable them: sysctl "
-                                      "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0")
-                           .arg(QString::fromLocal8Bit(std::strerror(errno)));
-        return check;
+    UsernsProbe probe;
+    const pid_t pid = static_cast<pid_t>(
+        ::syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWUTS | SIGCHLD, nullptr, nullptr, nullptr, 0));
+    if (pid == 0) {
+        // Only system calls until _exit: the parent is multithreaded. The status carries the errno.
+        static const char name[] = "cordon-probe";
+        ::_exit(::sethostname(name, sizeof name - 1) == 0 ? 0 : (errno > 0 && errno < 256 ? errno : EPERM));
     }
+    if (pid < 0) {
+        probe.error = errno;
+        return probe;
+    }
+    probe.created = true;
     int status = 0;
-    ::waitpid(pid, &status, 0);
-    check.status = CheckStatus::Ok;
-    check.detail = QStringLiteral("available (user.max_user_namespaces = %1)")
-                       .arg(readTrimmed(QStringLiteral("/proc/sys/user/max_user_namespaces")));
-    return check;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    probe.usable = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!probe.usable)
+        probe.error = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+    return probe;
+}
+
+// Where this copy of Cordon lives: an installed one (helpers in <prefix>/libexec/cordon) ships the
+// configured profile in <prefix>/share/cordon/apparmor; a build tree has every program in one directory.
+AppArmorFix appArmorFix()
+{
+    const QString dir = QDir::cleanPath(QCoreApplication::applicationDirPath());
+    AppArmorFix fix;
+    if (dir.endsWith(QLatin1String("/libexec/cordon"))) {
+        const QString prefix = QDir::cleanPath(dir + QStringLiteral("/../.."));
+        const QString shipped = prefix + QStringLiteral("/share/cordon/apparmor/cordon");
+        if (QFileInfo::exists(shipped))
+            fix.shippedProfile = shipped;
+        fix.programs = {prefix + QStringLiteral("/bin/cordon"), prefix + QStringLiteral("/bin/cordond"),
+                        dir + QStringLiteral("/cordon-run"), dir + QStringLiteral("/cordon-cli")};
+    } else {
+        for (const char *program : {"cordon", "cordond", "cordon-run", "cordon-cli"})
+            fix.programs.append(dir + QLatin1Char('/') + QLatin1String(program));
+    }
+    return fix;
 }
 
 HostCheck checkCgroups()
@@ -180,10 +207,97 @@ QString checkStatusName(CheckStatus status)
     return {};
 }
 
+QList<HostCheck> judgeUserNamespaces(const UsernsFacts &facts)
+{
+    const UsernsProbe &probe = facts.probe;
+    const bool restricted = facts.apparmorRestriction && facts.apparmorRestriction->trimmed() == "1";
+    // Root is not covered by the restriction, so a failure of root's probe has another cause.
+    const bool blameAppArmor = restricted && !facts.root && !probe.usable;
+    const QString reason = QString::fromLocal8Bit(std::strerror(probe.error));
+
+    HostCheck userns{QStringLiteral("user namespaces"), CheckStatus::Missing, {}, true};
+    if (probe.usable) {
+        userns.status = CheckStatus::Ok;
+        userns.detail =
+            QStringLiteral("available (user.max_user_namespaces = %1)").arg(facts.maxUserNamespaces);
+    } else if (blameAppArmor) {
+        userns.detail =
+            (probe.created ? QStringLiteral("created one, but without the capabilities it should grant "
+                                            "(sethostname: %1)")
+                           : QStringLiteral("cannot create one (%1)"))
+                .arg(reason) +
+            QStringLiteral(": AppArmor restricts user namespaces on this host (see `apparmor userns`)");
+    } else if (probe.created) {
+        userns.detail =
+            QStringLiteral("created one, but without the capabilities it should grant (sethostname: %1)")
+                .arg(reason);
+    } else {
+        userns.detail = QStringLiteral("cannot create a user namespace (%1). Enable them: sysctl "
+                                       "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0")
+                            .arg(reason);
+    }
+    if (!restricted)
+        return {userns};
+
+    // The package's profile, or one written for the programs of this copy (a build tree, or an install
+    // without the profile), in the form of packaging/apparmor/cordon.in.
+    QString fix;
+    if (!facts.fix.shippedProfile.isEmpty()) {
+        fix = QStringLiteral("sudo install -m 0644 %1 /etc/apparmor.d/cordon && sudo apparmor_parser -r "
+                             "/etc/apparmor.d/cordon")
+                  .arg(facts.fix.shippedProfile);
+    } else {
+        QStringList quoted;
+        for (const QString &program : facts.fix.programs)
+            quoted.append(QLatin1Char('"') + program + QLatin1Char('"'));
+        fix = QStringLiteral(
+                  "for the programs of this copy (%1): printf '%s\\n' 'abi <abi/4.0>,' 'include "
+                  "<tunables/global>' '@{cordon_programs} = %2' 'profile cordon-local @{cordon_programs} "
+                  "flags=(unconfined) {' '  userns,' '}' | sudo tee /etc/apparmor.d/cordon-local >/dev/null "
+                  "&& sudo apparmor_parser -r /etc/apparmor.d/cordon-local")
+                  .arg(facts.fix.programs.join(QStringLiteral(", ")), quoted.join(QLatin1Char(' ')));
+    }
+    const QString hostWide = QStringLiteral("; or, for every program on the host, sudo sysctl "
+                                            "kernel.apparmor_restrict_unprivileged_userns=0");
+    const QString sysctl = QStringLiteral("kernel.apparmor_restrict_unprivileged_userns = 1");
+
+    HostCheck apparmor{QStringLiteral("apparmor userns"), CheckStatus::Ok, {}, false};
+    if (facts.root) {
+        apparmor.status = CheckStatus::Degraded;
+        apparmor.detail = sysctl +
+                          QStringLiteral(": root may create user namespaces, other users only through an "
+                                         "AppArmor profile that grants Cordon's programs `userns`. For "
+                                         "them: ") +
+                          fix + hostWide;
+    } else if (probe.usable) {
+        apparmor.detail = sysctl + QStringLiteral(", and Cordon may create user namespaces all the same: an "
+                                                  "AppArmor profile grants it `userns`");
+    } else {
+        apparmor.status = CheckStatus::Missing;
+        apparmor.essential = true;
+        apparmor.detail = sysctl +
+                          QStringLiteral(": AppArmor lets only programs whose profile grants `userns` "
+                                         "use user namespaces, and no profile grants Cordon's. Fix: ") +
+                          fix + hostWide;
+    }
+    return {userns, apparmor};
+}
+
 QList<HostCheck> probeHost()
 {
-    return {checkUserNamespaces(), checkCgroups(),   checkCgroupMoves(), checkSeccomp(),
-            checkLandlock(),       checkOverlayfs(), checkOpenat2(),     checkInit()};
+    UsernsFacts userns;
+    QFile restriction(QStringLiteral("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
+    if (restriction.open(QIODevice::ReadOnly))
+        userns.apparmorRestriction = restriction.readAll();
+    userns.maxUserNamespaces = readTrimmed(QStringLiteral("/proc/sys/user/max_user_namespaces"));
+    userns.probe = probeUserNamespaces();
+    userns.root = ::geteuid() == 0;
+    userns.fix = appArmorFix();
+
+    QList<HostCheck> checks = judgeUserNamespaces(userns);
+    checks += {checkCgroups(),   checkCgroupMoves(), checkSeccomp(), checkLandlock(),
+               checkOverlayfs(), checkOpenat2(),     checkInit()};
+    return checks;
 }
 
 } // namespace Cordon::Isolation

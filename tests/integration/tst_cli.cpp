@@ -3,6 +3,7 @@
 #include "cliprocess.h"
 #include "sandboxtest.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -201,6 +202,10 @@ private Q_SLOTS:
         QVERIFY(result.out.contains("user namespaces"));
         QVERIFY(result.out.contains("seccomp"));
         QVERIFY(result.out.contains("started a container and ran /bin/true"));
+        // The AppArmor line appears only where AppArmor restricts user namespaces (Ubuntu 23.10 and later).
+        QFile restriction(QStringLiteral("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
+        if (!restriction.open(QIODevice::ReadOnly) || restriction.readAll().trimmed() != "1")
+            QVERIFY2(!result.out.contains("apparmor userns"), result.out);
     }
 };
 
