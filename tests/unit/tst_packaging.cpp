@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The packaging files no build step reads: the systemd user units (packaging/systemd/) and the AppArmor
-// profile template (packaging/apparmor/cordon.in). Each names paths and settings that must agree with the
-// code, so each is checked against the code's own answer, and against systemd-analyze and apparmor_parser
-// where this host has them.
+// The systemd user units (packaging/systemd/) and the AppArmor profile template
+// (packaging/apparmor/cordon.in), as packaging/CMakeLists.txt configures them for /usr. Each names paths and
+// settings that must agree with the code, so each is checked against the code's own answer, and against
+// systemd-analyze and apparmor_parser where this host has them.
 #include "cgroup/core/cgroupbackend.h"
 #include "daemon/lite/socketpath.h"
 
@@ -29,6 +29,28 @@ QByteArray readAll(const QString &path)
 {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// The @NAME@ placeholders of a configure_file() template.
+QSet<QString> placeholdersOf(const QByteArray &text)
+{
+    QSet<QString> names;
+    const QRegularExpression placeholder(QStringLiteral("@([A-Za-z_]+)@"));
+    for (auto it = placeholder.globalMatch(QString::fromUtf8(text)); it.hasNext();)
+        names.insert(it.next().captured(1));
+    return names;
+}
+
+// A template filled in as packaging/CMakeLists.txt does for the /usr prefix.
+QByteArray configured(QByteArray text)
+{
+    return text.replace("@CORDON_INSTALLED_BINDIR@", "/usr/bin")
+        .replace("@CORDON_INSTALLED_LIBEXECDIR@", "/usr/libexec");
+}
+
+QByteArray serviceUnit()
+{
+    return readAll(sourceFile(QStringLiteral("packaging/systemd/cordond.service.in")));
 }
 
 // A unit file as "Section/Key" -> values in order (a key may repeat); comments and blank lines dropped.
@@ -112,9 +134,10 @@ private Q_SLOTS:
 
     void serviceRunsTheDaemonWithItsOwnCgroup()
     {
-        const QByteArray text = readAll(sourceFile(QStringLiteral("packaging/systemd/cordond.service")));
+        const QByteArray text = serviceUnit();
         QVERIFY(!text.isEmpty());
-        const auto service = parseUnit(text);
+        QCOMPARE(placeholdersOf(text), QSet<QString>{QStringLiteral("CORDON_INSTALLED_BINDIR")});
+        const auto service = parseUnit(configured(text));
         // Foreground, no flag: the daemon finds the passed socket by itself.
         QCOMPARE(service.value(QStringLiteral("Service/ExecStart")),
                  QStringList{QStringLiteral("/usr/bin/cordond")});
@@ -144,7 +167,7 @@ private Q_SLOTS:
         // copy checked starts /bin/true, everything else as written.
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        QByteArray service = readAll(sourceFile(QStringLiteral("packaging/systemd/cordond.service")));
+        QByteArray service = configured(serviceUnit());
         QVERIFY(service.contains("\nExecStart=/usr/bin/cordond\n"));
         service.replace("\nExecStart=/usr/bin/cordond\n", "\nExecStart=/bin/true\n");
         for (const auto &[name, text] :
@@ -175,19 +198,12 @@ private Q_SLOTS:
     {
         const QByteArray text = readAll(sourceFile(QStringLiteral("packaging/apparmor/cordon.in")));
         QVERIFY(!text.isEmpty());
-        // Exactly the two placeholders the package's configure_file() fills in.
-        QSet<QString> placeholders;
-        const QRegularExpression placeholder(QStringLiteral("@([A-Za-z_]+)@"));
-        for (auto it = placeholder.globalMatch(QString::fromUtf8(text)); it.hasNext();)
-            placeholders.insert(it.next().captured(1));
-        QCOMPARE(placeholders, (QSet<QString>{QStringLiteral("CORDON_APPARMOR_BINDIR"),
-                                              QStringLiteral("CORDON_APPARMOR_LIBEXECDIR")}));
-
-        QByteArray configured = text;
-        configured.replace("@CORDON_APPARMOR_BINDIR@", "/usr/bin")
-            .replace("@CORDON_APPARMOR_LIBEXECDIR@", "/usr/libexec");
+        // Exactly the two placeholders packaging/CMakeLists.txt fills in.
+        QCOMPARE(placeholdersOf(text), (QSet<QString>{QStringLiteral("CORDON_INSTALLED_BINDIR"),
+                                                      QStringLiteral("CORDON_INSTALLED_LIBEXECDIR")}));
+        QByteArray profile = configured(text);
         QStringList rules;
-        for (const QByteArray &raw : configured.split('\n')) {
+        for (const QByteArray &raw : profile.split('\n')) {
             const QString line = QString::fromUtf8(raw).trimmed();
             if (!line.isEmpty() && !line.startsWith(QLatin1Char('#')))
                 rules.append(line);
@@ -213,11 +229,11 @@ private Q_SLOTS:
         // the rest, the variable in the attachment and the flags included.
         const bool abi4 = QFile::exists(QStringLiteral("/etc/apparmor.d/abi/4.0"));
         if (!abi4)
-            configured.replace("abi <abi/4.0>,", "abi <abi/3.0>,").replace("  userns,\n", "");
+            profile.replace("abi <abi/4.0>,", "abi <abi/3.0>,").replace("  userns,\n", "");
         QTemporaryDir dir;
         QFile file(dir.filePath(QStringLiteral("cordon")));
         QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(configured);
+        file.write(profile);
         file.close();
         QProcess check;
         check.setProcessChannelMode(QProcess::MergedChannels);

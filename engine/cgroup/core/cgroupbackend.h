@@ -107,7 +107,7 @@ Plain::Result<std::unique_ptr<CgroupBackend>> detectBackend(UserNameLookup userN
 HostReport inspectHost(UserNameLookup userName = nullptr);
 
 // Set to 1 by a service manager's unit that delegates the cgroup it starts the program in
-// (packaging/systemd/cordond.service, beside Delegate=yes); see systemdDelegationRoot().
+// (packaging/systemd/cordond.service.in, beside Delegate=yes); see systemdDelegationRoot().
 constexpr const char *SelfDelegatedVariable = "CORDON_CGROUP_DELEGATED";
 
 // cgroup v2, a user's engine under systemd: the cgroup it may treat as delegated to it, from `self` (its own
