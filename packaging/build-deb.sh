@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Builds the Debian packages the Debian way (debhelper, `dpkg-buildpackage -us -uc -b`) and checks them with
-# lintian, from a clean export of the checkout: its committed files, with uncommitted changes to them.
+# lintian, from a clean export of the checkout: its committed files, with uncommitted changes to them (or,
+# outside a git checkout, the tree as it is, without its build folders).
 #
 # packaging/debian/ is copied to debian/ in that export only, so the source's top level stays as the design
 # card names it. Build dependencies: `packaging/bootstrap.sh` (they are packaging/debian/control's).
 #
 #   packaging/build-deb.sh [OUTDIR]      # default: build-deb/ in the checkout
 set -euo pipefail
-top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/packaging/lib/freshroot.sh"
 out=$(realpath -m "${1:-$top/build-deb}")
 
@@ -16,10 +17,17 @@ version=$(dpkg-parsechangelog -l "$top/packaging/debian/changelog" -S Version)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source_dir="$work/cordon-$version"
-copy_checkout "$top" "$source_dir"
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+    copy_checkout "$top" "$source_dir"
+else
+    # An exported tree without git (fresh-check.sh's): all of it but the build folders.
+    mkdir -p "$source_dir"
+    tar -C "$top" --exclude='./build*' -c . | tar -x -C "$source_dir"
+fi
 cp -a "$source_dir/packaging/debian" "$source_dir/debian"
 
-(cd "$source_dir" && dpkg-buildpackage -us -uc -b)
+# terse: the compiler's command lines are thousands of lines that hide what matters in a CI log.
+(cd "$source_dir" && DEB_BUILD_OPTIONS="terse ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc -b)
 
 mkdir -p "$out"
 rm -f "$out"/*.deb "$out"/*.ddeb "$out"/*.changes "$out"/*.buildinfo
