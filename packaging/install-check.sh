@@ -85,11 +85,15 @@ test "$(cordon exec "$id" -- cat /mnt/data/x)" = kept
 cordon rm --force "$id"
 cordon daemon stop
 
-# And as a normal user, as the package is meant to be used.
+# And as a normal user, as the package is meant to be used, after the README'"'"'s one root step on a host
+# without systemd'"'"'s delegation; the run is not degraded and gets its memory limit.
 useradd --create-home cordon-user
+cordon cgroup-delegate --user cordon-user
 runuser -u cordon-user -- cordon --version
-runuser -u cordon-user -- cordon doctor || true
-runuser -u cordon-user -- cordon run --allow-degraded -- sh -c "test \$(id -u) = 1000 && echo inside"
+runuser -u cordon-user -- cordon doctor
+test "$(runuser -u cordon-user -- cordon run --memory 1g -- sh -c "echo \$(id -u)")" = 1000
+runuser -u cordon-user -- cordon run --memory 1g --json -- true > /tmp/run.json
+grep -q "\"memory_limit_bytes\": *1073741824" /tmp/run.json && grep -q "\"degraded\": *false" /tmp/run.json
 QT_QPA_PLATFORM=offscreen CORDON_WORKBENCH_BENCH=quit timeout 120 cordon-workbench | grep "cordon-workbench interactive"
 cordon daemon stop
 '
