@@ -373,6 +373,16 @@ void TestSeccomp::filteredProbe()
     QFETCH(QString, probe);
     QFETCH(int, exitCode);
     QFETCH(int, signal);
+    // Some hosts have no i386 entry at all (IA32 emulation off, or a hypervisor that faults `int $0x80`):
+    // there the instruction dies with SIGSEGV before any system call, filter or not, so the ABI is closed
+    // one step earlier. The filtered probe must then die the same way; it may never reach getpid.
+    if (probe == QLatin1String("i386-int80")) {
+        const Outcome unfiltered = runChild({m_probe, probe}, nullptr);
+        if (!unfiltered.exited && unfiltered.signal == SIGSEGV) {
+            qInfo("this host has no i386 system call entry: int $0x80 faults without a filter too");
+            signal = SIGSEGV;
+        }
+    }
     verifyOutcome(runChild({m_probe, probe}, &m_filter), exitCode, signal);
 }
 
