@@ -51,18 +51,9 @@ workbench='QT_QPA_PLATFORM=offscreen CORDON_WORKBENCH_BENCH=quit timeout 120 bui
 workbench+=' | grep "cordon-workbench interactive" && build/bin/cordon daemon stop'
 setup_command=${setup_command%build/bin/cordon-workbench}$workbench
 
-root=$(mktemp -d /var/tmp/cordon-fresh.XXXXXX)
-cleanup() {
-    if [ "$keep" = 1 ]; then echo "fresh-check: the root is kept at $root"; else rm -rf "$root"; fi
-}
-trap cleanup EXIT
-
 started=$SECONDS
-if [ -n "$base" ]; then
-    rmdir "$root" && cp -a "$base" "$root"
-else
-    make_fresh_root "$root"
-fi
+use_root fresh-check "$base" "$keep"
+root=$ROOT
 copy_checkout "$top" "$root/root/cordon"
 echo "fresh-check: root ready after $((SECONDS - started)) s"
 

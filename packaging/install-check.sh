@@ -29,17 +29,9 @@ shopt -s nullglob
 packages=("$debs"/cordon_*.deb "$debs"/cordon-workbench_*.deb)
 [ ${#packages[@]} -eq 2 ] || { echo "install-check: $debs needs one cordon and one cordon-workbench .deb" >&2; exit 1; }
 
-root=$(mktemp -d /var/tmp/cordon-install.XXXXXX)
-cleanup() {
-    if [ "$keep" = 1 ]; then echo "install-check: the root is kept at $root"; else rm -rf "$root"; fi
-}
-trap cleanup EXIT
 started=$SECONDS
-if [ -n "$base" ]; then
-    rmdir "$root" && cp -a "$base" "$root"
-else
-    make_fresh_root "$root"
-fi
+use_root install-check "$base" "$keep"
+root=$ROOT
 mkdir -p "$root/root/debs"
 cp "${packages[@]}" "$root/root/debs/"
 

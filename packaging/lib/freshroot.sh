@@ -24,6 +24,21 @@ make_fresh_root() {
     cp /etc/resolv.conf "$root/etc/resolv.conf"
 }
 
+# use_root NAME BASE KEEP: sets ROOT to a new root for the check NAME under /var/tmp, a copy of BASE (a root
+# made earlier by make_fresh_root) when BASE is set, else a new one; it goes when the script exits, unless
+# KEEP is 1.
+use_root() {
+    local name=$1 base=$2
+    ROOT=$(mktemp -d "/var/tmp/cordon-$name.XXXXXX")
+    ROOT_KEEP=$3 ROOT_NAME=$name
+    trap 'if [ "$ROOT_KEEP" = 1 ]; then echo "$ROOT_NAME: the root is kept at $ROOT"; else rm -rf "$ROOT"; fi' EXIT
+    if [ -n "$base" ]; then
+        rmdir "$ROOT" && cp -a "$base" "$ROOT"
+    else
+        make_fresh_root "$ROOT"
+    fi
+}
+
 # run_in_root DIR COMMAND: runs COMMAND with bash as root in DIR, with the host's /proc, /sys and /dev bound in.
 # The root becomes the root of a new mount namespace by pivot_root, not by chroot: the kernel refuses a new
 # user namespace to a chrooted process (EPERM from unshare(CLONE_NEWUSER)), and Cordon's sandboxes need one.
