@@ -3,6 +3,7 @@
 
 #include "paletteicon.h"
 
+#include <QApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStyle>
@@ -79,7 +80,10 @@ void OutcomeBanner::setSummary(const OutcomeSummary &summary)
     const QColor accent = accentFor(summary.severity);
     const int iconSize = m_icon->width();
     m_icon->setPixmap(paletteIcon(iconFor(summary.severity), accent).pixmap(iconSize, iconSize));
-    QColor background = palette().color(QPalette::Base);
+    // The application's palette, never the banner's own: the style sheet below becomes the banner's palette,
+    // so mixing into palette() tinted the previous run's tint again, and after a few runs every outcome was
+    // the same colour.
+    QColor background = QApplication::palette(this).color(QPalette::Base);
     background = QColor::fromRgbF(background.redF() * 0.88f + accent.redF() * 0.12f,
                                   background.greenF() * 0.88f + accent.greenF() * 0.12f,
                                   background.blueF() * 0.88f + accent.blueF() * 0.12f);
