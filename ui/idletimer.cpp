@@ -113,10 +113,19 @@ void IdleTimer::refresh()
                                 .toObject()
                                 .value(QStringLiteral("minutes"))
                                 .toInt();
-        m_state->setText(
-            tr("Expired — files are gone. Nothing happened in it for %1, so everything inside was "
-               "deleted. Create a new container to continue.")
-                .arg(minutes == 1 ? tr("1 minute") : tr("%1 minutes").arg(minutes)));
+        const QString period = minutes == 1 ? tr("1 minute") : tr("%1 minutes").arg(minutes);
+        // Under the demo clock the idle period passed in less real time than its minutes say: the text tells
+        // the time that really passed, and what it stood for.
+        const double scale = qMax(1.0, m_container.value(QStringLiteral("time_scale")).toDouble(1));
+        const QString idle = scale > 1
+                                 ? tr("%1, which the demo clock at %2× counts as %3")
+                                       .arg(Format::duration(ContainerListModel::idlePeriodMs(m_container)))
+                                       .arg(scale)
+                                       .arg(period)
+                                 : period;
+        m_state->setText(tr("Expired — files are gone. Nothing happened in it for %1, so everything inside "
+                            "was deleted. Create a new container to continue.")
+                             .arg(idle));
         m_bar->setValue(0);
         m_keepAlive->setEnabled(false);
     } else if (counting) {

@@ -138,10 +138,16 @@ Result<> ContainerManager::setTimeScale(double scale)
     m_settings.timeScale = scale;
     // The new clock applies to the idle period under way, not only from the next activity on: a trainer who
     // switches to a fast clock wants to see the countdown of the container in front of the class shrink now.
+    // But only the idle time still to go passes faster, from this moment on. Scaling the time already spent
+    // idle too would expire, and delete, a container that sat idle for a minute the moment a 20-minute period
+    // is switched to 60x: nothing may expire because the clock was switched.
+    const qint64 at = now();
     for (auto &[id, entry] : m_entries) {
         if (entry->record.endedAt == 0) {
+            const double oldScale = entry->record.timeScale > 0 ? entry->record.timeScale : 1;
+            const qint64 left = std::max<qint64>(0, entry->record.expiresAt - at);
             entry->record.timeScale = scale;
-            entry->record.expiresAt = entry->record.lastActiveAt + idleMillis(*entry);
+            entry->record.expiresAt = at + static_cast<qint64>(static_cast<double>(left) * oldScale / scale);
             entry->warned = false;
             persist(*entry); // also announces the new deadline (container.changed)
         }

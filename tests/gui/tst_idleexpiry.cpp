@@ -67,6 +67,10 @@ private Q_SLOTS:
         QCOMPARE(timer->countdownText(), QStringLiteral("Expired"));
         QVERIFY2(timer->stateText().startsWith(QStringLiteral("Expired — files are gone.")),
                  qPrintable(timer->stateText()));
+        // In real time: the idle hour at 600x took six seconds.
+        QVERIFY2(timer->stateText().contains(
+                     QStringLiteral("for 6.0 s, which the demo clock at 600× counts as 60 minutes, so")),
+                 qPrintable(timer->stateText()));
         QVERIFY(!keepAlive->isEnabled());
         const int row = window.containerModel().rowOf(id);
         QCOMPARE(window.containerModel().index(row, ContainerListModel::StateColumn).data().toString(),

@@ -466,6 +466,37 @@ private Q_SLOTS:
             m_daemon.call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), 1}}));
     }
 
+    void aFasterClockNeverExpiresWhatWasIdleBeforeTheSwitch()
+    {
+        // One idle minute, of which two real seconds pass at 1x. At 40x those two seconds would count as 80
+        // and the container would be past its deadline at once: only the 58 idle seconds still to go may pass
+        // faster, from the switch on, so the deadline is about 1.45 s ahead of it.
+        const QString id = create(1);
+        auto deadline = [this, &id] {
+            auto got = m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), id}});
+            return got ? got->value(QStringLiteral("container"))
+                             .toObject()
+                             .value(QStringLiteral("expires_at"))
+                             .toInteger()
+                       : qint64(0);
+        };
+        const qint64 before = deadline();
+        QTest::qWait(2000);
+        const qint64 switched = QDateTime::currentMSecsSinceEpoch();
+        QVERIFY_RESULT(
+            m_daemon.call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), 40}}));
+        const qint64 after = deadline();
+        const qint64 expected = switched + (before - switched) / 40;
+        QVERIFY2(after >= expected - 300 && after <= expected + 300,
+                 qPrintable(QStringLiteral("deadline %1 ms after the switch, expected about %2")
+                                .arg(after - switched)
+                                .arg(expected - switched)));
+        QCOMPARE(state(id), QStringLiteral("running"));
+        QTRY_COMPARE_WITH_TIMEOUT(state(id), QStringLiteral("expired"), 5000);
+        QVERIFY_RESULT(
+            m_daemon.call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), 1}}));
+    }
+
     void idleContainersExpireAndRestartsKeepDeadlines()
     {
         // 600x: one idle minute is a tenth of a second.
