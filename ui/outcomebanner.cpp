@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "outcomebanner.h"
 
+#include "appearance.h"
 #include "paletteicon.h"
 
 #include <QApplication>
@@ -90,7 +91,9 @@ void OutcomeBanner::setSummary(const OutcomeSummary &summary)
     // A style sheet paints the background itself and ignores the palette's, so both go in it.
     setStyleSheet(QStringLiteral("#outcomeBanner { background: %1; border-left: 4px solid %2; }")
                       .arg(background.name(), accent.name()));
-    m_headline->setText(summary.headline);
+    // In front of a class the headline says what held; the explanation below still says how the run ended.
+    m_headline->setText(Appearance::presentation() && !summary.contained.isEmpty() ? summary.contained
+                                                                                   : summary.headline);
     m_explanation->setText(summary.explanation);
     m_details->setText(summary.details);
     m_details->setVisible(!summary.details.isEmpty());

@@ -78,6 +78,8 @@ OutcomeSummary OutcomeSummary::fromRun(const QJsonObject &run, qint64 containerL
         summary.explanation =
             limit > 0 ? tr("oom — the run exceeded its %1 memory limit and was killed").arg(limitText)
                       : tr("oom — the run exceeded its memory limit and was killed");
+        summary.contained =
+            limit > 0 ? tr("Contained: out of memory at %1").arg(limitText) : tr("Contained: out of memory");
     } else if (errorClass == QLatin1String("timeout")) {
         summary.severity = Severity::Failure;
         summary.headline = tr("Timed out · %1").arg(status);
@@ -88,6 +90,8 @@ OutcomeSummary OutcomeSummary::fromRun(const QJsonObject &run, qint64 containerL
                       .arg(timeoutS)
                 : tr("timeout — the run took longer than its time limit and was stopped with all its "
                      "processes");
+        summary.contained = timeoutS > 0 ? tr("Contained: time limit of %1 s reached").arg(timeoutS)
+                                         : tr("Contained: time limit reached");
     } else if (errorClass == QLatin1String("killed")) {
         summary.severity = Severity::Failure;
         summary.headline = status;

@@ -26,6 +26,9 @@ public:
     QString headline;    // "Exit code 0", "Killed: out of memory"
     QString explanation; // "oom — the run exceeded its 1 GiB memory limit and was killed"
     QString details;     // "Took 1.2 s · peak memory 35 MiB of 1 GiB"
+    // What held, said to a class: "Contained: out of memory at 1 GiB". The banner's headline in presentation
+    // mode; empty when no limit ended the run.
+    QString contained;
 
     // `containerLimit` stands in when the run object does not carry `memory_limit_bytes` itself.
     static OutcomeSummary fromRun(const QJsonObject &run, qint64 containerLimit = 0);

@@ -69,6 +69,20 @@ private Q_SLOTS:
             QCOMPARE(tint().name(), (failed ? failure : success).name());
         }
     }
+
+    void presentationHeadlineSaysWhatHeld()
+    {
+        OutcomeSummary oom = summaryOf(OutcomeSummary::Severity::Failure, QStringLiteral("Out of memory"));
+        oom.contained = QStringLiteral("Contained: out of memory at 1 GiB");
+        OutcomeBanner banner;
+        Appearance::apply(Theme::Light, true);
+        banner.setSummary(oom);
+        QVERIFY2(banner.text().startsWith(QStringLiteral("Contained: out of memory at 1 GiB\nexplanation")),
+                 qPrintable(banner.text()));
+        Appearance::apply(Theme::Light, false);
+        banner.setSummary(oom);
+        QVERIFY2(banner.text().startsWith(QStringLiteral("Out of memory\n")), qPrintable(banner.text()));
+    }
 };
 
 QTEST_MAIN(TestOutcomeBanner)

@@ -72,6 +72,26 @@ private Q_SLOTS:
                                      << QString();
     }
 
+    void containedSaysWhatHeld()
+    {
+        const qint64 gib = qint64(1) << 30;
+        auto run = [&](const QString &errorClass) {
+            return QJsonObject{{QStringLiteral("state"), QStringLiteral("finished")},
+                               {QStringLiteral("error_class"), errorClass},
+                               {QStringLiteral("exit_code"), -1},
+                               {QStringLiteral("signal"), 9},
+                               {QStringLiteral("memory_limit_bytes"), gib},
+                               {QStringLiteral("timeout_s"), 30}};
+        };
+        QCOMPARE(OutcomeSummary::fromRun(run(QStringLiteral("oom"))).contained,
+                 QStringLiteral("Contained: out of memory at 1 GiB"));
+        QCOMPARE(OutcomeSummary::fromRun(run(QStringLiteral("timeout"))).contained,
+                 QStringLiteral("Contained: time limit of 30 s reached"));
+        // Nothing held where the program ended by itself or was stopped.
+        QCOMPARE(OutcomeSummary::fromRun(run(QStringLiteral("ok"))).contained, QString());
+        QCOMPARE(OutcomeSummary::fromRun(run(QStringLiteral("killed"))).contained, QString());
+    }
+
     void words()
     {
         QFETCH(QJsonObject, run);
