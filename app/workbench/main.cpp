@@ -15,8 +15,39 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <string_view>
 
 namespace {
+
+constexpr char HelpText[] =
+    "usage: cordon-workbench [--help] [--version] [Qt options]\n"
+    "\n"
+    "The desktop window of Cordon: containers with their idle countdowns, a code editor with Run, the\n"
+    "output and how each run ended, the workspace's files, the network allowlists, memory and history.\n"
+    "It starts the per-user daemon cordond when none is running.\n"
+    "\n"
+    "  -h, --help   print this help and exit\n"
+    "  --version    print the version and exit\n"
+    "\n"
+    "Qt's own options, such as -platform NAME, are accepted too. See cordon-workbench(1).\n";
+
+// --help and --version answer on the terminal and exit, before QApplication: they need no display, and a
+// window that opens instead would be no answer.
+int answerWithoutWindow(int argc, char *argv[])
+{
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view argument = argv[i];
+        if (argument == "--version") {
+            std::printf("cordon-workbench %s\n", CORDON_VERSION);
+            return 0;
+        }
+        if (argument == "--help" || argument == "-h") {
+            std::fputs(HelpText, stdout);
+            return 0;
+        }
+    }
+    return -1;
+}
 
 qint64 monotonicNs()
 {
@@ -122,6 +153,8 @@ private:
 
 int main(int argc, char *argv[])
 {
+    if (const int status = answerWithoutWindow(argc, argv); status >= 0)
+        return status;
     const qint64 started = monotonicNs();
     // A daemon that goes away mid-write must cost a reconnect, not the window.
     ::signal(SIGPIPE, SIG_IGN);
