@@ -93,6 +93,17 @@ private:
                    : got.error().code();
     }
 
+    // The container's idle deadline (ms since the epoch), or 0 when it cannot be read.
+    qint64 expiresAt(const QString &container)
+    {
+        auto got = m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), container}});
+        return got ? got->value(QStringLiteral("container"))
+                         .toObject()
+                         .value(QStringLiteral("expires_at"))
+                         .toInteger()
+                   : qint64(0);
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -437,14 +448,7 @@ private Q_SLOTS:
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("subscribe"),
                                      {{QStringLiteral("topics"), QJsonArray{QStringLiteral("containers")}}}));
         const QString id = create(1);
-        auto deadline = [this, &id] {
-            auto got = m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), id}});
-            return got ? got->value(QStringLiteral("container"))
-                             .toObject()
-                             .value(QStringLiteral("expires_at"))
-                             .toInteger()
-                       : qint64(0);
-        };
+        auto deadline = [this, &id] { return expiresAt(id); };
         const qint64 before = deadline();
         QVERIFY(before > QDateTime::currentMSecsSinceEpoch() + 50000);
 
@@ -472,14 +476,7 @@ private Q_SLOTS:
         // and the container would be past its deadline at once: only the 58 idle seconds still to go may pass
         // faster, from the switch on, so the deadline is about 1.45 s ahead of it.
         const QString id = create(1);
-        auto deadline = [this, &id] {
-            auto got = m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), id}});
-            return got ? got->value(QStringLiteral("container"))
-                             .toObject()
-                             .value(QStringLiteral("expires_at"))
-                             .toInteger()
-                       : qint64(0);
-        };
+        auto deadline = [this, &id] { return expiresAt(id); };
         const qint64 before = deadline();
         QTest::qWait(2000);
         const qint64 switched = QDateTime::currentMSecsSinceEpoch();
