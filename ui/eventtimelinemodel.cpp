@@ -118,9 +118,12 @@ QString EventTimelineModel::describe(const QJsonObject &event)
             .arg(shortHash(detail.value(QStringLiteral("policy_version"))));
     if (kind == QLatin1String("network.proxy_failed"))
         return tr("The egress proxy could not be attached: %1").arg(error);
-    if (kind == QLatin1String("network.org_policy_reloaded"))
-        return tr("Organisation allowlist read again (%1 rules)")
-            .arg(detail.value(QStringLiteral("rules")).toInteger());
+    if (kind == QLatin1String("network.org_policy_reloaded")) {
+        const qint64 rules = detail.value(QStringLiteral("rules")).toInteger();
+        const QString path = detail.value(QStringLiteral("path")).toString();
+        return rules == 1 ? tr("Organisation allowlist changed: 1 rule, from %1").arg(path)
+                          : tr("Organisation allowlist changed: %1 rules, from %2").arg(rules).arg(path);
+    }
     if (kind == QLatin1String("network.org_policy_invalid"))
         return tr("Organisation allowlist refused, the previous one stays: %1").arg(error);
     if (kind == QLatin1String("daemon.runs_interrupted"))

@@ -65,16 +65,11 @@ Result<> ContainerManager::initialize()
     m_proxy->setOrgPolicy(*org);
     connect(m_proxy.get(), &Network::EgressProxy::connectionFinished, this,
             &ContainerManager::recordConnection);
-    // Folders rather than files: editors and administrators replace the file, which ends a watch on it.
-    for (const QString &file : {Network::OrgPolicy::systemPath(), Network::OrgPolicy::userPath()}) {
-        const QString folder = QFileInfo(file).absolutePath();
-        if (QFileInfo(folder).isDir())
-            m_orgWatcher.addPath(folder);
-    }
-    connect(&m_orgWatcher, &QFileSystemWatcher::directoryChanged, this, [this] {
+    m_orgWatcher = std::make_unique<Network::OrgPolicyWatcher>(
+        QStringList{Network::OrgPolicy::systemPath(), Network::OrgPolicy::userPath()});
+    connect(m_orgWatcher.get(), &Network::OrgPolicyWatcher::changed, this, [this] {
         if (auto reloaded = reloadOrgPolicy(); !reloaded)
-            recordEvent({}, {}, QStringLiteral("network.org_policy_invalid"),
-                        {{QStringLiteral("error"), reloaded.error().message()}});
+            recordOrgPolicyError(reloaded.error().message());
     });
 
     auto interrupted = m_store.markRunningAsInterrupted(now());

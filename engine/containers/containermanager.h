@@ -9,10 +9,10 @@
 #include "core/result.h"
 #include "network/egressproxy.h"
 #include "network/orgpolicy.h"
+#include "network/orgpolicywatcher.h"
 #include "policy/containerpolicy.h"
 #include "store/historystore.h"
 
-#include <QFileSystemWatcher>
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -129,6 +129,7 @@ private:
     void persist(Entry &entry);
     void recordEvent(const QString &containerId, const QString &runId, const QString &kind,
                      const QJsonObject &detail);
+    void recordOrgPolicyError(const QString &message);
     QJsonObject containerJson(const Entry &entry) const;
     void expire(Entry &entry, bool whileDown);
     void checkExpiry();
@@ -154,7 +155,10 @@ private:
     std::map<QString, std::unique_ptr<Entry>> m_entries;
     QHash<QString, QString> m_activeRuns;          // run id -> container id
     QHash<QString, Store::RunRecord> m_runRecords; // active runs' records, finished at the end
-    QFileSystemWatcher m_orgWatcher; // the organisation allowlist's folders: narrowing it applies at once
+    // The organisation allowlist's files: a change of content applies at once, other files' events are
+    // ignored.
+    std::unique_ptr<Network::OrgPolicyWatcher> m_orgWatcher;
+    QString m_lastOrgPolicyError; // recorded once, not again for every event while the file stays broken
     QTimer m_expiryTimer;
     QTimer m_sampleTimer;
 };

@@ -84,10 +84,25 @@ Result<QJsonObject> ContainerManager::reloadOrgPolicy()
     auto org = Network::OrgPolicy::load();
     if (!org)
         return fail(org.error());
+    const QJsonObject before = orgPolicyJson();
     m_proxy->setOrgPolicy(*org);
-    recordEvent({}, {}, QStringLiteral("network.org_policy_reloaded"),
-                {{QStringLiteral("path"), org->path()}, {QStringLiteral("rules"), org->rules().size()}});
-    return orgPolicyJson();
+    m_lastOrgPolicyError.clear();
+    const QJsonObject after = orgPolicyJson();
+    // Only a change is an event: a reload that finds what is already in force leaves the timeline alone.
+    if (after != before)
+        recordEvent({}, {}, QStringLiteral("network.org_policy_reloaded"),
+                    {{QStringLiteral("path"), org->path()},
+                     {QStringLiteral("source"), after.value(QStringLiteral("source"))},
+                     {QStringLiteral("rules"), org->rules().size()}});
+    return after;
+}
+
+void ContainerManager::recordOrgPolicyError(const QString &message)
+{
+    if (message == m_lastOrgPolicyError)
+        return;
+    m_lastOrgPolicyError = message;
+    recordEvent({}, {}, QStringLiteral("network.org_policy_invalid"), {{QStringLiteral("error"), message}});
 }
 
 Result<QJsonObject> ContainerManager::setOrgPolicy(const QJsonArray &domains)
@@ -97,10 +112,9 @@ Result<QJsonObject> ContainerManager::setOrgPolicy(const QJsonArray &domains)
     auto saved = Network::OrgPolicy::saveUserFile(domains);
     if (!saved)
         return fail(saved.error());
-    // The folder may be new; watch it from now on so that later edits by hand apply at once too.
-    const QString folder = QFileInfo(saved->path()).absolutePath();
-    if (!m_orgWatcher.directories().contains(folder))
-        m_orgWatcher.addPath(folder);
+    // Our own write is not news for the watcher (it also starts watching a folder that is new).
+    if (m_orgWatcher)
+        m_orgWatcher->resync();
     // Re-read rather than use what was written: what is in force is whatever load() finds now.
     return reloadOrgPolicy();
 }

@@ -34,8 +34,10 @@ constexpr HintEntry Hints[] = {
     {"daemon.unreachable",
      "Start it with `cordon daemon start`, or check `cordond` is installed beside `cordon`."},
     {"network.domain_not_allowed",
-     "Ask for the domain to be added to the organisation allowlist (`cordon network org` shows its file), or "
-     "remove it from the container's list."},
+     "Add the domain to the organisation allowlist file that `cordon network org` names (the daemon applies "
+     "it as soon as the file is saved; no restart or --reload is needed), or in the workbench under "
+     "Settings, "
+     "or remove it from the container's list."},
     {"network.org_policy_unreadable",
      "Fix or remove the organisation allowlist file named above; an administrator's file is never skipped."},
     {"network.org_policy_administered",
