@@ -2,9 +2,11 @@
 #include "containerlistmodel.h"
 
 #include "formatting.h"
+#include "paletteicon.h"
 
 #include <QApplication>
 #include <QDateTime>
+#include <QFontDatabase>
 #include <QPalette>
 
 namespace Cordon::Ui {
@@ -19,6 +21,11 @@ QString idOf(const QJsonObject &container)
 QString stateOf(const QJsonObject &container)
 {
     return container.value(QStringLiteral("state")).toString();
+}
+
+bool runningCode(const QJsonObject &container)
+{
+    return container.value(QStringLiteral("active_runs")).toInt() > 0;
 }
 
 bool hasDeadline(const QJsonObject &container)
@@ -81,11 +88,11 @@ QVariant ContainerListModel::display(const QJsonObject &container, int column) c
     switch (column) {
     case NameColumn:
         return container.value(QStringLiteral("name")).toString();
-    case StateColumn: {
-        const int runs = container.value(QStringLiteral("active_runs")).toInt();
-        const QString state = stateText(stateOf(container));
-        return runs > 0 ? tr("%1 · running code").arg(state) : state;
-    }
+    case IdColumn:
+        return idOf(container);
+    case StateColumn:
+        // The same width whether or not code runs: an icon says that, so columns do not jump (or clip).
+        return stateText(stateOf(container));
     case MemoryColumn:
         return Format::bytes(container.value(QStringLiteral("memory_limit")).toInteger());
     case IdleColumn:
@@ -102,16 +109,29 @@ QVariant ContainerListModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         return display(container, index.column());
+    case Qt::DecorationRole:
+        if (index.column() == StateColumn && runningCode(container))
+            return paletteIcon(QStringLiteral("outcome-running"));
+        return {};
+    case Qt::FontRole:
+        if (index.column() == IdColumn)
+            return QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        return {};
     case Qt::ToolTipRole:
+        if (index.column() == StateColumn && runningCode(container))
+            return tr("%1, running code now").arg(stateText(stateOf(container)));
         if (index.column() == IdleColumn && hasDeadline(container))
             return tr("Deleted with its files after %1 more without activity")
                 .arg(Format::countdown(remainingMs(container)));
         if (stateOf(container) == QLatin1String("expired"))
             return tr("Expired after being idle: its files are gone");
         return tr("%1 (%2)").arg(container.value(QStringLiteral("name")).toString(), idOf(container));
-    case Qt::AccessibleTextRole:
-        return tr("%1: %2").arg(headerData(index.column(), Qt::Horizontal).toString(),
-                                display(container, index.column()).toString());
+    case Qt::AccessibleTextRole: {
+        QString text = display(container, index.column()).toString();
+        if (index.column() == StateColumn && runningCode(container))
+            text = tr("%1, running code").arg(text);
+        return tr("%1: %2").arg(headerData(index.column(), Qt::Horizontal).toString(), text);
+    }
     case Qt::TextAlignmentRole:
         if (index.column() == MemoryColumn || index.column() == IdleColumn)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
@@ -152,6 +172,8 @@ QVariant ContainerListModel::headerData(int section, Qt::Orientation orientation
     switch (section) {
     case NameColumn:
         return tr("Name");
+    case IdColumn:
+        return tr("ID");
     case StateColumn:
         return tr("State");
     case MemoryColumn:
@@ -175,6 +197,15 @@ QJsonObject ContainerListModel::container(const QString &id) const
 {
     const int row = rowOf(id);
     return row < 0 ? QJsonObject() : m_rows.at(row);
+}
+
+QStringList ContainerListModel::liveNames() const
+{
+    QStringList names;
+    for (const QJsonObject &row : m_rows)
+        if (hasDeadline(row))
+            names.append(row.value(QStringLiteral("name")).toString());
+    return names;
 }
 
 void ContainerListModel::resetFrom(const QJsonArray &containers)

@@ -23,6 +23,7 @@ public:
     enum Column
     {
         NameColumn,
+        IdColumn, // the whole id: 16 hex digits, what every command accepts and every view shows
         StateColumn,
         MemoryColumn,
         IdleColumn,
@@ -54,6 +55,8 @@ public:
 
     int rowOf(const QString &id) const;
     QJsonObject container(const QString &id) const;
+    // Names of the containers shown that are neither expired nor deleted: the daemon refuses a second one.
+    QStringList liveNames() const;
 
     // For tests: the clock the countdown reads (milliseconds since the epoch).
     void setClock(std::function<qint64()> clock) { m_clock = std::move(clock); }

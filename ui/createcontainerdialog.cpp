@@ -72,11 +72,13 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     setWindowTitle(tr("New Container"));
     setAccessibleName(tr("New container"));
 
-    m_name->setText(QStringLiteral("sandbox"));
     m_name->setValidator(
         new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[A-Za-z0-9._-]{0,64}")), m_name));
     m_name->setAccessibleName(tr("Container name"));
-    m_name->setPlaceholderText(tr("letters, digits, . _ -"));
+    // Empty is allowed: the daemon then chooses a readable name that no other container has.
+    m_name->setPlaceholderText(tr("chosen for you, e.g. brisk-heron"));
+    m_name->setToolTip(tr("Up to 64 letters, digits, dots, underscores and hyphens, unique among your "
+                          "containers. Leave it empty and the daemon picks one."));
     m_nameError->setVisible(false);
     m_nameError->setWordWrap(true);
     QPalette errorPalette = m_nameError->palette();
@@ -211,34 +213,45 @@ void CreateContainerDialog::setName(const QString &name)
     m_name->setText(name);
 }
 
+void CreateContainerDialog::setTakenNames(const QStringList &names)
+{
+    m_takenNames = names;
+    validate();
+}
+
 QJsonObject CreateContainerDialog::policy() const
 {
-    return {{QStringLiteral("name"), m_name->text()},
-            {QStringLiteral("memory_limit"), m_memory->currentData().toString()},
-            {QStringLiteral("expires_after"),
-             QJsonObject{{QStringLiteral("anchor"), QStringLiteral("last_active_at")},
-                         {QStringLiteral("minutes"), m_idleMinutes->value()}}},
-            {QStringLiteral("network_policy"),
-             m_networkAllowlist->isChecked()
-                 ? QJsonObject{{QStringLiteral("type"), QStringLiteral("allowlist")},
-                               {QStringLiteral("allowed_domains"), m_allowlist->entries()}}
-                 : QJsonObject{{QStringLiteral("type"), QStringLiteral("disabled")}}},
-            {QStringLiteral("limits"), QJsonObject{{QStringLiteral("run_timeout_s"), m_runTimeout->value()},
-                                                   {QStringLiteral("pids"), m_pids->value()},
-                                                   {QStringLiteral("tmp_mb"), m_tmpMb->value()},
-                                                   {QStringLiteral("workspace_mb"), m_workspaceMb->value()},
-                                                   {QStringLiteral("output_mb"), m_outputMb->value()}}}};
+    QJsonObject described{
+        {QStringLiteral("memory_limit"), m_memory->currentData().toString()},
+        {QStringLiteral("expires_after"),
+         QJsonObject{{QStringLiteral("anchor"), QStringLiteral("last_active_at")},
+                     {QStringLiteral("minutes"), m_idleMinutes->value()}}},
+        {QStringLiteral("network_policy"),
+         m_networkAllowlist->isChecked()
+             ? QJsonObject{{QStringLiteral("type"), QStringLiteral("allowlist")},
+                           {QStringLiteral("allowed_domains"), m_allowlist->entries()}}
+             : QJsonObject{{QStringLiteral("type"), QStringLiteral("disabled")}}},
+        {QStringLiteral("limits"), QJsonObject{{QStringLiteral("run_timeout_s"), m_runTimeout->value()},
+                                               {QStringLiteral("pids"), m_pids->value()},
+                                               {QStringLiteral("tmp_mb"), m_tmpMb->value()},
+                                               {QStringLiteral("workspace_mb"), m_workspaceMb->value()},
+                                               {QStringLiteral("output_mb"), m_outputMb->value()}}}};
+    if (!m_name->text().isEmpty())
+        described.insert(QStringLiteral("name"), m_name->text());
+    return described;
 }
 
 void CreateContainerDialog::validate()
 {
     const QString name = m_name->text();
     QString problem;
-    if (name.isEmpty())
-        problem = tr("A name is needed.");
+    // Empty is fine: the daemon names the container.
+    if (m_takenNames.contains(name))
+        problem =
+            tr("A container named “%1” exists already: choose another name, or leave it empty.").arg(name);
     else if (name == QLatin1String(".") || name == QLatin1String(".."))
         problem = tr("“.” and “..” cannot be names.");
-    else if (!NamePattern.match(name).hasMatch())
+    else if (!name.isEmpty() && !NamePattern.match(name).hasMatch())
         problem = tr("Use up to 64 letters, digits, dots, underscores and hyphens.");
     m_nameError->setText(problem);
     m_nameError->setVisible(!problem.isEmpty());
@@ -277,7 +290,7 @@ void CreateContainerDialog::showOrganisation()
             hosts.isEmpty()
                 ? tr("The organisation allowlist is empty, so no host can be allowed yet: add hosts to it in "
                      "the "
-                     "Network tab or in Settings (%1).")
+                     "Network tab or in Edit › Preferences (%1).")
                       .arg(result->value(QStringLiteral("path")).toString())
                 : tr("The organisation allowlist permits: %1. Entries outside it are marked and refused.")
                       .arg(hosts.join(QStringLiteral(", "))));

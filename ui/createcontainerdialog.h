@@ -38,6 +38,9 @@ public:
     const QJsonObject &createdContainer() const { return m_created; }
 
     void setName(const QString &name);
+    // Names of containers that exist (not expired or deleted): such a name is refused here, as the daemon
+    // would refuse it.
+    void setTakenNames(const QStringList &names);
     // The allowlist editor shown when "Allowlist" is chosen.
     AllowlistEditor *allowlistEditor() const { return m_allowlist; }
     // Chooses the network: false for off, true for an allowlist.
@@ -56,6 +59,7 @@ private:
     DaemonConnection &m_connection;
     QJsonObject m_created;
     bool m_busy = false;
+    QStringList m_takenNames;
 
     QLineEdit *m_name;
     QLabel *m_nameError;

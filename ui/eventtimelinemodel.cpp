@@ -9,11 +9,6 @@ namespace Cordon::Ui {
 
 namespace {
 
-QString shortId(const QJsonValue &id)
-{
-    return id.toString().left(8);
-}
-
 QString shortHash(const QJsonValue &hash)
 {
     return hash.toString().left(12);
@@ -61,7 +56,7 @@ QString EventTimelineModel::describe(const QJsonObject &event)
 {
     const QString kind = event.value(QStringLiteral("kind")).toString();
     const QJsonObject detail = event.value(QStringLiteral("detail")).toObject();
-    const QString run = shortId(event.value(QStringLiteral("run_id")));
+    const QString run = event.value(QStringLiteral("run_id")).toString();
     const QString error = Format::displayName(detail.value(QStringLiteral("error")).toString());
     if (kind == QLatin1String("container.created"))
         return tr("Created under policy %1").arg(shortHash(detail.value(QStringLiteral("policy_version"))));

@@ -11,8 +11,10 @@
 #include "desktopnotifier.h"
 #include "filebrowser.h"
 #include "formatting.h"
+#include "helpdialogs.h"
 #include "historyview.h"
 #include "idletimer.h"
+#include "inspectdialog.h"
 #include "memorychart.h"
 #include "memoryhistory.h"
 #include "memoryprocesses.h"
@@ -26,6 +28,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDateTime>
 #include <QDockWidget>
@@ -34,6 +37,7 @@
 #include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
@@ -160,9 +164,18 @@ void MainWindow::buildLayout()
     m_list->setFrameShape(QFrame::NoFrame);
     m_list->header()->setStretchLastSection(false);
     m_list->header()->setSectionResizeMode(ContainerListModel::NameColumn, QHeaderView::Stretch);
-    for (int column : {int(ContainerListModel::StateColumn), int(ContainerListModel::MemoryColumn),
-                       int(ContainerListModel::IdleColumn)})
+    for (int column : {int(ContainerListModel::IdColumn), int(ContainerListModel::StateColumn),
+                       int(ContainerListModel::MemoryColumn), int(ContainerListModel::IdleColumn)})
         m_list->header()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    m_list->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_list, &QWidget::customContextMenuRequested, this, &MainWindow::showListMenu);
+    // Choosing a container (even the one already current) leaves the welcome page shown from the Help menu.
+    connect(m_list, &QAbstractItemView::clicked, this, [this] {
+        if (m_showingWelcome) {
+            m_showingWelcome = false;
+            updatePages();
+        }
+    });
     m_listEmpty = new QLabel(tr("No containers yet.\nCreate one with Ctrl+N."), left);
     m_listEmpty->setAlignment(Qt::AlignCenter);
     m_listEmpty->setWordWrap(true);
@@ -269,7 +282,16 @@ void MainWindow::buildActions()
     m_keepAliveAction = new QAction(paletteIcon(QStringLiteral("keep-alive")), tr("&Keep Alive"), this);
     m_keepAliveAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
     m_keepAliveAction->setToolTip(tr("Restart the selected container's idle timer (Ctrl+K)"));
-    m_settingsAction = new QAction(tr("&Settings…"), this);
+    m_inspectAction = new QAction(tr("&Inspect…"), this);
+    m_inspectAction->setObjectName(QStringLiteral("inspectContainerAction"));
+    m_inspectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    m_inspectAction->setToolTip(
+        tr("The selected container's id, times, limits, allowlist and policy (Ctrl+I)"));
+    m_copyIdAction = new QAction(tr("Copy Container &ID"), this);
+    m_copyIdAction->setObjectName(QStringLiteral("copyContainerIdAction"));
+    m_copyIdAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    m_copyIdAction->setToolTip(tr("Copy the selected container's id, for the cordon command line"));
+    m_settingsAction = new QAction(tr("&Preferences…"), this);
     m_settingsAction->setObjectName(QStringLiteral("settingsAction"));
     m_settingsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
     m_settingsAction->setMenuRole(QAction::PreferencesRole);
@@ -287,6 +309,8 @@ void MainWindow::buildActions()
     connect(m_deleteAction, &QAction::triggered, this, &MainWindow::deleteCurrent);
     connect(m_keepAliveAction, &QAction::triggered, this, [this] { keepAlive(m_currentId); });
     connect(m_settingsAction, &QAction::triggered, this, &MainWindow::showSettings);
+    connect(m_inspectAction, &QAction::triggered, this, &MainWindow::inspectCurrent);
+    connect(m_copyIdAction, &QAction::triggered, this, &MainWindow::copyCurrentId);
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
 
     QMenu *containerMenu = menuBar()->addMenu(tr("&Container"));
@@ -295,12 +319,16 @@ void MainWindow::buildActions()
     containerMenu->addAction(m_startAction);
     containerMenu->addAction(m_stopAction);
     containerMenu->addAction(m_keepAliveAction);
+    containerMenu->addAction(m_inspectAction);
     containerMenu->addSeparator();
     containerMenu->addAction(m_deleteAction);
     containerMenu->addSeparator();
-    containerMenu->addAction(m_settingsAction);
-    containerMenu->addSeparator();
     containerMenu->addAction(m_quitAction);
+    // Where desktop applications keep them: copying in Edit, and Preferences at its end.
+    QMenu *editMenu = menuBar()->addMenu(tr("&Edit"));
+    editMenu->addAction(m_copyIdAction);
+    editMenu->addSeparator();
+    editMenu->addAction(m_settingsAction);
     QMenu *runMenu = menuBar()->addMenu(tr("&Run"));
     runMenu->addAction(m_runPanel->runAction());
     runMenu->addAction(m_runPanel->stopAction());
@@ -342,17 +370,20 @@ void MainWindow::buildActions()
     buildDemoMenu();
 
     QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
-    helpMenu->addAction(tr("&About Cordon Workbench"), this, [this] {
-        auto *box =
-            new QMessageBox(QMessageBox::NoIcon, tr("About Cordon Workbench"),
-                            tr("<b>Cordon Workbench %1</b><p>Runs untrusted code in containers that the "
-                               "kernel isolates, and shows what happened.</p>")
-                                .arg(QCoreApplication::applicationVersion()),
-                            QMessageBox::Close, this);
-        box->setIconPixmap(windowIcon().pixmap(64, 64));
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
-    });
+    QAction *documentationAction =
+        helpMenu->addAction(tr("&Documentation"), this, &MainWindow::showDocumentation);
+    documentationAction->setObjectName(QStringLiteral("documentationAction"));
+    documentationAction->setShortcut(QKeySequence::HelpContents);
+    QAction *shortcutsAction =
+        helpMenu->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+    shortcutsAction->setObjectName(QStringLiteral("shortcutsAction"));
+    shortcutsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
+    QAction *welcomeAction = helpMenu->addAction(tr("&Welcome Page"), this, &MainWindow::showWelcomePage);
+    welcomeAction->setObjectName(QStringLiteral("welcomeAction"));
+    helpMenu->addSeparator();
+    QAction *aboutAction = helpMenu->addAction(tr("&About Cordon Workbench"), this, &MainWindow::showAbout);
+    aboutAction->setObjectName(QStringLiteral("aboutAction"));
+    aboutAction->setMenuRole(QAction::AboutRole);
 
     QToolBar *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolbar"));
@@ -434,6 +465,20 @@ void MainWindow::onSubscribed(const QJsonObject &snapshot)
 {
     m_model->resetFrom(snapshot.value(QStringLiteral("containers")).toArray());
     m_history->resetFrom(snapshot.value(QStringLiteral("memory_backlog")).toArray());
+    // Expired containers stay in the list, marked, until removed: also those that expired while the
+    // workbench was closed (removing one deletes it, so it is not listed again).
+    m_connection->call(QStringLiteral("container.list"), {{QStringLiteral("include_deleted"), true}}, this,
+                       [this](Result<QJsonObject> result) {
+                           if (!result)
+                               return;
+                           for (const QJsonValue &value :
+                                result->value(QStringLiteral("containers")).toArray()) {
+                               const QJsonObject container = value.toObject();
+                               if (stateOf(container) == QLatin1String("expired") &&
+                                   m_model->rowOf(container.value(QStringLiteral("id")).toString()) < 0)
+                                   m_model->update(container);
+                           }
+                       });
     m_haveList = true;
     m_timeScale = m_connection->helloResult().value(QStringLiteral("time_scale")).toDouble(1);
     {
@@ -461,6 +506,11 @@ void MainWindow::onEvent(const QString &name, const QJsonObject &payload)
                        MemorySample::fromJson(payload));
     } else if (name == QLatin1String("run.finished") || name == QLatin1String("run.started")) {
         m_historyView->markStale();
+        // Runs started elsewhere (the CLI) change the container's active runs, which the list shows.
+        const QString container =
+            payload.value(QStringLiteral("run")).toObject().value(QStringLiteral("container")).toString();
+        if (m_model->rowOf(container) >= 0)
+            refreshContainer(container);
     } else if (name == QLatin1String("container.expiring_soon")) {
         notifyExpiring(payload.value(QStringLiteral("container")).toString(),
                        payload.value(QStringLiteral("expires_at")).toInteger());
@@ -520,6 +570,10 @@ void MainWindow::selectContainer(const QString &id)
 
 void MainWindow::onCurrentChanged()
 {
+    if (m_showingWelcome) {
+        m_showingWelcome = false;
+        updatePages();
+    }
     const QModelIndex current = m_list->selectionModel()->currentIndex();
     m_currentId =
         current.isValid() ? m_model->data(current, ContainerListModel::IdRole).toString() : QString();
@@ -552,7 +606,7 @@ void MainWindow::refreshContainer(const QString &id)
 void MainWindow::updatePages()
 {
     const bool empty = m_model->rowCount() == 0;
-    m_centre->setCurrentWidget(empty ? static_cast<QWidget *>(m_welcome) : m_runPanel);
+    m_centre->setCurrentWidget(empty || m_showingWelcome ? static_cast<QWidget *>(m_welcome) : m_runPanel);
     m_list->setVisible(!empty);
     m_listEmpty->setVisible(empty);
     updateActions();
@@ -568,6 +622,8 @@ void MainWindow::updateActions()
     m_stopAction->setEnabled(connected && state == QLatin1String("running"));
     m_keepAliveAction->setEnabled(connected && live);
     m_deleteAction->setEnabled(connected && !m_currentId.isEmpty());
+    m_inspectAction->setEnabled(!m_currentId.isEmpty());
+    m_copyIdAction->setEnabled(!m_currentId.isEmpty());
     m_deleteAction->setText(state == QLatin1String("expired") ? tr("&Remove from List") : tr("&Delete…"));
     m_idleTimer->setKeepAliveEnabled(connected);
     m_welcome->setConnected(connected);
@@ -599,6 +655,7 @@ void MainWindow::showCreateDialog()
         return;
     auto *dialog = new CreateContainerDialog(*m_connection, this);
     dialog->setObjectName(QStringLiteral("createContainerDialog"));
+    dialog->setTakenNames(m_model->liveNames());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const QJsonObject created = dialog->createdContainer();
@@ -633,8 +690,10 @@ void MainWindow::createDemo(std::function<void(const QString &id)> then)
     m_welcome->setError(QString());
     m_welcome->setBusy(true);
     statusBar()->showMessage(tr("Creating a demo container…"));
-    const QJsonObject policy{{QStringLiteral("name"), QStringLiteral("demo")},
-                             {QStringLiteral("memory_limit"), QStringLiteral("1g")}};
+    // "demo" while no other container has that name; otherwise the daemon picks a readable one.
+    QJsonObject policy{{QStringLiteral("memory_limit"), QStringLiteral("1g")}};
+    if (!m_model->liveNames().contains(QStringLiteral("demo")))
+        policy.insert(QStringLiteral("name"), QStringLiteral("demo"));
     m_connection->call(
         QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}}, this,
         [this, then = std::move(then)](Result<QJsonObject> result) {
@@ -792,9 +851,11 @@ void MainWindow::deleteCurrent()
         m_model->remove(id);
         return;
     }
-    auto *box = new QMessageBox(QMessageBox::Question, tr("Delete Container"),
-                                tr("Delete “%1”?").arg(container.value(QStringLiteral("name")).toString()),
-                                QMessageBox::Cancel, this);
+    auto *box =
+        new QMessageBox(QMessageBox::Question, tr("Delete Container"),
+                        tr("Delete “%1” (%2)?")
+                            .arg(Format::displayName(container.value(QStringLiteral("name")).toString()), id),
+                        QMessageBox::Cancel, this);
     box->setInformativeText(
         tr("Its processes are stopped and every file in /mnt/data is deleted. This cannot be "
            "undone. The code in the editor is forgotten too."));
@@ -808,6 +869,99 @@ void MainWindow::deleteCurrent()
         m_runPanel->discardCode(id);
         containerCall(QStringLiteral("container.delete"), id);
     });
+    box->open();
+}
+
+void MainWindow::showListMenu(const QPoint &position)
+{
+    const QModelIndex index = m_list->indexAt(position);
+    if (index.isValid())
+        selectContainer(m_model->data(index, ContainerListModel::IdRole).toString());
+    QMenu menu(this);
+    menu.setObjectName(QStringLiteral("containerContextMenu"));
+    if (m_currentId.isEmpty() || !index.isValid()) {
+        menu.addAction(m_newAction);
+    } else {
+        menu.addAction(m_copyIdAction);
+        menu.addAction(m_inspectAction);
+        menu.addSeparator();
+        // Start or Stop, whichever applies: both disabled would only be noise.
+        menu.addAction(m_stopAction->isEnabled() ? m_stopAction : m_startAction);
+        menu.addAction(m_keepAliveAction);
+        menu.addSeparator();
+        menu.addAction(m_deleteAction);
+    }
+    menu.exec(m_list->viewport()->mapToGlobal(position));
+}
+
+InspectDialog *MainWindow::inspectCurrent()
+{
+    const QJsonObject container = m_model->container(m_currentId);
+    if (container.isEmpty())
+        return nullptr;
+    // One window per container: asking again raises it.
+    for (InspectDialog *open : findChildren<InspectDialog *>()) {
+        if (open->containerId() == m_currentId) {
+            open->raise();
+            open->activateWindow();
+            return open;
+        }
+    }
+    auto *dialog = new InspectDialog(*m_connection, container, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(m_model, &QAbstractItemModel::dataChanged, dialog, [this, dialog] {
+        const QJsonObject latest = m_model->container(dialog->containerId());
+        if (!latest.isEmpty())
+            dialog->update(latest);
+    });
+    dialog->show();
+    return dialog;
+}
+
+void MainWindow::copyCurrentId()
+{
+    if (m_currentId.isEmpty())
+        return;
+    QGuiApplication::clipboard()->setText(m_currentId);
+    statusBar()->showMessage(tr("Copied %1").arg(m_currentId), 4000);
+}
+
+void MainWindow::showDocumentation()
+{
+    if (auto *open = findChild<DocumentationDialog *>()) {
+        open->raise();
+        open->activateWindow();
+        return;
+    }
+    auto *dialog = new DocumentationDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+}
+
+void MainWindow::showShortcuts()
+{
+    auto *dialog = new ShortcutsDialog(menuBar()->actions(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+}
+
+void MainWindow::showWelcomePage()
+{
+    m_showingWelcome = true;
+    updatePages();
+}
+
+void MainWindow::showAbout()
+{
+    const QString daemon =
+        m_connection->isConnected()
+            ? m_connection->helloResult().value(QStringLiteral("daemon_version")).toString()
+            : QString();
+    auto *box = new QMessageBox(QMessageBox::NoIcon, tr("About Cordon Workbench"), aboutText(daemon),
+                                QMessageBox::Close, this);
+    box->setObjectName(QStringLiteral("aboutBox"));
+    box->setIconPixmap(windowIcon().pixmap(64, 64));
+    box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
 }
 

@@ -26,6 +26,7 @@ class DesktopNotifier;
 class FileBrowser;
 class HistoryView;
 class IdleTimer;
+class InspectDialog;
 class MemoryChart;
 class MemoryHistory;
 class MemoryProcessesView;
@@ -69,6 +70,13 @@ public:
     // container first when there is none running) and runs it.
     void runDemo(const DemoScript &script);
     // Idle time runs 60x faster for every container of the daemon (daemon.set_time_scale).
+    // Inspect the current container (Ctrl+I); the dialog follows it while open.
+    InspectDialog *inspectCurrent();
+    // Help menu: the built-in documentation (F1), the keyboard shortcuts, the welcome page.
+    void showDocumentation();
+    void showShortcuts();
+    void showWelcomePage();
+    void copyCurrentId();
     void setFastClock(bool fast);
     void setPresentationMode(bool presentation);
     DesktopNotifier *notifier() const { return m_notifier; }
@@ -100,6 +108,8 @@ private:
     void startCurrent();
     void stopCurrent();
     void deleteCurrent();
+    void showListMenu(const QPoint &position);
+    void showAbout();
     void keepAlive(const QString &id);
     void containerCall(const QString &method, const QString &id);
 
@@ -135,6 +145,9 @@ private:
     QAction *m_keepAliveAction = nullptr;
     QAction *m_quitAction = nullptr;
     QAction *m_settingsAction = nullptr;
+    QAction *m_inspectAction = nullptr;
+    QAction *m_copyIdAction = nullptr;
+    bool m_showingWelcome = false; // Help › Welcome Page over a non-empty list, until a container is chosen
     QAction *m_fastClockAction = nullptr;
     QAction *m_presentationAction = nullptr;
 };

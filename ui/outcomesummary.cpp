@@ -70,8 +70,12 @@ OutcomeSummary OutcomeSummary::fromRun(const QJsonObject &run, qint64 containerL
     } else if (errorClass == QLatin1String("nonzero_exit")) {
         summary.severity = Severity::Failure;
         summary.headline = status;
+        // The engine explains an exit it caused: the executable was not found (127) or could not run (126).
+        const QString message = run.value(QStringLiteral("message")).toString();
         summary.explanation =
-            tr("nonzero_exit — the program reported a failure with exit code %1").arg(exitCode);
+            message.isEmpty()
+                ? tr("nonzero_exit — the program reported a failure with exit code %1").arg(exitCode)
+                : tr("nonzero_exit — %1").arg(message);
     } else if (errorClass == QLatin1String("oom")) {
         summary.severity = Severity::Failure;
         summary.headline = tr("Out of memory · %1").arg(status);

@@ -66,7 +66,7 @@ int PagedListModel::rowOf(const QJsonValue &id) const
 QString PagedListModel::containerName(const QString &containerId) const
 {
     const QString name = m_names ? m_names(containerId) : QString();
-    return name.isEmpty() ? containerId.left(8) : Format::displayName(name);
+    return name.isEmpty() ? containerId : Format::displayName(name);
 }
 
 } // namespace Cordon::Ui

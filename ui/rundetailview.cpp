@@ -125,7 +125,7 @@ RunDetailView::RunDetailView(DaemonConnection &connection, QWidget *parent)
 
 QString RunDetailView::containerName(const QString &id) const
 {
-    return m_names ? m_names(id) : id.left(8);
+    return m_names ? m_names(id) : id;
 }
 
 void RunDetailView::clear()
@@ -248,7 +248,7 @@ void RunDetailView::setRun(const QJsonObject &run)
         return;
     }
     const QString id = run.value(QStringLiteral("id")).toString();
-    m_title->setText(tr("Run %1").arg(id.left(12)));
+    m_title->setText(tr("Run %1").arg(id));
     const OutcomeSummary outcome = OutcomeSummary::fromRun(run);
     QStringList lines;
     lines.append(tr("Container: %1").arg(containerName(run.value(QStringLiteral("container")).toString())));
@@ -318,7 +318,7 @@ void RunDetailView::chooseExport()
     if (m_run.isEmpty())
         return;
     const QString suggested =
-        QStringLiteral("cordon-run-%1.json").arg(m_run.value(QStringLiteral("id")).toString().left(12));
+        QStringLiteral("cordon-run-%1.json").arg(m_run.value(QStringLiteral("id")).toString());
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Export Run as JSON"), suggested, tr("JSON files (*.json)"));
     if (path.isEmpty())

@@ -23,7 +23,7 @@ namespace Cordon::Ui {
 SettingsDialog::SettingsDialog(DaemonConnection &connection, QWidget *parent)
     : QDialog(parent), m_connection(connection), m_tabs(new QTabWidget(this))
 {
-    setWindowTitle(tr("Settings"));
+    setWindowTitle(tr("Preferences"));
     m_tabs->addTab(buildGeneralPage(), tr("&General"));
     m_tabs->addTab(buildNetworkPage(), tr("&Organisation Allowlist"));
     m_tabs->addTab(buildDataPage(), tr("&Data"));
@@ -204,7 +204,7 @@ void SettingsDialog::accept()
     if (m_orgEditor->isModified()) {
         if (!m_orgEditor->canSave()) {
             m_tabs->setCurrentIndex(m_tabs->indexOf(m_orgEditor->parentWidget()));
-            auto *box = new QMessageBox(QMessageBox::Warning, tr("Settings"),
+            auto *box = new QMessageBox(QMessageBox::Warning, tr("Preferences"),
                                         tr("The organisation allowlist has entries that cannot be saved."),
                                         QMessageBox::Ok, this);
             box->setInformativeText(tr("Correct or remove the entries marked in red, or revert the list."));

@@ -52,7 +52,10 @@ int createCommand(const QStringList &arguments)
                                           QStringLiteral("Container policy JSON file (docs/policy.md)."),
                                           QStringLiteral("file"));
     const QCommandLineOption nameOption(
-        QStringLiteral("name"), QStringLiteral("Name (1-64 of A-Z a-z 0-9 . _ -); overrides the policy."),
+        QStringLiteral("name"),
+        QStringLiteral(
+            "Name (1-64 of A-Z a-z 0-9 . _ -), unique among your containers; overrides the policy. "
+            "Without one, a readable name such as brisk-heron is chosen."),
         QStringLiteral("name"));
     const QCommandLineOption memoryOption(
         QStringLiteral("memory"),
@@ -71,7 +74,8 @@ int createCommand(const QStringList &arguments)
         return usageError(
             command, QStringLiteral("unexpected argument `%1`").arg(parser.positionalArguments().first()));
 
-    auto policy = loadPolicyFile(parser.value(policyOption));
+    bool fileGivesName = false;
+    auto policy = loadPolicyFile(parser.value(policyOption), &fileGivesName);
     if (!policy) {
         printError(policy.error());
         return UsageError;
@@ -104,8 +108,12 @@ int createCommand(const QStringList &arguments)
     DaemonSession session;
     if (auto connected = session.connect(); !connected)
         return reportError(connected.error());
-    auto created = session.call(QStringLiteral("container.create"),
-                                {{QStringLiteral("policy"), checked->toJsonObject()}});
+    QJsonObject policyObject = checked->toJsonObject();
+    // No name given: the daemon chooses a readable one that no other container has.
+    if (!fileGivesName && !parser.isSet(nameOption))
+        policyObject.remove(QStringLiteral("name"));
+    auto created =
+        session.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policyObject}});
     if (!created)
         return reportError(created.error());
     if (parser.isSet(jsonOption))

@@ -5,6 +5,8 @@
 #include "commands.h"
 #include "daemoncli.h"
 
+#include "core/policywords.h"
+
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -47,15 +49,23 @@ QString describe(const QJsonObject &container, const QJsonArray &processes)
             field(state == QLatin1String("expired") ? QStringLiteral("Expired") : QStringLiteral("Deleted"),
                   QStringLiteral("%1 (files removed)")
                       .arg(formatTime(container.value(QStringLiteral("ended_at")).toInteger())));
-    const bool enforced = container.value(QStringLiteral("limits_enforced")).toBool(true);
-    text += field(QStringLiteral("Memory limit"),
-                  formatBytes(container.value(QStringLiteral("memory_limit")).toInteger()) +
-                      (enforced ? QString() : QStringLiteral(" (not enforced: degraded mode)")));
     text += field(QStringLiteral("Active runs"),
                   QString::number(container.value(QStringLiteral("active_runs")).toInt()));
-    text += field(QStringLiteral("Policy"), container.value(QStringLiteral("policy_version")).toString());
-    text +=
-        QStringLiteral("  %1\n").arg(QString::fromUtf8(QJsonDocument(policy).toJson(QJsonDocument::Compact)));
+    // Every limit in words (the workbench's Inspect view prints the same lines), then the policy itself.
+    const bool enforced = container.value(QStringLiteral("limits_enforced")).toBool(true);
+    text += QStringLiteral("Policy %1, in words:\n")
+                .arg(container.value(QStringLiteral("policy_version")).toString().left(12));
+    for (const PolicyWords::Line &line : PolicyWords::policy(policy)) {
+        QString words = line.text;
+        if (!enforced && (line.label == QLatin1String("Memory") || line.label == QLatin1String("Processes")))
+            words += QStringLiteral(" (not enforced: the daemon runs in degraded mode)");
+        text += QStringLiteral("  %1 %2%3\n")
+                    .arg(line.label + QLatin1Char(':'), -13)
+                    .arg(line.warning ? QStringLiteral("(!) ") : QString(), escapeName(words));
+    }
+    text += QStringLiteral("Policy %1:\n%2")
+                .arg(container.value(QStringLiteral("policy_version")).toString(),
+                     QString::fromUtf8(QJsonDocument(policy).toJson(QJsonDocument::Indented)));
     if (!processes.isEmpty()) {
         Table table({QStringLiteral("  PID"), QStringLiteral("RSS"), QStringLiteral("COMMAND")});
         for (const QJsonValue &value : processes) {

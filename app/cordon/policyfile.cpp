@@ -2,11 +2,15 @@
 #include "policyfile.h"
 
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 namespace Cordon::Cli {
 
-Result<Policy::ContainerPolicy> loadPolicyFile(const QString &path)
+Result<Policy::ContainerPolicy> loadPolicyFile(const QString &path, bool *givesName)
 {
+    if (givesName)
+        *givesName = false;
     if (path.isEmpty())
         return Policy::ContainerPolicy{};
     QFile file(path);
@@ -14,9 +18,13 @@ Result<Policy::ContainerPolicy> loadPolicyFile(const QString &path)
         return fail(QStringLiteral("cli.policy_unreadable"),
                     QStringLiteral("cannot read policy `%1`: %2").arg(path, file.errorString()));
     // One byte over the policy module's own size limit, so an oversized file gets its clear error.
-    auto policy = Policy::ContainerPolicy::fromJson(file.read(2 * 1024 * 1024));
+    const QByteArray bytes = file.read(2 * 1024 * 1024);
+    auto policy = Policy::ContainerPolicy::fromJson(bytes);
     if (!policy)
         return fail(policy.error().wrap(QStringLiteral("policy `%1`").arg(path)));
+    // The strict reader accepted it, so Qt's reader sees the same single object.
+    if (givesName)
+        *givesName = QJsonDocument::fromJson(bytes).object().contains(QStringLiteral("name"));
     return policy;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "containers/containermanager.h"
 
+#include "containers/containernames.h"
 #include "files/removetree.h"
 
 #include <QDateTime>
@@ -164,6 +165,11 @@ Result<QJsonObject> ContainerManager::create(const Policy::ContainerPolicy &poli
         return fail(QStringLiteral("container.limit"),
                     QStringLiteral("%1 containers are running, the limit: stop or delete one first")
                         .arg(m_settings.maxContainers));
+    if (const Entry *holder = liveEntryNamed(policy.name))
+        return fail(QStringLiteral("container.name_taken"),
+                    QStringLiteral("a container named %1 already exists (%2, %3)")
+                        .arg(QString::fromStdString(Plain::ticked(policy.name.toStdString())),
+                             holder->record.id, containerStateName(holder->container->state())));
     if (policy.network.type == Policy::NetworkPolicy::Type::Allowlist)
         CORDON_TRY(m_proxy->orgPolicy().checkNarrows(policy.network));
     CORDON_TRY(m_store.recordPolicyVersion(policy.version(), policy.canonicalJson()));
@@ -190,6 +196,20 @@ Result<QJsonObject> ContainerManager::create(const Policy::ContainerPolicy &poli
                 {{QStringLiteral("policy_version"), created.record.policyVersion},
                  {QStringLiteral("time_scale"), created.record.timeScale}});
     return containerJson(created);
+}
+
+const ContainerManager::Entry *ContainerManager::liveEntryNamed(const QString &name) const
+{
+    for (const auto &[id, entry] : m_entries)
+        if (entry->record.endedAt == 0 && entry->container->policy().name == name)
+            return entry.get();
+    return nullptr;
+}
+
+QString ContainerManager::unusedName() const
+{
+    return QString::fromStdString(readableContainerName(
+        [this](const std::string &name) { return liveEntryNamed(QString::fromStdString(name)) != nullptr; }));
 }
 
 void ContainerManager::wireContainer(Entry &target)
@@ -230,10 +250,21 @@ Result<ContainerManager::Entry *> ContainerManager::liveEntry(const QString &id)
     if (!found)
         return found;
     const ContainerState state = (*found)->container->state();
-    if (state == ContainerState::Expired || state == ContainerState::Deleted)
+    if (state == ContainerState::Expired || state == ContainerState::Deleted) {
+        const Store::ContainerRecord &record = (*found)->record;
+        const QString when =
+            QDateTime::fromMSecsSinceEpoch(record.endedAt).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+        const QString name =
+            QString::fromStdString(Plain::ticked((*found)->container->policy().name.toStdString()));
         return fail(
             QStringLiteral("container.gone"),
-            QStringLiteral("container %1 is %2: its files are gone").arg(id, containerStateName(state)));
+            state == ContainerState::Expired
+                ? QStringLiteral("container %1 (%2) expired at %3 after %4 min without activity; its "
+                                 "files were deleted")
+                      .arg(name, id, when)
+                      .arg((*found)->container->policy().expiresAfter.minutes)
+                : QStringLiteral("container %1 (%2) was deleted at %3, with its files").arg(name, id, when));
+    }
     return found;
 }
 

@@ -61,7 +61,10 @@ public:
     double timeScale() const { return m_settings.timeScale; }
     Result<> setTimeScale(double scale);
 
+    // Refuses a name that a container not yet expired or deleted has (container.name_taken).
     Result<QJsonObject> create(const Policy::ContainerPolicy &policy);
+    // A readable name ("brisk-heron") no such container has, for a policy that gives none.
+    QString unusedName() const;
     QJsonArray list(bool includeEnded) const;
     Result<QJsonObject> get(const QString &id) const;
     Result<QJsonObject> stop(const QString &id);
@@ -130,6 +133,8 @@ private:
     void recordEvent(const QString &containerId, const QString &runId, const QString &kind,
                      const QJsonObject &detail);
     void recordOrgPolicyError(const QString &message);
+    // The container that is not expired or deleted and has this name; names are unique among those.
+    const Entry *liveEntryNamed(const QString &name) const;
     QJsonObject containerJson(const Entry &entry) const;
     void expire(Entry &entry, bool whileDown);
     void checkExpiry();

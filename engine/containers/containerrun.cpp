@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "containers/containerrun.h"
 
+#include "isolation/core/execfailure.h"
+
 #include "containers/core/runstdin.h"
 #include "containers/oneshot/plainrun.h"
 #include "containers/outputcapture.h"
@@ -159,6 +161,14 @@ void ContainerRun::abandon(ErrorClass errorClass, const QString &message)
 
 void ContainerRun::onSpawnFailed(const Error &error)
 {
+    if (error.code() == QLatin1String("run.exec_failed")) {
+        const auto failure = Isolation::execFailure(Isolation::Stage::SpawnExec, error.sysErrno(),
+                                                    m_command.value(0).toStdString());
+        m_outcome.exitCode = failure->exitCode; // classified as nonzero_exit when the run finishes
+        m_outcome.message = QString::fromStdString(failure->message);
+        awaitOutputThenFinish(0);
+        return;
+    }
     m_outcome.errorClass = ErrorClass::SetupFailed;
     m_outcome.message = error.message();
     m_outcome.setupStage = error.code();

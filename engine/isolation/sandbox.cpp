@@ -102,8 +102,11 @@ void Sandbox::readMessages()
             } else {
                 QString what =
                     QStringLiteral("run setup failed at %1").arg(QString::fromLatin1(stageName(reply.stage)));
-                Q_EMIT spawnFailed(reply.runId,
-                                   Error::fromErrno(QStringLiteral("run.setup_failed"), what, reply.error));
+                // execve itself failing is the program's problem (not there, not executable), not the
+                // sandbox's.
+                const QString code = reply.stage == Stage::SpawnExec ? QStringLiteral("run.exec_failed")
+                                                                     : QStringLiteral("run.setup_failed");
+                Q_EMIT spawnFailed(reply.runId, Error::fromErrno(code, what, reply.error));
             }
             break;
         }

@@ -8,6 +8,7 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QJsonArray>
+#include <QJsonDocument>
 
 #include <unistd.h>
 
@@ -206,7 +207,11 @@ Result<QJsonObject> ContainerService::handleNow(const QString &method, const QJs
         const QJsonValue policyValue = params.value(QStringLiteral("policy"));
         if (!policyValue.isUndefined() && !policyValue.isObject())
             return fail(invalidParams(QStringLiteral("`policy` must be an object")));
-        auto policy = Policy::ContainerPolicy::fromJsonObject(policyValue.toObject());
+        QJsonObject policyObject = policyValue.toObject();
+        // A policy without a name is named here, where "not given" can still be told from the default.
+        if (!policyObject.contains(QStringLiteral("name")))
+            policyObject.insert(QStringLiteral("name"), m_manager.unusedName());
+        auto policy = Policy::ContainerPolicy::fromJsonObject(policyObject);
         if (!policy)
             return fail(policy.error());
         auto container = m_manager.create(*policy);
@@ -249,6 +254,15 @@ Result<QJsonObject> ContainerService::handleNow(const QString &method, const QJs
             method == QLatin1String("run.cancel") ? m_manager.cancel(*runId) : m_manager.runJson(*runId);
         if (!run)
             return fail(run.error());
+        // run.get carries the policy itself, not only its hash: a reviewer reads what the run ran under, and
+        // an exported run keeps it (the stored text is canonical JSON, written by the daemon).
+        if (method == QLatin1String("run.get")) {
+            const QString version = run->value(QStringLiteral("policy_version")).toString();
+            if (!version.isEmpty()) {
+                if (auto policy = m_store.policyJson(version); policy && !policy->isEmpty())
+                    run->insert(QStringLiteral("policy"), QJsonDocument::fromJson(*policy).object());
+            }
+        }
         return wrap(QStringLiteral("run"), run);
     }
     if (method == QLatin1String("file.upload")) {

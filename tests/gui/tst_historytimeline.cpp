@@ -146,7 +146,7 @@ private Q_SLOTS:
             kinds(model), (QStringList{QStringLiteral("run.finished"), QStringLiteral("run.started")}),
             10000);
         const QString finished = model->index(0, EventTimelineModel::DescriptionColumn).data().toString();
-        QVERIFY2(finished.startsWith(QStringLiteral("Run %1 ended: nonzero_exit · exit 4").arg(run.left(8))),
+        QVERIFY2(finished.startsWith(QStringLiteral("Run %1 ended: nonzero_exit · exit 4").arg(run)),
                  qPrintable(finished));
 
         timeline->setKindFilter(QString());

@@ -11,6 +11,7 @@
 #include "testutil.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QPushButton>
 
 using namespace Cordon::Ui;
@@ -77,12 +78,49 @@ private Q_SLOTS:
                  QStringLiteral("Expired"));
         QCOMPARE(window.containerModel().index(row, ContainerListModel::IdleColumn).data().toString(),
                  QStringLiteral("—"));
+        m_expiredId = id;
+    }
+
+    // The workbench opened again: the container that expired is still listed, marked, until removed.
+    void anExpiredContainerIsStillListedAfterARestart()
+    {
+        QVERIFY(!m_expiredId.isEmpty());
+        for (int opening = 0; opening < 2; ++opening) {
+            MainWindow window(MainWindow::Options{false});
+            window.show();
+            window.start();
+            QTRY_VERIFY_WITH_TIMEOUT(window.connection().isConnected(), 10000);
+            if (opening == 1) {
+                // Removed in the first opening: gone for good.
+                QTest::qWait(500);
+                QCOMPARE(window.containerModel().rowOf(m_expiredId), -1);
+                break;
+            }
+            QTRY_VERIFY_WITH_TIMEOUT(window.containerModel().rowOf(m_expiredId) >= 0, 5000);
+            const int row = window.containerModel().rowOf(m_expiredId);
+            QCOMPARE(window.containerModel().index(row, ContainerListModel::StateColumn).data().toString(),
+                     QStringLiteral("Expired"));
+            window.selectContainer(m_expiredId);
+            auto *remove = window.findChild<QAction *>(QStringLiteral("deleteContainerAction"));
+            QCOMPARE(remove->text(), QStringLiteral("&Remove from List"));
+            remove->trigger();
+            QTRY_COMPARE(window.containerModel().rowOf(m_expiredId), -1);
+            // The daemon has it as deleted now; wait for that before the next opening asks.
+            QTRY_COMPARE(
+                m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), m_expiredId}})
+                    ->value(QStringLiteral("container"))
+                    .toObject()
+                    .value(QStringLiteral("state"))
+                    .toString(),
+                QStringLiteral("deleted"));
+        }
     }
 
     void cleanupTestCase() { QVERIFY(m_daemon.stop()); }
 
 private:
     CordonTest::DaemonFixture m_daemon;
+    QString m_expiredId;
 };
 
 CORDON_GUI_SANDBOX_TEST_MAIN(IdleExpiryTest)

@@ -37,6 +37,15 @@ private Q_SLOTS:
                                  << QStringLiteral(
                                         "nonzero_exit — the program reported a failure with exit code 2")
                                  << QStringLiteral("Took 1.3 s · peak memory 35 MiB of 1 GiB");
+        QJsonObject notFound = finished(QStringLiteral("nonzero_exit"), 127, 0);
+        notFound.insert(
+            QStringLiteral("message"),
+            QStringLiteral("executable not found: `node` is in no folder of the container's PATH"));
+        QTest::newRow("not found") << notFound << QStringLiteral("Exit code 127")
+                                   << QStringLiteral(
+                                          "nonzero_exit — executable not found: `node` is in no folder "
+                                          "of the container's PATH")
+                                   << QStringLiteral("Took 1.3 s · peak memory 35 MiB of 1 GiB");
         QTest::newRow("oom") << finished(QStringLiteral("oom"), -1, 9)
                              << QStringLiteral("Out of memory · Signal SIGKILL")
                              << QStringLiteral("oom — the run exceeded its 1 GiB memory limit and was killed")
@@ -59,10 +68,10 @@ private Q_SLOTS:
                                    << QStringLiteral("Took 1.3 s · peak memory 35 MiB of 1 GiB");
         QJsonObject setup = finished(QStringLiteral("setup_failed"), -1, 0);
         setup.insert(QStringLiteral("message"),
-                     QStringLiteral("run setup failed at execve: No such file or directory"));
+                     QStringLiteral("run setup failed at chdir: No such file or directory"));
         QTest::newRow("setup") << setup << QStringLiteral("Did not run")
                                << QStringLiteral(
-                                      "setup_failed — run setup failed at execve: No such file or directory")
+                                      "setup_failed — run setup failed at chdir: No such file or directory")
                                << QString();
         QTest::newRow("interrupted") << QJsonObject{{QStringLiteral("state"), QStringLiteral("interrupted")}}
                                      << QStringLiteral("Outcome unknown")

@@ -16,6 +16,7 @@
 #include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
+#include <QTemporaryFile>
 #include <QThread>
 
 #include <csignal>
@@ -338,9 +339,18 @@ private Q_SLOTS:
         QVERIFY2(killed.status == 128 + 9, killed.describe());
         QVERIFY2(killed.err.contains("killed (signal 9)"), killed.err);
 
-        const CliResult missing = exec({QStringLiteral("/nonexistent/program")});
-        QVERIFY2(missing.status == 125, missing.describe());
-        QVERIFY2(missing.err.contains("setup_failed"), missing.err);
+        // A command that is not there: the sandbox was set up, so it is the program's failure, 127 as in a
+        // shell and in docker; one that cannot be executed is 126.
+        const CliResult missing = exec({QStringLiteral("no-such-program")});
+        QVERIFY2(missing.status == 127, missing.describe());
+        QVERIFY2(
+            missing.err.startsWith("cordon: nonzero_exit (exit 127): executable not found: `no-such-program` "
+                                   "is in no folder of the container's PATH"),
+            missing.err);
+        const CliResult notExecutable = exec({QStringLiteral("/etc/hostname")});
+        QVERIFY2(notExecutable.status == 126, notExecutable.describe());
+        QVERIFY2(notExecutable.err.contains("cannot execute `/etc/hostname`: Permission denied"),
+                 notExecutable.err);
     }
 
     void execForwardsStdin()
@@ -689,7 +699,7 @@ private Q_SLOTS:
         QSet<QString> classes;
         for (const QJsonValue &run : json.json().value(QStringLiteral("runs")).toArray())
             classes.insert(run.toObject().value(QStringLiteral("error_class")).toString());
-        for (const char *expected : {"ok", "nonzero_exit", "killed", "setup_failed"})
+        for (const char *expected : {"ok", "nonzero_exit", "killed"})
             QVERIFY2(classes.contains(QString::fromUtf8(expected)), expected);
         // One run for the repeated key.
         int keyed = 0;
@@ -779,9 +789,94 @@ private Q_SLOTS:
 
         const CliResult files = cordon({QStringLiteral("files"), id});
         QVERIFY2(files.status == 1, files.describe());
-        QVERIFY2(files.err.contains("files are gone"), files.err);
+        QVERIFY2(files.err.contains("its files were deleted"), files.err);
+
+        // By name, too: the answer says it expired, when, and that its files are gone (not "no container").
+        const CliResult inspected = cordon(args({"inspect", "brief"}));
+        QVERIFY2(inspected.status == 0, inspected.describe());
+        QVERIFY2(
+            QRegularExpression(
+                QStringLiteral("Expired:\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d \\(files removed\\)"))
+                .match(QString::fromUtf8(inspected.out))
+                .hasMatch(),
+            inspected.out);
+        for (const QString &program : {cordonPath(), loneLauncher()}) {
+            const CliResult ran = runProgram(program, args({"exec", "brief", "true"}));
+            QCOMPARE(ran.status, 125);
+            QVERIFY2(QRegularExpression(
+                         QStringLiteral("container `brief` \\(%1\\) expired at \\d{4}-\\d\\d-\\d\\d "
+                                        "\\d\\d:\\d\\d:\\d\\d after 1 min without activity; its files "
+                                        "were deleted")
+                             .arg(id))
+                         .match(QString::fromUtf8(ran.err))
+                         .hasMatch(),
+                     ran.describe());
+            QVERIFY2(ran.err.contains("cordon: hint: Create a new one"), ran.err);
+        }
+        // A new container may take the name; the name then means the new one.
+        const CliResult again = cordon(args({"create", "--name", "brief"}));
+        QVERIFY2(again.status == 0, again.describe());
+        QCOMPARE(containerJson(QStringLiteral("brief")).value(QStringLiteral("id")).toString(),
+                 QString::fromUtf8(again.out).trimmed());
+        QCOMPARE(cordon({QStringLiteral("rm"), QStringLiteral("--force"), QStringLiteral("brief")}).status,
+                 0);
         QVERIFY(!QFileInfo::exists(qEnvironmentVariable("CORDON_DATA_DIR") + QStringLiteral("/containers/") +
                                    id));
+    }
+
+    void namesAreUniqueAndReadableByDefault()
+    {
+        const CliResult first = cordon(args({"create", "--idle", "7d"}));
+        const CliResult second = cordon(args({"create", "--idle", "7d"}));
+        QVERIFY2(first.status == 0 && second.status == 0, QByteArray(first.describe() + second.describe()));
+        const QString a =
+            containerJson(QString::fromUtf8(first.out).trimmed()).value(QStringLiteral("name")).toString();
+        const QString b =
+            containerJson(QString::fromUtf8(second.out).trimmed()).value(QStringLiteral("name")).toString();
+        QVERIFY2(QRegularExpression(QStringLiteral("^[a-z]+-[a-z]+$")).match(a).hasMatch(), qPrintable(a));
+        QVERIFY(a != b);
+        const CliResult duplicate = cordon({QStringLiteral("create"), QStringLiteral("--name"), a});
+        QVERIFY2(duplicate.status == 1, duplicate.describe());
+        QVERIFY2(duplicate.err.contains(QStringLiteral("a container named `%1` already exists (%2, running)")
+                                            .arg(a, QString::fromUtf8(first.out).trimmed())
+                                            .toUtf8()),
+                 duplicate.err);
+        QVERIFY2(duplicate.err.contains("cordon: hint: Choose another --name"), duplicate.err);
+        // A policy file that names the container counts as a name given.
+        QTemporaryFile policy;
+        QVERIFY(policy.open());
+        policy.write(QStringLiteral("{\"name\": \"%1\"}").arg(b).toUtf8());
+        policy.close();
+        QCOMPARE(cordon({QStringLiteral("create"), QStringLiteral("--policy"), policy.fileName()}).status, 1);
+        for (const QByteArray &id : {first.out.trimmed(), second.out.trimmed()})
+            QCOMPARE(cordon({QStringLiteral("rm"), QStringLiteral("--force"), QString::fromUtf8(id)}).status,
+                     0);
+    }
+
+    void inspectSaysEveryLimitInWordsAndPrintsThePolicy()
+    {
+        QTemporaryFile policy;
+        QVERIFY(policy.open());
+        policy.write(R"({"name": "worded", "limits": {"pids": 32, "run_timeout_s": 120},
+                        "mounts": [{"host": "/usr/share", "target": "/mnt/share"}]})");
+        policy.close();
+        const CliResult created =
+            cordon({QStringLiteral("create"), QStringLiteral("--policy"), policy.fileName()});
+        QVERIFY2(created.status == 0, created.describe());
+        const CliResult shown = cordon(args({"inspect", "worded"}));
+        QVERIFY2(shown.status == 0, shown.describe());
+        for (const char *line :
+             {"  Memory:       1 GiB; a run that needs more is killed by the kernel",
+              "  Processes:    at most 32 processes and threads at once",
+              "  Run time:     2 minutes per run, then the run is killed",
+              "  /tmp:         512 MiB, in memory", "  Workspace:    2.0 GiB in /mnt/data",
+              "  Output:       16 MiB of stdout and stderr kept per run",
+              "  Network:      off: no network at all", "  Mount:        /usr/share at /mnt/share, read-only",
+              "    \"pids\": 32,", "        \"run_timeout_s\": 120,"})
+            QVERIFY2(shown.out.contains(line),
+                     QByteArray(QByteArray(line) + "\n--- not in ---\n" + shown.out));
+        QCOMPARE(cordon({QStringLiteral("rm"), QStringLiteral("--force"), QStringLiteral("worded")}).status,
+                 0);
     }
 
     void rmRefusesRunningContainersWithoutForce()

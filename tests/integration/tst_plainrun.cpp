@@ -91,7 +91,8 @@ private Q_SLOTS:
         QTest::newRow("ok") << sh(QStringLiteral("echo out; echo err >&2")) << 0;
         QTest::newRow("nonzero exit") << sh(QStringLiteral("exit 7")) << 7;
         QTest::newRow("signal") << sh(QStringLiteral("kill -TERM $$")) << 128 + 15;
-        QTest::newRow("no such program") << QStringList{QStringLiteral("/nonexistent/program")} << 125;
+        QTest::newRow("no such program") << QStringList{QStringLiteral("/nonexistent/program")} << 127;
+        QTest::newRow("not executable") << QStringList{QStringLiteral("/etc/hostname")} << 126;
         // 20 MiB against the default 16 MiB cap: cut, and the cut reported.
         QTest::newRow("output flood") << sh(QStringLiteral("head -c 20971520 /dev/zero | tr '\\0' x")) << 0;
         // A process left behind when the run's own process exits does not hold the run open.
@@ -130,7 +131,10 @@ private Q_SLOTS:
             plainRun(python(QStringLiteral("b = []\nwhile True: b.append(b'x' * (64 << 20))")));
         QVERIFY2(oom.err.contains("cordon: oom (signal 9)"), oom.err);
         const CliResult missing = plainRun({QStringLiteral("/nonexistent/program")});
-        QVERIFY2(missing.err.contains("cordon: setup_failed (run setup failed at exec"), missing.err);
+        QVERIFY2(missing.err.contains(
+                     "cordon: nonzero_exit (exit 127): executable not found: `/nonexistent/program` "
+                     "does not exist in the container"),
+                 missing.err);
     }
 
     void setupFailureIsNamed()

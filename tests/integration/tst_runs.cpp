@@ -117,12 +117,17 @@ private Q_SLOTS:
         QCOMPARE(outcome.shellStatus(), 128 + SIGSEGV);
     }
 
-    void missingProgramIsASetupFailureNamingExecve()
+    // The sandbox is up; the program is not there: exit 127 with the reason, as a shell says it.
+    void missingProgramEndsWithStatus127()
     {
         const auto outcome = run({QStringLiteral("/usr/bin/no-such-program")});
-        QCOMPARE(outcome.errorClass, ErrorClass::SetupFailed);
-        QVERIFY2(outcome.message.contains(QLatin1String("execve")), qPrintable(outcome.message));
-        QCOMPARE(outcome.setupErrno, ENOENT);
+        QCOMPARE(outcome.errorClass, ErrorClass::NonzeroExit);
+        QCOMPARE(outcome.exitCode, 127);
+        QCOMPARE(outcome.shellStatus(), 127);
+        QVERIFY2(
+            outcome.message.startsWith(QLatin1String("executable not found: `/usr/bin/no-such-program`")),
+            qPrintable(outcome.message));
+        QVERIFY(outcome.setupStage.isEmpty());
     }
 
     void badMountIsASetupFailureNamingThePath()

@@ -412,7 +412,10 @@ private Q_SLOTS:
         QTest::newRow("exact id") << QStringLiteral("aaaa111100000000") << QList<int>{0};
         QTest::newRow("exact id of a deleted one") << QStringLiteral("bbbb000000000000") << QList<int>{2};
         QTest::newRow("name") << QStringLiteral("web") << QList<int>{1};
-        QTest::newRow("name of a deleted one is not a name") << QStringLiteral("gone") << QList<int>{};
+        // Last of all the name of an ended container, the newest (first listed), so that using it says it
+        // ended.
+        QTest::newRow("name of ended ones: the newest") << QStringLiteral("gone") << QList<int>{2};
+        QTest::newRow("a live name wins over an ended one") << QStringLiteral("web") << QList<int>{1};
         QTest::newRow("live prefix wins") << QStringLiteral("b") << QList<int>{1};
         QTest::newRow("ended prefix") << QStringLiteral("bbbb0") << QList<int>{2};
         QTest::newRow("ambiguous") << QStringLiteral("aaaa") << QList<int>{0, 3};
@@ -428,7 +431,9 @@ private Q_SLOTS:
             parse("[{\"id\":\"aaaa111100000000\",\"name\":\"main\",\"state\":\"running\"},"
                   "{\"id\":\"bbbb111100000000\",\"name\":\"web\",\"state\":\"stopped\"},"
                   "{\"id\":\"bbbb000000000000\",\"name\":\"gone\",\"state\":\"deleted\"},"
-                  "{\"id\":\"aaaa222200000000\",\"name\":\"aaaa1\",\"state\":\"running\"}]");
+                  "{\"id\":\"aaaa222200000000\",\"name\":\"aaaa1\",\"state\":\"running\"},"
+                  "{\"id\":\"cccc000000000000\",\"name\":\"web\",\"state\":\"expired\"},"
+                  "{\"id\":\"dddd000000000000\",\"name\":\"gone\",\"state\":\"expired\"}]");
         QList<int> found;
         for (const std::size_t index : Cordon::Lite::matchContainers(list->items(), reference.toStdString()))
             found.append(static_cast<int>(index));

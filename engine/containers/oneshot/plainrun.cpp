@@ -7,6 +7,7 @@
 #include "containers/core/workspace.h"
 #include "containers/oneshot/containerlaunch.h"
 #include "daemon/lite/runreport.h"
+#include "isolation/core/execfailure.h"
 #include "isolation/core/initlaunch.h"
 #include "isolation/core/mountplan.h"
 #include "isolation/seccompfilters.h"
@@ -300,6 +301,16 @@ void PlainRun::readControlMessages()
             if (!Isolation::decode(message.data(), message.size(), reply) || reply.runId != RunWireId ||
                 reply.stage == Isolation::Stage::None)
                 continue;
+            if (const auto notRun =
+                    Isolation::execFailure(reply.stage, reply.error, m_request.command.front())) {
+                // The sandbox was up and the program is not there (127) or cannot run (126): the run ends
+                // with that status, as a shell's does.
+                m_outcome.exitCode = notRun->exitCode;
+                m_outcome.message = notRun->message;
+                m_exited = true;
+                m_finishBy = Clock::now();
+                continue;
+            }
             const auto failure =
                 Plain::failErrno("run.setup_failed",
                                  std::string("run setup failed at ") + Isolation::stageName(reply.stage),

@@ -45,6 +45,11 @@ constexpr HintEntry Hints[] = {
     {"network.org_policy_unwritable",
      "Check that the folder named above exists and that you may write to it."},
     {"network.restart_required", "Stop the container, change its policy, and start it again."},
+    {"container.gone",
+     "Create a new one (`cordon create`); `cordon history --container ID` still shows the runs it had."},
+    {"container.name_taken",
+     "Choose another --name (or give none and one is chosen for you), or delete the container that has it "
+     "(`cordon rm NAME`)."},
     {"container.limit",
      "Stop or delete a container (`cordon ls`, `cordon rm ID`), or start cordond with a higher "
      "--max-containers."},

@@ -8,6 +8,7 @@ std::vector<std::size_t> matchContainers(const Json::Array &containers, std::str
     std::vector<std::size_t> named;
     std::vector<std::size_t> livePrefix;
     std::vector<std::size_t> endedPrefix;
+    std::vector<std::size_t> endedNamed;
     for (std::size_t i = 0; i < containers.size(); ++i) {
         const Json &container = containers[i];
         const std::string &id = container["id"].toString();
@@ -15,12 +16,22 @@ std::vector<std::size_t> matchContainers(const Json::Array &containers, std::str
             return {i};
         const std::string &state = container["state"].toString();
         const bool live = state == "running" || state == "stopped";
-        if (live && container["name"].toString() == reference)
-            named.push_back(i);
+        if (container["name"].toString() == reference)
+            (live ? named : endedNamed).push_back(i);
         if (std::string_view(id).starts_with(reference))
             (live ? livePrefix : endedPrefix).push_back(i);
     }
-    return !named.empty() ? named : !livePrefix.empty() ? livePrefix : endedPrefix;
+    if (!named.empty())
+        return named;
+    if (!livePrefix.empty())
+        return livePrefix;
+    if (!endedPrefix.empty())
+        return endedPrefix;
+    // A name that only ended containers had: the newest of them (the list is newest first), so that the
+    // answer is "it expired, and when", not "no such container".
+    if (!endedNamed.empty())
+        return {endedNamed.front()};
+    return {};
 }
 
 bool isFullContainerId(std::string_view reference)

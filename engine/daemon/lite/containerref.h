@@ -14,7 +14,8 @@ namespace Cordon::Lite {
 // Indexes into the list: one for a match, several when the reference is ambiguous, none when nothing
 // matched (then the daemon's container.get words the refusal, so every client reports it the same way).
 // Like docker: an exact id, then the name of a running or stopped container, then an id prefix, where
-// containers that still exist win over expired and deleted ones.
+// containers that still exist win over expired and deleted ones. Last, the name of an ended container: the
+// newest such one (containers are listed newest first), so that using it says when it ended.
 std::vector<std::size_t> matchContainers(const Json::Array &containers, std::string_view reference);
 
 // True for the shape of a whole container id (16 lower-case hex digits). Such a reference is first looked up

@@ -122,6 +122,11 @@ int runExitStatus(const Json &run)
 
 namespace {
 
+bool explainedExit(const OneShotSummary &run)
+{
+    return run.className == "nonzero_exit" && !run.message.empty();
+}
+
 // The first lines of every run's summary: the class with the exit code, the signal or (setup_failed) what
 // failed, and for a run that ran, its times and memory.
 std::string summaryHead(const OneShotSummary &run)
@@ -131,7 +136,11 @@ std::string summaryHead(const OneShotSummary &run)
                                : run.signal > 0 ? "signal " + std::to_string(run.signal)
                                                 : "exit " + std::to_string(run.exitCode);
     std::string text = "cordon: " + std::string(run.className) + " (" + status + "): ";
-    text.append(describeErrorClass(run.className));
+    // A non-zero exit the engine can explain (the executable was not found) says why instead of the class.
+    if (explainedExit(run))
+        text += run.message;
+    else
+        text.append(describeErrorClass(run.className));
     text += '\n';
     if (!setupFailed) {
         text += "cordon: wall " + std::to_string(run.wallMs) + " ms, cpu " + std::to_string(run.cpuMs) +
@@ -148,7 +157,7 @@ std::string summaryHead(const OneShotSummary &run)
 // The last line: a note about a run that ran (for setup_failed the message is the status already).
 std::string summaryNote(const OneShotSummary &run)
 {
-    if (run.className == "setup_failed" || run.message.empty())
+    if (run.className == "setup_failed" || run.message.empty() || explainedExit(run))
         return {};
     return "cordon: note: " + run.message + "\n";
 }
