@@ -43,6 +43,8 @@ QString summarize(const Containers::RunOutcome &outcome)
     run.cpuMs = outcome.cpuMs;
     run.peakMemoryBytes = outcome.peakMemoryBytes;
     run.memoryLimitBytes = outcome.memoryLimitBytes;
+    run.pidsLimit = outcome.pidsLimit;
+    run.pidsLimitHits = outcome.pidsLimitHits;
     run.degraded = outcome.degraded;
     run.stdoutTruncated = outcome.stdoutTruncated;
     run.stderrTruncated = outcome.stderrTruncated;

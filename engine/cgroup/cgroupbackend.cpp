@@ -37,7 +37,8 @@ public:
         auto stats = m_core->memoryStats(name.toStdString());
         if (!stats)
             return fail(Error(stats.error()));
-        return MemoryStats{stats->current, stats->peak, stats->limit, stats->oomKills, stats->oomEvents};
+        return MemoryStats{stats->current,  stats->peak,      stats->limit,
+                           stats->oomKills, stats->oomEvents, stats->pidsLimitHits};
     }
 
     Result<int> pidsCurrent(const QString &name) const override

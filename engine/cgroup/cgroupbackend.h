@@ -34,6 +34,7 @@ struct MemoryStats
     qint64 limit = 0;     // 0 = no limit, as in ResourceLimits
     qint64 oomKills = 0;  // processes the OOM killer killed in this group
     qint64 oomEvents = 0; // times the group hit its limit and the OOM killer ran; v1 counts only kills
+    qint64 pidsLimitHits = 0; // forks and clones refused because the group was at pids.max
 };
 
 class CgroupBackend

@@ -262,6 +262,13 @@ std::optional<Cgroup::MemoryStats> Container::memoryStats() const
     return stats ? std::optional<Cgroup::MemoryStats>(*stats) : std::nullopt;
 }
 
+int Container::pidsCurrent() const
+{
+    if (!m_cgroup || !m_cgroupCreated)
+        return 0;
+    return m_cgroup->pidsCurrent(m_id).value_or(0);
+}
+
 QList<pid_t> Container::processes() const
 {
     if (!m_cgroup || !m_cgroupCreated)

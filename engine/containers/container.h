@@ -69,6 +69,8 @@ public:
     QList<ContainerRun *> runs() const { return m_runs.values(); }
 
     std::optional<Cgroup::MemoryStats> memoryStats() const;
+    // Processes and threads charged to the container's pids group now (0 without cgroups).
+    int pidsCurrent() const;
     // The egress proxy's listening socket inside this container (allowlist policies), once per start; -1 if
     // none.
     int takeProxyListener() { return m_sandbox ? m_sandbox->takeProxyListener() : -1; }

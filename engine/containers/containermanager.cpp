@@ -31,9 +31,15 @@ Error notFound(const QString &what, const QString &id)
 
 QJsonObject MemorySample::toJson(const QString &containerId) const
 {
-    return {{QStringLiteral("container"), containerId}, {QStringLiteral("at"), at},
-            {QStringLiteral("current"), current},       {QStringLiteral("peak"), peak},
-            {QStringLiteral("limit"), limit},           {QStringLiteral("oom_kills"), oomKills}};
+    return {{QStringLiteral("container"), containerId},
+            {QStringLiteral("at"), at},
+            {QStringLiteral("current"), current},
+            {QStringLiteral("peak"), peak},
+            {QStringLiteral("limit"), limit},
+            {QStringLiteral("oom_kills"), oomKills},
+            {QStringLiteral("pids"), pids},
+            {QStringLiteral("pids_limit"), pidsLimit},
+            {QStringLiteral("pids_limit_hits"), pidsLimitHits}};
 }
 
 ContainerManager::ContainerManager(Store::HistoryStore &store, ManagerSettings settings, QObject *parent)
@@ -480,10 +486,24 @@ void ContainerManager::sampleMemory()
         const auto stats = owned->container->memoryStats();
         if (!stats)
             continue;
-        MemorySample sample{at, stats->current, stats->peak, stats->limit, stats->oomKills};
+        MemorySample sample{at,
+                            stats->current,
+                            stats->peak,
+                            stats->limit,
+                            stats->oomKills,
+                            owned->container->pidsCurrent(),
+                            owned->container->policy().limits.pids,
+                            stats->pidsLimitHits};
         if (!owned->samples.empty() && owned->samples.back().oomKills < sample.oomKills)
             recordEvent(id, {}, QStringLiteral("container.oom_kill"),
                         {{QStringLiteral("oom_kills"), sample.oomKills}});
+        // Once per burst: the first sample that sees the counter move. The group is new with the container (or
+        // its restart), so before the first sample the count was 0.
+        const qint64 hitsBefore = owned->samples.empty() ? 0 : owned->samples.back().pidsLimitHits;
+        if (hitsBefore < sample.pidsLimitHits)
+            recordEvent(id, {}, QStringLiteral("container.pids_limit_reached"),
+                        {{QStringLiteral("limit"), sample.pidsLimit},
+                         {QStringLiteral("refused_forks"), sample.pidsLimitHits}});
         owned->samples.push_back(sample);
         while (owned->samples.size() > keep)
             owned->samples.pop_front();

@@ -42,6 +42,9 @@ struct MemorySample
     qint64 peak = 0;
     qint64 limit = 0;
     qint64 oomKills = 0;
+    qint64 pids = 0;          // processes and threads now
+    qint64 pidsLimit = 0;     // limits.pids
+    qint64 pidsLimitHits = 0; // forks refused at that limit since the container started
     QJsonObject toJson(const QString &containerId) const;
 };
 

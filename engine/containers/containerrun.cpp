@@ -62,8 +62,10 @@ Result<> ContainerRun::start(Isolation::Sandbox &sandbox, const Isolation::Spawn
     m_clock.start();
     m_sandbox = &sandbox;
     if (m_stats) {
-        if (auto stats = m_stats())
+        if (auto stats = m_stats()) {
             m_oomKillsBefore = stats->oomKills;
+            m_pidsLimitHitsBefore = stats->pidsLimitHits;
+        }
     }
 
     int stdinFd = -1;
@@ -213,6 +215,7 @@ void ContainerRun::finish()
     if (m_stats) {
         if (auto stats = m_stats()) {
             m_outcome.oomKills = stats->oomKills - m_oomKillsBefore;
+            m_outcome.pidsLimitHits = stats->pidsLimitHits - m_pidsLimitHitsBefore;
             m_outcome.memoryLimitBytes = stats->limit;
         }
     }

@@ -81,6 +81,8 @@ private:
     int m_timeoutMs;
     StatsProvider m_stats;
     qint64 m_oomKillsBefore = 0;
+    qint64 m_pidsLimitHitsBefore =
+        0; // the container's counter is shared by its runs: a run reports its share
     Isolation::Sandbox *m_sandbox = nullptr;
     std::unique_ptr<OutputCapture> m_stdout;
     std::unique_ptr<OutputCapture> m_stderr;

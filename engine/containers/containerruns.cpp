@@ -29,6 +29,7 @@ void applyOutcome(Store::RunRecord &record, const RunOutcome &outcome)
     record.wallMs = outcome.wallMs;
     record.cpuMs = outcome.cpuMs;
     record.peakMemoryBytes = outcome.peakMemoryBytes;
+    record.pidsLimitHits = outcome.pidsLimitHits;
     record.stdoutData = outcome.stdoutData;
     record.stderrData = outcome.stderrData;
     record.stdoutTruncated = outcome.stdoutTruncated;

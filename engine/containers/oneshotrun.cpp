@@ -113,6 +113,8 @@ RunOutcome runToCompletion(OneShotRequest request,
     outcome.peakMemoryBytes = ended.peakMemoryBytes;
     outcome.memoryLimitBytes = ended.memoryLimitBytes;
     outcome.oomKills = ended.oomKills;
+    outcome.pidsLimitHits = ended.pidsLimitHits;
+    outcome.pidsLimit = ended.pidsLimit;
     outcome.stdoutData = bytes(ended.stdoutData);
     outcome.stderrData = bytes(ended.stderrData);
     outcome.stdoutBytes = ended.stdoutBytes;

@@ -57,6 +57,7 @@ QJsonObject RunOutcome::toJson() const
                      {QStringLiteral("peak_memory_bytes"), peakMemoryBytes},
                      {QStringLiteral("memory_limit_bytes"), memoryLimitBytes},
                      {QStringLiteral("oom_kills"), oomKills},
+                     {QStringLiteral("pids_limit_hits"), pidsLimitHits},
                      {QStringLiteral("stdout"), QString::fromUtf8(stdoutData)},
                      {QStringLiteral("stderr"), QString::fromUtf8(stderrData)},
                      {QStringLiteral("stdout_bytes"), stdoutBytes},

@@ -52,6 +52,8 @@ struct RunOutcome
     qint64 peakMemoryBytes = 0;
     qint64 memoryLimitBytes = 0;
     qint64 oomKills = 0;
+    qint64 pidsLimitHits = 0; // forks refused at the container's process limit while this run ran
+    qint64 pidsLimit = 0;     // that limit (limits.pids), when known
     QByteArray stdoutData;
     QByteArray stderrData;
     qint64 stdoutBytes = 0; // produced, including what was cut

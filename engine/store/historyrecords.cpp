@@ -23,6 +23,7 @@ QJsonObject RunRecord::toJson(bool withOutput) const
         json.insert(QStringLiteral("wall_ms"), wallMs);
         json.insert(QStringLiteral("cpu_ms"), cpuMs);
         json.insert(QStringLiteral("peak_memory_bytes"), peakMemoryBytes);
+        json.insert(QStringLiteral("pids_limit_hits"), pidsLimitHits);
         json.insert(QStringLiteral("stdout_truncated"), stdoutTruncated);
         json.insert(QStringLiteral("stderr_truncated"), stderrTruncated);
         json.insert(QStringLiteral("artifacts"), artifacts);

@@ -46,6 +46,7 @@ struct RunRecord
     qint64 wallMs = 0;
     qint64 cpuMs = 0;
     qint64 peakMemoryBytes = 0;
+    qint64 pidsLimitHits = 0; // forks the container's process limit refused while the run ran
     QByteArray stdoutData; // as captured, already capped by the caller
     QByteArray stderrData;
     bool stdoutTruncated = false;

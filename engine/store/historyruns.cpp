@@ -18,15 +18,15 @@ const QString Interrupted = QStringLiteral("interrupted");
 
 Result<> HistoryStore::insertRun(const RunRecord &run)
 {
-    auto stmt =
-        m_db.prepare("INSERT INTO runs (id, container_id, state, policy_version, language, command, "
-                     "code_sha256, code, inputs, "
-                     "idempotency_key, started_at, ended_at, error_class, exit_code, signal, wall_ms, "
-                     "cpu_ms, peak_memory_bytes, "
-                     "stdout, stderr, stdout_truncated, stderr_truncated, message, artifacts) VALUES (?1, "
-                     "?2, ?3, ?4, ?5, ?6, "
-                     "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
-                     QStringLiteral("record run %1").arg(run.id));
+    auto stmt = m_db.prepare(
+        "INSERT INTO runs (id, container_id, state, policy_version, language, command, "
+        "code_sha256, code, inputs, "
+        "idempotency_key, started_at, ended_at, error_class, exit_code, signal, wall_ms, "
+        "cpu_ms, peak_memory_bytes, "
+        "stdout, stderr, stdout_truncated, stderr_truncated, message, artifacts, pids_limit_hits) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+        "?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+        QStringLiteral("record run %1").arg(run.id));
     if (!stmt)
         return fail(stmt.error());
     stmt->bind(1, run.id)
@@ -52,7 +52,8 @@ Result<> HistoryStore::insertRun(const RunRecord &run)
         .bind(21, run.stdoutTruncated)
         .bind(22, run.stderrTruncated)
         .bind(23, run.message)
-        .bind(24, QString::fromUtf8(jsonText(run.artifacts)));
+        .bind(24, QString::fromUtf8(jsonText(run.artifacts)))
+        .bind(25, run.pidsLimitHits);
     return stmt->execute();
 }
 
@@ -63,7 +64,8 @@ Result<> HistoryStore::finishRun(const RunRecord &run)
         "UPDATE runs SET state = ?2, ended_at = ?3, error_class = ?4, exit_code = ?5, signal = ?6, wall_ms = "
         "?7, "
         "cpu_ms = ?8, peak_memory_bytes = ?9, stdout = ?10, stderr = ?11, stdout_truncated = ?12, "
-        "stderr_truncated = ?13, message = ?14, artifacts = ?15 WHERE id = ?1 AND state = 'running'",
+        "stderr_truncated = ?13, message = ?14, artifacts = ?15, pids_limit_hits = ?16 "
+        "WHERE id = ?1 AND state = 'running'",
         purpose);
     if (!stmt)
         return fail(stmt.error());
@@ -81,7 +83,8 @@ Result<> HistoryStore::finishRun(const RunRecord &run)
         .bind(12, run.stdoutTruncated)
         .bind(13, run.stderrTruncated)
         .bind(14, run.message)
-        .bind(15, QString::fromUtf8(jsonText(run.artifacts)));
+        .bind(15, QString::fromUtf8(jsonText(run.artifacts)))
+        .bind(16, run.pidsLimitHits);
     CORDON_TRY(stmt->execute());
     if (m_db.changes() == 1)
         return {};

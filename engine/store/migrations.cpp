@@ -102,8 +102,14 @@ CREATE INDEX events_by_run ON events(run_id);
 CREATE INDEX events_by_kind ON events(kind, at);
 )sql";
 
+// How often a run met its container's process limit: a fork bomb that was contained says so afterwards too.
+constexpr char SchemaV2[] = R"sql(
+ALTER TABLE runs ADD COLUMN pids_limit_hits INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 constexpr Migration Migrations[] = {
     {1, "create the history tables", SchemaV1},
+    {2, "count process-limit hits per run", SchemaV2},
 };
 
 } // namespace

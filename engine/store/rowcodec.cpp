@@ -18,7 +18,7 @@ QByteArray runColumns(bool withOutput)
            "cpu_ms, "
            "peak_memory_bytes, " +
            (withOutput ? "stdout, stderr" : "x'', x''") +
-           ", stdout_truncated, stderr_truncated, message, artifacts";
+           ", stdout_truncated, stderr_truncated, message, artifacts, pids_limit_hits";
 }
 
 ContainerRecord containerFromRow(const Statement &row)
@@ -64,6 +64,7 @@ RunRecord runFromRow(const Statement &row)
     run.stderrTruncated = row.columnInt(21) != 0;
     run.message = row.columnText(22);
     run.artifacts = jsonArrayFrom(row.columnBlob(23));
+    run.pidsLimitHits = row.columnInt64(24);
     return run;
 }
 

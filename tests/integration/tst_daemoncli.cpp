@@ -319,6 +319,35 @@ private Q_SLOTS:
         QCOMPARE(names.out.count('\n'), ids.out.count('\n'));
     }
 
+    // A fork bomb in a long-lived container: the process limit holds, and the summary, the run record and the
+    // container's event history say so.
+    void forkBombReportsTheProcessLimitHolding()
+    {
+        QTemporaryFile policy;
+        QVERIFY(policy.open());
+        policy.write(R"({"name": "forky", "limits": {"pids": 32}})");
+        policy.close();
+        const CliResult created =
+            cordon({QStringLiteral("create"), QStringLiteral("--policy"), policy.fileName()});
+        QVERIFY2(created.status == 0, created.describe());
+        const CliResult bomb =
+            cordon({QStringLiteral("exec"), QStringLiteral("forky"), QStringLiteral("--"),
+                    QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                    QStringLiteral(
+                        "i=0; while [ $i -lt 100 ]; do sleep 30 & i=$((i+1)); done 2>/dev/null; echo done")});
+        QVERIFY2(bomb.err.contains("cordon: contained: the process limit of 32 refused "), bomb.describe());
+        const CliResult history = cordon(args({"history", "--json", "--container", "forky"}));
+        const QJsonObject run = history.json().value(QStringLiteral("runs")).toArray().first().toObject();
+        QVERIFY2(run.value(QStringLiteral("pids_limit_hits")).toInteger() >= 1, history.out);
+        // The sampler notices the counter move and records it once.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            cordon(args({"events", "--container", "forky", "--kind", "container.pids_limit_reached"}))
+                .out.contains("container.pids_limit_reached"),
+            10000);
+        QCOMPARE(cordon({QStringLiteral("rm"), QStringLiteral("--force"), QStringLiteral("forky")}).status,
+                 0);
+    }
+
     void execStreamsOutputAndMirrorsTheStatus()
     {
         const CliResult python =

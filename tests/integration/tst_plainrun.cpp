@@ -130,6 +130,9 @@ private Q_SLOTS:
         const CliResult oom =
             plainRun(python(QStringLiteral("b = []\nwhile True: b.append(b'x' * (64 << 20))")));
         QVERIFY2(oom.err.contains("cordon: oom (signal 9)"), oom.err);
+        const CliResult forkBomb = plainRun(
+            sh(QStringLiteral("i=0; while [ $i -lt 400 ]; do sleep 30 & i=$((i+1)); done 2>/dev/null")));
+        QVERIFY2(forkBomb.err.contains("cordon: contained: the process limit of 256 refused "), forkBomb.err);
         const CliResult missing = plainRun({QStringLiteral("/nonexistent/program")});
         QVERIFY2(missing.err.contains(
                      "cordon: nonzero_exit (exit 127): executable not found: `/nonexistent/program` "

@@ -178,6 +178,11 @@ private Q_SLOTS:
         QCOMPARE(fields.size(), 2);
         QVERIFY2(fields[0].toInt() < 24, outcome.stdoutData);
         QCOMPARE(fields[1].toInt(), EAGAIN);
+        // The kernel's own count says the limit held (pids.events), so the run can report it.
+        QVERIFY2(outcome.pidsLimitHits >= 1, describe(outcome));
+        QCOMPARE(outcome.pidsLimit, 24);
+        QCOMPARE(outcome.toJson().value(QStringLiteral("pids_limit_hits")).toInteger(),
+                 outcome.pidsLimitHits);
     }
 
     void timeoutKillsTheWholeTree()

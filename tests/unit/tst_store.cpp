@@ -163,7 +163,7 @@ private Q_SLOTS:
         auto store = openOrFail(path);
         QVERIFY(store);
         QCOMPARE(store->schemaVersion(), latestSchemaVersion());
-        QCOMPARE(latestSchemaVersion(), 1);
+        QCOMPARE(latestSchemaVersion(), 2);
         QVERIFY(!migrations().empty());
 
         // Private: the history holds code and output.
@@ -194,7 +194,7 @@ private Q_SLOTS:
         QCOMPARE(pragma(*m_store, "foreign_keys"), QStringLiteral("1"));
         QCOMPARE(pragma(*m_store, "busy_timeout"), QStringLiteral("5000"));
         QCOMPARE(pragma(*m_store, "synchronous"), QStringLiteral("1")); // NORMAL
-        QCOMPARE(pragma(*m_store, "user_version"), QStringLiteral("1"));
+        QCOMPARE(pragma(*m_store, "user_version"), QStringLiteral("2"));
         auto ok = m_store->integrityCheck();
         QVERIFY_RESULT(ok);
         QVERIFY(*ok);
@@ -208,7 +208,7 @@ private Q_SLOTS:
 
         auto reopened = openOrFail(m_path);
         QVERIFY(reopened);
-        QCOMPARE(reopened->schemaVersion(), 1);
+        QCOMPARE(reopened->schemaVersion(), 2);
         auto loaded = reopened->run(QStringLiteral("r1"));
         QVERIFY_RESULT(loaded);
         QCOMPARE(loaded->containerId, QStringLiteral("a"));
@@ -224,20 +224,58 @@ private Q_SLOTS:
         {
             auto db = Database::open(path);
             QVERIFY_RESULT(db);
-            QVERIFY_RESULT(db->exec("PRAGMA user_version = 2", QStringLiteral("pretend a newer Cordon")));
+            QVERIFY_RESULT(db->exec("PRAGMA user_version = 3", QStringLiteral("pretend a newer Cordon")));
         }
         Cordon::Error error;
         QVERIFY(!openOrFail(path, &error));
         QCOMPARE(error.code(), QStringLiteral("store.migration"));
-        QVERIFY2(error.message().contains(QStringLiteral("schema version 2, newer than the 1")),
+        QVERIFY2(error.message().contains(QStringLiteral("schema version 3, newer than the 2")),
                  qPrintable(error.message()));
 
-        // Left as it was: still version 2, with the version-1 tables intact.
+        // Left as it was: still version 3, with the older tables intact.
         auto db = Database::open(path);
         QVERIFY_RESULT(db);
         auto version = db->queryInt("PRAGMA user_version", QStringLiteral("read version"));
         QVERIFY_RESULT(version);
-        QCOMPARE(*version, 2);
+        QCOMPARE(*version, 3);
+    }
+
+    // A history written by the first release: opened by this one, it gains the column and keeps its runs.
+    void version1HistoryIsMigrated()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("v1.db"));
+        {
+            auto db = Database::open(path);
+            QVERIFY_RESULT(db);
+            QVERIFY_RESULT(db->exec(migrations()[0].sql, QStringLiteral("the first schema")));
+            QVERIFY_RESULT(
+                db->exec("PRAGMA user_version = 1; "
+                         "INSERT INTO containers (id, state, created_at) VALUES ('c1', 'running', 1); "
+                         "INSERT INTO runs (id, container_id, state, started_at, error_class, exit_code) "
+                         "VALUES ('old', 'c1', 'finished', 2, 'ok', 0);",
+                         QStringLiteral("a version-1 history")));
+        }
+        auto store = openOrFail(path);
+        QVERIFY(store);
+        QCOMPARE(store->schemaVersion(), 2);
+        auto old = store->run(QStringLiteral("old"));
+        QVERIFY_RESULT(old);
+        QCOMPARE(old->errorClass, QStringLiteral("ok"));
+        QCOMPARE(old->pidsLimitHits, 0);
+        // And records it for new runs.
+        RunRecord run = makeRun(QStringLiteral("new"), QStringLiteral("c1"), 3);
+        run.policyVersion.clear(); // the old history has no policies recorded
+        QVERIFY_RESULT(store->insertRun(run));
+        run.state = QStringLiteral("finished");
+        run.errorClass = QStringLiteral("nonzero_exit");
+        run.pidsLimitHits = 7;
+        QVERIFY_RESULT(store->finishRun(run));
+        QCOMPARE(store->run(QStringLiteral("new"))->pidsLimitHits, 7);
+        QCOMPARE(store->run(QStringLiteral("new"))
+                     ->toJson(false)
+                     .value(QStringLiteral("pids_limit_hits"))
+                     .toInteger(),
+                 7);
     }
 
     void notADatabase()

@@ -38,6 +38,7 @@ struct MemoryStats
     std::int64_t limit = 0;     // 0 = no limit, as in ResourceLimits
     std::int64_t oomKills = 0;  // processes the OOM killer killed in this group
     std::int64_t oomEvents = 0; // times the group hit its limit and the OOM killer ran; v1 counts only kills
+    std::int64_t pidsLimitHits = 0; // forks and clones refused because the group was at pids.max
 };
 
 class CgroupBackend

@@ -194,6 +194,15 @@ Plain::Result<std::vector<std::string>> readControllers(const std::string &path)
     return parseControllerList(*data);
 }
 
+std::int64_t pidsLimitHits(const std::string &pidsGroupDir)
+{
+    auto events = readFlatKeyed(pidsGroupDir + "/pids.events");
+    if (!events)
+        return 0;
+    const auto hits = events->find("max");
+    return hits == events->end() ? 0 : hits->second;
+}
+
 bool exists(const std::string &path)
 {
     struct stat st;

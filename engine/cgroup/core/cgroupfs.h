@@ -22,6 +22,10 @@ Plain::Result<std::int64_t> readValue(const std::string &path);
 Plain::Result<FlatKeyed> readFlatKeyed(const std::string &path);
 Plain::Result<std::vector<std::string>> readControllers(const std::string &path);
 
+// pids.events' "max" in a group's pids folder: how often a fork or clone was refused at pids.max (v1 and v2
+// name it alike). 0 when the file is missing or unreadable: a count the limit itself does not depend on.
+std::int64_t pidsLimitHits(const std::string &pidsGroupDir);
+
 bool exists(const std::string &path);
 // True when created, false when it already existed.
 Plain::Result<bool> makeDir(const std::string &path);

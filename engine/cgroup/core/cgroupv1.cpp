@@ -164,6 +164,7 @@ Plain::Result<MemoryStats> CgroupV1::memoryStats(std::string_view name) const
     const auto kills = oom->find("oom_kill");
     stats.oomKills = kills == oom->end() ? 0 : kills->second;
     stats.oomEvents = stats.oomKills;
+    stats.pidsLimitHits = Fs::pidsLimitHits(Fs::joinPath(m_pidsBase, name));
     return stats;
 }
 

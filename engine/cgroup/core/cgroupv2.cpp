@@ -270,6 +270,7 @@ Plain::Result<MemoryStats> CgroupV2::memoryStats(std::string_view name) const
     };
     stats.oomEvents = valueOf("oom");
     stats.oomKills = valueOf("oom_kill");
+    stats.pidsLimitHits = Fs::pidsLimitHits(dir);
     return stats;
 }
 

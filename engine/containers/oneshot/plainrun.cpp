@@ -353,6 +353,8 @@ void PlainRun::finishOutcome()
         // The group is new (its name random), so every OOM kill it counts happened in this run; the engine's
         // long-lived containers subtract the count at a run's start instead.
         m_outcome.oomKills = stats->oomKills;
+        m_outcome.pidsLimitHits = stats->pidsLimitHits;
+        m_outcome.pidsLimit = m_request.policy.pids;
         m_outcome.peakMemoryBytes = std::max(m_outcome.peakMemoryBytes, stats->peak);
     }
     m_outcome.stdoutData = m_stdout.output().data();

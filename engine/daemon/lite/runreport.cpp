@@ -151,6 +151,12 @@ std::string summaryHead(const OneShotSummary &run)
             text += " (not enforced: degraded mode)";
         text += '\n';
     }
+    // The limit held: say so, or a fork bomb's run reads as an ordinary success or failure.
+    if (run.pidsLimitHits > 0)
+        text += "cordon: contained: the process limit" +
+                (run.pidsLimit > 0 ? " of " + std::to_string(run.pidsLimit) : std::string()) + " refused " +
+                std::to_string(run.pidsLimitHits) + (run.pidsLimitHits == 1 ? " fork" : " forks") +
+                " (limits.pids)\n";
     return text;
 }
 
@@ -184,6 +190,8 @@ std::string summarizeRun(const Json &run, const Json &container)
     head.cpuMs = run["cpu_ms"].toInteger();
     head.peakMemoryBytes = run["peak_memory_bytes"].toInteger();
     head.memoryLimitBytes = container["memory_limit"].toInteger();
+    head.pidsLimit = container["policy"]["limits"]["pids"].toInteger();
+    head.pidsLimitHits = run["pids_limit_hits"].toInteger();
     head.degraded = !container["limits_enforced"].toBool(true);
     head.message = message;
     std::string text = summaryHead(head);

@@ -56,6 +56,8 @@ struct OneShotSummary
     std::int64_t cpuMs = 0;
     std::int64_t peakMemoryBytes = 0;
     std::int64_t memoryLimitBytes = 0;
+    std::int64_t pidsLimit = 0;     // limits.pids the run ran under; 0 when unknown or not enforced
+    std::int64_t pidsLimitHits = 0; // forks and clones the process limit refused during the run
     bool degraded = false;
     bool stdoutTruncated = false;
     bool stderrTruncated = false;
