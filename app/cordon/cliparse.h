@@ -32,5 +32,7 @@ std::optional<int> parseCommandLine(QCommandLineParser &parser, const QStringLis
                                     const QString &command);
 // "cordon ls: <message>" and where to read more, on stderr; returns UsageError.
 int usageError(const QString &command, const QString &message);
+// The parser's help in the CLI's one style: "usage: cordon COMMAND [options] ...", no Qt-specific options.
+QString helpText(const QCommandLineParser &parser, const QString &command);
 
 } // namespace Cordon::Cli

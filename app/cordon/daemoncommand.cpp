@@ -28,7 +28,7 @@ constexpr int StartWaitMs = 10000;
 constexpr int StopWaitMs = 60000;
 
 const char Usage[] =
-    "Usage: cordon daemon <status|start|stop|time-scale> [options]\n"
+    "usage: cordon daemon <status|start|stop|time-scale> [options]\n"
     "\n"
     "cordond holds the containers; every other command starts it when it is not running.\n"
     "\n"

@@ -3,6 +3,9 @@
 #include "cliprocess.h"
 #include "sandboxtest.h"
 
+#include <QDir>
+#include <QHash>
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -44,7 +47,9 @@ private Q_SLOTS:
         QFETCH(QStringList, arguments);
         const CliResult result = cordon(arguments);
         QCOMPARE(result.status, 0);
-        QVERIFY(result.out.contains("usage") || result.out.contains("Usage"));
+        // One style for every command: lower-case "usage:" naming the command, nothing about Qt.
+        QVERIFY2(result.out.startsWith("usage: cordon"), result.out);
+        QVERIFY2(!result.out.contains("Qt") && !result.out.contains("--help-all"), result.out);
     }
 
     void badArgumentsGetClearErrors_data()
@@ -195,6 +200,42 @@ private Q_SLOTS:
         QVERIFY2(degraded.err.contains("not enforced: degraded mode"), degraded.err);
     }
 
+    // The trainer's tour: every demo says in a sentence what happened, the artifact goes to a folder of its
+    // own (never the current directory), and --json carries the same.
+    void demoTellsWhatHeldAndWritesNothingHere()
+    {
+        QTemporaryDir here;
+        QTemporaryDir outputs;
+        QProcess demo;
+        demo.setWorkingDirectory(here.path());
+        demo.start(builtProgram(QStringLiteral("cordon")), {QStringLiteral("demo"), QStringLiteral("--json"),
+                                                            QStringLiteral("--output-dir"), outputs.path()});
+        QVERIFY(demo.waitForFinished(180000));
+        QCOMPARE(demo.exitCode(), 0);
+        const QJsonObject report = QJsonDocument::fromJson(demo.readAllStandardOutput()).object();
+        QCOMPARE(report.value(QStringLiteral("all_ran")).toBool(), true);
+        QCOMPARE(report.value(QStringLiteral("output_dir")).toString(), QDir(outputs.path()).absolutePath());
+        QHash<QString, QString> happened;
+        for (const QJsonValue &value : report.value(QStringLiteral("demos")).toArray())
+            happened.insert(value.toObject().value(QStringLiteral("title")).toString(),
+                            value.toObject().value(QStringLiteral("what_happened")).toString());
+        QCOMPARE(happened.size(), 9);
+        QVERIFY2(happened.value(QStringLiteral("Read the host's secrets"))
+                     .startsWith(QStringLiteral("not one of these host files could be read: /etc/shadow")),
+                 qPrintable(happened.value(QStringLiteral("Read the host's secrets"))));
+        QVERIFY2(happened.value(QStringLiteral("Fork bomb"))
+                     .startsWith(QStringLiteral("the process limit of 256 refused")),
+                 qPrintable(happened.value(QStringLiteral("Fork bomb"))));
+        QVERIFY2(happened.value(QStringLiteral("Look at host processes"))
+                     .contains(QStringLiteral("processes, its own; the host runs")),
+                 qPrintable(happened.value(QStringLiteral("Look at host processes"))));
+        QVERIFY2(happened.value(QStringLiteral("Tamper with the system"))
+                     .endsWith(QStringLiteral("Read-only file system")),
+                 qPrintable(happened.value(QStringLiteral("Tamper with the system"))));
+        QVERIFY(QFileInfo::exists(outputs.filePath(QStringLiteral("result.txt"))));
+        QCOMPARE(QDir(here.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList());
+    }
+
     void doctorReportsAWorkingSandbox()
     {
         const CliResult result = cordon({QStringLiteral("doctor")});
@@ -202,6 +243,19 @@ private Q_SLOTS:
         QVERIFY(result.out.contains("user namespaces"));
         QVERIFY(result.out.contains("seccomp"));
         QVERIFY(result.out.contains("started a container and ran /bin/true"));
+
+        // The same, for scripts: every check with its status, and the verdict.
+        const CliResult json = cordon({QStringLiteral("doctor"), QStringLiteral("--json")});
+        QVERIFY2(json.status == 0, json.describe());
+        const QJsonObject report = json.json();
+        QCOMPARE(report.value(QStringLiteral("usable")).toBool(), true);
+        QVERIFY(report.value(QStringLiteral("verdict")).toString().startsWith(QStringLiteral("Everything")) ||
+                report.value(QStringLiteral("verdict")).toString().contains(QStringLiteral("cgroups")));
+        QStringList names;
+        for (const QJsonValue &check : report.value(QStringLiteral("checks")).toArray())
+            names.append(check.toObject().value(QStringLiteral("name")).toString());
+        QVERIFY2(names.contains(QStringLiteral("seccomp")) && names.last() == QLatin1String("sandbox"),
+                 qPrintable(names.join(u',')));
         // The AppArmor line appears only where AppArmor restricts user namespaces (Ubuntu 23.10 and later).
         QFile restriction(QStringLiteral("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
         if (!restriction.open(QIODevice::ReadOnly) || restriction.readAll().trimmed() != "1")

@@ -202,15 +202,15 @@ private Q_SLOTS:
         for (const char *command : {"create", "ls", "inspect", "exec", "cp", "files", "rm", "stop", "start",
                                     "keepalive", "logs", "history", "events"})
             QTest::newRow(command) << QStringList{QString::fromUtf8(command), QStringLiteral("--help")}
-                                   << QByteArray("Usage: cordon ") + command;
-        QTest::newRow("files rm") << args({"files", "rm", "--help"}) << QByteArray("Usage: cordon files rm");
+                                   << QByteArray("usage: cordon ") + command;
+        QTest::newRow("files rm") << args({"files", "rm", "--help"}) << QByteArray("usage: cordon files rm");
         QTest::newRow("history purge")
-            << args({"history", "purge", "--help"}) << QByteArray("Usage: cordon history purge");
-        QTest::newRow("daemon") << args({"daemon", "--help"}) << QByteArray("Usage: cordon daemon");
+            << args({"history", "purge", "--help"}) << QByteArray("usage: cordon history purge");
+        QTest::newRow("daemon") << args({"daemon", "--help"}) << QByteArray("usage: cordon daemon");
         for (const char *action : {"status", "start", "stop", "time-scale"})
             QTest::newRow(action) << QStringList{QStringLiteral("daemon"), QString::fromUtf8(action),
                                                  QStringLiteral("--help")}
-                                  << QByteArray("Usage: cordon daemon ") + action;
+                                  << QByteArray("usage: cordon daemon ") + action;
         QTest::newRow("top") << args({"--help"}) << QByteArray("exec");
     }
 
@@ -522,7 +522,7 @@ private Q_SLOTS:
         QTest::newRow("--json") << args({"exec", "--json", "CTR", "true"})
                                 << QByteArray("\"error_class\": \"ok\"");
         QTest::newRow("--stdin") << args({"exec", "--stdin", "CTR", "cat"}) << QByteArray("piped");
-        QTest::newRow("--help") << args({"exec", "--help"}) << QByteArray("Usage: cordon exec");
+        QTest::newRow("--help") << args({"exec", "--help"}) << QByteArray("usage: cordon exec");
         QTest::newRow("usage error") << args({"exec", "CTR"}) << QByteArray("no command given");
         QTest::newRow("bad language")
             << args({"exec", "--language", "ruby", "--code", "1", "CTR"}) << QByteArray("unknown --language");

@@ -99,7 +99,7 @@ for command in $commands; do
     actions=$(grep -o "cordon $command [a-z][a-z-]*" <<<"$help" | awk '{ print $3 }')
     [ "$command" = daemon ] && actions+=" $(awk '/^  [a-z]/ { print $1 }' <<<"$help")"
     for action in $(tr ' ' '\n' <<<"$actions" | sort -u); do
-        "$bin/cordon" "$command" "$action" --help 2>/dev/null | grep -q "^Usage: cordon $command $action" &&
+        "$bin/cordon" "$command" "$action" --help 2>/dev/null | grep -q "^usage: cordon $command $action" &&
             check_command "$command $action"
     done
 done
