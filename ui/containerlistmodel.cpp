@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "containerlistmodel.h"
 
-#include "formatting.h"
+#include "core/formatting.h"
 #include "paletteicon.h"
 
 #include <QApplication>

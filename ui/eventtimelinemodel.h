@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The daemon's recorded events (`history.events`), newest first, one page at a time: containers created,
 // started, stopped, expired and deleted, runs started and ended, files in and out, every egress proxy
-// decision. Each row has the time, the container, the kind and one line in words (describe()).
+// decision. Each row has the time, the container, the kind and one line in words (EventWords::describe).
 #pragma once
 
 #include "pagedlistmodel.h"
@@ -31,13 +31,6 @@ public:
     explicit EventTimelineModel(QObject *parent = nullptr);
 
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-
-    // One line in words: "Started", "Run 3f2a41c0 ended: nonzero_exit · exit 3 (1.2 s)",
-    // "CONNECT pypi.org:443 denied: not in the allowlist (403)". Names written by code in a container are
-    // shown escaped (Format::displayName).
-    static QString describe(const QJsonObject &event);
-    // A network decision's detail: "CONNECT pypi.org:443" and what came of it.
-    static QString describeNetwork(const QJsonObject &detail);
 };
 
 } // namespace Cordon::Ui

@@ -3,7 +3,7 @@
 
 #include "csvtable.h"
 #include "daemonconnection.h"
-#include "formatting.h"
+#include "core/formatting.h"
 #include "workspacefilemodel.h"
 
 #include <QAction>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "historymodel.h"
 
-#include "formatting.h"
+#include "core/formatting.h"
 #include "outcomesummary.h"
 
 namespace Cordon::Ui {

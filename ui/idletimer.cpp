@@ -3,7 +3,7 @@
 
 #include "appearance.h"
 #include "containerlistmodel.h"
-#include "formatting.h"
+#include "core/formatting.h"
 #include "paletteicon.h"
 
 #include <QApplication>

@@ -4,7 +4,7 @@
 #include "allowlistmodel.h"
 #include "core/policywords.h"
 #include "daemonconnection.h"
-#include "formatting.h"
+#include "core/formatting.h"
 #include "paletteicon.h"
 #include "policyview.h"
 

@@ -10,7 +10,7 @@
 #include "demoscripts.h"
 #include "desktopnotifier.h"
 #include "filebrowser.h"
-#include "formatting.h"
+#include "core/formatting.h"
 #include "helpdialogs.h"
 #include "historyview.h"
 #include "idletimer.h"

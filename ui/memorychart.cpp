@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "memorychart.h"
 
-#include "formatting.h"
+#include "core/formatting.h"
 
 #include <QAreaSeries>
 #include <QChart>

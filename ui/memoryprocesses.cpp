@@ -2,7 +2,7 @@
 #include "memoryprocesses.h"
 
 #include "daemonconnection.h"
-#include "formatting.h"
+#include "core/formatting.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

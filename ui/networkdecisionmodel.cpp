@@ -2,7 +2,7 @@
 #include "networkdecisionmodel.h"
 
 #include "allowlistmodel.h"
-#include "formatting.h"
+#include "core/formatting.h"
 
 #include <QGuiApplication>
 #include <QJsonObject>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "outcomesummary.h"
 
-#include "formatting.h"
+#include "core/formatting.h"
 
 #include <csignal>
 

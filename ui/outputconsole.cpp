@@ -2,7 +2,7 @@
 #include "outputconsole.h"
 
 #include "appearance.h"
-#include "formatting.h"
+#include "core/formatting.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "pagedlistmodel.h"
 
-#include "formatting.h"
+#include "core/formatting.h"
 
 namespace Cordon::Ui {
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "rundetailview.h"
 
+#include "core/eventwords.h"
+#include "core/formatting.h"
 #include "daemonconnection.h"
 #include "eventtimelinemodel.h"
-#include "formatting.h"
 #include "historymodel.h"
 #include "outcomesummary.h"
 
@@ -223,7 +224,7 @@ void RunDetailView::setNetwork(const QJsonArray &events, qint64 total)
                                     Format::bytes(detail.value(QStringLiteral("bytes_up")).toInteger()),
                                     Format::bytes(detail.value(QStringLiteral("bytes_down")).toInteger())));
         item->setText(NetDuration, Format::duration(detail.value(QStringLiteral("duration_ms")).toInteger()));
-        item->setToolTip(NetRequest, EventTimelineModel::describeNetwork(detail));
+        item->setToolTip(NetRequest, EventWords::network(detail));
         item->setToolTip(NetReason, item->text(NetReason));
         if (decision != QLatin1String("allowed")) {
             QFont bold = item->font(NetDecision);

@@ -4,7 +4,7 @@
 #include "codeeditor.h"
 #include "codestore.h"
 #include "daemonconnection.h"
-#include "formatting.h"
+#include "core/formatting.h"
 #include "outcomebanner.h"
 #include "outputconsole.h"
 #include "paletteicon.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "workspacefilemodel.h"
 
-#include "formatting.h"
+#include "core/formatting.h"
 
 #include <QJsonObject>
 

@@ -6,6 +6,8 @@
 #include "commands.h"
 #include "daemoncli.h"
 
+#include "core/eventwords.h"
+
 #include "daemon/lite/signalpipe.h"
 
 #include <QEventLoop>
@@ -35,22 +37,18 @@ QString eventLine(const QJsonObject &event, bool json)
         return QString::fromUtf8(QJsonDocument(event).toJson(QJsonDocument::Compact)) + QLatin1Char('\n');
     const QString container = event.value(QStringLiteral("container")).toString();
     const QString run = event.value(QStringLiteral("run_id")).toString();
-    const QJsonObject detail = event.value(QStringLiteral("detail")).toObject();
-    const QString line =
-        QStringLiteral("%1  %2  %3  %4  %5")
-            .arg(formatTime(event.value(QStringLiteral("at")).toInteger()))
-            .arg(event.value(QStringLiteral("kind")).toString(), -24)
-            .arg(container.isEmpty() ? QStringLiteral("-") : container, -16)
-            .arg(run.isEmpty() ? QStringLiteral("-") : run, -16)
-            .arg(detail.isEmpty()
-                     ? QString()
-                     : escapeName(QString::fromUtf8(QJsonDocument(detail).toJson(QJsonDocument::Compact))));
+    const QString line = QStringLiteral("%1  %2  %3  %4  %5")
+                             .arg(formatTime(event.value(QStringLiteral("at")).toInteger()))
+                             .arg(event.value(QStringLiteral("kind")).toString(), -24)
+                             .arg(container.isEmpty() ? QStringLiteral("-") : container, -16)
+                             .arg(run.isEmpty() ? QStringLiteral("-") : run, -16)
+                             .arg(EventWords::describe(event));
     return line.trimmed() + QLatin1Char('\n');
 }
 
 QString headerLine()
 {
-    return QStringLiteral("%1  %2  %3  %4  DETAIL\n")
+    return QStringLiteral("%1  %2  %3  %4  WHAT HAPPENED\n")
         .arg(QStringLiteral("TIME"), -19)
         .arg(QStringLiteral("KIND"), -24)
         .arg(QStringLiteral("CONTAINER"), -16)

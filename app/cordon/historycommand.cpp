@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "daemoncli.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QRegularExpression>
 
@@ -182,6 +183,14 @@ int historyCommand(const QStringList &arguments)
         return 0;
     }
     const QJsonArray runs = page->value(QStringLiteral("runs")).toArray();
+    // Runs name their container by id; people know containers by name (ended ones too, while kept).
+    QHash<QString, QString> names;
+    if (auto listed =
+            session.call(QStringLiteral("container.list"), {{QStringLiteral("include_deleted"), true}})) {
+        for (const QJsonValue &value : listed->value(QStringLiteral("containers")).toArray())
+            names.insert(value.toObject().value(QStringLiteral("id")).toString(),
+                         value.toObject().value(QStringLiteral("name")).toString());
+    }
     Table table({QStringLiteral("RUN"), QStringLiteral("CONTAINER"), QStringLiteral("STARTED"),
                  QStringLiteral("CLASS"), QStringLiteral("EXIT"), QStringLiteral("WALL"),
                  QStringLiteral("PEAK"), QStringLiteral("CODE")});
@@ -190,7 +199,9 @@ int historyCommand(const QStringList &arguments)
         const bool ended = run.contains(QStringLiteral("error_class"));
         const QString errorClass = run.value(QStringLiteral("error_class")).toString();
         table.addRow(
-            {run.value(QStringLiteral("id")).toString(), run.value(QStringLiteral("container")).toString(),
+            {run.value(QStringLiteral("id")).toString(),
+             escapeName(names.value(run.value(QStringLiteral("container")).toString(),
+                                    run.value(QStringLiteral("container")).toString())),
              formatTime(run.value(QStringLiteral("started_at")).toInteger()),
              errorClass.isEmpty() ? run.value(QStringLiteral("state")).toString() : errorClass,
              describeExit(run),

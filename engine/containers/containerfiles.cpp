@@ -10,8 +10,12 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
+
+#include <cerrno>
+#include <sys/stat.h>
 
 namespace Cordon::Containers {
 
@@ -214,6 +218,13 @@ Result<> ContainerManager::deleteFile(const QString &containerId, const QString 
     if (!root)
         return fail(root.error());
     CORDON_TRY(validateRelativePath(path));
+    // Deleting what is not there is a mistake worth hearing about (a typo, the wrong scope), not a success.
+    // lstat: a symlink is an entry of its own, removed without following it.
+    struct stat entry = {};
+    if (::lstat(QFile::encodeName(*root + QLatin1Char('/') + path).constData(), &entry) != 0 &&
+        errno == ENOENT)
+        return fail(QStringLiteral("file.not_found"),
+                    QStringLiteral("%1/%2 does not exist in container %3").arg(scope, path, containerId));
     CORDON_TRY(Files::removeTree(*root + QLatin1Char('/') + path));
     if (scope == QLatin1String("inputs"))
         target.inputs.remove(path);

@@ -75,6 +75,16 @@ Result<> ensureSocketDirectory()
                         .arg(st.st_uid)
                         .arg(::getuid()));
     }
+    // A shared directory (the sticky bit: /tmp, /var/tmp) is not ours to narrow, even where we own it (root
+    // owns /tmp): CORDON_SOCKET=/tmp/x.sock must not make /tmp private to root. Refused, with where to go.
+    if (st.st_mode & S_ISVTX) {
+        ::close(fd);
+        return fail(QStringLiteral("daemon.socket_dir"),
+                    QStringLiteral("`%1` is a shared directory (sticky bit); put the socket in a directory of its "
+                                   "own, e.g. CORDON_SOCKET=%1/cordon-%2/cordond.sock")
+                        .arg(directory)
+                        .arg(::getuid()));
+    }
     // Our own directory with a wider mode (an old version, a umask accident) is narrowed rather than refused:
     // only its owner could have loosened it, and 0700 is what keeps other users away from the socket.
     if ((st.st_mode & 07777) != 0700 && ::fchmod(fd, 0700) != 0) {

@@ -935,6 +935,19 @@ private Q_SLOTS:
         }
         QCOMPARE(modeOf(loose) & 07777, mode_t(0700));
 
+        // A shared directory like /tmp is refused and left as it is, even when we own it (root owns /tmp).
+        const QString shared = base.filePath(QStringLiteral("shared"));
+        QCOMPARE(::mkdir(QFile::encodeName(shared).constData(), 0700), 0);
+        QCOMPARE(::chmod(QFile::encodeName(shared).constData(), 01777), 0);
+        {
+            ScopedEnv env("CORDON_SOCKET", shared + QStringLiteral("/cordond.sock"));
+            const Result<> refused = ensureSocketDirectory();
+            QVERIFY(!refused);
+            QVERIFY2(refused.error().message().contains(QStringLiteral("shared directory (sticky bit)")),
+                     qPrintable(refused.error().message()));
+        }
+        QCOMPARE(modeOf(shared) & 07777, mode_t(01777));
+
         // A symlink is refused, and what it points to is left untouched.
         const QString target = base.filePath(QStringLiteral("target"));
         QCOMPARE(::mkdir(QFile::encodeName(target).constData(), 0755), 0);

@@ -657,6 +657,12 @@ private Q_SLOTS:
             {QStringLiteral("files"), QStringLiteral("rm"), m_container, QStringLiteral("outputs/leak")});
         QVERIFY2(removed.status == 0, removed.describe());
         QVERIFY2(!cordon({QStringLiteral("files"), m_container}).err.contains("leak"), "leak still listed");
+        // Again: it is gone, and saying "deleted" would hide a typo or the wrong scope.
+        const CliResult again = cordon(
+            {QStringLiteral("files"), QStringLiteral("rm"), m_container, QStringLiteral("outputs/leak")});
+        QVERIFY2(again.status == 1, again.describe());
+        QVERIFY2(again.err.contains("cordon: error: outputs/leak does not exist in container"), again.err);
+        QVERIFY2(!again.out.contains("deleted"), again.out);
     }
 
     void stopAndStartKeepFilesButEndProcesses()
@@ -745,6 +751,11 @@ private Q_SLOTS:
         QVERIFY2(oom.out.contains("nonzero_exit"), oom.out);
         QVERIFY2(oom.out.contains("python "), oom.out);
         QVERIFY2(!oom.out.contains(" ok "), oom.out);
+        // The container by the name people gave it, not its id.
+        QVERIFY2(QRegularExpression(QStringLiteral("\\n[0-9a-f]{16}  main  "))
+                     .match(QString::fromUtf8(oom.out))
+                     .hasMatch(),
+                 oom.out);
 
         const CliResult page = cordon(args({"history", "--limit", "1"}));
         QVERIFY2(page.err.contains("--offset 1 shows the next ones"), page.err);
@@ -767,6 +778,11 @@ private Q_SLOTS:
                     QStringLiteral("--container"), m_container});
         QVERIFY2(family.out.contains("container.created"), family.out);
         QVERIFY2(!family.out.contains("run.started"), family.out);
+        // In words, not raw JSON.
+        QVERIFY2(family.out.contains("WHAT HAPPENED"), family.out);
+        QVERIFY2(family.out.contains("Created under policy "), family.out);
+        QVERIFY2(family.out.contains("Stopped; its files are kept"), family.out);
+        QVERIFY2(!family.out.contains("{\"policy_version\""), family.out);
 
         // --follow prints what happens after it started, and ends cleanly on SIGTERM or Ctrl-C.
         QProcess follow;

@@ -45,6 +45,7 @@ constexpr HintEntry Hints[] = {
     {"network.org_policy_unwritable",
      "Check that the folder named above exists and that you may write to it."},
     {"network.restart_required", "Stop the container, change its policy, and start it again."},
+    {"file.not_found", "`cordon files ID` lists what is there; --scope picks inputs, outputs or workspace."},
     {"container.gone",
      "Create a new one (`cordon create`); `cordon history --container ID` still shows the runs it had."},
     {"container.name_taken",

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
-// The few ways the workbench writes sizes and times, in one place so that the list, the chart, the timer and
-// the outcome banner say "1 GiB" and "4:59" the same way.
+// The few ways Cordon writes sizes, times and untrusted names for people, in one place so that the workbench's
+// list, chart, timer and banner and the CLI's event lines say "1 GiB" and "4:59" the same way.
 #pragma once
 
 #include <QCoreApplication>
 #include <QString>
 
-namespace Cordon::Ui {
+namespace Cordon {
 
 class Format final
 {
-    Q_DECLARE_TR_FUNCTIONS(Cordon::Ui::Format)
+    Q_DECLARE_TR_FUNCTIONS(Cordon::Format)
 
 public:
     // Binary units, as the memory tiers are: "512 KiB", "35.2 MiB", "1 GiB".
@@ -26,4 +26,4 @@ public:
     static QString dateTime(qint64 msSinceEpoch);
 };
 
-} // namespace Cordon::Ui
+} // namespace Cordon

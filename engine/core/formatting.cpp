@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include "formatting.h"
+#include "core/formatting.h"
 
 #include <QDateTime>
 #include <QLocale>
 
-namespace Cordon::Ui {
+namespace Cordon {
 
 namespace {
 
@@ -83,4 +83,4 @@ QString Format::dateTime(qint64 msSinceEpoch)
     return QLocale().toString(QDateTime::fromMSecsSinceEpoch(msSinceEpoch), QLocale::ShortFormat);
 }
 
-} // namespace Cordon::Ui
+} // namespace Cordon

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+#include "core/eventwords.h"
+
+#include "core/formatting.h"
+
+#include <QCoreApplication>
+#include <QJsonDocument>
+
+namespace Cordon::EventWords {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("EventWords", text);
+}
+
+QString shortHash(const QJsonValue &hash)
+{
+    return hash.toString().left(12);
+}
+
+QString runOutcome(const QJsonObject &detail)
+{
+    const QString errorClass = detail.value(QStringLiteral("error_class")).toString();
+    const int signal = detail.value(QStringLiteral("signal")).toInt();
+    const QString how = signal > 0 ? tr("signal %1").arg(signal)
+                                   : tr("exit %1").arg(detail.value(QStringLiteral("exit_code")).toInt());
+    return tr("%1 · %2 (%3)")
+        .arg(errorClass, how, Format::duration(detail.value(QStringLiteral("wall_ms")).toInteger()));
+}
+
+} // namespace
+
+QString network(const QJsonObject &detail)
+{
+    const QString target = tr("%1 %2:%3")
+                               .arg(detail.value(QStringLiteral("method")).toString(),
+                                    Format::displayName(detail.value(QStringLiteral("host")).toString()))
+                               .arg(detail.value(QStringLiteral("port")).toInt());
+    const QString decision = detail.value(QStringLiteral("decision")).toString();
+    const QString reason = Format::displayName(detail.value(QStringLiteral("reason")).toString());
+    const int status = detail.value(QStringLiteral("status")).toInt();
+    if (decision == QLatin1String("allowed"))
+        return tr("%1 allowed (%2, ↑ %3 ↓ %4, %5)")
+            .arg(target)
+            .arg(status)
+            .arg(Format::bytes(detail.value(QStringLiteral("bytes_up")).toInteger()),
+                 Format::bytes(detail.value(QStringLiteral("bytes_down")).toInteger()),
+                 Format::duration(detail.value(QStringLiteral("duration_ms")).toInteger()));
+    const QString verdict = decision == QLatin1String("denied") ? tr("denied") : tr("failed");
+    return reason.isEmpty() ? tr("%1 %2 (%3)").arg(target, verdict).arg(status)
+                            : tr("%1 %2: %3 (%4)").arg(target, verdict, reason).arg(status);
+}
+
+QString describe(const QJsonObject &event)
+{
+    const QString kind = event.value(QStringLiteral("kind")).toString();
+    const QJsonObject detail = event.value(QStringLiteral("detail")).toObject();
+    const QString run = event.value(QStringLiteral("run_id")).toString();
+    const QString error = Format::displayName(detail.value(QStringLiteral("error")).toString());
+    if (kind == QLatin1String("container.created"))
+        return tr("Created under policy %1").arg(shortHash(detail.value(QStringLiteral("policy_version"))));
+    if (kind == QLatin1String("container.started"))
+        return tr("Started");
+    if (kind == QLatin1String("container.stopped"))
+        return tr("Stopped; its files are kept");
+    if (kind == QLatin1String("container.restarted"))
+        return tr("Started again after the daemon restarted");
+    if (kind == QLatin1String("container.restart_failed"))
+        return tr("Could not be started again after the daemon restarted: %1").arg(error);
+    if (kind == QLatin1String("container.died"))
+        return tr("Its init process ended unexpectedly; stopped");
+    if (kind == QLatin1String("container.expiring_soon"))
+        return tr("Expires at %1 unless it is used or kept alive")
+            .arg(Format::dateTime(detail.value(QStringLiteral("expires_at")).toInteger()));
+    if (kind == QLatin1String("container.kept_alive"))
+        return tr("Kept alive: now expires at %1")
+            .arg(Format::dateTime(detail.value(QStringLiteral("expires_at")).toInteger()));
+    if (kind == QLatin1String("container.expired"))
+        return tr("Expired after its idle time; its files were removed");
+    if (kind == QLatin1String("container.deleted"))
+        return tr("Deleted with its files");
+    if (kind == QLatin1String("container.oom_kill"))
+        return tr("Out of memory: the kernel killed a process (%1 so far)")
+            .arg(detail.value(QStringLiteral("oom_kills")).toInteger());
+    if (kind == QLatin1String("container.pids_limit_reached"))
+        return tr("Process limit of %1 reached: %2 forks refused so far")
+            .arg(detail.value(QStringLiteral("limit")).toInteger())
+            .arg(detail.value(QStringLiteral("refused_forks")).toInteger());
+    if (kind == QLatin1String("run.started")) {
+        const QString language = detail.value(QStringLiteral("language")).toString();
+        return language.isEmpty() ? tr("Run %1 started (a command)").arg(run)
+                                  : tr("Run %1 started (%2)").arg(run, language);
+    }
+    if (kind == QLatin1String("run.finished"))
+        return tr("Run %1 ended: %2").arg(run, runOutcome(detail));
+    if (kind == QLatin1String("run.cancelled"))
+        return tr("Run %1 stopped on request").arg(run);
+    if (kind == QLatin1String("file.uploaded"))
+        return tr("Uploaded %1 (%2)")
+            .arg(Format::displayName(detail.value(QStringLiteral("path")).toString()),
+                 Format::bytes(detail.value(QStringLiteral("size")).toInteger()));
+    if (kind == QLatin1String("file.downloaded"))
+        return tr("Downloaded %1 file(s) from %2, %3 refused")
+            .arg(detail.value(QStringLiteral("files")).toInteger())
+            .arg(detail.value(QStringLiteral("scope")).toString())
+            .arg(detail.value(QStringLiteral("refused")).toInteger());
+    if (kind == QLatin1String("file.deleted"))
+        return tr("Deleted %1/%2")
+            .arg(detail.value(QStringLiteral("scope")).toString(),
+                 Format::displayName(detail.value(QStringLiteral("path")).toString()));
+    if (kind == QLatin1String("network.allowed") || kind == QLatin1String("network.denied") ||
+        kind == QLatin1String("network.error"))
+        return network(detail);
+    if (kind == QLatin1String("network.policy_changed"))
+        return tr("Network policy changed: now policy %1")
+            .arg(shortHash(detail.value(QStringLiteral("policy_version"))));
+    if (kind == QLatin1String("network.proxy_failed"))
+        return tr("The egress proxy could not be attached: %1").arg(error);
+    if (kind == QLatin1String("network.org_policy_reloaded")) {
+        const qint64 rules = detail.value(QStringLiteral("rules")).toInteger();
+        const QString path = detail.value(QStringLiteral("path")).toString();
+        return rules == 1 ? tr("Organisation allowlist changed: 1 rule, from %1").arg(path)
+                          : tr("Organisation allowlist changed: %1 rules, from %2").arg(rules).arg(path);
+    }
+    if (kind == QLatin1String("network.org_policy_invalid"))
+        return tr("Organisation allowlist refused, the previous one stays: %1").arg(error);
+    if (kind == QLatin1String("daemon.runs_interrupted"))
+        return tr("%1 run(s) were interrupted when the daemon stopped")
+            .arg(detail.value(QStringLiteral("count")).toInteger());
+    if (kind == QLatin1String("daemon.time_scale"))
+        return tr("Idle time now runs %1× faster").arg(detail.value(QStringLiteral("scale")).toDouble());
+    // A kind this version does not know: its detail as compact JSON, escaped like any other text from it.
+    return Format::displayName(QString::fromUtf8(QJsonDocument(detail).toJson(QJsonDocument::Compact)));
+}
+
+} // namespace Cordon::EventWords
