@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "filebrowser.h"
 
+#include "core/formatting.h"
 #include "csvtable.h"
 #include "daemonconnection.h"
-#include "core/formatting.h"
 #include "workspacefilemodel.h"
 
 #include <QAction>

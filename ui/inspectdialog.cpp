@@ -2,9 +2,9 @@
 #include "inspectdialog.h"
 
 #include "allowlistmodel.h"
+#include "core/formatting.h"
 #include "core/policywords.h"
 #include "daemonconnection.h"
-#include "core/formatting.h"
 #include "paletteicon.h"
 #include "policyview.h"
 

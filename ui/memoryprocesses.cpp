@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "memoryprocesses.h"
 
-#include "daemonconnection.h"
 #include "core/formatting.h"
+#include "daemonconnection.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

@@ -44,7 +44,7 @@ QString OutcomeSummary::signalName(int signal)
     return tr("signal %1").arg(signal);
 }
 
-OutcomeSummary OutcomeSummary::fromRun(const QJsonObject &run, qint64 containerLimit)
+OutcomeSummary OutcomeSummary::fromRun(const QJsonObject &run, qint64 containerLimit, qint64 pidsLimit)
 {
     OutcomeSummary summary;
     const QString state = run.value(QStringLiteral("state")).toString();
@@ -126,6 +126,25 @@ OutcomeSummary OutcomeSummary::fromRun(const QJsonObject &run, qint64 containerL
     if (run.value(QStringLiteral("stdout_truncated")).toBool() ||
         run.value(QStringLiteral("stderr_truncated")).toBool())
         details += tr(" · output was cut at the policy's limit");
+    // The process limit held (a fork bomb): the run may still end "ok" or with its own exit code, so this is
+    // the line that tells the class what contained it.
+    const qint64 refusedForks = run.value(QStringLiteral("pids_limit_hits")).toInteger();
+    if (refusedForks > 0) {
+        details += refusedForks == 1 ? tr(" · the process limit refused a fork")
+                                     : tr(" · the process limit refused %1 forks").arg(refusedForks);
+        if (summary.contained.isEmpty())
+            summary.contained = pidsLimit > 0 ? tr("Contained: process limit %1 reached").arg(pidsLimit)
+                                              : tr("Contained: process limit reached");
+    }
+    const QJsonObject network = run.value(QStringLiteral("network")).toObject();
+    const qint64 allowed = network.value(QStringLiteral("allowed")).toInteger();
+    const qint64 denied = network.value(QStringLiteral("denied")).toInteger();
+    const qint64 errors = network.value(QStringLiteral("errors")).toInteger();
+    if (allowed + denied + errors > 0)
+        details += tr(" · network: %1 allowed, %2 denied by policy, %3 failed upstream")
+                       .arg(allowed)
+                       .arg(denied)
+                       .arg(errors);
     summary.details = details;
     return summary;
 }

@@ -30,8 +30,9 @@ public:
     // mode; empty when no limit ended the run.
     QString contained;
 
-    // `containerLimit` stands in when the run object does not carry `memory_limit_bytes` itself.
-    static OutcomeSummary fromRun(const QJsonObject &run, qint64 containerLimit = 0);
+    // `containerLimit` stands in when the run object does not carry `memory_limit_bytes` itself; `pidsLimit`
+    // is the container's limits.pids, named when the process limit held.
+    static OutcomeSummary fromRun(const QJsonObject &run, qint64 containerLimit = 0, qint64 pidsLimit = 0);
     static OutcomeSummary running(const QString &language);
     static OutcomeSummary connectionLost();
     static OutcomeSummary refused(const QString &code, const QString &message);

@@ -19,12 +19,13 @@ RunController::RunController(DaemonConnection &connection, QObject *parent)
 }
 
 void RunController::run(const QString &containerId, const QString &language, const QString &code,
-                        qint64 memoryLimit)
+                        qint64 memoryLimit, qint64 pidsLimit)
 {
     if (m_phase == Phase::Starting || m_phase == Phase::Running)
         return;
     m_containerId = containerId;
     m_memoryLimit = memoryLimit;
+    m_pidsLimit = pidsLimit;
     m_runId.clear();
     m_early.clear();
     setPhase(Phase::Starting);
@@ -66,7 +67,7 @@ void RunController::waitForEnd()
                               return;
                           }
                           const QJsonObject run = result->value(QStringLiteral("run")).toObject();
-                          finish(OutcomeSummary::fromRun(run, m_memoryLimit), run);
+                          finish(OutcomeSummary::fromRun(run, m_memoryLimit, m_pidsLimit), run);
                       });
 }
 
@@ -90,7 +91,7 @@ void RunController::onReconnected()
                               waitForEnd();
                               return;
                           }
-                          finish(OutcomeSummary::fromRun(run, m_memoryLimit), run);
+                          finish(OutcomeSummary::fromRun(run, m_memoryLimit, m_pidsLimit), run);
                       });
 }
 

@@ -27,8 +27,10 @@ public:
     const QString &runId() const { return m_runId; }
     const QString &containerId() const { return m_containerId; }
 
-    // `memoryLimit` is the container's, for the outcome's words ("exceeded its 1 GiB memory limit").
-    void run(const QString &containerId, const QString &language, const QString &code, qint64 memoryLimit);
+    // `memoryLimit` and `pidsLimit` are the container's, for the outcome's words ("exceeded its 1 GiB memory
+    // limit", "Contained: process limit 256 reached").
+    void run(const QString &containerId, const QString &language, const QString &code, qint64 memoryLimit,
+             qint64 pidsLimit = 0);
     void cancel();
     void sendInput(const QByteArray &data);
     void endInput();
@@ -61,6 +63,7 @@ private:
     QString m_containerId;
     QString m_runId;
     qint64 m_memoryLimit = 0;
+    qint64 m_pidsLimit = 0;
     // Output events that arrived before run.exec answered; kept until we know which run is ours.
     QList<QJsonObject> m_early;
 };

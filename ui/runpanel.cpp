@@ -3,8 +3,8 @@
 
 #include "codeeditor.h"
 #include "codestore.h"
-#include "daemonconnection.h"
 #include "core/formatting.h"
+#include "daemonconnection.h"
 #include "outcomebanner.h"
 #include "outputconsole.h"
 #include "paletteicon.h"
@@ -200,7 +200,13 @@ void RunPanel::run()
                                    m_container.value(QStringLiteral("name")).toString()));
     m_banner->setSummary(OutcomeSummary::running(CodeEditor::languageTitle(m_editor->language())));
     m_controller->run(m_containerId, m_editor->language(), m_editor->text(),
-                      m_container.value(QStringLiteral("memory_limit")).toInteger());
+                      m_container.value(QStringLiteral("memory_limit")).toInteger(),
+                      m_container.value(QStringLiteral("policy"))
+                          .toObject()
+                          .value(QStringLiteral("limits"))
+                          .toObject()
+                          .value(QStringLiteral("pids"))
+                          .toInteger());
 }
 
 void RunPanel::onStarted(const QString &)

@@ -103,6 +103,8 @@ public:
     Result<QJsonObject> updateNetwork(const QString &containerId, const Policy::NetworkPolicy &network);
     Result<QJsonObject> networkSummary(const QString &containerId) const;
     QJsonArray memoryBacklog(const QString &containerId) const;
+    // A run's egress decisions: {allowed, denied, errors}, from the recorded network.* events.
+    QJsonObject runNetworkCounts(const QString &runId) const;
 
     // Stops every container (files stay) for a clean daemon shutdown.
     void shutdown();

@@ -146,7 +146,19 @@ void ContainerManager::onRunFinished(Entry &target, ContainerRun *run)
                  {QStringLiteral("exit_code"), record.exitCode},
                  {QStringLiteral("signal"), record.signal},
                  {QStringLiteral("wall_ms"), record.wallMs}});
-    Q_EMIT runFinished(record.toJson(true));
+    QJsonObject finished = record.toJson(true);
+    finished.insert(QStringLiteral("network"), runNetworkCounts(runId));
+    Q_EMIT runFinished(finished);
+}
+
+QJsonObject ContainerManager::runNetworkCounts(const QString &runId) const
+{
+    // Counted from the recorded decisions, so the run, its summary and its history always agree.
+    const QHash<QString, qint64> counts =
+        m_store.eventCounts({}, QStringLiteral("network."), runId).value_or(QHash<QString, qint64>());
+    return {{QStringLiteral("allowed"), counts.value(QStringLiteral("network.allowed"))},
+            {QStringLiteral("denied"), counts.value(QStringLiteral("network.denied"))},
+            {QStringLiteral("errors"), counts.value(QStringLiteral("network.error"))}};
 }
 
 Result<> ContainerManager::writeStdin(const QString &runId, const QByteArray &data, bool eof)
@@ -185,7 +197,10 @@ Result<QJsonObject> ContainerManager::runJson(const QString &runId) const
     auto record = m_store.run(runId);
     if (!record)
         return fail(QStringLiteral("run.not_found"), QStringLiteral("no run with id `%1`").arg(runId));
-    return record->toJson(true);
+    QJsonObject json = record->toJson(true);
+    if (record->state != QLatin1String("running"))
+        json.insert(QStringLiteral("network"), runNetworkCounts(runId));
+    return json;
 }
 
 } // namespace Cordon::Containers

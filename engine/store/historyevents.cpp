@@ -89,12 +89,14 @@ Result<Page<EventRecord>> HistoryStore::events(const EventFilter &filter) const
                                  filter.offset, purpose, eventFromRow);
 }
 
-Result<QHash<QString, qint64>> HistoryStore::eventCounts(const QString &containerId,
-                                                         const QString &kindPrefix) const
+Result<QHash<QString, qint64>>
+HistoryStore::eventCounts(const QString &containerId, const QString &kindPrefix, const QString &runId) const
 {
     WhereClause where;
     if (!containerId.isEmpty())
         where.add("container_id = ?", containerId);
+    if (!runId.isEmpty())
+        where.add("run_id = ?", runId);
     if (!kindPrefix.isEmpty())
         where.add("instr(kind, ?) = 1", kindPrefix);
     auto stmt = m_db.prepare("SELECT kind, count(*) FROM events" + where.sql() + " GROUP BY kind",

@@ -64,7 +64,8 @@ public:
     Result<Page<EventRecord>> events(const EventFilter &filter) const; // newest first
     // Number of events per kind whose kind starts with kindPrefix, for one container (all when empty):
     // "network.denied: 5".
-    Result<QHash<QString, qint64>> eventCounts(const QString &containerId, const QString &kindPrefix) const;
+    Result<QHash<QString, qint64>> eventCounts(const QString &containerId, const QString &kindPrefix,
+                                               const QString &runId = {}) const;
 
     // Retention, in one transaction: runs that ended before the cutoff (never running ones), events and
     // files from before it, containers that ended before it with everything that refers to them, and policy

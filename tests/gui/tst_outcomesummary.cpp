@@ -99,6 +99,25 @@ private Q_SLOTS:
         // Nothing held where the program ended by itself or was stopped.
         QCOMPARE(OutcomeSummary::fromRun(run(QStringLiteral("ok"))).contained, QString());
         QCOMPARE(OutcomeSummary::fromRun(run(QStringLiteral("killed"))).contained, QString());
+
+        // A fork bomb ends however its shell ends; the kernel's count of refused forks says the limit held.
+        QJsonObject forkBomb = run(QStringLiteral("nonzero_exit"));
+        forkBomb.insert(QStringLiteral("exit_code"), 2);
+        forkBomb.insert(QStringLiteral("signal"), 0);
+        forkBomb.insert(QStringLiteral("pids_limit_hits"), 14);
+        const OutcomeSummary contained = OutcomeSummary::fromRun(forkBomb, gib, 256);
+        QCOMPARE(contained.contained, QStringLiteral("Contained: process limit 256 reached"));
+        QVERIFY2(contained.details.contains(QStringLiteral("the process limit refused 14 forks")),
+                 qPrintable(contained.details));
+
+        // What the run tried on the network, by verdict.
+        QJsonObject networked = run(QStringLiteral("ok"));
+        networked.insert(QStringLiteral("network"), QJsonObject{{QStringLiteral("allowed"), 2},
+                                                                {QStringLiteral("denied"), 1},
+                                                                {QStringLiteral("errors"), 0}});
+        QVERIFY2(OutcomeSummary::fromRun(networked).details.endsWith(
+                     QStringLiteral(" · network: 2 allowed, 1 denied by policy, 0 failed upstream")),
+                 qPrintable(OutcomeSummary::fromRun(networked).details));
     }
 
     void words()

@@ -291,6 +291,35 @@ private Q_SLOTS:
         m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
     }
 
+    // The run's own account of the network: how many requests were allowed, denied by policy, or failed
+    // upstream, in the exec summary and in the run object.
+    void aRunSaysWhatItTriedOnTheNetwork()
+    {
+        const QString id = create(allowlist({localhostRule(m_upstream.port())}));
+        QProcess cli;
+        cli.start(
+            QCoreApplication::applicationDirPath() + QStringLiteral("/cordon"),
+            {QStringLiteral("exec"), id, QStringLiteral("--"), QStringLiteral("/bin/sh"),
+             QStringLiteral("-c"),
+             QStringLiteral("curl -s -m 5 http://localhost:%1/ >/dev/null; curl -s -m 5 http://example.com/ "
+                            ">/dev/null; curl -s -m 5 http://example.com/again >/dev/null; sleep 0.5")
+                 .arg(m_upstream.port())});
+        QVERIFY(cli.waitForFinished(60000));
+        const QString err = QString::fromUtf8(cli.readAllStandardError());
+        QVERIFY2(
+            err.contains(QStringLiteral("cordon: network: 1 allowed, 2 denied by policy, 0 errors upstream")),
+            qPrintable(err));
+        const QString runId =
+            QRegularExpression(QStringLiteral("cordon: run ([0-9a-f]{16})")).match(err).captured(1);
+        auto run = m_daemon->call(QStringLiteral("run.get"), {{QStringLiteral("run_id"), runId}});
+        QVERIFY_RESULT(run);
+        const QJsonObject network =
+            run->value(QStringLiteral("run")).toObject().value(QStringLiteral("network")).toObject();
+        QCOMPARE(network.value(QStringLiteral("allowed")).toInteger(), 1);
+        QCOMPARE(network.value(QStringLiteral("denied")).toInteger(), 2);
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
     void checkAnswersEachEntry()
     {
         const QJsonArray entries{QStringLiteral("EXAMPLE.com."),

@@ -202,6 +202,15 @@ std::string summarizeRun(const Json &run, const Json &container)
             text += " was cut at the policy's output limit (limits.output_mb)\n";
         }
     }
+    // What the run tried on the network, when it tried anything: the proxy's decisions attributed to it.
+    const Json &network = run["network"];
+    const std::int64_t allowed = network["allowed"].toInteger();
+    const std::int64_t denied = network["denied"].toInteger();
+    const std::int64_t errors = network["errors"].toInteger();
+    if (allowed + denied + errors > 0)
+        text += "cordon: network: " + std::to_string(allowed) + " allowed, " + std::to_string(denied) +
+                " denied by policy, " + std::to_string(errors) + (errors == 1 ? " error" : " errors") +
+                " upstream (`cordon events --run " + run["id"].toString() + " --kind network.` lists them)\n";
     for (const Json &artifact : run["artifacts"].items()) {
         text += "cordon: artifact " + escapeName(artifact["path"].toString()) + " (" +
                 formatBytes(artifact["size"].toInteger()) + ", sha256 " + artifact["sha256"].toString() +
