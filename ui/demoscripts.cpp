@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "demoscripts.h"
 
+#include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
 
 namespace Cordon::Ui {
 
@@ -10,7 +13,12 @@ QString DemoScript::code() const
     QFile file(QStringLiteral(":/demos/%1.py").arg(id));
     if (!file.open(QIODevice::ReadOnly))
         return {}; // cannot happen for the ids below: the resources are compiled in (tst_demomode checks)
-    return QString::fromUtf8(file.readAll());
+    // The forbidden-files demo looks for the user's real files: the paths they have on this host, not paths
+    // inside the sandbox, which would prove nothing. JSON quoting is a valid Python string literal.
+    QString code = QString::fromUtf8(file.readAll());
+    const QByteArray home = QJsonDocument(QJsonArray{QDir::homePath()}).toJson(QJsonDocument::Compact);
+    code.replace(QStringLiteral("\"@HOST_HOME@\""), QString::fromUtf8(home.mid(1, home.size() - 2)));
+    return code;
 }
 
 QList<DemoScript> DemoScripts::all()
@@ -25,9 +33,12 @@ QList<DemoScript> DemoScripts::all()
          tr("Starts processes as fast as it can: the pids limit makes the kernel refuse the next one."),
          python},
         {QStringLiteral("network-probe"), tr("Network Probe"),
-         tr("Tries a name lookup, a direct connection and the proxy: only the allowlist gets out."), python},
+         tr("Tries a name lookup, a direct connection and the proxy, and tells \"denied by policy\" from "
+            "\"allowed, but the upstream failed\"."),
+         python},
         {QStringLiteral("forbidden-file"), tr("Forbidden Files"),
-         tr("Reads secrets and host files and writes to the system: none of it is there or writable."),
+         tr("Looks for your real files by their host paths and writes to the system: none of it is there or "
+            "writable."),
          python},
         {QStringLiteral("write-artifact"), tr("Write an Artifact"),
          tr("Writes a CSV and a chart into outputs/: see them in the Files tab, preview and download them."),

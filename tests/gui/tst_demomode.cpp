@@ -21,6 +21,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QDir>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -129,6 +130,9 @@ private Q_SLOTS:
         QVERIFY2(output.contains(QStringLiteral("the container's pids limit held")), qPrintable(output));
         QVERIFY2(output.contains(QStringLiteral("processes stopped again")), qPrintable(output));
         QVERIFY2(banner()->text().startsWith(QStringLiteral("Exit code 0")), qPrintable(banner()->text()));
+        // The banner says the limit held, from the kernel's count, not from the program's own words.
+        QVERIFY2(banner()->text().contains(QStringLiteral("the process limit refused")),
+                 qPrintable(banner()->text()));
     }
 
     void theNetworkProbeFindsNoWayOut()
@@ -143,6 +147,12 @@ private Q_SLOTS:
     {
         const QString output = runDemo(QStringLiteral("forbidden-file"));
         QVERIFY2(output.contains(QStringLiteral("read /etc/shadow: blocked")), qPrintable(output));
+        // The user's real home, by its host path: not there at all.
+        QVERIFY2(output.contains(QStringLiteral("read %1: blocked").arg(QDir::homePath())),
+                 qPrintable(output));
+        QVERIFY2(output.contains(
+                     QStringLiteral("looking for your files from the host, under %1").arg(QDir::homePath())),
+                 qPrintable(output));
         QVERIFY2(output.contains(QStringLiteral("write /usr/bin/python3: blocked")), qPrintable(output));
         QVERIFY2(!output.contains(QStringLiteral("READABLE")), qPrintable(output));
         QVERIFY2(!output.contains(QStringLiteral("WRITABLE")), qPrintable(output));

@@ -13,6 +13,7 @@
 #include "allowlistmodel.h"
 #include "createcontainerdialog.h"
 #include "daemonconnection.h"
+#include "demoscripts.h"
 #include "networkdecisionmodel.h"
 #include "networkpanel.h"
 #include "orgallowlisteditor.h"
@@ -281,6 +282,46 @@ private Q_SLOTS:
         QCOMPARE(editor()->model()->rowCount(), 3);
         QCOMPARE(editor()->model()->index(2).data().toString(), QStringLiteral("registry.npmjs.org"));
         m_panel->revert();
+    }
+
+    // The trainer's network probe in a container with an allowlist: it tells a host the policy refuses from
+    // one it allows that cannot be reached (this machine has no way out, so pypi.org fails upstream).
+    void theNetworkProbeTellsDenialFromUpstreamFailure()
+    {
+        const auto scripts = DemoScripts::all();
+        const auto probe = std::find_if(scripts.cbegin(), scripts.cend(), [](const DemoScript &script) {
+            return script.id == QLatin1String("network-probe");
+        });
+        QVERIFY(probe != scripts.cend());
+        // A container of its own, so that the other tests' decision counts stay as they expect.
+        const auto created = m_daemon.call(
+            QStringLiteral("container.create"),
+            {{QStringLiteral("policy"),
+              QJsonObject{{QStringLiteral("network_policy"), allowlist({QStringLiteral("pypi.org")})}}}});
+        QVERIFY_RESULT(created);
+        const QString id =
+            created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        const auto started =
+            m_daemon.call(QStringLiteral("run.exec"), {{QStringLiteral("container"), id},
+                                                       {QStringLiteral("language"), QStringLiteral("python")},
+                                                       {QStringLiteral("code"), probe->code()}});
+        QVERIFY_RESULT(started);
+        auto finished =
+            m_daemon.call(QStringLiteral("run.wait"),
+                          {{QStringLiteral("run_id"),
+                            started->value(QStringLiteral("run")).toObject().value(QStringLiteral("id"))}});
+        QVERIFY_RESULT(finished);
+        auto run =
+            m_daemon.call(QStringLiteral("run.get"),
+                          {{QStringLiteral("run_id"),
+                            finished->value(QStringLiteral("run")).toObject().value(QStringLiteral("id"))}});
+        QVERIFY_RESULT(run);
+        const QString out =
+            run->value(QStringLiteral("run")).toObject().value(QStringLiteral("stdout")).toString();
+        QVERIFY2(out.contains(QStringLiteral("GET http://example.com/: denied by policy")), qPrintable(out));
+        QVERIFY2(
+            out.contains(QStringLiteral("GET https://pypi.org/simple/: allowed, but the upstream failed")),
+            qPrintable(out));
     }
 
     void decisionsFillAndAllowThisHost()
