@@ -21,6 +21,7 @@
 #include "networkpanel.h"
 #include "outputconsole.h"
 #include "paletteicon.h"
+#include "processgauge.h"
 #include "runpanel.h"
 #include "settingsdialog.h"
 #include "welcomepage.h"
@@ -217,8 +218,12 @@ void MainWindow::buildLayout()
     // The per-process breakdown, on demand under the chart: closed, it asks the daemon nothing.
     m_processes = new MemoryProcessesView(*m_connection, memoryBox);
     m_processes->setObjectName(QStringLiteral("memoryProcesses"));
+    // Processes beside memory: the other limit a run can meet.
+    m_processGauge = new ProcessGauge(*m_history, memoryBox);
+    m_processGauge->setObjectName(QStringLiteral("processGauge"));
     auto *memoryLayout = new QVBoxLayout(memoryBox);
     memoryLayout->addWidget(m_chart, 1);
+    memoryLayout->addWidget(m_processGauge);
     memoryLayout->addWidget(m_processes);
     auto *rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(8, 8, 8, 8);
@@ -590,6 +595,7 @@ void MainWindow::refreshCurrent()
     m_idleTimer->setContainer(container);
     m_chart->setContainer(m_currentId, container.value(QStringLiteral("memory_limit")).toInteger());
     m_processes->setContainer(m_currentId, stateOf(container) == QLatin1String("running"));
+    m_processGauge->setContainer(stateOf(container) == QLatin1String("running") ? m_currentId : QString());
     updateActions();
 }
 

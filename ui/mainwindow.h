@@ -31,6 +31,7 @@ class MemoryChart;
 class MemoryHistory;
 class MemoryProcessesView;
 class NetworkPanel;
+class ProcessGauge;
 class RunPanel;
 class WelcomePage;
 struct DemoScript;
@@ -59,6 +60,7 @@ public:
     void selectContainer(const QString &id);
     FileBrowser *fileBrowser() const { return m_fileBrowser; }
     NetworkPanel *networkPanel() const { return m_networkPanel; }
+    ProcessGauge *processGauge() const { return m_processGauge; }
     HistoryView *historyView() const { return m_historyView; }
     QDockWidget *historyDock() const { return m_historyDock; }
 
@@ -132,6 +134,7 @@ private:
     IdleTimer *m_idleTimer;
     MemoryChart *m_chart;
     MemoryProcessesView *m_processes;
+    ProcessGauge *m_processGauge;
     FileBrowser *m_fileBrowser;
     NetworkPanel *m_networkPanel;
     HistoryView *m_historyView;

@@ -5,9 +5,14 @@ namespace Cordon::Ui {
 
 MemorySample MemorySample::fromJson(const QJsonObject &json)
 {
-    return {json.value(QStringLiteral("at")).toInteger(), json.value(QStringLiteral("current")).toInteger(),
-            json.value(QStringLiteral("peak")).toInteger(), json.value(QStringLiteral("limit")).toInteger(),
-            json.value(QStringLiteral("oom_kills")).toInteger()};
+    return {json.value(QStringLiteral("at")).toInteger(),
+            json.value(QStringLiteral("current")).toInteger(),
+            json.value(QStringLiteral("peak")).toInteger(),
+            json.value(QStringLiteral("limit")).toInteger(),
+            json.value(QStringLiteral("oom_kills")).toInteger(),
+            json.value(QStringLiteral("pids")).toInteger(),
+            json.value(QStringLiteral("pids_limit")).toInteger(),
+            json.value(QStringLiteral("pids_limit_hits")).toInteger()};
 }
 
 MemoryHistory::MemoryHistory(QObject *parent) : QObject(parent) {}

@@ -21,6 +21,9 @@ struct MemorySample
     qint64 peak = 0;
     qint64 limit = 0;
     qint64 oomKills = 0;
+    qint64 pids = 0;          // processes and threads in the container
+    qint64 pidsLimit = 0;     // its limits.pids
+    qint64 pidsLimitHits = 0; // forks the limit refused since the container started
 
     static MemorySample fromJson(const QJsonObject &json);
 };

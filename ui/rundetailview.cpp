@@ -7,6 +7,7 @@
 #include "eventtimelinemodel.h"
 #include "historymodel.h"
 #include "outcomesummary.h"
+#include "policyview.h"
 
 #include <QDateTime>
 #include <QFileDialog>
@@ -72,7 +73,7 @@ QTreeWidgetItem *fileGroup(QTreeWidget *tree, const QString &title, const QJsonA
 RunDetailView::RunDetailView(DaemonConnection &connection, QWidget *parent)
     : QWidget(parent), m_connection(connection), m_title(new QLabel(this)), m_summary(valueLabel(this)),
       m_tabs(new QTabWidget(this)), m_code(new QPlainTextEdit(this)), m_output(new QPlainTextEdit(this)),
-      m_files(new QTreeWidget(this)), m_network(new QTreeWidget(this)),
+      m_files(new QTreeWidget(this)), m_network(new QTreeWidget(this)), m_policy(new PolicyView(this)),
       m_export(new QPushButton(tr("&Export as JSON…"), this))
 {
     QFont titleFont = m_title->font();
@@ -109,6 +110,8 @@ RunDetailView::RunDetailView(DaemonConnection &connection, QWidget *parent)
     m_tabs->addTab(m_output, tr("Output"));
     m_tabs->addTab(m_files, tr("Files"));
     m_tabs->addTab(m_network, tr("Network"));
+    m_policy->setObjectName(QStringLiteral("historyPolicy"));
+    m_tabs->addTab(m_policy, tr("Policy"));
     m_export->setObjectName(QStringLiteral("historyExport"));
     m_export->setToolTip(tr("Save this run (command, code, outcome, files, output) as a JSON file"));
     connect(m_export, &QPushButton::clicked, this, &RunDetailView::chooseExport);
@@ -284,6 +287,9 @@ void RunDetailView::setRun(const QJsonObject &run)
         m_code->setPlainText(tr("Loading…"));
         m_output->setPlainText(tr("Loading…"));
     }
+    // Only run.get carries the policy text; the list's row has its hash alone.
+    m_policy->setPolicy(run.value(QStringLiteral("policy")).toObject(),
+                        run.value(QStringLiteral("policy_version")).toString());
     fileGroup(m_files, tr("Inputs (%1)"), run.value(QStringLiteral("inputs")).toArray());
     fileGroup(m_files, tr("Artifacts (%1)"), run.value(QStringLiteral("artifacts")).toArray());
     m_files->resizeColumnToContents(0);

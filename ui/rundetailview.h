@@ -21,6 +21,8 @@ class QTreeWidget;
 
 namespace Cordon::Ui {
 
+class PolicyView;
+
 class DaemonConnection;
 
 class RunDetailView final : public QWidget
@@ -48,6 +50,7 @@ public:
     // The network decisions recorded for the run, as the daemon sent them.
     const QJsonArray &networkEvents() const { return m_networkEvents; }
     QString text() const;
+    PolicyView *policyView() const { return m_policy; }
     Result<> exportRun(const QString &path) const;
 
 Q_SIGNALS:
@@ -75,6 +78,7 @@ private:
     QPlainTextEdit *m_output;
     QTreeWidget *m_files;
     QTreeWidget *m_network;
+    PolicyView *m_policy; // what the run ran under: run.get's policy, in words and as JSON
     QPushButton *m_export;
 };
 

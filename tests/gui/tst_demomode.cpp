@@ -15,6 +15,7 @@
 #include "mainwindow.h"
 #include "outcomebanner.h"
 #include "outputconsole.h"
+#include "processgauge.h"
 #include "workspacefilemodel.h"
 
 #include <Qsci/qscilexer.h>
@@ -133,6 +134,11 @@ private Q_SLOTS:
         // The banner says the limit held, from the kernel's count, not from the program's own words.
         QVERIFY2(banner()->text().contains(QStringLiteral("the process limit refused")),
                  qPrintable(banner()->text()));
+        // And the gauge beside the memory chart, from the samples, while the container runs.
+        QTRY_VERIFY2_WITH_TIMEOUT(m_window->processGauge()->limitReached(),
+                                  qPrintable(m_window->processGauge()->text()), 10000);
+        QVERIFY2(m_window->processGauge()->text().contains(QStringLiteral(" of 256 · the limit refused")),
+                 qPrintable(m_window->processGauge()->text()));
     }
 
     void theNetworkProbeFindsNoWayOut()

@@ -9,6 +9,8 @@
 #include "historymodel.h"
 #include "historyview.h"
 #include "mainwindow.h"
+#include "policyview.h"
+#include "rundetailview.h"
 
 #include <QAbstractItemModelTester>
 #include <QDockWidget>
@@ -111,6 +113,12 @@ private Q_SLOTS:
                                m_history->detailRun().value(QStringLiteral("policy_version")).toString()),
                  qPrintable(text));
         QVERIFY(!m_history->detailRun().value(QStringLiteral("policy_version")).toString().isEmpty());
+        // The Policy tab: what the run ran under, in words and as text.
+        const QString words = m_history->detail()->policyView()->wordsText();
+        QVERIFY2(words.contains(QStringLiteral("Processes: at most 256 processes")), qPrintable(words));
+        QVERIFY2(m_history->detail()->policyView()->jsonText().contains(
+                     QStringLiteral("\"name\": \"history-test\"")),
+                 qPrintable(m_history->detail()->policyView()->jsonText()));
     }
 
     void exportWritesTheRunAsJson()
@@ -129,6 +137,10 @@ private Q_SLOTS:
         QCOMPARE(document.object().value(QStringLiteral("error_class")).toString(),
                  QStringLiteral("nonzero_exit"));
         QCOMPARE(document.object().value(QStringLiteral("exit_code")).toInt(), 3);
+        // The policy itself travels with the run, not only its hash.
+        const QJsonObject policy = document.object().value(QStringLiteral("policy")).toObject();
+        QCOMPARE(policy.value(QStringLiteral("name")).toString(), QStringLiteral("history-test"));
+        QVERIFY(policy.contains(QStringLiteral("limits")));
     }
 
     void newRunsAppear()
