@@ -2,6 +2,7 @@
 #include "allowlisteditor.h"
 
 #include "allowlistmodel.h"
+#include "core/policywords.h"
 #include "daemonconnection.h"
 
 #include "core/error.h"
@@ -58,7 +59,7 @@ AllowlistEditor::AllowlistEditor(DaemonConnection &connection, Mode mode, QWidge
       m_field(new QLineEdit(this)), m_fieldMessage(new QLabel(this)), m_addButton(new QPushButton(this)),
       m_presetButton(new QToolButton(this)), m_view(new QListView(this)),
       m_editButton(new QPushButton(tr("&Edit"), this)), m_removeButton(new QPushButton(tr("Re&move"), this)),
-      m_summary(new QLabel(this))
+      m_summary(new QLabel(this)), m_meaning(new QLabel(this))
 {
     m_field->setObjectName(QStringLiteral("allowlistEntryField"));
     m_field->setAccessibleName(tr("Allowlist entry"));
@@ -98,6 +99,11 @@ AllowlistEditor::AllowlistEditor(DaemonConnection &connection, Mode mode, QWidge
     m_editButton->setToolTip(tr("Edit the selected entry in the field above (F2)"));
     m_removeButton->setObjectName(QStringLiteral("allowlistRemoveButton"));
     m_removeButton->setToolTip(tr("Remove the selected entry (Del)"));
+    m_meaning->setObjectName(QStringLiteral("allowlistRuleMeaning"));
+    m_meaning->setTextFormat(Qt::PlainText);
+    m_meaning->setWordWrap(true);
+    m_meaning->setAccessibleName(tr("What the selected entry allows"));
+    m_meaning->hide();
     m_summary->setObjectName(QStringLiteral("allowlistSummary"));
     m_summary->setTextFormat(Qt::PlainText);
     m_summary->setWordWrap(true);
@@ -116,6 +122,7 @@ AllowlistEditor::AllowlistEditor(DaemonConnection &connection, Mode mode, QWidge
     layout->addWidget(m_fieldMessage);
     layout->addWidget(m_view, 1);
     layout->addLayout(buttonRow);
+    layout->addWidget(m_meaning);
     layout->addWidget(m_summary);
 
     m_listTimer.setSingleShot(true);
@@ -445,6 +452,28 @@ void AllowlistEditor::updateButtons()
     m_summary->setPalette(summaryPalette);
     m_summary->setText(summary);
     m_summary->setVisible(!summary.isEmpty());
+
+    // The selected rule in words, for a reviewer: the list's one-line form hides ports, methods and reach.
+    const QString meaning = ruleMeaning();
+    QPalette meaningPalette = palette();
+    if (selected && PolicyWords::ruleIsRisky(m_model->rule(m_view->currentIndex().row())))
+        meaningPalette.setColor(QPalette::WindowText, AllowlistModel::outsideColour(palette()));
+    m_meaning->setPalette(meaningPalette);
+    m_meaning->setText(meaning);
+    m_meaning->setVisible(!meaning.isEmpty());
+}
+
+QString AllowlistEditor::ruleMeaning() const
+{
+    const QModelIndex current = m_view->currentIndex();
+    if (!current.isValid())
+        return {};
+    const QJsonObject rule = m_model->rule(current.row());
+    if (rule.isEmpty())
+        return {};
+    const QString caveat = PolicyWords::ruleCaveat(rule);
+    return tr("Allows %1.").arg(PolicyWords::rule(rule)) +
+           (caveat.isEmpty() ? QString() : QLatin1Char(' ') + caveat);
 }
 
 bool AllowlistEditor::eventFilter(QObject *watched, QEvent *event)

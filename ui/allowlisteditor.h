@@ -77,6 +77,9 @@ public:
     QLineEdit *entryField() const { return m_field; }
     // The verdict on what is typed in the field (plain text).
     QString fieldMessage() const;
+    // What the selected entry allows, in words, with what it reaches beyond them (a wildcard's depth) and a
+    // warning for private addresses; empty when nothing valid is selected.
+    QString ruleMeaning() const;
 
     // Adds (or, while editing, replaces) the typed entry once the daemon has accepted it.
     void submitField();
@@ -113,6 +116,7 @@ private:
     QPushButton *m_editButton;
     QPushButton *m_removeButton;
     QLabel *m_summary;
+    QLabel *m_meaning;
     QTimer m_listTimer;
     QTimer m_fieldTimer;
     quint64 m_listGeneration = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "allowlistmodel.h"
 
+#include "core/policywords.h"
 #include "paletteicon.h"
 
 #include <QGuiApplication>
@@ -73,7 +74,7 @@ QVariant AllowlistModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         switch (row.status) {
         case Status::Valid:
-            return tr("Allowed: %1").arg(displayText(row.rule));
+            return tr("Allows %1").arg(PolicyWords::rule(row.rule));
         case Status::Invalid:
             return tr("Refused: %1").arg(row.message);
         case Status::Outside:
@@ -196,6 +197,11 @@ bool AllowlistModel::applyCheck(const QJsonArray &askedFor, const QJsonArray &an
     if (!m_rows.isEmpty())
         Q_EMIT dataChanged(index(0), index(int(m_rows.size()) - 1));
     return true;
+}
+
+QJsonObject AllowlistModel::rule(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? m_rows.at(row).rule : QJsonObject();
 }
 
 AllowlistModel::Status AllowlistModel::status(int row) const

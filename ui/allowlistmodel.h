@@ -55,6 +55,8 @@ public:
     // answers for another list are ignored. Returns whether they were applied.
     bool applyCheck(const QJsonArray &askedFor, const QJsonArray &answers);
     Status status(int row) const;
+    // The daemon's canonical form of a Valid or Outside entry; empty before it answered or when refused.
+    QJsonObject rule(int row) const;
     QString message(int row) const;
     // Rows that are not Valid, in order; with `outsideAllowed` the Outside ones do not count.
     int problemCount(bool outsideAllowed) const;

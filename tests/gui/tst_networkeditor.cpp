@@ -248,6 +248,13 @@ private Q_SLOTS:
         QCOMPARE(editor()->model()->index(1).data().toString(), QStringLiteral("files.pythonhosted.org"));
         QVERIFY(!m_panel->isModified());
 
+        // The selected entry in words, for a reviewer.
+        editor()->view()->setCurrentIndex(editor()->model()->index(0));
+        QTRY_COMPARE(
+            editor()->ruleMeaning(),
+            QStringLiteral("Allows pypi.org, ports 80 and 443, any method, any path, this host only."));
+        QVERIFY(editor()->findChild<QLabel *>(QStringLiteral("allowlistRuleMeaning"))->isVisibleTo(editor()));
+
         // Edit (F2) replaces an entry in place; Revert goes back.
         editor()->view()->setCurrentIndex(editor()->model()->index(1));
         editor()->view()->setFocus();
