@@ -91,6 +91,8 @@ int runOneShot(const Containers::OneShot::PlainRunRequest &request)
         });
 
     Lite::writeAll(STDERR_FILENO, Lite::summarizeOneShot(outcome));
+    if (outcome.className != "ok")
+        Lite::writeAll(STDERR_FILENO, Lite::hostFileHint(request.command, {}));
     return Lite::shellStatus(outcome.className, outcome.exitCode, outcome.signal);
 }
 

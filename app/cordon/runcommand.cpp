@@ -129,6 +129,14 @@ int runCommand(const QStringList &arguments)
         request.stdinData = std::move(*data);
     }
 
+    // Kept for the hint after a failed run: the command as given, and the names the inputs have inside.
+    std::vector<std::string> command;
+    for (const QString &argument : std::as_const(request.command))
+        command.push_back(argument.toStdString());
+    std::vector<std::string> inputNames;
+    for (const QString &input : std::as_const(request.inputs))
+        inputNames.push_back(QFileInfo(input).fileName().toStdString());
+
     // Ctrl-C (or SIGTERM, SIGHUP) cancels the run and still removes the container.
     request.interruptFd = Lite::interruptSignalPipe();
     const bool json = parser.isSet(jsonOption);
@@ -145,6 +153,8 @@ int runCommand(const QStringList &arguments)
         printOut(QString::fromUtf8(QJsonDocument(outcome.toJson()).toJson(QJsonDocument::Indented)));
     else
         printErr(summarize(outcome));
+    if (!json && outcome.errorClass != Containers::ErrorClass::Ok)
+        printErr(QString::fromStdString(Lite::hostFileHint(command, inputNames)));
     return outcome.shellStatus();
 }
 

@@ -127,6 +127,42 @@ private Q_SLOTS:
         QVERIFY(result.err.contains("peak memory"));
     }
 
+    // `python3 script.py` with script.py on the host: the sandbox cannot see it, and the failed run says how
+    // to pass it (the launcher's own path without --input, cordon-run's with one).
+    void aHostFileThatIsNotAnInputGetsAHint()
+    {
+        QTemporaryDir here;
+        QFile script(here.filePath(QStringLiteral("script.py")));
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write("print('hi')\n");
+        script.close();
+        auto runHere = [&](const QStringList &arguments) {
+            QProcess run;
+            run.setWorkingDirectory(here.path());
+            run.start(builtProgram(QStringLiteral("cordon")), arguments);
+            run.waitForFinished(60000);
+            return CliResult{run.exitCode(), run.readAllStandardOutput(), run.readAllStandardError()};
+        };
+        const CliResult missing = runHere({QStringLiteral("run"), QStringLiteral("--"),
+                                           QStringLiteral("python3"), QStringLiteral("script.py")});
+        QCOMPARE(missing.status, 2);
+        QVERIFY2(missing.err.contains(
+                     "cordon: hint: `script.py` is a file on this host, which the sandbox cannot "
+                     "see; pass it with --input script.py and name it /mnt/data/inputs/script.py"),
+                 missing.describe());
+        const CliResult misnamed =
+            runHere({QStringLiteral("run"), QStringLiteral("--input"), QStringLiteral("script.py"),
+                     QStringLiteral("--"), QStringLiteral("python3"), QStringLiteral("script.py")});
+        QVERIFY2(misnamed.err.contains(
+                     "cordon: hint: `script.py` was passed with --input: inside the sandbox it is "
+                     "/mnt/data/inputs/script.py"),
+                 misnamed.describe());
+        const CliResult right = runHere(
+            {QStringLiteral("run"), QStringLiteral("--input"), QStringLiteral("script.py"),
+             QStringLiteral("--"), QStringLiteral("python3"), QStringLiteral("/mnt/data/inputs/script.py")});
+        QVERIFY2(right.status == 0 && right.out == "hi\n" && !right.err.contains("hint"), right.describe());
+    }
+
     void jsonOutcome()
     {
         QTemporaryDir dir;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "daemon/lite/runreport.h"
 
+#include <algorithm>
+#include <sys/stat.h>
+
 #include <ctime>
 
 namespace Cordon::Lite {
@@ -245,6 +248,29 @@ std::string summarizeOneShot(const OneShotSummary &run)
     for (const OneShotRefusal &refused : run.refused)
         text += "cordon: refused artifact " + refused.path + ": " + refused.reason + "\n";
     return text + summaryNote(run);
+}
+
+std::string hostFileHint(const std::vector<std::string> &command, const std::vector<std::string> &inputNames)
+{
+    for (std::size_t i = 1; i < command.size(); ++i) {
+        const std::string &argument = command[i];
+        // Options, and paths that already point into the sandbox's own tree, are not host files.
+        if (argument.empty() || argument.front() == '-' || argument.starts_with("/mnt/") ||
+            argument.size() > 4096)
+            continue;
+        struct stat st = {};
+        if (::stat(argument.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        const std::string name = argument.substr(argument.rfind('/') + 1);
+        if (std::find(inputNames.begin(), inputNames.end(), name) != inputNames.end())
+            return "cordon: hint: `" + escapeName(argument) +
+                   "` was passed with --input: inside the sandbox it is " + "/mnt/data/inputs/" +
+                   escapeName(name) + "\n";
+        return "cordon: hint: `" + escapeName(argument) +
+               "` is a file on this host, which the sandbox cannot see; pass it with --input " +
+               escapeName(argument) + " and name it /mnt/data/inputs/" + escapeName(name) + "\n";
+    }
+    return {};
 }
 
 std::string formatBytes(std::int64_t bytes)

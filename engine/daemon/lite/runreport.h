@@ -70,6 +70,11 @@ struct OneShotSummary
     std::string message; // for setup_failed the status; otherwise a note
 };
 std::string summarizeOneShot(const OneShotSummary &run);
+// For a run that did not succeed: a hint when its command names a file that exists here on the host but was
+// not given with --input ("python3 script.py"), since the sandbox cannot see the host's files; or, when it was
+// an input, where it is inside. inputNames are the file names the inputs have in /mnt/data/inputs. Empty when
+// no argument is a host file.
+std::string hostFileHint(const std::vector<std::string> &command, const std::vector<std::string> &inputNames);
 
 // The exit status `cordon exec` and `cordon logs` mirror for the daemon's `run` object: shellStatus(), or 125
 // when the outcome is unknown (interrupted, or a class this client does not know).
