@@ -89,7 +89,7 @@ QVariant ContainerListModel::display(const QJsonObject &container, int column) c
     case NameColumn:
         return container.value(QStringLiteral("name")).toString();
     case IdColumn:
-        return idOf(container);
+        return Format::shortId(idOf(container));
     case StateColumn:
         // The same width whether or not code runs: an icon says that, so columns do not jump (or clip).
         return stateText(stateOf(container));
@@ -118,6 +118,8 @@ QVariant ContainerListModel::data(const QModelIndex &index, int role) const
             return QFontDatabase::systemFont(QFontDatabase::FixedFont);
         return {};
     case Qt::ToolTipRole:
+        if (index.column() == IdColumn)
+            return tr("%1 (Copy Container ID copies it whole)").arg(idOf(container));
         if (index.column() == StateColumn && runningCode(container))
             return tr("%1, running code now").arg(stateText(stateOf(container)));
         if (index.column() == IdleColumn && hasDeadline(container))

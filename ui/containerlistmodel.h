@@ -23,7 +23,7 @@ public:
     enum Column
     {
         NameColumn,
-        IdColumn, // the whole id: 16 hex digits, what every command accepts and every view shows
+        IdColumn, // the short id (Format::shortId), a prefix every command accepts; the tooltip has it whole
         StateColumn,
         MemoryColumn,
         IdleColumn,

@@ -7,6 +7,7 @@
 #include "daemoncli.h"
 
 #include "core/eventwords.h"
+#include "core/formatting.h"
 
 #include "daemon/lite/signalpipe.h"
 
@@ -40,7 +41,7 @@ QString eventLine(const QJsonObject &event, bool json)
     const QString line = QStringLiteral("%1  %2  %3  %4  %5")
                              .arg(formatTime(event.value(QStringLiteral("at")).toInteger()))
                              .arg(event.value(QStringLiteral("kind")).toString(), -24)
-                             .arg(container.isEmpty() ? QStringLiteral("-") : container, -16)
+                             .arg(container.isEmpty() ? QStringLiteral("-") : Format::shortId(container), -9)
                              .arg(run.isEmpty() ? QStringLiteral("-") : run, -16)
                              .arg(EventWords::describe(event));
     return line.trimmed() + QLatin1Char('\n');
@@ -51,7 +52,7 @@ QString headerLine()
     return QStringLiteral("%1  %2  %3  %4  WHAT HAPPENED\n")
         .arg(QStringLiteral("TIME"), -19)
         .arg(QStringLiteral("KIND"), -24)
-        .arg(QStringLiteral("CONTAINER"), -16)
+        .arg(QStringLiteral("CONTAINER"), -9)
         .arg(QStringLiteral("RUN"), -16);
 }
 

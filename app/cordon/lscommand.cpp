@@ -5,6 +5,8 @@
 #include "commands.h"
 #include "daemoncli.h"
 
+#include "core/formatting.h"
+
 #include <QDateTime>
 #include <QJsonArray>
 
@@ -67,7 +69,7 @@ int lsCommand(const QStringList &arguments)
     for (const QJsonValue &value : listed->value(QStringLiteral("containers")).toArray()) {
         const QJsonObject container = value.toObject();
         const bool enforced = container.value(QStringLiteral("limits_enforced")).toBool(true);
-        table.addRow({container.value(QStringLiteral("id")).toString(),
+        table.addRow({Format::shortId(container.value(QStringLiteral("id")).toString()),
                       container.value(QStringLiteral("name")).toString(),
                       container.value(QStringLiteral("state")).toString(),
                       formatBytes(container.value(QStringLiteral("memory_limit")).toInteger()) +

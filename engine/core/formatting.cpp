@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/formatting.h"
 
+#include "daemon/lite/containerref.h"
+
 #include <QDateTime>
 #include <QLocale>
 
@@ -56,6 +58,11 @@ QString Format::duration(qint64 ms)
     if (ms < 60000)
         return tr("%1 s").arg(double(ms) / 1000.0, 0, 'f', 1);
     return tr("%1 min %2 s").arg(ms / 60000).arg(twoDigits(ms % 60000 / 1000));
+}
+
+QString Format::shortId(const QString &containerId)
+{
+    return containerId.left(qsizetype(Lite::ShortIdLength));
 }
 
 QString Format::displayName(const QString &name)

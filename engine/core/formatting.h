@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The few ways Cordon writes sizes, times and untrusted names for people, in one place so that the workbench's
-// list, chart, timer and banner and the CLI's event lines say "1 GiB" and "4:59" the same way.
+// The few ways Cordon writes sizes, times and untrusted names for people, in one place so that the
+// workbench's list, chart, timer and banner and the CLI's event lines say "1 GiB" and "4:59" the same way.
 #pragma once
 
 #include <QCoreApplication>
@@ -22,6 +22,8 @@ public:
     // A name written by code in a container, safe to show: control characters, bidi overrides and invisible
     // characters become "\u{202e}" so that a name cannot reorder or hide text around it.
     static QString displayName(const QString &name);
+    // A container id as tables show it: its first Lite::ShortIdLength hex digits.
+    static QString shortId(const QString &containerId);
     // A date and time in the locale's short form: "29/11/2026 12:10:21".
     static QString dateTime(qint64 msSinceEpoch);
 };

@@ -1,15 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Saves the workbench's screenshots into docs/screenshots/: the first-run welcome, the create dialog, the main
-# window after the demo program ran, the memory view, the file browser and the history dock. Starts a virtual
-# X server and a private cordond
-# (its own socket, data and settings directories, so nothing of yours is touched or shown), drives the real
-# window with cordon-screenshot-tour, then stops both.
-# Usage: tests/gui/make-screenshots.sh [BUILD_DIR]   (default: build); needs xvfb and imagemagick.
+# Takes the workbench's screenshots: the first-run welcome, the create dialog, the main window after the demo
+# program ran (also at 1366x768), Inspect, the memory view, the file browser, the history dock, the network
+# tab, Preferences, the Demo menu and presentation mode (also at 1366x768). Starts a virtual X server and a
+# private cordond (its own socket, data and settings directories, so nothing of yours is touched or shown),
+# drives the real window with cordon-screenshot-tour, then stops both.
+# Usage: tests/gui/make-screenshots.sh [BUILD_DIR [OUTPUT_DIR]]
+#   BUILD_DIR defaults to build; OUTPUT_DIR to BUILD_DIR/screenshots. The documentation's pictures change only
+#   when asked: tests/gui/make-screenshots.sh build docs/screenshots. Needs xvfb and imagemagick.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
-out=$root/docs/screenshots
+out=${2:-$build/screenshots}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 tour=$build/bin/cordon-screenshot-tour
 [ -x "$tour" ] || { echo "build cordon-screenshot-tour first: cmake --build $build --target cordon-screenshot-tour" >&2; exit 2; }
 for tool in Xvfb:xvfb convert:imagemagick; do

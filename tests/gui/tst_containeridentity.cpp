@@ -123,14 +123,17 @@ private Q_SLOTS:
         QCOMPARE(create({{QStringLiteral("name"), a}}).value(QStringLiteral("name")).toString(), a);
     }
 
-    void theListShowsTheWholeIdAndAStateOfFixedWidth()
+    void theListShowsTheShortIdAndAStateOfFixedWidth()
     {
         const QJsonObject container = create({{QStringLiteral("name"), QStringLiteral("busy")}});
         const QString id = container.value(QStringLiteral("id")).toString();
         QTRY_VERIFY(m_window->containerModel().rowOf(id) >= 0);
         ContainerListModel &model = m_window->containerModel();
         const int row = model.rowOf(id);
-        QCOMPARE(model.index(row, ContainerListModel::IdColumn).data().toString(), id);
+        // The short id in the column, the whole one in its tooltip (and on the clipboard: Copy Container ID).
+        QCOMPARE(model.index(row, ContainerListModel::IdColumn).data().toString(), id.left(8));
+        QVERIFY(
+            model.index(row, ContainerListModel::IdColumn).data(Qt::ToolTipRole).toString().startsWith(id));
         QCOMPARE(id.size(), 16);
         QCOMPARE(model.headerData(ContainerListModel::IdColumn, Qt::Horizontal).toString(),
                  QStringLiteral("ID"));

@@ -278,10 +278,13 @@ private Q_SLOTS:
         QVERIFY2(listed.status == 0, listed.describe());
         QVERIFY2(listed.out.startsWith("ID "), listed.out);
         QVERIFY(listed.out.contains("IDLE LEFT"));
-        QVERIFY2(QRegularExpression(m_container + QStringLiteral("\\s+main\\s+running\\s+1\\.0 GiB\\s+16m"))
+        // The table shows the short id (8 digits), which every command accepts as a prefix.
+        QVERIFY2(QRegularExpression(QStringLiteral("\\n") + m_container.left(8) +
+                                    QStringLiteral("  +main\\s+running\\s+1\\.0 GiB\\s+16m"))
                      .match(QString::fromUtf8(listed.out))
                      .hasMatch(),
                  listed.out);
+        QCOMPARE(containerJson(m_container.left(8)).value(QStringLiteral("id")).toString(), m_container);
 
         const QJsonObject json = cordon(args({"ls", "--json"})).json();
         bool found = false;
@@ -796,7 +799,7 @@ private Q_SLOTS:
         QVERIFY2(seen.contains("TIME"), seen);
         const CliResult created = cordon(args({"create", "--name", "followed"}));
         QVERIFY2(created.status == 0, created.describe());
-        const QByteArray id = created.out.trimmed();
+        const QByteArray id = created.out.trimmed().left(8); // the table's short id
         while (!seen.contains(id) && clock.elapsed() < 20000 && follow.waitForReadyRead(10000))
             seen += follow.readAllStandardOutput();
         QVERIFY2(seen.contains("container.created") && seen.contains(id), seen);
@@ -825,11 +828,11 @@ private Q_SLOTS:
         QCOMPARE(state, QStringLiteral("expired"));
         QVERIFY2(clock.elapsed() < 5000, "expiry took far longer than 0.1 s of idle time");
         const CliResult all = cordon(args({"ls", "--all"}));
-        QVERIFY2(QRegularExpression(id + QStringLiteral("\\s+brief\\s+expired"))
+        QVERIFY2(QRegularExpression(id.left(8) + QStringLiteral("\\s+brief\\s+expired"))
                      .match(QString::fromUtf8(all.out))
                      .hasMatch(),
                  all.out);
-        QVERIFY2(!cordon(args({"ls"})).out.contains(id.toUtf8()),
+        QVERIFY2(!cordon(args({"ls"})).out.contains(id.left(8).toUtf8()),
                  "an expired container is listed without --all");
 
         const CliResult files = cordon({QStringLiteral("files"), id});

@@ -24,4 +24,9 @@ std::vector<std::size_t> matchContainers(const Json::Array &containers, std::str
 // need not read the whole list (about 1 ms with 50 containers) for the common case.
 bool isFullContainerId(std::string_view reference);
 
+// How many leading hex digits of a container id tables show (the workbench's list, `cordon ls`, `cordon
+// events`): 32 bits, unique among any one user's containers in practice, and a prefix every command accepts
+// (an ambiguous one is refused with the candidates). JSON, --quiet and Copy ID give the whole id.
+constexpr std::size_t ShortIdLength = 8;
+
 } // namespace Cordon::Lite

@@ -13,6 +13,7 @@
 #include "filebrowser.h"
 #include "historymodel.h"
 #include "historyview.h"
+#include "inspectdialog.h"
 #include "mainwindow.h"
 #include "memorychart.h"
 #include "memoryprocesses.h"
@@ -165,6 +166,24 @@ int main(int argc, char *argv[])
     settle(1500);
     if (!save(window.grab(), out, prefix + QStringLiteral("main-window.png")))
         return 1;
+    // A common laptop screen: nothing may be clipped at 1366x768 (columns, banner, legend, timer).
+    window.resize(1366, 768);
+    settle(800);
+    if (!save(window.grab(), out, prefix + QStringLiteral("main-window-1366x768.png")))
+        return 1;
+    if (!dark) {
+        // Inspect, over the window: the policy in words and the effective allowlist.
+        if (InspectDialog *inspect = window.inspectCurrent()) {
+            inspect->resize(760, 600);
+            settle(800);
+            const bool saved = save(over(window, *inspect, true), out, QStringLiteral("inspect.png"));
+            inspect->close();
+            if (!saved)
+                return 1;
+        }
+    }
+    window.resize(1280, 800);
+    settle(300);
 
     // The memory view on its own, wider than in the window, after a program ran
     // into the 1 GiB limit: the climb, the limit line and the OOM kill mark.
@@ -408,7 +427,12 @@ int main(int argc, char *argv[])
     window.resize(1600, 1000);
     splitter->setSizes({400, 780, 420});
     settle(1500);
-    const bool presented = save(window.grab(), out, QStringLiteral("presentation-mode.png"));
+    if (!save(window.grab(), out, QStringLiteral("presentation-mode.png")))
+        return 1;
+    // The projector a trainer has is often 1366x768 too.
+    window.resize(1366, 768);
+    settle(1200);
+    const bool presented = save(window.grab(), out, QStringLiteral("presentation-1366x768.png"));
     window.setPresentationMode(false);
     return presented ? 0 : 1;
 }
