@@ -96,6 +96,8 @@ MainWindow::MainWindow(Options options, QWidget *parent)
     buildActions();
     restoreLayout();
     Appearance::apply(WorkbenchSettings::theme(), m_presentationAction->isChecked());
+    for (int column : {int(ContainerListModel::IdColumn), int(ContainerListModel::MemoryColumn)})
+        m_list->setColumnHidden(column, m_presentationAction->isChecked());
 
     connect(m_notifier, &DesktopNotifier::actionInvoked, this, [this](const QString &id, const QString &key) {
         if (key == QLatin1String("keep-alive")) {
@@ -805,6 +807,10 @@ void MainWindow::setPresentationMode(bool presentation)
     }
     WorkbenchSettings::setPresentation(presentation);
     Appearance::apply(Appearance::theme(), presentation);
+    // Large fonts leave the list no room for every column: a class reads names, and the memory tier stays in
+    // the editor's header.
+    for (int column : {int(ContainerListModel::IdColumn), int(ContainerListModel::MemoryColumn)})
+        m_list->setColumnHidden(column, presentation);
 }
 
 void MainWindow::containerCall(const QString &method, const QString &id)

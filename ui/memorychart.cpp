@@ -175,14 +175,34 @@ void MemoryChart::applyFonts()
         axis->setLabelsFont(labels);
         axis->setTitleFont(title);
     }
-    m_chart->legend()->setFont(labels);
     fitTimeTicks();
+    fitLegend();
 }
 
 void MemoryChart::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
     fitTimeTicks();
+    fitLegend();
+}
+
+void MemoryChart::fitLegend()
+{
+    // The legend's names whole, in one row: with presentation mode's large font in a narrow pane, Qt Charts
+    // would cut them to "U… Li… P…". The font steps down until the row fits, never below about half.
+    QFont legendFont = font();
+    const qreal smallest = legendFont.pointSizeF() * 0.55;
+    const QStringList names{m_area->name(), m_limitLine->name(), m_peakLine->name(), m_oomMarks->name()};
+    auto rowWidth = [&names](const QFont &candidate) {
+        const QFontMetrics metrics(candidate);
+        int width = 0;
+        for (const QString &name : names)
+            width += metrics.horizontalAdvance(name) + metrics.height() * 3; // marker, gap and spacing
+        return width;
+    };
+    while (rowWidth(legendFont) > m_view->width() - 48 && legendFont.pointSizeF() > smallest)
+        legendFont.setPointSizeF(legendFont.pointSizeF() * 0.9);
+    m_chart->legend()->setFont(legendFont);
 }
 
 void MemoryChart::fitTimeTicks()

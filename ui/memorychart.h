@@ -53,6 +53,7 @@ private:
     void applyPalette();
     void applyFonts();
     void fitTimeTicks();
+    void fitLegend();
 
     const MemoryHistory &m_history;
     QString m_containerId;
