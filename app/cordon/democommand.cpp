@@ -129,8 +129,11 @@ QList<Demo> demos()
                               .arg(Containers::errorClassName(outcome.errorClass));
          }},
         {"Fork bomb", "fork fails at the process limit; the host is unaffected",
+         // Children that outlive the loop: with short ones a slow (or busy) host would let early children exit
+         // before the later ones start, and the limit would never be met. The run ends with the shell; the
+         // container's teardown kills the rest.
          sh(QStringLiteral(
-             "i=0; while [ $i -lt 2000 ]; do sleep 2 & i=$((i+1)); done 2>/dev/null; echo forked")),
+             "i=0; while [ $i -lt 2000 ]; do sleep 30 & i=$((i+1)); done 2>/dev/null; echo forked")),
          [](const Containers::RunOutcome &outcome) {
              if (outcome.pidsLimitHits <= 0)
                  return QStringLiteral("the process limit was never reached");
