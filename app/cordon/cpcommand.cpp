@@ -74,7 +74,7 @@ int upload(DaemonSession &session, const QString &source, const Endpoint &target
 }
 
 int download(DaemonSession &session, const Endpoint &source, const QString &destination, bool allowWorkspace,
-             bool json)
+             bool replace, bool json)
 {
     const ContainerPath from = parseContainerPath(source.path);
     if (from.scope == QLatin1String("workspace") && !allowWorkspace)
@@ -95,7 +95,8 @@ int download(DaemonSession &session, const Endpoint &source, const QString &dest
                                {{QStringLiteral("container"), *id},
                                 {QStringLiteral("scope"), from.scope},
                                 {QStringLiteral("path"), from.path},
-                                {QStringLiteral("destination"), target.absoluteFilePath()}});
+                                {QStringLiteral("destination"), target.absoluteFilePath()},
+                                {QStringLiteral("replace"), replace}});
     if (!copied)
         return reportError(copied.error());
     const QJsonArray refused = copied->value(QStringLiteral("refused")).toArray();
@@ -152,7 +153,10 @@ int cpCommand(const QStringList &arguments)
         QStringLiteral("Allow downloading from the whole workspace (/mnt/data), not only outputs/."));
     const QCommandLineOption jsonOption(
         QStringLiteral("json"), QStringLiteral("Print the daemon's result (copied and refused) as JSON."));
-    parser.addOptions({workspaceOption, jsonOption});
+    const QCommandLineOption forceOption(
+        QStringList{QStringLiteral("f"), QStringLiteral("force")},
+        QStringLiteral("Downloads replace files of the same name in DIR (never a directory or symlink)."));
+    parser.addOptions({workspaceOption, forceOption, jsonOption});
     parser.addPositionalArgument(QStringLiteral("source"), QStringLiteral("FILE or ID:PATH."),
                                  QStringLiteral("SRC"));
     parser.addPositionalArgument(QStringLiteral("destination"), QStringLiteral("ID:[NAME] or DIR."),
@@ -174,10 +178,14 @@ int cpCommand(const QStringList &arguments)
     DaemonSession session;
     if (auto connected = session.connect(); !connected)
         return reportError(connected.error());
-    if (destination.inContainer)
+    if (destination.inContainer) {
+        if (parser.isSet(forceOption))
+            return usageError(command,
+                              QStringLiteral("--force is for downloads: an input is never replaced"));
         return upload(session, source.path, destination, parser.isSet(jsonOption));
+    }
     return download(session, source, destination.path, parser.isSet(workspaceOption),
-                    parser.isSet(jsonOption));
+                    parser.isSet(forceOption), parser.isSet(jsonOption));
 }
 
 } // namespace Cordon::Cli

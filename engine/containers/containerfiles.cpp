@@ -151,7 +151,7 @@ Result<QJsonObject> ContainerManager::listFiles(const QString &containerId, cons
 }
 
 Result<QJsonObject> ContainerManager::download(const QString &containerId, const QString &scope,
-                                               const QString &path, const QString &destination)
+                                               const QString &path, const QString &destination, bool replace)
 {
     auto found = liveEntry(containerId);
     if (!found)
@@ -166,7 +166,8 @@ Result<QJsonObject> ContainerManager::download(const QString &containerId, const
     if (!QDir().mkpath(destination))
         return fail(QStringLiteral("files.destination"),
                     QStringLiteral("cannot create `%1`").arg(destination));
-    const Files::CopyLimits limits = limitsFor(target.container->policy());
+    Files::CopyLimits limits = limitsFor(target.container->policy());
+    limits.replaceExistingFiles = replace;
     QList<Files::CopiedFile> copied;
     QList<Files::RefusedEntry> refused;
     if (path.isEmpty()) {

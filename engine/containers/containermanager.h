@@ -87,8 +87,9 @@ public:
     Result<QJsonObject> upload(const QString &containerId, const QString &name, const QString &hostPath,
                                const std::optional<QByteArray> &content);
     Result<QJsonObject> listFiles(const QString &containerId, const QString &scope) const;
+    // replace: a regular file of the same name at the destination is replaced (cordon cp --force).
     Result<QJsonObject> download(const QString &containerId, const QString &scope, const QString &path,
-                                 const QString &destination);
+                                 const QString &destination, bool replace = false);
     Result<> deleteFile(const QString &containerId, const QString &scope, const QString &path);
 
     Result<QJsonArray> processes(const QString &containerId) const;

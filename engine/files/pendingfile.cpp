@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace Cordon::Files {
@@ -81,9 +82,30 @@ void PendingFile::discard()
     m_fd.reset();
 }
 
-Result<> PendingFile::commit(QByteArrayView name, const QString &shownName)
+Result<> PendingFile::commit(QByteArrayView name, const QString &shownName, bool replaceRegularFile)
 {
     const QByteArray target = name.toByteArray();
+    struct stat existing = {};
+    if (replaceRegularFile && ::fstatat(m_dirFd, target.constData(), &existing, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(existing.st_mode)) {
+        // A name of our own first (O_TMPFILE has none), then one rename over the old file: a reader sees the
+        // old file or the new one, and a symlink planted meanwhile is replaced, not followed.
+        if (m_tempName.isEmpty()) {
+            const QByteArray staged =
+                ".cordon-partial-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16);
+            if (linkTmpfile(m_fd.get(), m_dirFd, staged.constData()) != 0)
+                return failErrno(QStringLiteral("files.destination"),
+                                 QStringLiteral("create `%1` in `%2`").arg(shownName, m_shownDir), errno);
+            m_tempName = staged;
+        }
+        if (::renameat(m_dirFd, m_tempName.constData(), m_dirFd, target.constData()) != 0)
+            return failErrno(QStringLiteral("files.destination"),
+                             QStringLiteral("replace `%1` in `%2`").arg(shownName, m_shownDir), errno);
+        m_tempName.clear();
+        m_committed = true;
+        m_fd.reset();
+        return {};
+    }
     int rc;
     if (m_tempName.isEmpty()) {
         rc = linkTmpfile(m_fd.get(), m_dirFd, target.constData());

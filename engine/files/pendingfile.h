@@ -28,8 +28,10 @@ public:
     int fd() const { return m_fd.get(); }
 
     // Gives the file its final name in the directory, atomically and without replacing an existing entry:
-    // `files.exists` when the name is taken, `files.destination` for other failures.
-    Result<> commit(QByteArrayView name, const QString &shownName);
+    // `files.exists` when the name is taken, `files.destination` for other failures. With replaceRegularFile,
+    // a regular file of that name is replaced in one rename (never written through, never a symlink
+    // followed); anything else of that name is still `files.exists`.
+    Result<> commit(QByteArrayView name, const QString &shownName, bool replaceRegularFile = false);
 
 private:
     PendingFile() = default;

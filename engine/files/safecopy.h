@@ -24,6 +24,9 @@ struct CopyLimits
     int maxEntries = 10000;
     // Path components below the root; at most MaxSupportedDepth, because each level holds a descriptor.
     int maxDepth = 32;
+    // Not a limit but how names meet: downloads only. A regular file already at the destination is replaced
+    // atomically (`cordon cp --force`); a directory, symlink or special file of that name never is.
+    bool replaceExistingFiles = false;
 };
 
 constexpr int MaxSupportedDepth = 256;

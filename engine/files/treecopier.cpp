@@ -276,7 +276,8 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const QString &rel,
         return;
     }
     if (pending) {
-        if (const auto committed = pending->commit(destinationName, escapeForDisplay(destinationName));
+        if (const auto committed = pending->commit(destinationName, escapeForDisplay(destinationName),
+                                                   m_limits.replaceExistingFiles);
             !committed) {
             if (committed.error().code() == QLatin1String("files.exists"))
                 refuse(shown, QStringLiteral("files.exists"),

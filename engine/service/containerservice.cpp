@@ -297,9 +297,10 @@ Result<QJsonObject> ContainerService::handleNow(const QString &method, const QJs
             return QJsonObject{};
         }
         auto destination = requireString(params, QStringLiteral("destination"));
-        if (!destination)
-            return fail(destination.error());
-        return m_manager.download(*container, *scope, *path, *destination);
+        auto replace = optionalBool(params, QStringLiteral("replace"));
+        if (!destination || !replace)
+            return fail(!destination ? destination.error() : replace.error());
+        return m_manager.download(*container, *scope, *path, *destination, *replace);
     }
     if (method == QLatin1String("memory.processes")) {
         auto container = requireString(params, QStringLiteral("container"));

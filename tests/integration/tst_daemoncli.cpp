@@ -615,6 +615,33 @@ private Q_SLOTS:
         QVERIFY2(single.status == 0, single.describe());
         QCOMPARE(readFile(one + QStringLiteral("/result.txt")), QByteArray("42\n"));
 
+        // The same name again: refused and kept, unless --force, which replaces the file and only a file.
+        QVERIFY(sh(QStringLiteral("echo 43 > /mnt/data/outputs/result.txt")).status == 0);
+        const CliResult again =
+            cordon({QStringLiteral("cp"), m_container + QStringLiteral(":outputs/result.txt"), one});
+        QVERIFY2(again.status == 1 && again.err.contains("already has this name"), again.describe());
+        QCOMPARE(readFile(one + QStringLiteral("/result.txt")), QByteArray("42\n"));
+        const CliResult forced = cordon({QStringLiteral("cp"), QStringLiteral("--force"),
+                                         m_container + QStringLiteral(":outputs/result.txt"), one});
+        QVERIFY2(forced.status == 0, forced.describe());
+        QCOMPARE(readFile(one + QStringLiteral("/result.txt")), QByteArray("43\n"));
+        // A symlink of that name at the destination is not written through, even with --force.
+        const QString victim = dir.filePath(QStringLiteral("victim"));
+        QVERIFY(QFile(victim).open(QIODevice::WriteOnly));
+        const QString guarded = dir.filePath(QStringLiteral("guarded"));
+        QVERIFY(QDir().mkpath(guarded));
+        QVERIFY(QFile::link(victim, guarded + QStringLiteral("/result.txt")));
+        const CliResult throughLink = cordon({QStringLiteral("cp"), QStringLiteral("--force"),
+                                              m_container + QStringLiteral(":outputs/result.txt"), guarded});
+        QVERIFY2(throughLink.status == 1, throughLink.describe());
+        QCOMPARE(readFile(victim), QByteArray());
+        QVERIFY(QFileInfo(guarded + QStringLiteral("/result.txt")).isSymLink());
+        const CliResult forcedUpload =
+            cordon({QStringLiteral("cp"), QStringLiteral("--force"), victim, m_container + QLatin1Char(':')});
+        QVERIFY2(forcedUpload.status == 2 && forcedUpload.err.contains("--force is for downloads"),
+                 forcedUpload.describe());
+        QVERIFY(sh(QStringLiteral("echo 42 > /mnt/data/outputs/result.txt")).status == 0); // as the next tests expect
+
         const CliResult symlink =
             cordon({QStringLiteral("cp"), m_container + QStringLiteral(":outputs/leak"), one});
         QVERIFY2(symlink.status == 1, symlink.describe());
