@@ -459,9 +459,17 @@ void FileBrowser::downloadNext(QString destination, QList<Transfer> remaining, Q
     if (remaining.isEmpty()) {
         setBusy(false);
         QStringList lines;
-        lines.append(copied.size() == 1
-                         ? tr("Downloaded 1 file to %1.").arg(destination)
-                         : tr("Downloaded %1 files to %2.").arg(copied.size()).arg(destination));
+        // Both counts in the first line: "Downloaded 0 files" above a list of refusals reads like success.
+        if (copied.isEmpty() && !refused.isEmpty())
+            lines.append(refused.size() == 1
+                             ? tr("Nothing was downloaded to %1: 1 file was refused.").arg(destination)
+                             : tr("Nothing was downloaded to %1: %2 files were refused.")
+                                   .arg(destination)
+                                   .arg(refused.size()));
+        else
+            lines.append(copied.size() == 1
+                             ? tr("Downloaded 1 file to %1.").arg(destination)
+                             : tr("Downloaded %1 files to %2.").arg(copied.size()).arg(destination));
         if (!refused.isEmpty()) {
             lines.append(refused.size() == 1 ? tr("Refused 1 file, not copied:")
                                              : tr("Refused %1 files, not copied:").arg(refused.size()));

@@ -101,11 +101,15 @@ QString describe(const QJsonObject &event)
         return tr("Uploaded %1 (%2)")
             .arg(Format::displayName(detail.value(QStringLiteral("path")).toString()),
                  Format::bytes(detail.value(QStringLiteral("size")).toInteger()));
-    if (kind == QLatin1String("file.downloaded"))
-        return tr("Downloaded %1 file(s) from %2, %3 refused")
-            .arg(detail.value(QStringLiteral("files")).toInteger())
-            .arg(detail.value(QStringLiteral("scope")).toString())
-            .arg(detail.value(QStringLiteral("refused")).toInteger());
+    if (kind == QLatin1String("file.downloaded")) {
+        const qint64 files = detail.value(QStringLiteral("files")).toInteger();
+        const qint64 refused = detail.value(QStringLiteral("refused")).toInteger();
+        const QString scope = detail.value(QStringLiteral("scope")).toString();
+        if (files == 0)
+            return refused == 0 ? tr("Downloaded nothing from %1: it was empty").arg(scope)
+                                : tr("Downloaded nothing from %1: %2 refused").arg(scope).arg(refused);
+        return tr("Downloaded from %1: %2 copied, %3 refused").arg(scope).arg(files).arg(refused);
+    }
     if (kind == QLatin1String("file.deleted"))
         return tr("Deleted %1/%2")
             .arg(detail.value(QStringLiteral("scope")).toString(),

@@ -215,6 +215,17 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(destination.filePath(QStringLiteral("result.txt"))));
         QVERIFY(!QFileInfo(destination.filePath(QStringLiteral("evil"))).exists());
         QVERIFY(!QFileInfo(destination.filePath(QStringLiteral("evil"))).isSymLink());
+
+        // The same file into the same folder again: refused, kept, and the first line says nothing came.
+        const QModelIndex result =
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("result.txt"));
+        QVERIFY(result.isValid());
+        m_browser->downloadTo(destination.path(), {result});
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(
+            m_browser->message().startsWith(
+                QStringLiteral("Nothing was downloaded to %1: 1 file was refused.").arg(destination.path())),
+            qPrintable(m_browser->message()));
     }
 
     void deleteRemovesTheFile()

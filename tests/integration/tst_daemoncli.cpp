@@ -640,7 +640,8 @@ private Q_SLOTS:
             cordon({QStringLiteral("cp"), QStringLiteral("--force"), victim, m_container + QLatin1Char(':')});
         QVERIFY2(forcedUpload.status == 2 && forcedUpload.err.contains("--force is for downloads"),
                  forcedUpload.describe());
-        QVERIFY(sh(QStringLiteral("echo 42 > /mnt/data/outputs/result.txt")).status == 0); // as the next tests expect
+        QVERIFY(sh(QStringLiteral("echo 42 > /mnt/data/outputs/result.txt")).status ==
+                0); // as the next tests expect
 
         const CliResult symlink =
             cordon({QStringLiteral("cp"), m_container + QStringLiteral(":outputs/leak"), one});
@@ -813,6 +814,11 @@ private Q_SLOTS:
         QVERIFY2(family.out.contains("Created under policy "), family.out);
         QVERIFY2(family.out.contains("Stopped; its files are kept"), family.out);
         QVERIFY2(!family.out.contains("{\"policy_version\""), family.out);
+        // Downloads with both counts (the one with the planted symlink).
+        const CliResult downloads =
+            cordon({QStringLiteral("events"), QStringLiteral("--kind"), QStringLiteral("file.downloaded"),
+                    QStringLiteral("--container"), m_container});
+        QVERIFY2(downloads.out.contains("Downloaded from outputs: 1 copied, 1 refused"), downloads.out);
 
         // --follow prints what happens after it started, and ends cleanly on SIGTERM or Ctrl-C.
         QProcess follow;
