@@ -150,7 +150,7 @@ void InspectDialog::checkAllowlist()
         return;
     }
     for (const QJsonValue &rule : rules)
-        new QTreeWidgetItem(m_allowlist, {PolicyWords::rule(rule), tr("checking…")});
+        new QTreeWidgetItem(m_allowlist, {PolicyWords::rule(rule.toObject()), tr("checking…")});
     // The organisation list may have been narrowed since the container was created: the proxy then refuses
     // what it no longer covers, so "in force" is the daemon's answer now, not what creation once accepted.
     const QString id = containerId();
@@ -177,7 +177,7 @@ void InspectDialog::checkAllowlist()
                               } else {
                                   item->setText(1, tr("yes"));
                                   item->setIcon(1, paletteIcon(QStringLiteral("outcome-ok")));
-                                  item->setToolTip(0, PolicyWords::ruleCaveat(rules.at(row)));
+                                  item->setToolTip(0, PolicyWords::ruleCaveat(rules.at(row).toObject()));
                               }
                           }
                           Q_EMIT allowlistChecked();

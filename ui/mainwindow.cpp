@@ -921,7 +921,10 @@ InspectDialog *MainWindow::inspectCurrent()
     }
     auto *dialog = new InspectDialog(*m_connection, container, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(m_model, &QAbstractItemModel::dataChanged, dialog, [this, dialog] {
+    connect(m_model, &QAbstractItemModel::dataChanged, dialog, [this, dialog](const QModelIndex &topLeft) {
+        // The countdown ticks every second and changes nothing Inspect shows.
+        if (topLeft.column() == ContainerListModel::IdleColumn)
+            return;
         const QJsonObject latest = m_model->container(dialog->containerId());
         if (!latest.isEmpty())
             dialog->update(latest);

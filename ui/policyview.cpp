@@ -72,7 +72,7 @@ void PolicyView::setPolicy(const QJsonObject &policy, const QString &version)
         }
         // Each rule is followed by what it reaches beyond its words, indented so it reads as part of it.
         if (line.label == PolicyWords::ruleLabel() && rule < rules.size()) {
-            const QString caveat = PolicyWords::ruleCaveat(rules.at(rule++));
+            const QString caveat = PolicyWords::ruleCaveat(rules.at(rule++).toObject());
             if (!caveat.isEmpty()) {
                 auto *note = new QTreeWidgetItem(m_words, {QString(), caveat});
                 note->setToolTip(1, caveat);

@@ -27,25 +27,6 @@ QStringList strings(const QJsonValue &value)
     return list;
 }
 
-// The string form ("example.com:8443") read into the canonical object's fields; anything else as given.
-QJsonObject canonical(const QJsonValue &rule)
-{
-    if (rule.isObject())
-        return rule.toObject();
-    QString text = rule.toString();
-    QJsonArray ports;
-    const qsizetype colon = text.lastIndexOf(QLatin1Char(':'));
-    if (colon > 0 && !text.endsWith(QLatin1Char(']'))) {
-        bool ok = false;
-        const int port = text.mid(colon + 1).toInt(&ok);
-        if (ok) {
-            ports.append(port);
-            text.truncate(colon);
-        }
-    }
-    return {{QStringLiteral("domain"), text}, {QStringLiteral("ports"), ports}};
-}
-
 QString minutes(qint64 count)
 {
     if (count % (24 * 60) == 0)
@@ -69,9 +50,8 @@ QString joinedList(const QStringList &items)
     return tr("%1 and %2").arg(items.mid(0, items.size() - 1).join(QStringLiteral(", ")), items.last());
 }
 
-QString rule(const QJsonValue &value)
+QString rule(const QJsonObject &rule)
 {
-    const QJsonObject rule = canonical(value);
     const QString domain = rule.value(QStringLiteral("domain")).toString();
     const QStringList ports = strings(rule.value(QStringLiteral("ports")));
     const QStringList methods = strings(rule.value(QStringLiteral("methods")));
@@ -90,14 +70,13 @@ QString rule(const QJsonValue &value)
     return parts.join(QStringLiteral(", "));
 }
 
-bool ruleIsRisky(const QJsonValue &value)
+bool ruleIsRisky(const QJsonObject &rule)
 {
-    return canonical(value).value(QStringLiteral("allow_private_addresses")).toBool();
+    return rule.value(QStringLiteral("allow_private_addresses")).toBool();
 }
 
-QString ruleCaveat(const QJsonValue &value)
+QString ruleCaveat(const QJsonObject &rule)
 {
-    const QJsonObject rule = canonical(value);
     const QString domain = rule.value(QStringLiteral("domain")).toString();
     QStringList caveats;
     if (domain.startsWith(QLatin1String("*.")))
@@ -174,7 +153,7 @@ QList<Line> policy(const QJsonObject &policy)
                                  .value(QStringLiteral("allowed_domains"))
                                  .toArray();
     for (const QJsonValue &entry : rules)
-        lines.append({ruleLabel(), rule(entry), ruleIsRisky(entry)});
+        lines.append({ruleLabel(), rule(entry.toObject()), ruleIsRisky(entry.toObject())});
     const QJsonArray mounts = policy.value(QStringLiteral("mounts")).toArray();
     for (const QJsonValue &value : mounts) {
         const QJsonObject mount = value.toObject();

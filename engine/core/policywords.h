@@ -18,13 +18,14 @@ struct Line
     bool warning = false; // something a reviewer should look at twice
 };
 
-// One allowlist rule, canonical ({"domain", "ports", "methods", "path_prefixes", "allow_private_addresses"})
-// or the string form: "pypi.org, ports 80 and 443, any method, any path, this host only".
-QString rule(const QJsonValue &rule);
+// One allowlist rule in the canonical form the daemon returns ({"domain", "ports", "methods",
+// "path_prefixes", "allow_private_addresses"}): "pypi.org, ports 80 and 443, any method, any path, this host
+// only". Only the daemon parses the string form, so that no client can read a rule differently.
+QString rule(const QJsonObject &rule);
 // What a rule reaches beyond its own words, for a reviewer: for "*.example.com" that it covers every
 // subdomain at any depth but not example.com itself; for allow_private_addresses a warning. Empty when none.
-QString ruleCaveat(const QJsonValue &rule);
-bool ruleIsRisky(const QJsonValue &rule);
+QString ruleCaveat(const QJsonObject &rule);
+bool ruleIsRisky(const QJsonObject &rule);
 
 // Every limit the container runs under, one line each: memory, processes, run time, /tmp, workspace, output.
 QList<Line> limits(const QJsonObject &policy);
