@@ -57,7 +57,7 @@ void OrgPolicyWatcher::eventSeen()
 
 void OrgPolicyWatcher::check()
 {
-    watchWhatExists();
+    // The watches were re-armed by each event that started the quiet period.
     QByteArray now = fingerprint();
     if (now == m_seen)
         return;
