@@ -2,11 +2,15 @@
 #include "filebrowser.h"
 
 #include "core/formatting.h"
+#include "core/refusalcodes.h"
 #include "csvtable.h"
 #include "daemonconnection.h"
+#include "downloadreport.h"
+#include "workbenchsettings.h"
 #include "workspacefilemodel.h"
 
 #include <QAction>
+#include <QDesktopServices>
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -14,6 +18,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QImage>
 #include <QImageReader>
@@ -41,37 +46,6 @@ namespace {
 
 constexpr int PreviewMaxRows = 500;
 
-// Why the daemon refused to copy an entry, in words a user can act on; the daemon's code stays in brackets
-// for a bug report.
-QString refusalWords(const QString &code, const QString &reason)
-{
-    if (code == QLatin1String("files.symlink"))
-        return FileBrowser::tr("a symbolic link, which could point anywhere on this computer");
-    if (code == QLatin1String("files.fifo"))
-        return FileBrowser::tr("a named pipe (fifo), which could block the copy forever");
-    if (code == QLatin1String("files.hardlink"))
-        return FileBrowser::tr("a hard link, which could be a file from outside the container");
-    if (code == QLatin1String("files.socket"))
-        return FileBrowser::tr("a socket, not a file");
-    if (code == QLatin1String("files.device"))
-        return FileBrowser::tr("a device, not a file");
-    if (code == QLatin1String("files.exists"))
-        return FileBrowser::tr("the destination already has a file of that name, which is never replaced");
-    if (code == QLatin1String("files.too_large"))
-        return FileBrowser::tr("larger than the container's workspace limit");
-    if (code == QLatin1String("files.bad_name"))
-        return FileBrowser::tr("a name that is not safe to use on this computer");
-    return reason;
-}
-
-QString refusalLine(const QJsonObject &refused)
-{
-    const QString code = refused.value(QStringLiteral("code")).toString();
-    return FileBrowser::tr("• %1: %2 (%3)")
-        .arg(Format::displayName(refused.value(QStringLiteral("path")).toString()),
-             refusalWords(code, refused.value(QStringLiteral("reason")).toString()), code);
-}
-
 QStringList localFiles(const QMimeData *mime)
 {
     QStringList paths;
@@ -91,8 +65,8 @@ FileBrowser::FileBrowser(DaemonConnection &connection, QWidget *parent)
       m_view(new QTreeView(this)), m_message(new QLabel(this)), m_progress(new QProgressBar(this)),
       m_previewPages(new QStackedWidget(this)), m_previewNote(new QLabel(this)),
       m_textPreview(new QPlainTextEdit(this)), m_tablePreview(new QTableWidget(this)),
-      m_imagePreview(new QLabel(this)), m_refreshAction(new QAction(tr("&Refresh"), this)),
-      m_uploadAction(new QAction(tr("&Upload…"), this)),
+      m_imagePreview(new QLabel(this)), m_openFolderButton(new QPushButton(tr("&Open Folder"), this)),
+      m_refreshAction(new QAction(tr("&Refresh"), this)), m_uploadAction(new QAction(tr("&Upload…"), this)),
       m_downloadAction(new QAction(tr("&Download…"), this)),
       m_downloadAllAction(new QAction(tr("Download &All Outputs…"), this)),
       m_deleteAction(new QAction(tr("De&lete…"), this))
@@ -113,7 +87,8 @@ FileBrowser::FileBrowser(DaemonConnection &connection, QWidget *parent)
     connect(m_uploadAction, &QAction::triggered, this, &FileBrowser::chooseUpload);
     connect(m_downloadAction, &QAction::triggered, this, &FileBrowser::chooseDownload);
     connect(m_downloadAllAction, &QAction::triggered, this, [this] {
-        const QString destination = QFileDialog::getExistingDirectory(this, tr("Download All Outputs To"));
+        const QString destination = QFileDialog::getExistingDirectory(this, tr("Download All Outputs To"),
+                                                                      WorkbenchSettings::downloadFolder());
         if (!destination.isEmpty())
             downloadTo(destination, {m_model->rootIndex(QStringLiteral("outputs"))});
     });
@@ -172,7 +147,21 @@ FileBrowser::FileBrowser(DaemonConnection &connection, QWidget *parent)
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->setContentsMargins(8, 4, 8, 4);
-    m_message->hide();
+    m_openFolderButton->setObjectName(QStringLiteral("openDownloadFolderButton"));
+    m_openFolderButton->setToolTip(tr("Show the folder the files were downloaded to in the file manager"));
+    connect(m_openFolderButton, &QPushButton::clicked, this, [this] {
+        if (!QDesktopServices::openUrl(QUrl::fromLocalFile(m_downloadFolder)))
+            setMessage(message() + tr("\nThe folder could not be opened: no file manager answered."), true);
+    });
+    auto *messageBar = new QWidget(this);
+    messageBar->setObjectName(QStringLiteral("fileMessageBar"));
+    auto *messageLayout = new QHBoxLayout(messageBar);
+    messageLayout->setContentsMargins(0, 0, 8, 0);
+    messageLayout->addWidget(m_message, 1);
+    messageLayout->addWidget(m_openFolderButton, 0, Qt::AlignTop);
+    m_messageBar = messageBar;
+    m_messageBar->hide();
+    m_openFolderButton->hide();
     m_progress->setObjectName(QStringLiteral("fileProgress"));
     m_progress->setMaximumHeight(14);
     m_progress->setTextVisible(false);
@@ -225,7 +214,7 @@ FileBrowser::FileBrowser(DaemonConnection &connection, QWidget *parent)
     layout->setSpacing(0);
     layout->addWidget(toolbar);
     layout->addWidget(m_progress);
-    layout->addWidget(m_message);
+    layout->addWidget(m_messageBar);
     layout->addWidget(splitter, 1);
 
     connect(&m_connection, &DaemonConnection::statusChanged, this, [this] {
@@ -330,7 +319,8 @@ void FileBrowser::refresh()
 
 void FileBrowser::chooseUpload()
 {
-    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Upload Files into inputs/"));
+    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Upload Files into inputs/"),
+                                                            WorkbenchSettings::uploadFolder());
     if (!paths.isEmpty())
         uploadFiles(paths);
 }
@@ -349,6 +339,8 @@ void FileBrowser::uploadFiles(const QStringList &hostPaths)
 {
     if (m_containerId.isEmpty() || hostPaths.isEmpty())
         return;
+    // The next Upload dialog opens where these came from.
+    WorkbenchSettings::setUploadFolder(QFileInfo(hostPaths.constFirst()).absolutePath());
     setMessage(QString());
     setBusy(true);
     m_progress->setRange(0, int(hostPaths.size()));
@@ -437,7 +429,8 @@ void FileBrowser::chooseDownload()
     const QModelIndexList rows = selectedRows();
     if (rows.isEmpty())
         return;
-    const QString destination = QFileDialog::getExistingDirectory(this, tr("Download To"));
+    const QString destination =
+        QFileDialog::getExistingDirectory(this, tr("Download To"), WorkbenchSettings::downloadFolder());
     if (!destination.isEmpty())
         downloadTo(destination, rows);
 }
@@ -447,67 +440,121 @@ void FileBrowser::downloadTo(const QString &destination, const QModelIndexList &
     const QList<Transfer> transfers = transfersFor(rows);
     if (m_containerId.isEmpty() || transfers.isEmpty())
         return;
+    const QString folder = QDir(destination).absolutePath();
+    const QStringList taken = takenNames(folder, transfers);
+    if (taken.isEmpty())
+        startDownload(folder, transfers, QStringLiteral("refuse"), false);
+    else
+        askAboutTakenNames(folder, transfers, taken);
+}
+
+QStringList FileBrowser::takenNames(const QString &destination, const QList<Transfer> &transfers) const
+{
+    // What each transfer would write: a single file lands under its own name, a scope keeps its tree. The
+    // daemon refuses any name that appears after this look, so this only decides whether to ask.
+    QStringList names;
+    auto check = [&](const QString &relative) {
+        const QFileInfo there(destination + QLatin1Char('/') + relative);
+        if ((there.exists() || there.isSymLink()) && !names.contains(relative))
+            names.append(relative);
+    };
+    for (const Transfer &transfer : transfers) {
+        if (!transfer.path.isEmpty()) {
+            check(transfer.path.section(QLatin1Char('/'), -1));
+            continue;
+        }
+        const QModelIndex root = m_model->rootIndex(transfer.scope);
+        const QModelIndexList files =
+            m_model->match(m_model->index(0, 0, root), WorkspaceFileModel::IsFileRole, true, -1,
+                           Qt::MatchExactly | Qt::MatchRecursive);
+        for (const QModelIndex &file : files)
+            check(file.data(WorkspaceFileModel::PathRole).toString());
+    }
+    return names;
+}
+
+void FileBrowser::askAboutTakenNames(const QString &destination, const QList<Transfer> &transfers,
+                                     const QStringList &taken)
+{
+    QStringList shown;
+    for (const QString &name : taken)
+        shown.append(Format::displayName(name));
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Files Already There"),
+                                taken.size() == 1
+                                    ? tr("%1 already exists in %2.").arg(shown.constFirst(), destination)
+                                    : tr("%1 files already exist in %2.").arg(taken.size()).arg(destination),
+                                QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("downloadConflictDialog"));
+    box->setTextFormat(Qt::PlainText);
+    box->setInformativeText(
+        (taken.size() == 1
+             ? QString()
+             : shown.mid(0, 12).join(QLatin1Char('\n')) +
+                   (shown.size() > 12 ? tr("\n… and %1 more").arg(shown.size() - 12) : QString()) +
+                   QStringLiteral("\n\n")) +
+        tr("Replace overwrites the file there; Keep Both saves the download as \"name (2)\"; Skip leaves "
+           "those out and downloads the rest."));
+    QPushButton *replace = box->addButton(tr("&Replace"), QMessageBox::DestructiveRole);
+    replace->setObjectName(QStringLiteral("replaceButton"));
+    QPushButton *keepBoth = box->addButton(tr("Keep &Both"), QMessageBox::AcceptRole);
+    keepBoth->setObjectName(QStringLiteral("keepBothButton"));
+    QPushButton *skip = box->addButton(tr("&Skip"), QMessageBox::RejectRole);
+    skip->setObjectName(QStringLiteral("skipButton"));
+    box->setDefaultButton(keepBoth);
+    box->setEscapeButton(QMessageBox::Cancel);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::finished, this, [this, box, replace, keepBoth, skip, destination, transfers] {
+        if (box->clickedButton() == replace)
+            startDownload(destination, transfers, QStringLiteral("replace"), false);
+        else if (box->clickedButton() == keepBoth)
+            startDownload(destination, transfers, QStringLiteral("keep_both"), false);
+        else if (box->clickedButton() == skip)
+            startDownload(destination, transfers, QStringLiteral("refuse"), true);
+    });
+    box->open();
+}
+
+void FileBrowser::startDownload(const QString &destination, const QList<Transfer> &transfers,
+                                const QString &existing, bool skipTaken)
+{
+    // The next Download dialog opens here.
+    WorkbenchSettings::setDownloadFolder(destination);
     setMessage(QString());
     setBusy(true);
     m_progress->setRange(0, 0);
-    downloadNext(QDir(destination).absolutePath(), transfers, {}, {}, {});
+    downloadNext(transfers, existing, std::make_shared<DownloadReport>(destination, skipTaken));
 }
 
-void FileBrowser::downloadNext(QString destination, QList<Transfer> remaining, QJsonArray copied,
-                               QJsonArray refused, QStringList errors)
+void FileBrowser::downloadNext(QList<Transfer> remaining, const QString &existing,
+                               const std::shared_ptr<DownloadReport> &report)
 {
     if (remaining.isEmpty()) {
         setBusy(false);
-        QStringList lines;
-        // Both counts in the first line: "Downloaded 0 files" above a list of refusals reads like success.
-        if (copied.isEmpty() && !refused.isEmpty())
-            lines.append(refused.size() == 1
-                             ? tr("Nothing was downloaded to %1: 1 file was refused.").arg(destination)
-                             : tr("Nothing was downloaded to %1: %2 files were refused.")
-                                   .arg(destination)
-                                   .arg(refused.size()));
-        else
-            lines.append(copied.size() == 1
-                             ? tr("Downloaded 1 file to %1.").arg(destination)
-                             : tr("Downloaded %1 files to %2.").arg(copied.size()).arg(destination));
-        if (!refused.isEmpty()) {
-            lines.append(refused.size() == 1 ? tr("Refused 1 file, not copied:")
-                                             : tr("Refused %1 files, not copied:").arg(refused.size()));
-            for (const QJsonValue &entry : std::as_const(refused))
-                lines.append(refusalLine(entry.toObject()));
-        }
-        lines.append(errors);
-        setMessage(lines.join(QLatin1Char('\n')), !refused.isEmpty() || !errors.isEmpty());
+        setMessage(report->summary(), report->hasProblems());
+        m_downloadFolder = report->destination();
+        m_openFolderButton->setVisible(report->copiedCount() > 0);
         Q_EMIT operationFinished();
         return;
     }
     const Transfer transfer = remaining.takeFirst();
-    m_connection.call(
-        QStringLiteral("file.download"),
-        {{QStringLiteral("container"), m_containerId},
-         {QStringLiteral("scope"), transfer.scope},
-         {QStringLiteral("path"), transfer.path},
-         {QStringLiteral("destination"), destination}},
-        this,
-        [this, destination, remaining, copied, refused, errors,
-         transfer](Result<QJsonObject> result) mutable {
-            if (result) {
-                for (const QJsonValue &entry : result->value(QStringLiteral("copied")).toArray())
-                    copied.append(entry);
-                for (const QJsonValue &entry : result->value(QStringLiteral("refused")).toArray())
-                    refused.append(entry);
-            } else if (result.error().code().startsWith(QLatin1String("files.")) &&
-                       result.error().code() != QLatin1String("files.destination")) {
-                // One file's refusal comes back as the request's error.
-                refused.append(QJsonObject{{QStringLiteral("path"), transfer.path},
-                                           {QStringLiteral("code"), result.error().code()},
-                                           {QStringLiteral("reason"), result.error().message()}});
-            } else {
-                errors.append(tr("Download failed: %1").arg(result.error().message()));
-                remaining.clear();
-            }
-            downloadNext(destination, remaining, copied, refused, errors);
-        });
+    m_connection.call(QStringLiteral("file.download"),
+                      {{QStringLiteral("container"), m_containerId},
+                       {QStringLiteral("scope"), transfer.scope},
+                       {QStringLiteral("path"), transfer.path},
+                       {QStringLiteral("destination"), report->destination()},
+                       {QStringLiteral("existing"), existing}},
+                      this,
+                      [this, remaining, existing, report, transfer](Result<QJsonObject> result) mutable {
+                          if (result) {
+                              report->addAnswer(*result);
+                          } else {
+                              report->addFailure(transfer.path, result.error());
+                              // One file's refusal leaves the others to try; anything else ends the download.
+                              if (!isRefusalCode(result.error().code()))
+                                  remaining.clear();
+                          }
+                          downloadNext(remaining, existing, report);
+                      });
 }
 
 void FileBrowser::confirmDelete()
@@ -604,33 +651,31 @@ void FileBrowser::preview(const QModelIndex &row)
     showPreviewMessage(tr("Loading %1…").arg(name));
     const QString destination = m_previewDir->path();
     const quint64 generation = ++m_previewGeneration;
-    m_connection.call(QStringLiteral("file.download"),
-                      {{QStringLiteral("container"), m_containerId},
-                       {QStringLiteral("scope"), scope},
-                       {QStringLiteral("path"), path},
-                       {QStringLiteral("destination"), destination}},
-                      this, [this, generation, destination, name](Result<QJsonObject> result) {
-                          if (generation != m_previewGeneration)
-                              return; // another file was selected meanwhile
-                          if (!result) {
-                              showPreviewMessage(tr("No preview of %1: %2")
-                                                     .arg(name, refusalWords(result.error().code(),
-                                                                             result.error().message())));
-                              return;
-                          }
-                          const QJsonArray copied = result->value(QStringLiteral("copied")).toArray();
-                          if (copied.isEmpty()) {
-                              showPreviewMessage(tr("No preview of %1: nothing was copied.").arg(name));
-                              return;
-                          }
-                          const QString local = QDir(destination)
-                                                    .filePath(copied.first()
-                                                                  .toObject()
-                                                                  .value(QStringLiteral("path"))
-                                                                  .toString()
-                                                                  .section(QLatin1Char('/'), -1));
-                          showPreviewFile(local, name);
-                      });
+    m_connection.call(
+        QStringLiteral("file.download"),
+        {{QStringLiteral("container"), m_containerId},
+         {QStringLiteral("scope"), scope},
+         {QStringLiteral("path"), path},
+         {QStringLiteral("destination"), destination}},
+        this, [this, generation, destination, name](Result<QJsonObject> result) {
+            if (generation != m_previewGeneration)
+                return; // another file was selected meanwhile
+            if (!result) {
+                showPreviewMessage(
+                    tr("No preview of %1: %2")
+                        .arg(name, refusalWords(result.error().code(), result.error().message())));
+                return;
+            }
+            const QJsonArray copied = result->value(QStringLiteral("copied")).toArray();
+            if (copied.isEmpty()) {
+                showPreviewMessage(tr("No preview of %1: nothing was copied.").arg(name));
+                return;
+            }
+            const QString local =
+                QDir(destination)
+                    .filePath(copied.first().toObject().value(QStringLiteral("saved_as")).toString());
+            showPreviewFile(local, name);
+        });
 }
 
 void FileBrowser::showPreviewFile(const QString &localPath, const QString &name)
@@ -716,10 +761,12 @@ void FileBrowser::setMessage(const QString &text, bool problem)
 {
     // A problem stands out in the tooltip colours, which every palette makes readable.
     m_message->setText(text);
-    m_message->setVisible(!text.isEmpty());
-    m_message->setAutoFillBackground(problem);
-    m_message->setBackgroundRole(problem ? QPalette::ToolTipBase : QPalette::Window);
+    m_messageBar->setVisible(!text.isEmpty());
+    m_messageBar->setAutoFillBackground(problem);
+    m_messageBar->setBackgroundRole(problem ? QPalette::ToolTipBase : QPalette::Window);
     m_message->setForegroundRole(problem ? QPalette::ToolTipText : QPalette::WindowText);
+    // Open Folder belongs to the download the message reports; any other message takes it away.
+    m_openFolderButton->hide();
 }
 
 void FileBrowser::updateActions()

@@ -20,6 +20,7 @@ class QLabel;
 class QMimeData;
 class QPlainTextEdit;
 class QProgressBar;
+class QPushButton;
 class QStackedWidget;
 class QTableWidget;
 class QTemporaryDir;
@@ -28,6 +29,7 @@ class QTreeView;
 namespace Cordon::Ui {
 
 class DaemonConnection;
+class DownloadReport;
 class WorkspaceFileModel;
 
 class FileBrowser final : public QWidget
@@ -57,8 +59,13 @@ public:
     void uploadFiles(const QStringList &hostPaths);
     // What a drop on the tree does: the local files among the URLs are uploaded.
     void uploadDropped(const QMimeData *mime);
-    // Copies the given rows (files, or a whole scope root) into `destination` (an absolute folder).
+    // Copies the given rows (files, or a whole scope root) into `destination` (an absolute folder). When
+    // names are already taken there, asks first (Replace, Keep Both, Skip or Cancel: the dialog is
+    // "downloadConflictDialog"). Afterwards "Open Folder" shows the destination.
     void downloadTo(const QString &destination, const QModelIndexList &rows);
+    // The folder of the last download that copied something ("Open Folder" opens it).
+    QString downloadFolder() const { return m_downloadFolder; }
+    QPushButton *openFolderButton() const { return m_openFolderButton; }
     // Deletes the given rows without asking (the Delete action asks first).
     void deleteRows(const QModelIndexList &rows);
     // Shows the file at `row` in the preview pane.
@@ -90,8 +97,16 @@ private:
     void chooseDownload();
     void confirmDelete();
     void uploadNext(QStringList remaining, int total, QStringList done, QStringList failed);
-    void downloadNext(QString destination, QList<Transfer> remaining, QJsonArray copied, QJsonArray refused,
-                      QStringList errors);
+    // Names the transfers would take that `destination` already has (relative to it).
+    QStringList takenNames(const QString &destination, const QList<Transfer> &transfers) const;
+    // Replace / Keep Both / Skip / Cancel for the names already there.
+    void askAboutTakenNames(const QString &destination, const QList<Transfer> &transfers,
+                            const QStringList &taken);
+    // `existing` is file.download's: refuse, replace or keep_both.
+    void startDownload(const QString &destination, const QList<Transfer> &transfers, const QString &existing,
+                       bool skipTaken);
+    void downloadNext(QList<Transfer> remaining, const QString &existing,
+                      const std::shared_ptr<DownloadReport> &report);
     void deleteNext(QList<Transfer> remaining, QStringList errors);
     void showPreviewFile(const QString &localPath, const QString &name);
     void showPreviewMessage(const QString &text);
@@ -107,6 +122,7 @@ private:
     WorkspaceFileModel *m_model;
     QTreeView *m_view;
     QLabel *m_message;
+    QWidget *m_messageBar = nullptr;
     QProgressBar *m_progress;
     QStackedWidget *m_previewPages;
     QLabel *m_previewNote;
@@ -115,6 +131,8 @@ private:
     QTableWidget *m_tablePreview;
     QLabel *m_imagePreview;
     QImage m_previewImage;
+    QPushButton *m_openFolderButton;
+    QString m_downloadFolder;
     std::unique_ptr<QTemporaryDir> m_previewDir;
     int m_busy = 0;
     quint64 m_listGeneration = 0;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "workbenchsettings.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QSettings>
+#include <QStandardPaths>
 
 namespace Cordon::Ui {
 
@@ -11,6 +14,19 @@ const QString MemoryKey = QStringLiteral("defaults/memoryGib");
 const QString IdleKey = QStringLiteral("defaults/idleMinutes");
 const QString ThemeKey = QStringLiteral("appearance/theme");
 const QString PresentationKey = QStringLiteral("appearance/presentation");
+const QString DownloadFolderKey = QStringLiteral("files/downloadFolder");
+const QString UploadFolderKey = QStringLiteral("files/uploadFolder");
+
+// The remembered folder if it is still a folder, else the first fallback that is.
+QString rememberedFolder(const QString &key, QStandardPaths::StandardLocation fallback)
+{
+    for (const QString &folder :
+         {QSettings().value(key).toString(), QStandardPaths::writableLocation(fallback), QDir::homePath()}) {
+        if (!folder.isEmpty() && QFileInfo(folder).isDir())
+            return folder;
+    }
+    return QDir::homePath();
+}
 
 } // namespace
 
@@ -54,6 +70,26 @@ bool WorkbenchSettings::presentation()
 void WorkbenchSettings::setPresentation(bool presentation)
 {
     QSettings().setValue(PresentationKey, presentation);
+}
+
+QString WorkbenchSettings::downloadFolder()
+{
+    return rememberedFolder(DownloadFolderKey, QStandardPaths::DownloadLocation);
+}
+
+void WorkbenchSettings::setDownloadFolder(const QString &folder)
+{
+    QSettings().setValue(DownloadFolderKey, folder);
+}
+
+QString WorkbenchSettings::uploadFolder()
+{
+    return rememberedFolder(UploadFolderKey, QStandardPaths::HomeLocation);
+}
+
+void WorkbenchSettings::setUploadFolder(const QString &folder)
+{
+    QSettings().setValue(UploadFolderKey, folder);
 }
 
 } // namespace Cordon::Ui

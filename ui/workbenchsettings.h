@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The user's choices from the Settings dialog, stored with QSettings
+// The user's choices from the Settings dialog, and the folders the file dialogs remember, stored with
+// QSettings
 // (~/.config/cordon/cordon-workbench.conf): what a new container starts with, and how the window looks. One
 // place for the keys and their defaults, so that the dialog, the create dialog and start-up read the same
 // values.
@@ -30,6 +31,13 @@ public:
     static void setTheme(Theme theme);
     static bool presentation();
     static void setPresentation(bool presentation);
+    // Where the Download dialogs open: the folder last downloaded to while it still exists, else the user's
+    // Downloads folder, else home.
+    static QString downloadFolder();
+    static void setDownloadFolder(const QString &folder);
+    // Where the Upload dialog opens: the folder the last upload came from while it still exists, else home.
+    static QString uploadFolder();
+    static void setUploadFolder(const QString &folder);
 };
 
 } // namespace Cordon::Ui

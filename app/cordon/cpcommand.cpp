@@ -74,7 +74,7 @@ int upload(DaemonSession &session, const QString &source, const Endpoint &target
 }
 
 int download(DaemonSession &session, const Endpoint &source, const QString &destination, bool allowWorkspace,
-             bool replace, bool json)
+             const QString &existing, bool json)
 {
     const ContainerPath from = parseContainerPath(source.path);
     if (from.scope == QLatin1String("workspace") && !allowWorkspace)
@@ -96,7 +96,7 @@ int download(DaemonSession &session, const Endpoint &source, const QString &dest
                                 {QStringLiteral("scope"), from.scope},
                                 {QStringLiteral("path"), from.path},
                                 {QStringLiteral("destination"), target.absoluteFilePath()},
-                                {QStringLiteral("replace"), replace}});
+                                {QStringLiteral("existing"), existing}});
     if (!copied)
         return reportError(copied.error());
     const QJsonArray refused = copied->value(QStringLiteral("refused")).toArray();
@@ -108,9 +108,9 @@ int download(DaemonSession &session, const Endpoint &source, const QString &dest
     for (const QJsonValue &value : copied->value(QStringLiteral("copied")).toArray()) {
         const QJsonObject file = value.toObject();
         const QString path = file.value(QStringLiteral("path")).toString();
-        // A single file is copied under its own name; a tree keeps its relative paths.
-        const QString local =
-            into.filePath(from.path.isEmpty() ? path : from.path.section(QLatin1Char('/'), -1));
+        // Where the daemon put it: a tree keeps its relative paths, a single file lands in DIR, and
+        // --keep-both may have given it a new name.
+        const QString local = into.filePath(file.value(QStringLiteral("saved_as")).toString());
         printOut(QStringLiteral("%1/%2 -> %3 (%4, sha256 %5)\n")
                      .arg(from.scope, escapeName(from.path.isEmpty() ? path : from.path), escapeName(local),
                           formatBytes(file.value(QStringLiteral("size")).toInteger()),
@@ -156,7 +156,10 @@ int cpCommand(const QStringList &arguments)
     const QCommandLineOption forceOption(
         QStringList{QStringLiteral("f"), QStringLiteral("force")},
         QStringLiteral("Downloads replace files of the same name in DIR (never a directory or symlink)."));
-    parser.addOptions({workspaceOption, forceOption, jsonOption});
+    const QCommandLineOption keepBothOption(
+        QStringLiteral("keep-both"),
+        QStringLiteral("Downloads whose name is taken in DIR are saved as NAME (2).EXT, NAME (3).EXT, ..."));
+    parser.addOptions({workspaceOption, forceOption, keepBothOption, jsonOption});
     parser.addPositionalArgument(QStringLiteral("source"), QStringLiteral("FILE or ID:PATH."),
                                  QStringLiteral("SRC"));
     parser.addPositionalArgument(QStringLiteral("destination"), QStringLiteral("ID:[NAME] or DIR."),
@@ -175,17 +178,23 @@ int cpCommand(const QStringList &arguments)
                               ? QStringLiteral("both sides name a container: copy through the host")
                               : QStringLiteral("neither side names a container: write one as ID:PATH"));
 
+    if (parser.isSet(forceOption) && parser.isSet(keepBothOption))
+        return usageError(command, QStringLiteral("choose one of --force and --keep-both"));
+    if (destination.inContainer && (parser.isSet(forceOption) || parser.isSet(keepBothOption)))
+        return usageError(command, QStringLiteral("--%1 is for downloads: an input is never replaced")
+                                       .arg(parser.isSet(forceOption) ? QStringLiteral("force")
+                                                                      : QStringLiteral("keep-both")));
+
     DaemonSession session;
     if (auto connected = session.connect(); !connected)
         return reportError(connected.error());
-    if (destination.inContainer) {
-        if (parser.isSet(forceOption))
-            return usageError(command,
-                              QStringLiteral("--force is for downloads: an input is never replaced"));
+    if (destination.inContainer)
         return upload(session, source.path, destination, parser.isSet(jsonOption));
-    }
-    return download(session, source, destination.path, parser.isSet(workspaceOption),
-                    parser.isSet(forceOption), parser.isSet(jsonOption));
+    const QString existing = parser.isSet(forceOption)      ? QStringLiteral("replace")
+                             : parser.isSet(keepBothOption) ? QStringLiteral("keep_both")
+                                                            : QStringLiteral("refuse");
+    return download(session, source, destination.path, parser.isSet(workspaceOption), existing,
+                    parser.isSet(jsonOption));
 }
 
 } // namespace Cordon::Cli

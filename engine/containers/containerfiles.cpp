@@ -3,6 +3,7 @@
 // explicit request, the whole workspace, always through the fd-based safe copier: code in the container may
 // have planted symlinks, hardlinks, fifos or odd names there.
 #include "containers/containermanager.h"
+#include "core/refusalcodes.h"
 
 #include "files/filenames.h"
 #include "files/removetree.h"
@@ -151,7 +152,8 @@ Result<QJsonObject> ContainerManager::listFiles(const QString &containerId, cons
 }
 
 Result<QJsonObject> ContainerManager::download(const QString &containerId, const QString &scope,
-                                               const QString &path, const QString &destination, bool replace)
+                                               const QString &path, const QString &destination,
+                                               Files::ExistingName existing)
 {
     auto found = liveEntry(containerId);
     if (!found)
@@ -167,9 +169,11 @@ Result<QJsonObject> ContainerManager::download(const QString &containerId, const
         return fail(QStringLiteral("files.destination"),
                     QStringLiteral("cannot create `%1`").arg(destination));
     Files::CopyLimits limits = limitsFor(target.container->policy());
-    limits.replaceExistingFiles = replace;
+    limits.existingNames = existing;
+    const QString shownScope = scope.isEmpty() ? QStringLiteral("outputs") : scope;
     QList<Files::CopiedFile> copied;
     QList<Files::RefusedEntry> refused;
+    std::optional<Error> refusal; // a single file's refusal, which is the request's answer
     if (path.isEmpty()) {
         auto report = Files::exportTree(*root, destination, limits);
         if (!report)
@@ -180,20 +184,26 @@ Result<QJsonObject> ContainerManager::download(const QString &containerId, const
         CORDON_TRY(validateRelativePath(path));
         const QString fileName = path.section(QLatin1Char('/'), -1);
         auto file = Files::exportFile(*root, path, destination + QLatin1Char('/') + fileName, limits);
-        if (!file)
+        if (file) {
+            copied.append(*file);
+        } else if (isRefusalCode(file.error().code())) {
+            refusal = file.error();
+            refused.append(Files::RefusedEntry{path, file.error().code(), file.error().message()});
+        } else {
             return fail(file.error());
-        copied.append(*file);
+        }
     }
     QJsonArray copiedJson;
     const qint64 at = QDateTime::currentMSecsSinceEpoch();
     for (const Files::CopiedFile &file : std::as_const(copied)) {
         copiedJson.append(QJsonObject{{QStringLiteral("path"), file.relativePath},
+                                      {QStringLiteral("saved_as"), file.savedAs},
                                       {QStringLiteral("size"), file.size},
                                       {QStringLiteral("sha256"), QString::fromLatin1(file.sha256Hex)}});
         Store::FileRecord record;
         record.containerId = containerId;
         record.direction = QStringLiteral("download");
-        record.scope = scope.isEmpty() ? QStringLiteral("outputs") : scope;
+        record.scope = shownScope;
         record.path = file.relativePath;
         record.sha256 = QString::fromLatin1(file.sha256Hex);
         record.size = file.size;
@@ -201,10 +211,13 @@ Result<QJsonObject> ContainerManager::download(const QString &containerId, const
         logStoreFailure(m_store.recordFile(record), "a file transfer");
     }
     touch(target);
+    // A download that copied nothing is still a decision worth proving: what was refused, and why.
     recordEvent(containerId, {}, QStringLiteral("file.downloaded"),
-                {{QStringLiteral("scope"), scope.isEmpty() ? QStringLiteral("outputs") : scope},
+                {{QStringLiteral("scope"), shownScope},
                  {QStringLiteral("files"), copiedJson.size()},
                  {QStringLiteral("refused"), refused.size()}});
+    if (refusal)
+        return fail(*refusal);
     return QJsonObject{{QStringLiteral("copied"), copiedJson},
                        {QStringLiteral("refused"), refusedJson(refused)}};
 }

@@ -7,6 +7,7 @@
 #include "cgroup/cgroupbackend.h"
 #include "containers/container.h"
 #include "core/result.h"
+#include "files/safecopy.h"
 #include "network/egressproxy.h"
 #include "network/orgpolicy.h"
 #include "network/orgpolicywatcher.h"
@@ -87,9 +88,12 @@ public:
     Result<QJsonObject> upload(const QString &containerId, const QString &name, const QString &hostPath,
                                const std::optional<QByteArray> &content);
     Result<QJsonObject> listFiles(const QString &containerId, const QString &scope) const;
-    // replace: a regular file of the same name at the destination is replaced (cordon cp --force).
+    // `existing` says what a name already at the destination gets (refused unless asked otherwise). Each
+    // copied entry names where it went (`saved_as`, relative to the destination). Refusals are recorded in
+    // the file.downloaded event too, also when a single file's refusal is the request's error.
     Result<QJsonObject> download(const QString &containerId, const QString &scope, const QString &path,
-                                 const QString &destination, bool replace = false);
+                                 const QString &destination,
+                                 Files::ExistingName existing = Files::ExistingName::Refuse);
     Result<> deleteFile(const QString &containerId, const QString &scope, const QString &path);
 
     Result<QJsonArray> processes(const QString &containerId) const;

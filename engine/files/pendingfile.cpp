@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 
 #include <fcntl.h>
@@ -82,55 +83,71 @@ void PendingFile::discard()
     m_fd.reset();
 }
 
-Result<> PendingFile::commit(QByteArrayView name, const QString &shownName, bool replaceRegularFile)
+Result<QByteArray> PendingFile::replaceRegular(const QByteArray &target, const QString &shownName)
+{
+    // A name of our own first (O_TMPFILE has none), then one rename over the old file: a reader sees the old
+    // file or the new one, and a symlink planted meanwhile is replaced, not followed.
+    if (m_tempName.isEmpty()) {
+        const QByteArray staged =
+            ".cordon-partial-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16);
+        if (linkTmpfile(m_fd.get(), m_dirFd, staged.constData()) != 0)
+            return failErrno(QStringLiteral("files.destination"),
+                             QStringLiteral("create `%1` in `%2`").arg(shownName, m_shownDir), errno);
+        m_tempName = staged;
+    }
+    if (::renameat(m_dirFd, m_tempName.constData(), m_dirFd, target.constData()) != 0)
+        return failErrno(QStringLiteral("files.destination"),
+                         QStringLiteral("replace `%1` in `%2`").arg(shownName, m_shownDir), errno);
+    m_tempName.clear();
+    m_committed = true;
+    m_fd.reset();
+    return target;
+}
+
+int PendingFile::linkNoReplace(const QByteArray &target)
+{
+    if (m_tempName.isEmpty())
+        return linkTmpfile(m_fd.get(), m_dirFd, target.constData());
+    // RENAME_NOREPLACE keeps O_EXCL semantics for the final name; file systems without it get link + unlink,
+    // which also refuses to replace.
+    int rc = ::renameat2(m_dirFd, m_tempName.constData(), m_dirFd, target.constData(), RENAME_NOREPLACE);
+    if (rc != 0 && errno == EINVAL) {
+        rc = ::linkat(m_dirFd, m_tempName.constData(), m_dirFd, target.constData(), 0);
+        if (rc == 0)
+            ::unlinkat(m_dirFd, m_tempName.constData(), 0);
+    }
+    if (rc == 0)
+        m_tempName.clear();
+    return rc;
+}
+
+Result<QByteArray> PendingFile::commit(QByteArrayView name, const QString &shownName, ExistingName existing)
 {
     const QByteArray target = name.toByteArray();
-    struct stat existing = {};
-    if (replaceRegularFile && ::fstatat(m_dirFd, target.constData(), &existing, AT_SYMLINK_NOFOLLOW) == 0 &&
-        S_ISREG(existing.st_mode)) {
-        // A name of our own first (O_TMPFILE has none), then one rename over the old file: a reader sees the
-        // old file or the new one, and a symlink planted meanwhile is replaced, not followed.
-        if (m_tempName.isEmpty()) {
-            const QByteArray staged =
-                ".cordon-partial-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16);
-            if (linkTmpfile(m_fd.get(), m_dirFd, staged.constData()) != 0)
-                return failErrno(QStringLiteral("files.destination"),
-                                 QStringLiteral("create `%1` in `%2`").arg(shownName, m_shownDir), errno);
-            m_tempName = staged;
-        }
-        if (::renameat(m_dirFd, m_tempName.constData(), m_dirFd, target.constData()) != 0)
-            return failErrno(QStringLiteral("files.destination"),
-                             QStringLiteral("replace `%1` in `%2`").arg(shownName, m_shownDir), errno);
-        m_tempName.clear();
-        m_committed = true;
-        m_fd.reset();
-        return {};
-    }
-    int rc;
-    if (m_tempName.isEmpty()) {
-        rc = linkTmpfile(m_fd.get(), m_dirFd, target.constData());
-    } else {
-        // RENAME_NOREPLACE keeps O_EXCL semantics for the final name; file systems without it get link +
-        // unlink, which also refuses to replace.
-        rc = ::renameat2(m_dirFd, m_tempName.constData(), m_dirFd, target.constData(), RENAME_NOREPLACE);
-        if (rc != 0 && errno == EINVAL) {
-            rc = ::linkat(m_dirFd, m_tempName.constData(), m_dirFd, target.constData(), 0);
-            if (rc == 0)
-                ::unlinkat(m_dirFd, m_tempName.constData(), 0);
-        }
-        if (rc == 0)
-            m_tempName.clear();
-    }
-    if (rc != 0) {
+    struct stat present = {};
+    if (existing == ExistingName::Replace &&
+        ::fstatat(m_dirFd, target.constData(), &present, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(present.st_mode))
+        return replaceRegular(target, shownName);
+    // Keep Both moves on only while names are taken; each try is itself no-replace, so a name created by
+    // someone else between two tries is never overwritten. The bound keeps a hostile folder from spinning us.
+    constexpr int MaxKeepBothAttempts = 1000;
+    QByteArray candidate = target;
+    for (int attempt = 1;; ++attempt) {
+        if (linkNoReplace(candidate) == 0)
+            break;
         const int error = errno;
-        const QString what = QStringLiteral("create `%1` in `%2`").arg(shownName, m_shownDir);
-        return failErrno(error == EEXIST ? QStringLiteral("files.exists")
-                                         : QStringLiteral("files.destination"),
-                         what, error);
+        if (error != EEXIST || existing != ExistingName::KeepBoth || attempt >= MaxKeepBothAttempts) {
+            const QString what = QStringLiteral("create `%1` in `%2`").arg(shownName, m_shownDir);
+            return failErrno(error == EEXIST ? QStringLiteral("files.exists")
+                                             : QStringLiteral("files.destination"),
+                             what, error);
+        }
+        candidate = keepBothName(target, attempt + 1);
     }
     m_committed = true;
     m_fd.reset();
-    return {};
+    return candidate;
 }
 
 Result<CappedCopy> copyCapped(int sourceFd, int destinationFd, qint64 cap)
@@ -170,6 +187,36 @@ Result<CappedCopy> copyCapped(int sourceFd, int destinationFd, qint64 cap)
     }
     result.sha256Hex = hash.result().toHex();
     return result;
+}
+
+} // namespace Cordon::Files
+
+namespace Cordon::Files {
+
+QByteArray keepBothName(QByteArrayView name, int attempt)
+{
+    // The suffix starts at the last dot that is not the first character, or at ".tar." for the compressed
+    // tarballs people download most; a name without one gets the number at its end.
+    qsizetype dot = name.lastIndexOf('.');
+    if (dot <= 0)
+        dot = name.size();
+    else if (const qsizetype tar = name.first(dot).lastIndexOf(".tar"); tar > 0 && tar + 4 == dot)
+        dot = tar;
+    QByteArray stem = name.first(dot).toByteArray();
+    const QByteArray suffix = name.sliced(dot).toByteArray();
+    const QByteArray number = " (" + QByteArray::number(attempt) + ")";
+    const qsizetype room = NAME_MAX - number.size() - suffix.size();
+    if (room < 1)
+        return QByteArray("copy") + number; // a suffix that long leaves nothing to keep
+    if (stem.size() > room) {
+        stem.truncate(room);
+        // Never end in the middle of a UTF-8 sequence: drop continuation bytes and the lead byte they follow.
+        while (!stem.isEmpty() && (static_cast<unsigned char>(stem.back()) & 0xC0) == 0x80)
+            stem.chop(1);
+        if (!stem.isEmpty() && static_cast<unsigned char>(stem.back()) >= 0xC0)
+            stem.chop(1);
+    }
+    return stem + number + suffix;
 }
 
 } // namespace Cordon::Files

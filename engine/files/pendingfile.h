@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "files/safecopy.h"
 #include "files/safeopen.h"
 
 #include <QByteArray>
@@ -28,14 +29,19 @@ public:
     int fd() const { return m_fd.get(); }
 
     // Gives the file its final name in the directory, atomically and without replacing an existing entry:
-    // `files.exists` when the name is taken, `files.destination` for other failures. With replaceRegularFile,
-    // a regular file of that name is replaced in one rename (never written through, never a symlink
-    // followed); anything else of that name is still `files.exists`.
-    Result<> commit(QByteArrayView name, const QString &shownName, bool replaceRegularFile = false);
+    // `files.exists` when the name is taken, `files.destination` for other failures. With
+    // ExistingName::Replace, a regular file of that name is replaced in one rename (never written through,
+    // never a symlink followed); anything else of that name is still `files.exists`. With KeepBoth, a taken
+    // name moves on to "name (2).ext" and so on, each try a no-replace link. Returns the name used.
+    Result<QByteArray> commit(QByteArrayView name, const QString &shownName,
+                              ExistingName existing = ExistingName::Refuse);
 
 private:
     PendingFile() = default;
     void discard();
+    // One no-replace attempt at `target`; errno is kept for the caller on failure.
+    int linkNoReplace(const QByteArray &target);
+    Result<QByteArray> replaceRegular(const QByteArray &target, const QString &shownName);
 
     UniqueFd m_fd;
     int m_dirFd = -1;
@@ -55,5 +61,9 @@ struct CappedCopy
 // reads to `destinationFd` unless that is -1. Stops as soon as one byte more than `cap` has been read. Read
 // failures are `files.unreadable`, write failures `files.destination`.
 Result<CappedCopy> copyCapped(int sourceFd, int destinationFd, qint64 cap);
+
+// The `attempt`th name (2, 3, ...) Keep Both tries for `name`: "report (2).csv", "archive (2).tar.gz",
+// ".bashrc (2)"; shortened so that it stays within NAME_MAX bytes without splitting a UTF-8 character.
+QByteArray keepBothName(QByteArrayView name, int attempt);
 
 } // namespace Cordon::Files

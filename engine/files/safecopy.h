@@ -14,6 +14,15 @@
 
 namespace Cordon::Files {
 
+// What a download does when the destination already has an entry of the file's name.
+enum class ExistingName
+{
+    Refuse,  // files.exists: nothing is touched (the default)
+    Replace, // a regular file is replaced by one rename (`cordon cp --force`); a directory, symlink or
+             // special file of that name never is (files.exists)
+    KeepBoth, // the copy takes the first free name of "name (2).ext", "name (3).ext", ...: never a clash
+};
+
 struct CopyLimits
 {
     // Larger files are refused (files.too_large), never truncated.
@@ -24,9 +33,8 @@ struct CopyLimits
     int maxEntries = 10000;
     // Path components below the root; at most MaxSupportedDepth, because each level holds a descriptor.
     int maxDepth = 32;
-    // Not a limit but how names meet: downloads only. A regular file already at the destination is replaced
-    // atomically (`cordon cp --force`); a directory, symlink or special file of that name never is.
-    bool replaceExistingFiles = false;
+    // Not a limit but how names meet: downloads only. See ExistingName.
+    ExistingName existingNames = ExistingName::Refuse;
 };
 
 constexpr int MaxSupportedDepth = 256;
@@ -37,6 +45,10 @@ struct CopiedFile
     QString relativePath;
     qint64 size = 0;
     QByteArray sha256Hex;
+    // Where the copy went, relative to the destination directory, '/'-separated; differs from the source's
+    // name only under ExistingName::KeepBoth (and for a single file, which lands at the top). Empty for
+    // listings and imports.
+    QString savedAs = {};
 };
 
 struct RefusedEntry

@@ -275,10 +275,11 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const QString &rel,
                        .arg(m_limits.maxFileBytes));
         return;
     }
+    QString savedAs;
     if (pending) {
-        if (const auto committed = pending->commit(destinationName, escapeForDisplay(destinationName),
-                                                   m_limits.replaceExistingFiles);
-            !committed) {
+        const auto committed =
+            pending->commit(destinationName, escapeForDisplay(destinationName), m_limits.existingNames);
+        if (!committed) {
             if (committed.error().code() == QLatin1String("files.exists"))
                 refuse(shown, QStringLiteral("files.exists"),
                        QStringLiteral("the destination already has this name"));
@@ -286,8 +287,11 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const QString &rel,
                 m_fatal = committed.error();
             return;
         }
+        // A single file lands at the top of the destination whatever folder it came from.
+        const QString usedName = QString::fromUtf8(*committed);
+        savedAs = m_filesOnly ? usedName : joinedPath(rel.section(QLatin1Char('/'), 0, -2), usedName);
     }
-    m_report.copied.append(CopiedFile{rel, copied->bytes, copied->sha256Hex});
+    m_report.copied.append(CopiedFile{rel, copied->bytes, copied->sha256Hex, savedAs});
     m_report.totalBytes += copied->bytes;
 }
 

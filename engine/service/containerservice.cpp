@@ -66,6 +66,21 @@ Result<bool> optionalBool(const QJsonObject &params, const QString &key)
     return value.toBool();
 }
 
+// file.download's `existing`: what a name already at the destination gets.
+Result<Files::ExistingName> existingNames(const QJsonObject &params)
+{
+    auto word = optionalString(params, QStringLiteral("existing"));
+    if (!word)
+        return fail(word.error());
+    if (word->isEmpty() || *word == QLatin1String("refuse"))
+        return Files::ExistingName::Refuse;
+    if (*word == QLatin1String("replace"))
+        return Files::ExistingName::Replace;
+    if (*word == QLatin1String("keep_both"))
+        return Files::ExistingName::KeepBoth;
+    return fail(invalidParams(QStringLiteral("`existing` must be refuse, replace or keep_both")));
+}
+
 Result<std::optional<QByteArray>> optionalBase64(const QJsonObject &params, const QString &key)
 {
     const QJsonValue value = params.value(key);
@@ -297,10 +312,10 @@ Result<QJsonObject> ContainerService::handleNow(const QString &method, const QJs
             return QJsonObject{};
         }
         auto destination = requireString(params, QStringLiteral("destination"));
-        auto replace = optionalBool(params, QStringLiteral("replace"));
-        if (!destination || !replace)
-            return fail(!destination ? destination.error() : replace.error());
-        return m_manager.download(*container, *scope, *path, *destination, *replace);
+        auto existing = existingNames(params);
+        if (!destination || !existing)
+            return fail(!destination ? destination.error() : existing.error());
+        return m_manager.download(*container, *scope, *path, *destination, *existing);
     }
     if (method == QLatin1String("memory.processes")) {
         auto container = requireString(params, QStringLiteral("container"));

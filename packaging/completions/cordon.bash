@@ -33,7 +33,7 @@ _cordon_options()
         ls) echo -a --all --json -q --quiet --names --no-start --help ;;
         inspect | stop | start | keepalive | logs) echo --json --help ;;
         exec) echo --stdin --language --code --code-file --timeout --key --json --help ;;
-        cp) echo --workspace --json --help ;;
+        cp) echo --workspace -f --force --keep-both --json --help ;;
         files) echo --scope --json --help ;;
         "files rm") echo --scope --help ;;
         rm) echo -f --force --json --help ;;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The file browser against a real cordond: a file dropped on the tree is uploaded into inputs/, a program
 // reads it and writes outputs, the outputs appear with their sizes, a download gives the same bytes, a
-// planted symlink is refused and the message says so, previews show text and CSV, and delete removes a file.
+// planted symlink is refused and the message says so, a name already in the destination asks Replace / Keep
+// Both / Skip and each does what it says, Open Folder opens the destination, previews show text and CSV, and
+// delete removes a file.
 #include "guitest.h"
 
 #include "codeeditor.h"
@@ -10,13 +12,17 @@
 #include "mainwindow.h"
 #include "outcomebanner.h"
 #include "runpanel.h"
+#include "workbenchsettings.h"
 #include "workspacefilemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QCryptographicHash>
+#include <QDesktopServices>
 #include <QDropEvent>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -24,6 +30,18 @@
 #include <QUrl>
 
 using namespace Cordon::Ui;
+
+// Stands in for the file manager: QDesktopServices hands it the URL Open Folder asks for.
+class UrlCatcher final : public QObject
+{
+    Q_OBJECT
+
+public:
+    QUrl opened;
+
+public Q_SLOTS:
+    void open(const QUrl &url) { opened = url; }
+};
 
 class FileBrowserTest final : public QObject
 {
@@ -216,16 +234,70 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo(destination.filePath(QStringLiteral("evil"))).exists());
         QVERIFY(!QFileInfo(destination.filePath(QStringLiteral("evil"))).isSymLink());
 
-        // The same file into the same folder again: refused, kept, and the first line says nothing came.
+        // The next Download dialog opens where this one went.
+        QCOMPARE(WorkbenchSettings::downloadFolder(), destination.path());
+    }
+
+    void takenNameAsksReplaceKeepBothOrSkip()
+    {
+        QTemporaryDir destination;
+        const QString local = destination.filePath(QStringLiteral("result.txt"));
+        QFile mine(local);
+        QVERIFY(mine.open(QIODevice::WriteOnly));
+        mine.write("mine\n");
+        mine.close();
         const QModelIndex result =
             m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("result.txt"));
         QVERIFY(result.isValid());
+        QSignalSpy finished(m_browser, &FileBrowser::operationFinished);
+
+        // Cancel: nothing asked of the daemon, nothing touched.
         m_browser->downloadTo(destination.path(), {result});
-        QVERIFY(finished.wait(30000));
-        QVERIFY2(
-            m_browser->message().startsWith(
-                QStringLiteral("Nothing was downloaded to %1: 1 file was refused.").arg(destination.path())),
-            qPrintable(m_browser->message()));
+        answerConflict(nullptr);
+        QTest::qWait(300);
+        QCOMPARE(finished.count(), 0);
+        QCOMPARE(readFile(local), QByteArray("mine\n"));
+
+        // Skip: the first line says nothing came and why, which is no problem; no Open Folder.
+        m_browser->downloadTo(destination.path(), {result});
+        answerConflict("skipButton");
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        QCOMPARE(m_browser->message(),
+                 QStringLiteral("Nothing was downloaded to %1: 1 file skipped (already there).")
+                     .arg(destination.path()));
+        QVERIFY(m_browser->openFolderButton()->isHidden());
+        QCOMPARE(readFile(local), QByteArray("mine\n"));
+
+        // Keep Both: the download sits beside the file, under a name the message gives.
+        m_browser->downloadTo(destination.path(), {result});
+        answerConflict("keepBothButton");
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 30000);
+        QVERIFY2(m_browser->message().contains(QStringLiteral("• result.txt saved as result (2).txt")),
+                 qPrintable(m_browser->message()));
+        QCOMPARE(readFile(local), QByteArray("mine\n"));
+        QCOMPARE(readFile(destination.filePath(QStringLiteral("result (2).txt"))),
+                 QByteArray("ALPHA\nBETA\n"));
+
+        // Replace: the file there becomes the download.
+        m_browser->downloadTo(destination.path(), {result});
+        answerConflict("replaceButton");
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 3, 30000);
+        QVERIFY2(m_browser->message().startsWith(QStringLiteral("Downloaded 1 file to ")),
+                 qPrintable(m_browser->message()));
+        QCOMPARE(readFile(local), QByteArray("ALPHA\nBETA\n"));
+
+        // Open Folder shows that folder in the file manager (here a handler standing in for it).
+        QVERIFY2(!m_browser->openFolderButton()->isHidden(), qPrintable(m_browser->message()));
+        UrlCatcher catcher;
+        QDesktopServices::setUrlHandler(QStringLiteral("file"), &catcher, "open");
+        m_browser->openFolderButton()->click();
+        QDesktopServices::unsetUrlHandler(QStringLiteral("file"));
+        QCOMPARE(catcher.opened, QUrl::fromLocalFile(destination.path()));
+        // Another message takes the button away: it belongs to the download it reports.
+        m_browser->refresh();
+        m_browser->uploadFiles({destination.filePath(QStringLiteral("result (2).txt"))});
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 4, 30000);
+        QVERIFY(m_browser->openFolderButton()->isHidden());
     }
 
     void deleteRemovesTheFile()
@@ -249,6 +321,30 @@ private Q_SLOTS:
     }
 
 private:
+    // Clicks a button of the Replace / Keep Both / Skip question once it shows; nullptr is Cancel.
+    void answerConflict(const char *button)
+    {
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = m_browser->findChild<QMessageBox *>(QStringLiteral("downloadConflictDialog"))));
+        QTRY_VERIFY(box->isVisible());
+        QVERIFY2(box->text().contains(QStringLiteral("result.txt already exists in ")),
+                 qPrintable(box->text()));
+        if (button) {
+            auto *pushButton = box->findChild<QPushButton *>(QString::fromLatin1(button));
+            QVERIFY(pushButton);
+            pushButton->click();
+        } else {
+            box->reject();
+        }
+        QTRY_VERIFY(!m_browser->findChild<QMessageBox *>(QStringLiteral("downloadConflictDialog")));
+    }
+
+    static QByteArray readFile(const QString &path)
+    {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("(unreadable)");
+    }
+
     // How many downloads (previews included) the daemon recorded for the container.
     qint64 downloadEvents()
     {

@@ -640,6 +640,29 @@ private Q_SLOTS:
             cordon({QStringLiteral("cp"), QStringLiteral("--force"), victim, m_container + QLatin1Char(':')});
         QVERIFY2(forcedUpload.status == 2 && forcedUpload.err.contains("--force is for downloads"),
                  forcedUpload.describe());
+        // --keep-both: the copy takes the next free name, twice, and says where it went; the symlink and the
+        // file it points at stay as they were.
+        const CliResult kept = cordon({QStringLiteral("cp"), QStringLiteral("--keep-both"),
+                                       m_container + QStringLiteral(":outputs/result.txt"), guarded});
+        QVERIFY2(kept.status == 0 && kept.out.contains("guarded/result (2).txt"), kept.describe());
+        const CliResult keptAgain = cordon({QStringLiteral("cp"), QStringLiteral("--keep-both"),
+                                            m_container + QStringLiteral(":outputs/result.txt"), guarded});
+        QVERIFY2(keptAgain.status == 0 && keptAgain.out.contains("guarded/result (3).txt"),
+                 keptAgain.describe());
+        QCOMPARE(readFile(guarded + QStringLiteral("/result (2).txt")), QByteArray("43\n"));
+        QCOMPARE(readFile(guarded + QStringLiteral("/result (3).txt")), QByteArray("43\n"));
+        QCOMPARE(readFile(victim), QByteArray());
+        QVERIFY(QFileInfo(guarded + QStringLiteral("/result.txt")).isSymLink());
+        const CliResult both =
+            cordon({QStringLiteral("cp"), QStringLiteral("--force"), QStringLiteral("--keep-both"),
+                    m_container + QStringLiteral(":outputs/result.txt"), guarded});
+        QVERIFY2(both.status == 2 && both.err.contains("choose one of --force and --keep-both"),
+                 both.describe());
+        // The refused single-file download above is on record, not only the ones that copied something.
+        const CliResult refusedEvent =
+            cordon({QStringLiteral("events"), QStringLiteral("--kind"), QStringLiteral("file.downloaded"),
+                    QStringLiteral("--container"), m_container});
+        QVERIFY2(refusedEvent.out.contains("Downloaded nothing from outputs: 1 refused"), refusedEvent.out);
         QVERIFY(sh(QStringLiteral("echo 42 > /mnt/data/outputs/result.txt")).status ==
                 0); // as the next tests expect
 

@@ -291,6 +291,9 @@ private slots:
     void exportFile_data();
     void exportFile();
     void exportFileKeepsExistingDestination();
+    void exportKeepBothTakesTheNextFreeName();
+    void keepBothName_data();
+    void keepBothName();
     void listTreeMatchesExport();
 
     void openat2EnosysFallsBackToWalk();
@@ -801,6 +804,67 @@ void TestSafeFiles::exportFileKeepsExistingDestination()
     }
     QCOMPARE(readAll(destination + "/taken"), QByteArray("mine\n"));
     QCOMPARE(readAll(path("outside/secret")), QByteArray("host secret\n"));
+}
+
+void TestSafeFiles::exportKeepBothTakesTheNextFreeName()
+{
+    const QByteArray destination = freshDir("dest");
+    QVERIFY(makeFile(destination + "/ok.txt", "mine\n"));
+    QVERIFY(makeFile(destination + "/ok (2).txt", "mine too\n"));
+    QVERIFY(makeSymlink(path("outside/secret"), destination + "/link"));
+    CopyLimits limits = hostileLimits();
+    limits.existingNames = ExistingName::KeepBoth;
+
+    // A tree: the taken name moves on past every taken candidate; what was there is untouched.
+    const auto tree = exportTree(QFile::decodeName(m_outputs), QFile::decodeName(destination), limits);
+    QVERIFY_RESULT(tree);
+    QVERIFY(!findRefused(*tree, QStringLiteral("ok.txt")));
+    const auto copiedOk =
+        std::find_if(tree->copied.cbegin(), tree->copied.cend(),
+                     [](const CopiedFile &file) { return file.relativePath == QLatin1String("ok.txt"); });
+    QVERIFY(copiedOk != tree->copied.cend());
+    QCOMPARE(copiedOk->savedAs, QStringLiteral("ok (3).txt"));
+    QCOMPARE(readAll(destination + "/ok.txt"), QByteArray("mine\n"));
+    QCOMPARE(readAll(destination + "/ok (2).txt"), QByteArray("mine too\n"));
+    QVERIFY(exists(destination + "/ok (3).txt"));
+
+    // A single file over a symlink: saved beside it, never through it.
+    const auto single = Cordon::Files::exportFile(QFile::decodeName(m_outputs), QStringLiteral("ok.txt"),
+                                                  QFile::decodeName(destination + "/link"), limits);
+    QVERIFY_RESULT(single);
+    QCOMPARE(single->savedAs, QStringLiteral("link (2)"));
+    QCOMPARE(readAll(path("outside/secret")), QByteArray("host secret\n"));
+    QCOMPARE(readAll(destination + "/link (2)"), readAll(m_outputs + "/ok.txt"));
+    // No temporary file left behind by the tries (the planted symlink itself is expected).
+    QCOMPARE(QDir(QFile::decodeName(destination))
+                 .entryList({QStringLiteral(".cordon-*")}, QDir::AllEntries | QDir::Hidden | QDir::System),
+             QStringList());
+}
+
+void TestSafeFiles::keepBothName_data()
+{
+    QTest::addColumn<QByteArray>("name");
+    QTest::addColumn<int>("attempt");
+    QTest::addColumn<QByteArray>("expected");
+    QTest::newRow("extension") << QByteArray("report.csv") << 2 << QByteArray("report (2).csv");
+    QTest::newRow("tarball") << QByteArray("archive.tar.gz") << 3 << QByteArray("archive (3).tar.gz");
+    QTest::newRow("dotfile") << QByteArray(".bashrc") << 2 << QByteArray(".bashrc (2)");
+    QTest::newRow("no extension") << QByteArray("Makefile") << 10 << QByteArray("Makefile (10)");
+    QTest::newRow("long") << QByteArray(251, 'a') + ".txt" << 2 << QByteArray(247, 'a') + " (2).txt";
+    // 125 two-byte characters: cut to fit, never in the middle of one.
+    QTest::newRow("utf-8 cut") << QByteArray("\xc3\xa9").repeated(125) + ".txt" << 2
+                               << QByteArray("\xc3\xa9").repeated(123) + " (2).txt";
+}
+
+void TestSafeFiles::keepBothName()
+{
+    QFETCH(QByteArray, name);
+    QFETCH(int, attempt);
+    QFETCH(QByteArray, expected);
+    const QByteArray made = Cordon::Files::keepBothName(name, attempt);
+    QCOMPARE(made, expected);
+    QVERIFY(made.size() <= NAME_MAX);
+    QVERIFY_RESULT(Cordon::Files::validateName(made));
 }
 
 void TestSafeFiles::listTreeMatchesExport()
