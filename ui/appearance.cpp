@@ -100,6 +100,7 @@ void Appearance::apply(Theme theme, bool presentation)
             QApplication::setPalette(darkPalette());
             break;
         }
+        Q_EMIT notifier()->themeChanged();
     }
 
     QFont font = current.platform.font;

@@ -18,8 +18,10 @@ enum class Theme
     Dark,
 };
 
-// Says when apply() changed the fonts. Widgets with a font of their own (the editor, the console, the
-// countdown) are not told by Qt when the application font changes, since theirs did not; they listen here.
+// Says when apply() changed the fonts or the theme. Widgets with a font of their own (the editor, the
+// console, the countdown) are not told by Qt when the application font changes, since theirs did not; widgets
+// whose style sheet gives them a palette of their own (the outcome banner) are not reliably told of a new
+// palette. They listen here.
 class AppearanceNotifier final : public QObject
 {
     Q_OBJECT
@@ -29,6 +31,7 @@ public:
 
 Q_SIGNALS:
     void fontsChanged();
+    void themeChanged();
 };
 
 class Appearance final

@@ -239,14 +239,13 @@ void FileBrowser::setContainer(const QJsonObject &container)
     m_state = state;
     if (other) {
         m_model->clearFiles();
-        m_previewDir.reset();
-        ++m_previewGeneration;
         setMessage(QString());
-        showPreviewMessage(tr("Select a file to preview it.\nDrop files here to upload them into inputs/."));
+        resetPreview(tr("Select a file to preview it.\nDrop files here to upload them into inputs/."));
     }
     if (state == QLatin1String("expired") || state == QLatin1String("deleted")) {
         m_model->clearFiles();
         setMessage(tr("This container has expired: its files are gone."));
+        resetPreview(tr("Nothing to preview: the container expired and its files were deleted."));
     }
     updateActions();
     refresh();
@@ -255,6 +254,11 @@ void FileBrowser::setContainer(const QJsonObject &container)
 QString FileBrowser::message() const
 {
     return m_message->text();
+}
+
+QString FileBrowser::previewCaption() const
+{
+    return m_previewCaption->text();
 }
 
 QString FileBrowser::previewKind() const
@@ -304,6 +308,10 @@ void FileBrowser::refresh()
                                 again, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
                     }
                     m_relisting = false;
+                    // A file deleted since it was previewed is not shown as if it were still there.
+                    if (m_previewScope == scope && !m_model->indexOf(scope, m_previewPath).isValid())
+                        resetPreview(tr("%1 is no longer in the container.")
+                                         .arg(Format::displayName(scope + QLatin1Char('/') + m_previewPath)));
                     for (const QJsonValue &refused : result->value(QStringLiteral("refused")).toArray())
                         notes->append(
                             tr("Not listed in %1/: %2").arg(scope, refusalLine(refused.toObject()).mid(2)));
@@ -634,6 +642,8 @@ void FileBrowser::preview(const QModelIndex &row)
     const QString path = index.data(WorkspaceFileModel::PathRole).toString();
     const qint64 size = index.data(WorkspaceFileModel::SizeRole).toLongLong();
     const QString name = Format::displayName(path.section(QLatin1Char('/'), -1));
+    m_previewScope = scope;
+    m_previewPath = path;
     m_previewCaption->setText(
         tr("%1 · %2").arg(Format::displayName(scope + QLatin1Char('/') + path), Format::bytes(size)));
     if (size > MaxPreviewBytes) {
@@ -739,6 +749,17 @@ void FileBrowser::showPreviewFile(const QString &localPath, const QString &name)
     if (!complete)
         m_previewCaption->setText(m_previewCaption->text() +
                                   tr(" · the first %1").arg(Format::bytes(PreviewTextBytes)));
+}
+
+void FileBrowser::resetPreview(const QString &note)
+{
+    // An answer still on its way belongs to the old preview; so does the caption naming its file.
+    ++m_previewGeneration;
+    m_previewDir.reset();
+    m_previewScope.clear();
+    m_previewPath.clear();
+    m_previewCaption->clear();
+    showPreviewMessage(note);
 }
 
 void FileBrowser::showPreviewMessage(const QString &text)

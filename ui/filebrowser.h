@@ -74,6 +74,8 @@ public:
     // The preview pane's current page, for tests: "none", "text", "table", "image" or "message".
     QString previewKind() const;
     QPlainTextEdit *textPreview() const { return m_textPreview; }
+    // The line above the preview naming the file ("outputs/result.txt · 12 B"); empty without a file.
+    QString previewCaption() const;
     QTableWidget *tablePreview() const { return m_tablePreview; }
     // The image shown by the image preview, at its own size (before scaling to fit).
     QImage imagePreview() const { return m_previewImage; }
@@ -110,6 +112,8 @@ private:
     void deleteNext(QList<Transfer> remaining, QStringList errors);
     void showPreviewFile(const QString &localPath, const QString &name);
     void showPreviewMessage(const QString &text);
+    // Forgets the file previewed (its caption, its copy, an answer on its way) and shows `note` instead.
+    void resetPreview(const QString &note);
     QList<Transfer> transfersFor(const QModelIndexList &rows) const;
     QModelIndexList selectedRows() const;
     void setBusy(bool busy);
@@ -131,6 +135,8 @@ private:
     QTableWidget *m_tablePreview;
     QLabel *m_imagePreview;
     QImage m_previewImage;
+    QString m_previewScope; // the file previewed, while its preview is shown
+    QString m_previewPath;
     QPushButton *m_openFolderButton;
     QString m_downloadFolder;
     std::unique_ptr<QTemporaryDir> m_previewDir;

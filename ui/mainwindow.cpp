@@ -353,7 +353,11 @@ void MainWindow::buildActions()
     };
     focusAction(tr("Go to &Containers"), Qt::Key_1, m_list);
     focusAction(tr("Go to &Editor"), Qt::Key_2, m_runPanel->editor());
-    focusAction(tr("Go to Program &Input"), Qt::Key_3, m_runPanel->console()->inputLine());
+    // The selected container's console: each container has its own.
+    QAction *inputAction = viewMenu->addAction(tr("Go to Program &Input"));
+    inputAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_3));
+    connect(inputAction, &QAction::triggered, this,
+            [this] { m_runPanel->console()->inputLine()->setFocus(Qt::ShortcutFocusReason); });
     QAction *filesAction = viewMenu->addAction(tr("Go to &Files"));
     filesAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_4));
     connect(filesAction, &QAction::triggered, this, [this] {
@@ -595,7 +599,8 @@ void MainWindow::refreshCurrent()
     m_networkPanel->setContainer(container);
     m_historyView->setCurrentContainer(m_currentId);
     m_idleTimer->setContainer(container);
-    m_chart->setContainer(m_currentId, container.value(QStringLiteral("memory_limit")).toInteger());
+    m_chart->setContainer(m_currentId, container.value(QStringLiteral("memory_limit")).toInteger(),
+                          stateOf(container) == QLatin1String("running"));
     m_processes->setContainer(m_currentId, stateOf(container) == QLatin1String("running"));
     m_processGauge->setContainer(stateOf(container) == QLatin1String("running") ? m_currentId : QString());
     updateActions();

@@ -131,13 +131,34 @@ MemoryChart::MemoryChart(const MemoryHistory &history, QWidget *parent)
     rebuild();
 }
 
-void MemoryChart::setContainer(const QString &containerId, qint64 limit)
+void MemoryChart::setContainer(const QString &containerId, qint64 limit, bool running)
 {
-    if (containerId == m_containerId && limit == m_limit)
+    if (containerId == m_containerId && limit == m_limit && running == m_running)
         return;
+    const bool other = containerId != m_containerId || limit != m_limit;
     m_containerId = containerId;
     m_limit = limit;
-    rebuild();
+    m_running = running;
+    if (other)
+        rebuild();
+    else
+        updateAxesAndLabels();
+}
+
+QList<QPointF> MemoryChart::usagePoints() const
+{
+    return m_usage->points();
+}
+
+QList<QPointF> MemoryChart::pointsFor(const MemorySample &sample, const MemorySample *previous)
+{
+    QList<QPointF> points;
+    if (previous && sample.at - previous->at > GapMs) {
+        points.append(QPointF(double(previous->at + 1), 0));
+        points.append(QPointF(double(sample.at - 1), 0));
+    }
+    points.append(QPointF(double(sample.at), double(sample.current) / MiB));
+    return points;
 }
 
 int MemoryChart::usagePointCount() const
@@ -251,8 +272,10 @@ void MemoryChart::rebuild()
     const qint64 from = samples.empty() ? 0 : samples.back().at - WindowMs;
     for (const MemorySample &sample : samples) {
         if (sample.at >= from) {
-            usage.append(QPointF(double(sample.at), double(sample.current) / MiB));
-            baseline.append(QPointF(double(sample.at), 0));
+            for (const QPointF &point : pointsFor(sample, previous)) {
+                usage.append(point);
+                baseline.append(QPointF(point.x(), 0));
+            }
             if (previous && sample.oomKills > previous->oomKills)
                 m_oomMarks->append(double(sample.at), double(qMax(previous->current, sample.current)) / MiB);
         }
@@ -297,8 +320,10 @@ void MemoryChart::onSample(const QString &containerId, const MemorySample &sampl
 
 void MemoryChart::appendPoint(const MemorySample &sample, const MemorySample *previous)
 {
-    m_usage->append(double(sample.at), double(sample.current) / MiB);
-    m_baseline->append(double(sample.at), 0);
+    for (const QPointF &point : pointsFor(sample, previous)) {
+        m_usage->append(point);
+        m_baseline->append(point.x(), 0);
+    }
     // Marked at the height the usage had reached, where the eye looks for it, not at the drop after it.
     if (previous && sample.oomKills > previous->oomKills)
         m_oomMarks->append(double(sample.at), double(qMax(previous->current, sample.current)) / MiB);
@@ -315,7 +340,9 @@ void MemoryChart::updateAxesAndLabels()
     }
     if (!m_haveLast) {
         m_empty->setText(
-            tr("Waiting for memory samples…\nThe daemon measures a running container twice a second."));
+            m_running
+                ? tr("Waiting for memory samples…\nThe daemon measures a running container twice a second.")
+                : tr("Not running: nothing to measure.\nStart the container to see its memory use."));
         m_summary->setText(m_limit > 0 ? tr("Limit %1").arg(Format::bytes(m_limit)) : QString());
         m_stack->setCurrentWidget(m_empty);
         return;
@@ -341,7 +368,13 @@ void MemoryChart::updateAxesAndLabels()
     m_limitLine->replace({QPointF(double(start), limitMiB), QPointF(double(end), limitMiB)});
     m_peakLine->replace({QPointF(double(start), peakMiB), QPointF(double(end), peakMiB)});
 
-    QString summary = tr("Now %1 · peak %2").arg(Format::bytes(m_last.current), Format::bytes(m_last.peak));
+    // Figures of a container that no longer runs are the last ones measured, and say so.
+    QString summary =
+        m_running ? tr("Now %1 · peak %2").arg(Format::bytes(m_last.current), Format::bytes(m_last.peak))
+                  : tr("Not running · last measured %1 at %2 · peak %3")
+                        .arg(Format::bytes(m_last.current),
+                             QDateTime::fromMSecsSinceEpoch(m_last.at).toString(QStringLiteral("HH:mm:ss")),
+                             Format::bytes(m_last.peak));
     if (m_limit > 0)
         summary += tr(" · limit %1").arg(Format::bytes(m_limit));
     if (m_last.oomKills > 0)

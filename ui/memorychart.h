@@ -6,6 +6,8 @@
 
 #include "memoryhistory.h"
 
+#include <QList>
+#include <QPointF>
 #include <QWidget>
 
 class QAreaSeries;
@@ -32,12 +34,18 @@ public:
 
     MemoryChart(const MemoryHistory &history, QWidget *parent = nullptr);
 
+    // Longer than this between two samples, the container was not running (stopped, or the daemon was): the
+    // line falls to zero for the gap instead of joining the two ends as if memory had stayed in use.
+    static constexpr qint64 GapMs = 10 * 1000;
+
     // The container to show; empty shows the empty state. `limit` is used until a sample brings its own.
-    void setContainer(const QString &containerId, qint64 limit);
+    // `running` false marks the figures as the last ones measured, not current ones.
+    void setContainer(const QString &containerId, qint64 limit, bool running = true);
     const QString &containerId() const { return m_containerId; }
 
     // For tests: points currently in the usage line, OOM marks, and the summary line.
     int usagePointCount() const;
+    QList<QPointF> usagePoints() const;
     int oomMarkCount() const;
     QString summaryText() const;
 
@@ -49,6 +57,8 @@ private:
     void rebuild();
     void onSample(const QString &containerId, const MemorySample &sample);
     void appendPoint(const MemorySample &sample, const MemorySample *previous);
+    // The points of one sample, after the two zero points of a gap before it when there is one.
+    static QList<QPointF> pointsFor(const MemorySample &sample, const MemorySample *previous);
     void updateAxesAndLabels();
     void applyPalette();
     void applyFonts();
@@ -58,6 +68,7 @@ private:
     const MemoryHistory &m_history;
     QString m_containerId;
     qint64 m_limit = 0;
+    bool m_running = true;
     qint64 m_latestAt = 0;
     MemorySample m_last;
     bool m_haveLast = false;

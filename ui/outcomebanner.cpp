@@ -5,6 +5,7 @@
 #include "paletteicon.h"
 
 #include <QApplication>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStyle>
@@ -73,24 +74,40 @@ OutcomeBanner::OutcomeBanner(QWidget *parent)
     layout->setSpacing(10);
     layout->addWidget(m_icon, 0, Qt::AlignTop);
     layout->addLayout(words, 1);
+    // Presentation mode changes the headline ("Contained: …") of the outcome already shown.
+    connect(Appearance::notifier(), &AppearanceNotifier::fontsChanged, this, &OutcomeBanner::apply);
+    // A new theme: the same outcome, tinted for the new palette.
+    connect(Appearance::notifier(), &AppearanceNotifier::themeChanged, this, &OutcomeBanner::apply);
     clear();
 }
 
 void OutcomeBanner::setSummary(const OutcomeSummary &summary)
 {
+    m_summary = summary;
+    apply();
+    show();
+}
+
+void OutcomeBanner::apply()
+{
+    if (!m_summary)
+        return;
+    const OutcomeSummary &summary = *m_summary;
     const QColor accent = accentFor(summary.severity);
     const int iconSize = m_icon->width();
     m_icon->setPixmap(paletteIcon(iconFor(summary.severity), accent).pixmap(iconSize, iconSize));
     // The application's palette, never the banner's own: the style sheet below becomes the banner's palette,
     // so mixing into palette() tinted the previous run's tint again, and after a few runs every outcome was
     // the same colour.
-    QColor background = QApplication::palette(this).color(QPalette::Base);
-    background = QColor::fromRgbF(background.redF() * 0.88f + accent.redF() * 0.12f,
-                                  background.greenF() * 0.88f + accent.greenF() * 0.12f,
-                                  background.blueF() * 0.88f + accent.blueF() * 0.12f);
+    const QColor base = QApplication::palette(this).color(QPalette::Base);
+    m_background = QColor::fromRgbF(base.redF() * 0.88f + accent.redF() * 0.12f,
+                                    base.greenF() * 0.88f + accent.greenF() * 0.12f,
+                                    base.blueF() * 0.88f + accent.blueF() * 0.12f);
     // A style sheet paints the background itself and ignores the palette's, so both go in it.
-    setStyleSheet(QStringLiteral("#outcomeBanner { background: %1; border-left: 4px solid %2; }")
-                      .arg(background.name(), accent.name()));
+    const QString sheet = QStringLiteral("#outcomeBanner { background: %1; border-left: 4px solid %2; }")
+                              .arg(m_background.name(), accent.name());
+    if (sheet != styleSheet())
+        setStyleSheet(sheet);
     // In front of a class the headline says what held; the explanation below still says how the run ended.
     m_headline->setText(Appearance::presentation() && !summary.contained.isEmpty() ? summary.contained
                                                                                    : summary.headline);
@@ -98,11 +115,20 @@ void OutcomeBanner::setSummary(const OutcomeSummary &summary)
     m_details->setText(summary.details);
     m_details->setVisible(!summary.details.isEmpty());
     setAccessibleDescription(text());
-    show();
+}
+
+bool OutcomeBanner::event(QEvent *event)
+{
+    // The desktop's own palette changing under the System theme; the banner's style sheet causes only
+    // PaletteChange, so this cannot go round.
+    if (event->type() == QEvent::ApplicationPaletteChange)
+        apply();
+    return QFrame::event(event);
 }
 
 void OutcomeBanner::clear()
 {
+    m_summary.reset();
     m_headline->clear();
     m_explanation->clear();
     m_details->clear();

@@ -15,6 +15,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -24,8 +25,8 @@ namespace Cordon::Ui {
 RunPanel::RunPanel(DaemonConnection &connection, QWidget *parent)
     : QWidget(parent), m_connection(connection), m_controller(new RunController(connection, this)),
       m_title(new QLabel(this)), m_language(new QComboBox(this)), m_runButton(new QToolButton(this)),
-      m_stopButton(new QToolButton(this)), m_editor(new CodeEditor(this)), m_banner(new OutcomeBanner(this)),
-      m_console(new OutputConsole(this)), m_splitter(new QSplitter(Qt::Vertical, this)),
+      m_stopButton(new QToolButton(this)), m_editor(new CodeEditor(this)),
+      m_splitter(new QSplitter(Qt::Vertical, this)),
       m_runAction(new QAction(paletteIcon(QStringLiteral("run")), tr("&Run"), this)),
       m_stopAction(new QAction(paletteIcon(QStringLiteral("run-stop")), tr("S&top Run"), this)),
       m_clearAction(new QAction(paletteIcon(QStringLiteral("clear")), tr("C&lear Output"), this))
@@ -76,16 +77,12 @@ RunPanel::RunPanel(DaemonConnection &connection, QWidget *parent)
     header->addWidget(m_runButton);
     header->addWidget(m_stopButton);
 
-    auto *outputArea = new QWidget(this);
-    auto *outputLayout = new QVBoxLayout(outputArea);
-    outputLayout->setContentsMargins(0, 0, 0, 0);
-    outputLayout->setSpacing(0);
-    outputLayout->addWidget(m_banner);
-    outputLayout->addWidget(m_console, 1);
+    m_outputPages = new QStackedWidget(this);
+    m_outputPages->setObjectName(QStringLiteral("outputPages"));
     m_outputTabs = new QTabWidget(this);
     m_outputTabs->setObjectName(QStringLiteral("outputTabs"));
     m_outputTabs->setDocumentMode(true);
-    m_outputTabs->addTab(outputArea, tr("Output"));
+    m_outputTabs->addTab(m_outputPages, tr("Output"));
     m_splitter->addWidget(m_editor);
     m_splitter->addWidget(m_outputTabs);
     m_splitter->setStretchFactor(0, 3);
@@ -112,17 +109,56 @@ RunPanel::RunPanel(DaemonConnection &connection, QWidget *parent)
     connect(m_controller, &RunController::finished, this, &RunPanel::onFinished);
     connect(m_controller, &RunController::runningChanged, this, &RunPanel::updateActions);
     connect(m_controller, &RunController::output, this, [this](bool isStderr, const QByteArray &bytes) {
-        m_console->append(isStderr ? OutputConsole::Stream::Stderr : OutputConsole::Stream::Stdout, bytes);
+        runPage().console->append(isStderr ? OutputConsole::Stream::Stderr : OutputConsole::Stream::Stdout,
+                                  bytes);
     });
-    connect(m_console, &OutputConsole::inputSubmitted, this, [this](const QByteArray &line) {
-        // Echoed, as a terminal would, so the transcript reads in order.
-        m_console->append(OutputConsole::Stream::Stdout, line);
-        m_controller->sendInput(line);
-    });
-    connect(m_console, &OutputConsole::endOfInputRequested, m_controller, &RunController::endInput);
     connect(&m_connection, &DaemonConnection::statusChanged, this, &RunPanel::updateActions);
 
+    // The page shown while no container is selected; setContainer() switches pages from here on.
+    const OutputPage &none = pageFor(QString());
+    m_banner = none.banner;
+    m_console = none.console;
     setContainer({});
+}
+
+RunPanel::OutputPage &RunPanel::pageFor(const QString &containerId)
+{
+    auto found = m_pages.find(containerId);
+    if (found != m_pages.end())
+        return *found;
+    OutputPage page;
+    page.area = new QWidget(m_outputPages);
+    page.banner = new OutcomeBanner(page.area);
+    page.console = new OutputConsole(page.area);
+    auto *layout = new QVBoxLayout(page.area);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(page.banner);
+    layout->addWidget(page.console, 1);
+    m_outputPages->addWidget(page.area);
+    OutputConsole *console = page.console;
+    // Input is open only on the page of a run that reads it, so a line typed here is that run's.
+    connect(console, &OutputConsole::inputSubmitted, this, [this, console](const QByteArray &line) {
+        // Echoed, as a terminal would, so the transcript reads in order.
+        console->append(OutputConsole::Stream::Stdout, line);
+        m_controller->sendInput(line);
+    });
+    connect(console, &OutputConsole::endOfInputRequested, m_controller, &RunController::endInput);
+    return *m_pages.insert(containerId, page);
+}
+
+RunPanel::OutputPage &RunPanel::runPage()
+{
+    return pageFor(m_controller->containerId());
+}
+
+void RunPanel::dropPage(const QString &containerId)
+{
+    const auto found = m_pages.find(containerId);
+    if (found == m_pages.end())
+        return;
+    delete found->area;
+    m_pages.erase(found);
 }
 
 RunPanel::~RunPanel()
@@ -140,6 +176,16 @@ void RunPanel::setContainer(const QJsonObject &container)
     const QString id = container.value(QStringLiteral("id")).toString();
     if (id != m_containerId) {
         saveCode();
+        // A deleted container's page goes once it is no longer shown, unless its run is still ending.
+        if (!m_pageToDrop.isEmpty() && m_pageToDrop != id &&
+            !(m_controller->isRunning() && m_controller->containerId() == m_pageToDrop)) {
+            dropPage(m_pageToDrop);
+            m_pageToDrop.clear();
+        }
+        const OutputPage &page = pageFor(id);
+        m_outputPages->setCurrentWidget(page.area);
+        m_banner = page.banner;
+        m_console = page.console;
         m_containerId = id;
         m_discarded = false;
         const CodeStore::Entry entry = CodeStore::load(id);
@@ -187,6 +233,10 @@ void RunPanel::discardCode(const QString &containerId)
         m_discarded = true;
     }
     CodeStore::forget(containerId);
+    if (containerId == m_containerId)
+        m_pageToDrop = containerId;
+    else if (!(m_controller->isRunning() && m_controller->containerId() == containerId))
+        dropPage(containerId);
 }
 
 void RunPanel::run()
@@ -211,15 +261,17 @@ void RunPanel::run()
 
 void RunPanel::onStarted(const QString &)
 {
-    m_console->setInputOpen(true);
-    // The program's output is what the user waits for now.
-    m_outputTabs->setCurrentIndex(0);
+    runPage().console->setInputOpen(true);
+    // The program's output is what the user waits for now, if they are still looking at its container.
+    if (m_controller->containerId() == m_containerId)
+        m_outputTabs->setCurrentIndex(0);
 }
 
 void RunPanel::onFinished(const OutcomeSummary &summary, const QJsonObject &run)
 {
-    m_console->finishRun(run.value(QStringLiteral("id")).toString(m_controller->runId()));
-    m_banner->setSummary(summary);
+    OutputPage &page = runPage();
+    page.console->finishRun(run.value(QStringLiteral("id")).toString(m_controller->runId()));
+    page.banner->setSummary(summary);
     if (!run.isEmpty())
         Q_EMIT runFinished(run.value(QStringLiteral("container")).toString());
 }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The centre of the window: the selected container's code in the editor with its language, Run and Stop,
-// and below it the outcome banner and the output console of the last run. Code is saved per container as it
-// is typed (CodeStore), so neither a restart nor a lost daemon loses it.
+// and below it the outcome banner and the output console of the container's last run. Each container has its
+// own output page, so selecting another container never shows one container's outcome under another's code,
+// and a run keeps writing to its own page while another container is looked at. Code is saved per container
+// as it is typed (CodeStore), so neither a restart nor a lost daemon loses it.
 #pragma once
 
+#include <QHash>
 #include <QJsonObject>
 #include <QTimer>
 #include <QWidget>
@@ -12,6 +15,7 @@ class QAction;
 class QComboBox;
 class QLabel;
 class QSplitter;
+class QStackedWidget;
 class QTabWidget;
 class QToolButton;
 
@@ -46,7 +50,9 @@ public:
     QAction *stopAction() const { return m_stopAction; }
     QAction *clearAction() const { return m_clearAction; }
     CodeEditor *editor() const { return m_editor; }
+    // The selected container's output page.
     OutputConsole *console() const { return m_console; }
+    OutcomeBanner *banner() const { return m_banner; }
     QSplitter *splitter() const { return m_splitter; }
     // Below the editor: the output, and beside it whatever the window adds (the file browser).
     QTabWidget *outputTabs() const { return m_outputTabs; }
@@ -57,6 +63,18 @@ Q_SIGNALS:
     void runFinished(const QString &containerId);
 
 private:
+    struct OutputPage
+    {
+        QWidget *area = nullptr;
+        OutcomeBanner *banner = nullptr;
+        OutputConsole *console = nullptr;
+    };
+
+    // The container's page, made on first use.
+    OutputPage &pageFor(const QString &containerId);
+    // The page of the container the current (or last) run is in.
+    OutputPage &runPage();
+    void dropPage(const QString &containerId);
     void run();
     void onStarted(const QString &runId);
     void onFinished(const OutcomeSummary &summary, const QJsonObject &run);
@@ -74,8 +92,11 @@ private:
     QToolButton *m_runButton;
     QToolButton *m_stopButton;
     CodeEditor *m_editor;
-    OutcomeBanner *m_banner;
-    OutputConsole *m_console;
+    QStackedWidget *m_outputPages;
+    QHash<QString, OutputPage> m_pages; // by container id; "" while none is selected
+    QString m_pageToDrop;               // a deleted container's page, dropped once the selection moves on
+    OutcomeBanner *m_banner = nullptr;  // the selected container's page
+    OutputConsole *m_console = nullptr;
     QSplitter *m_splitter;
     QTabWidget *m_outputTabs;
     QAction *m_runAction;

@@ -307,6 +307,9 @@ Result<QJsonObject> ContainerManager::stop(const QString &id)
     stopped.container->stop(QStringLiteral("the container was stopped"));
     stopped.record.state = QStringLiteral("stopped");
     touch(stopped);
+    // A new state is always saved and announced: touch() alone skips both within a second of the last
+    // activity, and every other client (the workbench after `cordon stop`) would go on showing "running".
+    persist(stopped);
     recordEvent(id, {}, QStringLiteral("container.stopped"), {});
     return containerJson(stopped);
 }
@@ -328,6 +331,7 @@ Result<QJsonObject> ContainerManager::start(const QString &id)
         recordEvent(id, {}, QStringLiteral("container.started"), {});
     }
     touch(started);
+    persist(started); // as in stop(): the new state reaches every client at once
     return containerJson(started);
 }
 
@@ -497,8 +501,8 @@ void ContainerManager::sampleMemory()
         if (!owned->samples.empty() && owned->samples.back().oomKills < sample.oomKills)
             recordEvent(id, {}, QStringLiteral("container.oom_kill"),
                         {{QStringLiteral("oom_kills"), sample.oomKills}});
-        // Once per burst: the first sample that sees the counter move. The group is new with the container (or
-        // its restart), so before the first sample the count was 0.
+        // Once per burst: the first sample that sees the counter move. The group is new with the container
+        // (or its restart), so before the first sample the count was 0.
         const qint64 hitsBefore = owned->samples.empty() ? 0 : owned->samples.back().pidsLimitHits;
         if (hitsBefore < sample.pidsLimitHits)
             recordEvent(id, {}, QStringLiteral("container.pids_limit_reached"),

@@ -16,6 +16,7 @@
 #include "outcomebanner.h"
 #include "outputconsole.h"
 #include "processgauge.h"
+#include "runpanel.h"
 #include "workspacefilemodel.h"
 
 #include <Qsci/qscilexer.h>
@@ -37,8 +38,8 @@ class DemoModeTest final : public QObject
     {
         return m_window->findChild<QAction *>(QStringLiteral("demo-") + id);
     }
-    OutcomeBanner *banner() const { return m_window->findChild<OutcomeBanner *>(); }
-    OutputConsole *console() const { return m_window->findChild<OutputConsole *>(); }
+    OutcomeBanner *banner() const { return m_window->findChild<RunPanel *>()->banner(); }
+    OutputConsole *console() const { return m_window->findChild<RunPanel *>()->console(); }
     CodeEditor *editor() const { return m_window->findChild<CodeEditor *>(); }
 
     // Runs a demo from the menu and waits until the run has ended; returns the console's text.

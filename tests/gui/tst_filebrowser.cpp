@@ -359,7 +359,7 @@ private:
     {
         auto *panel = m_window->findChild<RunPanel *>();
         panel->setCode(QStringLiteral("python"), code);
-        auto *banner = m_window->findChild<OutcomeBanner *>();
+        auto *banner = m_window->findChild<RunPanel *>()->banner();
         panel->runAction()->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(panel->isRunning(), 10000);
         QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 30000);

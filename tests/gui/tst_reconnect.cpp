@@ -9,6 +9,7 @@
 #include "daemonconnection.h"
 #include "mainwindow.h"
 #include "outcomebanner.h"
+#include "runpanel.h"
 #include "testutil.h"
 
 #include <QAbstractItemModelTester>
@@ -71,7 +72,7 @@ private Q_SLOTS:
         QAction *run = window.findChild<QAction *>(QStringLiteral("runAction"));
         QTRY_VERIFY(run->isEnabled());
         run->trigger();
-        auto *outcome = window.findChild<OutcomeBanner *>();
+        auto *outcome = window.findChild<RunPanel *>()->banner();
         QTRY_VERIFY_WITH_TIMEOUT(outcome->text().startsWith(QStringLiteral("Exit code 0")), 30000);
     }
 

@@ -10,6 +10,7 @@
 #include "mainwindow.h"
 #include "outcomebanner.h"
 #include "outputconsole.h"
+#include "runpanel.h"
 #include "welcomepage.h"
 
 #include <QAbstractItemModelTester>
@@ -105,8 +106,8 @@ private Q_SLOTS:
         QVERIFY(editor->text().contains(QStringLiteral("print('err-line', file=sys.stderr)\nsys.exit(3)")));
 
         QTest::keyClick(editor, Qt::Key_Return, Qt::ControlModifier);
-        auto *console = m_window->findChild<OutputConsole *>();
-        auto *banner = m_window->findChild<OutcomeBanner *>();
+        auto *console = m_window->findChild<RunPanel *>()->console();
+        auto *banner = m_window->findChild<RunPanel *>()->banner();
         QTRY_VERIFY_WITH_TIMEOUT(banner->text().startsWith(QStringLiteral("Exit code 3")), 30000);
         QVERIFY2(banner->text().contains(
                      QStringLiteral("nonzero_exit — the program reported a failure with exit code 3")),
@@ -136,12 +137,12 @@ private Q_SLOTS:
         auto *editor = m_window->findChild<CodeEditor *>();
         editor->setText(QStringLiteral("name = input('who? ')\nprint('hello', name)\n"));
         QTest::keyClick(editor, Qt::Key_F5);
-        auto *console = m_window->findChild<OutputConsole *>();
+        auto *console = m_window->findChild<RunPanel *>()->console();
         QTRY_VERIFY_WITH_TIMEOUT(console->inputLine()->isEnabled(), 30000);
         QTest::keyClicks(console->inputLine(), QStringLiteral("Ada"));
         QTest::keyClick(console->inputLine(), Qt::Key_Return);
         QTRY_VERIFY_WITH_TIMEOUT(console->plainText().contains(QStringLiteral("hello Ada")), 30000);
-        auto *banner = m_window->findChild<OutcomeBanner *>();
+        auto *banner = m_window->findChild<RunPanel *>()->banner();
         QTRY_VERIFY(banner->text().startsWith(QStringLiteral("Exit code 0")));
         QVERIFY(banner->text().contains(QStringLiteral("ok — the run finished successfully")));
         QVERIFY(!console->inputLine()->isEnabled());
@@ -153,7 +154,7 @@ private Q_SLOTS:
         editor->setText(
             QStringLiteral("blocks = []\nwhile True:\n    blocks.append(bytearray(64 * 1024 * 1024))\n"));
         QTest::keyClick(editor, Qt::Key_Return, Qt::ControlModifier);
-        auto *banner = m_window->findChild<OutcomeBanner *>();
+        auto *banner = m_window->findChild<RunPanel *>()->banner();
         QTRY_VERIFY_WITH_TIMEOUT(banner->text().startsWith(QStringLiteral("Out of memory")), 30000);
         QVERIFY2(banner->text().contains(
                      QStringLiteral("oom — the run exceeded its 1 GiB memory limit and was killed")),
@@ -165,12 +166,12 @@ private Q_SLOTS:
         auto *editor = m_window->findChild<CodeEditor *>();
         editor->setText(QStringLiteral("import time\nprint('sleeping', flush=True)\ntime.sleep(120)\n"));
         QTest::keyClick(editor, Qt::Key_F5);
-        auto *console = m_window->findChild<OutputConsole *>();
+        auto *console = m_window->findChild<RunPanel *>()->console();
         QTRY_VERIFY_WITH_TIMEOUT(console->plainText().contains(QStringLiteral("sleeping")), 30000);
         QAction *stop = m_window->findChild<QAction *>(QStringLiteral("stopRunAction"));
         QVERIFY(stop->isEnabled());
         QTest::keyClick(editor, Qt::Key_F5, Qt::ShiftModifier);
-        auto *banner = m_window->findChild<OutcomeBanner *>();
+        auto *banner = m_window->findChild<RunPanel *>()->banner();
         QTRY_VERIFY_WITH_TIMEOUT(banner->text().startsWith(QStringLiteral("Signal SIGKILL")), 30000);
         QVERIFY2(banner->text().contains(QStringLiteral("stopped on request")), qPrintable(banner->text()));
         QVERIFY(!stop->isEnabled());

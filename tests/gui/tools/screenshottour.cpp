@@ -160,7 +160,7 @@ int main(int argc, char *argv[])
     settle(12000);
     auto *panel = window.findChild<RunPanel *>();
     panel->runAction()->trigger();
-    auto *banner = window.findChild<OutcomeBanner *>();
+    auto *banner = window.findChild<RunPanel *>()->banner();
     if (!waitFor([&] { return banner->text().startsWith(QStringLiteral("Exit code")); }, 60000))
         return fail("running the demo program");
     settle(1500);
