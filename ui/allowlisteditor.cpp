@@ -31,6 +31,15 @@ void showNote(QLabel *label, const QString &text, const QColor &colour)
     label->setVisible(!text.isEmpty());
 }
 
+// Keeps room for `lines` lines of `label` whether it says anything or not, so that nothing below it moves as
+// its text comes and goes; a longer text still grows it.
+void reserveLines(QLabel *label, int lines)
+{
+    label->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    const QMargins margins = label->contentsMargins();
+    label->setMinimumHeight(label->fontMetrics().lineSpacing() * lines + margins.top() + margins.bottom());
+}
+
 QString errorWithHint(const Error &error)
 {
     const QString hint = error.hint();
@@ -73,7 +82,7 @@ AllowlistEditor::AllowlistEditor(DaemonConnection &connection, Mode mode, QWidge
     m_fieldMessage->setTextFormat(Qt::PlainText);
     m_fieldMessage->setWordWrap(true);
     m_fieldMessage->setAccessibleName(tr("Entry check"));
-    m_fieldMessage->hide();
+    reserveLines(m_fieldMessage, 2);
 
     m_addButton->setObjectName(QStringLiteral("allowlistAddButton"));
     m_addButton->setText(tr("&Add"));
@@ -103,7 +112,7 @@ AllowlistEditor::AllowlistEditor(DaemonConnection &connection, Mode mode, QWidge
     m_meaning->setTextFormat(Qt::PlainText);
     m_meaning->setWordWrap(true);
     m_meaning->setAccessibleName(tr("What the selected entry allows"));
-    m_meaning->hide();
+    reserveLines(m_meaning, 2);
     m_summary->setObjectName(QStringLiteral("allowlistSummary"));
     m_summary->setTextFormat(Qt::PlainText);
     m_summary->setWordWrap(true);
@@ -254,7 +263,7 @@ QString AllowlistEditor::problemSummary() const
 
 QString AllowlistEditor::fieldMessage() const
 {
-    return m_fieldMessage->isVisible() ? m_fieldMessage->text() : QString();
+    return m_fieldMessage->text();
 }
 
 void AllowlistEditor::scheduleListCheck()
@@ -298,7 +307,7 @@ void AllowlistEditor::scheduleFieldCheck()
     if (!m_fieldPending) {
         m_fieldTimer.stop();
         m_submitWhenChecked = false;
-        showNote(m_fieldMessage, QString(), QColor());
+        setFieldMessage(QString(), QColor());
         updateButtons();
         return;
     }
@@ -314,12 +323,12 @@ void AllowlistEditor::checkField()
     if (entry.isUndefined()) {
         m_fieldPending = false;
         m_submitWhenChecked = false;
-        showNote(m_fieldMessage, problem, AllowlistModel::problemColour(palette()));
+        setFieldMessage(problem, AllowlistModel::problemColour(palette()));
         updateButtons();
         return;
     }
     if (!m_connection.isConnected()) {
-        showNote(m_fieldMessage, tr("Not connected to cordond: the entry cannot be checked yet."), QColor());
+        setFieldMessage(tr("Not connected to cordond: the entry cannot be checked yet."), QColor());
         return;
     }
     QJsonArray asked = othersThanEdited();
@@ -336,21 +345,20 @@ void AllowlistEditor::checkField()
                 result ? result->value(QStringLiteral("entries")).toArray().last().toObject() : QJsonObject();
             if (!result) {
                 m_fieldAcceptable = false;
-                showNote(m_fieldMessage, tr("Could not check: %1").arg(result.error().message()),
-                         AllowlistModel::problemColour(palette()));
+                setFieldMessage(tr("Could not check: %1").arg(result.error().message()),
+                                AllowlistModel::problemColour(palette()));
             } else if (!answer.value(QStringLiteral("ok")).toBool()) {
                 m_fieldAcceptable = false;
-                showNote(m_fieldMessage, tr("Refused: %1").arg(AllowlistModel::refusal(answer)),
-                         AllowlistModel::problemColour(palette()));
+                setFieldMessage(tr("Refused: %1").arg(AllowlistModel::refusal(answer)),
+                                AllowlistModel::problemColour(palette()));
             } else if (answer.contains(QStringLiteral("outside_organisation")) && m_mode == Mode::Container) {
                 m_fieldAcceptable = false;
-                showNote(m_fieldMessage,
-                         tr("Outside the organisation allowlist, so it cannot be allowed here: %1")
-                             .arg(answer.value(QStringLiteral("outside_organisation"))
-                                      .toObject()
-                                      .value(QStringLiteral("message"))
-                                      .toString()),
-                         AllowlistModel::outsideColour(palette()));
+                setFieldMessage(tr("Outside the organisation allowlist, so it cannot be allowed here: %1")
+                                    .arg(answer.value(QStringLiteral("outside_organisation"))
+                                             .toObject()
+                                             .value(QStringLiteral("message"))
+                                             .toString()),
+                                AllowlistModel::outsideColour(palette()));
             } else {
                 m_fieldAcceptable = true;
                 showNote(
@@ -460,7 +468,6 @@ void AllowlistEditor::updateButtons()
         meaningPalette.setColor(QPalette::WindowText, AllowlistModel::outsideColour(palette()));
     m_meaning->setPalette(meaningPalette);
     m_meaning->setText(meaning);
-    m_meaning->setVisible(!meaning.isEmpty());
 }
 
 QString AllowlistEditor::ruleMeaning() const
@@ -474,6 +481,22 @@ QString AllowlistEditor::ruleMeaning() const
     const QString caveat = PolicyWords::ruleCaveat(rule);
     return tr("Allows %1.").arg(PolicyWords::rule(rule)) +
            (caveat.isEmpty() ? QString() : QLatin1Char(' ') + caveat);
+}
+
+void AllowlistEditor::setFieldMessage(const QString &text, const QColor &colour)
+{
+    showNote(m_fieldMessage, text, colour);
+    m_fieldMessage->show(); // empty or not: its lines are reserved
+}
+
+void AllowlistEditor::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    // Presentation mode's larger font needs larger reserved lines.
+    if (event->type() == QEvent::FontChange) {
+        reserveLines(m_fieldMessage, 2);
+        reserveLines(m_meaning, 2);
+    }
 }
 
 bool AllowlistEditor::eventFilter(QObject *watched, QEvent *event)

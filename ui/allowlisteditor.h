@@ -10,6 +10,7 @@
 #include <QTimer>
 #include <QWidget>
 
+class QColor;
 class QLabel;
 class QLineEdit;
 class QListView;
@@ -94,8 +95,11 @@ Q_SIGNALS:
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
+    // The verdict under the field, in its reserved place.
+    void setFieldMessage(const QString &text, const QColor &colour);
     void buildPresetMenu();
     void scheduleListCheck();
     void checkList();

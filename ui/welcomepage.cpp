@@ -3,6 +3,7 @@
 
 #include "paletteicon.h"
 
+#include <QEvent>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -25,7 +26,7 @@ WelcomePage::WelcomePage(QWidget *parent)
     title->setFont(titleFont);
     title->setAlignment(Qt::AlignCenter);
     title->setWordWrap(true);
-    auto *body = new QLabel(
+    auto *body = m_body = new QLabel(
         tr("A container has its own memory limit, no network and no view of your files. Write code in the "
            "editor, run it with Ctrl+Return, and watch its output, its memory and its idle timer. A "
            "container "
@@ -35,6 +36,7 @@ WelcomePage::WelcomePage(QWidget *parent)
     body->setWordWrap(true);
     // A fixed width lets the label compute its wrapped height; a maximum alone clips the last line.
     body->setFixedWidth(520);
+    fitBody();
     m_demo->setDefault(true);
     m_demo->setIcon(paletteIcon(QStringLiteral("run")));
     m_demo->setAccessibleDescription(
@@ -74,6 +76,18 @@ WelcomePage::WelcomePage(QWidget *parent)
     layout->addWidget(hint);
     layout->addWidget(m_status);
     layout->addStretch(3);
+}
+
+void WelcomePage::fitBody()
+{
+    m_body->setFixedHeight(m_body->heightForWidth(m_body->width()));
+}
+
+void WelcomePage::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        fitBody();
 }
 
 void WelcomePage::setConnected(bool connected)

@@ -29,7 +29,15 @@ Q_SIGNALS:
     void demoRequested();
     void newContainerRequested();
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    // The wrapped text's height at its fixed width, for the current font: a layout item with an alignment
+    // does not ask for it by itself, and presentation mode's larger font cut the last lines.
+    void fitBody();
+
+    QLabel *m_body = nullptr;
     QPushButton *m_demo;
     QPushButton *m_custom;
     QLabel *m_status;
