@@ -42,6 +42,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -98,6 +99,14 @@ MainWindow::MainWindow(Options options, QWidget *parent)
     Appearance::apply(WorkbenchSettings::theme(), m_presentationAction->isChecked());
     for (int column : {int(ContainerListModel::IdColumn), int(ContainerListModel::MemoryColumn)})
         m_list->setColumnHidden(column, m_presentationAction->isChecked());
+    fitListWidth();
+    // New rows bring their widths (a longer state, a bigger tier); fonts change with presentation mode.
+    // Queued: the header sizes its columns to the new contents first.
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &MainWindow::fitListWidth,
+            Qt::QueuedConnection);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &MainWindow::fitListWidth, Qt::QueuedConnection);
+    connect(Appearance::notifier(), &AppearanceNotifier::fontsChanged, this, &MainWindow::fitListWidth,
+            Qt::QueuedConnection);
 
     connect(m_notifier, &DesktopNotifier::actionInvoked, this, [this](const QString &id, const QString &key) {
         if (key == QLatin1String("keep-alive")) {
@@ -243,7 +252,9 @@ void MainWindow::buildLayout()
     m_mainSplitter->setStretchFactor(2, 0);
     m_mainSplitter->setChildrenCollapsible(false);
     m_mainSplitter->setSizes({300, 720, 380});
-    left->setMinimumWidth(220);
+    // No fixed minimum for the left side: an explicit one overrides its layout's, and the list, kept wide
+    // enough for its columns (fitListWidth), was then cut off by a narrower panel.
+    m_listEmpty->setMinimumWidth(200);
     right->setMinimumWidth(300);
 
     auto *central = new QWidget(this);
@@ -816,6 +827,24 @@ void MainWindow::setPresentationMode(bool presentation)
     // the editor's header.
     for (int column : {int(ContainerListModel::IdColumn), int(ContainerListModel::MemoryColumn)})
         m_list->setColumnHidden(column, presentation);
+    fitListWidth();
+}
+
+void MainWindow::fitListWidth()
+{
+    // The other columns size to their contents and the name takes the rest: without a floor, a narrow
+    // splitter squeezed the names to "d…" first. The list may not get narrower than every visible column
+    // plus room for about ten characters of name.
+    int needed = m_list->fontMetrics().averageCharWidth() * 10;
+    for (int column = 0; column < m_model->columnCount(); ++column) {
+        if (column == ContainerListModel::NameColumn || m_list->isColumnHidden(column))
+            continue;
+        // Sized now, not when the view next lays itself out, so that the sum is right.
+        m_list->resizeColumnToContents(column);
+        needed += m_list->header()->sectionSize(column);
+    }
+    needed += 2 * m_list->frameWidth() + m_list->verticalScrollBar()->sizeHint().width();
+    m_list->setMinimumWidth(needed);
 }
 
 void MainWindow::containerCall(const QString &method, const QString &id)

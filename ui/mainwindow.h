@@ -106,6 +106,8 @@ private:
     void updateActions();
     void updateStatus();
     void updatePages();
+    // Keeps the container list wide enough for its visible columns and a readable name.
+    void fitListWidth();
 
     void startCurrent();
     void stopCurrent();

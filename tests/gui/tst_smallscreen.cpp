@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: MIT
 // A common laptop screen, 1366x768, in the normal look and in presentation mode: every line of the welcome
-// page is there whole (no label cut short at the bottom or the sides, no button outside the page).
+// page is there whole (no label cut short at the bottom or the sides, no button outside the page), and the
+// container list keeps room for names however narrow the splitter makes it.
 #include "guitest.h"
 
 #include "appearance.h"
+#include "containerlistmodel.h"
+#include "daemonconnection.h"
 #include "mainwindow.h"
+#include "testutil.h"
 #include "welcomepage.h"
 #include "windowtest.h"
 
+#include <QHeaderView>
+#include <QJsonArray>
 #include <QLabel>
 #include <QPushButton>
+#include <QSplitter>
+#include <QTreeView>
 
 using namespace Cordon::Ui;
 
@@ -58,6 +66,58 @@ private Q_SLOTS:
             QVERIFY2(page.contains(where), qPrintable(button->text()));
             QVERIFY2(button->width() >= button->sizeHint().width(), qPrintable(button->text()));
         }
+        window->setPresentationMode(false);
+    }
+
+    void namesKeepTheirRoom_data()
+    {
+        QTest::addColumn<bool>("presentation");
+        QTest::newRow("normal") << false;
+        QTest::newRow("presentation") << true;
+    }
+
+    void namesKeepTheirRoom()
+    {
+        QFETCH(bool, presentation);
+        if (m_daemon.call(QStringLiteral("container.list"))
+                ->value(QStringLiteral("containers"))
+                .toArray()
+                .isEmpty())
+            QVERIFY_RESULT(m_daemon.createContainer(QStringLiteral("a-readable-name")));
+        const auto window = CordonGuiTest::openConnectedWindow();
+        QVERIFY(window);
+        window->setPresentationMode(presentation);
+        window->resize(1366, 768);
+        QTRY_VERIFY(window->containerModel().rowCount() > 0);
+        auto *list = window->findChild<QTreeView *>(QStringLiteral("containerList"));
+        QVERIFY(list);
+        // The window fits the screen: the panels' minimum widths add up to no more than it has.
+        QApplication::processEvents();
+        QVERIFY2(window->width() <= 1366, qPrintable(QString::number(window->width())));
+        // The user drags the list as narrow as it goes: the name column still shows about a dozen characters.
+        auto *splitter = window->findChild<QSplitter *>(QStringLiteral("mainSplitter"));
+        QVERIFY(splitter);
+        QList<int> sizes = splitter->sizes();
+        sizes[1] += sizes[0];
+        sizes[0] = 0;
+        splitter->setSizes(sizes);
+        QApplication::processEvents();
+        const int nameWidth = list->header()->sectionSize(ContainerListModel::NameColumn);
+        QVERIFY2(nameWidth >= list->fontMetrics().averageCharWidth() * 8,
+                 qPrintable(QString::number(nameWidth)));
+        // And no other column is pushed out of sight for it.
+        int total = 0;
+        for (int column = 0; column < list->model()->columnCount(); ++column) {
+            if (!list->isColumnHidden(column))
+                total += list->header()->sectionSize(column);
+        }
+        QVERIFY2(total <= list->viewport()->width(),
+                 qPrintable(QStringLiteral("%1 > %2").arg(total).arg(list->viewport()->width())));
+        // Nor is the list itself cut off by the panel it sits in.
+        QVERIFY2(list->parentWidget()->rect().contains(list->geometry()),
+                 qPrintable(QStringLiteral("list %1 px wide in a %2 px panel")
+                                .arg(list->geometry().right())
+                                .arg(list->parentWidget()->width())));
         window->setPresentationMode(false);
     }
 

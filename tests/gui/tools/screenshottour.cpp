@@ -160,8 +160,7 @@ int main(int argc, char *argv[])
     settle(12000);
     auto *panel = window.findChild<RunPanel *>();
     panel->runAction()->trigger();
-    auto *banner = window.findChild<RunPanel *>()->banner();
-    if (!waitFor([&] { return banner->text().startsWith(QStringLiteral("Exit code")); }, 60000))
+    if (!waitFor([&] { return panel->banner()->text().startsWith(QStringLiteral("Exit code")); }, 60000))
         return fail("running the demo program");
     settle(1500);
     if (!save(window.grab(), out, prefix + QStringLiteral("main-window.png")))
@@ -190,7 +189,7 @@ int main(int argc, char *argv[])
     panel->editor()->setText(QStringLiteral("import time\nblocks = []\nwhile True:\n"
                                             "    blocks.append(bytearray(64 << 20))\n    time.sleep(0.1)\n"));
     panel->runAction()->trigger();
-    if (!waitFor([&] { return banner->text().startsWith(QStringLiteral("Out of memory")); }, 60000))
+    if (!waitFor([&] { return panel->banner()->text().startsWith(QStringLiteral("Out of memory")); }, 60000))
         return fail("running into the memory limit");
     settle(1500);
     auto *chart = window.findChild<MemoryChart *>();
@@ -263,7 +262,7 @@ int main(int argc, char *argv[])
                                   "os.symlink('/etc/passwd', '/mnt/data/outputs/passwd-link')\n"
                                   "print('wrote', sorted(os.listdir('/mnt/data/outputs')))\n"));
     panel->runAction()->trigger();
-    if (!waitFor([&] { return banner->text().startsWith(QStringLiteral("Exit code 0")); }, 60000))
+    if (!waitFor([&] { return panel->banner()->text().startsWith(QStringLiteral("Exit code 0")); }, 60000))
         return fail("running the file program");
     panel->outputTabs()->setCurrentWidget(files);
     if (!waitFor(
@@ -375,7 +374,7 @@ int main(int argc, char *argv[])
                                   "    except Exception as error:\n"
                                   "        print(url, error)\n"));
     panel->runAction()->trigger();
-    if (!waitFor([&] { return banner->text().startsWith(QStringLiteral("Exit code")); }, 60000))
+    if (!waitFor([&] { return panel->banner()->text().startsWith(QStringLiteral("Exit code")); }, 60000))
         return fail("running the network program");
     auto *network = window.networkPanel();
     panel->outputTabs()->setCurrentWidget(network);
@@ -421,8 +420,9 @@ int main(int argc, char *argv[])
     panel->editor()->clear(); // nothing of the user's to keep: the demo needs no confirmation
     window.findChild<QAction *>(QStringLiteral("demo-memory-bomb"))->trigger();
     // In presentation mode the headline says what held.
-    if (!waitFor([&] { return banner->text().startsWith(QStringLiteral("Contained: out of memory")); },
-                 60000))
+    if (!waitFor(
+            [&] { return panel->banner()->text().startsWith(QStringLiteral("Contained: out of memory")); },
+            60000))
         return fail("running the memory bomb");
     window.resize(1600, 1000);
     splitter->setSizes({400, 780, 420});
