@@ -69,15 +69,17 @@ void DownloadReport::addAnswer(const QJsonObject &answer)
     }
 }
 
-void DownloadReport::addFailure(const QString &path, const Error &error)
+bool DownloadReport::addFailure(const QString &path, const Error &error)
 {
-    if (isRefusalCode(error.code()))
-        addAnswer({{QStringLiteral("refused"),
-                    QJsonArray{QJsonObject{{QStringLiteral("path"), path},
-                                           {QStringLiteral("code"), error.code()},
-                                           {QStringLiteral("reason"), error.message()}}}}});
-    else
+    if (!isRefusalCode(error.code())) {
         m_errors.append(tr("Download failed: %1").arg(error.message()));
+        return false;
+    }
+    addAnswer(
+        {{QStringLiteral("refused"), QJsonArray{QJsonObject{{QStringLiteral("path"), path},
+                                                            {QStringLiteral("code"), error.code()},
+                                                            {QStringLiteral("reason"), error.message()}}}}});
+    return true;
 }
 
 QString DownloadReport::summary() const

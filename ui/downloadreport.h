@@ -32,9 +32,9 @@ public:
 
     // A `file.download` answer.
     void addAnswer(const QJsonObject &answer);
-    // A request that failed: a single file's refusal (`path` is the file) or a failure that ends the
-    // download.
-    void addFailure(const QString &path, const Error &error);
+    // A request that failed: a single file's refusal (`path` is the file; true: the other files can still be
+    // tried) or a failure that ends the download (false).
+    bool addFailure(const QString &path, const Error &error);
 
     QString destination() const { return m_destination; }
     qsizetype copiedCount() const { return m_copied.size(); }

@@ -2,7 +2,6 @@
 #include "filebrowser.h"
 
 #include "core/formatting.h"
-#include "core/refusalcodes.h"
 #include "csvtable.h"
 #include "daemonconnection.h"
 #include "downloadreport.h"
@@ -153,13 +152,12 @@ FileBrowser::FileBrowser(DaemonConnection &connection, QWidget *parent)
         if (!QDesktopServices::openUrl(QUrl::fromLocalFile(m_downloadFolder)))
             setMessage(message() + tr("\nThe folder could not be opened: no file manager answered."), true);
     });
-    auto *messageBar = new QWidget(this);
-    messageBar->setObjectName(QStringLiteral("fileMessageBar"));
-    auto *messageLayout = new QHBoxLayout(messageBar);
+    m_messageBar = new QWidget(this);
+    m_messageBar->setObjectName(QStringLiteral("fileMessageBar"));
+    auto *messageLayout = new QHBoxLayout(m_messageBar);
     messageLayout->setContentsMargins(0, 0, 8, 0);
     messageLayout->addWidget(m_message, 1);
     messageLayout->addWidget(m_openFolderButton, 0, Qt::AlignTop);
-    m_messageBar = messageBar;
     m_messageBar->hide();
     m_openFolderButton->hide();
     m_progress->setObjectName(QStringLiteral("fileProgress"));
@@ -403,6 +401,12 @@ QModelIndexList FileBrowser::selectedRows() const
     return m_view->selectionModel()->selectedRows(WorkspaceFileModel::NameColumn);
 }
 
+QModelIndexList FileBrowser::filesBelow(const QModelIndex &folder) const
+{
+    return m_model->match(m_model->index(0, 0, folder), WorkspaceFileModel::IsFileRole, true, -1,
+                          Qt::MatchExactly | Qt::MatchRecursive);
+}
+
 QList<FileBrowser::Transfer> FileBrowser::transfersFor(const QModelIndexList &rows) const
 {
     QList<Transfer> transfers;
@@ -423,10 +427,7 @@ QList<FileBrowser::Transfer> FileBrowser::transfersFor(const QModelIndexList &ro
             continue;
         }
         // A folder: the files below it (the daemon copies one file or a whole scope).
-        const QModelIndexList files =
-            m_model->match(m_model->index(0, 0, index), WorkspaceFileModel::IsFileRole, true, -1,
-                           Qt::MatchExactly | Qt::MatchRecursive);
-        for (const QModelIndex &file : files)
+        for (const QModelIndex &file : filesBelow(index))
             add(scope, file.data(WorkspaceFileModel::PathRole).toString());
     }
     return transfers;
@@ -471,11 +472,7 @@ QStringList FileBrowser::takenNames(const QString &destination, const QList<Tran
             check(transfer.path.section(QLatin1Char('/'), -1));
             continue;
         }
-        const QModelIndex root = m_model->rootIndex(transfer.scope);
-        const QModelIndexList files =
-            m_model->match(m_model->index(0, 0, root), WorkspaceFileModel::IsFileRole, true, -1,
-                           Qt::MatchExactly | Qt::MatchRecursive);
-        for (const QModelIndex &file : files)
+        for (const QModelIndex &file : filesBelow(m_model->rootIndex(transfer.scope)))
             check(file.data(WorkspaceFileModel::PathRole).toString());
     }
     return names;
@@ -553,14 +550,11 @@ void FileBrowser::downloadNext(QList<Transfer> remaining, const QString &existin
                        {QStringLiteral("existing"), existing}},
                       this,
                       [this, remaining, existing, report, transfer](Result<QJsonObject> result) mutable {
-                          if (result) {
+                          // One file's refusal leaves the others to try; anything else ends the download.
+                          if (result)
                               report->addAnswer(*result);
-                          } else {
-                              report->addFailure(transfer.path, result.error());
-                              // One file's refusal leaves the others to try; anything else ends the download.
-                              if (!isRefusalCode(result.error().code()))
-                                  remaining.clear();
-                          }
+                          else if (!report->addFailure(transfer.path, result.error()))
+                              remaining.clear();
                           downloadNext(remaining, existing, report);
                       });
 }

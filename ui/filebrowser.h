@@ -115,6 +115,8 @@ private:
     // Forgets the file previewed (its caption, its copy, an answer on its way) and shows `note` instead.
     void resetPreview(const QString &note);
     QList<Transfer> transfersFor(const QModelIndexList &rows) const;
+    // The listed files anywhere below a folder or scope root.
+    QModelIndexList filesBelow(const QModelIndex &folder) const;
     QModelIndexList selectedRows() const;
     void setBusy(bool busy);
     void setMessage(const QString &text, bool problem = false);
