@@ -11,6 +11,8 @@
 #include <QFileInfo>
 #include <QJsonArray>
 
+#include <algorithm>
+
 namespace Cordon::Cli {
 
 namespace {
@@ -97,8 +99,17 @@ int download(DaemonSession &session, const Endpoint &source, const QString &dest
                                 {QStringLiteral("path"), from.path},
                                 {QStringLiteral("destination"), target.absoluteFilePath()},
                                 {QStringLiteral("existing"), existing}});
-    if (!copied)
-        return reportError(copied.error());
+    // A name already in DIR is kept unless asked otherwise: say how to ask.
+    const QString takenHint =
+        QStringLiteral("cordon: names already in %1 were kept; --keep-both saves the "
+                       "download beside them as NAME (2).EXT, --force replaces regular files\n")
+            .arg(escapeName(target.absoluteFilePath()));
+    if (!copied) {
+        const int status = reportError(copied.error());
+        if (copied.error().code() == QLatin1String("files.exists") && existing == QLatin1String("refuse"))
+            printErr(takenHint);
+        return status;
+    }
     const QJsonArray refused = copied->value(QStringLiteral("refused")).toArray();
     if (json) {
         printJson(*copied);
@@ -123,6 +134,11 @@ int download(DaemonSession &session, const Endpoint &source, const QString &dest
                           entry.value(QStringLiteral("reason")).toString(),
                           entry.value(QStringLiteral("code")).toString()));
     }
+    const bool nameTaken = std::any_of(refused.begin(), refused.end(), [](const QJsonValue &entry) {
+        return entry.toObject().value(QStringLiteral("code")).toString() == QLatin1String("files.exists");
+    });
+    if (nameTaken && existing == QLatin1String("refuse"))
+        printErr(takenHint);
     if (!refused.isEmpty())
         printErr(QStringLiteral("cordon: %1 entr%2 not copied; everything else was\n")
                      .arg(refused.size())

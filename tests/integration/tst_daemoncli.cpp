@@ -620,6 +620,7 @@ private Q_SLOTS:
         const CliResult again =
             cordon({QStringLiteral("cp"), m_container + QStringLiteral(":outputs/result.txt"), one});
         QVERIFY2(again.status == 1 && again.err.contains("already has this name"), again.describe());
+        QVERIFY2(again.err.contains("--keep-both saves the download beside them"), again.describe());
         QCOMPARE(readFile(one + QStringLiteral("/result.txt")), QByteArray("42\n"));
         const CliResult forced = cordon({QStringLiteral("cp"), QStringLiteral("--force"),
                                          m_container + QStringLiteral(":outputs/result.txt"), one});
