@@ -5,7 +5,6 @@
 #include "paletteicon.h"
 
 #include <QApplication>
-#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStyle>
@@ -115,15 +114,6 @@ void OutcomeBanner::apply()
     m_details->setText(summary.details);
     m_details->setVisible(!summary.details.isEmpty());
     setAccessibleDescription(text());
-}
-
-bool OutcomeBanner::event(QEvent *event)
-{
-    // The desktop's own palette changing under the System theme; the banner's style sheet causes only
-    // PaletteChange, so this cannot go round.
-    if (event->type() == QEvent::ApplicationPaletteChange)
-        apply();
-    return QFrame::event(event);
 }
 
 void OutcomeBanner::clear()

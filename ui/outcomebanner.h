@@ -30,9 +30,6 @@ public:
     // The tint behind the words (for tests): the application palette's base mixed with the outcome's accent.
     QColor background() const { return m_background; }
 
-protected:
-    bool event(QEvent *event) override;
-
 private:
     // Paints the summary in the current palette and mode; a theme or presentation switch calls it again.
     void apply();
