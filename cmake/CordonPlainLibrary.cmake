@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: MIT
-# cordon_plain_library(NAME ALLOWED prefix... [LINKS target...] [NO_EXPECTED])
+# cordon_plain_library(NAME ALLOWED prefix... [LINKS target...] [EXTRA source...] [EXCLUDE regex] [NO_EXPECTED])
 #
-# A static library of the calling folder's sources (*.cpp, *.h, *.inc) in plain C++: the engine's Qt-free
-# pieces, which the `cordon` launcher (a static PIE) and cordon-init link. A source that includes Qt, or an
-# engine header outside the ALLOWED prefixes ("core/plain/", "cgroup/core/", or one header's path), stops the
-# configure step: the linker would notice only once a static program failed to link, and the layer rule
-# should hold at every commit. NO_EXPECTED also refuses tl::expected.
+# A static library of the calling folder's sources (*.cpp, *.h, *.inc, its subfolders included) in plain C++:
+# the sandbox library and the client's lite pieces, which the `cordon` launcher (a static PIE) and cordon-init
+# link. A source that includes Qt, or an engine header outside the ALLOWED prefixes ("sandbox/"), stops the
+# configure step: the linker would notice only once a static program failed to link, and the layer rule should
+# hold at every commit. NO_EXPECTED also refuses tl::expected. EXTRA adds generated sources; EXCLUDE leaves
+# out the sources whose path matches (checked all the same).
 function(cordon_plain_library name)
-    cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_EXPECTED" "" "ALLOWED;LINKS")
-    file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/*.h
+    cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_EXPECTED" "EXCLUDE" "ALLOWED;LINKS;EXTRA")
+    file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/*.h
         ${CMAKE_CURRENT_SOURCE_DIR}/*.inc)
     list(JOIN ARG_ALLOWED "|" allowed)
     set(refused "^#include [<\"](Q|qt)")
@@ -27,7 +28,10 @@ function(cordon_plain_library name)
             endif()
         endforeach()
     endforeach()
-    add_library(${name} STATIC ${sources})
+    if(ARG_EXCLUDE)
+        list(FILTER sources EXCLUDE REGEX "${ARG_EXCLUDE}")
+    endif()
+    add_library(${name} STATIC ${sources} ${ARG_EXTRA})
     target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/engine)
     target_link_libraries(${name} PUBLIC cordon_build_settings ${ARG_LINKS})
     set_target_properties(${name} PROPERTIES AUTOMOC OFF)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // cordon-init: PID 1 of every container. The engine starts it in fresh namespaces with the control socket on
 // fd 3.
-#include "isolation/core/initprotocol.h"
-#include "isolation/core/initserver.h"
+#include "sandbox/init/initserver.h"
+#include "sandbox/initprotocol.h"
 
 #include <csignal>
 #include <sys/prctl.h>

@@ -8,11 +8,11 @@
 #include "daemon/lite/base64.h"
 #include "daemon/lite/containerref.h"
 #include "daemon/lite/frames.h"
-#include "daemon/lite/json.h"
 #include "daemon/lite/output.h"
 #include "daemon/lite/runreport.h"
 #include "daemon/lite/signalpipe.h"
 #include "daemon/lite/socketpath.h"
+#include "sandbox/json.h"
 
 #include <cerrno>
 #include <chrono>
@@ -26,8 +26,6 @@
 namespace Cordon::Launcher {
 
 namespace {
-
-using Lite::Json;
 
 // As the Qt client's DaemonClient::HelloTimeoutMs and DaemonSession::CallTimeoutMs. On a timeout before the
 // run exists, the Qt CLI takes over and reports it in its own words.
@@ -70,7 +68,7 @@ int reportError(const std::string &message, const std::string &code, const std::
 {
     Lite::writeAll(STDERR_FILENO, Lite::errorReport(message, wireHint.empty() ? Lite::cliHint(code)
                                                                               : std::string_view(wireHint)));
-    return Lite::SetupFailureStatus;
+    return Cordon::SetupFailureStatus;
 }
 
 int reportError(const Answer &answer)
@@ -252,7 +250,7 @@ public:
         }
         if (m_abandoned) {
             Lite::writeAll(STDERR_FILENO, Lite::execStoppedWaiting(m_runId));
-            return Lite::InterruptedStatus;
+            return Cordon::InterruptedStatus;
         }
         if (!m_answer.ok)
             return reportError(m_answer);
@@ -461,7 +459,7 @@ std::optional<ExecRequest> parseExecArguments(const std::vector<std::string> &ar
         return std::nullopt;
     // The Qt CLI decodes arguments as UTF-8 with replacement characters; such arguments are left to it.
     for (const std::string &argument : arguments) {
-        if (!Lite::isValidUtf8(argument))
+        if (!isValidUtf8(argument))
             return std::nullopt;
     }
     return request;
@@ -485,7 +483,7 @@ std::optional<int> runExec(const ExecRequest &request)
     if (!container)
         return std::nullopt;
     if (!container->isObject())
-        return Lite::SetupFailureStatus; // resolve() reported the daemon's error
+        return Cordon::SetupFailureStatus; // resolve() reported the daemon's error
     const std::string containerId = (*container)["id"].toString();
 
     // Subscribed before the exec, so that not even the first chunk of output can be missed.

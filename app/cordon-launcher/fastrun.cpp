@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "fastrun.h"
 
-#include "core/plain/duration.h"
-#include "daemon/lite/json.h"
 #include "daemon/lite/output.h"
 #include "daemon/lite/runreport.h"
 #include "daemon/lite/signalpipe.h"
-#include "policy/core/memorylimit.h"
+#include "sandbox/duration.h"
+#include "sandbox/json.h"
+#include "sandbox/memorylimit.h"
 
 #include <cerrno>
 #include <clocale>
@@ -64,7 +64,7 @@ parseRunArguments(const std::vector<std::string> &arguments)
         return std::nullopt; // cordon-run words the usage error
     for (const std::string &argument : arguments) {
         // cordon-run decodes arguments as UTF-8 with replacement characters; such arguments are left to it.
-        if (!Lite::isValidUtf8(argument))
+        if (!isValidUtf8(argument))
             return std::nullopt;
         // QCoreApplication takes -qmljsdebugger (with one or two dashes) out of any argv, even after `--`:
         // such a command means something else to cordon-run, which is what it has always meant.
@@ -93,7 +93,7 @@ int runOneShot(const Containers::OneShot::PlainRunRequest &request)
     Lite::writeAll(STDERR_FILENO, Lite::summarizeOneShot(outcome));
     if (outcome.className != "ok")
         Lite::writeAll(STDERR_FILENO, Lite::hostFileHint(request.command, {}));
-    return Lite::shellStatus(outcome.className, outcome.exitCode, outcome.signal);
+    return Cordon::shellStatus(outcome.className, outcome.exitCode, outcome.signal);
 }
 
 } // namespace Cordon::Launcher

@@ -6,7 +6,7 @@
 // values it cannot read, usage errors) goes to `cordon-run`.
 #pragma once
 
-#include "containers/oneshot/plainrun.h"
+#include "sandbox/oneshotrun.h"
 
 #include <optional>
 #include <string>

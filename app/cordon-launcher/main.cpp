@@ -11,7 +11,7 @@
 
 #include "daemon/lite/output.h"
 #include "daemon/lite/runreport.h"
-#include "isolation/core/initlaunch.h"
+#include "sandbox/initlaunch.h"
 
 #include <cerrno>
 #include <cstring>

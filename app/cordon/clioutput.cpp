@@ -35,7 +35,7 @@ QString formatBytes(qint64 bytes)
 QString summarize(const Containers::RunOutcome &outcome)
 {
     const std::string className = Containers::errorClassName(outcome.errorClass).toStdString();
-    Lite::OneShotSummary run;
+    Cordon::OneShotSummary run;
     run.className = className;
     run.exitCode = outcome.exitCode;
     run.signal = outcome.signal;

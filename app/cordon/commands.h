@@ -11,7 +11,7 @@ namespace Cordon::Cli {
 // Exit statuses of the CLI itself (a run's own status is mirrored otherwise). Commands that talk to cordond
 // also return 1 when the daemon refused the operation, and SetupFailure when no daemon could be reached.
 constexpr int UsageError = 2;
-constexpr int SetupFailure = Lite::SetupFailureStatus;
+constexpr int SetupFailure = Cordon::SetupFailureStatus;
 
 int runCommand(const QStringList &arguments);
 int doctorCommand(const QStringList &arguments);

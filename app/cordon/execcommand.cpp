@@ -378,7 +378,7 @@ int execCommand(const QStringList &arguments)
     auto finished = exec.run(params);
     if (exec.abandoned()) {
         printErr(QString::fromStdString(Lite::execStoppedWaiting(exec.runId().toStdString())));
-        return Lite::InterruptedStatus;
+        return Cordon::InterruptedStatus;
     }
     if (!finished) {
         reportError(finished.error());

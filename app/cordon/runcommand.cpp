@@ -5,11 +5,11 @@
 #include "commands.h"
 #include "policyfile.h"
 
-#include "containers/oneshot/plainrun.h"
 #include "containers/oneshotrun.h"
 #include "core/duration.h"
 #include "daemon/lite/signalpipe.h"
 #include "policy/containerpolicy.h"
+#include "sandbox/oneshotrun.h"
 
 #include <QCommandLineParser>
 #include <QFile>

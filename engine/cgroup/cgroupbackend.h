@@ -7,8 +7,8 @@
 // Plain::Failure, with the same codes and messages.
 #pragma once
 
-#include "cgroup/core/cgroupbackend.h"
 #include "core/result.h"
+#include "sandbox/cgroup/cgroupbackend.h"
 
 #include <QList>
 #include <QString>
@@ -29,11 +29,11 @@ struct ResourceLimits
 
 struct MemoryStats
 {
-    qint64 current = 0;   // bytes charged now
-    qint64 peak = 0;      // high-water mark; 0 on v2 kernels before 5.19, which have no memory.peak
-    qint64 limit = 0;     // 0 = no limit, as in ResourceLimits
-    qint64 oomKills = 0;  // processes the OOM killer killed in this group
-    qint64 oomEvents = 0; // times the group hit its limit and the OOM killer ran; v1 counts only kills
+    qint64 current = 0;       // bytes charged now
+    qint64 peak = 0;          // high-water mark; 0 on v2 kernels before 5.19, which have no memory.peak
+    qint64 limit = 0;         // 0 = no limit, as in ResourceLimits
+    qint64 oomKills = 0;      // processes the OOM killer killed in this group
+    qint64 oomEvents = 0;     // times the group hit its limit and the OOM killer ran; v1 counts only kills
     qint64 pidsLimitHits = 0; // forks and clones refused because the group was at pids.max
 };
 

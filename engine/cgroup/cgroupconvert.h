@@ -5,8 +5,8 @@
 #pragma once
 
 #include "cgroup/cgroupparsers.h"
-#include "cgroup/core/cgroupparsers.h"
 #include "core/result.h"
+#include "sandbox/cgroup/cgroupparsers.h"
 
 #include <QList>
 #include <QString>

@@ -2,7 +2,7 @@
 #include "cgroup/cgroupfs.h"
 
 #include "cgroup/cgroupconvert.h"
-#include "cgroup/core/cgroupfs.h"
+#include "sandbox/cgroup/cgroupfs.h"
 
 namespace Cordon::Cgroup::Fs {
 

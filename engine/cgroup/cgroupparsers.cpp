@@ -2,7 +2,7 @@
 #include "cgroup/cgroupparsers.h"
 
 #include "cgroup/cgroupconvert.h"
-#include "cgroup/core/cgroupparsers.h"
+#include "sandbox/cgroup/cgroupparsers.h"
 
 namespace Cordon::Cgroup {
 

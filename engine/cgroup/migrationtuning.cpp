@@ -2,7 +2,7 @@
 #include "cgroup/migrationtuning.h"
 
 #include "cgroup/cgroupconvert.h"
-#include "cgroup/core/migrationtuning.h"
+#include "sandbox/cgroup/migrationtuning.h"
 
 namespace Cordon::Cgroup {
 

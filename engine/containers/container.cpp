@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "containers/container.h"
 
-#include "containers/oneshot/containerlaunch.h"
 #include "containers/oneshotrun.h"
+#include "sandbox/containerlaunch.h"
 
 #include "core/fdio.h"
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "containers/containerrun.h"
 
-#include "isolation/core/execfailure.h"
+#include "sandbox/init/execfailure.h"
 
-#include "containers/core/runstdin.h"
-#include "containers/oneshot/plainrun.h"
 #include "containers/outputcapture.h"
 #include "containers/stdinfeeder.h"
 #include "daemon/lite/runreport.h"
 #include "isolation/sandbox.h"
+#include "sandbox/oneshotrun.h"
+#include "sandbox/runstdin.h"
 
 #include <cerrno>
 #include <csignal>
@@ -239,8 +239,8 @@ void ContainerRun::finish()
         // A run abandoned by its container keeps the class it was given then, unless it timed out or an OOM
         // kill explains it.
         if (!m_abandoned || m_timedOut || m_outcome.oomKills > 0)
-            m_outcome.errorClass = errorClassFromName(
-                Lite::classifyEndedRun(m_timedOut, m_outcome.oomKills, m_outcome.signal, m_outcome.exitCode));
+            m_outcome.errorClass = errorClassFromName(Cordon::classifyEndedRun(
+                m_timedOut, m_outcome.oomKills, m_outcome.signal, m_outcome.exitCode));
         if (m_cancelled && m_outcome.message.isEmpty())
             m_outcome.message = QStringLiteral("cancelled");
     }

@@ -6,7 +6,7 @@
 #include "cgroup/cgroupbackend.h"
 #include "containers/runoutcome.h"
 #include "core/result.h"
-#include "isolation/core/initprotocol.h"
+#include "sandbox/initprotocol.h"
 
 #include <QElapsedTimer>
 #include <QObject>

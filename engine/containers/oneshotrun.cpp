@@ -2,8 +2,8 @@
 #include "containers/oneshotrun.h"
 
 #include "cgroup/cgroupbackend.h"
-#include "containers/oneshot/plainrun.h"
 #include "files/safecopy.h"
+#include "sandbox/oneshotrun.h"
 
 #include <QDir>
 #include <QFile>

@@ -6,9 +6,9 @@
 #pragma once
 
 #include "containers/containerrun.h"
-#include "containers/oneshot/plainrun.h"
 #include "containers/runoutcome.h"
 #include "policy/containerpolicy.h"
+#include "sandbox/oneshotrun.h"
 
 #include <QStringList>
 

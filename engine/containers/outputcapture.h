@@ -4,7 +4,7 @@
 // memory.
 #pragma once
 
-#include "containers/core/cappedoutput.h"
+#include "sandbox/cappedoutput.h"
 
 #include <QByteArray>
 #include <QObject>

@@ -12,16 +12,16 @@ namespace Cordon::Containers {
 QString errorClassName(ErrorClass errorClass)
 {
     const auto index = static_cast<std::size_t>(errorClass);
-    if (index >= std::size(Lite::ErrorClassNames))
+    if (index >= std::size(Cordon::ErrorClassNames))
         return QStringLiteral("unknown");
-    const std::string_view name = Lite::ErrorClassNames[index];
+    const std::string_view name = Cordon::ErrorClassNames[index];
     return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
 }
 
 ErrorClass errorClassFromName(std::string_view name)
 {
-    for (std::size_t index = 0; index < std::size(Lite::ErrorClassNames); ++index) {
-        if (Lite::ErrorClassNames[index] == name)
+    for (std::size_t index = 0; index < std::size(Cordon::ErrorClassNames); ++index) {
+        if (Cordon::ErrorClassNames[index] == name)
             return static_cast<ErrorClass>(index);
     }
     return ErrorClass::SetupFailed;
@@ -29,12 +29,12 @@ ErrorClass errorClassFromName(std::string_view name)
 
 QString describeErrorClass(ErrorClass errorClass)
 {
-    return QString::fromUtf8(Lite::describeErrorClass(errorClassName(errorClass).toStdString()));
+    return QString::fromUtf8(Cordon::describeErrorClass(errorClassName(errorClass).toStdString()));
 }
 
 int RunOutcome::shellStatus() const
 {
-    return Lite::shellStatus(errorClassName(errorClass).toStdString(), exitCode, signal);
+    return Cordon::shellStatus(errorClassName(errorClass).toStdString(), exitCode, signal);
 }
 
 QJsonObject RunOutcome::toJson() const

@@ -23,7 +23,7 @@ enum class ErrorClass
 };
 
 QString errorClassName(ErrorClass errorClass);
-// The class of a name in Lite::ErrorClassNames (daemon/lite/runreport.h); SetupFailed for any other name.
+// The class of a name in Cordon::ErrorClassNames (daemon/lite/runreport.h); SetupFailed for any other name.
 ErrorClass errorClassFromName(std::string_view name);
 // A sentence for people: "killed by the OOM killer: the run exceeded its memory limit of 1 GiB".
 QString describeErrorClass(ErrorClass errorClass);

@@ -4,9 +4,9 @@
 // Qt face of containers/core/workspace.h, which holds the code.
 #pragma once
 
-#include "containers/core/workspace.h"
 #include "core/result.h"
 #include "isolation/sandboxspec.h"
+#include "sandbox/workspace.h"
 
 #include <QString>
 

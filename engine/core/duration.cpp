@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/duration.h"
 
-#include "core/plain/duration.h"
+#include "sandbox/duration.h"
 
 namespace Cordon {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/error.h"
 
-#include "core/plain/failure.h"
+#include "sandbox/failure.h"
 
 #include <cstring>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/error.h"
-#include "core/plain/failure.h"
+#include "sandbox/failure.h"
 
 #include <tl/expected.hpp>
 

@@ -49,11 +49,11 @@ QByteArray encodeFrame(const QJsonObject &message)
     return frame;
 }
 
-Lite::Json toLite(const QJsonObject &object)
+Json toLite(const QJsonObject &object)
 {
     const QByteArray json = QJsonDocument(object).toJson(QJsonDocument::Compact);
-    return Lite::Json::parse(std::string_view(json.constData(), static_cast<std::size_t>(json.size())))
-        .value_or(Lite::Json());
+    return Json::parse(std::string_view(json.constData(), static_cast<std::size_t>(json.size())))
+        .value_or(Json());
 }
 
 void FrameDecoder::feed(QByteArrayView bytes)

@@ -5,7 +5,7 @@
 
 #include "core/result.h"
 #include "daemon/lite/frames.h"
-#include "daemon/lite/json.h"
+#include "sandbox/json.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -23,7 +23,7 @@ inline constexpr int FrameHeaderBytes = Lite::FrameHeaderBytes;
 
 QByteArray encodeFrame(const QJsonObject &message);
 // The same object for code shared with the Qt-free client (daemon/lite).
-Lite::Json toLite(const QJsonObject &object);
+Json toLite(const QJsonObject &object);
 
 // Splits a byte stream into JSON objects. Feed it whatever arrived; next() yields each complete frame once.
 class FrameDecoder

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "core/result.h"
-#include "files/core/filenames.h"
+#include "sandbox/files/filenames.h"
 
 #include <QByteArrayView>
 #include <QString>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "files/removetree.h"
 
-#include "files/core/removetree.h"
+#include "sandbox/files/removetree.h"
 
 #include <QFile>
 

@@ -3,7 +3,7 @@
 // of files/core/safeopen.h, which holds the openat2(2) and openat(O_NOFOLLOW) code and its documentation.
 #pragma once
 
-#include "files/core/safeopen.h"
+#include "sandbox/files/safeopen.h"
 
 #include <QByteArray>
 #include <QByteArrayView>

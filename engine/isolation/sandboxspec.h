@@ -4,9 +4,9 @@
 // containerlaunch.h); tst_sandboxspec checks it without starting a container.
 #pragma once
 
-#include "isolation/core/initlaunch.h"
-#include "isolation/core/initprotocol.h"
-#include "isolation/core/mountplan.h"
+#include "sandbox/initlaunch.h"
+#include "sandbox/initprotocol.h"
+#include "sandbox/mountplan.h"
 
 #include <QString>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "policy/canonicaljson.h"
 
-#include "daemon/lite/json.h"
 #include "policy/jsonfields.h"
+#include "sandbox/json.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -16,7 +16,7 @@ namespace {
 // The escaping RFC 8785 asks for is the one jsonQuote() writes (and promises to keep).
 void appendString(QByteArray &out, const QString &text)
 {
-    out += QByteArray::fromStdString(Lite::jsonQuote(text.toStdString()));
+    out += QByteArray::fromStdString(jsonQuote(text.toStdString()));
 }
 
 void appendValue(QByteArray &out, const QJsonValue &value)

@@ -5,10 +5,10 @@
 #pragma once
 
 #include "core/result.h"
-#include "policy/core/defaults.h"
 #include "policy/domainrule.h"
 #include "policy/memorylimit.h"
 #include "policy/networkpolicy.h"
+#include "sandbox/policydefaults.h"
 
 #include <QByteArray>
 #include <QByteArrayView>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "policy/memorylimit.h"
 
-#include "policy/core/memorylimit.h"
 #include "policy/jsonfields.h"
+#include "sandbox/memorylimit.h"
 
 namespace Cordon::Policy {
 

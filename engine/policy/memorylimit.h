@@ -4,7 +4,7 @@
 #pragma once
 
 #include "core/result.h"
-#include "policy/core/memorylimit.h"
+#include "sandbox/memorylimit.h"
 
 #include <QString>
 

@@ -4,9 +4,9 @@
 // EAGAIN. Skips (77) when this user has no usable backend, unless CORDON_MUST_WORK=1.
 #include "cgroup/cgroupbackend.h"
 #include "cgroup/cgroupfs.h"
-#include "cgroup/core/cgroupbackend.h"
 #include "cgroup/migrationtuning.h"
 #include "isolation/hostprobe.h"
+#include "sandbox/cgroup/cgroupbackend.h"
 #include "testutil.h"
 
 #include <QCoreApplication>

@@ -3,7 +3,7 @@
 // writable, flags must land on the mount they are meant for (only the top of a recursive bind), and a new
 // filesystem gets its options and flags. The same checks run on both routes, so the route that kernels
 // before 5.12 take is proven here even though this kernel would never choose it.
-#include "isolation/core/mountcalls.h"
+#include "sandbox/init/mountcalls.h"
 
 #include <QTemporaryDir>
 #include <QTest>

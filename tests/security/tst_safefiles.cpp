@@ -3,15 +3,15 @@
 // entry is refused with its exact code, the regular files beside it arrive with the right SHA-256, and
 // nothing the sandbox planted is followed. Every test runs twice: with openat2(2) and with the
 // openat(O_NOFOLLOW) walk.
-#include "containers/core/workspace.h"
 #include "containers/workspace.h"
-#include "files/core/filenames.h"
-#include "files/core/removetree.h"
 #include "files/filenames.h"
 #include "files/pendingfile.h"
 #include "files/removetree.h"
 #include "files/safecopy.h"
 #include "files/safeopen.h"
+#include "sandbox/files/filenames.h"
+#include "sandbox/files/removetree.h"
+#include "sandbox/workspace.h"
 #include "testutil.h"
 
 #include <QCryptographicHash>

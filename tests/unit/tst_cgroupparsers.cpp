@@ -6,11 +6,11 @@
 #include "cgroup/cgroupbackend.h"
 #include "cgroup/cgroupfs.h"
 #include "cgroup/cgroupparsers.h"
-#include "cgroup/core/cgroupbackend.h"
-#include "cgroup/core/cgroupfs.h"
-#include "cgroup/core/cgroupparsers.h"
-#include "cgroup/core/migrationtuning.h"
 #include "cgroup/migrationtuning.h"
+#include "sandbox/cgroup/cgroupbackend.h"
+#include "sandbox/cgroup/cgroupfs.h"
+#include "sandbox/cgroup/cgroupparsers.h"
+#include "sandbox/cgroup/migrationtuning.h"
 #include "testutil.h"
 
 #include <QTemporaryFile>

@@ -7,9 +7,9 @@
 #include "daemon/lite/base64.h"
 #include "daemon/lite/containerref.h"
 #include "daemon/lite/frames.h"
-#include "daemon/lite/json.h"
 #include "daemon/lite/runreport.h"
 #include "daemon/lite/socketpath.h"
+#include "sandbox/json.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -20,7 +20,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
-using Cordon::Lite::Json;
+using Cordon::Json;
 
 namespace {
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The engine <-> cordon-init messages: every message round-trips, and truncated, oversized or mistyped bytes
 // are rejected instead of being read past their end.
-#include "isolation/core/initprotocol.h"
-#include "isolation/core/wire.h"
+#include "sandbox/initprotocol.h"
+#include "sandbox/wire.h"
 
 #include <QTest>
 

@@ -3,8 +3,8 @@
 // (packaging/apparmor/cordon.in), as packaging/CMakeLists.txt configures them for /usr. Each names paths and
 // settings that must agree with the code, so each is checked against the code's own answer, and against
 // systemd-analyze and apparmor_parser where this host has them.
-#include "cgroup/core/cgroupbackend.h"
 #include "daemon/lite/socketpath.h"
+#include "sandbox/cgroup/cgroupbackend.h"
 
 #include <QFile>
 #include <QMap>

@@ -3,7 +3,7 @@
 // daemon's container.list result, shared by the Qt CLI and the Qt-free `cordon exec` launcher.
 #pragma once
 
-#include "daemon/lite/json.h"
+#include "sandbox/json.h"
 
 #include <cstddef>
 #include <string_view>

@@ -44,25 +44,6 @@ constexpr std::string_view UnreachableCodes[] = {
     "daemon.disconnected", "daemon.too_many_clients", "protocol.version",
 };
 
-constexpr std::string_view Descriptions[] = {
-    "the run finished successfully",
-    "the program exited with a non-zero status",
-    "the run exceeded its memory limit and was killed by the OOM killer",
-    "the run exceeded its wall-time limit and was killed with all its processes",
-    "the program was killed by a signal",
-    "the sandbox could not be set up, the program did not run",
-};
-static_assert(std::size(Descriptions) == std::size(ErrorClassNames));
-
-int classIndex(std::string_view className)
-{
-    for (std::size_t i = 0; i < std::size(ErrorClassNames); ++i) {
-        if (ErrorClassNames[i] == className)
-            return static_cast<int>(i);
-    }
-    return -1;
-}
-
 std::string hex(unsigned value, int width)
 {
     static const char Digits[] = "0123456789abcdef";
@@ -92,28 +73,6 @@ std::pair<unsigned, std::size_t> decodeUtf8(std::string_view text, std::size_t p
 }
 
 } // namespace
-
-std::string_view describeErrorClass(std::string_view className)
-{
-    const int index = classIndex(className);
-    return index < 0 ? std::string_view() : Descriptions[index];
-}
-
-bool isErrorClass(std::string_view className)
-{
-    return classIndex(className) >= 0;
-}
-
-int shellStatus(std::string_view className, int exitCode, int signal)
-{
-    if (className == "setup_failed")
-        return SetupFailureStatus;
-    if (signal > 0)
-        return 128 + signal;
-    if (className == "timeout" || className == "oom")
-        return exitCode > 0 ? exitCode : 137;
-    return exitCode < 0 ? SetupFailureStatus : exitCode;
-}
 
 int runExitStatus(const Json &run)
 {
@@ -220,17 +179,6 @@ std::string summarizeRun(const Json &run, const Json &container)
                 ")\n";
     }
     return text + summaryNote(head);
-}
-
-std::string_view classifyEndedRun(bool timedOut, std::int64_t oomKills, int signal, int exitCode)
-{
-    if (timedOut)
-        return "timeout";
-    if (oomKills > 0)
-        return "oom";
-    if (signal > 0 || exitCode < 0)
-        return "killed";
-    return exitCode != 0 ? "nonzero_exit" : "ok";
 }
 
 std::string summarizeOneShot(const OneShotSummary &run)

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#include "sandbox/duration.h"
+
+namespace Cordon::Plain {
+
+Result<std::int64_t> parseDurationMillis(std::string_view text)
+{
+    const auto notADuration = [text] {
+        return fail("cli.invalid_duration",
+                    "`" + std::string(text) +
+                        "` is not a duration: use a whole number with ms, s, m or h (e.g. "
+                        "30s, 5m)");
+    };
+    std::size_t digits = 0;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+        ++digits;
+    if (digits == 0 || digits > 9)
+        return notADuration();
+    std::int64_t value = 0;
+    for (char c : text.substr(0, digits))
+        value = value * 10 + (c - '0');
+    const std::string_view unit = text.substr(digits);
+    std::int64_t factor = 0;
+    if (unit.empty() || unit == "s")
+        factor = 1000;
+    else if (unit == "ms")
+        factor = 1;
+    else if (unit == "m")
+        factor = 60'000;
+    else if (unit == "h")
+        factor = 3'600'000;
+    else
+        return notADuration();
+    const std::int64_t millis = value * factor;
+    constexpr std::int64_t Week = 7LL * 24 * 3'600'000;
+    if (millis <= 0 || millis > Week)
+        return fail("cli.invalid_duration",
+                    "`" + std::string(text) + "` is out of range: between 1ms and 7 days");
+    return millis;
+}
+
+} // namespace Cordon::Plain

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+#include "sandbox/init/initserver.h"
+
+#include "sandbox/init/containersetup.h"
+#include "sandbox/init/runspawn.h"
+#include "sandbox/initprotocol.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace Cordon::Isolation {
+
+namespace {
+
+constexpr std::size_t MaxConcurrentRuns = 64;
+
+struct RunningProcess
+{
+    std::uint64_t runId;
+    pid_t pid;
+};
+
+void closeAll(const std::vector<int> &fds)
+{
+    for (int fd : fds)
+        ::close(fd);
+}
+
+// The session id is field 6 of /proc/<pid>/stat, after the parenthesised command name (which may itself
+// contain spaces and parentheses, so parse from the last ')').
+pid_t sessionOf(pid_t pid)
+{
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char buffer[512];
+    const ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
+    ::close(fd);
+    if (n <= 0)
+        return -1;
+    buffer[n] = '\0';
+    const char *close = std::strrchr(buffer, ')');
+    if (!close)
+        return -1;
+    char state = 0;
+    int ppid = 0, pgrp = 0, session = 0;
+    if (std::sscanf(close + 1, " %c %d %d %d", &state, &ppid, &pgrp, &session) != 4)
+        return -1;
+    return session;
+}
+
+// Signals every process of a run: its process group, and anything that left the group but not the session.
+void signalRun(pid_t leader, int signal, bool wholeSession)
+{
+    ::kill(-leader, signal);
+    ::kill(leader, signal);
+    if (!wholeSession)
+        return;
+    DIR *proc = ::opendir("/proc");
+    if (!proc)
+        return;
+    while (dirent *entry = ::readdir(proc)) {
+        char *end = nullptr;
+        const long pid = std::strtol(entry->d_name, &end, 10);
+        if (*end != '\0' || pid <= 1)
+            continue;
+        if (sessionOf(static_cast<pid_t>(pid)) == leader)
+            ::kill(static_cast<pid_t>(pid), signal);
+    }
+    ::closedir(proc);
+}
+
+class InitServer
+{
+public:
+    explicit InitServer(int controlFd) : m_control(controlFd) {}
+
+    int serve();
+
+private:
+    bool handleMessage();
+    void handleSpawn(const std::vector<std::uint8_t> &message, std::vector<int> &fds);
+    void handleKill(const std::vector<std::uint8_t> &message);
+    void reap();
+
+    int m_control;
+    std::vector<RunningProcess> m_runs;
+};
+
+int InitServer::serve()
+{
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    ::sigprocmask(SIG_BLOCK, &mask, nullptr);
+    const int signalFd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (signalFd < 0)
+        return 3;
+
+    for (;;) {
+        pollfd fds[2] = {{m_control, POLLIN, 0}, {signalFd, POLLIN, 0}};
+        if (::poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return 4;
+        }
+        if (fds[1].revents & POLLIN) {
+            signalfd_siginfo info;
+            while (::read(signalFd, &info, sizeof info) == sizeof info) {
+            }
+            reap();
+        }
+        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            if (!handleMessage())
+                return 0;
+        }
+    }
+}
+
+bool InitServer::handleMessage()
+{
+    std::vector<std::uint8_t> message;
+    std::vector<int> fds;
+    const long received = receiveMessage(m_control, message, fds);
+    if (received <= 0)
+        return received ==
+               -EMSGSIZE; // EOF or a broken socket ends the container; an oversized message is dropped
+    switch (peekType(message.data(), message.size()).value_or(MessageType::SetupReply)) {
+    case MessageType::SpawnRequest:
+        handleSpawn(message, fds);
+        break;
+    case MessageType::KillRequest:
+        handleKill(message);
+        break;
+    default:
+        break; // anything else is not for us after setup: ignore it
+    }
+    closeAll(fds);
+    return true;
+}
+
+void InitServer::handleSpawn(const std::vector<std::uint8_t> &message, std::vector<int> &fds)
+{
+    SpawnRequest request;
+    SpawnReply reply;
+    if (!decode(message.data(), message.size(), request) || fds.size() != 3) {
+        reply.stage = Stage::SpawnFds;
+        reply.error = EINVAL;
+        reply.detail = "malformed spawn request";
+        sendMessage(m_control, encode(reply));
+        return;
+    }
+    reply.runId = request.runId;
+    if (m_runs.size() >= MaxConcurrentRuns) {
+        reply.stage = Stage::SpawnTooMany;
+        reply.error = EAGAIN;
+        sendMessage(m_control, encode(reply));
+        return;
+    }
+    const SpawnResult result = spawnRun(request, fds[0], fds[1], fds[2]);
+    reply.pid = result.pid;
+    reply.stage = result.stage;
+    reply.error = result.error;
+    if (result.pid > 0 && result.stage == Stage::None)
+        m_runs.push_back({request.runId, result.pid});
+    sendMessage(m_control, encode(reply));
+    // A run that failed before execve has already exited; its status is collected by reap() as an orphan.
+}
+
+void InitServer::handleKill(const std::vector<std::uint8_t> &message)
+{
+    KillRequest request;
+    if (!decode(message.data(), message.size(), request))
+        return;
+    for (const RunningProcess &run : m_runs) {
+        if (run.runId == request.runId)
+            signalRun(run.pid, request.signal, request.wholeSession);
+    }
+}
+
+void InitServer::reap()
+{
+    for (;;) {
+        int status = 0;
+        rusage usage{};
+        const pid_t pid = ::wait4(-1, &status, WNOHANG, &usage);
+        if (pid <= 0)
+            return;
+        for (auto it = m_runs.begin(); it != m_runs.end(); ++it) {
+            if (it->pid != pid)
+                continue;
+            ExitReport report;
+            report.runId = it->runId;
+            report.waitStatus = status;
+            report.userMicros = static_cast<std::uint64_t>(usage.ru_utime.tv_sec) * 1000000u +
+                                static_cast<std::uint64_t>(usage.ru_utime.tv_usec);
+            report.systemMicros = static_cast<std::uint64_t>(usage.ru_stime.tv_sec) * 1000000u +
+                                  static_cast<std::uint64_t>(usage.ru_stime.tv_usec);
+            report.maxRssKiB = static_cast<std::uint64_t>(usage.ru_maxrss);
+            m_runs.erase(it);
+            sendMessage(m_control, encode(report));
+            break;
+        }
+    }
+}
+
+// No SO_REUSEPORT: with it, a process in the container (same uid) could bind the same port and steal
+// connections meant for the proxy.
+int openProxyListener()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(ProxyPort);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::bind(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0 ||
+        ::listen(fd, 128) != 0) {
+        const int error = errno;
+        ::close(fd);
+        return -error;
+    }
+    return fd;
+}
+
+// Still with the caller's host credentials (setUpContainer() takes the inside uid later) and already in the
+// container's mount namespace: each source is opened as the engine would open it, following symlinks the
+// host has (a symlinked /home) exactly as before.
+SetupReply openBindSources(const std::vector<std::string> &paths, std::vector<int> &fds)
+{
+    SetupReply reply;
+    for (const std::string &path : paths) {
+        const int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+        if (fd < 0) {
+            reply.stage = Stage::OpenBindSource;
+            reply.error = errno;
+            reply.detail = path;
+            return reply;
+        }
+        fds.push_back(fd);
+    }
+    return reply;
+}
+
+} // namespace
+
+int runInit(int controlFd)
+{
+    std::vector<std::uint8_t> message;
+    std::vector<int> fds;
+    const long received = receiveMessage(controlFd, message, fds);
+    SetupRequest request;
+    SetupReply reply;
+    if (received <= 0 || !decode(message.data(), message.size(), request)) {
+        reply.stage = Stage::ReadSetup;
+        reply.error = received < 0 ? static_cast<int>(-received) : EINVAL;
+        reply.detail = "malformed setup request";
+    } else {
+        closeAll(fds); // nothing is passed with the setup request
+        fds.clear();
+        reply = openBindSources(request.bindSources, fds);
+        if (reply.stage == Stage::None)
+            reply = setUpContainer(request, fds);
+    }
+    closeAll(fds);
+    int listener = -1;
+    if (reply.stage == Stage::None && request.proxyListener) {
+        listener = openProxyListener();
+        if (listener < 0) {
+            reply.stage = Stage::ProxyListener;
+            reply.error = -listener;
+            reply.detail = "127.0.0.1:" + std::to_string(ProxyPort);
+        }
+    }
+    sendMessage(controlFd, encode(reply), listener >= 0 ? &listener : nullptr, listener >= 0 ? 1 : 0);
+    if (listener >= 0)
+        ::close(listener); // the engine holds it now; nothing in the container can bind the port again
+    if (reply.stage != Stage::None)
+        return 2;
+    // The setup buffer is as large as the largest message; init lives as long as the container, so give it
+    // back.
+    std::vector<std::uint8_t>().swap(message);
+    return InitServer(controlFd).serve();
+}
+
+} // namespace Cordon::Isolation

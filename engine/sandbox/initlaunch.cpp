@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+#include "sandbox/initlaunch.h"
+
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace Cordon::Isolation {
+
+namespace {
+
+constexpr std::uint32_t NobodyId = 65534;
+
+Plain::Result<> writeProcFile(pid_t pid, const char *name, const std::string &contents)
+{
+    const std::string path = "/proc/" + std::to_string(pid) + '/' + name;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return Plain::failErrno("userns.id_map", "open `" + path + "`", errno);
+    const ssize_t written = ::write(fd, contents.data(), contents.size());
+    const int error = errno;
+    ::close(fd);
+    if (written != static_cast<ssize_t>(contents.size()))
+        return Plain::failErrno("userns.id_map", "write `" + path + "`", written < 0 ? error : EIO);
+    return {};
+}
+
+Plain::Result<> writeIdMaps(pid_t pid, const IdMapping &ids)
+{
+    // setgroups must be denied before an unprivileged process may write gid_map (CVE-2014-8989: otherwise a
+    // dropped supplementary group could be shed again inside).
+    CORDON_PLAIN_TRY(writeProcFile(pid, "setgroups", "deny"));
+    CORDON_PLAIN_TRY(writeProcFile(
+        pid, "uid_map", std::to_string(ids.insideUid) + ' ' + std::to_string(ids.hostUid) + " 1\n"));
+    CORDON_PLAIN_TRY(writeProcFile(
+        pid, "gid_map", std::to_string(ids.insideGid) + ' ' + std::to_string(ids.hostGid) + " 1\n"));
+    return {};
+}
+
+// The child holds every capability of its new user namespace, but execve would drop them all: its uid is not
+// root there (it is 1000, or not even mapped yet). Raising them into the inheritable and ambient sets keeps
+// them across the exec of cordon-init, which needs them for mounts and gives them all up before any run
+// starts. Async-signal-safe: plain system calls on stack memory.
+bool keepCapabilitiesAcrossExec()
+{
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+    if (::syscall(SYS_capget, &header, data) != 0)
+        return false;
+    for (auto &word : data)
+        word.inheritable = word.permitted;
+    if (::syscall(SYS_capset, &header, data) != 0)
+        return false;
+    for (unsigned long cap = 0; cap <= 63; ++cap) {
+        if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) != 0 && errno != EINVAL)
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+IdMapping idMappingFor(std::uint32_t callerUid, std::uint32_t callerGid)
+{
+    IdMapping ids;
+    ids.hostUid = callerUid == 0 ? NobodyId : callerUid;
+    ids.hostGid = callerUid == 0 ? NobodyId : callerGid;
+    return ids;
+}
+
+std::vector<std::string> programCandidates(std::string_view name)
+{
+    std::string directory = ".";
+    char path[PATH_MAX];
+    if (const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1); n > 0) {
+        const std::string self(path, static_cast<std::size_t>(n));
+        directory = self.substr(0, self.rfind('/'));
+    }
+    return {directory + '/' + std::string(name), directory + "/../libexec/cordon/" + std::string(name)};
+}
+
+std::string locateInit()
+{
+    if (const char *fromEnv = std::getenv("CORDON_INIT"); fromEnv != nullptr && *fromEnv != '\0')
+        return fromEnv;
+    const std::vector<std::string> candidates = programCandidates("cordon-init");
+    for (const std::string &candidate : candidates) {
+        if (::access(candidate.c_str(), X_OK) == 0) {
+            char resolved[PATH_MAX];
+            return ::realpath(candidate.c_str(), resolved) != nullptr ? std::string(resolved) : candidate;
+        }
+    }
+    return candidates.front();
+}
+
+Plain::Result<InitProcess> launchInit(const std::string &initPath, const IdMapping &ids)
+{
+    // Everything the child touches between clone and execve is prepared here: it may not allocate or lock.
+    if (::access(initPath.c_str(), X_OK) != 0)
+        return Plain::failErrno("sandbox.init_missing", "cordon-init at `" + initPath + "`", errno);
+
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+        return Plain::failErrno("sandbox.socket", "socketpair", errno);
+    const int devNull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devNull < 0) {
+        const int error = errno;
+        ::close(pair[0]);
+        ::close(pair[1]);
+        return Plain::failErrno("sandbox.devnull", "open /dev/null", error);
+    }
+    char argv0[] = "cordon-init";
+    char *const argv[] = {argv0, nullptr};
+    char *const envp[] = {nullptr};
+
+    // A raw clone (no CLONE_VM) behaves like fork but creates the namespaces in the same step; the cgroup
+    // namespace comes later, from cordon-init itself, after it was moved into its cgroup.
+    const long flags =
+        CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD;
+    const long pid = ::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, 0);
+    if (pid == 0) {
+        // Child: async-signal-safe calls only.
+        const int control = ::fcntl(pair[1], F_DUPFD, 10);
+        if (control < 0 || ::dup2(devNull, 0) < 0 || ::dup2(devNull, 1) < 0 || ::dup2(devNull, 2) < 0 ||
+            ::dup2(control, ControlFd) < 0)
+            ::_exit(126);
+        ::syscall(SYS_close_range, static_cast<unsigned>(ControlFd + 1), ~0U, 0U);
+        if (!keepCapabilitiesAcrossExec())
+            ::_exit(125);
+        ::execve(initPath.c_str(), argv, envp);
+        ::_exit(127);
+    }
+    const int cloneError = errno;
+    ::close(devNull);
+    ::close(pair[1]);
+    if (pid < 0) {
+        ::close(pair[0]);
+        const bool refused = cloneError == EPERM || cloneError == ENOSPC;
+        return Plain::failErrno(refused ? "userns.unavailable" : "sandbox.clone", "clone new namespaces",
+                                cloneError);
+    }
+    InitProcess init{static_cast<pid_t>(pid), pair[0]};
+    if (auto written = writeIdMaps(init.pid, ids); !written) {
+        killAndReap(init);
+        return Plain::fail(written.error());
+    }
+    return init;
+}
+
+Plain::Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, int &proxyListener)
+{
+    pollfd entry{init.control, POLLIN, 0};
+    int ready;
+    do {
+        ready = ::poll(&entry, 1, timeoutMs);
+    } while (ready < 0 && errno == EINTR);
+    if (ready == 0)
+        return Plain::fail("sandbox.setup_timeout", "cordon-init did not answer the setup request in " +
+                                                        std::to_string(timeoutMs) + " ms");
+    std::vector<std::uint8_t> message;
+    std::vector<int> fds;
+    const long received = receiveMessage(init.control, message, fds);
+    // The only descriptor a setup reply carries is the proxy listener; anything more is closed.
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+        if (i == 0 && proxyListener < 0)
+            proxyListener = fds[i];
+        else
+            ::close(fds[i]);
+    }
+    if (received == 0) {
+        int status = 0;
+        const bool reaped = ::waitpid(init.pid, &status, 0) == init.pid;
+        init.pid = -1;
+        return Plain::fail("sandbox.setup_failed",
+                           "cordon-init exited before finishing setup (" +
+                               (reaped && WIFEXITED(status)
+                                    ? "exit code " + std::to_string(WEXITSTATUS(status))
+                                    : std::string("killed")) +
+                               ")");
+    }
+    SetupReply reply;
+    if (received < 0 || !decode(message.data(), message.size(), reply))
+        return Plain::fail("sandbox.protocol", "malformed setup reply from cordon-init");
+    return reply;
+}
+
+Plain::Failure setupFailure(const SetupReply &reply)
+{
+    std::string what = std::string("container setup failed at ") + stageName(reply.stage);
+    if (!reply.detail.empty())
+        what += " (" + reply.detail + ")";
+    return Plain::failErrno("sandbox.setup_failed", what, reply.error).value();
+}
+
+void killAndReap(InitProcess &init)
+{
+    if (init.pid > 0) {
+        ::kill(init.pid, SIGKILL);
+        int status = 0;
+        while (::waitpid(init.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        init.pid = -1;
+    }
+    if (init.control >= 0) {
+        ::close(init.control);
+        init.control = -1;
+    }
+}
+
+} // namespace Cordon::Isolation

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+// Starting cordon-init, in plain C++: clone it into new user, mount, pid, net, ipc and uts namespaces, write
+// its id maps, and later read its answer to the setup request. The engine's Sandbox (isolation/sandbox.h)
+// and the Qt-free one-shot run of the `cordon` launcher both start containers with these.
+#pragma once
+
+#include "sandbox/failure.h"
+#include "sandbox/initprotocol.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+#include <vector>
+
+namespace Cordon::Isolation {
+
+// Who the sandboxed code is inside, and which host ids that maps to.
+struct IdMapping
+{
+    std::uint32_t insideUid = 1000;
+    std::uint32_t insideGid = 1000;
+    std::uint32_t hostUid = 0;
+    std::uint32_t hostGid = 0;
+};
+
+// Unprivileged callers map their own uid/gid (the only mapping the kernel allows them). A root caller maps to
+// nobody/nogroup, so that code inside is never host root, not even for files on read-only binds.
+IdMapping idMappingFor(std::uint32_t callerUid, std::uint32_t callerGid);
+
+// Where one of Cordon's programs is looked for, in order: beside the running program (the build tree, a copy
+// of the programs anywhere), then ../libexec/cordon/ from it, where `make install` puts the helpers.
+std::vector<std::string> programCandidates(std::string_view name);
+
+// Where cordon-init lives: $CORDON_INIT, else beside the running program, else ../libexec/cordon/ from it.
+std::string locateInit();
+
+struct InitProcess
+{
+    pid_t pid = -1;
+    int control = -1; // our end of the control socketpair (SOCK_SEQPACKET, close-on-exec)
+};
+
+// Clones cordon-init (stdio on /dev/null, the control socket at ControlFd, nothing else inherited, its
+// capabilities kept across the exec for the mounts it makes) and writes its id maps. Nothing is left behind
+// on failure: `userns.unavailable` when the kernel refuses new user namespaces, `sandbox.init_missing`,
+// `sandbox.clone`, `userns.id_map`.
+Plain::Result<InitProcess> launchInit(const std::string &initPath, const IdMapping &ids);
+
+// How long cordon-init may take to carry out a setup request before the start is given up.
+inline constexpr int SetupReplyTimeoutMs = 15000;
+
+// Waits for the SetupReply. A proxy listener that came with it is stored in `proxyListener`. When
+// cordon-init exited instead, it is reaped and `init.pid` set to -1. A reply that reports a failed stage is
+// returned as it is (see setupFailure()).
+Plain::Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, int &proxyListener);
+
+// "container setup failed at <stage> (<detail>): <errno text>", code `sandbox.setup_failed`.
+Plain::Failure setupFailure(const SetupReply &reply);
+
+// SIGKILL (which ends the whole pid namespace) and reap; closes the control socket.
+void killAndReap(InitProcess &init);
+
+} // namespace Cordon::Isolation

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+#include "sandbox/initprotocol.h"
+
+#include "sandbox/wire.h"
+
+#include <cerrno>
+#include <cstring>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <utility>
+
+namespace Cordon::Isolation {
+
+const char *stageName(Stage stage)
+{
+    switch (stage) {
+    case Stage::None:
+        return "none";
+    case Stage::ReadSetup:
+        return "read setup request";
+    case Stage::SetIds:
+        return "set user and group ids";
+    case Stage::MakePrivate:
+        return "make mounts private";
+    case Stage::MountRootTmpfs:
+        return "mount root tmpfs";
+    case Stage::MountOp:
+        return "mount";
+    case Stage::PivotRoot:
+        return "pivot_root";
+    case Stage::DetachOldRoot:
+        return "detach old root";
+    case Stage::RemountRootReadOnly:
+        return "remount root read-only";
+    case Stage::SetHostname:
+        return "set hostname";
+    case Stage::LoopbackUp:
+        return "bring up loopback";
+    case Stage::UnshareCgroup:
+        return "unshare cgroup namespace";
+    case Stage::DropCapabilities:
+        return "drop capabilities";
+    case Stage::NoNewPrivs:
+        return "set no_new_privs";
+    case Stage::SpawnFork:
+        return "fork";
+    case Stage::SpawnSetsid:
+        return "setsid";
+    case Stage::SpawnFds:
+        return "set up stdio";
+    case Stage::SpawnChdir:
+        return "chdir";
+    case Stage::SpawnRlimits:
+        return "set rlimits";
+    case Stage::SpawnSeccomp:
+        return "install seccomp filter";
+    case Stage::SpawnExec:
+        return "execve";
+    case Stage::SpawnTooMany:
+        return "too many runs";
+    case Stage::ProxyListener:
+        return "open the proxy listener";
+    case Stage::OpenBindSource:
+        return "open bind source";
+    }
+    return "unknown";
+}
+
+namespace {
+
+void writeStage(WireWriter &w, Stage stage, std::int32_t error, const std::string &detail)
+{
+    w.u32(static_cast<std::uint32_t>(stage));
+    w.u32(static_cast<std::uint32_t>(error));
+    w.string(detail);
+}
+
+bool readStage(WireReader &r, Stage &stage, std::int32_t &error, std::string &detail)
+{
+    std::uint32_t rawStage = 0, rawError = 0;
+    if (!r.u32(rawStage) || !r.u32(rawError) || !r.string(detail))
+        return false;
+    if (rawStage > static_cast<std::uint32_t>(Stage::OpenBindSource))
+        return false;
+    stage = static_cast<Stage>(rawStage);
+    error = static_cast<std::int32_t>(rawError);
+    return true;
+}
+
+WireReader begin(const std::uint8_t *data, std::size_t length, MessageType type, bool &ok)
+{
+    ok = length >= 1 && data[0] == static_cast<std::uint8_t>(type);
+    return ok ? WireReader(data + 1, length - 1) : WireReader(data, 0);
+}
+
+WireWriter start(MessageType type)
+{
+    WireWriter w;
+    w.u8(static_cast<std::uint8_t>(type));
+    return w;
+}
+
+} // namespace
+
+std::optional<MessageType> peekType(const std::uint8_t *data, std::size_t length)
+{
+    if (length == 0 || data[0] < 1 || data[0] > static_cast<std::uint8_t>(MessageType::KillRequest))
+        return std::nullopt;
+    return static_cast<MessageType>(data[0]);
+}
+
+std::vector<std::uint8_t> encode(const SetupRequest &m)
+{
+    WireWriter w = start(MessageType::SetupRequest);
+    w.u32(m.insideUid);
+    w.u32(m.insideGid);
+    w.string(m.hostname);
+    w.string(m.rootTmpfsOptions);
+    w.boolean(m.loopbackUp);
+    w.u32(static_cast<std::uint32_t>(m.bindSources.size()));
+    for (const std::string &source : m.bindSources)
+        w.string(source);
+    w.boolean(m.proxyListener);
+    w.boolean(m.classicMountCalls);
+    w.u32(static_cast<std::uint32_t>(m.mounts.size()));
+    for (const MountOp &op : m.mounts) {
+        w.u8(static_cast<std::uint8_t>(op.kind));
+        w.string(op.target);
+        w.string(op.contents);
+        w.u64(op.flags);
+        w.u32(op.mode);
+        w.u32(static_cast<std::uint32_t>(op.fdIndex));
+        w.boolean(op.recursive);
+    }
+    return w.data();
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, SetupRequest &m)
+{
+    bool ok = false;
+    WireReader r = begin(data, length, MessageType::SetupRequest, ok);
+    std::uint32_t count = 0;
+    std::uint32_t sources = 0;
+    if (!ok || !r.u32(m.insideUid) || !r.u32(m.insideGid) || !r.string(m.hostname) ||
+        !r.string(m.rootTmpfsOptions) || !r.boolean(m.loopbackUp) || !r.u32(sources) ||
+        sources > MaxBindSources)
+        return false;
+    m.bindSources.assign(sources, {});
+    for (std::string &source : m.bindSources) {
+        if (!r.string(source) || source.empty() || source.find('\0') != std::string::npos)
+            return false;
+    }
+    if (!r.boolean(m.proxyListener) || !r.boolean(m.classicMountCalls) || !r.u32(count) || count > 1024)
+        return false;
+    m.mounts.clear();
+    for (std::uint32_t i = 0; i < count; ++i) {
+        MountOp op;
+        std::uint8_t kind = 0;
+        std::uint32_t fdIndex = 0;
+        if (!r.u8(kind) || kind < 1 || kind > static_cast<std::uint8_t>(MountOpKind::ReadOnly) ||
+            !r.string(op.target) || !r.string(op.contents) || !r.u64(op.flags) || !r.u32(op.mode) ||
+            !r.u32(fdIndex) || !r.boolean(op.recursive))
+            return false;
+        op.kind = static_cast<MountOpKind>(kind);
+        op.fdIndex = static_cast<std::int32_t>(fdIndex);
+        m.mounts.push_back(std::move(op));
+    }
+    return r.atEnd();
+}
+
+std::vector<std::uint8_t> encode(const SetupReply &m)
+{
+    WireWriter w = start(MessageType::SetupReply);
+    writeStage(w, m.stage, m.error, m.detail);
+    return w.data();
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, SetupReply &m)
+{
+    bool ok = false;
+    WireReader r = begin(data, length, MessageType::SetupReply, ok);
+    return ok && readStage(r, m.stage, m.error, m.detail) && r.atEnd();
+}
+
+std::vector<std::uint8_t> encode(const SpawnRequest &m)
+{
+    WireWriter w = start(MessageType::SpawnRequest);
+    w.u64(m.runId);
+    w.strings(m.argv);
+    w.strings(m.env);
+    w.string(m.cwd);
+    w.u32(static_cast<std::uint32_t>(m.rlimits.size()));
+    for (const ResourceLimit &limit : m.rlimits) {
+        w.u32(limit.resource);
+        w.u64(limit.soft);
+        w.u64(limit.hard);
+    }
+    w.string(m.seccompBpf);
+    w.boolean(m.raiseOomScore);
+    return w.data();
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, SpawnRequest &m)
+{
+    bool ok = false;
+    WireReader r = begin(data, length, MessageType::SpawnRequest, ok);
+    std::uint32_t count = 0;
+    if (!ok || !r.u64(m.runId) || !r.strings(m.argv) || !r.strings(m.env) || !r.string(m.cwd) ||
+        !r.u32(count) || count > 32)
+        return false;
+    m.rlimits.clear();
+    for (std::uint32_t i = 0; i < count; ++i) {
+        ResourceLimit limit;
+        if (!r.u32(limit.resource) || !r.u64(limit.soft) || !r.u64(limit.hard))
+            return false;
+        m.rlimits.push_back(limit);
+    }
+    return r.string(m.seccompBpf) && r.boolean(m.raiseOomScore) && r.atEnd() && !m.argv.empty();
+}
+
+std::vector<std::uint8_t> encode(const SpawnReply &m)
+{
+    WireWriter w = start(MessageType::SpawnReply);
+    w.u64(m.runId);
+    w.u32(static_cast<std::uint32_t>(m.pid));
+    writeStage(w, m.stage, m.error, m.detail);
+    return w.data();
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, SpawnReply &m)
+{
+    bool ok = false;
+    WireReader r = begin(data, length, MessageType::SpawnReply, ok);
+    std::uint32_t pid = 0;
+    if (!ok || !r.u64(m.runId) || !r.u32(pid))
+        return false;
+    m.pid = static_cast<std::int32_t>(pid);
+    return readStage(r, m.stage, m.error, m.detail) && r.atEnd();
+}
+
+std::vector<std::uint8_t> encode(const ExitReport &m)
+{
+    WireWriter w = start(MessageType::ExitReport);
+    w.u64(m.runId);
+    w.u32(static_cast<std::uint32_t>(m.waitStatus));
+    w.u64(m.userMicros);
+    w.u64(m.systemMicros);
+    w.u64(m.maxRssKiB);
+    return w.data();
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, ExitReport &m)
+{
+    bool ok = false;
+    WireReader r = begin(data, length, MessageType::ExitReport, ok);
+    std::uint32_t status = 0;
+    if (!ok || !r.u64(m.runId) || !r.u32(status) || !r.u64(m.userMicros) || !r.u64(m.systemMicros) ||
+        !r.u64(m.maxRssKiB))
+        return false;
+    m.waitStatus = static_cast<std::int32_t>(status);
+    return r.atEnd();
+}
+
+std::vector<std::uint8_t> encode(const KillRequest &m)
+{
+    WireWriter w = start(MessageType::KillRequest);
+    w.u64(m.runId);
+    w.u32(static_cast<std::uint32_t>(m.signal));
+    w.boolean(m.wholeSession);
+    return w.data();
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, KillRequest &m)
+{
+    bool ok = false;
+    WireReader r = begin(data, length, MessageType::KillRequest, ok);
+    std::uint32_t signal = 0;
+    if (!ok || !r.u64(m.runId) || !r.u32(signal) || !r.boolean(m.wholeSession) || signal > 64)
+        return false;
+    m.signal = static_cast<std::int32_t>(signal);
+    return r.atEnd();
+}
+
+int sendMessage(int socketFd, const std::vector<std::uint8_t> &message, const int *fds, int fdCount)
+{
+    if (message.size() > MaxMessageBytes || fdCount < 0 || fdCount > MaxPassedFds)
+        return EMSGSIZE;
+    iovec iov{const_cast<std::uint8_t *>(message.data()), message.size()};
+    msghdr header{};
+    header.msg_iov = &iov;
+    header.msg_iovlen = 1;
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * MaxPassedFds)];
+    if (fdCount > 0) {
+        std::memset(control, 0, sizeof control);
+        header.msg_control = control;
+        header.msg_controllen = CMSG_SPACE(sizeof(int) * static_cast<std::size_t>(fdCount));
+        cmsghdr *cmsg = CMSG_FIRSTHDR(&header);
+        cmsg->cmsg_level = SOL_SOCKET;
+        cmsg->cmsg_type = SCM_RIGHTS;
+        cmsg->cmsg_len = CMSG_LEN(sizeof(int) * static_cast<std::size_t>(fdCount));
+        std::memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * static_cast<std::size_t>(fdCount));
+    }
+    for (;;) {
+        const ssize_t sent = ::sendmsg(socketFd, &header, MSG_NOSIGNAL);
+        if (sent >= 0)
+            return static_cast<std::size_t>(sent) == message.size() ? 0 : EMSGSIZE;
+        if (errno != EINTR)
+            return errno;
+    }
+}
+
+long receiveMessage(int socketFd, std::vector<std::uint8_t> &message, std::vector<int> &fds)
+{
+    message.resize(MaxMessageBytes);
+    fds.clear();
+    iovec iov{message.data(), message.size()};
+    msghdr header{};
+    header.msg_iov = &iov;
+    header.msg_iovlen = 1;
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * MaxPassedFds)];
+    header.msg_control = control;
+    header.msg_controllen = sizeof control;
+    // ECONNRESET only says that the peer closed with messages of ours unread (cordon-init exiting after a
+    // failed setup, with the spawn request the engine queued behind the setup request). The kernel reports it
+    // once, ahead of what the peer sent before it closed: the next call returns that, then end of file.
+    bool resetReported = false;
+    ssize_t received = 0;
+    do {
+        received = ::recvmsg(socketFd, &header, MSG_CMSG_CLOEXEC);
+    } while (received < 0 &&
+             (errno == EINTR || (errno == ECONNRESET && !std::exchange(resetReported, true))));
+    if (received < 0)
+        return -errno;
+    for (cmsghdr *cmsg = CMSG_FIRSTHDR(&header); cmsg; cmsg = CMSG_NXTHDR(&header, cmsg)) {
+        if (cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS)
+            continue;
+        const std::size_t count = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (std::size_t i = 0; i < count; ++i) {
+            int fd = -1;
+            std::memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int), sizeof fd);
+            fds.push_back(fd);
+        }
+    }
+    if (header.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+        for (int fd : fds)
+            ::close(fd);
+        fds.clear();
+        return -EMSGSIZE;
+    }
+    message.resize(static_cast<std::size_t>(received));
+    return static_cast<long>(received);
+}
+
+} // namespace Cordon::Isolation

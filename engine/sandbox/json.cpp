@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: MIT
+#include "sandbox/json.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+namespace Cordon {
+
+namespace {
+
+const Json UndefinedValue;
+const Json::Array NoItems;
+const Json::Object NoMembers;
+const std::string NoString;
+
+// The length of the UTF-8 sequence at text[pos], or 0 when it is not well-formed (overlong forms,
+// surrogates and code points above U+10FFFF included).
+std::size_t utf8SequenceLength(std::string_view text, std::size_t pos)
+{
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    const unsigned char lead = byte(pos);
+    if (lead < 0x80)
+        return 1;
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xbf; // the allowed range of the second byte
+    if (lead >= 0xc2 && lead <= 0xdf) {
+        length = 2;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+        length = 3;
+        if (lead == 0xe0)
+            low = 0xa0; // overlong
+        if (lead == 0xed)
+            high = 0x9f; // surrogates
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+        length = 4;
+        if (lead == 0xf0)
+            low = 0x90; // overlong
+        if (lead == 0xf4)
+            high = 0x8f; // above U+10FFFF
+    } else {
+        return 0;
+    }
+    if (pos + length > text.size())
+        return 0;
+    if (byte(pos + 1) < low || byte(pos + 1) > high)
+        return 0;
+    for (std::size_t i = 2; i < length; ++i) {
+        if (byte(pos + i) < 0x80 || byte(pos + i) > 0xbf)
+            return 0;
+    }
+    return length;
+}
+
+void appendUtf8(std::string &out, std::uint32_t codePoint)
+{
+    if (codePoint < 0x80) {
+        out += static_cast<char>(codePoint);
+    } else if (codePoint < 0x800) {
+        out += static_cast<char>(0xc0 | (codePoint >> 6));
+        out += static_cast<char>(0x80 | (codePoint & 0x3f));
+    } else if (codePoint < 0x10000) {
+        out += static_cast<char>(0xe0 | (codePoint >> 12));
+        out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3f));
+        out += static_cast<char>(0x80 | (codePoint & 0x3f));
+    } else {
+        out += static_cast<char>(0xf0 | (codePoint >> 18));
+        out += static_cast<char>(0x80 | ((codePoint >> 12) & 0x3f));
+        out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3f));
+        out += static_cast<char>(0x80 | (codePoint & 0x3f));
+    }
+}
+
+} // namespace
+
+class JsonParser
+{
+public:
+    explicit JsonParser(std::string_view text) : m_text(text) {}
+
+    std::optional<Json> document()
+    {
+        Json value;
+        skipSpace();
+        if (!parseValue(value, 0))
+            return std::nullopt;
+        skipSpace();
+        if (m_pos != m_text.size())
+            return failure("unexpected data after the document");
+        return value;
+    }
+
+    std::string error;
+
+private:
+    std::nullopt_t failure(const char *why)
+    {
+        if (error.empty())
+            error = "at offset " + std::to_string(m_pos) + ": " + why;
+        return std::nullopt;
+    }
+
+    bool fail(const char *why)
+    {
+        failure(why);
+        return false;
+    }
+
+    void skipSpace()
+    {
+        while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' ||
+                                         m_text[m_pos] == '\n' || m_text[m_pos] == '\r'))
+            ++m_pos;
+    }
+
+    bool literal(std::string_view word)
+    {
+        if (m_text.substr(m_pos, word.size()) != word)
+            return fail("invalid literal");
+        m_pos += word.size();
+        return true;
+    }
+
+    bool parseValue(Json &out, int depth)
+    {
+        if (m_pos >= m_text.size())
+            return fail("unexpected end of data");
+        switch (m_text[m_pos]) {
+        case '{':
+            return parseObject(out, depth + 1);
+        case '[':
+            return parseArray(out, depth + 1);
+        case '"':
+            out.m_type = Json::Type::String;
+            return parseString(out.m_string);
+        case 't':
+            out = Json(true);
+            return literal("true");
+        case 'f':
+            out = Json(false);
+            return literal("false");
+        case 'n':
+            out = Json(nullptr);
+            return literal("null");
+        default:
+            return parseNumber(out);
+        }
+    }
+
+    bool parseObject(Json &out, int depth)
+    {
+        if (depth > Json::MaxDepth)
+            return fail("nested too deeply");
+        out.m_type = Json::Type::Object;
+        ++m_pos; // {
+        skipSpace();
+        if (m_pos < m_text.size() && m_text[m_pos] == '}') {
+            ++m_pos;
+            return true;
+        }
+        for (;;) {
+            skipSpace();
+            if (m_pos >= m_text.size() || m_text[m_pos] != '"')
+                return fail("expected a member name");
+            Json::Member member;
+            if (!parseString(member.first))
+                return false;
+            skipSpace();
+            if (m_pos >= m_text.size() || m_text[m_pos] != ':')
+                return fail("expected ':'");
+            ++m_pos;
+            skipSpace();
+            if (!parseValue(member.second, depth))
+                return false;
+            out.m_members.push_back(std::move(member));
+            skipSpace();
+            if (m_pos < m_text.size() && m_text[m_pos] == ',') {
+                ++m_pos;
+                continue;
+            }
+            if (m_pos < m_text.size() && m_text[m_pos] == '}') {
+                ++m_pos;
+                return true;
+            }
+            return fail("expected ',' or '}'");
+        }
+    }
+
+    bool parseArray(Json &out, int depth)
+    {
+        if (depth > Json::MaxDepth)
+            return fail("nested too deeply");
+        out.m_type = Json::Type::Array;
+        ++m_pos; // [
+        skipSpace();
+        if (m_pos < m_text.size() && m_text[m_pos] == ']') {
+            ++m_pos;
+            return true;
+        }
+        for (;;) {
+            skipSpace();
+            Json item;
+            if (!parseValue(item, depth))
+                return false;
+            out.m_items.push_back(std::move(item));
+            skipSpace();
+            if (m_pos < m_text.size() && m_text[m_pos] == ',') {
+                ++m_pos;
+                continue;
+            }
+            if (m_pos < m_text.size() && m_text[m_pos] == ']') {
+                ++m_pos;
+                return true;
+            }
+            return fail("expected ',' or ']'");
+        }
+    }
+
+    bool hex4(std::uint32_t &value)
+    {
+        if (m_pos + 4 > m_text.size())
+            return fail("truncated \\u escape");
+        value = 0;
+        for (int i = 0; i < 4; ++i) {
+            const char c = m_text[m_pos++];
+            value <<= 4;
+            if (c >= '0' && c <= '9')
+                value |= static_cast<std::uint32_t>(c - '0');
+            else if (c >= 'a' && c <= 'f')
+                value |= static_cast<std::uint32_t>(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F')
+                value |= static_cast<std::uint32_t>(c - 'A' + 10);
+            else
+                return fail("invalid \\u escape");
+        }
+        return true;
+    }
+
+    bool parseString(std::string &out)
+    {
+        ++m_pos; // "
+        for (;;) {
+            if (m_pos >= m_text.size())
+                return fail("unterminated string");
+            const auto c = static_cast<unsigned char>(m_text[m_pos]);
+            if (c == '"') {
+                ++m_pos;
+                return true;
+            }
+            if (c < 0x20)
+                return fail("control character in a string");
+            if (c != '\\') {
+                const std::size_t length = utf8SequenceLength(m_text, m_pos);
+                if (length == 0)
+                    return fail("invalid UTF-8 in a string");
+                out.append(m_text.substr(m_pos, length));
+                m_pos += length;
+                continue;
+            }
+            if (++m_pos >= m_text.size())
+                return fail("unterminated escape");
+            const char escape = m_text[m_pos++];
+            switch (escape) {
+            case '"':
+            case '\\':
+            case '/':
+                out += escape;
+                break;
+            case 'b':
+                out += '\b';
+                break;
+            case 'f':
+                out += '\f';
+                break;
+            case 'n':
+                out += '\n';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case 'u': {
+                std::uint32_t unit = 0;
+                if (!hex4(unit))
+                    return false;
+                if (unit >= 0xdc00 && unit <= 0xdfff)
+                    return fail("lone low surrogate");
+                if (unit >= 0xd800 && unit <= 0xdbff) {
+                    std::uint32_t low = 0;
+                    if (m_text.substr(m_pos, 2) != "\\u")
+                        return fail("lone high surrogate");
+                    m_pos += 2;
+                    if (!hex4(low))
+                        return false;
+                    if (low < 0xdc00 || low > 0xdfff)
+                        return fail("lone high surrogate");
+                    unit = 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00);
+                }
+                appendUtf8(out, unit);
+                break;
+            }
+            default:
+                return fail("invalid escape");
+            }
+        }
+    }
+
+    // RFC 8259: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?. Integers that fit stay exact (as Qt keeps
+    // them as qint64); everything else is a double. std::from_chars does not depend on the C locale, which a
+    // Qt program sets from the environment.
+    bool parseNumber(Json &out)
+    {
+        const std::size_t start = m_pos;
+        const auto digits = [&] {
+            const std::size_t from = m_pos;
+            while (m_pos < m_text.size() && m_text[m_pos] >= '0' && m_text[m_pos] <= '9')
+                ++m_pos;
+            return m_pos - from;
+        };
+        if (m_pos < m_text.size() && m_text[m_pos] == '-')
+            ++m_pos;
+        if (m_pos < m_text.size() && m_text[m_pos] == '0')
+            ++m_pos;
+        else if (digits() == 0)
+            return fail("invalid value");
+        bool integral = true;
+        if (m_pos < m_text.size() && m_text[m_pos] == '.') {
+            ++m_pos;
+            integral = false;
+            if (digits() == 0)
+                return fail("invalid number");
+        }
+        if (m_pos < m_text.size() && (m_text[m_pos] == 'e' || m_text[m_pos] == 'E')) {
+            ++m_pos;
+            integral = false;
+            if (m_pos < m_text.size() && (m_text[m_pos] == '+' || m_text[m_pos] == '-'))
+                ++m_pos;
+            if (digits() == 0)
+                return fail("invalid number");
+        }
+        const char *first = m_text.data() + start;
+        const char *last = m_text.data() + m_pos;
+        out.m_type = Json::Type::Number;
+        if (integral) {
+            std::int64_t value = 0;
+            const auto [end, ec] = std::from_chars(first, last, value);
+            if (ec == std::errc() && end == last) {
+                out.m_isInteger = true;
+                out.m_integer = value;
+                return true;
+            }
+        }
+        double value = 0;
+        const auto [end, ec] = std::from_chars(first, last, value);
+        if (end != last)
+            return fail("invalid number");
+        if (ec == std::errc::result_out_of_range) {
+            // Too small to tell from zero is zero; too large to be finite is refused.
+            const std::string_view token(first, static_cast<std::size_t>(last - first));
+            if (token.find("e-") == std::string_view::npos && token.find("E-") == std::string_view::npos)
+                return fail("number out of range");
+            value = 0;
+        } else if (ec != std::errc() || !std::isfinite(value)) {
+            return fail("invalid number");
+        }
+        out.m_double = value;
+        return true;
+    }
+
+    std::string_view m_text;
+    std::size_t m_pos = 0;
+};
+
+Json Json::object(std::initializer_list<Member> members)
+{
+    Json json;
+    json.m_type = Type::Object;
+    json.m_members.assign(members.begin(), members.end());
+    return json;
+}
+
+std::optional<Json> Json::parse(std::string_view text, std::string *error)
+{
+    JsonParser parser(text);
+    std::optional<Json> document = parser.document();
+    if (!document && error)
+        *error = parser.error;
+    return document;
+}
+
+const Json &Json::operator[](std::string_view key) const
+{
+    for (auto it = m_members.rbegin(); it != m_members.rend(); ++it) {
+        if (it->first == key)
+            return it->second;
+    }
+    return UndefinedValue;
+}
+
+bool Json::contains(std::string_view key) const
+{
+    return !(*this)[key].isUndefined();
+}
+
+const Json::Array &Json::items() const
+{
+    return m_type == Type::Array ? m_items : NoItems;
+}
+
+const Json::Object &Json::members() const
+{
+    return m_type == Type::Object ? m_members : NoMembers;
+}
+
+const std::string &Json::toString() const
+{
+    return m_type == Type::String ? m_string : NoString;
+}
+
+bool Json::toBool(bool defaultValue) const
+{
+    return m_type == Type::Bool ? m_bool : defaultValue;
+}
+
+std::int64_t Json::toInteger(std::int64_t defaultValue) const
+{
+    if (m_type != Type::Number)
+        return defaultValue;
+    if (m_isInteger)
+        return m_integer;
+    // 2^63 is exactly representable; anything at or above it (or below -2^63) is out of range.
+    constexpr double Limit = 9223372036854775808.0;
+    if (m_double != std::trunc(m_double) || m_double >= Limit || m_double < -Limit)
+        return defaultValue;
+    return static_cast<std::int64_t>(m_double);
+}
+
+int Json::toInt(int defaultValue) const
+{
+    const std::int64_t a = toInteger(0);
+    const std::int64_t b = toInteger(1);
+    if (a != b || a < std::numeric_limits<int>::min() || a > std::numeric_limits<int>::max())
+        return defaultValue;
+    return static_cast<int>(a);
+}
+
+double Json::toDouble(double defaultValue) const
+{
+    if (m_type != Type::Number)
+        return defaultValue;
+    return m_isInteger ? static_cast<double>(m_integer) : m_double;
+}
+
+void Json::insert(std::string key, Json value)
+{
+    if (m_type == Type::Undefined || m_type == Type::Null)
+        m_type = Type::Object;
+    for (Member &member : m_members) {
+        if (member.first == key) {
+            member.second = std::move(value);
+            return;
+        }
+    }
+    m_members.emplace_back(std::move(key), std::move(value));
+}
+
+std::string Json::serialize() const
+{
+    switch (m_type) {
+    case Type::Undefined:
+    case Type::Null:
+        return "null";
+    case Type::Bool:
+        return m_bool ? "true" : "false";
+    case Type::Number: {
+        if (m_isInteger)
+            return std::to_string(m_integer);
+        char buffer[32];
+        const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, m_double);
+        return ec == std::errc() ? std::string(buffer, end) : std::string("null");
+    }
+    case Type::String:
+        return jsonQuote(m_string);
+    case Type::Array: {
+        std::string text = "[";
+        for (const Json &item : m_items) {
+            if (text.size() > 1)
+                text += ',';
+            text += item.serialize();
+        }
+        return text + ']';
+    }
+    case Type::Object: {
+        std::string text = "{";
+        for (const Member &member : m_members) {
+            if (text.size() > 1)
+                text += ',';
+            text += jsonQuote(member.first);
+            text += ':';
+            text += member.second.serialize();
+        }
+        return text + '}';
+    }
+    }
+    return "null";
+}
+
+std::string jsonQuote(std::string_view text)
+{
+    static const char Hex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(text.size() + 2);
+    out += '"';
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
+        default:
+            if (u < 0x20) {
+                out += "\\u00";
+                out += Hex[u >> 4];
+                out += Hex[u & 0xf];
+            } else {
+                out += c;
+            }
+        }
+    }
+    out += '"';
+    return out;
+}
+
+bool isValidUtf8(std::string_view text)
+{
+    for (std::size_t pos = 0; pos < text.size();) {
+        const std::size_t length = utf8SequenceLength(text, pos);
+        if (length == 0)
+            return false;
+        pos += length;
+    }
+    return true;
+}
+
+} // namespace Cordon

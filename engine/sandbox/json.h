@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// A small, strict JSON reader and compact writer without Qt: the protocol frames of every client and the
+// `cordon` launcher read and write with it. RFC 8259 only: no comments, no trailing
+// commas, no NaN, strings must be valid UTF-8 (also after \u escapes: no lone surrogates), nesting is capped.
+// Accessors answer like QJsonValue's, so code ported from Qt reads the same fields the same way.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace Cordon {
+
+class Json
+{
+public:
+    enum class Type
+    {
+        Undefined, // a missing member, as QJsonValue::Undefined
+        Null,
+        Bool,
+        Number,
+        String,
+        Array,
+        Object,
+    };
+    using Array = std::vector<Json>;
+    using Member = std::pair<std::string, Json>;
+    using Object = std::vector<Member>;
+
+    // Deeper documents are refused: the parser recurses once per level.
+    static constexpr int MaxDepth = 128;
+
+    Json() = default;
+    Json(std::nullptr_t) : m_type(Type::Null) {}
+    Json(bool value) : m_type(Type::Bool), m_bool(value) {}
+    Json(int value) : Json(static_cast<std::int64_t>(value)) {}
+    Json(std::int64_t value) : m_type(Type::Number), m_isInteger(true), m_integer(value) {}
+    Json(double value) : m_type(Type::Number), m_double(value) {}
+    Json(std::string value) : m_type(Type::String), m_string(std::move(value)) {}
+    Json(std::string_view value) : Json(std::string(value)) {}
+    Json(const char *value) : Json(std::string(value)) {}
+    Json(Array items) : m_type(Type::Array), m_items(std::move(items)) {}
+    static Json object(std::initializer_list<Member> members = {});
+
+    // The document `text` holds, or std::nullopt with `error` (when given) saying where and why.
+    static std::optional<Json> parse(std::string_view text, std::string *error = nullptr);
+
+    Type type() const { return m_type; }
+    bool isUndefined() const { return m_type == Type::Undefined; }
+    bool isNull() const { return m_type == Type::Null; }
+    bool isBool() const { return m_type == Type::Bool; }
+    bool isNumber() const { return m_type == Type::Number; }
+    bool isString() const { return m_type == Type::String; }
+    bool isArray() const { return m_type == Type::Array; }
+    bool isObject() const { return m_type == Type::Object; }
+
+    // The member `key` (the last one when a key repeats), or an Undefined value.
+    const Json &operator[](std::string_view key) const;
+    bool contains(std::string_view key) const;
+    // Empty unless this is an array / object.
+    const Array &items() const;
+    const Object &members() const;
+
+    // As QJsonValue::toString(): empty unless a string.
+    const std::string &toString() const;
+    bool toBool(bool defaultValue = false) const;
+    // As QJsonValue::toInteger() / toInt(): a whole number in range, else defaultValue.
+    std::int64_t toInteger(std::int64_t defaultValue = 0) const;
+    int toInt(int defaultValue = 0) const;
+    double toDouble(double defaultValue = 0) const;
+
+    // Adds or replaces a member; turns an undefined or null value into an object first.
+    void insert(std::string key, Json value);
+
+    // Compact JSON, as QJsonDocument::Compact writes it (modulo member order and number spelling).
+    std::string serialize() const;
+
+private:
+    Type m_type = Type::Undefined;
+    bool m_bool = false;
+    bool m_isInteger = false;
+    std::int64_t m_integer = 0;
+    double m_double = 0;
+    std::string m_string;
+    Array m_items;
+    Object m_members;
+
+    friend class JsonParser;
+};
+
+// `text` (UTF-8) as a JSON string literal, with the quotes: only '"', '\' and control characters escaped
+// (\b \f \n \r \t, else \u00xx in lower-case hex), as RFC 8785 asks. Policy versions are hashes over this
+// form (policy/canonicaljson.h), so it must never change.
+std::string jsonQuote(std::string_view text);
+// True when `text` is well-formed UTF-8 without surrogates or code points above U+10FFFF.
+bool isValidUtf8(std::string_view text);
+
+} // namespace Cordon

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// Plan as data, in plain C++: what a container sees (read-only system directories, the few /etc files
+// programs need, a minimal /dev, a masked /proc, a capped /tmp, the workspace at /mnt/data) becomes the
+// SetupRequest that cordon-init executes. The engine's buildSandboxSpec() (isolation/sandboxspec.h) and the
+// Qt-free one-shot run of the `cordon` launcher both build their plan here.
+#pragma once
+
+#include "sandbox/failure.h"
+#include "sandbox/initprotocol.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace Cordon::Isolation {
+
+// The workspace on the host.
+struct WorkspaceDirs
+{
+    std::string work;    // mounted at /mnt/data, writable
+    std::string inputs;  // mounted at /mnt/data/inputs, read-only
+    std::string outputs; // mounted at /mnt/data/outputs, writable, noexec
+    std::string code; // optional: mounted read-only at /mnt/code, where code runs' source files are written
+};
+
+// A host directory or file the policy shares with the container.
+struct ExtraMount
+{
+    std::string host;
+    std::string target;
+    bool readOnly = true;
+};
+
+struct MountPlanInput
+{
+    WorkspaceDirs workspace;
+    std::uint32_t insideUid = 1000;
+    std::uint32_t insideGid = 1000;
+    int tmpMb = 512;
+    // An allowlist network policy: cordon-init opens the egress proxy's listener inside the container.
+    bool proxyListener = false;
+    std::vector<ExtraMount> mounts;
+    std::string hostRoot = "/"; // tests plan against a fake host tree
+};
+
+constexpr const char *InsideWorkDir = "/mnt/data";
+constexpr const char *InsideCodeDir = "/mnt/code";
+constexpr const char *InsidePath = "/usr/local/bin:/usr/bin:/bin";
+
+// The whole plan, its bind sources included; `sandbox.invalid_workspace` when a workspace path is relative.
+Plain::Result<SetupRequest> buildMountPlan(const MountPlanInput &input);
+
+// The whole environment of a run, sorted by name: a fixed minimum (PATH, HOME, LANG, TERM, USER, LOGNAME,
+// TMPDIR; the proxy variables with an allowlist) with `policyEnv` on top. Nothing of the caller's.
+std::vector<std::string> runEnvironment(bool proxyListener,
+                                        const std::map<std::string, std::string> &policyEnv);
+
+} // namespace Cordon::Isolation

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: MIT
+#include "sandbox/oneshotrun.h"
+
+#include "sandbox/cappedoutput.h"
+#include "sandbox/cgroup/cgroupbackend.h"
+#include "sandbox/containerlaunch.h"
+#include "sandbox/init/execfailure.h"
+#include "sandbox/initlaunch.h"
+#include "sandbox/mountplan.h"
+#include "sandbox/runstdin.h"
+#include "sandbox/seccompfilters.h"
+#include "sandbox/workspace.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <future>
+#include <memory>
+#include <optional>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace Cordon::Containers::OneShot {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Layout = Core::Workspace::Layout;
+
+constexpr std::int64_t MiB = 1024 * 1024;
+constexpr std::uint64_t RunWireId = 1;
+
+std::int64_t millisSince(Clock::time_point start)
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
+// One output pipe of the run, read without blocking and kept under the cap.
+class Stream
+{
+public:
+    Stream(int number, std::int64_t cap) : m_number(number), m_output(cap) {}
+    ~Stream() { close(); }
+    Stream(const Stream &) = delete;
+    Stream &operator=(const Stream &) = delete;
+
+    void adopt(int fd)
+    {
+        m_fd = fd;
+        ::fcntl(m_fd, F_SETFL, ::fcntl(m_fd, F_GETFL) | O_NONBLOCK);
+    }
+    int fd() const { return m_fd; }
+    bool atEnd() const { return m_fd < 0; }
+    const Core::CappedOutput &output() const { return m_output; }
+
+    // Reads what is there now; closes the pipe at end of file.
+    void readAvailable(const OutputSink &onOutput)
+    {
+        if (m_fd >= 0 && !Core::readAvailable(m_fd, m_output, [&](std::string_view kept) {
+                if (onOutput)
+                    onOutput(m_number, kept);
+            }))
+            close();
+    }
+    void close()
+    {
+        if (m_fd >= 0)
+            ::close(std::exchange(m_fd, -1));
+    }
+
+private:
+    int m_number;
+    int m_fd = -1;
+    Core::CappedOutput m_output;
+};
+
+class PlainRun
+{
+public:
+    PlainRun(const PlainRunRequest &request, const OutputSink &onOutput)
+        : m_request(request), m_onOutput(onOutput), m_stdout(1, request.policy.outputMb * MiB),
+          m_stderr(2, request.policy.outputMb * MiB)
+    {}
+    ~PlainRun() { tearDown(false); }
+    PlainRun(const PlainRun &) = delete;
+    PlainRun &operator=(const PlainRun &) = delete;
+
+    PlainRunOutcome run();
+
+private:
+    Plain::Result<> start();
+    Plain::Result<> sendSpawn();
+    void superviseUntilFinished();
+    void readControlMessages();
+    void killRun();
+    void finishOutcome();
+    // Ends the container and removes it; `collect` gives the request's collectOutputs its turn in between.
+    void tearDown(bool collect);
+    std::optional<Cgroup::Core::MemoryStats> memoryStats() const;
+
+    const PlainRunRequest &m_request;
+    const OutputSink &m_onOutput;
+    PlainRunOutcome m_outcome;
+    Clock::time_point m_started = Clock::now();
+    std::unique_ptr<Cgroup::Core::CgroupBackend> m_cgroup;
+    std::string m_id;
+    LaunchedContainer m_launched; // cordon-init, the workspace, whether the cgroup exists
+    int m_proxyListener = -1;
+    Stream m_stdout;
+    Stream m_stderr;
+    // The run's life, as ContainerRun tracks it.
+    bool m_exited = false;
+    bool m_timedOut = false;
+    bool m_cancelled = false;
+    bool m_initDied = false;
+    bool m_abandoned = false; // cordon-init died before the run's exit was reported
+    bool m_spawnFailed = false;
+    std::optional<Clock::time_point> m_finishBy; // the grace (after the exit) or backstop (after a kill)
+    Clock::time_point m_timeoutAt;
+};
+
+PlainRunOutcome PlainRun::run()
+{
+    m_outcome.memoryLimitBytes = m_request.policy.memoryLimitBytes;
+    if (auto started = start(); !started) {
+        tearDown(false);
+        m_outcome.className = "setup_failed";
+        m_outcome.message = started.error().message;
+        m_outcome.setupStage = started.error().code;
+        m_outcome.setupErrno = started.error().sysErrno;
+        m_outcome.wallMs = millisSince(m_started);
+        return m_outcome;
+    }
+    superviseUntilFinished();
+    finishOutcome();
+    tearDown(true);
+    return m_outcome;
+}
+
+Plain::Result<> PlainRun::start()
+{
+    if (m_request.command.empty())
+        return Plain::fail("run.no_command", "no command to run");
+    auto backend = Cgroup::Core::detectBackend(m_request.userName);
+    if (backend) {
+        m_cgroup = std::move(*backend);
+        CORDON_PLAIN_TRY(m_cgroup->prepareSelf());
+    } else if (m_request.allowDegraded) {
+        m_outcome.degraded = true;
+    } else {
+        return Plain::fail(backend.error().wrap("memory and pids limits cannot be enforced on this host"));
+    }
+    m_id = Core::newContainerId();
+    LaunchRequest launch;
+    launch.id = m_id;
+    launch.ids = Isolation::idMappingFor(::geteuid(), ::getegid());
+    launch.cgroup = m_cgroup.get();
+    launch.limits = {m_request.policy.memoryLimitBytes, m_request.policy.pids};
+    launch.plan = mountPlanInput(m_request.policy);
+    launch.prepareWorkspace = m_request.prepareWorkspace;
+    CORDON_PLAIN_TRY(launchContainer(launch, m_launched));
+    // The spawn request is queued right behind the setup request: cordon-init starts the run as soon as the
+    // container is set up.
+    const Plain::Result<> spawnSent = sendSpawn();
+    // The setup reply comes first even when the spawn request could not be sent: a cordon-init that failed
+    // its setup and exited refuses the request, and its reply says why.
+    auto reply = Isolation::awaitSetupReply(m_launched.init, Isolation::SetupReplyTimeoutMs, m_proxyListener);
+    if (!reply)
+        return Plain::fail(reply.error());
+    if (reply->stage != Isolation::Stage::None)
+        return Plain::fail(Isolation::setupFailure(*reply));
+    CORDON_PLAIN_TRY(spawnSent);
+    ::fcntl(m_launched.init.control, F_SETFL, ::fcntl(m_launched.init.control, F_GETFL) | O_NONBLOCK);
+    return {};
+}
+
+// As Container::exec() and ContainerRun::start() for a command whose stdin is given up front.
+Plain::Result<> PlainRun::sendSpawn()
+{
+    const Isolation::SpawnRequest spawn = spawnRequestFor(m_request.policy, RunWireId, m_request.command);
+
+    auto stdinOpened = m_request.stdinData ? Core::stdinMemfd(*m_request.stdinData) : Core::openDevNull();
+    if (!stdinOpened)
+        return Plain::fail(stdinOpened.error());
+    const int stdinFd = *stdinOpened;
+    int out[2] = {-1, -1};
+    int err[2] = {-1, -1};
+    if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+        const int error = errno;
+        for (int fd : {stdinFd, out[0], out[1]})
+            if (fd >= 0)
+                ::close(fd);
+        return Plain::failErrno("run.pipe", "pipe2", error);
+    }
+    m_stdout.adopt(out[0]);
+    m_stderr.adopt(err[0]);
+    const int fds[3] = {stdinFd, out[1], err[1]};
+    const int error = Isolation::sendMessage(m_launched.init.control, Isolation::encode(spawn), fds, 3);
+    for (int fd : fds)
+        ::close(fd);
+    if (error != 0)
+        return Plain::failErrno("sandbox.protocol", "send spawn request", error);
+    m_timeoutAt = Clock::now() + std::chrono::seconds(m_request.policy.runTimeoutS);
+    return {};
+}
+
+void PlainRun::superviseUntilFinished()
+{
+    for (;;) {
+        if (m_exited && m_stdout.atEnd() && m_stderr.atEnd())
+            return;
+        const Clock::time_point now = Clock::now();
+        if (m_finishBy && now >= *m_finishBy)
+            return;
+        const bool watchTimeout = !m_exited && !m_timedOut && !m_cancelled;
+        Clock::time_point wakeAt = m_finishBy.value_or(Clock::time_point::max());
+        if (watchTimeout)
+            wakeAt = std::min(wakeAt, m_timeoutAt);
+        const auto waitMs = std::chrono::ceil<std::chrono::milliseconds>(wakeAt - now).count();
+        const int timeoutMs = wakeAt == Clock::time_point::max()
+                                  ? -1
+                                  : static_cast<int>(std::clamp<std::int64_t>(waitMs, 0, 60000));
+
+        // Once the run has ended or is being killed, a Ctrl-C has nothing left to cancel.
+        const bool watchInterrupt = !m_exited && !m_cancelled;
+        pollfd entries[4] = {{m_initDied ? -1 : m_launched.init.control, POLLIN, 0},
+                             {m_stdout.fd(), POLLIN, 0},
+                             {m_stderr.fd(), POLLIN, 0},
+                             {watchInterrupt ? m_request.interruptFd : -1, POLLIN, 0}};
+        if (::poll(entries, 4, timeoutMs) < 0 && errno != EINTR) {
+            // Nothing can be watched any more: end the run as killed, and say why.
+            m_outcome.message = Plain::failErrno("run.poll", "watch the run", errno).value().message;
+            if (!m_exited)
+                killRun();
+            return;
+        }
+        // What has arrived counts before the timeout, as on the engine's event loop: an exit report waiting
+        // behind output the terminal was slow to take is not a timeout.
+        if (entries[1].revents != 0)
+            m_stdout.readAvailable(m_onOutput);
+        if (entries[2].revents != 0)
+            m_stderr.readAvailable(m_onOutput);
+        if (entries[0].revents != 0)
+            readControlMessages();
+        if (entries[3].revents != 0 && !m_exited) {
+            m_cancelled = true;
+            killRun();
+        }
+        if (!m_exited && !m_timedOut && !m_cancelled && Clock::now() >= m_timeoutAt) {
+            m_timedOut = true;
+            killRun();
+        }
+    }
+}
+
+// As ContainerRun::cancel() and its timeout: SIGKILL to the run's whole session, and a backstop in case the
+// exit report does not come.
+void PlainRun::killRun()
+{
+    Isolation::KillRequest kill;
+    kill.runId = RunWireId;
+    kill.signal = SIGKILL;
+    (void)Isolation::sendMessage(m_launched.init.control, Isolation::encode(kill));
+    m_finishBy = Clock::now() + std::chrono::milliseconds(KillBackstopMs);
+}
+
+void PlainRun::readControlMessages()
+{
+    for (;;) {
+        std::vector<std::uint8_t> message;
+        std::vector<int> fds;
+        const long received = Isolation::receiveMessage(m_launched.init.control, message, fds);
+        for (int fd : fds)
+            ::close(fd);
+        if (received == -EAGAIN)
+            return;
+        if (received <= 0) {
+            // cordon-init is gone under the run (its PID 1 died, e.g. by the OOM killer): finish with what is
+            // known, as ContainerRun::abandon() does.
+            m_initDied = true;
+            if (!m_exited) {
+                m_abandoned = true;
+                const auto stats = memoryStats();
+                m_outcome.className = stats && stats->oomKills > 0 ? "oom" : "killed";
+                m_outcome.signal = SIGKILL;
+                m_outcome.message = "the container's PID 1 died";
+                m_exited = true;
+            }
+            m_finishBy = Clock::now();
+            return;
+        }
+        const auto type = Isolation::peekType(message.data(), message.size());
+        if (type == Isolation::MessageType::SpawnReply) {
+            Isolation::SpawnReply reply;
+            if (!Isolation::decode(message.data(), message.size(), reply) || reply.runId != RunWireId ||
+                reply.stage == Isolation::Stage::None)
+                continue;
+            if (const auto notRun =
+                    Isolation::execFailure(reply.stage, reply.error, m_request.command.front())) {
+                // The sandbox was up and the program is not there (127) or cannot run (126): the run ends
+                // with that status, as a shell's does.
+                m_outcome.exitCode = notRun->exitCode;
+                m_outcome.message = notRun->message;
+                m_exited = true;
+                m_finishBy = Clock::now();
+                continue;
+            }
+            const auto failure =
+                Plain::failErrno("run.setup_failed",
+                                 std::string("run setup failed at ") + Isolation::stageName(reply.stage),
+                                 reply.error)
+                    .value();
+            m_spawnFailed = true;
+            m_outcome.className = "setup_failed";
+            m_outcome.message = failure.message;
+            m_outcome.setupStage = failure.code;
+            m_outcome.setupErrno = failure.sysErrno;
+            m_exited = true;
+            m_finishBy = Clock::now();
+        } else if (type == Isolation::MessageType::ExitReport) {
+            Isolation::ExitReport report;
+            if (!Isolation::decode(message.data(), message.size(), report) || report.runId != RunWireId ||
+                m_exited)
+                continue;
+            if (WIFEXITED(report.waitStatus))
+                m_outcome.exitCode = WEXITSTATUS(report.waitStatus);
+            else if (WIFSIGNALED(report.waitStatus))
+                m_outcome.signal = WTERMSIG(report.waitStatus);
+            m_outcome.cpuMs = static_cast<std::int64_t>((report.userMicros + report.systemMicros) / 1000);
+            m_outcome.peakMemoryBytes = static_cast<std::int64_t>(report.maxRssKiB) * 1024;
+            m_exited = true;
+            m_finishBy = Clock::now() + std::chrono::milliseconds(OutputGraceMs);
+        }
+    }
+}
+
+// As ContainerRun::finish() and OneShotRun::finish(): what is left in the pipes, the cgroup's counters, and
+// the class by the rules every run follows.
+void PlainRun::finishOutcome()
+{
+    m_stdout.readAvailable(m_onOutput);
+    m_stderr.readAvailable(m_onOutput);
+    m_stdout.close();
+    m_stderr.close();
+    const auto stats = memoryStats();
+    if (stats) {
+        // The group is new (its name random), so every OOM kill it counts happened in this run; the engine's
+        // long-lived containers subtract the count at a run's start instead.
+        m_outcome.oomKills = stats->oomKills;
+        m_outcome.pidsLimitHits = stats->pidsLimitHits;
+        m_outcome.pidsLimit = m_request.policy.pids;
+        m_outcome.peakMemoryBytes = std::max(m_outcome.peakMemoryBytes, stats->peak);
+    }
+    m_outcome.stdoutData = m_stdout.output().data();
+    m_outcome.stderrData = m_stderr.output().data();
+    m_outcome.stdoutKept = std::ssize(m_stdout.output().data());
+    m_outcome.stderrKept = std::ssize(m_stderr.output().data());
+    m_outcome.stdoutBytes = m_stdout.output().totalBytes();
+    m_outcome.stderrBytes = m_stderr.output().totalBytes();
+    m_outcome.stdoutTruncated = m_stdout.output().truncated();
+    m_outcome.stderrTruncated = m_stderr.output().truncated();
+    // A run abandoned by its container keeps the class it was given then, unless it timed out or an OOM kill
+    // explains it.
+    if (!m_spawnFailed && (!m_abandoned || m_timedOut || m_outcome.oomKills > 0))
+        m_outcome.className =
+            Cordon::classifyEndedRun(m_timedOut, m_outcome.oomKills, m_outcome.signal, m_outcome.exitCode);
+    if (m_cancelled && !m_spawnFailed && m_outcome.message.empty())
+        m_outcome.message = "cancelled";
+}
+
+// Without outputs to collect, cordon-init is killed first, so that the kernel tears the container down on one
+// core while the workspace is removed on the other; then cordon-init is reaped and the cgroup removed, and
+// whatever a dying process still wrote in between is removed last. With outputs, every process is gone
+// before they are collected, and the workspace is removed after.
+void PlainRun::tearDown(bool collect)
+{
+    collect = collect && m_request.collectOutputs && m_launched.workspace;
+    std::future<Plain::Result<>> removal;
+    if (m_launched.init.pid > 0)
+        ::kill(m_launched.init.pid, SIGKILL);
+    if (m_launched.workspace && !collect)
+        removal = std::async(std::launch::async,
+                             [workspace = *m_launched.workspace] { return workspace.remove(); });
+    Isolation::killAndReap(m_launched.init);
+    if (m_proxyListener >= 0)
+        ::close(std::exchange(m_proxyListener, -1));
+    if (m_cgroup && m_launched.cgroupCreated) {
+        (void)m_cgroup->destroy(m_id);
+        m_launched.cgroupCreated = false;
+    }
+    if (removal.valid())
+        removal.wait();
+    m_outcome.wallMs = millisSince(m_started);
+    if (collect)
+        m_request.collectOutputs(m_launched.workspace->paths(Layout::CommandsOnly));
+    if (m_launched.workspace) {
+        (void)m_launched.workspace->remove();
+        m_launched.workspace.reset();
+    } else if (!m_id.empty()) {
+        // Its creation failed part-way: what it made is still removed.
+        (void)Core::Workspace::at(m_id).remove();
+    }
+}
+
+std::optional<Cgroup::Core::MemoryStats> PlainRun::memoryStats() const
+{
+    if (!m_cgroup || !m_launched.cgroupCreated)
+        return std::nullopt;
+    auto stats = m_cgroup->memoryStats(m_id);
+    return stats ? std::optional(*stats) : std::nullopt;
+}
+
+} // namespace
+
+Isolation::SpawnRequest spawnRequestFor(const PlainPolicy &policy, std::uint64_t runId,
+                                        std::vector<std::string> argv)
+{
+    Isolation::SpawnRequest spawn;
+    spawn.runId = runId;
+    spawn.argv = std::move(argv);
+    spawn.env = Isolation::runEnvironment(policy.proxyListener, policy.env);
+    spawn.cwd = Isolation::InsideWorkDir;
+    const auto fileSize = static_cast<std::uint64_t>(policy.workspaceMb) * MiB;
+    spawn.rlimits = {{RLIMIT_CORE, 0, 0}, {RLIMIT_NOFILE, 4096, 4096}, {RLIMIT_FSIZE, fileSize, fileSize}};
+    spawn.seccompBpf = Isolation::prebuiltSeccompFilter(policy.allowPtrace);
+    return spawn;
+}
+
+Isolation::MountPlanInput mountPlanInput(const PlainPolicy &policy)
+{
+    Isolation::MountPlanInput input;
+    input.tmpMb = policy.tmpMb;
+    input.proxyListener = policy.proxyListener;
+    input.mounts = policy.mounts;
+    return input;
+}
+
+int timeoutSeconds(std::int64_t millis)
+{
+    return static_cast<int>(std::max<std::int64_t>(1, (millis + 999) / 1000));
+}
+
+PlainRunOutcome runPlain(const PlainRunRequest &request, const OutputSink &onOutput)
+{
+    PlainRun run(request, onOutput);
+    return run.run();
+}
+
+} // namespace Cordon::Containers::OneShot

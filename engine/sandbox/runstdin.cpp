@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#include "sandbox/runstdin.h"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace Cordon::Containers::Core {
+
+Plain::Result<int> stdinMemfd(std::string_view data)
+{
+    const int fd = ::memfd_create("cordon-stdin", MFD_CLOEXEC);
+    if (fd < 0)
+        return Plain::failErrno("run.stdin", "memfd_create", errno);
+    while (!data.empty()) {
+        const ssize_t n = ::write(fd, data.data(), data.size());
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const int error = n < 0 ? errno : EIO;
+            ::close(fd);
+            return Plain::failErrno("run.stdin", "write stdin", error);
+        }
+        data.remove_prefix(static_cast<std::size_t>(n));
+    }
+    ::lseek(fd, 0, SEEK_SET);
+    return fd;
+}
+
+Plain::Result<int> openDevNull()
+{
+    const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return Plain::failErrno("run.stdin", "open /dev/null", errno);
+    return fd;
+}
+
+} // namespace Cordon::Containers::Core

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// A container's files on the host: <data>/containers/<id>/ with work/ (mounted at /mnt/data), inputs/
+// (read-only inside) and outputs/ (downloadable artifacts). They live exactly as long as the container.
+// Plain C++: the `cordon` launcher's one-shot run uses it, and containers/workspace.h is the Qt face of it.
+#pragma once
+
+#include "sandbox/failure.h"
+
+#include <string>
+#include <string_view>
+
+#include <sys/types.h>
+
+namespace Cordon::Containers::Core {
+
+// $CORDON_DATA_DIR when set and not empty; else what QStandardPaths::GenericDataLocation is on Linux plus
+// "/cordon": $XDG_DATA_HOME/cordon when set and not empty (taken as it is), else
+// <$HOME, cleaned like QDir::cleanPath, "/" when unset or empty>/.local/share/cordon. Reads the environment
+// only: no passwd lookup, so a static binary gives the same answer as the Qt programs.
+std::string dataDirectory();
+
+// A fresh random id from getrandom(2): 16 lower-case hex characters, usable as a directory and cgroup name.
+std::string newContainerId();
+
+// Where the directories of a workspace are on the host.
+struct WorkspacePaths
+{
+    std::string work;    // mounted at /mnt/data, writable
+    std::string inputs;  // mounted at /mnt/data/inputs, read-only
+    std::string outputs; // mounted at /mnt/data/outputs, writable, noexec
+    std::string code;    // mounted read-only at /mnt/code; empty with Layout::CommandsOnly
+};
+
+class Workspace final
+{
+public:
+    // code/ holds the source files of code runs (mounted read-only at /mnt/code); a container that only runs
+    // commands has none.
+    enum class Layout
+    {
+        WithCode,
+        CommandsOnly,
+    };
+
+    // Creates the directories, or reuses them for a container that starts again. The work/inputs and
+    // work/outputs mount points are made here, as real directories, before the sandbox starts: a symlink
+    // planted there by an earlier run would otherwise be in the way. When `ownerUid` is not our effective uid
+    // (the caller is root and code inside runs as an unprivileged host uid), work/ and outputs/ are handed to
+    // `ownerUid`:`ownerGid`. Failures: `workspace.io`, or what removing a planted mount point reported.
+    static Plain::Result<Workspace> create(std::string_view containerId, uid_t ownerUid, gid_t ownerGid,
+                                           Layout layout = Layout::WithCode);
+    // The workspace of an existing container, without changing the disk.
+    static Workspace at(std::string_view containerId);
+
+    const std::string &root() const { return m_root; }
+    // With Layout::CommandsOnly, `code` is empty.
+    WorkspacePaths paths(Layout layout = Layout::WithCode) const;
+
+    // Deletes everything below root without following anything the sandbox left (symlinks, odd modes).
+    Plain::Result<> remove() const;
+
+private:
+    std::string m_root;
+};
+
+} // namespace Cordon::Containers::Core
