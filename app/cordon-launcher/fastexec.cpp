@@ -153,8 +153,8 @@ public:
                 m_closed = true;
                 return std::nullopt;
             case Lite::FrameSplitter::Status::Frame:
-                if (auto message = Json::parse(body); message && message->isObject())
-                    return message;
+                if (auto message = Json::read(body); message && message->isObject())
+                    return std::move(*message);
                 continue;
             }
         }

@@ -41,7 +41,7 @@ parseRunArguments(const std::vector<std::string> &arguments)
         }
         // A value this path cannot read is cordon-run's to report. The last of a repeated option counts.
         if (const auto memory = valueOf("--memory")) {
-            const auto bytes = Policy::Core::parseMemoryLimit(*memory);
+            const auto bytes = Policy::parseMemoryLimit(*memory);
             if (!bytes)
                 return std::nullopt;
             request.policy.memoryLimitBytes = *bytes;

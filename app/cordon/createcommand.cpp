@@ -5,8 +5,9 @@
 #include "daemoncli.h"
 #include "policyfile.h"
 
-#include "core/duration.h"
+#include "core/plainbridge.h"
 #include "policy/containerpolicy.h"
+#include "sandbox/duration.h"
 
 #include <QFile>
 #include <QRegularExpression>
@@ -23,7 +24,7 @@ Result<int> parseIdleMinutes(const QString &text)
     if (const QRegularExpressionMatch match = days.match(text.trimmed()); match.hasMatch()) {
         minutes = match.captured(1).toLongLong() * 1440;
     } else {
-        auto millis = parseDuration(text);
+        auto millis = fromPlain(Plain::parseDurationMillis(toPlain(text)));
         if (!millis)
             return fail(millis.error());
         if (*millis % 60000 != 0)
@@ -83,7 +84,7 @@ int createCommand(const QStringList &arguments)
     if (parser.isSet(nameOption))
         policy->name = parser.value(nameOption);
     if (parser.isSet(memoryOption)) {
-        auto memory = Policy::parseMemoryLimit(parser.value(memoryOption));
+        auto memory = fromPlain(Policy::parseMemoryLimit(toPlain(parser.value(memoryOption))));
         if (!memory) {
             printError(memory.error().wrap(QStringLiteral("--memory")));
             return UsageError;

@@ -7,8 +7,9 @@
 #include "commands.h"
 #include "daemoncli.h"
 
-#include "cgroup/cgroupbackend.h"
-#include "cgroup/migrationtuning.h"
+#include "core/plainbridge.h"
+#include "sandbox/cgroup/cgroupbackend.h"
+#include "sandbox/cgroup/migrationtuning.h"
 
 #include <QCommandLineParser>
 
@@ -43,10 +44,10 @@ int cgroupDelegateCommand(const QStringList &arguments)
     if (parser.isSet(favourOption)) {
         auto favoured = Cgroup::favourDynmods();
         if (!favoured) {
-            printError(favoured.error());
+            printError(Error(favoured.error()));
             return 1;
         }
-        printOut(*favoured + QLatin1Char('\n'));
+        printOut(toQt(*favoured) + QLatin1Char('\n'));
         if (!parser.isSet(userOption))
             return 0;
     }
@@ -58,10 +59,10 @@ int cgroupDelegateCommand(const QStringList &arguments)
     }
     auto delegated = Cgroup::delegateToUser(entry->pw_uid, entry->pw_gid);
     if (!delegated) {
-        printError(delegated.error());
+        printError(Error(delegated.error()));
         return 1;
     }
-    printOut(*delegated + QLatin1Char('\n'));
+    printOut(toQt(*delegated) + QLatin1Char('\n'));
     return 0;
 }
 

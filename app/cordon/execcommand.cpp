@@ -6,10 +6,11 @@
 #include "commands.h"
 #include "daemoncli.h"
 
-#include "core/duration.h"
 #include "core/notifiers.h"
+#include "core/plainbridge.h"
 #include "daemon/lite/runreport.h"
 #include "daemon/lite/signalpipe.h"
+#include "sandbox/duration.h"
 
 #include <QEventLoop>
 #include <QFile>
@@ -335,7 +336,7 @@ int execCommand(const QStringList &arguments)
         params.insert(QStringLiteral("code"), code);
     }
     if (parser.isSet(timeoutOption)) {
-        auto millis = parseDuration(parser.value(timeoutOption));
+        auto millis = fromPlain(Plain::parseDurationMillis(toPlain(parser.value(timeoutOption))));
         if (!millis) {
             printError(millis.error().wrap(QStringLiteral("--timeout")));
             return UsageError;

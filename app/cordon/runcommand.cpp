@@ -6,9 +6,10 @@
 #include "policyfile.h"
 
 #include "containers/oneshotrun.h"
-#include "core/duration.h"
+#include "core/plainbridge.h"
 #include "daemon/lite/signalpipe.h"
 #include "policy/containerpolicy.h"
+#include "sandbox/duration.h"
 #include "sandbox/oneshotrun.h"
 
 #include <QCommandLineParser>
@@ -95,7 +96,7 @@ int runCommand(const QStringList &arguments)
     }
     request.policy = std::move(*policy);
     if (parser.isSet(memoryOption)) {
-        auto memory = Policy::parseMemoryLimit(parser.value(memoryOption));
+        auto memory = fromPlain(Policy::parseMemoryLimit(toPlain(parser.value(memoryOption))));
         if (!memory) {
             printError(memory.error().wrap(QStringLiteral("--memory")));
             return UsageError;
@@ -103,7 +104,7 @@ int runCommand(const QStringList &arguments)
         request.policy.memoryLimitBytes = *memory;
     }
     if (parser.isSet(timeoutOption)) {
-        auto millis = parseDuration(parser.value(timeoutOption));
+        auto millis = fromPlain(Plain::parseDurationMillis(toPlain(parser.value(timeoutOption))));
         if (!millis) {
             printError(millis.error().wrap(QStringLiteral("--timeout")));
             return UsageError;

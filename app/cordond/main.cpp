@@ -2,11 +2,12 @@
 // cordond: the per-user daemon. Holds the containers, their cgroups, idle timers and memory sampling, and the
 // SQLite history; the CLI, the workbench and scripts are its clients (docs/protocol.md).
 #include "containers/containermanager.h"
-#include "containers/workspace.h"
+#include "core/plainbridge.h"
+#include "daemon/api/daemonapi.h"
 #include "daemon/controlserver.h"
 #include "daemon/daemonpaths.h"
 #include "daemon/socketactivation.h"
-#include "service/containerservice.h"
+#include "sandbox/workspace.h"
 #include "store/historystore.h"
 
 #include <QCommandLineParser>
@@ -98,7 +99,7 @@ int main(int argc, char *argv[])
     auto lock = Cordon::Daemon::InstanceLock::acquire();
     if (!lock)
         return failWith(lock.error());
-    auto store = Cordon::Store::HistoryStore::open(Cordon::Containers::dataDirectory() +
+    auto store = Cordon::Store::HistoryStore::open(Cordon::toQt(Cordon::Containers::dataDirectory()) +
                                                    QStringLiteral("/history.db"));
     if (!store)
         return failWith(store.error());
@@ -107,8 +108,8 @@ int main(int argc, char *argv[])
     if (auto initialized = manager.initialize(); !initialized)
         return failWith(initialized.error());
     Cordon::Daemon::ControlServer server;
-    Cordon::Service::ContainerService service(manager, **store, server);
-    server.setHandler(&service);
+    Cordon::Api::DaemonApi api(manager, **store, server);
+    server.setHandler(&api);
     // Socket-activated, the service manager holds the socket file and queues clients on it while the
     // containers are recovered above; otherwise the daemon binds it only now, when it can answer.
     if (auto listening = activated ? server.adopt(activation->fd, Cordon::Daemon::socketPath())
@@ -130,7 +131,7 @@ int main(int argc, char *argv[])
         QCoreApplication::quit();
     };
     QObject::connect(&signalNotifier, &QSocketNotifier::activated, &app, quit);
-    QObject::connect(&service, &Cordon::Service::ContainerService::shutdownRequested, &app, quit);
+    QObject::connect(&api, &Cordon::Api::DaemonApi::shutdownRequested, &app, quit);
 
     std::fprintf(stderr, "cordond: %s %s (time scale %g, cgroups: %s)\n",
                  activated ? "serving, socket-activated, on" : "listening on",

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "containers/container.h"
 
+#include "core/plainbridge.h"
+
 #include "containers/oneshotrun.h"
 #include "sandbox/containerlaunch.h"
 
@@ -139,7 +141,7 @@ Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
     launch.id = m_id.toStdString();
     launch.ids = ids;
     launch.layout = Workspace::Layout::WithCode;
-    launch.cgroup = m_cgroup ? &m_cgroup->core() : nullptr;
+    launch.cgroup = m_cgroup;
     launch.limits = {m_policy.memoryLimitBytes, m_policy.limits.pids};
     launch.replaceStaleGroup = true; // a group left by a daemon that was killed
     launch.plan = OneShot::mountPlanInput(plainPolicy(m_policy));
@@ -169,7 +171,7 @@ void Container::releaseSandbox()
         m_sandbox.reset();
     }
     if (m_cgroup && m_cgroupCreated) {
-        m_cgroup->destroy(m_id);
+        m_cgroup->destroy(m_id.toStdString());
         m_cgroupCreated = false;
     }
 }
@@ -179,7 +181,7 @@ Result<> Container::wipe()
     if (m_state == ContainerState::Running)
         return fail(QStringLiteral("container.running"),
                     QStringLiteral("stop the container before wiping it"));
-    return workspace().remove();
+    return fromPlain(workspace().remove());
 }
 
 Result<QStringList> Container::commandFor(const QString &runId, const ExecRequest &request) const
@@ -198,7 +200,8 @@ Result<QStringList> Container::commandFor(const QString &runId, const ExecReques
                         QStringLiteral("%1 is not installed on this host (%2)")
                             .arg(request.language, QLatin1String(language.interpreter)));
         const QString file = runId + QLatin1Char('.') + QLatin1String(language.extension);
-        CORDON_TRY(writeNewFile(workspace().paths().code + QLatin1Char('/') + file, request.code.toUtf8()));
+        CORDON_TRY(
+            writeNewFile(toQt(workspace().paths().code) + QLatin1Char('/') + file, request.code.toUtf8()));
         return QStringList{QLatin1String(language.interpreter),
                            QLatin1String(Isolation::InsideCodeDir) + QLatin1Char('/') + file};
     }
@@ -258,7 +261,7 @@ std::optional<Cgroup::MemoryStats> Container::memoryStats() const
 {
     if (!m_cgroup || !m_cgroupCreated)
         return std::nullopt;
-    auto stats = m_cgroup->memoryStats(m_id);
+    auto stats = m_cgroup->memoryStats(m_id.toStdString());
     return stats ? std::optional<Cgroup::MemoryStats>(*stats) : std::nullopt;
 }
 
@@ -266,15 +269,15 @@ int Container::pidsCurrent() const
 {
     if (!m_cgroup || !m_cgroupCreated)
         return 0;
-    return m_cgroup->pidsCurrent(m_id).value_or(0);
+    return m_cgroup->pidsCurrent(m_id.toStdString()).value_or(0);
 }
 
 QList<pid_t> Container::processes() const
 {
     if (!m_cgroup || !m_cgroupCreated)
         return {};
-    auto pids = m_cgroup->processes(m_id);
-    return pids ? *pids : QList<pid_t>{};
+    auto pids = m_cgroup->processes(m_id.toStdString());
+    return pids ? QList<pid_t>(pids->begin(), pids->end()) : QList<pid_t>{};
 }
 
 } // namespace Cordon::Containers

@@ -4,12 +4,13 @@
 // the container is stopped (processes end, files stay), expires or is deleted (both remove the files).
 #pragma once
 
-#include "cgroup/cgroupbackend.h"
 #include "containers/containerrun.h"
-#include "containers/workspace.h"
+#include "core/plainbridge.h"
 #include "core/result.h"
 #include "isolation/sandbox.h"
 #include "policy/containerpolicy.h"
+#include "sandbox/cgroup/cgroupbackend.h"
+#include "sandbox/workspace.h"
 
 #include <QHash>
 #include <QObject>
@@ -54,7 +55,7 @@ public:
     const Policy::ContainerPolicy &policy() const { return m_policy; }
     ContainerState state() const { return m_state; }
     void setState(ContainerState state) { m_state = state; }
-    Workspace workspace() const { return Workspace::at(m_id); }
+    Workspace workspace() const { return Workspace::at(m_id.toStdString()); }
 
     // Creates the workspace (or reuses it), the cgroup and the sandbox.
     Result<> start();

@@ -5,9 +5,10 @@
 #include "containers/containermanager.h"
 #include "core/refusalcodes.h"
 
-#include "files/filenames.h"
-#include "files/removetree.h"
+#include "core/plainbridge.h"
 #include "files/safecopy.h"
+#include "sandbox/files/filenames.h"
+#include "sandbox/files/removetree.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -24,13 +25,13 @@ namespace {
 
 Result<QString> scopeRoot(const Workspace &workspace, const QString &scope)
 {
-    const Isolation::WorkspacePaths paths = workspace.paths();
+    const WorkspacePaths paths = workspace.paths();
     if (scope == QLatin1String("inputs"))
-        return paths.inputs;
+        return toQt(paths.inputs);
     if (scope.isEmpty() || scope == QLatin1String("outputs"))
-        return paths.outputs;
+        return toQt(paths.outputs);
     if (scope == QLatin1String("workspace"))
-        return paths.work;
+        return toQt(paths.work);
     return fail(QStringLiteral("files.invalid_scope"),
                 QStringLiteral("unknown scope `%1`: use inputs, outputs or workspace").arg(scope));
 }
@@ -42,7 +43,7 @@ Result<> validateRelativePath(const QString &path)
         return fail(QStringLiteral("files.bad_name"),
                     QStringLiteral("`%1` is not a relative path").arg(path));
     for (const QString &component : path.split(QLatin1Char('/'))) {
-        CORDON_TRY(Files::validateName(component.toUtf8()));
+        CORDON_TRY(fromPlain(Files::validateName(toPlain(component.toUtf8()))));
     }
     return {};
 }
@@ -75,8 +76,8 @@ Result<QJsonObject> ContainerManager::upload(const QString &containerId, const Q
     if (!found)
         return fail(found.error());
     Entry &target = **found;
-    CORDON_TRY(Files::validateName(name.toUtf8()));
-    const QString inputs = target.container->workspace().paths().inputs;
+    CORDON_TRY(fromPlain(Files::validateName(toPlain(name.toUtf8()))));
+    const QString inputs = toQt(target.container->workspace().paths().inputs);
     Files::CopyLimits limits = limitsFor(target.container->policy());
     // The workspace quota covers everything uploaded: a new file must fit beside the inputs already there.
     qint64 used = 0;
@@ -239,7 +240,7 @@ Result<> ContainerManager::deleteFile(const QString &containerId, const QString 
         errno == ENOENT)
         return fail(QStringLiteral("file.not_found"),
                     QStringLiteral("%1/%2 does not exist in container %3").arg(scope, path, containerId));
-    CORDON_TRY(Files::removeTree(*root + QLatin1Char('/') + path));
+    CORDON_TRY(fromPlain(Files::removeTree(toPlain(*root + QLatin1Char('/') + path))));
     if (scope == QLatin1String("inputs"))
         target.inputs.remove(path);
     else

@@ -2,7 +2,8 @@
 #include "containers/containermanager.h"
 
 #include "containers/containernames.h"
-#include "files/removetree.h"
+#include "core/plainbridge.h"
+#include "sandbox/files/removetree.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -56,13 +57,12 @@ ContainerManager::~ContainerManager()
 
 Result<> ContainerManager::initialize()
 {
-    auto backend = Cgroup::detectBackend();
+    auto backend = Cgroup::detectBackend(userNameFromNss);
     if (backend) {
         m_cgroup = std::move(*backend);
         CORDON_TRY(m_cgroup->prepareSelf());
     } else if (!m_settings.allowDegraded) {
-        return fail(
-            backend.error().wrap(QStringLiteral("memory and pids limits cannot be enforced on this host")));
+        return fail(Error(backend.error().wrap("memory and pids limits cannot be enforced on this host")));
     }
 
     auto org = Network::OrgPolicy::load();
@@ -109,7 +109,7 @@ Result<> ContainerManager::initialize()
         Entry &survivor = *m_entries.at(record.id);
         wireContainer(survivor);
         if (m_cgroup)
-            m_cgroup->destroy(record.id); // left behind by a daemon that was killed
+            m_cgroup->destroy(record.id.toStdString()); // left behind by a daemon that was killed
         survivor.container->setState(ContainerState::Stopped);
         if (record.state == QLatin1String("running")) {
             if (auto started = survivor.container->start(); started) {
@@ -129,7 +129,8 @@ Result<> ContainerManager::initialize()
 
 QString ContainerManager::cgroupDescription() const
 {
-    return m_cgroup ? m_cgroup->describe() : QStringLiteral("none (degraded: no memory or pids limits)");
+    return m_cgroup ? toQt(m_cgroup->describe())
+                    : QStringLiteral("none (degraded: no memory or pids limits)");
 }
 
 Result<> ContainerManager::setTimeScale(double scale)
@@ -181,7 +182,7 @@ Result<QJsonObject> ContainerManager::create(const Policy::ContainerPolicy &poli
     CORDON_TRY(m_store.recordPolicyVersion(policy.version(), policy.canonicalJson()));
     auto owned = std::make_unique<Entry>();
     Entry &created = *owned;
-    created.record.id = newContainerId();
+    created.record.id = toQt(newContainerId());
     created.record.name = policy.name;
     created.record.state = QStringLiteral("running");
     created.record.policyVersion = policy.version();
@@ -439,7 +440,7 @@ void ContainerManager::expire(Entry &entry, bool whileDown)
     detachProxy(entry.record.id);
     entry.container->stop(QStringLiteral("the container expired"));
     if (m_cgroup)
-        m_cgroup->destroy(entry.record.id);
+        m_cgroup->destroy(entry.record.id.toStdString());
     auto wiped = entry.container->wipe();
     entry.container->setState(ContainerState::Expired);
     entry.record.endedAt = now();

@@ -4,14 +4,15 @@
 // all in the store. Single-threaded on the Qt event loop; nothing here blocks for long.
 #pragma once
 
-#include "cgroup/cgroupbackend.h"
 #include "containers/container.h"
+#include "core/plainbridge.h"
 #include "core/result.h"
 #include "files/safecopy.h"
 #include "network/egressproxy.h"
 #include "network/orgpolicy.h"
 #include "network/orgpolicywatcher.h"
 #include "policy/containerpolicy.h"
+#include "sandbox/cgroup/cgroupbackend.h"
 #include "store/historystore.h"
 
 #include <QHash>

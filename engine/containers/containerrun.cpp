@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "containers/containerrun.h"
 
+#include "sandbox/uniquefd.h"
+
 #include "sandbox/init/execfailure.h"
 
 #include "containers/outputcapture.h"
@@ -23,18 +25,16 @@ namespace {
 using OneShot::KillBackstopMs; // the timing rules every run follows
 using OneShot::OutputGraceMs;
 
-class FdPair
+// Both ends of a new close-on-exec pipe, each owned; false with errno set when there is none.
+bool makePipe(UniqueFd (&ends)[2])
 {
-public:
-    ~FdPair()
-    {
-        for (int fd : ends)
-            if (fd >= 0)
-                ::close(fd);
-    }
-    int take(int index) { return std::exchange(ends[index], -1); }
-    int ends[2] = {-1, -1};
-};
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+        return false;
+    ends[0].reset(fds[0]);
+    ends[1].reset(fds[1]);
+    return true;
+}
 
 } // namespace
 
@@ -68,40 +68,35 @@ Result<> ContainerRun::start(Isolation::Sandbox &sandbox, const Isolation::Spawn
         }
     }
 
-    int stdinFd = -1;
-    FdPair stdinPipe;
+    // The run's stdin: a pipe kept open for run.stdin, else a memfd with the data given, else /dev/null.
+    UniqueFd stdinPipe[2];
+    UniqueFd stdinFile;
     if (keepStdinOpen) {
-        if (::pipe2(stdinPipe.ends, O_CLOEXEC) != 0)
+        if (!makePipe(stdinPipe))
             return failErrno(QStringLiteral("run.pipe"), QStringLiteral("pipe2"), errno);
-        stdinFd = stdinPipe.ends[0];
     } else {
-        auto opened =
-            stdinData
-                ? Core::stdinMemfd({stdinData->constData(), static_cast<std::size_t>(stdinData->size())})
-                : Core::openDevNull();
+        auto opened = stdinData
+                          ? stdinMemfd({stdinData->constData(), static_cast<std::size_t>(stdinData->size())})
+                          : openDevNull();
         if (!opened)
             return Cordon::fail(opened.error());
-        stdinFd = *opened;
+        stdinFile.reset(*opened);
     }
-    FdPair out, err;
-    if (::pipe2(out.ends, O_CLOEXEC) != 0 || ::pipe2(err.ends, O_CLOEXEC) != 0) {
-        if (!keepStdinOpen)
-            ::close(stdinFd);
+    UniqueFd out[2], err[2];
+    if (!makePipe(out) || !makePipe(err))
         return failErrno(QStringLiteral("run.pipe"), QStringLiteral("pipe2"), errno);
-    }
-    auto sent = sandbox.spawn(request, stdinFd, out.ends[1], err.ends[1]);
-    if (!keepStdinOpen)
-        ::close(stdinFd);
+    auto sent = sandbox.spawn(request, keepStdinOpen ? stdinPipe[0].get() : stdinFile.get(), out[1].get(),
+                              err[1].get());
     if (!sent)
         return sent;
 
     if (keepStdinOpen) {
-        m_stdin = std::make_unique<StdinFeeder>(stdinPipe.take(1));
+        m_stdin = std::make_unique<StdinFeeder>(stdinPipe[1].release());
         if (stdinData)
             m_stdin->write(*stdinData);
     }
-    m_stdout = std::make_unique<OutputCapture>(out.take(0), m_outputCap);
-    m_stderr = std::make_unique<OutputCapture>(err.take(0), m_outputCap);
+    m_stdout = std::make_unique<OutputCapture>(out[0].release(), m_outputCap);
+    m_stderr = std::make_unique<OutputCapture>(err[0].release(), m_outputCap);
     connect(m_stdout.get(), &OutputCapture::received, this,
             [this](const QByteArray &chunk) { Q_EMIT outputReceived(OutputStream::Stdout, chunk); });
     connect(m_stderr.get(), &OutputCapture::received, this,

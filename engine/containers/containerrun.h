@@ -3,9 +3,10 @@
 // ends with. The container routes cordon-init's reports for this run here.
 #pragma once
 
-#include "cgroup/cgroupbackend.h"
 #include "containers/runoutcome.h"
+#include "core/plainbridge.h"
 #include "core/result.h"
+#include "sandbox/cgroup/cgroupbackend.h"
 #include "sandbox/initprotocol.h"
 
 #include <QElapsedTimer>

@@ -4,6 +4,8 @@
 // afterwards.
 #include "containers/containermanager.h"
 
+#include "core/plainbridge.h"
+
 #include "files/safecopy.h"
 
 #include <QCryptographicHash>
@@ -63,7 +65,7 @@ Result<QJsonObject> ContainerManager::exec(const QString &containerId, const Exe
                         .arg(m_settings.maxRunsPerContainer)
                         .arg(containerId));
 
-    const QString runId = newContainerId();
+    const QString runId = toQt(newContainerId());
     Store::RunRecord record;
     record.id = runId;
     record.containerId = containerId;
@@ -114,7 +116,7 @@ void ContainerManager::onRunFinished(Entry &target, ContainerRun *run)
     Files::CopyLimits limits;
     limits.maxFileBytes = static_cast<qint64>(target.container->policy().limits.workspaceMb) * 1024 * 1024;
     limits.maxTotalBytes = limits.maxFileBytes;
-    if (auto listing = Files::listTree(target.container->workspace().paths().outputs, limits)) {
+    if (auto listing = Files::listTree(toQt(target.container->workspace().paths().outputs), limits)) {
         QHash<QString, QString> current;
         for (const Files::CopiedFile &file : listing->copied) {
             const QString sha = QString::fromLatin1(file.sha256Hex);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "containers/oneshotrun.h"
 
-#include "cgroup/cgroupbackend.h"
+#include "core/plainbridge.h"
 #include "files/safecopy.h"
+#include "sandbox/cgroup/cgroupbackend.h"
 #include "sandbox/oneshotrun.h"
 
 #include <QDir>
@@ -61,11 +62,11 @@ RunOutcome runToCompletion(OneShotRequest request,
     if (request.stdinData)
         plain.stdinData = request.stdinData->toStdString();
     plain.interruptFd = request.interruptFd;
-    plain.userName = Cgroup::userNameFromNss;
+    plain.userName = userNameFromNss;
 
     // Inputs go into the workspace before the container is set up.
     if (!request.inputs.isEmpty()) {
-        plain.prepareWorkspace = [&request](const Core::WorkspacePaths &paths) -> Plain::Result<> {
+        plain.prepareWorkspace = [&request](const WorkspacePaths &paths) -> Plain::Result<> {
             for (const QString &input : std::as_const(request.inputs)) {
                 auto imported = Files::importFile(input, decoded(paths.inputs), QFileInfo(input).fileName());
                 if (!imported)
@@ -80,7 +81,7 @@ RunOutcome runToCompletion(OneShotRequest request,
     QList<RefusedArtifact> refused;
     QString exportProblem;
     if (!request.outputDirectory.isEmpty()) {
-        plain.collectOutputs = [&](const Core::WorkspacePaths &paths) {
+        plain.collectOutputs = [&](const WorkspacePaths &paths) {
             QDir().mkpath(request.outputDirectory);
             Files::CopyLimits limits;
             limits.maxFileBytes = static_cast<qint64>(request.policy.limits.workspaceMb) * MiB;

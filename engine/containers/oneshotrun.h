@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `cordon run`: a throw-away container for one command, i.e. create + exec + delete in this process. Copies
 // inputs in, runs, copies outputs/ out safely and removes every trace (processes, mounts, cgroup, files).
-// The run itself is the plain one-shot sequence (containers/oneshot/plainrun.h), which the `cordon` launcher
-// also runs directly; this is its Qt face: a policy, inputs and outputs, and the outcome in Qt types.
+// The run itself is the sandbox library's one-shot sequence (sandbox/oneshotrun.h), which the `cordon`
+// launcher also runs directly; this adds what still needs Qt: a policy file's model, the tree copier for
+// inputs and outputs, and the outcome in Qt types.
 #pragma once
 
 #include "containers/containerrun.h"

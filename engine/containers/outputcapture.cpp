@@ -25,7 +25,7 @@ OutputCapture::~OutputCapture()
 
 void OutputCapture::readAvailable()
 {
-    const bool open = Core::readAvailable(m_fd, m_output, [this](std::string_view kept) {
+    const bool open = Containers::readAvailable(m_fd, m_output, [this](std::string_view kept) {
         Q_EMIT received(QByteArray(kept.data(), static_cast<qsizetype>(kept.size())));
     });
     if (!open) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Reads one output stream of a run (the read end of a pipe) on the event loop, keeps at most `cap` bytes and
-// drains the rest (Core::CappedOutput), so a flooding program never blocks on a full pipe and never grows our
+// drains the rest (CappedOutput), so a flooding program never blocks on a full pipe and never grows our
 // memory.
 #pragma once
 
@@ -41,7 +41,7 @@ private:
     void close();
 
     int m_fd;
-    Core::CappedOutput m_output;
+    CappedOutput m_output;
     std::unique_ptr<QSocketNotifier> m_notifier;
 };
 

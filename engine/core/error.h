@@ -16,7 +16,7 @@ class Error
 public:
     Error() = default;
     Error(QString code, QString message, int sysErrno = 0);
-    // From the Qt-free pieces of the engine (core/plain/failure.h): the same code, message and errno.
+    // From the sandbox library (sandbox/failure.h): the same code, message and errno.
     explicit Error(const Plain::Failure &failure);
     // The same error for the Qt-free pieces, e.g. from a callback they make.
     Plain::Failure toPlain() const;

@@ -46,10 +46,11 @@ inline tl::unexpected<Error> failErrno(QString code, const QString &what, int sy
 
 } // namespace Cordon
 
-// Propagates an error from an expression returning Result<...>; reads like a checklist.
+// Propagates an error from an expression returning Result<...> or the sandbox library's Plain::Result<...>;
+// reads like a checklist.
 #define CORDON_TRY(expr)                                                                                     \
     do {                                                                                                     \
         auto cordonTryResult_ = (expr);                                                                      \
         if (!cordonTryResult_)                                                                               \
-            return tl::unexpected<Cordon::Error>(std::move(cordonTryResult_).error());                       \
+            return tl::unexpected<Cordon::Error>(Cordon::Error(std::move(cordonTryResult_).error()));        \
     } while (false)

@@ -52,7 +52,7 @@ QByteArray encodeFrame(const QJsonObject &message)
 Json toLite(const QJsonObject &object)
 {
     const QByteArray json = QJsonDocument(object).toJson(QJsonDocument::Compact);
-    return Json::parse(std::string_view(json.constData(), static_cast<std::size_t>(json.size())))
+    return Json::read(std::string_view(json.constData(), static_cast<std::size_t>(json.size())))
         .value_or(Json());
 }
 

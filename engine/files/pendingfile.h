@@ -3,9 +3,10 @@
 // anything, and copying into it from a descriptor with a hard byte cap.
 #pragma once
 
+#include "core/plainbridge.h"
 #include "core/result.h"
 #include "files/safecopy.h"
-#include "files/safeopen.h"
+#include "sandbox/files/safeopen.h"
 
 #include <QByteArray>
 #include <QString>

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "files/safecopy.h"
 
-#include "files/filenames.h"
+#include "core/plainbridge.h"
 #include "files/pendingfile.h"
 #include "files/treecopier.h"
+#include "sandbox/files/filenames.h"
 
 #include <QFile>
 
@@ -69,7 +70,7 @@ Result<CopiedFile> exportFile(const QString &sourceRoot, const QString &relative
     if (!relativePath.isValidUtf16())
         return fail(QStringLiteral("files.bad_name"), what + QStringLiteral(": not valid Unicode"));
     for (const QByteArray &component : components) {
-        if (const auto valid = validateName(component); !valid)
+        if (const auto valid = fromPlain(Files::validateName(toPlain(component))); !valid)
             return fail(valid.error().wrap(what));
     }
     if (components.size() > std::clamp(limits.maxDepth, 0, MaxSupportedDepth))
@@ -94,11 +95,12 @@ Result<CopiedFile> exportFile(const QString &sourceRoot, const QString &relative
     UniqueFd current = std::move(*root);
     QString relDir;
     for (qsizetype i = 0; i + 1 < components.size(); ++i) {
-        UniqueFd next = openBeneath(current.get(), components.at(i), O_PATH | O_DIRECTORY);
+        UniqueFd next = openBeneath(current.get(), toPlain(components.at(i)), O_PATH | O_DIRECTORY);
         const int error = errno;
         relDir = joinedPath(relDir, QString::fromUtf8(components.at(i)));
         if (!next.isValid()) {
-            const QString where = QStringLiteral("export `%1`").arg(escapeForDisplay(relDir.toUtf8()));
+            const QString where =
+                QStringLiteral("export `%1`").arg(toQt(escapeForDisplay(toPlain(relDir.toUtf8()))));
             const Refusal refusal = refusalForOpenError(error);
             if (error == ENOENT)
                 return failErrno(QStringLiteral("files.not_found"), where, error);
@@ -116,7 +118,7 @@ Result<CopiedFile> exportFile(const QString &sourceRoot, const QString &relative
     TreeCopier copier(limits, rootStat);
     copier.setDestination(destinationStat, shownPath(QFile::decodeName(destinationParent)));
     copier.setFilesOnly();
-    const QString shownDir = escapeForDisplay(relDir.toUtf8());
+    const QString shownDir = toQt(escapeForDisplay(toPlain(relDir.toUtf8())));
     copier.copyEntry(current.get(), destination->get(), relDir, shownDir, components.constLast(),
                      destinationName, int(components.size()));
     if (copier.fatal())
@@ -139,7 +141,7 @@ Result<CopiedFile> importFile(const QString &hostPath, const QString &inputsDir,
         return fail(QStringLiteral("files.bad_name"),
                     what + QStringLiteral(": the name is not valid Unicode"));
     const QByteArray nameBytes = name.toUtf8();
-    if (const auto valid = validateName(nameBytes); !valid)
+    if (const auto valid = fromPlain(Files::validateName(toPlain(nameBytes))); !valid)
         return fail(valid.error().wrap(what));
 
     // stat() first so that a device or FIFO the user picked by mistake is refused without being opened; the
@@ -170,17 +172,17 @@ Result<CopiedFile> importFile(const QString &hostPath, const QString &inputsDir,
 
     // inputs/ is created by the engine and read-only inside the sandbox; still, no symlink is followed into
     // it.
-    UniqueFd inputs = openNoSymlinks(QFile::encodeName(inputsDir), O_RDONLY | O_DIRECTORY);
+    UniqueFd inputs = openNoSymlinks(toPlain(QFile::encodeName(inputsDir)), O_RDONLY | O_DIRECTORY);
     if (!inputs.isValid())
         return failErrno(errno == ELOOP ? QStringLiteral("files.symlink")
                                         : QStringLiteral("files.destination"),
                          what + QStringLiteral(": open `%1`").arg(shownPath(inputsDir)), errno);
     struct stat existing;
     if (::fstatat(inputs.get(), nameBytes.constData(), &existing, AT_SYMLINK_NOFOLLOW) == 0)
-        return fail(
-            QStringLiteral("files.exists"),
-            what + QStringLiteral(": `%1` already exists in the inputs").arg(escapeForDisplay(nameBytes)),
-            EEXIST);
+        return fail(QStringLiteral("files.exists"),
+                    what + QStringLiteral(": `%1` already exists in the inputs")
+                               .arg(toQt(escapeForDisplay(toPlain(nameBytes)))),
+                    EEXIST);
 
     auto pending = PendingFile::create(inputs.get(), shownPath(inputsDir));
     if (!pending)
@@ -192,7 +194,8 @@ Result<CopiedFile> importFile(const QString &hostPath, const QString &inputsDir,
         return fail(QStringLiteral("files.too_large"),
                     what + QStringLiteral(": grew past the limit of %1 bytes while being copied").arg(cap));
     // The commit refuses to replace a name created since the check above.
-    if (const auto committed = pending->commit(nameBytes, escapeForDisplay(nameBytes)); !committed)
+    if (const auto committed = pending->commit(nameBytes, toQt(escapeForDisplay(toPlain(nameBytes))));
+        !committed)
         return fail(committed.error().wrap(what));
     return CopiedFile{name, copied->bytes, copied->sha256Hex};
 }

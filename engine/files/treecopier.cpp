@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "files/treecopier.h"
 
-#include "files/filenames.h"
+#include "core/plainbridge.h"
 #include "files/pendingfile.h"
+#include "sandbox/files/filenames.h"
 
 #include <QFile>
 
@@ -30,7 +31,7 @@ QString joinedPath(const QString &parent, const QString &name)
 
 QString shownPath(const QString &path)
 {
-    return escapeForDisplay(QFile::encodeName(path));
+    return toQt(escapeForDisplay(toPlain(QFile::encodeName(path))));
 }
 
 // Everything that is neither a regular file nor a directory is refused without being opened: opening a FIFO
@@ -95,15 +96,16 @@ void TreeCopier::stopTruncated(const QString &shown, const QString &code, const 
 void TreeCopier::walkDirectory(const UniqueFd &sourceDir, int destinationDir, const QString &relDir,
                                const QString &shownDir, int depth)
 {
-    QList<QByteArray> names;
+    std::vector<std::string> names;
     // One name more than the entry budget allows is enough to notice that the budget is exceeded.
-    if (!readDirectoryNames(sourceDir.get(), qsizetype(m_limits.maxEntries) - m_entries + 1, &names)) {
+    if (!readDirectoryNames(sourceDir.get(), std::size_t(m_limits.maxEntries - m_entries + 1), &names)) {
         refuse(shownDir.isEmpty() ? QStringLiteral(".") : shownDir, refusalForOpenError(errno));
         return;
     }
     // Sorted bytewise, so that reports (and which entries a truncated copy reaches) are reproducible.
     std::sort(names.begin(), names.end());
-    for (const QByteArray &name : std::as_const(names)) {
+    for (const std::string &plainName : std::as_const(names)) {
+        const QByteArray name = QByteArray::fromStdString(plainName);
         if (stopped())
             return;
         if (++m_entries > m_limits.maxEntries) {
@@ -119,8 +121,8 @@ void TreeCopier::walkDirectory(const UniqueFd &sourceDir, int destinationDir, co
 void TreeCopier::copyEntry(int sourceDir, int destinationDir, const QString &relDir, const QString &shownDir,
                            QByteArrayView name, QByteArrayView destinationName, int depth)
 {
-    const QString shown = joinedPath(shownDir, escapeForDisplay(name));
-    if (const auto valid = validateName(name); !valid) {
+    const QString shown = joinedPath(shownDir, toQt(escapeForDisplay(toPlain(name))));
+    if (const auto valid = fromPlain(Files::validateName(toPlain(name))); !valid) {
         refuse(shown, valid.error().code(), valid.error().message());
         return;
     }
@@ -157,7 +159,7 @@ void TreeCopier::copyDirectory(int sourceDir, int destinationDir, const QString 
                    .arg(m_limits.maxDepth));
         return;
     }
-    UniqueFd sub = openBeneath(sourceDir, name, O_RDONLY | O_DIRECTORY);
+    UniqueFd sub = openBeneath(sourceDir, toPlain(name), O_RDONLY | O_DIRECTORY);
     if (!sub.isValid()) {
         if (errno != ENOENT)
             refuse(shown, refusalForOpenError(errno));
@@ -182,7 +184,7 @@ void TreeCopier::copyDirectory(int sourceDir, int destinationDir, const QString 
             return;
         }
         // An existing entry of that name is used only if it is a real directory, never through a symlink.
-        destinationSub = openBeneath(destinationDir, name, O_RDONLY | O_DIRECTORY);
+        destinationSub = openBeneath(destinationDir, toPlain(name), O_RDONLY | O_DIRECTORY);
         if (!destinationSub.isValid()) {
             refuse(shown, QStringLiteral("files.exists"),
                    QStringLiteral("the destination has a non-directory of this name"));
@@ -208,7 +210,7 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const QString &rel,
         refuse(shown, QStringLiteral("files.too_large"), tooLarge(before.st_size));
         return;
     }
-    UniqueFd source = openBeneath(sourceDir, name, SourceFileFlags);
+    UniqueFd source = openBeneath(sourceDir, toPlain(name), SourceFileFlags);
     if (!source.isValid()) {
         if (errno != ENOENT)
             refuse(shown, refusalForOpenError(errno));
@@ -277,8 +279,8 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const QString &rel,
     }
     QString savedAs;
     if (pending) {
-        const auto committed =
-            pending->commit(destinationName, escapeForDisplay(destinationName), m_limits.existingNames);
+        const auto committed = pending->commit(
+            destinationName, toQt(escapeForDisplay(toPlain(destinationName))), m_limits.existingNames);
         if (!committed) {
             if (committed.error().code() == QLatin1String("files.exists"))
                 refuse(shown, QStringLiteral("files.exists"),
@@ -298,7 +300,7 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const QString &rel,
 // SECURITY.md section 3 step 2: the root itself must not be, or pass through, a symlink.
 Result<UniqueFd> openSourceRoot(const QString &root, struct stat *st)
 {
-    UniqueFd fd = openNoSymlinks(QFile::encodeName(root), O_PATH | O_DIRECTORY);
+    UniqueFd fd = openNoSymlinks(toPlain(QFile::encodeName(root)), O_PATH | O_DIRECTORY);
     const int error = errno;
     if (!fd.isValid()) {
         const QString what = QStringLiteral("open source `%1`").arg(shownPath(root));

@@ -3,9 +3,10 @@
 // directory entry at a time, by descriptor. Internal to engine/files.
 #pragma once
 
+#include "core/plainbridge.h"
 #include "core/result.h"
 #include "files/safecopy.h"
-#include "files/safeopen.h"
+#include "sandbox/files/safeopen.h"
 
 #include <optional>
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "isolation/hostprobe.h"
 
-#include "cgroup/cgroupbackend.h"
-#include "cgroup/cgroupfs.h"
-#include "cgroup/migrationtuning.h"
+#include "core/plainbridge.h"
 #include "isolation/sandbox.h"
+#include "sandbox/cgroup/cgroupbackend.h"
+#include "sandbox/cgroup/cgroupfs.h"
+#include "sandbox/cgroup/migrationtuning.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -84,8 +85,8 @@ AppArmorFix appArmorFix()
 
 HostCheck checkCgroups()
 {
-    const Cgroup::HostReport report = Cgroup::inspectHost();
-    HostCheck check{QStringLiteral("cgroups"), CheckStatus::Missing, report.explanation, true};
+    const Cgroup::HostReport report = Cgroup::inspectHost(userNameFromNss);
+    HostCheck check{QStringLiteral("cgroups"), CheckStatus::Missing, toQt(report.explanation), true};
     if (report.version != Cgroup::Version::None && report.writable && report.memoryController &&
         report.pidsController)
         check.status = CheckStatus::Ok;
@@ -100,18 +101,19 @@ HostCheck checkCgroups()
 HostCheck checkCgroupMoves()
 {
     HostCheck check{QStringLiteral("cgroup moves"), CheckStatus::Ok, {}, false};
-    auto mountinfo = Cgroup::Fs::readFile(QStringLiteral("/proc/self/mountinfo"));
+    auto mountinfo = Cgroup::Fs::readFile("/proc/self/mountinfo");
     const Cgroup::MigrationTuning tuning = Cgroup::inspectMigrationTuning(
-        mountinfo ? Cgroup::parseCgroupMounts(*mountinfo) : QList<Cgroup::MountEntry>());
+        mountinfo ? Cgroup::parseCgroupMounts(*mountinfo) : std::vector<Cgroup::MountEntry>());
     if (tuning.favoured) {
-        check.detail = QStringLiteral("quick: %1 is mounted with favordynmods").arg(tuning.unifiedMountPoint);
-    } else if (!tuning.unifiedMountPoint.isEmpty()) {
+        check.detail =
+            QStringLiteral("quick: %1 is mounted with favordynmods").arg(toQt(tuning.unifiedMountPoint));
+    } else if (!tuning.unifiedMountPoint.empty()) {
         check.status = CheckStatus::Degraded;
         check.detail =
             QStringLiteral("slow: each container start waits 5-20 ms for the kernel (an RCU grace "
                            "period); as root, `cordon cgroup-delegate --favor-dynmods` remounts %1 "
                            "with favordynmods")
-                .arg(tuning.unifiedMountPoint);
+                .arg(toQt(tuning.unifiedMountPoint));
     } else {
         check.status = CheckStatus::Degraded;
         check.detail =

@@ -80,43 +80,32 @@ Result<> Sandbox::kill(quint64 runId, int signal)
 void Sandbox::readMessages()
 {
     for (;;) {
-        std::vector<std::uint8_t> message;
-        std::vector<int> fds;
-        const long received = receiveMessage(m_init.control, message, fds);
-        for (int fd : fds)
-            ::close(fd);
-        if (received == -EAGAIN)
+        const InitMessage message = readInitMessage(m_init.control);
+        switch (message.kind) {
+        case InitMessage::Kind::None:
             return;
-        if (received <= 0) {
+        case InitMessage::Kind::Gone:
             retireNotifier(m_notifier);
             Q_EMIT died();
             return;
-        }
-        switch (peekType(message.data(), message.size()).value_or(MessageType::SetupRequest)) {
-        case MessageType::SpawnReply: {
-            SpawnReply reply;
-            if (!decode(message.data(), message.size(), reply))
-                break;
+        case InitMessage::Kind::Spawned: {
+            const SpawnReply &reply = message.spawn;
             if (reply.stage == Stage::None) {
                 Q_EMIT spawned(reply.runId, reply.pid);
-            } else {
-                QString what =
-                    QStringLiteral("run setup failed at %1").arg(QString::fromLatin1(stageName(reply.stage)));
-                // execve itself failing is the program's problem (not there, not executable), not the
-                // sandbox's.
-                const QString code = reply.stage == Stage::SpawnExec ? QStringLiteral("run.exec_failed")
-                                                                     : QStringLiteral("run.setup_failed");
-                Q_EMIT spawnFailed(reply.runId, Error::fromErrno(code, what, reply.error));
+                break;
             }
+            QString what =
+                QStringLiteral("run setup failed at %1").arg(QString::fromLatin1(stageName(reply.stage)));
+            // execve itself failing is the program's problem (not there, not executable), not the sandbox's.
+            const QString code = reply.stage == Stage::SpawnExec ? QStringLiteral("run.exec_failed")
+                                                                 : QStringLiteral("run.setup_failed");
+            Q_EMIT spawnFailed(reply.runId, Error::fromErrno(code, what, reply.error));
             break;
         }
-        case MessageType::ExitReport: {
-            ExitReport report;
-            if (decode(message.data(), message.size(), report))
-                Q_EMIT exited(report);
+        case InitMessage::Kind::Exited:
+            Q_EMIT exited(message.exit);
             break;
-        }
-        default:
+        case InitMessage::Kind::Malformed:
             break;
         }
     }

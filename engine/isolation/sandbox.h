@@ -5,9 +5,9 @@
 #pragma once
 
 #include "core/result.h"
-#include "isolation/sandboxspec.h"
 #include "sandbox/initlaunch.h"
 #include "sandbox/initprotocol.h"
+#include "sandbox/workspace.h"
 
 #include <QObject>
 

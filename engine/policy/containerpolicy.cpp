@@ -65,7 +65,7 @@ Result<qint64> readMemoryLimit(const QJsonValue &value)
 {
     const QString path = QStringLiteral("memory_limit");
     if (value.isString()) {
-        const Result<qint64> bytes = parseMemoryLimit(value.toString());
+        const Result<qint64> bytes = fromPlain(parseMemoryLimit(value.toString().toStdString()));
         if (!bytes)
             return fail(bytes.error().wrap(path));
         return bytes;
@@ -78,7 +78,7 @@ Result<qint64> readMemoryLimit(const QJsonValue &value)
         const bool exact = value.toVariant().userType() == QMetaType::LongLong;
         return fail(
             QStringLiteral("policy.invalid_memory_limit"),
-            at(path, memoryLimitRule() + QStringLiteral(", got ") +
+            at(path, toQt(memoryLimitRule()) + QStringLiteral(", got ") +
                          (exact ? QString::number(number) : QString::number(value.toDouble(), 'g', 17))));
     }
     return fail(
@@ -338,8 +338,9 @@ QJsonObject ContainerPolicy::toJsonObject() const
     for (auto it = env.begin(); it != env.end(); ++it)
         envObject.insert(it.key(), it.value());
     // A tier is written as its name so that stored policies stay readable; any other size as a byte count.
-    const QJsonValue memory = isMemoryTier(memoryLimitBytes) ? QJsonValue(formatMemoryLimit(memoryLimitBytes))
-                                                             : QJsonValue(memoryLimitBytes);
+    const QJsonValue memory = isMemoryTier(memoryLimitBytes)
+                                  ? QJsonValue(toQt(formatMemoryLimit(memoryLimitBytes)))
+                                  : QJsonValue(memoryLimitBytes);
     return QJsonObject{
         {QStringLiteral("name"), name},
         {QStringLiteral("memory_limit"), memory},

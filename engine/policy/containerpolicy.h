@@ -4,10 +4,11 @@
 // sha256. Every field, with its default and bounds, is documented in docs/policy.md.
 #pragma once
 
+#include "core/plainbridge.h"
 #include "core/result.h"
 #include "policy/domainrule.h"
-#include "policy/memorylimit.h"
 #include "policy/networkpolicy.h"
+#include "sandbox/memorylimit.h"
 #include "sandbox/policydefaults.h"
 
 #include <QByteArray>

@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <unistd.h>
 
-namespace Cordon::Containers::Core {
+namespace Cordon::Containers {
 
 std::string_view CappedOutput::append(std::string_view bytes)
 {
@@ -36,4 +36,4 @@ bool readAvailable(int fd, CappedOutput &output, const std::function<void(std::s
     }
 }
 
-} // namespace Cordon::Containers::Core
+} // namespace Cordon::Containers

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace Cordon::Containers::Core {
+namespace Cordon::Containers {
 
 class CappedOutput final
 {
@@ -33,4 +33,4 @@ private:
 // True when the pipe is merely empty for now; false at end of file or on a read error (the caller closes it).
 bool readAvailable(int fd, CappedOutput &output, const std::function<void(std::string_view)> &onKept);
 
-} // namespace Cordon::Containers::Core
+} // namespace Cordon::Containers

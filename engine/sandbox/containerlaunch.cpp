@@ -10,15 +10,14 @@ namespace Cordon::Containers::OneShot {
 
 namespace {
 
-using Plan = std::pair<Core::Workspace, Isolation::SetupRequest>;
+using Plan = std::pair<Workspace, Isolation::SetupRequest>;
 
 Plain::Result<Plan> makeWorkspaceAndPlan(const LaunchRequest &request)
 {
-    auto workspace =
-        Core::Workspace::create(request.id, request.ids.hostUid, request.ids.hostGid, request.layout);
+    auto workspace = Workspace::create(request.id, request.ids.hostUid, request.ids.hostGid, request.layout);
     if (!workspace)
         return Plain::fail(workspace.error());
-    const Core::WorkspacePaths paths = workspace->paths(request.layout);
+    const WorkspacePaths paths = workspace->paths(request.layout);
     if (request.prepareWorkspace) {
         if (auto prepared = request.prepareWorkspace(paths); !prepared)
             return Plain::fail(prepared.error());

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Starting a container, in plain C++: the one start sequence of every container, the one-shot run's
-// (plainrun.h) and the daemon's long-lived ones (containers/container.h). cordon-init is cloned first; while
-// it is exec-ed (about 0.7 ms, on another core) its cgroup is made and joined here, and its workspace and
-// mount plan are made on a thread of their own (on a disk the workspace's mkdirs are the slowest step of a
-// start, and the plan checks about 30 host paths); then the setup request is sent. cordon-init joins the
+// (oneshotrun.h) and the daemon's long-lived ones (containers/container.h). cordon-init is cloned first;
+// while it is exec-ed (about 0.7 ms, on another core) its cgroup is made and joined here, and its workspace
+// and mount plan are made on a thread of their own (on a disk the workspace's mkdirs are the slowest step of
+// a start, and the plan checks about 30 host paths); then the setup request is sent. cordon-init joins the
 // cgroup before it sets anything up or forks, and creates its cgroup namespace only after.
 #pragma once
 
@@ -23,22 +23,22 @@ struct LaunchRequest
 {
     std::string id; // the container's id: its workspace's and its cgroup's name
     Isolation::IdMapping ids;
-    Core::Workspace::Layout layout = Core::Workspace::Layout::CommandsOnly;
-    Cgroup::Core::CgroupBackend *cgroup = nullptr; // null: degraded, accepted by the caller
-    Cgroup::Core::ResourceLimits limits;
+    Workspace::Layout layout = Workspace::Layout::CommandsOnly;
+    Cgroup::CgroupBackend *cgroup = nullptr; // null: degraded, accepted by the caller
+    Cgroup::ResourceLimits limits;
     // A long-lived container's id may name a group that a killed daemon left; a fresh random id cannot.
     bool replaceStaleGroup = false;
     // The mount plan's input without the workspace, which this fills in.
     Isolation::MountPlanInput plan;
     // Called on the workspace thread once the workspace exists, before the plan (inputs are copied in here).
-    std::function<Plain::Result<>(const Core::WorkspacePaths &)> prepareWorkspace;
+    std::function<Plain::Result<>(const WorkspacePaths &)> prepareWorkspace;
 };
 
 // What was started, so far as it got: the caller owns it and removes it (also after a failure).
 struct LaunchedContainer
 {
     Isolation::InitProcess init;
-    std::optional<Core::Workspace> workspace;
+    std::optional<Workspace> workspace;
     bool cgroupCreated = false;
 };
 

@@ -5,6 +5,11 @@ namespace Cordon::Plain {
 
 Result<std::int64_t> parseDurationMillis(std::string_view text)
 {
+    // " 30s" from a script's quoting means 30s.
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+        text.remove_prefix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
+        text.remove_suffix(1);
     const auto notADuration = [text] {
         return fail("cli.invalid_duration",
                     "`" + std::string(text) +

@@ -218,4 +218,34 @@ void killAndReap(InitProcess &init)
     }
 }
 
+InitMessage readInitMessage(int controlFd)
+{
+    std::vector<std::uint8_t> message;
+    std::vector<int> fds;
+    const long received = receiveMessage(controlFd, message, fds);
+    for (int fd : fds)
+        ::close(fd);
+    InitMessage read;
+    if (received == -EAGAIN)
+        return read;
+    if (received <= 0) {
+        read.kind = InitMessage::Kind::Gone;
+        return read;
+    }
+    read.kind = InitMessage::Kind::Malformed;
+    switch (peekType(message.data(), message.size()).value_or(MessageType::SetupRequest)) {
+    case MessageType::SpawnReply:
+        if (decode(message.data(), message.size(), read.spawn))
+            read.kind = InitMessage::Kind::Spawned;
+        break;
+    case MessageType::ExitReport:
+        if (decode(message.data(), message.size(), read.exit))
+            read.kind = InitMessage::Kind::Exited;
+        break;
+    default:
+        break;
+    }
+    return read;
+}
+
 } // namespace Cordon::Isolation

@@ -58,6 +58,25 @@ Plain::Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, int 
 // "container setup failed at <stage> (<detail>): <errno text>", code `sandbox.setup_failed`.
 Plain::Failure setupFailure(const SetupReply &reply);
 
+// What cordon-init said about the runs of a set-up container, one message at a time. The daemon's Sandbox
+// and the one-shot run both read their control socket with it, so that a message is decoded one way.
+struct InitMessage
+{
+    enum class Kind
+    {
+        None,     // nothing to read now (the socket is non-blocking)
+        Gone,     // cordon-init closed its end, or the socket failed: the container's PID 1 is dead
+        Spawned,  // spawn: a run started (stage None) or its setup failed (stage and error say where)
+        Exited,   // exit: a run ended
+        Malformed // a message that does not decode, or of a type the engine never receives: ignored
+    };
+    Kind kind = Kind::None;
+    SpawnReply spawn;
+    ExitReport exit;
+};
+// Reads the next message; descriptors passed with it are closed (runs never pass any back).
+InitMessage readInitMessage(int controlFd);
+
 // SIGKILL (which ends the whole pid namespace) and reap; closes the control socket.
 void killAndReap(InitProcess &init);
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <set>
 
 namespace Cordon {
 
@@ -76,11 +78,15 @@ void appendUtf8(std::string &out, std::uint32_t codePoint)
 class JsonParser
 {
 public:
-    explicit JsonParser(std::string_view text) : m_text(text) {}
+    JsonParser(std::string_view text, const JsonLimits &limits) : m_text(text), m_limits(limits) {}
 
     std::optional<Json> document()
     {
         Json value;
+        if (m_text.size() > m_limits.maxBytes) {
+            m_code = "json.too_large";
+            return failure(("more than " + std::to_string(m_limits.maxBytes) + " bytes").c_str());
+        }
         skipSpace();
         if (!parseValue(value, 0))
             return std::nullopt;
@@ -90,15 +96,34 @@ public:
         return value;
     }
 
-    std::string error;
+    Plain::Failure error() const { return {m_code, m_error, 0}; }
 
 private:
     std::nullopt_t failure(const char *why)
     {
-        if (error.empty())
-            error = "at offset " + std::to_string(m_pos) + ": " + why;
+        if (!m_error.empty())
+            return std::nullopt;
+        std::size_t line = 1;
+        std::size_t lineStart = 0;
+        const std::size_t end = std::min(m_pos, m_text.size());
+        for (std::size_t i = 0; i < end; ++i) {
+            if (m_text[i] == '\n') {
+                ++line;
+                lineStart = i + 1;
+            }
+        }
+        m_error =
+            "line " + std::to_string(line) + ", column " + std::to_string(end - lineStart + 1) + ": " + why;
         return std::nullopt;
     }
+
+    bool failWith(const char *code, const char *why)
+    {
+        m_code = code;
+        return fail(why);
+    }
+
+    bool tooMany(std::size_t entries) { return entries >= m_limits.maxEntries; }
 
     bool fail(const char *why)
     {
@@ -149,8 +174,8 @@ private:
 
     bool parseObject(Json &out, int depth)
     {
-        if (depth > Json::MaxDepth)
-            return fail("nested too deeply");
+        if (depth > m_limits.maxDepth)
+            return failWith("json.too_deep", "nested too deeply");
         out.m_type = Json::Type::Object;
         ++m_pos; // {
         skipSpace();
@@ -158,13 +183,21 @@ private:
             ++m_pos;
             return true;
         }
+        std::set<std::string> keys; // the member names, once the object is large (repeats())
         for (;;) {
             skipSpace();
             if (m_pos >= m_text.size() || m_text[m_pos] != '"')
                 return fail("expected a member name");
+            if (tooMany(out.m_members.size()))
+                return failWith("json.too_large", "too many members in one object");
+            const std::size_t keyPos = m_pos;
             Json::Member member;
             if (!parseString(member.first))
                 return false;
+            if (repeats(out.m_members, member.first, keys)) {
+                m_pos = keyPos;
+                return failWith("json.duplicate_key", ("duplicate key " + jsonQuote(member.first)).c_str());
+            }
             skipSpace();
             if (m_pos >= m_text.size() || m_text[m_pos] != ':')
                 return fail("expected ':'");
@@ -186,10 +219,24 @@ private:
         }
     }
 
+    // Whether `key` is already a member. Small objects are searched in place; from 32 members on, `keys`
+    // holds their names, so that a hostile object with many members costs n log n rather than n^2.
+    static bool repeats(const Json::Object &members, const std::string &key, std::set<std::string> &keys)
+    {
+        if (members.size() < 32)
+            return std::any_of(members.begin(), members.end(),
+                               [&](const Json::Member &member) { return member.first == key; });
+        if (keys.empty()) {
+            for (const Json::Member &member : members)
+                keys.insert(member.first);
+        }
+        return !keys.insert(key).second;
+    }
+
     bool parseArray(Json &out, int depth)
     {
-        if (depth > Json::MaxDepth)
-            return fail("nested too deeply");
+        if (depth > m_limits.maxDepth)
+            return failWith("json.too_deep", "nested too deeply");
         out.m_type = Json::Type::Array;
         ++m_pos; // [
         skipSpace();
@@ -199,6 +246,8 @@ private:
         }
         for (;;) {
             skipSpace();
+            if (tooMany(out.m_items.size()))
+                return failWith("json.too_large", "too many items in one array");
             Json item;
             if (!parseValue(item, depth))
                 return false;
@@ -370,7 +419,10 @@ private:
     }
 
     std::string_view m_text;
+    const JsonLimits &m_limits;
     std::size_t m_pos = 0;
+    std::string m_code = "json.invalid";
+    std::string m_error;
 };
 
 Json Json::object(std::initializer_list<Member> members)
@@ -381,13 +433,13 @@ Json Json::object(std::initializer_list<Member> members)
     return json;
 }
 
-std::optional<Json> Json::parse(std::string_view text, std::string *error)
+Plain::Result<Json> Json::read(std::string_view text, const JsonLimits &limits)
 {
-    JsonParser parser(text);
+    JsonParser parser(text, limits);
     std::optional<Json> document = parser.document();
-    if (!document && error)
-        *error = parser.error;
-    return document;
+    if (!document)
+        return tl::unexpected(parser.error());
+    return std::move(*document);
 }
 
 const Json &Json::operator[](std::string_view key) const

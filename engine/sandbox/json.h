@@ -5,6 +5,9 @@
 // Accessors answer like QJsonValue's, so code ported from Qt reads the same fields the same way.
 #pragma once
 
+#include "sandbox/failure.h"
+
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -14,6 +17,17 @@
 #include <vector>
 
 namespace Cordon {
+
+// What a reader accepts. The defaults fit protocol frames (the frame reader caps their size first); a policy
+// file is read with tighter ones (policy/containerpolicy.cpp).
+struct JsonLimits
+{
+    std::size_t maxBytes = 64 * 1024 * 1024;
+    // The parser recurses once per level.
+    int maxDepth = 128;
+    // Members of one object or items of one array: a hostile megabyte of "a":0 pairs stays linear.
+    std::size_t maxEntries = 1024 * 1024;
+};
 
 class Json
 {
@@ -32,8 +46,7 @@ public:
     using Member = std::pair<std::string, Json>;
     using Object = std::vector<Member>;
 
-    // Deeper documents are refused: the parser recurses once per level.
-    static constexpr int MaxDepth = 128;
+    static constexpr int MaxDepth = JsonLimits{}.maxDepth;
 
     Json() = default;
     Json(std::nullptr_t) : m_type(Type::Null) {}
@@ -47,8 +60,14 @@ public:
     Json(Array items) : m_type(Type::Array), m_items(std::move(items)) {}
     static Json object(std::initializer_list<Member> members = {});
 
-    // The document `text` holds, or std::nullopt with `error` (when given) saying where and why.
-    static std::optional<Json> parse(std::string_view text, std::string *error = nullptr);
+    // The one JSON value `text` holds. Refused, with the line and column (in bytes, from 1) and why:
+    // - json.invalid: bad syntax, invalid UTF-8 (also after \u escapes: no lone surrogates), a byte order
+    //   mark, raw control characters in strings, a number too large for a double (1e400), trailing data;
+    // - json.duplicate_key: an object names a key twice (a reader that keeps the last one would let two
+    //   readers of one document disagree);
+    // - json.too_deep, json.too_large: over the limits.
+    // Integer literals that fit in 64 bits stay exact.
+    static Plain::Result<Json> read(std::string_view text, const JsonLimits &limits = {});
 
     Type type() const { return m_type; }
     bool isUndefined() const { return m_type == Type::Undefined; }
@@ -59,7 +78,7 @@ public:
     bool isArray() const { return m_type == Type::Array; }
     bool isObject() const { return m_type == Type::Object; }
 
-    // The member `key` (the last one when a key repeats), or an Undefined value.
+    // The member `key`, or an Undefined value.
     const Json &operator[](std::string_view key) const;
     bool contains(std::string_view key) const;
     // Empty unless this is an array / object.

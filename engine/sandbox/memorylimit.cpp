@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/memorylimit.h"
 
+#include "sandbox/json.h"
+
+#include <optional>
 #include <string>
 
-namespace Cordon::Policy::Core {
+namespace Cordon::Policy {
 
-std::optional<std::int64_t> parseMemoryLimit(std::string_view text)
+namespace {
+
+std::optional<std::int64_t> tierOrBytes(std::string_view text)
 {
     for (int tier : MemoryTiersGiB) {
         const std::string name = std::to_string(tier);
@@ -27,4 +32,37 @@ std::optional<std::int64_t> parseMemoryLimit(std::string_view text)
     return bytes;
 }
 
-} // namespace Cordon::Policy::Core
+} // namespace
+
+Plain::Result<std::int64_t> parseMemoryLimit(std::string_view text)
+{
+    if (const auto bytes = tierOrBytes(text))
+        return *bytes;
+    return Plain::fail("policy.invalid_memory_limit", memoryLimitRule() + ", got " + jsonQuote(text));
+}
+
+std::string memoryLimitRule()
+{
+    return "must be one of 1g, 4g, 16g, 64g, or a byte count between " + std::to_string(MinMemoryLimitBytes) +
+           " and " + std::to_string(MaxMemoryLimitBytes);
+}
+
+bool isMemoryTier(std::int64_t bytes)
+{
+    for (int tier : MemoryTiersGiB) {
+        if (bytes == tier * GiB)
+            return true;
+    }
+    return false;
+}
+
+std::string formatMemoryLimit(std::int64_t bytes)
+{
+    for (int tier : MemoryTiersGiB) {
+        if (bytes == tier * GiB)
+            return std::to_string(tier) + 'g';
+    }
+    return std::to_string(bytes);
+}
+
+} // namespace Cordon::Policy

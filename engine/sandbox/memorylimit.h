@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Memory limits in plain C++: the four named tiers, like a hosted code interpreter's, or an explicit byte
-// count. The rules live here once; policy/memorylimit.h words their errors for the engine and the Qt CLI, and
-// the Qt-free one-shot run of the `cordon` launcher reads --memory with them.
+// count. The rules and their wording live here once: the policy reader, the Qt CLI's --memory and the
+// launcher's one-shot run all use them.
 #pragma once
 
+#include "sandbox/failure.h"
 #include <cstdint>
-#include <optional>
+
+#include <string>
 #include <string_view>
 
-namespace Cordon::Policy::Core {
+namespace Cordon::Policy {
 
 inline constexpr std::int64_t MiB = 1024LL * 1024;
 inline constexpr std::int64_t GiB = 1024LL * 1024 * 1024;
@@ -18,7 +20,13 @@ inline constexpr std::int64_t MaxMemoryLimitBytes = 64 * GiB;
 inline constexpr int MemoryTiersGiB[] = {1, 4, 16, 64};
 
 // "1g", "4g", "16g", "64g" (the g in either case), or a decimal byte count in [MinMemoryLimitBytes,
-// MaxMemoryLimitBytes]; no signs, spaces, units or fractions. std::nullopt for anything else.
-std::optional<std::int64_t> parseMemoryLimit(std::string_view text);
+// MaxMemoryLimitBytes]; no signs, spaces, units or fractions. Anything else: `policy.invalid_memory_limit`,
+// whose message gives the rule and the text as a JSON string.
+Plain::Result<std::int64_t> parseMemoryLimit(std::string_view text);
+// "must be one of 1g, 4g, 16g, 64g, or a byte count between 67108864 and 68719476736".
+std::string memoryLimitRule();
+bool isMemoryTier(std::int64_t bytes);
+// A tier as its name ("4g"), any other size as a byte count; parseMemoryLimit() reads it back.
+std::string formatMemoryLimit(std::int64_t bytes);
 
-} // namespace Cordon::Policy::Core
+} // namespace Cordon::Policy

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Plan as data, in plain C++: what a container sees (read-only system directories, the few /etc files
 // programs need, a minimal /dev, a masked /proc, a capped /tmp, the workspace at /mnt/data) becomes the
-// SetupRequest that cordon-init executes. The engine's buildSandboxSpec() (isolation/sandboxspec.h) and the
-// Qt-free one-shot run of the `cordon` launcher both build their plan here.
+// SetupRequest that cordon-init executes. Every container start builds its plan here (containerlaunch.h).
 #pragma once
 
 #include "sandbox/failure.h"

@@ -30,7 +30,7 @@ namespace Cordon::Containers::OneShot {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using Layout = Core::Workspace::Layout;
+using Layout = Workspace::Layout;
 
 constexpr std::int64_t MiB = 1024 * 1024;
 constexpr std::uint64_t RunWireId = 1;
@@ -56,12 +56,12 @@ public:
     }
     int fd() const { return m_fd; }
     bool atEnd() const { return m_fd < 0; }
-    const Core::CappedOutput &output() const { return m_output; }
+    const CappedOutput &output() const { return m_output; }
 
     // Reads what is there now; closes the pipe at end of file.
     void readAvailable(const OutputSink &onOutput)
     {
-        if (m_fd >= 0 && !Core::readAvailable(m_fd, m_output, [&](std::string_view kept) {
+        if (m_fd >= 0 && !Containers::readAvailable(m_fd, m_output, [&](std::string_view kept) {
                 if (onOutput)
                     onOutput(m_number, kept);
             }))
@@ -76,7 +76,7 @@ public:
 private:
     int m_number;
     int m_fd = -1;
-    Core::CappedOutput m_output;
+    CappedOutput m_output;
 };
 
 class PlainRun
@@ -101,13 +101,13 @@ private:
     void finishOutcome();
     // Ends the container and removes it; `collect` gives the request's collectOutputs its turn in between.
     void tearDown(bool collect);
-    std::optional<Cgroup::Core::MemoryStats> memoryStats() const;
+    std::optional<Cgroup::MemoryStats> memoryStats() const;
 
     const PlainRunRequest &m_request;
     const OutputSink &m_onOutput;
     PlainRunOutcome m_outcome;
     Clock::time_point m_started = Clock::now();
-    std::unique_ptr<Cgroup::Core::CgroupBackend> m_cgroup;
+    std::unique_ptr<Cgroup::CgroupBackend> m_cgroup;
     std::string m_id;
     LaunchedContainer m_launched; // cordon-init, the workspace, whether the cgroup exists
     int m_proxyListener = -1;
@@ -146,7 +146,7 @@ Plain::Result<> PlainRun::start()
 {
     if (m_request.command.empty())
         return Plain::fail("run.no_command", "no command to run");
-    auto backend = Cgroup::Core::detectBackend(m_request.userName);
+    auto backend = Cgroup::detectBackend(m_request.userName);
     if (backend) {
         m_cgroup = std::move(*backend);
         CORDON_PLAIN_TRY(m_cgroup->prepareSelf());
@@ -155,7 +155,7 @@ Plain::Result<> PlainRun::start()
     } else {
         return Plain::fail(backend.error().wrap("memory and pids limits cannot be enforced on this host"));
     }
-    m_id = Core::newContainerId();
+    m_id = newContainerId();
     LaunchRequest launch;
     launch.id = m_id;
     launch.ids = Isolation::idMappingFor(::geteuid(), ::getegid());
@@ -184,7 +184,7 @@ Plain::Result<> PlainRun::sendSpawn()
 {
     const Isolation::SpawnRequest spawn = spawnRequestFor(m_request.policy, RunWireId, m_request.command);
 
-    auto stdinOpened = m_request.stdinData ? Core::stdinMemfd(*m_request.stdinData) : Core::openDevNull();
+    auto stdinOpened = m_request.stdinData ? stdinMemfd(*m_request.stdinData) : openDevNull();
     if (!stdinOpened)
         return Plain::fail(stdinOpened.error());
     const int stdinFd = *stdinOpened;
@@ -271,15 +271,12 @@ void PlainRun::killRun()
 
 void PlainRun::readControlMessages()
 {
+    using Isolation::InitMessage;
     for (;;) {
-        std::vector<std::uint8_t> message;
-        std::vector<int> fds;
-        const long received = Isolation::receiveMessage(m_launched.init.control, message, fds);
-        for (int fd : fds)
-            ::close(fd);
-        if (received == -EAGAIN)
+        const InitMessage message = Isolation::readInitMessage(m_launched.init.control);
+        if (message.kind == InitMessage::Kind::None)
             return;
-        if (received <= 0) {
+        if (message.kind == InitMessage::Kind::Gone) {
             // cordon-init is gone under the run (its PID 1 died, e.g. by the OOM killer): finish with what is
             // known, as ContainerRun::abandon() does.
             m_initDied = true;
@@ -294,11 +291,9 @@ void PlainRun::readControlMessages()
             m_finishBy = Clock::now();
             return;
         }
-        const auto type = Isolation::peekType(message.data(), message.size());
-        if (type == Isolation::MessageType::SpawnReply) {
-            Isolation::SpawnReply reply;
-            if (!Isolation::decode(message.data(), message.size(), reply) || reply.runId != RunWireId ||
-                reply.stage == Isolation::Stage::None)
+        if (message.kind == InitMessage::Kind::Spawned) {
+            const Isolation::SpawnReply &reply = message.spawn;
+            if (reply.runId != RunWireId || reply.stage == Isolation::Stage::None)
                 continue;
             if (const auto notRun =
                     Isolation::execFailure(reply.stage, reply.error, m_request.command.front())) {
@@ -322,10 +317,9 @@ void PlainRun::readControlMessages()
             m_outcome.setupErrno = failure.sysErrno;
             m_exited = true;
             m_finishBy = Clock::now();
-        } else if (type == Isolation::MessageType::ExitReport) {
-            Isolation::ExitReport report;
-            if (!Isolation::decode(message.data(), message.size(), report) || report.runId != RunWireId ||
-                m_exited)
+        } else if (message.kind == InitMessage::Kind::Exited) {
+            const Isolation::ExitReport &report = message.exit;
+            if (report.runId != RunWireId || m_exited)
                 continue;
             if (WIFEXITED(report.waitStatus))
                 m_outcome.exitCode = WEXITSTATUS(report.waitStatus);
@@ -403,11 +397,11 @@ void PlainRun::tearDown(bool collect)
         m_launched.workspace.reset();
     } else if (!m_id.empty()) {
         // Its creation failed part-way: what it made is still removed.
-        (void)Core::Workspace::at(m_id).remove();
+        (void)Workspace::at(m_id).remove();
     }
 }
 
-std::optional<Cgroup::Core::MemoryStats> PlainRun::memoryStats() const
+std::optional<Cgroup::MemoryStats> PlainRun::memoryStats() const
 {
     if (!m_cgroup || !m_launched.cgroupCreated)
         return std::nullopt;

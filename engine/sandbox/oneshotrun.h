@@ -57,13 +57,13 @@ struct PlainRunRequest
     int interruptFd = -1;
     // Called with the workspace once it exists, before the container is set up: inputs are copied in here.
     // A failure fails the run's setup.
-    std::function<Plain::Result<>(const Core::WorkspacePaths &)> prepareWorkspace;
+    std::function<Plain::Result<>(const WorkspacePaths &)> prepareWorkspace;
     // Called after the run, once every process of the container is gone and before the workspace is
     // removed: outputs are copied out here. Without it, the workspace is removed on a thread while the kernel
     // tears the container down.
-    std::function<void(const Core::WorkspacePaths &)> collectOutputs;
+    std::function<void(const WorkspacePaths &)> collectOutputs;
     // Names the user in the advice of a cgroup error; null: /etc/passwd (all a static program can read).
-    Cgroup::Core::UserNameLookup userName = nullptr;
+    Cgroup::UserNameLookup userName = nullptr;
 };
 
 // What a run ends with: everything its summary shows, the output kept, and what the failed step was.

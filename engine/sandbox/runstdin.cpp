@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-namespace Cordon::Containers::Core {
+namespace Cordon::Containers {
 
 Plain::Result<int> stdinMemfd(std::string_view data)
 {
@@ -36,4 +36,4 @@ Plain::Result<int> openDevNull()
     return fd;
 }
 
-} // namespace Cordon::Containers::Core
+} // namespace Cordon::Containers

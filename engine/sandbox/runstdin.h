@@ -7,11 +7,11 @@
 
 #include <string_view>
 
-namespace Cordon::Containers::Core {
+namespace Cordon::Containers {
 
 // A close-on-exec memfd holding `data`, positioned at its start; `run.stdin` on failure.
 Plain::Result<int> stdinMemfd(std::string_view data);
 // /dev/null, read-only and close-on-exec; `run.stdin` on failure.
 Plain::Result<int> openDevNull();
 
-} // namespace Cordon::Containers::Core
+} // namespace Cordon::Containers

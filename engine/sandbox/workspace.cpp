@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace Cordon::Containers::Core {
+namespace Cordon::Containers {
 
 namespace {
 
@@ -221,7 +221,7 @@ Plain::Result<Workspace> Workspace::create(std::string_view containerId, uid_t o
         {
         };
         if (::lstat(mountPoint.c_str(), &info) == 0 && !S_ISDIR(info.st_mode))
-            CORDON_PLAIN_TRY(Files::Core::removeTree(mountPoint));
+            CORDON_PLAIN_TRY(Files::removeTree(mountPoint));
         CORDON_PLAIN_TRY(makeDir(mountPoint, 0755));
     }
     // When the caller is root, code inside runs as an unprivileged host uid and must own what it may write.
@@ -251,7 +251,7 @@ Plain::Result<> Workspace::remove() const
 {
     if (m_root.empty())
         return {};
-    return Files::Core::removeTree(m_root);
+    return Files::removeTree(m_root);
 }
 
-} // namespace Cordon::Containers::Core
+} // namespace Cordon::Containers

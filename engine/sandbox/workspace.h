@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A container's files on the host: <data>/containers/<id>/ with work/ (mounted at /mnt/data), inputs/
 // (read-only inside) and outputs/ (downloadable artifacts). They live exactly as long as the container.
-// Plain C++: the `cordon` launcher's one-shot run uses it, and containers/workspace.h is the Qt face of it.
+// Every container start makes it (containerlaunch.h); the daemon's file methods and deletion use it too.
 #pragma once
 
 #include "sandbox/failure.h"
@@ -11,7 +11,7 @@
 
 #include <sys/types.h>
 
-namespace Cordon::Containers::Core {
+namespace Cordon::Containers {
 
 // $CORDON_DATA_DIR when set and not empty; else what QStandardPaths::GenericDataLocation is on Linux plus
 // "/cordon": $XDG_DATA_HOME/cordon when set and not empty (taken as it is), else
@@ -63,4 +63,4 @@ private:
     std::string m_root;
 };
 
-} // namespace Cordon::Containers::Core
+} // namespace Cordon::Containers

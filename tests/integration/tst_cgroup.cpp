@@ -2,11 +2,12 @@
 // The cgroup backend against this host's real hierarchy: limits are read back from the kernel's files, a
 // child that allocates past its memory limit must die of SIGKILL, and a fork loop must stop at pids.max with
 // EAGAIN. Skips (77) when this user has no usable backend, unless CORDON_MUST_WORK=1.
-#include "cgroup/cgroupbackend.h"
-#include "cgroup/cgroupfs.h"
-#include "cgroup/migrationtuning.h"
+#include "core/plainbridge.h"
 #include "isolation/hostprobe.h"
 #include "sandbox/cgroup/cgroupbackend.h"
+#include "sandbox/cgroup/cgroupfs.h"
+#include "sandbox/cgroup/cgroupparsers.h"
+#include "sandbox/cgroup/migrationtuning.h"
 #include "testutil.h"
 
 #include <QCoreApplication>
@@ -14,6 +15,7 @@
 #include <QScopeGuard>
 #include <QTest>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -38,9 +40,9 @@ constexpr qint64 MiB = 1024 * 1024;
 // it.
 constexpr int ChildSurvived = 42;
 
-QByteArray readText(const QString &path)
+QByteArray readText(const std::string &path)
 {
-    const int fd = ::open(path.toLocal8Bit().constData(), O_RDONLY | O_CLOEXEC);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return QByteArray("<open failed: ") + std::strerror(errno) + '>';
     QByteArray data;
@@ -52,21 +54,32 @@ QByteArray readText(const QString &path)
     return data;
 }
 
-bool pathExists(const QString &path)
+bool pathExists(const std::string &path)
 {
     struct stat st;
-    return ::stat(path.toLocal8Bit().constData(), &st) == 0;
+    return ::stat(path.c_str(), &st) == 0;
 }
 
-qint64 ownerOf(const QString &path)
+qint64 ownerOf(const std::string &path)
 {
     struct stat st;
-    return ::stat(path.toLocal8Bit().constData(), &st) == 0 ? qint64(st.st_uid) : -1;
+    return ::stat(path.c_str(), &st) == 0 ? qint64(st.st_uid) : -1;
 }
 
-QString parentOf(const QString &path)
+std::string parentOf(const std::string &path)
 {
-    return path.left(path.lastIndexOf(QLatin1Char('/')));
+    return path.substr(0, path.rfind('/'));
+}
+
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+// A failure's code, message and hint for a test's output.
+QString describe(const Plain::Failure &failure)
+{
+    return Error(failure).describe();
 }
 
 // Reads exactly size bytes or fails after timeoutMs.
@@ -242,19 +255,19 @@ QString describeStatus(int status)
 QString runAsDelegatedUser(uid_t uid)
 {
     auto denied = delegateToUser(uid, uid);
-    if (denied || denied.error().code() != QLatin1String("cgroup.permission"))
+    if (denied || denied.error().code != "cgroup.permission")
         return QStringLiteral("delegateToUser as uid %1 must fail with cgroup.permission").arg(uid);
-    auto backend = detectBackend();
+    auto backend = detectBackend(userNameFromNss);
     if (!backend)
-        return QStringLiteral("detectBackend as the delegated user: ") + backend.error().describe();
+        return QStringLiteral("detectBackend as the delegated user: ") + describe(backend.error());
     CgroupBackend &b = **backend;
-    if (!b.describe().contains(QStringLiteral("/cordon/uid-%1").arg(uid)))
-        return QStringLiteral("the backend does not use the delegated base: ") + b.describe();
+    if (!contains(b.describe(), "/cordon/uid-" + std::to_string(uid)))
+        return QStringLiteral("the backend does not use the delegated base: ") + toQt(b.describe());
     if (auto prepared = b.prepareSelf(); !prepared)
-        return QStringLiteral("prepareSelf: ") + prepared.error().message();
-    const QString name = QStringLiteral("delegated-oom");
+        return QStringLiteral("prepareSelf: ") + toQt(prepared.error().message);
+    const std::string name = "delegated-oom";
     if (auto created = b.create(name, {64 * MiB, 16}); !created)
-        return QStringLiteral("create: ") + created.error().message();
+        return QStringLiteral("create: ") + toQt(created.error().message);
     Child child = forkChild(allocate200MiB);
     if (child.pid < 0)
         return QStringLiteral("fork failed");
@@ -263,17 +276,17 @@ QString runAsDelegatedUser(uid_t uid)
     const int status = waitFor(child.pid);
     ::close(child.reportFd);
     if (!added)
-        return QStringLiteral("addProcess: ") + added.error().message();
+        return QStringLiteral("addProcess: ") + toQt(added.error().message);
     if (!killedBySigkill(status))
         return QStringLiteral("the allocating child was not OOM-killed: ") + describeStatus(status);
     auto stats = b.memoryStats(name);
     if (!stats || stats->oomKills < 1)
         return QStringLiteral("memoryStats shows no OOM kill");
     if (auto destroyed = b.destroy(name); !destroyed)
-        return QStringLiteral("destroy: ") + destroyed.error().message();
-    for (const QString &path : b.groupPaths(name)) {
+        return QStringLiteral("destroy: ") + toQt(destroyed.error().message);
+    for (const std::string &path : b.groupPaths(name)) {
         if (pathExists(path))
-            return QStringLiteral("destroy left ") + path;
+            return QStringLiteral("destroy left ") + toQt(path);
     }
     return {};
 }
@@ -285,44 +298,46 @@ class TestCgroup : public QObject
     Q_OBJECT
 
 public:
-    explicit TestCgroup(Result<std::unique_ptr<CgroupBackend>> backend) : m_detected(std::move(backend)) {}
+    explicit TestCgroup(Plain::Result<std::unique_ptr<CgroupBackend>> backend)
+        : m_detected(std::move(backend))
+    {}
 
 private:
     CgroupBackend &backend() { return **m_detected; }
 
-    QString group(const char *tag)
+    std::string group(const char *tag)
     {
-        const QString name = QStringLiteral("tst-%1-").arg(::getpid()) + QLatin1String(tag);
-        m_names.append(name);
+        const std::string name = "tst-" + std::to_string(::getpid()) + '-' + tag;
+        m_names.push_back(name);
         return name;
     }
 
-    void checkGone(const QString &name)
+    void checkGone(const std::string &name)
     {
-        for (const QString &path : backend().groupPaths(name))
-            QVERIFY2(!pathExists(path), qPrintable(path + QStringLiteral(" still exists")));
+        for (const std::string &path : backend().groupPaths(name))
+            QVERIFY2(!pathExists(path), (path + " still exists").c_str());
     }
 
-    Result<std::unique_ptr<CgroupBackend>> m_detected;
-    QStringList m_names;
-    QStringList m_basesWeMade; // deepest first
-    const QString m_probe = QStringLiteral("probe");
+    Plain::Result<std::unique_ptr<CgroupBackend>> m_detected;
+    std::vector<std::string> m_names;
+    std::vector<std::string> m_basesWeMade; // deepest first
+    const std::string m_probe = "probe";
 
 private slots:
     void initTestCase()
     {
         if (!m_detected)
-            QFAIL(qPrintable(QStringLiteral("no usable cgroup backend: ") + m_detected.error().describe()));
-        qInfo("%s", qPrintable(backend().describe()));
+            QFAIL(qPrintable(QStringLiteral("no usable cgroup backend: ") + describe(m_detected.error())));
+        qInfo("%s", backend().describe().c_str());
         // Orphaned grandchildren come back to us, so they can be reaped and stop counting in pids.current.
         QCOMPARE(::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
         // The root backends create their base on demand; remember what to take away again.
-        for (const QString &path : backend().groupPaths(m_probe)) {
-            const QString base = parentOf(path);
+        for (const std::string &path : backend().groupPaths(m_probe)) {
+            const std::string base = parentOf(path);
             if (!pathExists(base))
-                m_basesWeMade.append(base);
+                m_basesWeMade.push_back(base);
             if (!pathExists(parentOf(base)))
-                m_basesWeMade.append(parentOf(base));
+                m_basesWeMade.push_back(parentOf(base));
         }
         QVERIFY_RESULT(backend().prepareSelf());
     }
@@ -331,57 +346,55 @@ private slots:
     {
         if (!m_detected)
             return;
-        for (const QString &name : std::as_const(m_names))
+        for (const std::string &name : m_names)
             (void)backend().destroy(name);
         reapOrphans();
         // rmdir only removes empty groups, so a base another test is using at the same time stays.
-        for (const QString &base : std::as_const(m_basesWeMade))
-            ::rmdir(base.toLocal8Bit().constData());
+        for (const std::string &base : m_basesWeMade)
+            ::rmdir(base.c_str());
     }
 
     void describeNamesTheVersion()
     {
-        const QString prefix = backend().version() == Version::V1 ? QStringLiteral("cgroup v1: ")
-                                                                  : QStringLiteral("cgroup v2: ");
-        QVERIFY2(backend().describe().startsWith(prefix), qPrintable(backend().describe()));
-        const QStringList paths = backend().groupPaths(m_probe);
-        QVERIFY(!paths.isEmpty());
-        for (const QString &path : paths)
-            QVERIFY2(backend().describe().contains(parentOf(path)), qPrintable(path));
+        const std::string prefix = backend().version() == Version::V1 ? "cgroup v1: " : "cgroup v2: ";
+        QVERIFY2(backend().describe().starts_with(prefix), backend().describe().c_str());
+        const std::vector<std::string> paths = backend().groupPaths(m_probe);
+        QVERIFY(!paths.empty());
+        for (const std::string &path : paths)
+            QVERIFY2(contains(backend().describe(), parentOf(path)), path.c_str());
     }
 
     void inspectHostAgreesWithDetect()
     {
-        const HostReport report = inspectHost();
+        const HostReport report = inspectHost(userNameFromNss);
         QVERIFY(report.version == backend().version());
         QVERIFY(report.memoryController);
         QVERIFY(report.pidsController);
         QVERIFY(report.writable);
-        QCOMPARE(report.base, parentOf(backend().groupPaths(m_probe).first()));
-        QVERIFY2(report.explanation.startsWith(backend().describe().left(11)),
-                 qPrintable(report.explanation));
+        QCOMPARE(report.base, parentOf(backend().groupPaths(m_probe).front()));
+        QVERIFY2(report.explanation.starts_with(backend().describe().substr(0, 11)),
+                 report.explanation.c_str());
     }
 
     void createWritesLimits()
     {
-        const QString name = group("limits");
+        const std::string name = group("limits");
         QVERIFY_RESULT(backend().create(name, {64 * MiB, 16}));
-        const QStringList paths = backend().groupPaths(name);
-        const QString memory = paths.first();
-        const QString pids = paths.last();
+        const std::vector<std::string> paths = backend().groupPaths(name);
+        const std::string memory = paths.front();
+        const std::string pids = paths.back();
         if (backend().version() == Version::V1) {
-            QCOMPARE(readText(memory + QStringLiteral("/memory.limit_in_bytes")), QByteArray("67108864\n"));
-            if (pathExists(memory + QStringLiteral("/memory.memsw.limit_in_bytes")))
-                QCOMPARE(readText(memory + QStringLiteral("/memory.memsw.limit_in_bytes")),
-                         QByteArray("67108864\n"));
-            QCOMPARE(readText(memory + QStringLiteral("/memory.swappiness")), QByteArray("0\n"));
+            QCOMPARE(readText(memory + "/memory.limit_in_bytes"), QByteArray("67108864\n"));
+            if (pathExists(memory + "/memory.memsw.limit_in_bytes"))
+                QCOMPARE(readText(memory + "/memory.memsw.limit_in_bytes"), QByteArray("67108864\n"));
+            QCOMPARE(readText(memory + "/memory.swappiness"), QByteArray("0\n"));
         } else {
-            QCOMPARE(readText(memory + QStringLiteral("/memory.max")), QByteArray("67108864\n"));
-            QCOMPARE(readText(memory + QStringLiteral("/memory.oom.group")), QByteArray("1\n"));
-            if (pathExists(memory + QStringLiteral("/memory.swap.max")))
-                QCOMPARE(readText(memory + QStringLiteral("/memory.swap.max")), QByteArray("0\n"));
+            QCOMPARE(readText(memory + "/memory.max"), QByteArray("67108864\n"));
+            QCOMPARE(readText(memory + "/memory.oom.group"), QByteArray("1\n"));
+            if (pathExists(memory + "/memory.swap.max"))
+                QCOMPARE(readText(memory + "/memory.swap.max"), QByteArray("0\n"));
         }
-        QCOMPARE(readText(pids + QStringLiteral("/pids.max")), QByteArray("16\n"));
+        QCOMPARE(readText(pids + "/pids.max"), QByteArray("16\n"));
 
         const auto stats = backend().memoryStats(name);
         QVERIFY_RESULT(stats);
@@ -392,7 +405,7 @@ private slots:
         QCOMPARE(*count, 0);
         const auto listed = backend().processes(name);
         QVERIFY_RESULT(listed);
-        QVERIFY(listed->isEmpty());
+        QVERIFY(listed->empty());
 
         QVERIFY_RESULT(backend().destroy(name));
         checkGone(name);
@@ -400,10 +413,9 @@ private slots:
 
     void createWithoutLimits()
     {
-        const QString name = group("nolimits");
+        const std::string name = group("nolimits");
         QVERIFY_RESULT(backend().create(name, {}));
-        QCOMPARE(readText(backend().groupPaths(name).last() + QStringLiteral("/pids.max")),
-                 QByteArray("max\n"));
+        QCOMPARE(readText(backend().groupPaths(name).back() + "/pids.max"), QByteArray("max\n"));
         const auto stats = backend().memoryStats(name);
         QVERIFY_RESULT(stats);
         QCOMPARE(stats->limit, 0);
@@ -412,11 +424,11 @@ private slots:
 
     void createReusesOnlyAnEmptyGroup()
     {
-        const QString name = group("reuse");
+        const std::string name = group("reuse");
         QVERIFY_RESULT(backend().create(name, {32 * MiB, 8}));
         QVERIFY_RESULT(backend().create(name, {64 * MiB, 16}));
         if (backend().version() == Version::V1)
-            QCOMPARE(readText(backend().groupPaths(name).first() + QStringLiteral("/memory.limit_in_bytes")),
+            QCOMPARE(readText(backend().groupPaths(name).front() + "/memory.limit_in_bytes"),
                      QByteArray("67108864\n"));
 
         Child child = forkChild(waitForever);
@@ -425,10 +437,10 @@ private slots:
         QVERIFY_RESULT(backend().addProcess(name, child.pid));
         const auto again = backend().create(name, {});
         QVERIFY(!again);
-        QCOMPARE(again.error().code(), QStringLiteral("cgroup.io"));
-        QCOMPARE(again.error().sysErrno(), EEXIST);
-        QCOMPARE(again.error().message(),
-                 QStringLiteral("create group `%1`: it already exists and holds 1 process(es)").arg(name));
+        QCOMPARE(again.error().code, std::string("cgroup.io"));
+        QCOMPARE(again.error().sysErrno, EEXIST);
+        QCOMPARE(again.error().message,
+                 "create group `" + name + "`: it already exists and holds 1 process(es)");
         // destroy() kills what is left.
         QVERIFY_RESULT(backend().destroy(name));
         QVERIFY(killedBySigkill(waitFor(child.pid)));
@@ -437,30 +449,28 @@ private slots:
 
     void errorsNameTheFile()
     {
-        const QString name = group("missing");
+        const std::string name = group("missing");
         const auto stats = backend().memoryStats(name);
         QVERIFY(!stats);
-        QCOMPARE(stats.error().code(), QStringLiteral("cgroup.io"));
-        QCOMPARE(stats.error().sysErrno(), ENOENT);
-        QVERIFY2(stats.error().message().startsWith(QStringLiteral("read `") +
-                                                    backend().groupPaths(name).first() + QLatin1Char('/')),
-                 qPrintable(stats.error().message()));
-        QVERIFY2(stats.error().message().endsWith(QStringLiteral("`: No such file or directory")),
-                 qPrintable(stats.error().message()));
+        QCOMPARE(stats.error().code, std::string("cgroup.io"));
+        QCOMPARE(stats.error().sysErrno, ENOENT);
+        QVERIFY2(stats.error().message.starts_with("read `" + backend().groupPaths(name).front() + '/'),
+                 stats.error().message.c_str());
+        QVERIFY2(stats.error().message.ends_with("`: No such file or directory"),
+                 stats.error().message.c_str());
 
         const auto added = backend().addProcess(name, ::getpid());
         QVERIFY(!added);
-        QCOMPARE(added.error().sysErrno(), ENOENT);
-        QVERIFY2(added.error().message().contains(backend().groupPaths(name).first() +
-                                                  QStringLiteral("/cgroup.procs`")),
-                 qPrintable(added.error().message()));
+        QCOMPARE(added.error().sysErrno, ENOENT);
+        QVERIFY2(contains(added.error().message, backend().groupPaths(name).front() + "/cgroup.procs`"),
+                 added.error().message.c_str());
 
         QVERIFY_RESULT(backend().destroy(name)); // already gone is fine
     }
 
     void badNamesAreRejected_data()
     {
-        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("qtName");
         QTest::newRow("parent") << QStringLiteral("..");
         QTest::newRow("escape") << QStringLiteral("../escape");
         QTest::newRow("control file") << QStringLiteral("cgroup.procs");
@@ -469,19 +479,19 @@ private slots:
 
     void badNamesAreRejected()
     {
-        QFETCH(QString, name);
+        QFETCH(QString, qtName);
+        const std::string name = qtName.toStdString();
         const auto created = backend().create(name, {});
         QVERIFY(!created);
-        QCOMPARE(created.error().code(), QStringLiteral("cgroup.invalid_name"));
-        QCOMPARE(backend().addProcess(name, ::getpid()).error().code(),
-                 QStringLiteral("cgroup.invalid_name"));
-        QCOMPARE(backend().destroy(name).error().code(), QStringLiteral("cgroup.invalid_name"));
-        QVERIFY(!pathExists(parentOf(backend().groupPaths(m_probe).first()) + QStringLiteral("/escape")));
+        QCOMPARE(created.error().code, std::string("cgroup.invalid_name"));
+        QCOMPARE(backend().addProcess(name, ::getpid()).error().code, std::string("cgroup.invalid_name"));
+        QCOMPARE(backend().destroy(name).error().code, std::string("cgroup.invalid_name"));
+        QVERIFY(!pathExists(parentOf(backend().groupPaths(m_probe).front()) + "/escape"));
     }
 
     void memoryLimitOomKills()
     {
-        const QString name = group("oom");
+        const std::string name = group("oom");
         QVERIFY_RESULT(backend().create(name, {64 * MiB, 16}));
         Child child = forkChild(allocate200MiB);
         QVERIFY(child.pid > 0);
@@ -494,7 +504,7 @@ private slots:
         ::close(child.reportFd);
         QVERIFY_RESULT(added);
         QVERIFY_RESULT(listed);
-        QCOMPARE(*listed, QList<pid_t>{child.pid});
+        QCOMPARE(*listed, std::vector<pid_t>{child.pid});
         QVERIFY2(killedBySigkill(status), qPrintable(describeStatus(status)));
 
         const auto stats = backend().memoryStats(name);
@@ -512,7 +522,7 @@ private slots:
 
     void pidsLimitStopsForkLoop()
     {
-        const QString name = group("pids");
+        const std::string name = group("pids");
         QVERIFY_RESULT(backend().create(name, {0, 16}));
         Child child = forkChild(forkUntilRefused);
         QVERIFY(child.pid > 0);
@@ -537,13 +547,13 @@ private slots:
         QCOMPARE(*count, 16);
         const auto listed = backend().processes(name);
         QVERIFY_RESULT(listed);
-        QCOMPARE(listed->size(), 16);
-        QVERIFY(listed->contains(child.pid));
+        QCOMPARE(listed->size(), size_t(16));
+        QVERIFY(std::find(listed->begin(), listed->end(), child.pid) != listed->end());
 
         QVERIFY_RESULT(backend().killAll(name));
         const auto after = backend().processes(name);
         QVERIFY_RESULT(after);
-        QVERIFY(after->isEmpty());
+        QVERIFY(after->empty());
         QVERIFY(killedBySigkill(waitFor(child.pid)));
         reapOrphans();
         const auto reaped = backend().pidsCurrent(name);
@@ -555,7 +565,7 @@ private slots:
 
     void killAllEmptiesTheGroup()
     {
-        const QString name = group("kill");
+        const std::string name = group("kill");
         QVERIFY_RESULT(backend().create(name, {}));
         QVERIFY_RESULT(backend().killAll(name)); // empty: nothing to do
         Child child = forkChild(forkFiveSleepers);
@@ -576,68 +586,16 @@ private slots:
         QCOMPARE(forked, 5);
         const auto before = backend().processes(name);
         QVERIFY_RESULT(before);
-        QCOMPARE(before->size(), 6);
+        QCOMPARE(before->size(), size_t(6));
 
         QVERIFY_RESULT(backend().killAll(name));
         const auto after = backend().processes(name);
         QVERIFY_RESULT(after);
-        QVERIFY(after->isEmpty());
+        QVERIFY(after->empty());
         QVERIFY(killedBySigkill(waitFor(child.pid)));
         QVERIFY_RESULT(backend().destroy(name));
         checkGone(name);
         QVERIFY_RESULT(backend().destroy(name));
-    }
-
-    void plainCoreRunsAGroup()
-    {
-        // What the Qt-free launcher does for a one-shot run, on the plain API itself: the same choice as the
-        // Qt adapter, a limited group, a process moved in, its stats, and the group gone again.
-        auto plain = Core::detectBackend();
-        QVERIFY2(plain.has_value(), plain ? "" : plain.error().message.c_str());
-        Core::CgroupBackend &b = **plain;
-        QVERIFY(b.version() == backend().version());
-        QCOMPARE(QString::fromStdString(b.describe()), backend().describe());
-        QVERIFY(b.prepareSelf().has_value());
-
-        const QString qtName = group("plain");
-        const std::string name = qtName.toStdString();
-        const auto created = b.create(name, {64 * MiB, 16});
-        QVERIFY2(created.has_value(), created ? "" : created.error().message.c_str());
-        QCOMPARE(b.groupPaths(name).size(), size_t(backend().groupPaths(qtName).size()));
-        QCOMPARE(QString::fromStdString(b.groupPaths(name).front()), backend().groupPaths(qtName).first());
-
-        Child child = forkChild(waitForever);
-        QVERIFY(child.pid > 0);
-        auto guard = qScopeGuard([&] { killChild(child); });
-        const auto added = b.addProcess(name, child.pid);
-        QVERIFY2(added.has_value(), added ? "" : added.error().message.c_str());
-        const auto listed = b.processes(name);
-        QVERIFY(listed.has_value());
-        QCOMPARE(*listed, std::vector<pid_t>{child.pid});
-        const auto count = b.pidsCurrent(name);
-        QVERIFY(count.has_value());
-        QCOMPARE(*count, 1);
-        const auto stats = b.memoryStats(name);
-        QVERIFY(stats.has_value());
-        QCOMPARE(qint64(stats->limit), 64 * MiB);
-        QCOMPARE(qint64(stats->oomKills), 0);
-
-        const auto destroyed = b.destroy(name);
-        QVERIFY2(destroyed.has_value(), destroyed ? "" : destroyed.error().message.c_str());
-        QVERIFY(killedBySigkill(waitFor(child.pid)));
-        checkGone(qtName);
-        QVERIFY(b.destroy(name).has_value()); // already gone is fine
-
-        // Failures carry what the Qt adapter shows: the same code, errno and words.
-        const auto missing = b.memoryStats(name);
-        QVERIFY(!missing);
-        const auto qtMissing = backend().memoryStats(qtName);
-        QVERIFY(!qtMissing);
-        QCOMPARE(QString::fromStdString(missing.error().code), qtMissing.error().code());
-        QCOMPARE(missing.error().sysErrno, ENOENT);
-        QCOMPARE(QString::fromStdString(missing.error().message), qtMissing.error().message());
-        QCOMPARE(b.create("../escape", {}).error().code, std::string("cgroup.invalid_name"));
-        QCOMPARE(b.addProcess(name, 0).error().sysErrno, EINVAL);
     }
 
     void favourDynmodsIsRootsHostWideStep()
@@ -645,24 +603,24 @@ private slots:
         if (::geteuid() != 0) {
             const auto refused = favourDynmods();
             QVERIFY(!refused);
-            QCOMPARE(refused.error().code(), QStringLiteral("cgroup.permission"));
+            QCOMPARE(refused.error().code, std::string("cgroup.permission"));
             return;
         }
-        auto mountinfo = Fs::readFile(QStringLiteral("/proc/self/mountinfo"));
+        auto mountinfo = Fs::readFile("/proc/self/mountinfo");
         QVERIFY_RESULT(mountinfo);
-        if (inspectMigrationTuning(parseCgroupMounts(*mountinfo)).unifiedMountPoint.isEmpty())
-            QSKIP("this host mounts no cgroup2 hierarchy");
+        if (inspectMigrationTuning(parseCgroupMounts(*mountinfo)).unifiedMountPoint.empty())
+            SKIP_UNLESS_MUST_WORK("this host mounts no cgroup2 hierarchy");
         // The documented root step, for real: the kernel takes the option and keeps the others, a second call
         // changes nothing, and the doctor's check turns quick.
         const auto favoured = favourDynmods();
         QVERIFY_RESULT(favoured);
-        mountinfo = Fs::readFile(QStringLiteral("/proc/self/mountinfo"));
+        mountinfo = Fs::readFile("/proc/self/mountinfo");
         QVERIFY_RESULT(mountinfo);
         const MigrationTuning tuning = inspectMigrationTuning(parseCgroupMounts(*mountinfo));
-        QVERIFY2(tuning.favoured, qPrintable(*favoured));
+        QVERIFY2(tuning.favoured, favoured->c_str());
         const auto again = favourDynmods();
         QVERIFY_RESULT(again);
-        QVERIFY2(again->contains(QLatin1String("already")), qPrintable(*again));
+        QVERIFY2(contains(*again, "already"), again->c_str());
         const QList<Isolation::HostCheck> checks = Isolation::probeHost();
         const auto moves =
             std::find_if(checks.cbegin(), checks.cend(), [](const Isolation::HostCheck &check) {
@@ -680,8 +638,8 @@ private slots:
         while (::getpwuid(uid) || ::getgrgid(gid_t(uid)))
             ++uid;
         QStringList userBases;
-        for (const QString &path : backend().groupPaths(m_probe))
-            userBases.append(parentOf(parentOf(path)) + QStringLiteral("/uid-%1").arg(uid));
+        for (const std::string &path : backend().groupPaths(m_probe))
+            userBases.append(toQt(parentOf(parentOf(path)) + "/uid-" + std::to_string(uid)));
         userBases.removeDuplicates();
         auto cleanup = qScopeGuard([&] {
             for (const QString &base : std::as_const(userBases)) {
@@ -698,16 +656,16 @@ private slots:
         QVERIFY_RESULT(delegated);
         QVERIFY_RESULT(delegateToUser(uid, gid_t(uid))); // idempotent
         for (const QString &base : std::as_const(userBases)) {
-            QVERIFY2(delegated->contains(base), qPrintable(*delegated));
-            QCOMPARE(ownerOf(base), qint64(uid));
-            QCOMPARE(ownerOf(base + QStringLiteral("/cgroup.procs")), qint64(uid));
-            QCOMPARE(ownerOf(parentOf(base)), qint64(0));
+            QVERIFY2(contains(*delegated, base.toStdString()), delegated->c_str());
+            QCOMPARE(ownerOf(base.toStdString()), qint64(uid));
+            QCOMPARE(ownerOf(base.toStdString() + "/cgroup.procs"), qint64(uid));
+            QCOMPARE(ownerOf(parentOf(base.toStdString())), qint64(0));
         }
         // The user must not be able to raise the limits root may set on their base.
         const QString limitFile = backend().version() == Version::V1
                                       ? QStringLiteral("/memory.limit_in_bytes")
                                       : QStringLiteral("/memory.max");
-        QCOMPARE(ownerOf(userBases.first() + limitFile), qint64(0));
+        QCOMPARE(ownerOf(QString(userBases.first() + limitFile).toStdString()), qint64(0));
 
         int report[2];
         QCOMPARE(::pipe2(report, O_CLOEXEC), 0);
@@ -758,9 +716,9 @@ private slots:
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
-    auto backend = detectBackend();
+    auto backend = detectBackend(userNameFromNss);
     if (!backend && qgetenv("CORDON_MUST_WORK") != "1") {
-        std::fprintf(stderr, "SKIP: no usable cgroup backend: %s\n", qPrintable(backend.error().describe()));
+        std::fprintf(stderr, "SKIP: no usable cgroup backend: %s\n", qPrintable(describe(backend.error())));
         return 77;
     }
     TestCgroup test(std::move(backend));

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // cordond against real sandboxes, through the protocol: long-lived containers, streaming, stdin, limits,
 // memory sampling, idle expiry under a time scale, expiry and recovery across restarts and crashes.
-#include "containers/workspace.h"
+#include "core/plainbridge.h"
 #include "daemonfixture.h"
+#include "sandbox/workspace.h"
 #include "sandboxtest.h"
 #include "store/historystore.h"
 #include "testutil.h"
@@ -146,8 +147,8 @@ private Q_SLOTS:
         QCOMPARE(third.value(QStringLiteral("stdout")).toString(), QStringLiteral("kept\n0\n"));
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
         QCOMPARE(state(id), QStringLiteral("deleted"));
-        QVERIFY(
-            !QFileInfo::exists(Cordon::Containers::dataDirectory() + QStringLiteral("/containers/") + id));
+        QVERIFY(!QFileInfo::exists(Cordon::toQt(Cordon::Containers::dataDirectory()) +
+                                   QStringLiteral("/containers/") + id));
     }
 
     void codeRunsInEachLanguage()
@@ -504,7 +505,8 @@ private Q_SLOTS:
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("subscribe"),
                                      {{QStringLiteral("topics"), QJsonArray{QStringLiteral("containers")}}}));
         const QString id = create(1);
-        const QString root = Cordon::Containers::dataDirectory() + QStringLiteral("/containers/") + id;
+        const QString root =
+            Cordon::toQt(Cordon::Containers::dataDirectory()) + QStringLiteral("/containers/") + id;
         QVERIFY(QFileInfo::exists(root));
         QTRY_COMPARE_WITH_TIMEOUT(state(id), QStringLiteral("expired"), 5000);
         QVERIFY(!QFileInfo::exists(root));
@@ -533,8 +535,8 @@ private Q_SLOTS:
         QTest::qWait(500);
         QVERIFY(m_daemon.start());
         QCOMPARE(state(longer), QStringLiteral("expired"));
-        QVERIFY(!QFileInfo::exists(Cordon::Containers::dataDirectory() + QStringLiteral("/containers/") +
-                                   longer));
+        QVERIFY(!QFileInfo::exists(Cordon::toQt(Cordon::Containers::dataDirectory()) +
+                                   QStringLiteral("/containers/") + longer));
         auto history = m_daemon.call(QStringLiteral("history.events"),
                                      {{QStringLiteral("container"), longer},
                                       {QStringLiteral("kind"), QStringLiteral("container.expired")}});
@@ -576,7 +578,7 @@ private Q_SLOTS:
         QCOMPARE(sh(id, QStringLiteral("echo back")).value(QStringLiteral("stdout")).toString(),
                  QStringLiteral("back\n"));
 
-        auto store = Cordon::Store::HistoryStore::open(Cordon::Containers::dataDirectory() +
+        auto store = Cordon::Store::HistoryStore::open(Cordon::toQt(Cordon::Containers::dataDirectory()) +
                                                        QStringLiteral("/history.db"));
         QVERIFY_RESULT(store);
         auto intact = (*store)->integrityCheck();

@@ -234,7 +234,8 @@ private Q_SLOTS:
     {
         const auto outcome = run(sh(QStringLiteral("echo data > /mnt/data/scratch.txt")));
         QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
-        const QDir containers(Cordon::Containers::dataDirectory() + QStringLiteral("/containers"));
+        const QDir containers(Cordon::toQt(Cordon::Containers::dataDirectory()) +
+                              QStringLiteral("/containers"));
         QCOMPARE(containers.entryList(QDir::AllEntries | QDir::NoDotAndDotDot), QStringList());
     }
 

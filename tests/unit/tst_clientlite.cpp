@@ -24,9 +24,9 @@ using Cordon::Json;
 
 namespace {
 
-std::optional<Json> parse(const QByteArray &text)
+Cordon::Plain::Result<Json> parse(const QByteArray &text, const Cordon::JsonLimits &limits = {})
 {
-    return Json::parse(std::string_view(text.constData(), static_cast<std::size_t>(text.size())));
+    return Json::read(std::string_view(text.constData(), static_cast<std::size_t>(text.size())), limits);
 }
 
 std::string bytes(const QByteArray &data)
@@ -104,7 +104,7 @@ private Q_SLOTS:
     void acceptsWhatQtAccepts()
     {
         QFETCH(QByteArray, text);
-        const std::optional<Json> lite = parse(text);
+        const auto lite = parse(text);
         QVERIFY(lite);
         const QJsonObject qt = QJsonDocument::fromJson(text).object();
         // Serialized by us and read back by Qt: the same document.
@@ -124,50 +124,97 @@ private Q_SLOTS:
     void refusesMalformedDocuments_data()
     {
         QTest::addColumn<QByteArray>("text");
-        QTest::newRow("empty") << QByteArray("");
-        QTest::newRow("truncated object") << QByteArray("{\"a\":1");
-        QTest::newRow("truncated string") << QByteArray("{\"a\":\"b");
-        QTest::newRow("truncated escape") << QByteArray("{\"a\":\"\\u00");
-        QTest::newRow("truncated literal") << QByteArray("{\"a\":tru");
-        QTest::newRow("trailing comma") << QByteArray("{\"a\":1,}");
-        QTest::newRow("trailing data") << QByteArray("{\"a\":1} x");
-        QTest::newRow("two documents") << QByteArray("{}{}");
-        QTest::newRow("comment") << QByteArray("{/* x */}");
-        QTest::newRow("single quotes") << QByteArray("{'a':1}");
-        QTest::newRow("bare key") << QByteArray("{a:1}");
-        QTest::newRow("NaN") << QByteArray("{\"a\":NaN}");
-        QTest::newRow("leading zero") << QByteArray("{\"a\":01}");
-        QTest::newRow("plus sign") << QByteArray("{\"a\":+1}");
-        QTest::newRow("dot") << QByteArray("{\"a\":1.}");
-        QTest::newRow("exponent") << QByteArray("{\"a\":1e}");
-        QTest::newRow("huge exponent") << QByteArray("{\"a\":1e999}");
-        QTest::newRow("minus") << QByteArray("{\"a\":-}");
-        QTest::newRow("raw newline") << QByteArray("{\"a\":\"x\ny\"}");
-        QTest::newRow("raw NUL") << QByteArray("{\"a\":\"x\0y\"}", 11);
-        QTest::newRow("bad escape") << QByteArray("{\"a\":\"\\x41\"}");
-        QTest::newRow("lone high surrogate") << QByteArray("{\"a\":\"\\ud800\"}");
-        QTest::newRow("high then letter") << QByteArray("{\"a\":\"\\ud800\\u0041\"}");
-        QTest::newRow("lone low surrogate") << QByteArray("{\"a\":\"\\udc00\"}");
-        QTest::newRow("overlong slash") << QByteArray("{\"a\":\"\xc0\xaf\"}");
-        QTest::newRow("overlong 3 bytes") << QByteArray("{\"a\":\"\xe0\x80\xaf\"}");
-        QTest::newRow("encoded surrogate") << QByteArray("{\"a\":\"\xed\xa0\x80\"}");
-        QTest::newRow("above U+10FFFF") << QByteArray("{\"a\":\"\xf4\x90\x80\x80\"}");
-        QTest::newRow("F5 lead") << QByteArray("{\"a\":\"\xf5\x80\x80\x80\"}");
-        QTest::newRow("lone continuation") << QByteArray("{\"a\":\"\x80\"}");
-        QTest::newRow("truncated sequence") << QByteArray("{\"a\":\"\xe2\x82\"}");
-        QTest::newRow("invalid UTF-8 in a key") << QByteArray("{\"\xff\":1}");
-        QTest::newRow("too deep") << QByteArray(Json::MaxDepth + 1, '[') +
-                                         QByteArray(Json::MaxDepth + 1, ']');
-        QTest::newRow("very deep, unterminated") << QByteArray(100000, '[');
+        QTest::addColumn<QByteArray>("code");
+        QTest::newRow("empty") << QByteArray("") << QByteArray("json.invalid");
+        QTest::newRow("truncated object") << QByteArray("{\"a\":1") << QByteArray("json.invalid");
+        QTest::newRow("truncated string") << QByteArray("{\"a\":\"b") << QByteArray("json.invalid");
+        QTest::newRow("truncated escape") << QByteArray("{\"a\":\"\\u00") << QByteArray("json.invalid");
+        QTest::newRow("truncated literal") << QByteArray("{\"a\":tru") << QByteArray("json.invalid");
+        QTest::newRow("trailing comma") << QByteArray("{\"a\":1,}") << QByteArray("json.invalid");
+        QTest::newRow("trailing data") << QByteArray("{\"a\":1} x") << QByteArray("json.invalid");
+        QTest::newRow("two documents") << QByteArray("{}{}") << QByteArray("json.invalid");
+        QTest::newRow("comment") << QByteArray("{/* x */}") << QByteArray("json.invalid");
+        QTest::newRow("single quotes") << QByteArray("{'a':1}") << QByteArray("json.invalid");
+        QTest::newRow("bare key") << QByteArray("{a:1}") << QByteArray("json.invalid");
+        QTest::newRow("NaN") << QByteArray("{\"a\":NaN}") << QByteArray("json.invalid");
+        QTest::newRow("leading zero") << QByteArray("{\"a\":01}") << QByteArray("json.invalid");
+        QTest::newRow("plus sign") << QByteArray("{\"a\":+1}") << QByteArray("json.invalid");
+        QTest::newRow("dot") << QByteArray("{\"a\":1.}") << QByteArray("json.invalid");
+        QTest::newRow("exponent") << QByteArray("{\"a\":1e}") << QByteArray("json.invalid");
+        QTest::newRow("huge exponent") << QByteArray("{\"a\":1e999}") << QByteArray("json.invalid");
+        QTest::newRow("minus") << QByteArray("{\"a\":-}") << QByteArray("json.invalid");
+        QTest::newRow("raw newline") << QByteArray("{\"a\":\"x\ny\"}") << QByteArray("json.invalid");
+        QTest::newRow("raw NUL") << QByteArray("{\"a\":\"x\0y\"}", 11) << QByteArray("json.invalid");
+        QTest::newRow("bad escape") << QByteArray("{\"a\":\"\\x41\"}") << QByteArray("json.invalid");
+        QTest::newRow("lone high surrogate")
+            << QByteArray("{\"a\":\"\\ud800\"}") << QByteArray("json.invalid");
+        QTest::newRow("high then letter")
+            << QByteArray("{\"a\":\"\\ud800\\u0041\"}") << QByteArray("json.invalid");
+        QTest::newRow("lone low surrogate")
+            << QByteArray("{\"a\":\"\\udc00\"}") << QByteArray("json.invalid");
+        QTest::newRow("overlong slash") << QByteArray("{\"a\":\"\xc0\xaf\"}") << QByteArray("json.invalid");
+        QTest::newRow("overlong 3 bytes")
+            << QByteArray("{\"a\":\"\xe0\x80\xaf\"}") << QByteArray("json.invalid");
+        QTest::newRow("encoded surrogate")
+            << QByteArray("{\"a\":\"\xed\xa0\x80\"}") << QByteArray("json.invalid");
+        QTest::newRow("above U+10FFFF")
+            << QByteArray("{\"a\":\"\xf4\x90\x80\x80\"}") << QByteArray("json.invalid");
+        QTest::newRow("F5 lead") << QByteArray("{\"a\":\"\xf5\x80\x80\x80\"}") << QByteArray("json.invalid");
+        QTest::newRow("lone continuation") << QByteArray("{\"a\":\"\x80\"}") << QByteArray("json.invalid");
+        QTest::newRow("truncated sequence")
+            << QByteArray("{\"a\":\"\xe2\x82\"}") << QByteArray("json.invalid");
+        QTest::newRow("invalid UTF-8 in a key") << QByteArray("{\"\xff\":1}") << QByteArray("json.invalid");
+        QTest::newRow("too deep") << QByteArray(Json::MaxDepth + 1, '[') + QByteArray(Json::MaxDepth + 1, ']')
+                                  << QByteArray("json.too_deep");
+        QTest::newRow("very deep, unterminated") << QByteArray(100000, '[') << QByteArray("json.too_deep");
     }
 
     void refusesMalformedDocuments()
     {
         QFETCH(QByteArray, text);
-        std::string error;
-        QVERIFY(
-            !Json::parse(std::string_view(text.constData(), static_cast<std::size_t>(text.size())), &error));
-        QVERIFY(!error.empty());
+        QFETCH(QByteArray, code);
+        const auto refused = parse(text);
+        QVERIFY(!refused);
+        QCOMPARE(QByteArray::fromStdString(refused.error().code), code);
+        QVERIFY2(refused.error().message.starts_with("line 1, column "), refused.error().message.c_str());
+    }
+
+    void errorsSayWhere()
+    {
+        // Line and column of the byte where reading stopped, in bytes from 1.
+        QCOMPARE(parse("{\n  \"a\": 1,\n  \"b\": tru\n}").error().message,
+                 std::string("line 3, column 8: invalid literal"));
+        QCOMPARE(parse("[1,\n2,]").error().message, std::string("line 2, column 3: invalid value"));
+        // A duplicate key points at the second one.
+        const auto duplicate = parse("{\"env\": {},\n \"env\": {}}");
+        QCOMPARE(duplicate.error().code, std::string("json.duplicate_key"));
+        QCOMPARE(duplicate.error().message, std::string("line 2, column 2: duplicate key \"env\""));
+    }
+
+    void limitsAreTheCallers()
+    {
+        const Cordon::JsonLimits tight{.maxBytes = 16, .maxDepth = 2, .maxEntries = 3};
+        QVERIFY(parse("[[1,2,3]]", tight));
+        QCOMPARE(parse("[[[1]]]", tight).error().code, std::string("json.too_deep"));
+        QCOMPARE(parse("[1,2,3,4]", tight).error().code, std::string("json.too_large"));
+        QCOMPARE(parse("{\"a\":1,\"b\":2,\"c\":3,\"d\":4}", {.maxEntries = 3}).error().code,
+                 std::string("json.too_large"));
+        const auto big = parse("[\"0123456789abcdef\"]", tight);
+        QCOMPARE(big.error().code, std::string("json.too_large"));
+        QCOMPARE(big.error().message, std::string("line 1, column 1: more than 16 bytes"));
+    }
+
+    void duplicateKeysInLargeObjects()
+    {
+        // Past the in-place search: the key set finds a repeat among thousands, and takes distinct keys.
+        QByteArray text = "{";
+        for (int i = 0; i < 5000; ++i)
+            text += "\"k" + QByteArray::number(i) + "\":" + QByteArray::number(i) + ',';
+        QVERIFY(parse(text + "\"last\":0}"));
+        const auto repeated = parse(text + "\"k4321\":0}");
+        QVERIFY(!repeated);
+        QCOMPARE(repeated.error().code, std::string("json.duplicate_key"));
+        QVERIFY(repeated.error().message.ends_with("duplicate key \"k4321\""));
     }
 
     void nestingUpToTheLimit()
@@ -176,13 +223,13 @@ private Q_SLOTS:
         QVERIFY(parse(deepest));
     }
 
-    void repeatedKeysKeepTheLast()
+    void repeatedKeysAreRefused()
     {
-        const std::optional<Json> lite = parse("{\"a\":1,\"a\":2}");
-        QVERIFY(lite);
-        QCOMPARE((*lite)["a"].toInteger(), 2);
-        QCOMPARE(QJsonDocument::fromJson("{\"a\":1,\"a\":2}").object().value(QStringLiteral("a")).toInteger(),
-                 2);
+        // QJsonDocument keeps the last of two; a strict reader must not pick one.
+        const auto lite = parse("{\"a\":1,\"a\":2}");
+        QVERIFY(!lite);
+        QCOMPARE(lite.error().code, std::string("json.duplicate_key"));
+        QVERIFY(parse("{\"a\":{\"a\":1},\"b\":{\"a\":2}}")); // the same key in different objects is fine
     }
 
     void randomBytesNeverCrash()
@@ -208,7 +255,7 @@ private Q_SLOTS:
                 if (text.isEmpty())
                     break;
             }
-            const std::optional<Json> lite = parse(text);
+            const auto lite = parse(text);
             // Whatever we accept is valid JSON for Qt as well.
             if (lite && (lite->isObject() || lite->isArray())) { // Qt reads no other documents
                 QJsonParseError error;
@@ -427,13 +474,12 @@ private Q_SLOTS:
     {
         QFETCH(QString, reference);
         QFETCH(QList<int>, matches);
-        const std::optional<Json> list =
-            parse("[{\"id\":\"aaaa111100000000\",\"name\":\"main\",\"state\":\"running\"},"
-                  "{\"id\":\"bbbb111100000000\",\"name\":\"web\",\"state\":\"stopped\"},"
-                  "{\"id\":\"bbbb000000000000\",\"name\":\"gone\",\"state\":\"deleted\"},"
-                  "{\"id\":\"aaaa222200000000\",\"name\":\"aaaa1\",\"state\":\"running\"},"
-                  "{\"id\":\"cccc000000000000\",\"name\":\"web\",\"state\":\"expired\"},"
-                  "{\"id\":\"dddd000000000000\",\"name\":\"gone\",\"state\":\"expired\"}]");
+        const auto list = parse("[{\"id\":\"aaaa111100000000\",\"name\":\"main\",\"state\":\"running\"},"
+                                "{\"id\":\"bbbb111100000000\",\"name\":\"web\",\"state\":\"stopped\"},"
+                                "{\"id\":\"bbbb000000000000\",\"name\":\"gone\",\"state\":\"deleted\"},"
+                                "{\"id\":\"aaaa222200000000\",\"name\":\"aaaa1\",\"state\":\"running\"},"
+                                "{\"id\":\"cccc000000000000\",\"name\":\"web\",\"state\":\"expired\"},"
+                                "{\"id\":\"dddd000000000000\",\"name\":\"gone\",\"state\":\"expired\"}]");
         QList<int> found;
         for (const std::size_t index : Cordon::Lite::matchContainers(list->items(), reference.toStdString()))
             found.append(static_cast<int>(index));

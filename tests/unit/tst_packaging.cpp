@@ -145,9 +145,9 @@ private Q_SLOTS:
         QVERIFY(type.isEmpty() || type == QStringList{QStringLiteral("simple")});
         QCOMPARE(service.value(QStringLiteral("Service/Delegate")), QStringList{QStringLiteral("yes")});
         // The variable the cgroup code reads, spelt as the code spells it.
-        QCOMPARE(service.value(QStringLiteral("Service/Environment")),
-                 QStringList{QString::fromLatin1(Cordon::Cgroup::Core::SelfDelegatedVariable) +
-                             QStringLiteral("=1")});
+        QCOMPARE(
+            service.value(QStringLiteral("Service/Environment")),
+            QStringList{QString::fromLatin1(Cordon::Cgroup::SelfDelegatedVariable) + QStringLiteral("=1")});
         QCOMPARE(service.value(QStringLiteral("Service/KillMode")), QStringList{QStringLiteral("mixed")});
         QCOMPARE(service.value(QStringLiteral("Service/Restart")),
                  QStringList{QStringLiteral("on-abnormal")});

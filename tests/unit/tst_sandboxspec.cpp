@@ -3,8 +3,10 @@
 // every container start builds them: the policy's plain values (Containers::plainPolicy), the plan's input
 // for them (OneShot::mountPlanInput), and buildMountPlan().
 #include "containers/oneshotrun.h"
-#include "core/duration.h"
-#include "isolation/sandboxspec.h"
+#include "core/plainbridge.h"
+#include "sandbox/duration.h"
+#include "sandbox/initlaunch.h"
+#include "sandbox/workspace.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -24,14 +26,13 @@ struct Plan
     QStringList bindSources;
 };
 
-Cordon::Result<Plan> buildPlan(const Cordon::Policy::ContainerPolicy &policy, const WorkspacePaths &workspace,
-                               const IdMapping &ids, const QString &hostRoot = QStringLiteral("/"))
+Cordon::Result<Plan> buildPlan(const Cordon::Policy::ContainerPolicy &policy,
+                               const Cordon::Containers::WorkspacePaths &workspace, const IdMapping &ids,
+                               const QString &hostRoot = QStringLiteral("/"))
 {
     MountPlanInput input =
         Cordon::Containers::OneShot::mountPlanInput(Cordon::Containers::plainPolicy(policy));
-    input.workspace = {
-        QFile::encodeName(workspace.work).toStdString(), QFile::encodeName(workspace.inputs).toStdString(),
-        QFile::encodeName(workspace.outputs).toStdString(), QFile::encodeName(workspace.code).toStdString()};
+    input.workspace = {workspace.work, workspace.inputs, workspace.outputs, workspace.code};
     input.insideUid = ids.insideUid;
     input.insideGid = ids.insideGid;
     input.hostRoot = QFile::encodeName(hostRoot).toStdString();
@@ -61,7 +62,7 @@ class TestSandboxSpec final : public QObject
 
 private:
     QTemporaryDir m_host;
-    WorkspacePaths m_workspace;
+    Cordon::Containers::WorkspacePaths m_workspace;
 
     Cordon::Result<Plan> build(const Cordon::Policy::ContainerPolicy &policy = {})
     {
@@ -81,8 +82,7 @@ private Q_SLOTS:
         QVERIFY(QFile::link(QStringLiteral("usr/lib"), m_host.filePath(QStringLiteral("lib"))));
         QFile shadow(m_host.filePath(QStringLiteral("etc/shadow")));
         QVERIFY(shadow.open(QIODevice::WriteOnly));
-        m_workspace = {QStringLiteral("/data/w"), QStringLiteral("/data/i"), QStringLiteral("/data/o"),
-                       QString()};
+        m_workspace = {"/data/w", "/data/i", "/data/o", ""};
     }
 
     void systemDirectoriesAreReadOnlyBinds()
@@ -180,9 +180,7 @@ private Q_SLOTS:
 
     void relativeWorkspaceIsRefused()
     {
-        auto spec =
-            buildPlan({}, {QStringLiteral("w"), QStringLiteral("/i"), QStringLiteral("/o"), QString()},
-                      idMappingFor(1000, 1000));
+        auto spec = buildPlan({}, {"w", "/i", "/o", ""}, idMappingFor(1000, 1000));
         QVERIFY(!spec);
         QCOMPARE(spec.error().code(), QStringLiteral("sandbox.invalid_workspace"));
     }
@@ -235,7 +233,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, text);
         QFETCH(qint64, millis);
-        const auto parsed = Cordon::parseDuration(text);
+        const auto parsed = Cordon::fromPlain(Cordon::Plain::parseDurationMillis(Cordon::toPlain(text)));
         if (millis < 0) {
             QVERIFY(!parsed);
             QCOMPARE(parsed.error().code(), QStringLiteral("cli.invalid_duration"));

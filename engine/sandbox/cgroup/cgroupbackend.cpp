@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/cgroup/cgroupbackend.h"
 
-namespace Cordon::Cgroup::Core {
+namespace Cordon::Cgroup {
 
 namespace {
 
@@ -37,4 +37,4 @@ Plain::Result<> validateGroupName(std::string_view name)
     return {};
 }
 
-} // namespace Cordon::Cgroup::Core
+} // namespace Cordon::Cgroup

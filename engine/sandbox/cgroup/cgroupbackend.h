@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Per-container resource limits through cgroups, in plain C++ (no Qt), behind one small interface: cgroup v2
 // with a delegated subtree where the host offers one, else writable cgroup v1 memory and pids hierarchies.
-// Chosen once at start-up by detectBackend(). The `cordon` launcher's one-shot run uses this directly; the
-// engine's Qt API (cgroup/cgroupbackend.h) is a thin adapter over it. See docs/cgroups.md.
+// Chosen once at start-up by detectBackend(): by the daemon for its containers, by the `cordon` launcher for
+// a one-shot run. See docs/cgroups.md.
 // Nothing here loads a shared library or asks NSS, so it also works in a static executable.
 #pragma once
 
@@ -16,7 +16,7 @@
 #include <sys/types.h>
 #include <vector>
 
-namespace Cordon::Cgroup::Core {
+namespace Cordon::Cgroup {
 
 enum class Version
 {
@@ -126,4 +126,4 @@ std::string systemdDelegationRoot(std::string_view mountPoint, std::string_view 
 // description of what was delegated. `cgroup.permission` when not root.
 Plain::Result<std::string> delegateToUser(uid_t uid, gid_t gid);
 
-} // namespace Cordon::Cgroup::Core
+} // namespace Cordon::Cgroup

@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <unistd.h>
 
-namespace Cordon::Cgroup::Core {
+namespace Cordon::Cgroup {
 
 namespace {
 
@@ -107,4 +107,4 @@ Plain::Result<std::string> delegateToUser(uid_t uid, gid_t gid)
         "pids controllers nor cgroup v1 memory and pids hierarchies");
 }
 
-} // namespace Cordon::Cgroup::Core
+} // namespace Cordon::Cgroup

@@ -11,7 +11,7 @@
 #include <functional>
 #include <unistd.h>
 
-namespace Cordon::Cgroup::Core {
+namespace Cordon::Cgroup {
 
 namespace {
 
@@ -362,4 +362,4 @@ HostReport inspectHost(UserNameLookup userName)
     return report;
 }
 
-} // namespace Cordon::Cgroup::Core
+} // namespace Cordon::Cgroup

@@ -13,7 +13,7 @@
 #include <thread>
 #include <unistd.h>
 
-namespace Cordon::Cgroup::Core::Fs {
+namespace Cordon::Cgroup::Fs {
 
 namespace {
 
@@ -410,4 +410,4 @@ Plain::Result<> checkProcessFor(std::string_view name, pid_t pid)
     return {};
 }
 
-} // namespace Cordon::Cgroup::Core::Fs
+} // namespace Cordon::Cgroup::Fs

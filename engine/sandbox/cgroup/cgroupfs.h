@@ -13,7 +13,7 @@
 #include <sys/types.h>
 #include <vector>
 
-namespace Cordon::Cgroup::Core::Fs {
+namespace Cordon::Cgroup::Fs {
 
 Plain::Result<std::string> readFile(const std::string &path);
 Plain::Result<> writeFile(const std::string &path, std::string_view data);
@@ -62,4 +62,4 @@ using Plain::ticked; // "`path`", as every message quotes a path
 // `cgroup.unavailable` when dir's own cgroup.controllers lacks one (its parent does not pass it down).
 Plain::Result<> enableControllers(const std::string &dir, const std::vector<std::string> &controllers);
 
-} // namespace Cordon::Cgroup::Core::Fs
+} // namespace Cordon::Cgroup::Fs

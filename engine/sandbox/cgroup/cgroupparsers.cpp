@@ -5,7 +5,7 @@
 #include <charconv>
 #include <limits>
 
-namespace Cordon::Cgroup::Core {
+namespace Cordon::Cgroup {
 
 namespace {
 
@@ -259,4 +259,4 @@ const MountEntry *hierarchyMount(const std::vector<MountEntry> &mounts, std::str
     return found;
 }
 
-} // namespace Cordon::Cgroup::Core
+} // namespace Cordon::Cgroup

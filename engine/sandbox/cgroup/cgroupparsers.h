@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Pure parsers for the kernel's cgroup files, in plain C++: they take bytes and never touch the filesystem,
 // so they are tested on literal strings from v1, hybrid and v2 hosts. Strings hold the kernel's bytes as they
-// are (paths are not re-encoded); the Qt layer (cgroup/cgroupparsers.h) reads them as UTF-8.
+// are (paths are not re-encoded).
 #pragma once
 
 #include "sandbox/failure.h"
@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace Cordon::Cgroup::Core {
+namespace Cordon::Cgroup {
 
 // One line of /proc/<pid>/cgroup: "4:memory:/a/b" (v1) or "0::/user.slice" (v2).
 struct ProcCgroupEntry
@@ -71,4 +71,4 @@ bool contains(const std::vector<std::string> &names, std::string_view name);
 // (root "/") is preferred, else the first. Null when there is none.
 const MountEntry *hierarchyMount(const std::vector<MountEntry> &mounts, std::string_view controller);
 
-} // namespace Cordon::Cgroup::Core
+} // namespace Cordon::Cgroup

@@ -5,7 +5,7 @@
 
 #include <cerrno>
 
-namespace Cordon::Cgroup::Core {
+namespace Cordon::Cgroup {
 
 namespace {
 
@@ -210,4 +210,4 @@ Plain::Result<> CgroupV1::destroy(std::string_view name)
     return {};
 }
 
-} // namespace Cordon::Cgroup::Core
+} // namespace Cordon::Cgroup

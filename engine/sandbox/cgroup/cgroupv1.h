@@ -5,7 +5,7 @@
 
 #include "sandbox/cgroup/cgroupbackend.h"
 
-namespace Cordon::Cgroup::Core {
+namespace Cordon::Cgroup {
 
 class CgroupV1 final : public CgroupBackend
 {
@@ -37,4 +37,4 @@ private:
     bool m_createBase = false;
 };
 
-} // namespace Cordon::Cgroup::Core
+} // namespace Cordon::Cgroup

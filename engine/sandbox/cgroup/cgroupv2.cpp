@@ -10,7 +10,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-namespace Cordon::Cgroup::Core {
+namespace Cordon::Cgroup {
 
 namespace {
 
@@ -314,4 +314,4 @@ Plain::Result<> CgroupV2::destroy(std::string_view name)
     return Fs::removeDir(dir);
 }
 
-} // namespace Cordon::Cgroup::Core
+} // namespace Cordon::Cgroup

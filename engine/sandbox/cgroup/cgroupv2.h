@@ -5,7 +5,7 @@
 #include "sandbox/cgroup/cgroupbackend.h"
 #include "sandbox/cgroup/cgroupparsers.h"
 
-namespace Cordon::Cgroup::Core {
+namespace Cordon::Cgroup {
 
 struct V2Layout
 {
@@ -47,4 +47,4 @@ private:
     bool m_baseReady = false;
 };
 
-} // namespace Cordon::Cgroup::Core
+} // namespace Cordon::Cgroup

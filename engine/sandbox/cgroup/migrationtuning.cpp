@@ -7,7 +7,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
-namespace Cordon::Cgroup::Core {
+namespace Cordon::Cgroup {
 
 namespace {
 
@@ -79,4 +79,4 @@ Plain::Result<std::string> favourDynmods()
                                  "(forks and exits pay a little more); it lasts until the next boot";
 }
 
-} // namespace Cordon::Cgroup::Core
+} // namespace Cordon::Cgroup

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace Cordon::Cgroup::Core {
+namespace Cordon::Cgroup {
 
 struct MigrationTuning
 {
@@ -33,4 +33,4 @@ std::string favourDynmodsOptions(const MountEntry &unified);
 // `cgroup.permission` when not root, `cgroup.unavailable` when no cgroup2 hierarchy is mounted.
 Plain::Result<std::string> favourDynmods();
 
-} // namespace Cordon::Cgroup::Core
+} // namespace Cordon::Cgroup

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <iterator>
 
-namespace Cordon::Files::Core {
+namespace Cordon::Files {
 
 namespace {
 
@@ -170,4 +170,4 @@ std::string escapeForDisplay(std::string_view name)
     return shown;
 }
 
-} // namespace Cordon::Files::Core
+} // namespace Cordon::Files

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Names written by untrusted code, handled as bytes: validated before they are used as a path component on
-// the host, escaped before a person or a log sees them. Plain C++; files/filenames.h is the Qt face of the
-// same functions.
+// the host, escaped before a person or a log sees them.
 #pragma once
 
 #include "sandbox/failure.h"
@@ -10,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace Cordon::Files::Core {
+namespace Cordon::Files {
 
 // Longest path component Linux accepts (NAME_MAX).
 constexpr std::size_t MaxNameBytes = 255;
@@ -28,4 +27,4 @@ Plain::Result<> validateName(std::string_view name);
 // (Unicode 14, as Qt 6.4's QChar::category() has them) as "\u{202e}". Distinct inputs give distinct outputs.
 std::string escapeForDisplay(std::string_view name);
 
-} // namespace Cordon::Files::Core
+} // namespace Cordon::Files

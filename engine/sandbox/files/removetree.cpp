@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace Cordon::Files::Core {
+namespace Cordon::Files {
 
 namespace {
 
@@ -251,4 +251,4 @@ Plain::Result<> removeTree(std::string_view path)
     return {};
 }
 
-} // namespace Cordon::Files::Core
+} // namespace Cordon::Files

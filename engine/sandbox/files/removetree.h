@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Wiping a directory tree that untrusted code wrote into (a container workspace being deleted). Plain C++;
-// files/removetree.h is the Qt face of the same function.
+// Wiping a directory tree that untrusted code wrote into (a container workspace being deleted).
 #pragma once
 
 #include "sandbox/failure.h"
 
 #include <string_view>
 
-namespace Cordon::Files::Core {
+namespace Cordon::Files {
 
 // Removes `path` (bytes, as the kernel takes them) and everything below it; ok when it does not exist. Works
 // by descriptor with unlinkat(2), so no symlink is ever followed (a link to $HOME loses the link, not $HOME;
@@ -21,4 +20,4 @@ namespace Cordon::Files::Core {
 // first entry that could not be removed; everything else is still removed.
 Plain::Result<> removeTree(std::string_view path);
 
-} // namespace Cordon::Files::Core
+} // namespace Cordon::Files

@@ -19,7 +19,7 @@
 #define SYS_fchmodat2 452
 #endif
 
-namespace Cordon::Files::Core {
+namespace Cordon::Files {
 
 namespace {
 
@@ -107,16 +107,6 @@ bool crossesMount(int dirFd, int childFd)
 }
 
 } // namespace
-
-void UniqueFd::reset(int fd)
-{
-    if (m_fd >= 0) {
-        const int saved = errno;
-        ::close(m_fd);
-        errno = saved;
-    }
-    m_fd = fd;
-}
 
 UniqueFd openBeneath(int dirFd, std::string_view name, int flags)
 {
@@ -258,4 +248,4 @@ void setOpenat2Disabled(bool disabled)
 
 } // namespace Detail
 
-} // namespace Cordon::Files::Core
+} // namespace Cordon::Files

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Opening paths that untrusted code can change under us without following anything it planted: openat2(2)
 // with RESOLVE_* flags, and an equivalent openat(O_NOFOLLOW) walk where the kernel (< 5.6) or a seccomp
-// filter lacks it. Plain C++: the `cordon` launcher's one-shot run uses it, and files/safeopen.h is the Qt
-// face of the same functions.
+// filter lacks it. The engine's file copies and the `cordon` launcher's one-shot run use it.
 #pragma once
+
+#include "sandbox/uniquefd.h"
 
 #include <cstddef>
 #include <string>
@@ -12,38 +13,7 @@
 
 #include <sys/types.h>
 
-namespace Cordon::Files::Core {
-
-// Owns one file descriptor; -1 is "none".
-class UniqueFd final
-{
-public:
-    UniqueFd() = default;
-    explicit UniqueFd(int fd) : m_fd(fd) {}
-    UniqueFd(UniqueFd &&other) noexcept : m_fd(other.release()) {}
-    UniqueFd &operator=(UniqueFd &&other) noexcept
-    {
-        reset(other.release());
-        return *this;
-    }
-    UniqueFd(const UniqueFd &) = delete;
-    UniqueFd &operator=(const UniqueFd &) = delete;
-    ~UniqueFd() { reset(); }
-
-    int get() const { return m_fd; }
-    bool isValid() const { return m_fd >= 0; }
-    int release()
-    {
-        const int fd = m_fd;
-        m_fd = -1;
-        return fd;
-    }
-    // Closes the descriptor held, keeping errno.
-    void reset(int fd = -1);
-
-private:
-    int m_fd = -1;
-};
+namespace Cordon::Files {
 
 // These behave like the syscalls they wrap: an invalid UniqueFd means failure and errno says why. They are
 // the only places that resolve names; everything above them works on the descriptors they return.
@@ -75,4 +45,4 @@ namespace Detail {
 void setOpenat2Disabled(bool disabled);
 } // namespace Detail
 
-} // namespace Cordon::Files::Core
+} // namespace Cordon::Files

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/init/containersetup.h"
 
-#include "sandbox/fdguard.h"
 #include "sandbox/init/mountcalls.h"
+#include "sandbox/uniquefd.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -134,7 +134,7 @@ int openFileBeneath(int rootFd, const std::string &path, bool create, std::uint3
             return fd;
     }
     auto [parentPath, name] = splitParent(path);
-    FdGuard parent(openDirBeneath(rootFd, parentPath, create, 0755));
+    UniqueFd parent(openDirBeneath(rootFd, parentPath, create, 0755));
     if (parent.get() < 0)
         return parent.get();
     if (create) {
@@ -180,16 +180,16 @@ int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds, Mou
     };
     switch (op.kind) {
     case MountOpKind::Dir: {
-        FdGuard fd(openDirBeneath(rootFd, op.target, true, op.mode));
+        UniqueFd fd(openDirBeneath(rootFd, op.target, true, op.mode));
         return fd.get() < 0 ? -fd.get() : 0;
     }
     case MountOpKind::File: {
         auto [parentPath, name] = splitParent(op.target);
-        FdGuard parent(openDirBeneath(rootFd, parentPath, true, 0755));
+        UniqueFd parent(openDirBeneath(rootFd, parentPath, true, 0755));
         if (parent.get() < 0)
             return -parent.get();
-        FdGuard file(::openat(parent.get(), name.c_str(),
-                              O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, op.mode));
+        UniqueFd file(::openat(parent.get(), name.c_str(),
+                               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, op.mode));
         if (file.get() < 0)
             return errno;
         std::size_t written = 0;
@@ -205,13 +205,13 @@ int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds, Mou
     }
     case MountOpKind::Symlink: {
         auto [parentPath, name] = splitParent(op.target);
-        FdGuard parent(openDirBeneath(rootFd, parentPath, true, 0755));
+        UniqueFd parent(openDirBeneath(rootFd, parentPath, true, 0755));
         if (parent.get() < 0)
             return -parent.get();
         return ::symlinkat(op.contents.c_str(), parent.get(), name.c_str()) == 0 ? 0 : errno;
     }
     case MountOpKind::Tmpfs: {
-        FdGuard fd(openDirBeneath(rootFd, op.target, true, 0755));
+        UniqueFd fd(openDirBeneath(rootFd, op.target, true, 0755));
         return fd.get() < 0 ? -fd.get() : calls.newFilesystem(fd.get(), "tmpfs", op.contents, flags);
     }
     case MountOpKind::BindFd: {
@@ -223,19 +223,19 @@ int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds, Mou
             return dir ? openDirBeneath(rootFd, op.target, create, 0755)
                        : openFileBeneath(rootFd, op.target, create, 0644);
         };
-        FdGuard target(openTarget(true));
+        UniqueFd target(openTarget(true));
         if (target.get() < 0)
             return -target.get();
         return calls.bind(source, target.get(), op.recursive, flags & BindRemountFlags,
                           [&] { return openTarget(false); });
     }
     case MountOpKind::Proc: {
-        FdGuard fd(openDirBeneath(rootFd, op.target, true, 0555));
+        UniqueFd fd(openDirBeneath(rootFd, op.target, true, 0555));
         return fd.get() < 0 ? -fd.get()
                             : calls.newFilesystem(fd.get(), "proc", {}, MS_NOSUID | MS_NODEV | MS_NOEXEC);
     }
     case MountOpKind::Devpts: {
-        FdGuard fd(openDirBeneath(rootFd, op.target, true, 0755));
+        UniqueFd fd(openDirBeneath(rootFd, op.target, true, 0755));
         return fd.get() < 0 ? -fd.get()
                             : calls.newFilesystem(fd.get(), "devpts", "newinstance,ptmxmode=0666,mode=0620",
                                                   MS_NOSUID | MS_NOEXEC);
@@ -244,13 +244,13 @@ int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds, Mou
         const int source = sourceFd();
         if (source < 0)
             return EBADF;
-        FdGuard target(openFileBeneath(rootFd, op.target, false, 0));
+        UniqueFd target(openFileBeneath(rootFd, op.target, false, 0));
         if (target.get() < 0)
             return target.get() == -ENOENT ? 0 : -target.get();
         return calls.bind(source, target.get(), false, 0, [] { return -EINVAL; });
     }
     case MountOpKind::MaskDir: {
-        FdGuard target(openDirBeneath(rootFd, op.target, false, 0));
+        UniqueFd target(openDirBeneath(rootFd, op.target, false, 0));
         if (target.get() < 0)
             return target.get() == -ENOENT ? 0 : -target.get();
         return calls.newFilesystem(target.get(), "tmpfs", "size=0,mode=0555",
@@ -258,7 +258,7 @@ int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds, Mou
     }
     case MountOpKind::ReadOnly: {
         constexpr unsigned long Restricted = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
-        FdGuard target(openDirBeneath(rootFd, op.target, false, 0));
+        UniqueFd target(openDirBeneath(rootFd, op.target, false, 0));
         if (target.get() < 0)
             return target.get() == -ENOENT ? 0 : -target.get();
         // A mount of the plan's own (/dev) is made read-only in place. Any other directory (/proc/sys) is
@@ -274,7 +274,7 @@ int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds, Mou
 
 std::optional<Failure> bringLoopbackUp()
 {
-    FdGuard sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    UniqueFd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
     if (sock.get() < 0)
         return Failure{Stage::LoopbackUp, errno, "socket"};
     ifreq request{};
@@ -327,7 +327,7 @@ std::optional<Failure> runSetup(const SetupRequest &request, const std::vector<i
     if (::mount("tmpfs", NewRoot, "tmpfs", MS_NOSUID | MS_NODEV, request.rootTmpfsOptions.c_str()) != 0)
         return Failure{Stage::MountRootTmpfs, errno, NewRoot};
 
-    FdGuard root(::open(NewRoot, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd root(::open(NewRoot, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (root.get() < 0)
         return Failure{Stage::MountRootTmpfs, errno, NewRoot};
     MountCalls calls(request.classicMountCalls);

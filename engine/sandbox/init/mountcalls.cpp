@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/init/mountcalls.h"
 
-#include "sandbox/fdguard.h"
+#include "sandbox/uniquefd.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -94,7 +94,7 @@ int MountCalls::newFilesystem(int targetFd, const char *type, const std::string 
 {
     if (m_classic)
         return classicNewFilesystem(targetFd, type, options, msFlags);
-    FdGuard fs(::fsopen(type, FSOPEN_CLOEXEC));
+    UniqueFd fs(::fsopen(type, FSOPEN_CLOEXEC));
     if (fs.get() < 0) {
         if (errno != ENOSYS)
             return errno;
@@ -108,7 +108,7 @@ int MountCalls::newFilesystem(int targetFd, const char *type, const std::string 
         return errno;
     if (const int error = configure(fs.get(), options); error != 0)
         return error;
-    FdGuard mount(::fsmount(fs.get(), FSMOUNT_CLOEXEC, static_cast<unsigned>(mountAttributes(msFlags))));
+    UniqueFd mount(::fsmount(fs.get(), FSMOUNT_CLOEXEC, static_cast<unsigned>(mountAttributes(msFlags))));
     if (mount.get() < 0)
         return errno;
     return attach(mount.get(), targetFd);
@@ -119,7 +119,7 @@ int MountCalls::bind(int sourceFd, int targetFd, bool recursive, unsigned long m
 {
     if (m_classic)
         return classicBind(sourceFd, targetFd, recursive, msFlags, reopenTarget);
-    FdGuard tree(::open_tree(
+    UniqueFd tree(::open_tree(
         sourceFd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0)));
     if (tree.get() < 0 && errno != ENOSYS)
         return errno;
@@ -179,7 +179,7 @@ int MountCalls::classicBind(int sourceFd, int targetFd, bool recursive, unsigned
     // on the new mount, which the old descriptor of the target does not reach.
     if (mountAttributes(msFlags) == 0)
         return 0;
-    FdGuard mounted(reopenTarget());
+    UniqueFd mounted(reopenTarget());
     if (mounted.get() < 0)
         return -mounted.get();
     const unsigned long flags = MS_REMOUNT | MS_BIND | lockedFlags(mounted.get()) | msFlags;

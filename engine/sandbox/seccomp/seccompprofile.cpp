@@ -4,7 +4,7 @@
 // time the kernel grows a syscall (flatpak CVE-2021-41133 missed the 2019 mount API).
 #include "sandbox/seccomp/seccompprofile.h"
 
-#include "sandbox/fdguard.h"
+#include "sandbox/uniquefd.h"
 
 #include <cerrno>
 #include <cstdint>
@@ -253,7 +253,7 @@ Plain::Result<std::string> exportBpf(scmp_filter_ctx ctx)
 {
     // libseccomp 2.5 exports only to a file descriptor; a memfd keeps the program out of any file system path
     // (firejail#2718 let jailed code rewrite a filter file used later).
-    const FdGuard memfd(memfd_create("cordon-seccomp-bpf", MFD_CLOEXEC));
+    const UniqueFd memfd(memfd_create("cordon-seccomp-bpf", MFD_CLOEXEC));
     if (memfd.get() < 0)
         return Plain::failErrno("seccomp.compile_failed", "memfd_create", errno);
     const int rc = seccomp_export_bpf(ctx, memfd.get());

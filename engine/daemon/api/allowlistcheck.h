@@ -11,7 +11,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
-namespace Cordon::Service {
+namespace Cordon::Api {
 
 // One answer per entry, in order: {"ok": true, "rule": {canonical object form}} for a valid entry, plus
 // "outside_organisation": {code, message, hint} when org does not cover it; {"ok": false, "error": {code,
@@ -20,4 +20,4 @@ namespace Cordon::Service {
 // `entries` is not an array or has more than Policy::MaxAllowedDomains entries.
 Result<QJsonObject> checkAllowlistEntries(const QJsonValue &entries, const Network::OrgPolicy &org);
 
-} // namespace Cordon::Service
+} // namespace Cordon::Api

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-#include "service/allowlistcheck.h"
+#include "daemon/api/allowlistcheck.h"
 
 #include "daemon/framecodec.h"
 #include "policy/jsonfields.h"
 #include "policy/networkpolicy.h"
 
-namespace Cordon::Service {
+namespace Cordon::Api {
 
 Result<QJsonObject> checkAllowlistEntries(const QJsonValue &entries, const Network::OrgPolicy &org)
 {
@@ -42,4 +42,4 @@ Result<QJsonObject> checkAllowlistEntries(const QJsonValue &entries, const Netwo
     return QJsonObject{{QStringLiteral("entries"), answers}, {QStringLiteral("ok"), allOk}};
 }
 
-} // namespace Cordon::Service
+} // namespace Cordon::Api

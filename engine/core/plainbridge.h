@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// The conversions Qt code needs at the edge of the sandbox library (engine/sandbox), which speaks UTF-8
+// std::string and byte views: one place for them, so no file exists only to convert types.
+#pragma once
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QString>
+
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+
+namespace Cordon {
+
+inline QString toQt(std::string_view utf8)
+{
+    return QString::fromUtf8(utf8.data(), static_cast<qsizetype>(utf8.size()));
+}
+
+inline std::string toPlain(const QString &text)
+{
+    return text.toStdString();
+}
+
+// A view of the bytes: valid as long as they are (a temporary lives to the end of the full expression).
+inline std::string_view toPlain(QByteArrayView bytes)
+{
+    return {bytes.data(), static_cast<std::size_t>(bytes.size())};
+}
+
+inline std::string_view toPlain(const QByteArray &bytes)
+{
+    return {bytes.constData(), static_cast<std::size_t>(bytes.size())};
+}
+
+// The user's name from the password database (NSS, so LDAP and sssd users too), for the advice of a cgroup
+// error: what the Qt programs pass to Cgroup::detectBackend() and inspectHost(). The static launcher cannot
+// ask NSS and passes nothing.
+std::string userNameFromNss(uid_t uid);
+
+} // namespace Cordon

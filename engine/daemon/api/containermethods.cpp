@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// container.* and memory.processes: a container's life and what runs in it.
+#include "daemon/api/methodtable.h"
+#include "daemon/api/params.h"
+#include "policy/containerpolicy.h"
+
+#include <QJsonArray>
+
+namespace Cordon::Api {
+
+namespace {
+
+using Containers::ContainerManager;
+
+// The methods that take a container id and answer with the container.
+template<typename Call> MethodTable::Handler containerCall(Call call)
+{
+    return [call](ApiContext &context, const QJsonObject &params) -> Result<QJsonObject> {
+        auto id = requireString(params, QStringLiteral("id"));
+        if (!id)
+            return fail(id.error());
+        auto container = (context.manager.*call)(*id);
+        if (!container)
+            return fail(container.error());
+        return wrap(QStringLiteral("container"), *container);
+    };
+}
+
+Result<QJsonObject> create(ApiContext &context, const QJsonObject &params)
+{
+    const QJsonValue policyValue = params.value(QStringLiteral("policy"));
+    if (!policyValue.isUndefined() && !policyValue.isObject())
+        return fail(invalidParams(QStringLiteral("`policy` must be an object")));
+    QJsonObject policyObject = policyValue.toObject();
+    // A policy without a name is named here, where "not given" can still be told from the default.
+    if (!policyObject.contains(QStringLiteral("name")))
+        policyObject.insert(QStringLiteral("name"), context.manager.unusedName());
+    auto policy = Policy::ContainerPolicy::fromJsonObject(policyObject);
+    if (!policy)
+        return fail(policy.error());
+    auto container = context.manager.create(*policy);
+    if (!container)
+        return fail(container.error());
+    return wrap(QStringLiteral("container"), *container);
+}
+
+Result<QJsonObject> list(ApiContext &context, const QJsonObject &params)
+{
+    auto includeDeleted = optionalBool(params, QStringLiteral("include_deleted"));
+    if (!includeDeleted)
+        return fail(includeDeleted.error());
+    return QJsonObject{{QStringLiteral("containers"), context.manager.list(*includeDeleted)}};
+}
+
+Result<QJsonObject> updateNetwork(ApiContext &context, const QJsonObject &params)
+{
+    auto id = requireString(params, QStringLiteral("id"));
+    if (!id)
+        return fail(id.error());
+    auto network = Policy::NetworkPolicy::fromJsonValue(params.value(QStringLiteral("network_policy")),
+                                                        QStringLiteral("network_policy"));
+    if (!network)
+        return fail(network.error());
+    auto container = context.manager.updateNetwork(*id, *network);
+    if (!container)
+        return fail(container.error());
+    return wrap(QStringLiteral("container"), *container);
+}
+
+Result<QJsonObject> processes(ApiContext &context, const QJsonObject &params)
+{
+    auto container = requireString(params, QStringLiteral("container"));
+    if (!container)
+        return fail(container.error());
+    auto processes = context.manager.processes(*container);
+    if (!processes)
+        return fail(processes.error());
+    return QJsonObject{{QStringLiteral("processes"), *processes}};
+}
+
+} // namespace
+
+void addContainerMethods(MethodTable &table)
+{
+    table.add(QStringLiteral("container.create"), create);
+    table.add(QStringLiteral("container.list"), list);
+    table.add(QStringLiteral("container.get"), containerCall(&ContainerManager::get));
+    table.add(QStringLiteral("container.stop"), containerCall(&ContainerManager::stop));
+    table.add(QStringLiteral("container.start"), containerCall(&ContainerManager::start));
+    table.add(QStringLiteral("container.delete"), containerCall(&ContainerManager::remove));
+    table.add(QStringLiteral("container.keepalive"), containerCall(&ContainerManager::keepAlive));
+    table.add(QStringLiteral("container.update_network"), updateNetwork);
+    table.add(QStringLiteral("memory.processes"), processes);
+}
+
+} // namespace Cordon::Api

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// history.*: runs and events as recorded, page by page, and purging old ones.
+#include "daemon/api/methodtable.h"
+#include "daemon/api/params.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+
+#include <limits>
+
+namespace Cordon::Api {
+
+namespace {
+
+Result<QJsonObject> runs(ApiContext &context, const QJsonObject &params)
+{
+    Store::RunFilter filter;
+    auto container = optionalString(params, QStringLiteral("container"));
+    auto errorClass = optionalString(params, QStringLiteral("error_class"));
+    auto since =
+        optionalInteger(params, QStringLiteral("since"), 0, 0, std::numeric_limits<qint64>::max() / 2);
+    auto until =
+        optionalInteger(params, QStringLiteral("until"), 0, 0, std::numeric_limits<qint64>::max() / 2);
+    auto limit = optionalInteger(params, QStringLiteral("limit"), 50, 1, 500);
+    auto offset = optionalInteger(params, QStringLiteral("offset"), 0, 0, 1LL << 40);
+    auto withOutput = optionalBool(params, QStringLiteral("with_output"));
+    if (!container || !errorClass || !since || !until || !limit || !offset || !withOutput)
+        return fail(
+            invalidParams(QStringLiteral("history.runs takes container, error_class (strings), since, until, "
+                                         "limit (1..500), offset (integers) and with_output (bool)")));
+    filter.containerId = *container;
+    filter.errorClass = *errorClass;
+    filter.since = *since;
+    filter.until = *until;
+    filter.limit = static_cast<int>(*limit);
+    filter.offset = static_cast<int>(*offset);
+    auto page = context.store.runs(filter, *withOutput);
+    if (!page)
+        return fail(page.error());
+    QJsonArray runs;
+    for (const Store::RunRecord &run : page->items)
+        runs.append(run.toJson(*withOutput));
+    return QJsonObject{{QStringLiteral("runs"), runs}, {QStringLiteral("total"), page->total}};
+}
+
+Result<QJsonObject> events(ApiContext &context, const QJsonObject &params)
+{
+    Store::EventFilter filter;
+    auto container = optionalString(params, QStringLiteral("container"));
+    auto runId = optionalString(params, QStringLiteral("run_id"));
+    auto kind = optionalString(params, QStringLiteral("kind"));
+    auto since =
+        optionalInteger(params, QStringLiteral("since"), 0, 0, std::numeric_limits<qint64>::max() / 2);
+    auto limit = optionalInteger(params, QStringLiteral("limit"), 100, 1, 500);
+    auto offset = optionalInteger(params, QStringLiteral("offset"), 0, 0, 1LL << 40);
+    if (!container || !runId || !kind || !since || !limit || !offset)
+        return fail(
+            invalidParams(QStringLiteral("history.events takes container, run_id, kind (strings), since, "
+                                         "limit (1..500) and offset (integers)")));
+    filter.containerId = *container;
+    filter.runId = *runId;
+    if (kind->endsWith(QLatin1Char('.')))
+        filter.kindPrefix = *kind;
+    else
+        filter.kind = *kind;
+    filter.since = *since;
+    filter.limit = static_cast<int>(*limit);
+    filter.offset = static_cast<int>(*offset);
+    auto page = context.store.events(filter);
+    if (!page)
+        return fail(page.error());
+    QJsonArray events;
+    for (const Store::EventRecord &event : page->items)
+        events.append(event.toJson());
+    return QJsonObject{{QStringLiteral("events"), events}, {QStringLiteral("total"), page->total}};
+}
+
+Result<QJsonObject> purge(ApiContext &context, const QJsonObject &params)
+{
+    auto days = optionalInteger(params, QStringLiteral("older_than_days"), -1, 0, 36500);
+    if (!days)
+        return fail(days.error());
+    if (*days < 0)
+        return fail(invalidParams(QStringLiteral("`older_than_days` is required")));
+    auto purged = context.store.purgeOlderThan(QDateTime::currentMSecsSinceEpoch() - *days * 86400000LL);
+    if (!purged)
+        return fail(purged.error());
+    return QJsonObject{{QStringLiteral("runs"), purged->runs},
+                       {QStringLiteral("events"), purged->events},
+                       {QStringLiteral("files"), purged->files},
+                       {QStringLiteral("containers"), purged->containers}};
+}
+
+} // namespace
+
+void addHistoryMethods(MethodTable &table)
+{
+    table.add(QStringLiteral("history.runs"), runs);
+    table.add(QStringLiteral("history.events"), events);
+    table.add(QStringLiteral("history.purge"), purge);
+}
+
+} // namespace Cordon::Api

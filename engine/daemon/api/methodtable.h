@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// The daemon's protocol (docs/protocol.md) as a table: each method name maps to one handler, registered by
+// the file of its group (daemonmethods.cpp, containermethods.cpp, runmethods.cpp, filemethods.cpp,
+// networkmethods.cpp, historymethods.cpp). A handler reads its parameters strictly (params.h), asks the
+// container manager or the history store, and shapes the answer.
+#pragma once
+
+#include "containers/containermanager.h"
+#include "core/result.h"
+#include "daemon/controlserver.h"
+#include "store/historystore.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QJsonObject>
+#include <QMultiHash>
+#include <QString>
+
+#include <functional>
+
+namespace Cordon::Api {
+
+using Respond = std::function<void(Result<QJsonObject>)>;
+
+// What every handler works with; owned by DaemonApi.
+struct ApiContext
+{
+    Containers::ContainerManager &manager;
+    Store::HistoryStore &store;
+    Daemon::ControlServer &server;
+    QElapsedTimer uptime;
+    // run.wait answers when the run finishes (DaemonApi answers them from ContainerManager::runFinished).
+    QMultiHash<QString, Respond> waiters;
+    // daemon.shutdown: asks the daemon to stop once the answer is on its way.
+    std::function<void()> requestShutdown;
+};
+
+class MethodTable
+{
+public:
+    // Answers now.
+    using Handler = std::function<Result<QJsonObject>(ApiContext &, const QJsonObject &params)>;
+    // Answers when it can (run.wait) or does something after answering (daemon.shutdown).
+    using DeferredHandler = std::function<void(ApiContext &, const QJsonObject &params, Respond)>;
+
+    void add(const QString &method, Handler handler);
+    void addDeferred(const QString &method, DeferredHandler handler);
+    // Calls the method's handler; `protocol.unknown_method` for a name the table does not hold.
+    void call(ApiContext &context, const QString &method, const QJsonObject &params, Respond respond) const;
+    QStringList methods() const;
+
+private:
+    QHash<QString, DeferredHandler> m_handlers;
+};
+
+void addDaemonMethods(MethodTable &table);
+void addContainerMethods(MethodTable &table);
+void addRunMethods(MethodTable &table);
+void addFileMethods(MethodTable &table);
+void addNetworkMethods(MethodTable &table);
+void addHistoryMethods(MethodTable &table);
+
+} // namespace Cordon::Api

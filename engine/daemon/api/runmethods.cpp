@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+// run.*: starting a run in a container, feeding it, waiting for it, stopping it.
+#include "daemon/api/methodtable.h"
+#include "daemon/api/params.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace Cordon::Api {
+
+namespace {
+
+Result<QJsonObject> exec(ApiContext &context, const QJsonObject &params)
+{
+    auto container = requireString(params, QStringLiteral("container"));
+    auto language = optionalString(params, QStringLiteral("language"));
+    auto code = optionalString(params, QStringLiteral("code"));
+    auto stdinData = optionalBase64(params, QStringLiteral("stdin"));
+    auto keepOpen = optionalBool(params, QStringLiteral("stdin_open"));
+    auto timeout = optionalInteger(params, QStringLiteral("timeout_s"), 0, 0, 86400);
+    auto key = optionalString(params, QStringLiteral("idempotency_key"));
+    if (!container || !language || !code || !stdinData || !keepOpen || !timeout || !key)
+        return fail(!container   ? container.error()
+                    : !language  ? language.error()
+                    : !code      ? code.error()
+                    : !stdinData ? stdinData.error()
+                    : !keepOpen  ? keepOpen.error()
+                    : !timeout   ? timeout.error()
+                                 : key.error());
+    Containers::ExecRequest request;
+    const QJsonValue command = params.value(QStringLiteral("command"));
+    if (!command.isUndefined()) {
+        if (!command.isArray() || command.toArray().isEmpty())
+            return fail(invalidParams(QStringLiteral("`command` must be a non-empty array of strings")));
+        for (const QJsonValue &arg : command.toArray()) {
+            if (!arg.isString() || arg.toString().contains(QChar(0)))
+                return fail(invalidParams(QStringLiteral("`command` must be a non-empty array of strings")));
+            request.command.append(arg.toString());
+        }
+    }
+    if (request.command.isEmpty() == language->isEmpty())
+        return fail(invalidParams(QStringLiteral("give either `command` or `language` with `code`")));
+    request.language = *language;
+    request.code = *code;
+    request.stdinData = *stdinData;
+    request.keepStdinOpen = *keepOpen;
+    request.timeoutS = static_cast<int>(*timeout);
+    auto run = context.manager.exec(*container, request, *key);
+    if (!run)
+        return fail(run.error());
+    return wrap(QStringLiteral("run"), *run);
+}
+
+Result<QJsonObject> writeStdin(ApiContext &context, const QJsonObject &params)
+{
+    auto runId = requireString(params, QStringLiteral("run_id"));
+    auto data = optionalBase64(params, QStringLiteral("data"));
+    auto eof = optionalBool(params, QStringLiteral("eof"));
+    if (!runId || !data || !eof)
+        return fail(!runId ? runId.error() : !data ? data.error() : eof.error());
+    CORDON_TRY(context.manager.writeStdin(*runId, data->value_or(QByteArray()), *eof));
+    return QJsonObject{};
+}
+
+Result<QJsonObject> cancel(ApiContext &context, const QJsonObject &params)
+{
+    auto runId = requireString(params, QStringLiteral("run_id"));
+    if (!runId)
+        return fail(runId.error());
+    auto run = context.manager.cancel(*runId);
+    if (!run)
+        return fail(run.error());
+    return wrap(QStringLiteral("run"), *run);
+}
+
+Result<QJsonObject> get(ApiContext &context, const QJsonObject &params)
+{
+    auto runId = requireString(params, QStringLiteral("run_id"));
+    if (!runId)
+        return fail(runId.error());
+    auto run = context.manager.runJson(*runId);
+    if (!run)
+        return fail(run.error());
+    // run.get carries the policy itself, not only its hash: a reviewer reads what the run ran under, and an
+    // exported run keeps it (the stored text is canonical JSON, written by the daemon).
+    const QString version = run->value(QStringLiteral("policy_version")).toString();
+    if (!version.isEmpty()) {
+        if (auto policy = context.store.policyJson(version); policy && !policy->isEmpty())
+            run->insert(QStringLiteral("policy"), QJsonDocument::fromJson(*policy).object());
+    }
+    return wrap(QStringLiteral("run"), *run);
+}
+
+// Answers when the run finishes (DaemonApi), or now for a run that already has.
+void wait(ApiContext &context, const QJsonObject &params, Respond respond)
+{
+    auto runId = requireString(params, QStringLiteral("run_id"));
+    if (!runId)
+        return respond(fail(runId.error()));
+    if (context.manager.isRunActive(*runId)) {
+        context.waiters.insert(*runId, std::move(respond));
+        return;
+    }
+    auto run = context.manager.runJson(*runId);
+    if (!run)
+        return respond(fail(run.error()));
+    respond(wrap(QStringLiteral("run"), *run));
+}
+
+} // namespace
+
+void addRunMethods(MethodTable &table)
+{
+    table.add(QStringLiteral("run.exec"), exec);
+    table.add(QStringLiteral("run.stdin"), writeStdin);
+    table.add(QStringLiteral("run.cancel"), cancel);
+    table.add(QStringLiteral("run.get"), get);
+    table.addDeferred(QStringLiteral("run.wait"), wait);
+}
+
+} // namespace Cordon::Api

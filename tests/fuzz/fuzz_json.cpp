@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// Fuzzes the sandbox library's strict JSON reader, which reads every protocol frame a client or the daemon
+// receives. A refusal names its code and where; what it accepts must survive a round trip: its compact form
+// parses again and prints the same, so a frame relayed or stored is read the same way twice.
+#include "sandbox/json.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const std::string_view input(reinterpret_cast<const char *>(data), size);
+    const auto parsed = Cordon::Json::read(input);
+    if (!parsed) {
+        if (!parsed.error().code.starts_with("json.") || !parsed.error().message.starts_with("line "))
+            std::abort();
+        return 0;
+    }
+    const std::string compact = parsed->serialize();
+    if (!Cordon::isValidUtf8(compact))
+        std::abort();
+    const auto again = Cordon::Json::read(compact);
+    if (!again || again->serialize() != compact)
+        std::abort();
+    return 0;
+}
