@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cliformat.h"
 
+#include "core/plainbridge.h"
+
 #include "clioutput.h"
 #include "commands.h"
 
@@ -99,12 +101,12 @@ QString escapeName(const QString &name)
 // The wording and the status mapping are shared with the Qt-free `cordon exec` (daemon/lite/runreport.h).
 int runExitStatus(const QJsonObject &run)
 {
-    return Lite::runExitStatus(Daemon::toLite(run));
+    return Lite::runExitStatus(toPlain(run));
 }
 
 QString summarizeRun(const QJsonObject &run, const QJsonObject &container)
 {
-    return QString::fromStdString(Lite::summarizeRun(Daemon::toLite(run), Daemon::toLite(container)));
+    return QString::fromStdString(Lite::summarizeRun(toPlain(run), toPlain(container)));
 }
 
 } // namespace Cordon::Cli

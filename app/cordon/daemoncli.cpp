@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "daemoncli.h"
 
+#include "core/plainbridge.h"
+
 #include "clioutput.h"
 #include "commands.h"
 
@@ -102,7 +104,7 @@ Result<QJsonObject> DaemonSession::resolveContainer(const QString &reference)
         return fail(listed.error());
     const QJsonArray containers = listed->value(QStringLiteral("containers")).toArray();
     const std::vector<std::size_t> indexes = Lite::matchContainers(
-        Daemon::toLite(QJsonObject{{QStringLiteral("containers"), containers}})["containers"].items(),
+        toPlain(QJsonObject{{QStringLiteral("containers"), containers}})["containers"].items(),
         reference.toStdString());
     if (indexes.size() == 1)
         return containers.at(static_cast<qsizetype>(indexes.front())).toObject();

@@ -1,9 +1,50 @@
 // SPDX-License-Identifier: MIT
 #include "core/plainbridge.h"
 
+#include <QJsonArray>
+#include <QVariant>
+
 #include <pwd.h>
 
 namespace Cordon {
+
+Json toPlain(const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::Null:
+        return Json(nullptr);
+    case QJsonValue::Bool:
+        return Json(value.toBool());
+    case QJsonValue::Double:
+        // Qt keeps an integer literal that fits in 64 bits as one; everything else is a double.
+        if (value.toVariant().userType() == QMetaType::LongLong)
+            return Json(static_cast<std::int64_t>(value.toInteger()));
+        return Json(value.toDouble());
+    case QJsonValue::String:
+        return Json(value.toString().toStdString());
+    case QJsonValue::Array: {
+        Json::Array items;
+        const QJsonArray array = value.toArray();
+        items.reserve(static_cast<std::size_t>(array.size()));
+        for (const QJsonValue &item : array)
+            items.push_back(toPlain(item));
+        return Json(std::move(items));
+    }
+    case QJsonValue::Object:
+        return toPlain(value.toObject());
+    case QJsonValue::Undefined:
+        break;
+    }
+    return Json();
+}
+
+Json toPlain(const QJsonObject &object)
+{
+    Json json = Json::object();
+    for (auto it = object.begin(); it != object.end(); ++it)
+        json.insert(it.key().toStdString(), toPlain(it.value()));
+    return json;
+}
 
 std::string userNameFromNss(uid_t uid)
 {

@@ -3,8 +3,12 @@
 // std::string and byte views: one place for them, so no file exists only to convert types.
 #pragma once
 
+#include "sandbox/json.h"
+
 #include <QByteArray>
 #include <QByteArrayView>
+#include <QJsonObject>
+#include <QJsonValue>
 #include <QString>
 
 #include <string>
@@ -33,6 +37,11 @@ inline std::string_view toPlain(const QByteArray &bytes)
 {
     return {bytes.constData(), static_cast<std::size_t>(bytes.size())};
 }
+
+// The same JSON value for code shared with the launcher (the client's wording, daemon/lite), converted
+// member by member: integers Qt read as integers stay exact.
+Json toPlain(const QJsonValue &value);
+Json toPlain(const QJsonObject &object);
 
 // The user's name from the password database (NSS, so LDAP and sssd users too), for the advice of a cgroup
 // error: what the Qt programs pass to Cgroup::detectBackend() and inspectHost(). The static launcher cannot

@@ -49,13 +49,6 @@ QByteArray encodeFrame(const QJsonObject &message)
     return frame;
 }
 
-Json toLite(const QJsonObject &object)
-{
-    const QByteArray json = QJsonDocument(object).toJson(QJsonDocument::Compact);
-    return Json::read(std::string_view(json.constData(), static_cast<std::size_t>(json.size())))
-        .value_or(Json());
-}
-
 void FrameDecoder::feed(QByteArrayView bytes)
 {
     m_splitter.feed(std::string_view(bytes.data(), static_cast<std::size_t>(bytes.size())));

@@ -22,8 +22,6 @@ inline constexpr qint64 MaxFrameBytes = Lite::MaxFrameBytes;
 inline constexpr int FrameHeaderBytes = Lite::FrameHeaderBytes;
 
 QByteArray encodeFrame(const QJsonObject &message);
-// The same object for code shared with the Qt-free client (daemon/lite).
-Json toLite(const QJsonObject &object);
 
 // Splits a byte stream into JSON objects. Feed it whatever arrived; next() yields each complete frame once.
 class FrameDecoder

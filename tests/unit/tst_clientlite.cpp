@@ -3,6 +3,7 @@
 // on literal and hostile input (truncation, deep nesting, invalid UTF-8, lone surrogates), base64 and framing
 // against Qt's own implementations, and the shared wording compared with what the Qt CLI printed before it
 // used this code (the Qt formulas are kept here as the oracle).
+#include "core/plainbridge.h"
 #include "daemon/framecodec.h"
 #include "daemon/lite/base64.h"
 #include "daemon/lite/containerref.h"
@@ -230,6 +231,29 @@ private Q_SLOTS:
         QVERIFY(!lite);
         QCOMPARE(lite.error().code, std::string("json.duplicate_key"));
         QVERIFY(parse("{\"a\":{\"a\":1},\"b\":{\"a\":2}}")); // the same key in different objects is fine
+    }
+
+    void qtValuesConvertMemberByMember()
+    {
+        // What the Qt CLI hands the shared wording: the same document as reading Qt's own serialisation,
+        // without a second parse, and integers as exact as Qt read them.
+        const QByteArray text = "{\"id\":\"r1\",\"exit_code\":3,\"big\":9007199254740993,\"wall_ms\":12.5,"
+                                "\"ok\":false,\"none\":null,\"name\":\"caf\u00e9 \u2603\","
+                                "\"artifacts\":[{\"path\":\"a\",\"size\":1},[],{}]}";
+        const QJsonObject qt = QJsonDocument::fromJson(text).object();
+        QVERIFY(!qt.isEmpty());
+        const Json converted = Cordon::toPlain(qt);
+        const auto read = Json::read(QJsonDocument(qt).toJson(QJsonDocument::Compact).toStdString());
+        QVERIFY(read);
+        QCOMPARE(QByteArray::fromStdString(converted.serialize()),
+                 QByteArray::fromStdString(read->serialize()));
+        QCOMPARE(converted["big"].toInteger(), qint64(9007199254740993));
+        QCOMPARE(converted["wall_ms"].toDouble(), 12.5);
+        QCOMPARE(converted["name"].toString(), std::string("caf\xc3\xa9 \xe2\x98\x83"));
+        QVERIFY(converted["none"].isNull());
+        QVERIFY(converted["missing"].isUndefined());
+        QCOMPARE(converted["artifacts"].items().size(), size_t(3));
+        QCOMPARE(converted["artifacts"].items().front()["size"].toInteger(), qint64(1));
     }
 
     void randomBytesNeverCrash()
