@@ -5,7 +5,7 @@ namespace Cordon::Api {
 
 DaemonApi::DaemonApi(Containers::ContainerManager &manager, Store::HistoryStore &store,
                      Daemon::ControlServer &server, QObject *parent)
-    : QObject(parent), m_context{manager, store, server, {}, {}, {}}, m_manager(manager), m_server(server)
+    : QObject(parent), m_context{manager, store, server, {}, {}, {}}
 {
     m_context.uptime.start();
     // Queued: the answer to daemon.shutdown is written before the event loop stops.
@@ -18,13 +18,13 @@ DaemonApi::DaemonApi(Containers::ContainerManager &manager, Store::HistoryStore 
     addFileMethods(m_table);
     addNetworkMethods(m_table);
     addHistoryMethods(m_table);
-    m_server.setHelloExtras({{QStringLiteral("time_scale"), m_manager.timeScale()}});
-    m_server.setSubscribeBacklogProvider([this](const QStringList &topics, const QString &container) {
+    m_context.server.setHelloExtras({{QStringLiteral("time_scale"), m_context.manager.timeScale()}});
+    m_context.server.setSubscribeBacklogProvider([this](const QStringList &topics, const QString &container) {
         QJsonObject backlog;
         if (topics.contains(QStringLiteral("memory")))
-            backlog.insert(QStringLiteral("memory_backlog"), m_manager.memoryBacklog(container));
+            backlog.insert(QStringLiteral("memory_backlog"), m_context.manager.memoryBacklog(container));
         if (topics.contains(QStringLiteral("containers")))
-            backlog.insert(QStringLiteral("containers"), m_manager.list(false));
+            backlog.insert(QStringLiteral("containers"), m_context.manager.list(false));
         return backlog;
     });
     wireEvents();
@@ -33,43 +33,49 @@ DaemonApi::DaemonApi(Containers::ContainerManager &manager, Store::HistoryStore 
 void DaemonApi::wireEvents()
 {
     using Containers::ContainerManager;
-    connect(&m_manager, &ContainerManager::containerChanged, this, [this](const QJsonObject &container) {
-        m_server.publish(QStringLiteral("containers"), container.value(QStringLiteral("id")).toString(),
-                         QStringLiteral("container.changed"), {{QStringLiteral("container"), container}});
+    connect(&m_context.manager, &ContainerManager::containerChanged, this,
+            [this](const QJsonObject &container) {
+                m_context.server.publish(
+                    QStringLiteral("containers"), container.value(QStringLiteral("id")).toString(),
+                    QStringLiteral("container.changed"), {{QStringLiteral("container"), container}});
+            });
+    connect(&m_context.manager, &ContainerManager::expiringSoon, this,
+            [this](const QString &id, qint64 expiresAt) {
+                m_context.server.publish(
+                    QStringLiteral("containers"), id, QStringLiteral("container.expiring_soon"),
+                    {{QStringLiteral("container"), id}, {QStringLiteral("expires_at"), expiresAt}});
+            });
+    connect(&m_context.manager, &ContainerManager::runStarted, this, [this](const QJsonObject &run) {
+        m_context.server.publish(QStringLiteral("runs"), run.value(QStringLiteral("container")).toString(),
+                                 QStringLiteral("run.started"), {{QStringLiteral("run"), run}});
     });
-    connect(&m_manager, &ContainerManager::expiringSoon, this, [this](const QString &id, qint64 expiresAt) {
-        m_server.publish(QStringLiteral("containers"), id, QStringLiteral("container.expiring_soon"),
-                         {{QStringLiteral("container"), id}, {QStringLiteral("expires_at"), expiresAt}});
-    });
-    connect(&m_manager, &ContainerManager::runStarted, this, [this](const QJsonObject &run) {
-        m_server.publish(QStringLiteral("runs"), run.value(QStringLiteral("container")).toString(),
-                         QStringLiteral("run.started"), {{QStringLiteral("run"), run}});
-    });
-    connect(&m_manager, &ContainerManager::runOutput, this,
+    connect(&m_context.manager, &ContainerManager::runOutput, this,
             [this](const QString &runId, const QString &container, const QString &stream,
                    const QByteArray &chunk) {
-                m_server.publish(QStringLiteral("runs"), container, QStringLiteral("run.output"),
-                                 {{QStringLiteral("run_id"), runId},
-                                  {QStringLiteral("container"), container},
-                                  {QStringLiteral("stream"), stream},
-                                  {QStringLiteral("data"), QString::fromLatin1(chunk.toBase64())}});
+                m_context.server.publish(QStringLiteral("runs"), container, QStringLiteral("run.output"),
+                                         {{QStringLiteral("run_id"), runId},
+                                          {QStringLiteral("container"), container},
+                                          {QStringLiteral("stream"), stream},
+                                          {QStringLiteral("data"), QString::fromLatin1(chunk.toBase64())}});
             });
-    connect(&m_manager, &ContainerManager::runFinished, this, [this](const QJsonObject &run) {
+    connect(&m_context.manager, &ContainerManager::runFinished, this, [this](const QJsonObject &run) {
         const QString runId = run.value(QStringLiteral("id")).toString();
-        m_server.publish(QStringLiteral("runs"), run.value(QStringLiteral("container")).toString(),
-                         QStringLiteral("run.finished"), {{QStringLiteral("run"), run}});
+        m_context.server.publish(QStringLiteral("runs"), run.value(QStringLiteral("container")).toString(),
+                                 QStringLiteral("run.finished"), {{QStringLiteral("run"), run}});
         const QList<Respond> waiters = m_context.waiters.values(runId);
         m_context.waiters.remove(runId);
         for (const Respond &respond : waiters)
             respond(QJsonObject{{QStringLiteral("run"), run}});
     });
-    connect(&m_manager, &ContainerManager::memorySampled, this,
+    connect(&m_context.manager, &ContainerManager::memorySampled, this,
             [this](const QString &id, const QJsonObject &sample) {
-                m_server.publish(QStringLiteral("memory"), id, QStringLiteral("memory.sample"), sample);
+                m_context.server.publish(QStringLiteral("memory"), id, QStringLiteral("memory.sample"),
+                                         sample);
             });
-    connect(&m_manager, &ContainerManager::eventRecorded, this, [this](const QJsonObject &event) {
-        m_server.publish(QStringLiteral("events"), event.value(QStringLiteral("container")).toString(),
-                         QStringLiteral("event"), event);
+    connect(&m_context.manager, &ContainerManager::eventRecorded, this, [this](const QJsonObject &event) {
+        m_context.server.publish(QStringLiteral("events"),
+                                 event.value(QStringLiteral("container")).toString(), QStringLiteral("event"),
+                                 event);
     });
 }
 

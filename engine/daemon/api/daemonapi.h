@@ -29,8 +29,6 @@ private:
 
     ApiContext m_context;
     MethodTable m_table;
-    Containers::ContainerManager &m_manager;
-    Daemon::ControlServer &m_server;
 };
 
 } // namespace Cordon::Api
