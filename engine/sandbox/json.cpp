@@ -529,6 +529,9 @@ std::string Json::serialize() const
     case Type::Number: {
         if (m_isInteger)
             return std::to_string(m_integer);
+        // "-0" would read back as the integer 0 and lose its sign; a fraction keeps it a double.
+        if (m_double == 0 && std::signbit(m_double))
+            return "-0.0";
         char buffer[32];
         const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, m_double);
         return ec == std::errc() ? std::string(buffer, end) : std::string("null");

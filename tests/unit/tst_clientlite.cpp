@@ -18,6 +18,8 @@
 #include <QRandomGenerator>
 #include <QTest>
 
+#include <cmath>
+
 #include <pwd.h>
 #include <unistd.h>
 
@@ -120,6 +122,19 @@ private Q_SLOTS:
             QCOMPARE(ours.toBool(true), value.toBool(true));
             QCOMPARE(QString::fromStdString(ours.toString()), value.toString());
         }
+    }
+
+    void negativeZeroKeepsItsSign()
+    {
+        // "-0" would read back as the integer 0: a relayed frame must print the same the second time.
+        const auto first = parse("[5e0,-0e0,-0,-0.0]");
+        QVERIFY(first);
+        const std::string compact = first->serialize();
+        QCOMPARE(QByteArray::fromStdString(compact), QByteArray("[5,-0.0,0,-0.0]"));
+        const auto again = parse(QByteArray::fromStdString(compact));
+        QVERIFY(again);
+        QCOMPARE(QByteArray::fromStdString(again->serialize()), QByteArray::fromStdString(compact));
+        QVERIFY(std::signbit(again->items()[1].toDouble(1)));
     }
 
     void refusesMalformedDocuments_data()
