@@ -5,7 +5,7 @@
 #include "core/policywords.h"
 #include "daemonconnection.h"
 
-#include "core/error.h"
+#include "core/result.h"
 
 #include <QAction>
 #include <QHBoxLayout>
@@ -42,8 +42,8 @@ void reserveLines(QLabel *label, int lines)
 
 QString errorWithHint(const Error &error)
 {
-    const QString hint = error.hint();
-    return hint.isEmpty() ? error.message() : error.message() + QLatin1Char('\n') + hint;
+    const QString hint = toQt(error.hint());
+    return hint.isEmpty() ? toQt(error.message()) : toQt(error.message()) + QLatin1Char('\n') + hint;
 }
 
 QList<AllowlistEditor::Preset> AllowlistEditor::presets()
@@ -284,19 +284,20 @@ void AllowlistEditor::checkList()
     }
     const QJsonArray asked = m_model->entries();
     const quint64 generation = ++m_listGeneration;
-    m_connection.call(QStringLiteral("network.check"), {{QStringLiteral("allowed_domains"), asked}}, this,
-                      [this, generation, asked](Result<QJsonObject> result) {
-                          if (generation != m_listGeneration)
-                              return;
-                          m_listPending = false;
-                          if (result)
-                              m_model->applyCheck(asked, result->value(QStringLiteral("entries")).toArray());
-                          updateButtons();
-                          if (!result)
-                              m_summary->setText(
-                                  tr("The list could not be checked: %1").arg(result.error().message()));
-                          Q_EMIT validityChanged();
-                      });
+    m_connection.call(
+        QStringLiteral("network.check"), {{QStringLiteral("allowed_domains"), asked}}, this,
+        [this, generation, asked](Result<QJsonObject> result) {
+            if (generation != m_listGeneration)
+                return;
+            m_listPending = false;
+            if (result)
+                m_model->applyCheck(asked, result->value(QStringLiteral("entries")).toArray());
+            updateButtons();
+            if (!result)
+                m_summary->setText(
+                    tr("The list could not be checked: %1").arg(toQt(result.error().message())));
+            Q_EMIT validityChanged();
+        });
 }
 
 void AllowlistEditor::scheduleFieldCheck()
@@ -345,7 +346,7 @@ void AllowlistEditor::checkField()
                 result ? result->value(QStringLiteral("entries")).toArray().last().toObject() : QJsonObject();
             if (!result) {
                 m_fieldAcceptable = false;
-                setFieldMessage(tr("Could not check: %1").arg(result.error().message()),
+                setFieldMessage(tr("Could not check: %1").arg(toQt(result.error().message())),
                                 AllowlistModel::problemColour(palette()));
             } else if (!answer.value(QStringLiteral("ok")).toBool()) {
                 m_fieldAcceptable = false;

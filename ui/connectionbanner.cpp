@@ -73,7 +73,7 @@ void ConnectionBanner::refresh()
     const int seconds = (m_connection.retryInMs() + 999) / 1000;
     const QString headline = m_everConnected ? tr("Lost connection to cordond — reconnecting…")
                                              : tr("Cannot reach cordond — retrying…");
-    QString detail = m_connection.lastError().message();
+    QString detail = toQt(m_connection.lastError().message());
     if (seconds > 0)
         detail +=
             (detail.isEmpty() ? QString() : QStringLiteral(" · ")) + tr("next attempt in %1 s").arg(seconds);

@@ -335,8 +335,8 @@ void CreateContainerDialog::accept()
                           setBusy(false);
                           if (!result) {
                               const Error &error = result.error();
-                              const QString hint = error.hint();
-                              showError(tr("The container was not created: %1").arg(error.message()) +
+                              const QString hint = toQt(error.hint());
+                              showError(tr("The container was not created: %1").arg(toQt(error.message())) +
                                         (hint.isEmpty() ? QString() : QStringLiteral("\n") + hint));
                               return;
                           }

@@ -16,7 +16,7 @@ DaemonConnection::DaemonConnection(QObject *parent)
     connect(m_client, &Daemon::DaemonClient::connected, this, &DaemonConnection::onConnected);
     connect(m_client, &Daemon::DaemonClient::connectionFailed, this, &DaemonConnection::onLost);
     connect(m_client, &Daemon::DaemonClient::disconnected, this, [this] {
-        onLost(Error(QStringLiteral("daemon.disconnected"), tr("cordond closed the connection")));
+        onLost(makeError(QStringLiteral("daemon.disconnected"), tr("cordond closed the connection")));
     });
     connect(m_client, &Daemon::DaemonClient::eventReceived, this, &DaemonConnection::eventReceived);
 }

@@ -5,7 +5,6 @@
 // every answer arrives through a callback from the event loop.
 #pragma once
 
-#include "core/error.h"
 #include "core/result.h"
 
 #include <QJsonObject>

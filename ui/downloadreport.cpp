@@ -71,14 +71,14 @@ void DownloadReport::addAnswer(const QJsonObject &answer)
 
 bool DownloadReport::addFailure(const QString &path, const Error &error)
 {
-    if (!isRefusalCode(error.code())) {
-        m_errors.append(tr("Download failed: %1").arg(error.message()));
+    if (!isRefusalCode(toQt(error.code()))) {
+        m_errors.append(tr("Download failed: %1").arg(toQt(error.message())));
         return false;
     }
-    addAnswer(
-        {{QStringLiteral("refused"), QJsonArray{QJsonObject{{QStringLiteral("path"), path},
-                                                            {QStringLiteral("code"), error.code()},
-                                                            {QStringLiteral("reason"), error.message()}}}}});
+    addAnswer({{QStringLiteral("refused"),
+                QJsonArray{QJsonObject{{QStringLiteral("path"), path},
+                                       {QStringLiteral("code"), toQt(error.code())},
+                                       {QStringLiteral("reason"), toQt(error.message())}}}}});
     return true;
 }
 

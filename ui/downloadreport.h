@@ -5,7 +5,7 @@
 // failed. No widgets: the wording is tested on its own.
 #pragma once
 
-#include "core/error.h"
+#include "core/result.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

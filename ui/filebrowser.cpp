@@ -291,7 +291,8 @@ void FileBrowser::refresh()
                 if (generation != m_listGeneration || id != m_containerId)
                     return;
                 if (!result) {
-                    notes->append(tr("%1 could not be listed: %2").arg(scope, result.error().message()));
+                    notes->append(
+                        tr("%1 could not be listed: %2").arg(scope, toQt(result.error().message())));
                 } else {
                     const QModelIndex current = m_view->selectionModel()->currentIndex();
                     const QString currentScope = current.data(WorkspaceFileModel::ScopeRole).toString();
@@ -382,18 +383,18 @@ void FileBrowser::uploadNext(QStringList remaining, int total, QStringList done,
         uploadNext(remaining, total, done, failed);
         return;
     }
-    m_connection.call(QStringLiteral("file.upload"),
-                      {{QStringLiteral("container"), m_containerId},
-                       {QStringLiteral("name"), name},
-                       {QStringLiteral("path"), hostPath}},
-                      this, [this, remaining, total, done, failed, name](Result<QJsonObject> result) mutable {
-                          if (result)
-                              done.append(Format::displayName(name));
-                          else
-                              failed.append(
-                                  tr("• %1: %2").arg(Format::displayName(name), result.error().message()));
-                          uploadNext(remaining, total, done, failed);
-                      });
+    m_connection.call(
+        QStringLiteral("file.upload"),
+        {{QStringLiteral("container"), m_containerId},
+         {QStringLiteral("name"), name},
+         {QStringLiteral("path"), hostPath}},
+        this, [this, remaining, total, done, failed, name](Result<QJsonObject> result) mutable {
+            if (result)
+                done.append(Format::displayName(name));
+            else
+                failed.append(tr("• %1: %2").arg(Format::displayName(name), toQt(result.error().message())));
+            uploadNext(remaining, total, done, failed);
+        });
 }
 
 QModelIndexList FileBrowser::selectedRows() const
@@ -622,7 +623,7 @@ void FileBrowser::deleteNext(QList<Transfer> remaining, QStringList errors)
         this, [this, remaining, errors, transfer](Result<QJsonObject> result) mutable {
             if (!result)
                 errors.append(
-                    tr("• %1: %2").arg(Format::displayName(transfer.path), result.error().message()));
+                    tr("• %1: %2").arg(Format::displayName(transfer.path), toQt(result.error().message())));
             deleteNext(remaining, errors);
         });
 }
@@ -665,9 +666,9 @@ void FileBrowser::preview(const QModelIndex &row)
             if (generation != m_previewGeneration)
                 return; // another file was selected meanwhile
             if (!result) {
-                showPreviewMessage(
-                    tr("No preview of %1: %2")
-                        .arg(name, refusalWords(result.error().code(), result.error().message())));
+                showPreviewMessage(tr("No preview of %1: %2")
+                                       .arg(name, refusalWords(toQt(result.error().code()),
+                                                               toQt(result.error().message()))));
                 return;
             }
             const QJsonArray copied = result->value(QStringLiteral("copied")).toArray();

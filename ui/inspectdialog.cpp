@@ -167,7 +167,7 @@ void InspectDialog::checkAllowlist()
                               const QJsonObject refusal =
                                   answer.value(QStringLiteral("outside_organisation")).toObject();
                               if (!result) {
-                                  item->setText(1, tr("unknown: %1").arg(result.error().message()));
+                                  item->setText(1, tr("unknown: %1").arg(toQt(result.error().message())));
                               } else if (!refusal.isEmpty()) {
                                   item->setText(1, tr("no: outside the organisation allowlist now"));
                                   item->setToolTip(0, refusal.value(QStringLiteral("message")).toString());

@@ -725,7 +725,7 @@ void MainWindow::createDemo(std::function<void(const QString &id)> then)
             statusBar()->clearMessage();
             if (!result) {
                 const QString text =
-                    tr("The demo container was not created: %1").arg(result.error().describe());
+                    tr("The demo container was not created: %1").arg(toQt(result.error().describe()));
                 m_welcome->setError(text);
                 statusBar()->showMessage(text, 10000);
                 return;
@@ -743,18 +743,18 @@ void MainWindow::runDemo(const DemoScript &script)
     if (state == QLatin1String("stopped")) {
         const QString id = m_currentId;
         statusBar()->showMessage(tr("Starting the container…"));
-        m_connection->call(QStringLiteral("container.start"), {{QStringLiteral("id"), id}}, this,
-                           [this, id, script](Result<QJsonObject> result) {
-                               statusBar()->clearMessage();
-                               if (!result) {
-                                   statusBar()->showMessage(
-                                       tr("The container did not start: %1").arg(result.error().describe()),
-                                       10000);
-                                   return;
-                               }
-                               m_model->update(result->value(QStringLiteral("container")).toObject());
-                               loadAndRun(id, script);
-                           });
+        m_connection->call(
+            QStringLiteral("container.start"), {{QStringLiteral("id"), id}}, this,
+            [this, id, script](Result<QJsonObject> result) {
+                statusBar()->clearMessage();
+                if (!result) {
+                    statusBar()->showMessage(
+                        tr("The container did not start: %1").arg(toQt(result.error().describe())), 10000);
+                    return;
+                }
+                m_model->update(result->value(QStringLiteral("container")).toObject());
+                loadAndRun(id, script);
+            });
         return;
     }
     if (state != QLatin1String("running")) {
@@ -808,7 +808,8 @@ void MainWindow::setFastClock(bool fast)
                                m_timeScale = result->value(QStringLiteral("time_scale")).toDouble(1);
                            else
                                statusBar()->showMessage(
-                                   tr("The daemon kept its clock: %1").arg(result.error().describe()), 10000);
+                                   tr("The daemon kept its clock: %1").arg(toQt(result.error().describe())),
+                                   10000);
                            const QSignalBlocker blocker(m_fastClockAction);
                            m_fastClockAction->setChecked(m_timeScale > 1);
                            updateStatus();
@@ -858,9 +859,9 @@ void MainWindow::containerCall(const QString &method, const QString &id)
             statusBar()->clearMessage();
             if (!result) {
                 auto *box = new QMessageBox(QMessageBox::Warning, tr("Cordon Workbench"),
-                                            tr("The daemon refused: %1").arg(result.error().message()),
+                                            tr("The daemon refused: %1").arg(toQt(result.error().message())),
                                             QMessageBox::Ok, this);
-                box->setInformativeText(result.error().hint());
+                box->setInformativeText(toQt(result.error().hint()));
                 box->setAttribute(Qt::WA_DeleteOnClose);
                 box->open();
                 return;

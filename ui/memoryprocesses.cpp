@@ -132,22 +132,23 @@ void MemoryProcessesView::refresh()
         return;
     m_inFlight = true;
     const quint64 generation = m_generation;
-    m_connection.call(QStringLiteral("memory.processes"), {{QStringLiteral("container"), m_containerId}},
-                      this, [this, generation](Result<QJsonObject> result) {
-                          if (generation != m_generation)
-                              return;
-                          m_inFlight = false;
-                          if (!result) {
-                              m_status->setText(
-                                  tr("The processes could not be listed: %1").arg(result.error().message()));
-                              return;
-                          }
-                          const QJsonArray processes = result->value(QStringLiteral("processes")).toArray();
-                          setProcesses(processes);
-                          if (processes.isEmpty())
-                              m_status->setText(tr("No processes are running in the container."));
-                          Q_EMIT refreshed();
-                      });
+    m_connection.call(
+        QStringLiteral("memory.processes"), {{QStringLiteral("container"), m_containerId}}, this,
+        [this, generation](Result<QJsonObject> result) {
+            if (generation != m_generation)
+                return;
+            m_inFlight = false;
+            if (!result) {
+                m_status->setText(
+                    tr("The processes could not be listed: %1").arg(toQt(result.error().message())));
+                return;
+            }
+            const QJsonArray processes = result->value(QStringLiteral("processes")).toArray();
+            setProcesses(processes);
+            if (processes.isEmpty())
+                m_status->setText(tr("No processes are running in the container."));
+            Q_EMIT refreshed();
+        });
 }
 
 void MemoryProcessesView::setProcesses(const QJsonArray &processes)

@@ -110,7 +110,7 @@ void OrgAllowlistEditor::reload()
     m_connection.call(QStringLiteral("network.org_policy"), {}, this, [this](Result<QJsonObject> result) {
         if (!result) {
             m_source->setText(
-                tr("The organisation allowlist could not be read: %1").arg(result.error().message()));
+                tr("The organisation allowlist could not be read: %1").arg(toQt(result.error().message())));
             return;
         }
         showOrganisation(*result);

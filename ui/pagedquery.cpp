@@ -81,7 +81,7 @@ void PagedQuery::request(bool append)
         m_loading = false;
         if (!result) {
             Q_EMIT loadingChanged(false);
-            Q_EMIT failed(result.error().message());
+            Q_EMIT failed(toQt(result.error().message()));
             return;
         }
         const QJsonArray items = result->value(m_itemsKey).toArray();

@@ -37,7 +37,7 @@ void RunController::run(const QString &containerId, const QString &language, con
         if (m_phase != Phase::Starting)
             return;
         if (!result) {
-            finish(OutcomeSummary::refused(result.error().code(), result.error().message()));
+            finish(OutcomeSummary::refused(toQt(result.error().code()), toQt(result.error().message())));
             return;
         }
         const QJsonObject run = result->value(QStringLiteral("run")).toObject();
@@ -55,44 +55,44 @@ void RunController::waitForEnd()
 {
     // The daemon sends every run.output event of a run before it answers run.wait on the same connection,
     // so once the answer is here the console has all the output.
-    m_connection.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), m_runId}}, this,
-                      [this, runId = m_runId](Result<QJsonObject> result) {
-                          if (runId != m_runId || m_phase == Phase::Idle)
-                              return;
-                          if (!result) {
-                              if (result.error().code() == QLatin1String("daemon.disconnected"))
-                                  return; // statusChanged has orphaned the run; run.get follows later
-                              finish(
-                                  OutcomeSummary::refused(result.error().code(), result.error().message()));
-                              return;
-                          }
-                          const QJsonObject run = result->value(QStringLiteral("run")).toObject();
-                          finish(OutcomeSummary::fromRun(run, m_memoryLimit, m_pidsLimit), run);
-                      });
+    m_connection.call(
+        QStringLiteral("run.wait"), {{QStringLiteral("run_id"), m_runId}}, this,
+        [this, runId = m_runId](Result<QJsonObject> result) {
+            if (runId != m_runId || m_phase == Phase::Idle)
+                return;
+            if (!result) {
+                if (result.error().code() == "daemon.disconnected")
+                    return; // statusChanged has orphaned the run; run.get follows later
+                finish(OutcomeSummary::refused(toQt(result.error().code()), toQt(result.error().message())));
+                return;
+            }
+            const QJsonObject run = result->value(QStringLiteral("run")).toObject();
+            finish(OutcomeSummary::fromRun(run, m_memoryLimit, m_pidsLimit), run);
+        });
 }
 
 void RunController::onReconnected()
 {
     if (m_phase != Phase::Orphaned)
         return;
-    m_connection.call(QStringLiteral("run.get"), {{QStringLiteral("run_id"), m_runId}}, this,
-                      [this](Result<QJsonObject> result) {
-                          if (m_phase != Phase::Orphaned)
-                              return;
-                          if (!result) {
-                              finish(
-                                  OutcomeSummary::refused(result.error().code(), result.error().message()));
-                              return;
-                          }
-                          const QJsonObject run = result->value(QStringLiteral("run")).toObject();
-                          if (run.value(QStringLiteral("state")).toString() == QLatin1String("running")) {
-                              // A daemon that lived on (only the connection dropped): keep waiting.
-                              setPhase(Phase::Running);
-                              waitForEnd();
-                              return;
-                          }
-                          finish(OutcomeSummary::fromRun(run, m_memoryLimit, m_pidsLimit), run);
-                      });
+    m_connection.call(
+        QStringLiteral("run.get"), {{QStringLiteral("run_id"), m_runId}}, this,
+        [this](Result<QJsonObject> result) {
+            if (m_phase != Phase::Orphaned)
+                return;
+            if (!result) {
+                finish(OutcomeSummary::refused(toQt(result.error().code()), toQt(result.error().message())));
+                return;
+            }
+            const QJsonObject run = result->value(QStringLiteral("run")).toObject();
+            if (run.value(QStringLiteral("state")).toString() == QLatin1String("running")) {
+                // A daemon that lived on (only the connection dropped): keep waiting.
+                setPhase(Phase::Running);
+                waitForEnd();
+                return;
+            }
+            finish(OutcomeSummary::fromRun(run, m_memoryLimit, m_pidsLimit), run);
+        });
 }
 
 void RunController::cancel()

@@ -157,8 +157,9 @@ void RunDetailView::showRun(const QJsonObject &listed)
                           if (runId != m_runId)
                               return;
                           if (!result) {
-                              m_summary->setText(m_summary->text() + QLatin1Char('\n') +
-                                                 tr("Details unavailable: %1").arg(result.error().message()));
+                              m_summary->setText(
+                                  m_summary->text() + QLatin1Char('\n') +
+                                  tr("Details unavailable: %1").arg(toQt(result.error().message())));
                               return;
                           }
                           setRun(result->value(QStringLiteral("run")).toObject());
@@ -181,7 +182,7 @@ void RunDetailView::loadNetwork(const QString &runId)
                 m_network->setHeaderHidden(true);
                 new QTreeWidgetItem(
                     m_network,
-                    {tr("The network decisions could not be read: %1").arg(result.error().message())});
+                    {tr("The network decisions could not be read: %1").arg(toQt(result.error().message()))});
                 return;
             }
             setNetwork(result->value(QStringLiteral("events")).toArray(),
@@ -331,7 +332,7 @@ void RunDetailView::chooseExport()
     if (path.isEmpty())
         return;
     if (auto written = exportRun(path); !written)
-        Q_EMIT exportFailed(tr("The run was not exported: %1").arg(written.error().message()));
+        Q_EMIT exportFailed(tr("The run was not exported: %1").arg(toQt(written.error().message())));
 }
 
 } // namespace Cordon::Ui

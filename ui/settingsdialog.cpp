@@ -149,7 +149,7 @@ void SettingsDialog::loadDataLocation()
 {
     m_connection.call(QStringLiteral("daemon.status"), {}, this, [this](Result<QJsonObject> result) {
         if (!result) {
-            m_dataLocation->setText(tr("Not known: %1").arg(result.error().describe()));
+            m_dataLocation->setText(tr("Not known: %1").arg(toQt(result.error().describe())));
             return;
         }
         m_dataDir = result->value(QStringLiteral("data_dir")).toString();
@@ -186,7 +186,7 @@ void SettingsDialog::purgeHistory()
             [this](Result<QJsonObject> result) {
                 m_purge->setEnabled(true);
                 if (!result) {
-                    m_purgeMessage->setText(tr("Nothing deleted: %1").arg(result.error().describe()));
+                    m_purgeMessage->setText(tr("Nothing deleted: %1").arg(toQt(result.error().describe())));
                     return;
                 }
                 m_purgeMessage->setText(tr("Deleted %1 runs, %2 events and %3 file records.")

@@ -48,7 +48,7 @@ parseRunArguments(const std::vector<std::string> &arguments)
             continue;
         }
         if (const auto timeout = valueOf("--timeout")) {
-            const auto millis = Plain::parseDurationMillis(*timeout);
+            const auto millis = parseDurationMillis(*timeout);
             if (!millis)
                 return std::nullopt;
             request.policy.runTimeoutS = Containers::OneShot::timeoutSeconds(*millis);

@@ -23,8 +23,8 @@ void printErr(const QString &text)
 
 void printError(const Error &error)
 {
-    printErr(
-        QString::fromStdString(Lite::errorReport(error.message().toStdString(), error.hint().toStdString())));
+    printErr(QString::fromStdString(
+        Lite::errorReport(toQt(error.message()).toStdString(), toQt(error.hint()).toStdString())));
 }
 
 QString formatBytes(qint64 bytes)

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "containers/runoutcome.h"
-#include "core/error.h"
+#include "core/result.h"
 
 #include <QString>
 

@@ -106,7 +106,7 @@ int download(DaemonSession &session, const Endpoint &source, const QString &dest
             .arg(escapeName(target.absoluteFilePath()));
     if (!copied) {
         const int status = reportError(copied.error());
-        if (copied.error().code() == QLatin1String("files.exists") && existing == QLatin1String("refuse"))
+        if (copied.error().code() == "files.exists" && existing == QLatin1String("refuse"))
             printErr(takenHint);
         return status;
     }

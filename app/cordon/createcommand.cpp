@@ -24,7 +24,7 @@ Result<int> parseIdleMinutes(const QString &text)
     if (const QRegularExpressionMatch match = days.match(text.trimmed()); match.hasMatch()) {
         minutes = match.captured(1).toLongLong() * 1440;
     } else {
-        auto millis = fromPlain(Plain::parseDurationMillis(toPlain(text)));
+        auto millis = parseDurationMillis(toPlain(text));
         if (!millis)
             return fail(millis.error());
         if (*millis % 60000 != 0)
@@ -84,9 +84,9 @@ int createCommand(const QStringList &arguments)
     if (parser.isSet(nameOption))
         policy->name = parser.value(nameOption);
     if (parser.isSet(memoryOption)) {
-        auto memory = fromPlain(Policy::parseMemoryLimit(toPlain(parser.value(memoryOption))));
+        auto memory = Policy::parseMemoryLimit(toPlain(parser.value(memoryOption)));
         if (!memory) {
-            printError(memory.error().wrap(QStringLiteral("--memory")));
+            printError(memory.error().wrap("--memory"));
             return UsageError;
         }
         policy->memoryLimitBytes = *memory;
@@ -94,7 +94,7 @@ int createCommand(const QStringList &arguments)
     if (parser.isSet(idleOption)) {
         auto minutes = parseIdleMinutes(parser.value(idleOption));
         if (!minutes) {
-            printError(minutes.error().wrap(QStringLiteral("--idle")));
+            printError(minutes.error().wrap("--idle"));
             return UsageError;
         }
         policy->expiresAfter.minutes = *minutes;

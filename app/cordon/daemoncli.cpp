@@ -17,16 +17,17 @@ namespace Cordon::Cli {
 
 bool isUnreachable(const Error &error)
 {
-    return Lite::isUnreachableCode(error.code().toStdString());
+    return Lite::isUnreachableCode(toQt(error.code()).toStdString());
 }
 
 int reportError(const Error &error)
 {
     // The engine's advice first, then the command line's own (both tables are shared with the launcher).
-    QString hint = error.hint();
+    QString hint = toQt(error.hint());
     if (hint.isEmpty())
-        hint = QString::fromUtf8(Lite::cliHint(error.code().toStdString()));
-    printErr(QString::fromStdString(Lite::errorReport(error.message().toStdString(), hint.toStdString())));
+        hint = QString::fromUtf8(Lite::cliHint(toQt(error.code()).toStdString()));
+    printErr(
+        QString::fromStdString(Lite::errorReport(toQt(error.message()).toStdString(), hint.toStdString())));
     return isUnreachable(error) ? SetupFailure : 1;
 }
 
@@ -77,10 +78,10 @@ Result<> DaemonSession::connect(bool autoStart)
                                                          Daemon::DaemonClient::HelloTimeoutMs + 1000);
     // "start `cordond`: execv: ..." alone does not say why anything was started.
     const QString path = Daemon::socketPath();
-    if (!connected && connected.error().code() == QLatin1String("daemon.start_failed") &&
-        !connected.error().message().contains(path))
+    if (!connected && connected.error().code() == "daemon.start_failed" &&
+        !toQt(connected.error().message()).contains(path))
         return fail(connected.error().wrap(
-            QStringLiteral("no cordond is listening on `%1`, and starting one failed").arg(path)));
+            toPlain(QStringLiteral("no cordond is listening on `%1`, and starting one failed").arg(path))));
     return connected;
 }
 

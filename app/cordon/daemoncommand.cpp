@@ -120,7 +120,7 @@ int stop(const QStringList &arguments)
             command, QStringLiteral("unexpected argument `%1`").arg(parser.positionalArguments().first()));
     DaemonSession session;
     if (auto connected = session.connect(false); !connected) {
-        if (connected.error().code() != QLatin1String("daemon.unreachable"))
+        if (connected.error().code() != "daemon.unreachable")
             return reportError(connected.error());
         printOut(QStringLiteral("cordond is not running\n"));
         return 0;
@@ -134,7 +134,7 @@ int stop(const QStringList &arguments)
         loop.quit();
     });
     auto result = session.call(QStringLiteral("daemon.shutdown"));
-    if (!result && result.error().code() != QLatin1String("daemon.disconnected"))
+    if (!result && result.error().code() != "daemon.disconnected")
         return reportError(result.error());
     if (!gone && session.client().isConnected()) {
         QTimer::singleShot(StopWaitMs, &loop, &QEventLoop::quit);
@@ -142,11 +142,11 @@ int stop(const QStringList &arguments)
     }
     if (session.client().isConnected())
         return reportError(
-            Error(QStringLiteral("daemon.timeout"),
-                  QStringLiteral("cordond (pid %1) accepted the shutdown but is still running after "
-                                 "%2 s")
-                      .arg(pid)
-                      .arg(StopWaitMs / 1000)));
+            makeError(QStringLiteral("daemon.timeout"),
+                      QStringLiteral("cordond (pid %1) accepted the shutdown but is still running after "
+                                     "%2 s")
+                          .arg(pid)
+                          .arg(StopWaitMs / 1000)));
     printOut(QStringLiteral("cordond (pid %1) stopped\n").arg(pid));
     return 0;
 }
@@ -204,8 +204,8 @@ int start(const QStringList &arguments)
 
     const QString program = Daemon::DaemonClient::daemonProgram();
     if (program.isEmpty())
-        return reportError(Error(QStringLiteral("daemon.start_failed"),
-                                 QStringLiteral("cordond was not found beside this program or on PATH")));
+        return reportError(makeError(QStringLiteral("daemon.start_failed"),
+                                     QStringLiteral("cordond was not found beside this program or on PATH")));
     if (auto directory = Daemon::ensureSocketDirectory(); !directory)
         return reportError(directory.error());
     if (scale > 0)
@@ -222,8 +222,8 @@ int start(const QStringList &arguments)
     process.setWorkingDirectory(QDir::rootPath());
     qint64 pid = 0;
     if (!process.startDetached(&pid))
-        return reportError(Error(QStringLiteral("daemon.start_failed"),
-                                 QStringLiteral("start `%1`: %2").arg(program, process.errorString())));
+        return reportError(makeError(QStringLiteral("daemon.start_failed"),
+                                     QStringLiteral("start `%1`: %2").arg(program, process.errorString())));
     QElapsedTimer clock;
     clock.start();
     while (clock.elapsed() < StartWaitMs) {
@@ -241,10 +241,10 @@ int start(const QStringList &arguments)
     }
     const QString log = lastLines(logPath(), 5);
     return reportError(
-        Error(QStringLiteral("daemon.start_failed"),
-              QStringLiteral("started `%1`, but it is not answering on `%2`%3")
-                  .arg(program, Daemon::socketPath(),
-                       log.isEmpty() ? QString() : QStringLiteral("; its log ends with:\n") + log)));
+        makeError(QStringLiteral("daemon.start_failed"),
+                  QStringLiteral("started `%1`, but it is not answering on `%2`%3")
+                      .arg(program, Daemon::socketPath(),
+                           log.isEmpty() ? QString() : QStringLiteral("; its log ends with:\n") + log)));
 }
 
 int timeScale(const QStringList &arguments)

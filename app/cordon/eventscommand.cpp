@@ -123,7 +123,7 @@ int eventsCommand(const QStringList &arguments)
     if (parser.isSet(containerOption)) {
         const QString reference = parser.value(containerOption);
         auto id = session.resolveContainerId(reference);
-        if (!id && id.error().code() != QLatin1String("container.not_found"))
+        if (!id && id.error().code() != "container.not_found")
             return reportError(id.error());
         containerId = id ? *id : reference;
         params.insert(QStringLiteral("container"), containerId);
@@ -182,13 +182,14 @@ int eventsCommand(const QStringList &arguments)
 
     const int stopPipe = Lite::interruptSignalPipe();
     if (stopPipe < 0)
-        return reportError(Error::fromErrno(QStringLiteral("cli.io"), QStringLiteral("pipe"), errno));
+        return reportError(errnoError(QStringLiteral("cli.io"), QStringLiteral("pipe"), errno));
     QEventLoop loop;
     QSocketNotifier stopNotifier(stopPipe, QSocketNotifier::Read);
     QObject::connect(&stopNotifier, &QSocketNotifier::activated, &loop, &QEventLoop::quit);
     std::optional<Error> lost;
     QObject::connect(&session.client(), &Daemon::DaemonClient::disconnected, &loop, [&] {
-        lost = Error(QStringLiteral("daemon.disconnected"), QStringLiteral("cordond closed the connection"));
+        lost =
+            makeError(QStringLiteral("daemon.disconnected"), QStringLiteral("cordond closed the connection"));
         loop.quit();
     });
     // A closed stdout is noticed on the next write; the check keeps the loop from outliving its reader.

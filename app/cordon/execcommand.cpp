@@ -336,9 +336,9 @@ int execCommand(const QStringList &arguments)
         params.insert(QStringLiteral("code"), code);
     }
     if (parser.isSet(timeoutOption)) {
-        auto millis = fromPlain(Plain::parseDurationMillis(toPlain(parser.value(timeoutOption))));
+        auto millis = parseDurationMillis(toPlain(parser.value(timeoutOption)));
         if (!millis) {
-            printError(millis.error().wrap(QStringLiteral("--timeout")));
+            printError(millis.error().wrap("--timeout"));
             return UsageError;
         }
         params.insert(QStringLiteral("timeout_s"), qMax<qint64>(1, (*millis + 999) / 1000));

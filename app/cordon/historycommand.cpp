@@ -171,7 +171,7 @@ int historyCommand(const QStringList &arguments)
         // The history outlives the containers the daemon holds: an unknown id still filters by itself.
         const QString reference = parser.value(containerOption);
         auto id = session.resolveContainerId(reference);
-        if (!id && id.error().code() != QLatin1String("container.not_found"))
+        if (!id && id.error().code() != "container.not_found")
             return reportError(id.error());
         params.insert(QStringLiteral("container"), id ? *id : reference);
     }

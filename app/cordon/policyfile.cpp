@@ -21,7 +21,7 @@ Result<Policy::ContainerPolicy> loadPolicyFile(const QString &path, bool *givesN
     const QByteArray bytes = file.read(2 * 1024 * 1024);
     auto policy = Policy::ContainerPolicy::fromJson(bytes);
     if (!policy)
-        return fail(policy.error().wrap(QStringLiteral("policy `%1`").arg(path)));
+        return fail(policy.error().wrap(toPlain(QStringLiteral("policy `%1`").arg(path))));
     // The strict reader accepted it, so Qt's reader sees the same single object.
     if (givesName)
         *givesName = QJsonDocument::fromJson(bytes).object().contains(QStringLiteral("name"));

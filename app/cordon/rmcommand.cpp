@@ -36,10 +36,10 @@ int rmCommand(const QStringList &arguments)
             const QString id = container.value(QStringLiteral("id")).toString();
             if (container.value(QStringLiteral("state")).toString() == QLatin1String("running") && !force)
                 return tl::unexpected(
-                    Error(QStringLiteral("cli.container_running"),
-                          QStringLiteral("container %1 is running: stop it first (`cordon stop %1`) "
-                                         "or delete it anyway with `cordon rm --force %1`")
-                              .arg(id)));
+                    makeError(QStringLiteral("cli.container_running"),
+                              QStringLiteral("container %1 is running: stop it first (`cordon stop %1`) "
+                                             "or delete it anyway with `cordon rm --force %1`")
+                                  .arg(id)));
             return session.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
         },
         [](const QJsonObject &result) -> QString {

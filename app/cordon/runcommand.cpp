@@ -96,17 +96,17 @@ int runCommand(const QStringList &arguments)
     }
     request.policy = std::move(*policy);
     if (parser.isSet(memoryOption)) {
-        auto memory = fromPlain(Policy::parseMemoryLimit(toPlain(parser.value(memoryOption))));
+        auto memory = Policy::parseMemoryLimit(toPlain(parser.value(memoryOption)));
         if (!memory) {
-            printError(memory.error().wrap(QStringLiteral("--memory")));
+            printError(memory.error().wrap("--memory"));
             return UsageError;
         }
         request.policy.memoryLimitBytes = *memory;
     }
     if (parser.isSet(timeoutOption)) {
-        auto millis = fromPlain(Plain::parseDurationMillis(toPlain(parser.value(timeoutOption))));
+        auto millis = parseDurationMillis(toPlain(parser.value(timeoutOption)));
         if (!millis) {
-            printError(millis.error().wrap(QStringLiteral("--timeout")));
+            printError(millis.error().wrap("--timeout"));
             return UsageError;
         }
         request.policy.limits.runTimeoutS = Containers::OneShot::timeoutSeconds(*millis);

@@ -23,7 +23,7 @@ namespace {
 
 int failWith(const Cordon::Error &error)
 {
-    std::fprintf(stderr, "cordond: %s\n", qPrintable(error.describe()));
+    std::fprintf(stderr, "cordond: %s\n", error.describe().c_str());
     return 1;
 }
 

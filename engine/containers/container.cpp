@@ -146,11 +146,11 @@ Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
     launch.replaceStaleGroup = true; // a group left by a daemon that was killed
     launch.plan = OneShot::mountPlanInput(plainPolicy(m_policy));
     OneShot::LaunchedContainer launched;
-    const Plain::Result<> sent = OneShot::launchContainer(launch, launched);
+    const Result<> sent = OneShot::launchContainer(launch, launched);
     m_sandbox->adopt(launched.init);
     m_cgroupCreated = launched.cgroupCreated;
     if (!sent)
-        return fail(Error(sent.error()));
+        return fail(sent.error());
     return {};
 }
 
@@ -181,7 +181,7 @@ Result<> Container::wipe()
     if (m_state == ContainerState::Running)
         return fail(QStringLiteral("container.running"),
                     QStringLiteral("stop the container before wiping it"));
-    return fromPlain(workspace().remove());
+    return workspace().remove();
 }
 
 Result<QStringList> Container::commandFor(const QString &runId, const ExecRequest &request) const

@@ -43,7 +43,7 @@ Result<> validateRelativePath(const QString &path)
         return fail(QStringLiteral("files.bad_name"),
                     QStringLiteral("`%1` is not a relative path").arg(path));
     for (const QString &component : path.split(QLatin1Char('/'))) {
-        CORDON_TRY(fromPlain(Files::validateName(toPlain(component.toUtf8()))));
+        CORDON_TRY(Files::validateName(toPlain(component.toUtf8())));
     }
     return {};
 }
@@ -76,7 +76,7 @@ Result<QJsonObject> ContainerManager::upload(const QString &containerId, const Q
     if (!found)
         return fail(found.error());
     Entry &target = **found;
-    CORDON_TRY(fromPlain(Files::validateName(toPlain(name.toUtf8()))));
+    CORDON_TRY(Files::validateName(toPlain(name.toUtf8())));
     const QString inputs = toQt(target.container->workspace().paths().inputs);
     Files::CopyLimits limits = limitsFor(target.container->policy());
     // The workspace quota covers everything uploaded: a new file must fit beside the inputs already there.
@@ -187,9 +187,10 @@ Result<QJsonObject> ContainerManager::download(const QString &containerId, const
         auto file = Files::exportFile(*root, path, destination + QLatin1Char('/') + fileName, limits);
         if (file) {
             copied.append(*file);
-        } else if (isRefusalCode(file.error().code())) {
+        } else if (isRefusalCode(toQt(file.error().code()))) {
             refusal = file.error();
-            refused.append(Files::RefusedEntry{path, file.error().code(), file.error().message()});
+            refused.append(
+                Files::RefusedEntry{path, toQt(file.error().code()), toQt(file.error().message())});
         } else {
             return fail(file.error());
         }
@@ -240,7 +241,7 @@ Result<> ContainerManager::deleteFile(const QString &containerId, const QString 
         errno == ENOENT)
         return fail(QStringLiteral("file.not_found"),
                     QStringLiteral("%1/%2 does not exist in container %3").arg(scope, path, containerId));
-    CORDON_TRY(fromPlain(Files::removeTree(toPlain(*root + QLatin1Char('/') + path))));
+    CORDON_TRY(Files::removeTree(toPlain(*root + QLatin1Char('/') + path)));
     if (scope == QLatin1String("inputs"))
         target.inputs.remove(path);
     else

@@ -24,8 +24,8 @@ qint64 now()
 
 Error notFound(const QString &what, const QString &id)
 {
-    return Error(QStringLiteral("%1.not_found").arg(what),
-                 QStringLiteral("no %1 with id `%2`").arg(what, id));
+    return makeError(QStringLiteral("%1.not_found").arg(what),
+                     QStringLiteral("no %1 with id `%2`").arg(what, id));
 }
 
 } // namespace
@@ -62,12 +62,12 @@ Result<> ContainerManager::initialize()
         m_cgroup = std::move(*backend);
         CORDON_TRY(m_cgroup->prepareSelf());
     } else if (!m_settings.allowDegraded) {
-        return fail(Error(backend.error().wrap("memory and pids limits cannot be enforced on this host")));
+        return fail(backend.error().wrap("memory and pids limits cannot be enforced on this host"));
     }
 
     auto org = Network::OrgPolicy::load();
     if (!org)
-        return fail(org.error().wrap(QStringLiteral("organisation allowlist")));
+        return fail(org.error().wrap("organisation allowlist"));
     m_proxy = std::make_unique<Network::EgressProxy>();
     m_proxy->setOrgPolicy(*org);
     connect(m_proxy.get(), &Network::EgressProxy::connectionFinished, this,
@@ -76,7 +76,7 @@ Result<> ContainerManager::initialize()
         QStringList{Network::OrgPolicy::systemPath(), Network::OrgPolicy::userPath()});
     connect(m_orgWatcher.get(), &Network::OrgPolicyWatcher::changed, this, [this] {
         if (auto reloaded = reloadOrgPolicy(); !reloaded)
-            recordOrgPolicyError(reloaded.error().message());
+            recordOrgPolicyError(toQt(reloaded.error().message()));
     });
 
     auto interrupted = m_store.markRunningAsInterrupted(now());
@@ -117,7 +117,7 @@ Result<> ContainerManager::initialize()
                 recordEvent(record.id, {}, QStringLiteral("container.restarted"), {});
             } else {
                 recordEvent(record.id, {}, QStringLiteral("container.restart_failed"),
-                            {{QStringLiteral("error"), started.error().message()}});
+                            {{QStringLiteral("error"), toQt(started.error().message())}});
             }
         }
         persist(survivor);
@@ -175,7 +175,7 @@ Result<QJsonObject> ContainerManager::create(const Policy::ContainerPolicy &poli
     if (const Entry *holder = liveEntryNamed(policy.name))
         return fail(QStringLiteral("container.name_taken"),
                     QStringLiteral("a container named %1 already exists (%2, %3)")
-                        .arg(QString::fromStdString(Plain::ticked(policy.name.toStdString())),
+                        .arg(QString::fromStdString(Cordon::ticked(policy.name.toStdString())),
                              holder->record.id, containerStateName(holder->container->state())));
     if (policy.network.type == Policy::NetworkPolicy::Type::Allowlist)
         CORDON_TRY(m_proxy->orgPolicy().checkNarrows(policy.network));
@@ -262,7 +262,7 @@ Result<ContainerManager::Entry *> ContainerManager::liveEntry(const QString &id)
         const QString when =
             QDateTime::fromMSecsSinceEpoch(record.endedAt).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
         const QString name =
-            QString::fromStdString(Plain::ticked((*found)->container->policy().name.toStdString()));
+            QString::fromStdString(Cordon::ticked((*found)->container->policy().name.toStdString()));
         return fail(
             QStringLiteral("container.gone"),
             state == ContainerState::Expired
@@ -352,7 +352,8 @@ Result<QJsonObject> ContainerManager::remove(const QString &id)
     removed.record.endedAt = now();
     persist(removed);
     recordEvent(id, {}, QStringLiteral("container.deleted"),
-                wiped ? QJsonObject{} : QJsonObject{{QStringLiteral("wipe_error"), wiped.error().message()}});
+                wiped ? QJsonObject{}
+                      : QJsonObject{{QStringLiteral("wipe_error"), toQt(wiped.error().message())}});
     return containerJson(removed);
 }
 
@@ -449,7 +450,7 @@ void ContainerManager::expire(Entry &entry, bool whileDown)
                        {QStringLiteral("time_scale"), entry.record.timeScale},
                        {QStringLiteral("while_daemon_down"), whileDown}};
     if (!wiped)
-        detail.insert(QStringLiteral("wipe_error"), wiped.error().message());
+        detail.insert(QStringLiteral("wipe_error"), toQt(wiped.error().message()));
     recordEvent(entry.record.id, {}, QStringLiteral("container.expired"), detail);
 }
 

@@ -161,7 +161,7 @@ private:
     {
         if (!written)
             qWarning("cordond: could not record %s in the history: %s", what,
-                     qPrintable(written.error().message()));
+                     written.error().message().c_str());
     }
 
     Store::HistoryStore &m_store;

@@ -27,7 +27,7 @@ void ContainerManager::attachProxy(Entry &target)
     m_proxy->removeListener(target.record.id); // a listener of an earlier start of the same container
     if (auto added = m_proxy->addListener(target.record.id, listener); !added) {
         recordEvent(target.record.id, {}, QStringLiteral("network.proxy_failed"),
-                    {{QStringLiteral("error"), added.error().message()}});
+                    {{QStringLiteral("error"), toQt(added.error().message())}});
         return;
     }
     m_proxy->updatePolicy(target.record.id, policy.network);

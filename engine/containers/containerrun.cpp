@@ -158,7 +158,7 @@ void ContainerRun::abandon(ErrorClass errorClass, const QString &message)
 
 void ContainerRun::onSpawnFailed(const Error &error)
 {
-    if (error.code() == QLatin1String("run.exec_failed")) {
+    if (error.code() == "run.exec_failed") {
         const auto failure = Isolation::execFailure(Isolation::Stage::SpawnExec, error.sysErrno(),
                                                     m_command.value(0).toStdString());
         m_outcome.exitCode = failure->exitCode; // classified as nonzero_exit when the run finishes
@@ -167,8 +167,8 @@ void ContainerRun::onSpawnFailed(const Error &error)
         return;
     }
     m_outcome.errorClass = ErrorClass::SetupFailed;
-    m_outcome.message = error.message();
-    m_outcome.setupStage = error.code();
+    m_outcome.message = toQt(error.message());
+    m_outcome.setupStage = toQt(error.code());
     m_outcome.setupErrno = error.sysErrno();
     awaitOutputThenFinish(0);
 }

@@ -90,7 +90,7 @@ Result<QJsonObject> ContainerManager::exec(const QString &containerId, const Exe
         record.command = (*run)->command();
     if (auto inserted = m_store.insertRun(record); !inserted) {
         (*run)->cancel();
-        return fail(inserted.error().wrap(QStringLiteral("record run")));
+        return fail(inserted.error().wrap("record run"));
     }
     m_activeRuns.insert(runId, containerId);
     m_runRecords.insert(runId, record);

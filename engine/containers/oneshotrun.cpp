@@ -66,12 +66,12 @@ RunOutcome runToCompletion(OneShotRequest request,
 
     // Inputs go into the workspace before the container is set up.
     if (!request.inputs.isEmpty()) {
-        plain.prepareWorkspace = [&request](const WorkspacePaths &paths) -> Plain::Result<> {
+        plain.prepareWorkspace = [&request](const WorkspacePaths &paths) -> Result<> {
             for (const QString &input : std::as_const(request.inputs)) {
                 auto imported = Files::importFile(input, decoded(paths.inputs), QFileInfo(input).fileName());
                 if (!imported)
-                    return Plain::fail(
-                        imported.error().wrap(QStringLiteral("copy input `%1`").arg(input)).toPlain());
+                    return Cordon::fail(
+                        imported.error().wrap(toPlain(QStringLiteral("copy input `%1`").arg(input))));
             }
             return {};
         };
@@ -88,7 +88,7 @@ RunOutcome runToCompletion(OneShotRequest request,
             limits.maxTotalBytes = limits.maxFileBytes;
             auto report = Files::exportTree(decoded(paths.outputs), request.outputDirectory, limits);
             if (!report) {
-                exportProblem = report.error().wrap(QStringLiteral("copy outputs")).message();
+                exportProblem = toQt(report.error().wrap("copy outputs").message());
                 return;
             }
             for (const Files::CopiedFile &file : report->copied)

@@ -1,56 +1,35 @@
 // SPDX-License-Identifier: MIT
-// Cordon::Result<T>: the one fallible return type of the engine. Switch to std::expected with C++23.
+// Qt spellings of the one error type (sandbox/error.h): Qt code makes errors from QStrings and reads their
+// UTF-8 parts with toQt(). Nothing here is a second type; Result<T> and CORDON_TRY are the sandbox
+// library's.
 #pragma once
 
-#include "core/error.h"
-#include "sandbox/failure.h"
+#include "core/plainbridge.h"
+#include "sandbox/error.h"
 
-#include <tl/expected.hpp>
+#include <QString>
 
 namespace Cordon {
 
-template<typename T = void> using Result = tl::expected<T, Error>;
-
-inline tl::unexpected<Error> fail(QString code, QString message, int sysErrno = 0)
+inline Error makeError(const QString &code, const QString &message, int sysErrno = 0)
 {
-    return tl::unexpected<Error>(Error(std::move(code), std::move(message), sysErrno));
+    return Error(code.toStdString(), message.toStdString(), sysErrno);
 }
 
-inline tl::unexpected<Error> fail(Error error)
+inline tl::unexpected<Error> fail(const QString &code, const QString &message, int sysErrno = 0)
 {
-    return tl::unexpected<Error>(std::move(error));
+    return tl::unexpected<Error>(makeError(code, message, sysErrno));
 }
 
-// A failure of the Qt-free pieces as the same error. Call it qualified, Cordon::fail(failure): unqualified,
-// argument-dependent lookup finds Plain::fail as well.
-inline tl::unexpected<Error> fail(const Plain::Failure &failure)
+// "<what>: <strerror(sysErrno)>", as Error::fromErrno words it.
+inline tl::unexpected<Error> failErrno(const QString &code, const QString &what, int sysErrno)
 {
-    return tl::unexpected<Error>(Error(failure));
+    return tl::unexpected<Error>(Error::fromErrno(code.toStdString(), what.toStdString(), sysErrno));
 }
 
-// A Qt-free result as an engine result: the value as it is, a failure as the same error.
-template<typename T> Result<T> fromPlain(Plain::Result<T> result)
+inline Error errnoError(const QString &code, const QString &what, int sysErrno)
 {
-    if (!result)
-        return fail(Error(result.error()));
-    if constexpr (std::is_void_v<T>)
-        return {};
-    else
-        return std::move(*result);
-}
-
-inline tl::unexpected<Error> failErrno(QString code, const QString &what, int sysErrno)
-{
-    return tl::unexpected<Error>(Error::fromErrno(std::move(code), what, sysErrno));
+    return Error::fromErrno(code.toStdString(), what.toStdString(), sysErrno);
 }
 
 } // namespace Cordon
-
-// Propagates an error from an expression returning Result<...> or the sandbox library's Plain::Result<...>;
-// reads like a checklist.
-#define CORDON_TRY(expr)                                                                                     \
-    do {                                                                                                     \
-        auto cordonTryResult_ = (expr);                                                                      \
-        if (!cordonTryResult_)                                                                               \
-            return tl::unexpected<Cordon::Error>(Cordon::Error(std::move(cordonTryResult_).error()));        \
-    } while (false)

@@ -126,7 +126,7 @@ bool protocolMatches(const QJsonValue &value)
 
 Error invalidParams(const QString &message)
 {
-    return Error(QStringLiteral("protocol.invalid_params"), message);
+    return makeError(QStringLiteral("protocol.invalid_params"), message);
 }
 
 // Answers at most once; when the handler loses its last copy of respond without calling it, the client gets
@@ -211,15 +211,15 @@ Result<> ControlServer::adopt(int fd, const QString &path)
         return fail(std::move(error));
     };
     if (m_listenFd >= 0)
-        return refuse(
-            Error(QStringLiteral("daemon.listen"), QStringLiteral("already listening on `%1`").arg(m_path)));
+        return refuse(makeError(QStringLiteral("daemon.listen"),
+                                QStringLiteral("already listening on `%1`").arg(m_path)));
 
     sockaddr_un bound = {};
     socklen_t length = sizeof bound;
     if (::getsockname(fd, reinterpret_cast<sockaddr *>(&bound), &length) != 0)
-        return refuse(Error(QStringLiteral("daemon.activation"),
-                            QStringLiteral("socket activation: read the address of the passed socket"),
-                            errno));
+        return refuse(makeError(QStringLiteral("daemon.activation"),
+                                QStringLiteral("socket activation: read the address of the passed socket"),
+                                errno));
     // An unnamed or abstract socket has no file for clients to find (sun_path empty or starting with NUL).
     const size_t pathBytes =
         length > offsetof(sockaddr_un, sun_path) ? length - offsetof(sockaddr_un, sun_path) : 0;
@@ -234,7 +234,7 @@ Result<> ControlServer::adopt(int fd, const QString &path)
                       S_ISSOCK(boundStat.st_mode) && boundStat.st_dev == expectedStat.st_dev &&
                       boundStat.st_ino == expectedStat.st_ino;
     if (!same) {
-        return refuse(Error(
+        return refuse(makeError(
             QStringLiteral("daemon.activation"),
             QStringLiteral(
                 "socket activation: the passed socket is bound to %1, but clients look for `%2`; the socket "
@@ -364,8 +364,9 @@ void ControlServer::admit(int fd)
         qCWarning(lcControl, "refused a client (pid %d): %d clients are connected already", credentials.pid,
                   clientCount());
         refuse(fd,
-               Error(QStringLiteral("daemon.too_many_clients"),
-                     QStringLiteral("cordond already serves %1 clients; try again later").arg(m_maxClients)));
+               makeError(
+                   QStringLiteral("daemon.too_many_clients"),
+                   QStringLiteral("cordond already serves %1 clients; try again later").arg(m_maxClients)));
         return;
     }
 
@@ -441,7 +442,7 @@ void ControlServer::readFrom(quint64 connectionId)
         if (!frame)
             break;
         if (!*frame) {
-            qCWarning(lcControl, "client %llu: %s", connectionId, qUtf8Printable(frame->error().message()));
+            qCWarning(lcControl, "client %llu: %s", connectionId, frame->error().message().c_str());
             send(connection, encodeFrame(makeConnectionError(frame->error())));
             if (connection->decoder.isBroken())
                 closeAfterFlush(connection);
@@ -456,8 +457,8 @@ void ControlServer::dispatch(const ConnectionPtr &connection, const QJsonObject 
     const Result<Request> request = parseRequest(message);
     if (!request) {
         const std::optional<qint64> id = requestId(message);
-        send(connection,
-             encodeFrame(id ? makeError(*id, request.error()) : makeConnectionError(request.error())));
+        send(connection, encodeFrame(id ? makeErrorResponse(*id, request.error())
+                                        : makeConnectionError(request.error())));
         return;
     }
     const QString &method = request->method;
@@ -574,18 +575,18 @@ void ControlServer::sendResponse(quint64 connectionId, qint64 requestId, const Q
     const ConnectionPtr connection = find(connectionId);
     if (!connection || connection->closing)
         return;
-    QByteArray frame =
-        encodeFrame(outcome ? makeResult(requestId, *outcome) : makeError(requestId, outcome.error()));
+    QByteArray frame = encodeFrame(outcome ? makeResult(requestId, *outcome)
+                                           : makeErrorResponse(requestId, outcome.error()));
     if (frame.size() - FrameHeaderBytes > MaxFrameBytes) {
         // The client would have to drop the connection over it; an error under the same id is still useful.
         qCWarning(lcControl, "the answer to `%s` is %lld bytes, over the frame limit", qUtf8Printable(method),
                   static_cast<long long>(frame.size()));
-        frame = encodeFrame(makeError(
-            requestId, Error(QStringLiteral("protocol.frame_too_large"),
-                             QStringLiteral("the answer to `%1` is %2 bytes, over the limit of %3 bytes")
-                                 .arg(method)
-                                 .arg(frame.size() - FrameHeaderBytes)
-                                 .arg(MaxFrameBytes))));
+        frame = encodeFrame(makeErrorResponse(
+            requestId, makeError(QStringLiteral("protocol.frame_too_large"),
+                                 QStringLiteral("the answer to `%1` is %2 bytes, over the limit of %3 bytes")
+                                     .arg(method)
+                                     .arg(frame.size() - FrameHeaderBytes)
+                                     .arg(MaxFrameBytes))));
     }
     send(connection, frame);
 }

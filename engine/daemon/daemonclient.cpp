@@ -23,7 +23,7 @@ constexpr int MaxRetryDelayMs = 500;
 
 Error disconnectedError(const QString &why)
 {
-    return Error(QStringLiteral("daemon.disconnected"), why);
+    return makeError(QStringLiteral("daemon.disconnected"), why);
 }
 
 } // namespace
@@ -35,11 +35,11 @@ DaemonClient::DaemonClient(QObject *parent) : QObject(parent), m_socket(new QLoc
     connect(&m_retryTimer, &QTimer::timeout, this, &DaemonClient::attemptConnection);
     connect(&m_helloTimer, &QTimer::timeout, this, [this] {
         failConnecting(
-            Error(QStringLiteral("daemon.timeout"),
-                  QStringLiteral("cordond at `%1` accepted the connection but did not answer hello "
-                                 "within %2 s")
-                      .arg(m_path)
-                      .arg(HelloTimeoutMs / 1000)));
+            makeError(QStringLiteral("daemon.timeout"),
+                      QStringLiteral("cordond at `%1` accepted the connection but did not answer hello "
+                                     "within %2 s")
+                          .arg(m_path)
+                          .arg(HelloTimeoutMs / 1000)));
     });
     connect(m_socket, &QLocalSocket::connected, this, &DaemonClient::onSocketConnected);
     connect(m_socket, &QLocalSocket::disconnected, this, &DaemonClient::onSocketDisconnected);
@@ -150,7 +150,7 @@ void DaemonClient::onSocketError(QLocalSocket::LocalSocketError socketError)
     const bool nobodyListening = socketError == QLocalSocket::ServerNotFoundError ||
                                  socketError == QLocalSocket::ConnectionRefusedError;
     if (!nobodyListening) {
-        failConnecting(Error(
+        failConnecting(makeError(
             QStringLiteral("daemon.unreachable"),
             QStringLiteral("cannot connect to cordond at `%1`: %2").arg(m_path, m_socket->errorString())));
         return;
@@ -164,8 +164,8 @@ void DaemonClient::onSocketError(QLocalSocket::LocalSocketError socketError)
         return;
     }
     failConnecting(
-        Error(QStringLiteral("daemon.unreachable"),
-              QStringLiteral("cannot connect to cordond at `%1`: no daemon is listening").arg(m_path)));
+        makeError(QStringLiteral("daemon.unreachable"),
+                  QStringLiteral("cannot connect to cordond at `%1`: no daemon is listening").arg(m_path)));
 }
 
 void DaemonClient::startDaemonAndRetry()
@@ -173,10 +173,10 @@ void DaemonClient::startDaemonAndRetry()
     const QString program = daemonProgram();
     if (program.isEmpty()) {
         failConnecting(
-            Error(QStringLiteral("daemon.start_failed"),
-                  QStringLiteral("no daemon is listening on `%1` and cordond was not found (beside this "
-                                 "program or on PATH; CORDON_DAEMON names it explicitly)")
-                      .arg(m_path)));
+            makeError(QStringLiteral("daemon.start_failed"),
+                      QStringLiteral("no daemon is listening on `%1` and cordond was not found (beside this "
+                                     "program or on PATH; CORDON_DAEMON names it explicitly)")
+                          .arg(m_path)));
         return;
     }
     QProcess process;
@@ -189,8 +189,8 @@ void DaemonClient::startDaemonAndRetry()
     process.setWorkingDirectory(QDir::rootPath());
     qint64 pid = 0;
     if (!process.startDetached(&pid)) {
-        failConnecting(Error(QStringLiteral("daemon.start_failed"),
-                             QStringLiteral("start `%1`: %2").arg(program, process.errorString())));
+        failConnecting(makeError(QStringLiteral("daemon.start_failed"),
+                                 QStringLiteral("start `%1`: %2").arg(program, process.errorString())));
         return;
     }
     qCDebug(lcClient, "started %s (pid %lld)", qUtf8Printable(program), static_cast<long long>(pid));
@@ -204,10 +204,10 @@ void DaemonClient::startDaemonAndRetry()
 void DaemonClient::scheduleRetry()
 {
     if (m_startClock.elapsed() >= StartWaitMs) {
-        failConnecting(Error(QStringLiteral("daemon.start_failed"),
-                             QStringLiteral("started `%1`, but it did not answer on `%2` within %3 s")
-                                 .arg(m_startedProgram, m_path)
-                                 .arg(StartWaitMs / 1000)));
+        failConnecting(makeError(QStringLiteral("daemon.start_failed"),
+                                 QStringLiteral("started `%1`, but it did not answer on `%2` within %3 s")
+                                     .arg(m_startedProgram, m_path)
+                                     .arg(StartWaitMs / 1000)));
         return;
     }
     const int delay = static_cast<int>(qMin<qint64>(m_retryDelayMs, StartWaitMs - m_startClock.elapsed()));
@@ -273,11 +273,11 @@ void DaemonClient::onSocketDisconnected()
     }
     m_state = State::Disconnected;
     ++m_generation;
-    const Error reason = m_serverError ? m_serverError->wrap(QStringLiteral("cordond closed the connection"))
+    const Error reason = m_serverError ? m_serverError->wrap("cordond closed the connection")
                                        : disconnectedError(QStringLiteral("cordond closed the connection"));
     // Pending requests are told the connection is gone; the daemon's own reason, if it sent one, is in the
     // message, while the code stays daemon.disconnected for callers to match on.
-    failPending(Error(QStringLiteral("daemon.disconnected"), reason.message()));
+    failPending(Error("daemon.disconnected", reason.message()));
     Q_EMIT disconnected();
 }
 
@@ -306,7 +306,7 @@ void DaemonClient::readFrames()
         if (!frame)
             return;
         if (!*frame) {
-            qCWarning(lcClient, "from cordond: %s", qUtf8Printable(frame->error().message()));
+            qCWarning(lcClient, "from cordond: %s", frame->error().message().c_str());
             if (m_decoder.isBroken()) {
                 m_serverError = frame->error();
                 m_socket->abort();
@@ -323,7 +323,7 @@ void DaemonClient::handleMessage(const QJsonObject &message)
     if (isEvent(message)) {
         const Result<Event> event = parseEvent(message);
         if (!event) {
-            qCWarning(lcClient, "%s", qUtf8Printable(event.error().message()));
+            qCWarning(lcClient, "%s", event.error().message().c_str());
             return;
         }
         Q_EMIT eventReceived(event->name, event->data);
@@ -331,13 +331,13 @@ void DaemonClient::handleMessage(const QJsonObject &message)
     }
     Result<Response> response = parseResponse(message);
     if (!response) {
-        qCWarning(lcClient, "%s", qUtf8Printable(response.error().message()));
+        qCWarning(lcClient, "%s", response.error().message().c_str());
         return;
     }
     if (!response->id) {
         // An error about the connection as a whole; the daemon closes it next when it is fatal.
         const Error error = response->outcome.error();
-        qCWarning(lcClient, "cordond: %s: %s", qUtf8Printable(error.code()), qUtf8Printable(error.message()));
+        qCWarning(lcClient, "cordond: %s: %s", error.code().c_str(), error.message().c_str());
         if (m_state == State::Greeting) {
             failConnecting(error);
             return;

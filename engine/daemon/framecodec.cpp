@@ -127,7 +127,7 @@ QJsonObject makeResult(qint64 id, QJsonObject result)
     return QJsonObject{{IdKey, id}, {ResultKey, std::move(result)}};
 }
 
-QJsonObject makeError(qint64 id, const Error &error)
+QJsonObject makeErrorResponse(qint64 id, const Error &error)
 {
     return QJsonObject{{IdKey, id}, {ErrorKey, errorToJson(error)}};
 }
@@ -144,9 +144,9 @@ QJsonObject makeEvent(const QString &name, QJsonObject data)
 
 QJsonObject errorToJson(const Error &error)
 {
-    return QJsonObject{{QStringLiteral("code"), error.code()},
-                       {QStringLiteral("message"), error.message()},
-                       {QStringLiteral("hint"), error.hint()}};
+    return QJsonObject{{QStringLiteral("code"), toQt(error.code())},
+                       {QStringLiteral("message"), toQt(error.message())},
+                       {QStringLiteral("hint"), toQt(error.hint())}};
 }
 
 Error errorFromJson(const QJsonObject &error)
@@ -154,12 +154,12 @@ Error errorFromJson(const QJsonObject &error)
     const QJsonValue code = error.value(QStringLiteral("code"));
     const QJsonValue message = error.value(QStringLiteral("message"));
     if (!code.isString() || code.toString().isEmpty() || !message.isString()) {
-        return Error(QStringLiteral("protocol.invalid_response"),
-                     QStringLiteral("malformed error from cordond: ") +
-                         QString::fromUtf8(QJsonDocument(error).toJson(QJsonDocument::Compact)));
+        return makeError(QStringLiteral("protocol.invalid_response"),
+                         QStringLiteral("malformed error from cordond: ") +
+                             QString::fromUtf8(QJsonDocument(error).toJson(QJsonDocument::Compact)));
     }
     // The hint is not carried over: Error::hint() looks it up by code from the same table on this side.
-    return Error(code.toString(), message.toString());
+    return makeError(code.toString(), message.toString());
 }
 
 bool isEvent(const QJsonObject &message)

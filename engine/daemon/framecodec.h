@@ -56,7 +56,7 @@ std::optional<qint64> requestId(const QJsonObject &message);
 
 QJsonObject makeRequest(qint64 id, const QString &method, const QJsonObject &params);
 QJsonObject makeResult(qint64 id, QJsonObject result);
-QJsonObject makeError(qint64 id, const Error &error);
+QJsonObject makeErrorResponse(qint64 id, const Error &error);
 // An error that answers no particular request (unreadable frame, refused connection): its id is null.
 QJsonObject makeConnectionError(const Error &error);
 QJsonObject makeEvent(const QString &name, QJsonObject data);

@@ -22,8 +22,8 @@ constexpr int FirstPassedFd = 3;
 
 Error activationError(const QString &message, int sysErrno = 0)
 {
-    return Error(QStringLiteral("daemon.activation"), QStringLiteral("socket activation: %1").arg(message),
-                 sysErrno);
+    return makeError(QStringLiteral("daemon.activation"),
+                     QStringLiteral("socket activation: %1").arg(message), sysErrno);
 }
 
 // A strict decimal: LISTEN_PID and LISTEN_FDS are written by the service manager, and anything else in them

@@ -70,8 +70,8 @@ Result<CopiedFile> exportFile(const QString &sourceRoot, const QString &relative
     if (!relativePath.isValidUtf16())
         return fail(QStringLiteral("files.bad_name"), what + QStringLiteral(": not valid Unicode"));
     for (const QByteArray &component : components) {
-        if (const auto valid = fromPlain(Files::validateName(toPlain(component))); !valid)
-            return fail(valid.error().wrap(what));
+        if (const auto valid = Files::validateName(toPlain(component)); !valid)
+            return fail(valid.error().wrap(toPlain(what)));
     }
     if (components.size() > std::clamp(limits.maxDepth, 0, MaxSupportedDepth))
         return fail(QStringLiteral("files.too_deep"),
@@ -89,7 +89,7 @@ Result<CopiedFile> exportFile(const QString &sourceRoot, const QString &relative
     struct stat rootStat;
     auto root = openSourceRoot(sourceRoot, &rootStat);
     if (!root)
-        return fail(root.error().wrap(what));
+        return fail(root.error().wrap(toPlain(what)));
     // Intermediate directories by descriptor, one component at a time, so a directory symlink in the middle
     // (linkdir/passwd) is refused like a file symlink.
     UniqueFd current = std::move(*root);
@@ -114,7 +114,7 @@ Result<CopiedFile> exportFile(const QString &sourceRoot, const QString &relative
     struct stat destinationStat;
     auto destination = openDestinationDir(QFile::decodeName(destinationParent), &destinationStat);
     if (!destination)
-        return fail(destination.error().wrap(what));
+        return fail(destination.error().wrap(toPlain(what)));
     TreeCopier copier(limits, rootStat);
     copier.setDestination(destinationStat, shownPath(QFile::decodeName(destinationParent)));
     copier.setFilesOnly();
@@ -122,7 +122,7 @@ Result<CopiedFile> exportFile(const QString &sourceRoot, const QString &relative
     copier.copyEntry(current.get(), destination->get(), relDir, shownDir, components.constLast(),
                      destinationName, int(components.size()));
     if (copier.fatal())
-        return fail(copier.fatal()->wrap(what));
+        return fail(copier.fatal()->wrap(toPlain(what)));
     if (!copier.report().refused.isEmpty()) {
         const RefusedEntry &refused = copier.report().refused.constFirst();
         return fail(refused.code, what + QStringLiteral(": ") + refused.reason);
@@ -141,8 +141,8 @@ Result<CopiedFile> importFile(const QString &hostPath, const QString &inputsDir,
         return fail(QStringLiteral("files.bad_name"),
                     what + QStringLiteral(": the name is not valid Unicode"));
     const QByteArray nameBytes = name.toUtf8();
-    if (const auto valid = fromPlain(Files::validateName(toPlain(nameBytes))); !valid)
-        return fail(valid.error().wrap(what));
+    if (const auto valid = Files::validateName(toPlain(nameBytes)); !valid)
+        return fail(valid.error().wrap(toPlain(what)));
 
     // stat() first so that a device or FIFO the user picked by mistake is refused without being opened; the
     // descriptor's fstat() below is the check that counts.
@@ -186,17 +186,17 @@ Result<CopiedFile> importFile(const QString &hostPath, const QString &inputsDir,
 
     auto pending = PendingFile::create(inputs.get(), shownPath(inputsDir));
     if (!pending)
-        return fail(pending.error().wrap(what));
+        return fail(pending.error().wrap(toPlain(what)));
     const auto copied = copyCapped(sourceFd.get(), pending->fd(), cap);
     if (!copied)
-        return fail(copied.error().wrap(what));
+        return fail(copied.error().wrap(toPlain(what)));
     if (copied->exceededCap)
         return fail(QStringLiteral("files.too_large"),
                     what + QStringLiteral(": grew past the limit of %1 bytes while being copied").arg(cap));
     // The commit refuses to replace a name created since the check above.
     if (const auto committed = pending->commit(nameBytes, toQt(escapeForDisplay(toPlain(nameBytes))));
         !committed)
-        return fail(committed.error().wrap(what));
+        return fail(committed.error().wrap(toPlain(what)));
     return CopiedFile{name, copied->bytes, copied->sha256Hex};
 }
 

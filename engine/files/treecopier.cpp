@@ -122,8 +122,8 @@ void TreeCopier::copyEntry(int sourceDir, int destinationDir, const QString &rel
                            QByteArrayView name, QByteArrayView destinationName, int depth)
 {
     const QString shown = joinedPath(shownDir, toQt(escapeForDisplay(toPlain(name))));
-    if (const auto valid = fromPlain(Files::validateName(toPlain(name))); !valid) {
-        refuse(shown, valid.error().code(), valid.error().message());
+    if (const auto valid = Files::validateName(toPlain(name)); !valid) {
+        refuse(shown, toQt(valid.error().code()), toQt(valid.error().message()));
         return;
     }
     const QString rel = joinedPath(relDir, QString::fromUtf8(name));
@@ -178,7 +178,7 @@ void TreeCopier::copyDirectory(int sourceDir, int destinationDir, const QString 
     UniqueFd destinationSub;
     if (m_destination) {
         if (::mkdirat(destinationDir, name.toByteArray().constData(), 0755) != 0 && errno != EEXIST) {
-            m_fatal = Error::fromErrno(
+            m_fatal = errnoError(
                 QStringLiteral("files.destination"),
                 QStringLiteral("create directory `%1` in `%2`").arg(shown, m_shownDestination), errno);
             return;
@@ -261,10 +261,11 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const QString &rel,
     }
     const auto copied = copyCapped(source.get(), pending ? pending->fd() : -1, cap);
     if (!copied) {
-        if (copied.error().code() == QLatin1String("files.destination"))
-            m_fatal = copied.error().wrap(QStringLiteral("copy `%1` to `%2`").arg(shown, m_shownDestination));
+        if (copied.error().code() == "files.destination")
+            m_fatal = copied.error().wrap(
+                toPlain(QStringLiteral("copy `%1` to `%2`").arg(shown, m_shownDestination)));
         else
-            refuse(shown, QStringLiteral("files.unreadable"), copied.error().message());
+            refuse(shown, QStringLiteral("files.unreadable"), toQt(copied.error().message()));
         return;
     }
     if (copied->exceededCap) {
@@ -282,7 +283,7 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const QString &rel,
         const auto committed = pending->commit(
             destinationName, toQt(escapeForDisplay(toPlain(destinationName))), m_limits.existingNames);
         if (!committed) {
-            if (committed.error().code() == QLatin1String("files.exists"))
+            if (committed.error().code() == "files.exists")
                 refuse(shown, QStringLiteral("files.exists"),
                        QStringLiteral("the destination already has this name"));
             else

@@ -45,7 +45,7 @@ Result<> Sandbox::awaitSetUp()
     };
     auto reply = awaitSetupReply(m_init, SetupReplyTimeoutMs, m_proxyListener);
     if (!reply)
-        return abort(Error(reply.error()));
+        return abort(reply.error());
     if (reply->stage != Stage::None)
         return abort(setupError(*reply));
 
@@ -99,7 +99,7 @@ void Sandbox::readMessages()
             // execve itself failing is the program's problem (not there, not executable), not the sandbox's.
             const QString code = reply.stage == Stage::SpawnExec ? QStringLiteral("run.exec_failed")
                                                                  : QStringLiteral("run.setup_failed");
-            Q_EMIT spawnFailed(reply.runId, Error::fromErrno(code, what, reply.error));
+            Q_EMIT spawnFailed(reply.runId, errnoError(code, what, reply.error));
             break;
         }
         case InitMessage::Kind::Exited:

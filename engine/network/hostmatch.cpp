@@ -134,7 +134,7 @@ Result<Authority> parseAuthority(QByteArrayView text, std::optional<quint16> def
         return badAuthority(text, QStringLiteral("the host is empty"));
     const Result<QString> host = Policy::normaliseHost(hostText);
     if (!host)
-        return fail(QStringLiteral("network.bad_authority"), host.error().message());
+        return fail(QStringLiteral("network.bad_authority"), toQt(host.error().message()));
     authority.host = *host;
     return authority;
 }

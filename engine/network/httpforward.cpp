@@ -60,7 +60,7 @@ void HttpForward::pumpRequest()
         const qsizetype used = m_parser.feed(m_pending, &out);
         m_pending.remove(0, used);
         if (m_parser.state() == HttpRequestParser::State::Failed) {
-            fail(400, Decision::Error, m_parser.error().message());
+            fail(400, Decision::Error, toQt(m_parser.error().message()));
             return;
         }
         if (out.isEmpty())
@@ -98,7 +98,7 @@ void HttpForward::pumpResponse()
             break;
         const qsizetype used = m_response.feed(chunk);
         if (m_response.hasFailed()) {
-            fail(502, Decision::Error, m_response.error().message());
+            fail(502, Decision::Error, toQt(m_response.error().message()));
             return;
         }
         // Bytes after the end of the response: the upstream is confused or hostile, and its connection is not
@@ -121,7 +121,7 @@ void HttpForward::pumpResponse()
         m_response.finish();
         if (m_response.hasFailed()) {
             fail(502, Decision::Error,
-                 m_relayed ? m_response.error().message()
+                 m_relayed ? toQt(m_response.error().message())
                            : QStringLiteral("the upstream closed the connection without a response"));
             return;
         }

@@ -241,14 +241,14 @@ qsizetype HttpRequestParser::feedHead(QByteArrayView data)
     const QByteArrayView head = *headEnd < 0 ? data : data.first(*headEnd);
     const size_t parsed = m_impl->execute(head);
     if (m_impl->failedParse()) {
-        failWith(Error(QStringLiteral("network.bad_request"), m_impl->parseError()));
+        failWith(makeError(QStringLiteral("network.bad_request"), m_impl->parseError()));
         return 0;
     }
     if (!m_impl->headComplete) {
         if (*headEnd >= 0) {
             failWith(
-                Error(QStringLiteral("network.bad_request"),
-                      QStringLiteral("malformed request: the head did not end where its empty line is")));
+                makeError(QStringLiteral("network.bad_request"),
+                          QStringLiteral("malformed request: the head did not end where its empty line is")));
             return 0;
         }
         return data.size();
@@ -258,12 +258,13 @@ qsizetype HttpRequestParser::feedHead(QByteArrayView data)
     http_parser_pause(&m_impl->parser, 0);
     const size_t rest = m_impl->execute(head.sliced(qsizetype(parsed)));
     if (m_impl->failedParse()) {
-        failWith(Error(QStringLiteral("network.bad_request"), m_impl->parseError()));
+        failWith(makeError(QStringLiteral("network.bad_request"), m_impl->parseError()));
         return 0;
     }
     if (qsizetype(parsed + rest) != *headEnd) {
-        failWith(Error(QStringLiteral("network.bad_request"),
-                       QStringLiteral("malformed request: the head did not end where its empty line is")));
+        failWith(
+            makeError(QStringLiteral("network.bad_request"),
+                      QStringLiteral("malformed request: the head did not end where its empty line is")));
         return 0;
     }
 
@@ -296,7 +297,7 @@ qsizetype HttpRequestParser::feedBody(QByteArrayView data, QByteArray *forward)
     const size_t consumed = m_impl->execute(data);
     m_impl->forward = nullptr;
     if (m_impl->failedParse()) {
-        failWith(Error(QStringLiteral("network.bad_request"), m_impl->parseError()));
+        failWith(makeError(QStringLiteral("network.bad_request"), m_impl->parseError()));
         return 0;
     }
     if (m_impl->chunked) {
@@ -307,8 +308,8 @@ qsizetype HttpRequestParser::feedBody(QByteArrayView data, QByteArray *forward)
         }
     }
     if (m_impl->chunked && m_impl->messageComplete && !m_impl->framing.isComplete()) {
-        failWith(
-            Error(QStringLiteral("network.bad_request"), QStringLiteral("malformed chunked body framing")));
+        failWith(makeError(QStringLiteral("network.bad_request"),
+                           QStringLiteral("malformed chunked body framing")));
         return 0;
     }
     if (forward)

@@ -9,7 +9,7 @@
 // Pure: bytes in, values out; no sockets.
 #pragma once
 
-#include "core/error.h"
+#include "core/result.h"
 #include "network/hostmatch.h"
 
 #include <QByteArray>

@@ -62,9 +62,9 @@ qsizetype HttpResponseFramer::feed(QByteArrayView data)
     const auto code = HTTP_PARSER_ERRNO(&m_impl->parser);
     if (code != HPE_OK && code != HPE_PAUSED) {
         m_failed = true;
-        m_error = Error(QStringLiteral("network.bad_response"),
-                        QStringLiteral("malformed response from the upstream: ") +
-                            QString::fromLatin1(http_errno_description(code)));
+        m_error = makeError(QStringLiteral("network.bad_response"),
+                            QStringLiteral("malformed response from the upstream: ") +
+                                QString::fromLatin1(http_errno_description(code)));
         return 0;
     }
     return qsizetype(consumed);
@@ -78,8 +78,8 @@ void HttpResponseFramer::finish()
     if (!m_complete) {
         m_failed = true;
         m_error =
-            Error(QStringLiteral("network.bad_response"),
-                  QStringLiteral("the upstream closed the connection before the response was complete"));
+            makeError(QStringLiteral("network.bad_response"),
+                      QStringLiteral("the upstream closed the connection before the response was complete"));
     }
 }
 

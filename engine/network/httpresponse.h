@@ -3,7 +3,7 @@
 // response bytes are relayed to the client as they came; libhttp-parser only observes them.
 #pragma once
 
-#include "core/error.h"
+#include "core/result.h"
 
 #include <QByteArrayView>
 

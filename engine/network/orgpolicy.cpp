@@ -196,24 +196,24 @@ Result<OrgPolicy> OrgPolicy::fromJson(QByteArrayView json, Source source, const 
 {
     const Result<QJsonValue> document = Policy::parseStrictJson(json);
     if (!document)
-        return fail(document.error().wrap(path));
+        return fail(document.error().wrap(toPlain(path)));
     const Result<QJsonObject> object = Policy::Json::toObject(*document, QString());
     if (!object)
-        return fail(object.error().wrap(path));
+        return fail(object.error().wrap(toPlain(path)));
     if (const Result<void> keys =
             Policy::Json::checkKeys(*object, QString(), {QLatin1StringView("allowed_domains")});
         !keys)
-        return fail(keys.error().wrap(path));
+        return fail(keys.error().wrap(toPlain(path)));
     const Result<QJsonValue> domains =
         Policy::Json::required(*object, QString(), QLatin1StringView("allowed_domains"));
     if (!domains)
-        return fail(domains.error().wrap(path));
+        return fail(domains.error().wrap(toPlain(path)));
     // The entries are read exactly like a container's, so that both lists mean the same thing.
     const QJsonObject asPolicy{{QStringLiteral("type"), QStringLiteral("allowlist")},
                                {QStringLiteral("allowed_domains"), *domains}};
     const Result<Policy::NetworkPolicy> policy = Policy::NetworkPolicy::fromJsonValue(asPolicy, QString());
     if (!policy)
-        return fail(policy.error().wrap(path));
+        return fail(policy.error().wrap(toPlain(path)));
     return OrgPolicy(policy->allowedDomains, source, path);
 }
 

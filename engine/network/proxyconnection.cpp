@@ -91,7 +91,7 @@ void ProxyConnection::readHead()
             beginRecord();
             refuse(statusForError(m_parser.error()),
                    statusForError(m_parser.error()) == 403 ? Decision::Denied : Decision::Error,
-                   m_parser.error().message());
+                   toQt(m_parser.error().message()));
             return;
         case HttpRequestParser::State::Body:
         case HttpRequestParser::State::Done:

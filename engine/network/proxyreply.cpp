@@ -30,9 +30,9 @@ QByteArray statusLine(int status)
 
 int statusForError(const Error &error)
 {
-    if (error.code() == u"network.bad_request")
+    if (error.code() == "network.bad_request")
         return 400;
-    if (error.code() == u"network.request_refused" || error.code() == u"network.bad_authority")
+    if (error.code() == "network.request_refused" || error.code() == "network.bad_authority")
         return 403;
     return 502;
 }

@@ -4,7 +4,7 @@
 // retried with --no-proxy); upstream failures are 502 with the cause.
 #pragma once
 
-#include "core/error.h"
+#include "core/result.h"
 
 #include <QByteArray>
 #include <QString>

@@ -79,7 +79,8 @@ void Tunnel::checkHello()
         return;
     const Result<ClientHelloSni> hello = parseClientHelloSni(m_hello);
     if (!hello) {
-        finish(Decision::Denied, hello.error().message() + QStringLiteral(" (the tunnel only carries TLS)"));
+        finish(Decision::Denied,
+               toQt(hello.error().message()) + QStringLiteral(" (the tunnel only carries TLS)"));
         return;
     }
     if (hello->status == ClientHelloSni::Status::Incomplete) {

@@ -65,9 +65,9 @@ Result<qint64> readMemoryLimit(const QJsonValue &value)
 {
     const QString path = QStringLiteral("memory_limit");
     if (value.isString()) {
-        const Result<qint64> bytes = fromPlain(parseMemoryLimit(value.toString().toStdString()));
+        const Result<qint64> bytes = parseMemoryLimit(value.toString().toStdString());
         if (!bytes)
-            return fail(bytes.error().wrap(path));
+            return fail(bytes.error().wrap(toPlain(path)));
         return bytes;
     }
     qint64 number = 0;

@@ -405,7 +405,7 @@ Result<DomainRule> normaliseDomainRule(DomainRule rule)
     for (const QString &prefix : std::as_const(rule.pathPrefixes)) {
         const Result<QString> checked = checkPathPrefix(prefix);
         if (!checked)
-            return invalid(shown, checked.error().message());
+            return invalid(shown, toQt(checked.error().message()));
     }
     rule.pathPrefixes.sort();
     if (rule.pathPrefixes.removeDuplicates() > 0)

@@ -31,7 +31,7 @@ Result<DomainRule> ruleFromObject(const QJsonObject &object, const QString &path
         return fail(domain.error());
     Result<DomainRule> rule = parseDomainRule(*domain);
     if (!rule)
-        return fail(rule.error().wrap(domainPath));
+        return fail(rule.error().wrap(toPlain(domainPath)));
     if (!rule->ports.isEmpty())
         return fail(QStringLiteral("policy.invalid_domain"),
                     Json::at(domainPath, QStringLiteral("put the port in \"ports\", not in the domain")));
@@ -90,7 +90,7 @@ Result<DomainRule> ruleFromObject(const QJsonObject &object, const QString &path
                 return fail(prefix.error());
             const Result<QString> checked = checkPathPrefix(*prefix);
             if (!checked)
-                return fail(checked.error().wrap(itemPath));
+                return fail(checked.error().wrap(toPlain(itemPath)));
             if (rule->pathPrefixes.contains(*checked))
                 return fail(QStringLiteral("policy.invalid_domain"),
                             Json::at(itemPath, QStringLiteral("path prefix is listed twice")));
@@ -105,7 +105,7 @@ Result<DomainRule> ruleFromObject(const QJsonObject &object, const QString &path
     // them.
     Result<DomainRule> normalised = normaliseDomainRule(*rule);
     if (!normalised)
-        return fail(normalised.error().wrap(path));
+        return fail(normalised.error().wrap(toPlain(path)));
     return normalised;
 }
 
@@ -119,7 +119,7 @@ Result<DomainRule> domainRuleFromJson(const QJsonValue &value, const QString &pa
             return fail(entry.error());
         Result<DomainRule> rule = parseDomainRule(*entry);
         if (!rule)
-            return fail(rule.error().wrap(path));
+            return fail(rule.error().wrap(toPlain(path)));
         return rule;
     }
     if (value.isObject())
@@ -131,7 +131,7 @@ Result<DomainRule> domainRuleFromJson(const QJsonValue &value, const QString &pa
 
 Error duplicateRuleError(const DomainRule &rule, const QString &path)
 {
-    return Error(
+    return makeError(
         QStringLiteral("policy.invalid_domain"),
         Json::at(path, QStringLiteral("the rule for %1 is listed twice").arg(Json::quoted(rule.pattern()))));
 }

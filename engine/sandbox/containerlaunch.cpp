@@ -12,15 +12,15 @@ namespace {
 
 using Plan = std::pair<Workspace, Isolation::SetupRequest>;
 
-Plain::Result<Plan> makeWorkspaceAndPlan(const LaunchRequest &request)
+Result<Plan> makeWorkspaceAndPlan(const LaunchRequest &request)
 {
     auto workspace = Workspace::create(request.id, request.ids.hostUid, request.ids.hostGid, request.layout);
     if (!workspace)
-        return Plain::fail(workspace.error());
+        return fail(workspace.error());
     const WorkspacePaths paths = workspace->paths(request.layout);
     if (request.prepareWorkspace) {
         if (auto prepared = request.prepareWorkspace(paths); !prepared)
-            return Plain::fail(prepared.error());
+            return fail(prepared.error());
     }
     Isolation::MountPlanInput input = request.plan;
     input.workspace = {paths.work, paths.inputs, paths.outputs, paths.code};
@@ -28,41 +28,41 @@ Plain::Result<Plan> makeWorkspaceAndPlan(const LaunchRequest &request)
     input.insideGid = request.ids.insideGid;
     auto setup = Isolation::buildMountPlan(input);
     if (!setup)
-        return Plain::fail(setup.error());
+        return fail(setup.error());
     return Plan(std::move(*workspace), std::move(*setup));
 }
 
 } // namespace
 
-Plain::Result<> launchContainer(const LaunchRequest &request, LaunchedContainer &launched)
+Result<> launchContainer(const LaunchRequest &request, LaunchedContainer &launched)
 {
-    std::future<Plain::Result<Plan>> planMade =
+    std::future<Result<Plan>> planMade =
         std::async(std::launch::async, [&request] { return makeWorkspaceAndPlan(request); });
-    const Plain::Result<> started = [&]() -> Plain::Result<> {
+    const Result<> started = [&]() -> Result<> {
         auto init = Isolation::launchInit(Isolation::locateInit(), request.ids);
         if (!init)
-            return Plain::fail(init.error());
+            return fail(init.error());
         launched.init = *init;
         if (request.cgroup) {
             if (request.replaceStaleGroup)
                 (void)request.cgroup->destroy(request.id);
-            CORDON_PLAIN_TRY(request.cgroup->create(request.id, request.limits));
+            CORDON_TRY(request.cgroup->create(request.id, request.limits));
             launched.cgroupCreated = true;
-            CORDON_PLAIN_TRY(request.cgroup->addProcess(request.id, launched.init.pid));
+            CORDON_TRY(request.cgroup->addProcess(request.id, launched.init.pid));
         }
         return {};
     }();
     auto plan = planMade.get(); // joined on every path
     if (plan)
         launched.workspace = std::move(plan->first);
-    CORDON_PLAIN_TRY(started);
+    CORDON_TRY(started);
     if (!plan)
-        return Plain::fail(plan.error());
+        return fail(plan.error());
     Isolation::SetupRequest &setup = plan->second;
     const char *classic = std::getenv("CORDON_CLASSIC_MOUNTS");
     setup.classicMountCalls = classic != nullptr && std::string_view(classic) == "1";
     if (const int error = Isolation::sendMessage(launched.init.control, Isolation::encode(setup)); error != 0)
-        return Plain::failErrno("sandbox.setup_failed", "send setup request", error);
+        return failErrno("sandbox.setup_failed", "send setup request", error);
     return {};
 }
 

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "sandbox/cgroup/cgroupbackend.h"
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 #include "sandbox/initlaunch.h"
 #include "sandbox/mountplan.h"
 #include "sandbox/workspace.h"
@@ -31,7 +31,7 @@ struct LaunchRequest
     // The mount plan's input without the workspace, which this fills in.
     Isolation::MountPlanInput plan;
     // Called on the workspace thread once the workspace exists, before the plan (inputs are copied in here).
-    std::function<Plain::Result<>(const WorkspacePaths &)> prepareWorkspace;
+    std::function<Result<>(const WorkspacePaths &)> prepareWorkspace;
 };
 
 // What was started, so far as it got: the caller owns it and removes it (also after a failure).
@@ -44,6 +44,6 @@ struct LaunchedContainer
 
 // Starts cordon-init and sends it the setup request (CORDON_CLASSIC_MOUNTS=1 asks for the mount route of
 // kernels before 5.12, a test knob). A failure leaves in `launched` whatever needs to be removed.
-Plain::Result<> launchContainer(const LaunchRequest &request, LaunchedContainer &launched);
+Result<> launchContainer(const LaunchRequest &request, LaunchedContainer &launched);
 
 } // namespace Cordon::Containers::OneShot

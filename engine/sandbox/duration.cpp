@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/duration.h"
 
-namespace Cordon::Plain {
+namespace Cordon {
 
 Result<std::int64_t> parseDurationMillis(std::string_view text)
 {
@@ -44,4 +44,4 @@ Result<std::int64_t> parseDurationMillis(std::string_view text)
     return millis;
 }
 
-} // namespace Cordon::Plain
+} // namespace Cordon

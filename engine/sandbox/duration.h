@@ -3,16 +3,16 @@
 // --expires-after with these rules.
 #pragma once
 
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 
 #include <cstdint>
 #include <string_view>
 
-namespace Cordon::Plain {
+namespace Cordon {
 
 // "30s", "5m", "2h", "1500ms" or plain seconds ("45"), 1 to 9 digits, to milliseconds between 1 ms and 7
 // days; spaces and tabs around it are ignored. Anything else is `cli.invalid_duration`, with a message that
 // repeats what was given.
 Result<std::int64_t> parseDurationMillis(std::string_view text);
 
-} // namespace Cordon::Plain
+} // namespace Cordon

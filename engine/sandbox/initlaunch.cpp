@@ -22,29 +22,29 @@ namespace {
 
 constexpr std::uint32_t NobodyId = 65534;
 
-Plain::Result<> writeProcFile(pid_t pid, const char *name, const std::string &contents)
+Result<> writeProcFile(pid_t pid, const char *name, const std::string &contents)
 {
     const std::string path = "/proc/" + std::to_string(pid) + '/' + name;
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0)
-        return Plain::failErrno("userns.id_map", "open `" + path + "`", errno);
+        return failErrno("userns.id_map", "open `" + path + "`", errno);
     const ssize_t written = ::write(fd, contents.data(), contents.size());
     const int error = errno;
     ::close(fd);
     if (written != static_cast<ssize_t>(contents.size()))
-        return Plain::failErrno("userns.id_map", "write `" + path + "`", written < 0 ? error : EIO);
+        return failErrno("userns.id_map", "write `" + path + "`", written < 0 ? error : EIO);
     return {};
 }
 
-Plain::Result<> writeIdMaps(pid_t pid, const IdMapping &ids)
+Result<> writeIdMaps(pid_t pid, const IdMapping &ids)
 {
     // setgroups must be denied before an unprivileged process may write gid_map (CVE-2014-8989: otherwise a
     // dropped supplementary group could be shed again inside).
-    CORDON_PLAIN_TRY(writeProcFile(pid, "setgroups", "deny"));
-    CORDON_PLAIN_TRY(writeProcFile(
-        pid, "uid_map", std::to_string(ids.insideUid) + ' ' + std::to_string(ids.hostUid) + " 1\n"));
-    CORDON_PLAIN_TRY(writeProcFile(
-        pid, "gid_map", std::to_string(ids.insideGid) + ' ' + std::to_string(ids.hostGid) + " 1\n"));
+    CORDON_TRY(writeProcFile(pid, "setgroups", "deny"));
+    CORDON_TRY(writeProcFile(pid, "uid_map",
+                             std::to_string(ids.insideUid) + ' ' + std::to_string(ids.hostUid) + " 1\n"));
+    CORDON_TRY(writeProcFile(pid, "gid_map",
+                             std::to_string(ids.insideGid) + ' ' + std::to_string(ids.hostGid) + " 1\n"));
     return {};
 }
 
@@ -104,21 +104,21 @@ std::string locateInit()
     return candidates.front();
 }
 
-Plain::Result<InitProcess> launchInit(const std::string &initPath, const IdMapping &ids)
+Result<InitProcess> launchInit(const std::string &initPath, const IdMapping &ids)
 {
     // Everything the child touches between clone and execve is prepared here: it may not allocate or lock.
     if (::access(initPath.c_str(), X_OK) != 0)
-        return Plain::failErrno("sandbox.init_missing", "cordon-init at `" + initPath + "`", errno);
+        return failErrno("sandbox.init_missing", "cordon-init at `" + initPath + "`", errno);
 
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
-        return Plain::failErrno("sandbox.socket", "socketpair", errno);
+        return failErrno("sandbox.socket", "socketpair", errno);
     const int devNull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
     if (devNull < 0) {
         const int error = errno;
         ::close(pair[0]);
         ::close(pair[1]);
-        return Plain::failErrno("sandbox.devnull", "open /dev/null", error);
+        return failErrno("sandbox.devnull", "open /dev/null", error);
     }
     char argv0[] = "cordon-init";
     char *const argv[] = {argv0, nullptr};
@@ -147,18 +147,18 @@ Plain::Result<InitProcess> launchInit(const std::string &initPath, const IdMappi
     if (pid < 0) {
         ::close(pair[0]);
         const bool refused = cloneError == EPERM || cloneError == ENOSPC;
-        return Plain::failErrno(refused ? "userns.unavailable" : "sandbox.clone", "clone new namespaces",
-                                cloneError);
+        return failErrno(refused ? "userns.unavailable" : "sandbox.clone", "clone new namespaces",
+                         cloneError);
     }
     InitProcess init{static_cast<pid_t>(pid), pair[0]};
     if (auto written = writeIdMaps(init.pid, ids); !written) {
         killAndReap(init);
-        return Plain::fail(written.error());
+        return fail(written.error());
     }
     return init;
 }
 
-Plain::Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, int &proxyListener)
+Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, int &proxyListener)
 {
     pollfd entry{init.control, POLLIN, 0};
     int ready;
@@ -166,8 +166,8 @@ Plain::Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, int 
         ready = ::poll(&entry, 1, timeoutMs);
     } while (ready < 0 && errno == EINTR);
     if (ready == 0)
-        return Plain::fail("sandbox.setup_timeout", "cordon-init did not answer the setup request in " +
-                                                        std::to_string(timeoutMs) + " ms");
+        return fail("sandbox.setup_timeout",
+                    "cordon-init did not answer the setup request in " + std::to_string(timeoutMs) + " ms");
     std::vector<std::uint8_t> message;
     std::vector<int> fds;
     const long received = receiveMessage(init.control, message, fds);
@@ -182,25 +182,24 @@ Plain::Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, int 
         int status = 0;
         const bool reaped = ::waitpid(init.pid, &status, 0) == init.pid;
         init.pid = -1;
-        return Plain::fail("sandbox.setup_failed",
-                           "cordon-init exited before finishing setup (" +
-                               (reaped && WIFEXITED(status)
-                                    ? "exit code " + std::to_string(WEXITSTATUS(status))
-                                    : std::string("killed")) +
-                               ")");
+        return fail("sandbox.setup_failed",
+                    "cordon-init exited before finishing setup (" +
+                        (reaped && WIFEXITED(status) ? "exit code " + std::to_string(WEXITSTATUS(status))
+                                                     : std::string("killed")) +
+                        ")");
     }
     SetupReply reply;
     if (received < 0 || !decode(message.data(), message.size(), reply))
-        return Plain::fail("sandbox.protocol", "malformed setup reply from cordon-init");
+        return fail("sandbox.protocol", "malformed setup reply from cordon-init");
     return reply;
 }
 
-Plain::Failure setupFailure(const SetupReply &reply)
+Error setupFailure(const SetupReply &reply)
 {
     std::string what = std::string("container setup failed at ") + stageName(reply.stage);
     if (!reply.detail.empty())
         what += " (" + reply.detail + ")";
-    return Plain::failErrno("sandbox.setup_failed", what, reply.error).value();
+    return failErrno("sandbox.setup_failed", what, reply.error).value();
 }
 
 void killAndReap(InitProcess &init)

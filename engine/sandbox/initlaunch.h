@@ -4,7 +4,7 @@
 // and the Qt-free one-shot run of the `cordon` launcher both start containers with these.
 #pragma once
 
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 #include "sandbox/initprotocol.h"
 
 #include <cstdint>
@@ -45,7 +45,7 @@ struct InitProcess
 // capabilities kept across the exec for the mounts it makes) and writes its id maps. Nothing is left behind
 // on failure: `userns.unavailable` when the kernel refuses new user namespaces, `sandbox.init_missing`,
 // `sandbox.clone`, `userns.id_map`.
-Plain::Result<InitProcess> launchInit(const std::string &initPath, const IdMapping &ids);
+Result<InitProcess> launchInit(const std::string &initPath, const IdMapping &ids);
 
 // How long cordon-init may take to carry out a setup request before the start is given up.
 inline constexpr int SetupReplyTimeoutMs = 15000;
@@ -53,10 +53,10 @@ inline constexpr int SetupReplyTimeoutMs = 15000;
 // Waits for the SetupReply. A proxy listener that came with it is stored in `proxyListener`. When
 // cordon-init exited instead, it is reaped and `init.pid` set to -1. A reply that reports a failed stage is
 // returned as it is (see setupFailure()).
-Plain::Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, int &proxyListener);
+Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, int &proxyListener);
 
 // "container setup failed at <stage> (<detail>): <errno text>", code `sandbox.setup_failed`.
-Plain::Failure setupFailure(const SetupReply &reply);
+Error setupFailure(const SetupReply &reply);
 
 // What cordon-init said about the runs of a set-up container, one message at a time. The daemon's Sandbox
 // and the one-shot run both read their control socket with it, so that a message is decoded one way.

@@ -96,7 +96,7 @@ public:
         return value;
     }
 
-    Plain::Failure error() const { return {m_code, m_error, 0}; }
+    Error error() const { return {m_code, m_error, 0}; }
 
 private:
     std::nullopt_t failure(const char *why)
@@ -433,7 +433,7 @@ Json Json::object(std::initializer_list<Member> members)
     return json;
 }
 
-Plain::Result<Json> Json::read(std::string_view text, const JsonLimits &limits)
+Result<Json> Json::read(std::string_view text, const JsonLimits &limits)
 {
     JsonParser parser(text, limits);
     std::optional<Json> document = parser.document();

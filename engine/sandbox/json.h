@@ -5,7 +5,7 @@
 // Accessors answer like QJsonValue's, so code ported from Qt reads the same fields the same way.
 #pragma once
 
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -67,7 +67,7 @@ public:
     //   readers of one document disagree);
     // - json.too_deep, json.too_large: over the limits.
     // Integer literals that fit in 64 bits stay exact.
-    static Plain::Result<Json> read(std::string_view text, const JsonLimits &limits = {});
+    static Result<Json> read(std::string_view text, const JsonLimits &limits = {});
 
     Type type() const { return m_type; }
     bool isUndefined() const { return m_type == Type::Undefined; }

@@ -34,11 +34,11 @@ std::optional<std::int64_t> tierOrBytes(std::string_view text)
 
 } // namespace
 
-Plain::Result<std::int64_t> parseMemoryLimit(std::string_view text)
+Result<std::int64_t> parseMemoryLimit(std::string_view text)
 {
     if (const auto bytes = tierOrBytes(text))
         return *bytes;
-    return Plain::fail("policy.invalid_memory_limit", memoryLimitRule() + ", got " + jsonQuote(text));
+    return fail("policy.invalid_memory_limit", memoryLimitRule() + ", got " + jsonQuote(text));
 }
 
 std::string memoryLimitRule()

@@ -4,7 +4,7 @@
 // launcher's one-shot run all use them.
 #pragma once
 
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 #include <cstdint>
 
 #include <string>
@@ -22,7 +22,7 @@ inline constexpr int MemoryTiersGiB[] = {1, 4, 16, 64};
 // "1g", "4g", "16g", "64g" (the g in either case), or a decimal byte count in [MinMemoryLimitBytes,
 // MaxMemoryLimitBytes]; no signs, spaces, units or fractions. Anything else: `policy.invalid_memory_limit`,
 // whose message gives the rule and the text as a JSON string.
-Plain::Result<std::int64_t> parseMemoryLimit(std::string_view text);
+Result<std::int64_t> parseMemoryLimit(std::string_view text);
 // "must be one of 1g, 4g, 16g, 64g, or a byte count between 67108864 and 68719476736".
 std::string memoryLimitRule();
 bool isMemoryTier(std::int64_t bytes);

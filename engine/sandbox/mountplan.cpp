@@ -123,12 +123,12 @@ std::string groupFile(std::uint32_t gid)
 
 } // namespace
 
-Plain::Result<SetupRequest> buildMountPlan(const MountPlanInput &input)
+Result<SetupRequest> buildMountPlan(const MountPlanInput &input)
 {
     const WorkspaceDirs &workspace = input.workspace;
     for (const std::string *path : {&workspace.work, &workspace.inputs, &workspace.outputs}) {
         if (path->empty() || path->front() != '/')
-            return Plain::fail("sandbox.invalid_workspace", "workspace path is not absolute: " + *path);
+            return fail("sandbox.invalid_workspace", "workspace path is not absolute: " + *path);
     }
 
     SetupRequest setup;

@@ -4,7 +4,7 @@
 // SetupRequest that cordon-init executes. Every container start builds its plan here (containerlaunch.h).
 #pragma once
 
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 #include "sandbox/initprotocol.h"
 
 #include <cstdint>
@@ -48,7 +48,7 @@ constexpr const char *InsideCodeDir = "/mnt/code";
 constexpr const char *InsidePath = "/usr/local/bin:/usr/bin:/bin";
 
 // The whole plan, its bind sources included; `sandbox.invalid_workspace` when a workspace path is relative.
-Plain::Result<SetupRequest> buildMountPlan(const MountPlanInput &input);
+Result<SetupRequest> buildMountPlan(const MountPlanInput &input);
 
 // The whole environment of a run, sorted by name: a fixed minimum (PATH, HOME, LANG, TERM, USER, LOGNAME,
 // TMPDIR; the proxy variables with an allowlist) with `policyEnv` on top. Nothing of the caller's.

@@ -93,8 +93,8 @@ public:
     PlainRunOutcome run();
 
 private:
-    Plain::Result<> start();
-    Plain::Result<> sendSpawn();
+    Result<> start();
+    Result<> sendSpawn();
     void superviseUntilFinished();
     void readControlMessages();
     void killRun();
@@ -130,9 +130,9 @@ PlainRunOutcome PlainRun::run()
     if (auto started = start(); !started) {
         tearDown(false);
         m_outcome.className = "setup_failed";
-        m_outcome.message = started.error().message;
-        m_outcome.setupStage = started.error().code;
-        m_outcome.setupErrno = started.error().sysErrno;
+        m_outcome.message = started.error().message();
+        m_outcome.setupStage = started.error().code();
+        m_outcome.setupErrno = started.error().sysErrno();
         m_outcome.wallMs = millisSince(m_started);
         return m_outcome;
     }
@@ -142,18 +142,18 @@ PlainRunOutcome PlainRun::run()
     return m_outcome;
 }
 
-Plain::Result<> PlainRun::start()
+Result<> PlainRun::start()
 {
     if (m_request.command.empty())
-        return Plain::fail("run.no_command", "no command to run");
+        return fail("run.no_command", "no command to run");
     auto backend = Cgroup::detectBackend(m_request.userName);
     if (backend) {
         m_cgroup = std::move(*backend);
-        CORDON_PLAIN_TRY(m_cgroup->prepareSelf());
+        CORDON_TRY(m_cgroup->prepareSelf());
     } else if (m_request.allowDegraded) {
         m_outcome.degraded = true;
     } else {
-        return Plain::fail(backend.error().wrap("memory and pids limits cannot be enforced on this host"));
+        return fail(backend.error().wrap("memory and pids limits cannot be enforced on this host"));
     }
     m_id = newContainerId();
     LaunchRequest launch;
@@ -163,30 +163,30 @@ Plain::Result<> PlainRun::start()
     launch.limits = {m_request.policy.memoryLimitBytes, m_request.policy.pids};
     launch.plan = mountPlanInput(m_request.policy);
     launch.prepareWorkspace = m_request.prepareWorkspace;
-    CORDON_PLAIN_TRY(launchContainer(launch, m_launched));
+    CORDON_TRY(launchContainer(launch, m_launched));
     // The spawn request is queued right behind the setup request: cordon-init starts the run as soon as the
     // container is set up.
-    const Plain::Result<> spawnSent = sendSpawn();
+    const Result<> spawnSent = sendSpawn();
     // The setup reply comes first even when the spawn request could not be sent: a cordon-init that failed
     // its setup and exited refuses the request, and its reply says why.
     auto reply = Isolation::awaitSetupReply(m_launched.init, Isolation::SetupReplyTimeoutMs, m_proxyListener);
     if (!reply)
-        return Plain::fail(reply.error());
+        return fail(reply.error());
     if (reply->stage != Isolation::Stage::None)
-        return Plain::fail(Isolation::setupFailure(*reply));
-    CORDON_PLAIN_TRY(spawnSent);
+        return fail(Isolation::setupFailure(*reply));
+    CORDON_TRY(spawnSent);
     ::fcntl(m_launched.init.control, F_SETFL, ::fcntl(m_launched.init.control, F_GETFL) | O_NONBLOCK);
     return {};
 }
 
 // As Container::exec() and ContainerRun::start() for a command whose stdin is given up front.
-Plain::Result<> PlainRun::sendSpawn()
+Result<> PlainRun::sendSpawn()
 {
     const Isolation::SpawnRequest spawn = spawnRequestFor(m_request.policy, RunWireId, m_request.command);
 
     auto stdinOpened = m_request.stdinData ? stdinMemfd(*m_request.stdinData) : openDevNull();
     if (!stdinOpened)
-        return Plain::fail(stdinOpened.error());
+        return fail(stdinOpened.error());
     const int stdinFd = *stdinOpened;
     int out[2] = {-1, -1};
     int err[2] = {-1, -1};
@@ -195,7 +195,7 @@ Plain::Result<> PlainRun::sendSpawn()
         for (int fd : {stdinFd, out[0], out[1]})
             if (fd >= 0)
                 ::close(fd);
-        return Plain::failErrno("run.pipe", "pipe2", error);
+        return failErrno("run.pipe", "pipe2", error);
     }
     m_stdout.adopt(out[0]);
     m_stderr.adopt(err[0]);
@@ -204,7 +204,7 @@ Plain::Result<> PlainRun::sendSpawn()
     for (int fd : fds)
         ::close(fd);
     if (error != 0)
-        return Plain::failErrno("sandbox.protocol", "send spawn request", error);
+        return failErrno("sandbox.protocol", "send spawn request", error);
     m_timeoutAt = Clock::now() + std::chrono::seconds(m_request.policy.runTimeoutS);
     return {};
 }
@@ -234,7 +234,7 @@ void PlainRun::superviseUntilFinished()
                              {watchInterrupt ? m_request.interruptFd : -1, POLLIN, 0}};
         if (::poll(entries, 4, timeoutMs) < 0 && errno != EINTR) {
             // Nothing can be watched any more: end the run as killed, and say why.
-            m_outcome.message = Plain::failErrno("run.poll", "watch the run", errno).value().message;
+            m_outcome.message = Error::fromErrno("run.poll", "watch the run", errno).message();
             if (!m_exited)
                 killRun();
             return;
@@ -306,15 +306,15 @@ void PlainRun::readControlMessages()
                 continue;
             }
             const auto failure =
-                Plain::failErrno("run.setup_failed",
-                                 std::string("run setup failed at ") + Isolation::stageName(reply.stage),
-                                 reply.error)
+                failErrno("run.setup_failed",
+                          std::string("run setup failed at ") + Isolation::stageName(reply.stage),
+                          reply.error)
                     .value();
             m_spawnFailed = true;
             m_outcome.className = "setup_failed";
-            m_outcome.message = failure.message;
-            m_outcome.setupStage = failure.code;
-            m_outcome.setupErrno = failure.sysErrno;
+            m_outcome.message = failure.message();
+            m_outcome.setupStage = failure.code();
+            m_outcome.setupErrno = failure.sysErrno();
             m_exited = true;
             m_finishBy = Clock::now();
         } else if (message.kind == InitMessage::Kind::Exited) {
@@ -374,7 +374,7 @@ void PlainRun::finishOutcome()
 void PlainRun::tearDown(bool collect)
 {
     collect = collect && m_request.collectOutputs && m_launched.workspace;
-    std::future<Plain::Result<>> removal;
+    std::future<Result<>> removal;
     if (m_launched.init.pid > 0)
         ::kill(m_launched.init.pid, SIGKILL);
     if (m_launched.workspace && !collect)

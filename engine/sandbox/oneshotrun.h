@@ -14,7 +14,7 @@
 #pragma once
 
 #include "sandbox/cgroup/cgroupbackend.h"
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 #include "sandbox/mountplan.h"
 #include "sandbox/outcome.h"
 #include "sandbox/policydefaults.h"
@@ -57,7 +57,7 @@ struct PlainRunRequest
     int interruptFd = -1;
     // Called with the workspace once it exists, before the container is set up: inputs are copied in here.
     // A failure fails the run's setup.
-    std::function<Plain::Result<>(const WorkspacePaths &)> prepareWorkspace;
+    std::function<Result<>(const WorkspacePaths &)> prepareWorkspace;
     // Called after the run, once every process of the container is gone and before the workspace is
     // removed: outputs are copied out here. Without it, the workspace is removed on a thread while the kernel
     // tears the container down.

@@ -8,11 +8,11 @@
 
 namespace Cordon::Containers {
 
-Plain::Result<int> stdinMemfd(std::string_view data)
+Result<int> stdinMemfd(std::string_view data)
 {
     const int fd = ::memfd_create("cordon-stdin", MFD_CLOEXEC);
     if (fd < 0)
-        return Plain::failErrno("run.stdin", "memfd_create", errno);
+        return failErrno("run.stdin", "memfd_create", errno);
     while (!data.empty()) {
         const ssize_t n = ::write(fd, data.data(), data.size());
         if (n < 0 && errno == EINTR)
@@ -20,7 +20,7 @@ Plain::Result<int> stdinMemfd(std::string_view data)
         if (n <= 0) {
             const int error = n < 0 ? errno : EIO;
             ::close(fd);
-            return Plain::failErrno("run.stdin", "write stdin", error);
+            return failErrno("run.stdin", "write stdin", error);
         }
         data.remove_prefix(static_cast<std::size_t>(n));
     }
@@ -28,11 +28,11 @@ Plain::Result<int> stdinMemfd(std::string_view data)
     return fd;
 }
 
-Plain::Result<int> openDevNull()
+Result<int> openDevNull()
 {
     const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return Plain::failErrno("run.stdin", "open /dev/null", errno);
+        return failErrno("run.stdin", "open /dev/null", errno);
     return fd;
 }
 

@@ -3,15 +3,15 @@
 // never block writing), or /dev/null. ContainerRun and the one-shot run both open it here.
 #pragma once
 
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 
 #include <string_view>
 
 namespace Cordon::Containers {
 
 // A close-on-exec memfd holding `data`, positioned at its start; `run.stdin` on failure.
-Plain::Result<int> stdinMemfd(std::string_view data);
+Result<int> stdinMemfd(std::string_view data);
 // /dev/null, read-only and close-on-exec; `run.stdin` on failure.
-Plain::Result<int> openDevNull();
+Result<int> openDevNull();
 
 } // namespace Cordon::Containers

@@ -68,22 +68,22 @@ mode_t processUmask()
     return mask;
 }
 
-Plain::Result<> makeDir(const std::string &path, mode_t mode)
+Result<> makeDir(const std::string &path, mode_t mode)
 {
     const bool created = ::mkdir(path.c_str(), mode) == 0;
     if (!created && errno != EEXIST)
-        return Plain::failErrno("workspace.io", "mkdir " + Plain::ticked(path), errno);
+        return failErrno("workspace.io", "mkdir " + ticked(path), errno);
     // A directory we just made has its mode unless the umask took bits away; one that was there is set again
     // (a chmod costs a journal write on ext4, so it is not repeated when it would change nothing).
     if ((!created || (mode & processUmask()) != 0) && ::chmod(path.c_str(), mode) != 0)
-        return Plain::failErrno("workspace.io", "chmod " + Plain::ticked(path), errno);
+        return failErrno("workspace.io", "chmod " + ticked(path), errno);
     return {};
 }
 
-Plain::Result<> handTo(const std::string &path, uid_t uid, gid_t gid)
+Result<> handTo(const std::string &path, uid_t uid, gid_t gid)
 {
     if (::lchown(path.c_str(), uid, gid) != 0)
-        return Plain::failErrno("workspace.io", "chown " + Plain::ticked(path), errno);
+        return failErrno("workspace.io", "chown " + ticked(path), errno);
     return {};
 }
 
@@ -194,26 +194,26 @@ std::string newContainerId()
     return std::string(sizeof digits - count, '0') + std::string(digits, count);
 }
 
-Plain::Result<Workspace> Workspace::create(std::string_view containerId, uid_t ownerUid, gid_t ownerGid,
-                                           Layout layout)
+Result<Workspace> Workspace::create(std::string_view containerId, uid_t ownerUid, gid_t ownerGid,
+                                    Layout layout)
 {
     const std::string containers = containersDirectory();
     if (!makePath(containers))
-        return Plain::fail("workspace.io", "cannot create " + Plain::ticked(containers), errno);
+        return fail("workspace.io", "cannot create " + ticked(containers), errno);
     // The safe file code refuses any symlink on the way to a root (even a trusted one such as a symlinked
     // /home), so the workspace is addressed by its canonical path.
     const std::string canonical = canonicalPath(containers);
     if (canonical.empty())
-        return Plain::fail("workspace.io", "cannot resolve " + Plain::ticked(containers), errno);
+        return fail("workspace.io", "cannot resolve " + ticked(containers), errno);
     Workspace workspace;
     workspace.m_root = canonical + '/' + std::string(containerId);
     const WorkspacePaths paths = workspace.paths(layout);
-    CORDON_PLAIN_TRY(makeDir(workspace.m_root, 0700));
-    CORDON_PLAIN_TRY(makeDir(paths.work, 0755));
-    CORDON_PLAIN_TRY(makeDir(paths.inputs, 0755));
-    CORDON_PLAIN_TRY(makeDir(paths.outputs, 0755));
+    CORDON_TRY(makeDir(workspace.m_root, 0700));
+    CORDON_TRY(makeDir(paths.work, 0755));
+    CORDON_TRY(makeDir(paths.inputs, 0755));
+    CORDON_TRY(makeDir(paths.outputs, 0755));
     if (!paths.code.empty())
-        CORDON_PLAIN_TRY(makeDir(paths.code, 0755));
+        CORDON_TRY(makeDir(paths.code, 0755));
     // Mount points inside work/ are the sandbox's to change: an earlier run may have replaced them with a
     // symlink or a file. Put real directories back (the mount walk refuses anything else).
     for (const std::string &mountPoint : {paths.work + "/inputs", paths.work + "/outputs"}) {
@@ -221,13 +221,13 @@ Plain::Result<Workspace> Workspace::create(std::string_view containerId, uid_t o
         {
         };
         if (::lstat(mountPoint.c_str(), &info) == 0 && !S_ISDIR(info.st_mode))
-            CORDON_PLAIN_TRY(Files::removeTree(mountPoint));
-        CORDON_PLAIN_TRY(makeDir(mountPoint, 0755));
+            CORDON_TRY(Files::removeTree(mountPoint));
+        CORDON_TRY(makeDir(mountPoint, 0755));
     }
     // When the caller is root, code inside runs as an unprivileged host uid and must own what it may write.
     if (ownerUid != ::geteuid()) {
-        CORDON_PLAIN_TRY(handTo(paths.work, ownerUid, ownerGid));
-        CORDON_PLAIN_TRY(handTo(paths.outputs, ownerUid, ownerGid));
+        CORDON_TRY(handTo(paths.work, ownerUid, ownerGid));
+        CORDON_TRY(handTo(paths.outputs, ownerUid, ownerGid));
     }
     return workspace;
 }
@@ -247,7 +247,7 @@ WorkspacePaths Workspace::paths(Layout layout) const
             layout == Layout::WithCode ? m_root + "/code" : std::string()};
 }
 
-Plain::Result<> Workspace::remove() const
+Result<> Workspace::remove() const
 {
     if (m_root.empty())
         return {};

@@ -4,7 +4,7 @@
 // Every container start makes it (containerlaunch.h); the daemon's file methods and deletion use it too.
 #pragma once
 
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 
 #include <string>
 #include <string_view>
@@ -47,8 +47,8 @@ public:
     // planted there by an earlier run would otherwise be in the way. When `ownerUid` is not our effective uid
     // (the caller is root and code inside runs as an unprivileged host uid), work/ and outputs/ are handed to
     // `ownerUid`:`ownerGid`. Failures: `workspace.io`, or what removing a planted mount point reported.
-    static Plain::Result<Workspace> create(std::string_view containerId, uid_t ownerUid, gid_t ownerGid,
-                                           Layout layout = Layout::WithCode);
+    static Result<Workspace> create(std::string_view containerId, uid_t ownerUid, gid_t ownerGid,
+                                    Layout layout = Layout::WithCode);
     // The workspace of an existing container, without changing the disk.
     static Workspace at(std::string_view containerId);
 
@@ -57,7 +57,7 @@ public:
     WorkspacePaths paths(Layout layout = Layout::WithCode) const;
 
     // Deletes everything below root without following anything the sandbox left (symlinks, odd modes).
-    Plain::Result<> remove() const;
+    Result<> remove() const;
 
 private:
     std::string m_root;

@@ -35,8 +35,8 @@ Error sqliteError(sqlite3 *db, int rc, const QString &purpose)
     // (the daemon uses a connection from one thread); without a connection only the generic text is known.
     const char *text = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     const int sysErrno = db ? sqlite3_system_errno(db) : 0;
-    return Error(codeFor(rc), purpose + QStringLiteral(": ") + QString::fromUtf8(text),
-                 (rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_CANTOPEN ? sysErrno : 0);
+    return makeError(codeFor(rc), purpose + QStringLiteral(": ") + QString::fromUtf8(text),
+                     (rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_CANTOPEN ? sysErrno : 0);
 }
 
 Database::~Database()

@@ -92,7 +92,7 @@ Result<> HistoryStore::finishRun(const RunRecord &run)
     // that would otherwise overwrite the first outcome).
     auto existing = this->run(run.id);
     if (!existing)
-        return fail(existing.error().wrap(purpose));
+        return fail(existing.error().wrap(toPlain(purpose)));
     return fail(QStringLiteral("store.constraint"),
                 purpose + QStringLiteral(": the run is already %1").arg(existing->state));
 }

@@ -175,9 +175,10 @@ Result<int> migrate(const Database &db)
             // A busy or corrupt database keeps its own code (the cure is elsewhere); anything else, a full
             // disk as much as a statement the schema refuses, means this migration did not happen.
             const Error &error = applied.error();
-            if (error.code() == QLatin1String("store.busy") || error.code() == QLatin1String("store.corrupt"))
+            if (error.code() == "store.busy" || error.code() == "store.corrupt")
                 return fail(error);
-            return fail(Error(QStringLiteral("store.migration"), error.message(), error.sysErrno()));
+            return fail(
+                makeError(QStringLiteral("store.migration"), toQt(error.message()), error.sysErrno()));
         }
         CORDON_TRY(transaction->commit());
     }

@@ -5,17 +5,26 @@
 
 #include <QTest>
 
-// A failing Result (the engine's, or the sandbox library's Plain::Result) prints its error code and message
-// instead of a bare "false". The expression is evaluated once: it is often a call with side effects.
+#include <string>
+
+// A failing Result prints its error code and message instead of a bare "false". The expression is evaluated
+// once: it is often a call with side effects.
 #define QVERIFY_RESULT(expr)                                                                                 \
     do {                                                                                                     \
         const auto &cordonResult_ = (expr);                                                                  \
         QVERIFY2(static_cast<bool>(cordonResult_),                                                           \
                  cordonResult_                                                                               \
                      ? #expr                                                                                 \
-                     : qPrintable(Cordon::Error(cordonResult_.error()).code() + QStringLiteral(": ") +       \
-                                  Cordon::Error(cordonResult_.error()).message()));                          \
+                     : (cordonResult_.error().code() + ": " + cordonResult_.error().message()).c_str());     \
     } while (false)
+
+// QCOMPARE on the error's UTF-8 parts prints them when they differ.
+namespace QTest {
+template<> inline char *toString(const std::string &text)
+{
+    return qstrdup(text.c_str());
+}
+} // namespace QTest
 
 // A check this host cannot make (a missing tool or kernel feature) is skipped, and fails where the machine is
 // known to offer everything: CI and the development machines set CORDON_MUST_WORK=1. Skips for the other

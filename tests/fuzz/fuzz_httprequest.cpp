@@ -57,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(used >= 0 && used <= pending.size());
         pending.remove(0, used);
         if (parser.state() == HttpRequestParser::State::Failed) {
-            check(!parser.error().code().isEmpty());
+            check(!parser.error().code().empty());
             break;
         }
         if (parser.state() == HttpRequestParser::State::Body && used == 0 && !pending.isEmpty())

@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const std::string_view input(reinterpret_cast<const char *>(data), size);
     const auto parsed = Cordon::Json::read(input);
     if (!parsed) {
-        if (!parsed.error().code.starts_with("json.") || !parsed.error().message.starts_with("line "))
+        if (!parsed.error().code().starts_with("json.") || !parsed.error().message().starts_with("line "))
             std::abort();
         return 0;
     }

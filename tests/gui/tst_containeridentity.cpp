@@ -60,7 +60,7 @@ class ContainerIdentityTest final : public QObject
         auto created = callAndWait(m_window->connection(), QStringLiteral("container.create"),
                                    {{QStringLiteral("policy"), policy}});
         if (!created) {
-            qWarning("%s", qPrintable(created.error().describe()));
+            qWarning("%s", created.error().describe().c_str());
             return {};
         }
         return created->value(QStringLiteral("container")).toObject();
@@ -97,10 +97,11 @@ private Q_SLOTS:
         auto duplicate = callAndWait(m_window->connection(), QStringLiteral("container.create"),
                                      {{QStringLiteral("policy"), QJsonObject{{QStringLiteral("name"), a}}}});
         QVERIFY(!duplicate);
-        QCOMPARE(duplicate.error().code(), QStringLiteral("container.name_taken"));
-        QVERIFY2(duplicate.error().message().contains(first.value(QStringLiteral("id")).toString()),
-                 qPrintable(duplicate.error().message()));
-        QVERIFY(!duplicate.error().hint().isEmpty());
+        QCOMPARE(duplicate.error().code(), "container.name_taken");
+        QVERIFY2(
+            Cordon::toQt(duplicate.error().message()).contains(first.value(QStringLiteral("id")).toString()),
+            duplicate.error().message().c_str());
+        QVERIFY(!Cordon::toQt(duplicate.error().hint()).isEmpty());
 
         // The New Container dialog refuses it before asking, and lets an empty name through.
         QTRY_VERIFY(m_window->containerModel().liveNames().contains(a));

@@ -73,7 +73,7 @@ class ExpiryNoticeTest final : public QObject
         const auto created = CordonGuiTest::callAndWait(
             m_window->connection(), QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
         if (!created) {
-            qWarning() << created.error().describe();
+            qWarning() << Cordon::toQt(created.error().describe());
             return {};
         }
         return created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();

@@ -52,7 +52,7 @@ private Q_SLOTS:
     {
         QVERIFY(m_daemon.start());
         const auto created = m_daemon.createContainer(QStringLiteral("files-test"));
-        QVERIFY2(created, created ? "" : qPrintable(created.error().describe()));
+        QVERIFY2(created, created ? "" : created.error().describe().c_str());
         m_containerId = *created;
 
         m_window = std::make_unique<MainWindow>(MainWindow::Options{false});

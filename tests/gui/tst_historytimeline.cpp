@@ -262,7 +262,7 @@ private:
             name,
             network.isEmpty() ? QJsonObject{} : QJsonObject{{QStringLiteral("network_policy"), network}});
         if (!id)
-            qWarning("container.create: %s", qPrintable(id.error().describe()));
+            qWarning("container.create: %s", id.error().describe().c_str());
         return id.value_or(QString());
     }
 
@@ -270,7 +270,7 @@ private:
     {
         const auto run = m_daemon.runToEnd(container, params);
         if (!run)
-            qWarning("run: %s", qPrintable(run.error().describe()));
+            qWarning("run: %s", run.error().describe().c_str());
         return run.value_or(QJsonObject());
     }
 

@@ -30,7 +30,7 @@ private Q_SLOTS:
     {
         QVERIFY(m_daemon.start());
         const auto created = m_daemon.createContainer(QStringLiteral("history-test"));
-        QVERIFY2(created, created ? "" : qPrintable(created.error().describe()));
+        QVERIFY2(created, created ? "" : created.error().describe().c_str());
         m_containerId = *created;
         // Oldest first: the history lists the newest first.
         m_okRun = runToEnd(QStringLiteral("print('first run')\n"));
@@ -126,7 +126,7 @@ private Q_SLOTS:
         QTemporaryDir directory;
         const QString path = directory.filePath(QStringLiteral("run.json"));
         const auto written = m_history->exportRun(path);
-        QVERIFY2(written, written ? "" : qPrintable(written.error().describe()));
+        QVERIFY2(written, written ? "" : written.error().describe().c_str());
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         QJsonParseError error;
@@ -160,7 +160,7 @@ private Q_SLOTS:
                           {{QStringLiteral("policy"),
                             QJsonObject{{QStringLiteral("name"), QStringLiteral("other")},
                                         {QStringLiteral("memory_limit"), QStringLiteral("1g")}}}});
-        QVERIFY2(created, created ? "" : qPrintable(created.error().describe()));
+        QVERIFY2(created, created ? "" : created.error().describe().c_str());
         const QString other =
             created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
         const QString otherRun = runToEnd(QStringLiteral("print('elsewhere')\n"), other);
@@ -194,7 +194,7 @@ private:
             container.isEmpty() ? m_containerId : container,
             {{QStringLiteral("language"), QStringLiteral("python")}, {QStringLiteral("code"), code}});
         if (!run)
-            qWarning("run: %s", qPrintable(run.error().describe()));
+            qWarning("run: %s", run.error().describe().c_str());
         return run ? run->value(QStringLiteral("id")).toString() : QString();
     }
 

@@ -41,7 +41,7 @@ inline Cordon::Result<QJsonObject> callAndWait(Cordon::Ui::DaemonConnection &con
                     [&](Cordon::Result<QJsonObject> result) { answer = std::move(result); });
     if (!QTest::qWaitFor([&] { return answer.has_value(); }, timeoutMs))
         return tl::unexpected(
-            Cordon::Error(QStringLiteral("test.timeout"), method + QStringLiteral(" was not answered")));
+            Cordon::makeError(QStringLiteral("test.timeout"), method + QStringLiteral(" was not answered")));
     return *answer;
 }
 

@@ -77,9 +77,9 @@ bool contains(const std::string &text, const std::string &part)
 }
 
 // A failure's code, message and hint for a test's output.
-QString describe(const Plain::Failure &failure)
+QString describe(const Error &failure)
 {
-    return Error(failure).describe();
+    return toQt(failure.describe());
 }
 
 // Reads exactly size bytes or fails after timeoutMs.
@@ -255,7 +255,7 @@ QString describeStatus(int status)
 QString runAsDelegatedUser(uid_t uid)
 {
     auto denied = delegateToUser(uid, uid);
-    if (denied || denied.error().code != "cgroup.permission")
+    if (denied || denied.error().code() != "cgroup.permission")
         return QStringLiteral("delegateToUser as uid %1 must fail with cgroup.permission").arg(uid);
     auto backend = detectBackend(userNameFromNss);
     if (!backend)
@@ -264,10 +264,10 @@ QString runAsDelegatedUser(uid_t uid)
     if (!contains(b.describe(), "/cordon/uid-" + std::to_string(uid)))
         return QStringLiteral("the backend does not use the delegated base: ") + toQt(b.describe());
     if (auto prepared = b.prepareSelf(); !prepared)
-        return QStringLiteral("prepareSelf: ") + toQt(prepared.error().message);
+        return QStringLiteral("prepareSelf: ") + toQt(prepared.error().message());
     const std::string name = "delegated-oom";
     if (auto created = b.create(name, {64 * MiB, 16}); !created)
-        return QStringLiteral("create: ") + toQt(created.error().message);
+        return QStringLiteral("create: ") + toQt(created.error().message());
     Child child = forkChild(allocate200MiB);
     if (child.pid < 0)
         return QStringLiteral("fork failed");
@@ -276,14 +276,14 @@ QString runAsDelegatedUser(uid_t uid)
     const int status = waitFor(child.pid);
     ::close(child.reportFd);
     if (!added)
-        return QStringLiteral("addProcess: ") + toQt(added.error().message);
+        return QStringLiteral("addProcess: ") + toQt(added.error().message());
     if (!killedBySigkill(status))
         return QStringLiteral("the allocating child was not OOM-killed: ") + describeStatus(status);
     auto stats = b.memoryStats(name);
     if (!stats || stats->oomKills < 1)
         return QStringLiteral("memoryStats shows no OOM kill");
     if (auto destroyed = b.destroy(name); !destroyed)
-        return QStringLiteral("destroy: ") + toQt(destroyed.error().message);
+        return QStringLiteral("destroy: ") + toQt(destroyed.error().message());
     for (const std::string &path : b.groupPaths(name)) {
         if (pathExists(path))
             return QStringLiteral("destroy left ") + toQt(path);
@@ -298,9 +298,7 @@ class TestCgroup : public QObject
     Q_OBJECT
 
 public:
-    explicit TestCgroup(Plain::Result<std::unique_ptr<CgroupBackend>> backend)
-        : m_detected(std::move(backend))
-    {}
+    explicit TestCgroup(Result<std::unique_ptr<CgroupBackend>> backend) : m_detected(std::move(backend)) {}
 
 private:
     CgroupBackend &backend() { return **m_detected; }
@@ -318,7 +316,7 @@ private:
             QVERIFY2(!pathExists(path), (path + " still exists").c_str());
     }
 
-    Plain::Result<std::unique_ptr<CgroupBackend>> m_detected;
+    Result<std::unique_ptr<CgroupBackend>> m_detected;
     std::vector<std::string> m_names;
     std::vector<std::string> m_basesWeMade; // deepest first
     const std::string m_probe = "probe";
@@ -437,9 +435,9 @@ private slots:
         QVERIFY_RESULT(backend().addProcess(name, child.pid));
         const auto again = backend().create(name, {});
         QVERIFY(!again);
-        QCOMPARE(again.error().code, std::string("cgroup.io"));
-        QCOMPARE(again.error().sysErrno, EEXIST);
-        QCOMPARE(again.error().message,
+        QCOMPARE(again.error().code(), std::string("cgroup.io"));
+        QCOMPARE(again.error().sysErrno(), EEXIST);
+        QCOMPARE(again.error().message(),
                  "create group `" + name + "`: it already exists and holds 1 process(es)");
         // destroy() kills what is left.
         QVERIFY_RESULT(backend().destroy(name));
@@ -452,18 +450,18 @@ private slots:
         const std::string name = group("missing");
         const auto stats = backend().memoryStats(name);
         QVERIFY(!stats);
-        QCOMPARE(stats.error().code, std::string("cgroup.io"));
-        QCOMPARE(stats.error().sysErrno, ENOENT);
-        QVERIFY2(stats.error().message.starts_with("read `" + backend().groupPaths(name).front() + '/'),
-                 stats.error().message.c_str());
-        QVERIFY2(stats.error().message.ends_with("`: No such file or directory"),
-                 stats.error().message.c_str());
+        QCOMPARE(stats.error().code(), std::string("cgroup.io"));
+        QCOMPARE(stats.error().sysErrno(), ENOENT);
+        QVERIFY2(stats.error().message().starts_with("read `" + backend().groupPaths(name).front() + '/'),
+                 stats.error().message().c_str());
+        QVERIFY2(stats.error().message().ends_with("`: No such file or directory"),
+                 stats.error().message().c_str());
 
         const auto added = backend().addProcess(name, ::getpid());
         QVERIFY(!added);
-        QCOMPARE(added.error().sysErrno, ENOENT);
-        QVERIFY2(contains(added.error().message, backend().groupPaths(name).front() + "/cgroup.procs`"),
-                 added.error().message.c_str());
+        QCOMPARE(added.error().sysErrno(), ENOENT);
+        QVERIFY2(contains(added.error().message(), backend().groupPaths(name).front() + "/cgroup.procs`"),
+                 added.error().message().c_str());
 
         QVERIFY_RESULT(backend().destroy(name)); // already gone is fine
     }
@@ -483,9 +481,9 @@ private slots:
         const std::string name = qtName.toStdString();
         const auto created = backend().create(name, {});
         QVERIFY(!created);
-        QCOMPARE(created.error().code, std::string("cgroup.invalid_name"));
-        QCOMPARE(backend().addProcess(name, ::getpid()).error().code, std::string("cgroup.invalid_name"));
-        QCOMPARE(backend().destroy(name).error().code, std::string("cgroup.invalid_name"));
+        QCOMPARE(created.error().code(), std::string("cgroup.invalid_name"));
+        QCOMPARE(backend().addProcess(name, ::getpid()).error().code(), std::string("cgroup.invalid_name"));
+        QCOMPARE(backend().destroy(name).error().code(), std::string("cgroup.invalid_name"));
         QVERIFY(!pathExists(parentOf(backend().groupPaths(m_probe).front()) + "/escape"));
     }
 
@@ -603,7 +601,7 @@ private slots:
         if (::geteuid() != 0) {
             const auto refused = favourDynmods();
             QVERIFY(!refused);
-            QCOMPARE(refused.error().code, std::string("cgroup.permission"));
+            QCOMPARE(refused.error().code(), std::string("cgroup.permission"));
             return;
         }
         auto mountinfo = Fs::readFile("/proc/self/mountinfo");

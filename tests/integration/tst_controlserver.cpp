@@ -256,7 +256,7 @@ private:
         client->setClientName(name);
         const Result<> connected = client->connectSync(false, 5000);
         if (!connected) {
-            qWarning("connect: %s", qPrintable(connected.error().message()));
+            qWarning("connect: %s", connected.error().message().c_str());
             return nullptr;
         }
         return client;
@@ -369,12 +369,12 @@ private Q_SLOTS:
 
         const Result<QJsonObject> failed = callOn(*client, "fail");
         QVERIFY(!failed);
-        QCOMPARE(failed.error().code(), QStringLiteral("container.not_found"));
-        QCOMPARE(failed.error().message(), QStringLiteral("no container `c9`"));
+        QCOMPARE(failed.error().code(), "container.not_found");
+        QCOMPARE(toQt(failed.error().message()), QStringLiteral("no container `c9`"));
 
         const Result<QJsonObject> unknown = callOn(*client, "no.such.method");
         QVERIFY(!unknown);
-        QCOMPARE(unknown.error().code(), QStringLiteral("protocol.unknown_method"));
+        QCOMPARE(unknown.error().code(), "protocol.unknown_method");
     }
 
     void withoutHandlerEveryOtherMethodIsUnknown()
@@ -387,8 +387,8 @@ private Q_SLOTS:
         QVERIFY_RESULT(client.connectSync(false, 5000));
         const Result<QJsonObject> answer = callOn(client, "container.list");
         QVERIFY(!answer);
-        QCOMPARE(answer.error().code(), QStringLiteral("protocol.unknown_method"));
-        QVERIFY(answer.error().message().contains(QStringLiteral("container.list")));
+        QCOMPARE(answer.error().code(), "protocol.unknown_method");
+        QVERIFY(toQt(answer.error().message()).contains(QStringLiteral("container.list")));
     }
 
     void clientInfoComesFromPeerCredentials()
@@ -411,7 +411,7 @@ private Q_SLOTS:
         int pending = 3;
         const auto record = [&](const char *name) {
             return [&order, &pending, name](Result<QJsonObject> result) {
-                order.append(result ? str(name) : result.error().code());
+                order.append(result ? str(name) : toQt(result.error().code()));
                 --pending;
             };
         };
@@ -449,7 +449,7 @@ private Q_SLOTS:
         // A handler that loses respond must not leave the client waiting forever.
         const Result<QJsonObject> dropped = callOn(*client, "drop");
         QVERIFY(!dropped);
-        QCOMPARE(dropped.error().code(), QStringLiteral("daemon.internal"));
+        QCOMPARE(dropped.error().code(), "daemon.internal");
 
         const Result<QJsonObject> twice = callOn(*client, "twice");
         QVERIFY_RESULT(twice);
@@ -465,7 +465,7 @@ private Q_SLOTS:
         QVERIFY(client);
         const Result<QJsonObject> big = callOn(*client, "big");
         QVERIFY(!big);
-        QCOMPARE(big.error().code(), QStringLiteral("protocol.frame_too_large"));
+        QCOMPARE(big.error().code(), "protocol.frame_too_large");
         QVERIFY(client->isConnected());
         QVERIFY_RESULT(callOn(*client, "echo"));
     }
@@ -477,7 +477,7 @@ private Q_SLOTS:
         const Result<QJsonObject> big = callOn(
             *client, "echo", QJsonObject{{QStringLiteral("blob"), QString(MaxFrameBytes, QLatin1Char('y'))}});
         QVERIFY(!big);
-        QCOMPARE(big.error().code(), QStringLiteral("protocol.frame_too_large"));
+        QCOMPARE(big.error().code(), "protocol.frame_too_large");
         QVERIFY(client->isConnected());
     }
 
@@ -568,7 +568,7 @@ private Q_SLOTS:
         QVERIFY(client);
         const Result<QJsonObject> answer = callOn(*client, "subscribe", params);
         QVERIFY(!answer);
-        QCOMPARE(answer.error().code(), QStringLiteral("protocol.invalid_params"));
+        QCOMPARE(answer.error().code(), "protocol.invalid_params");
     }
 
     void malformedInputGetsErrorsAndTheConnectionSurvives_data()
@@ -701,11 +701,11 @@ private Q_SLOTS:
         QVERIFY(disconnected.wait(5000));
         QVERIFY(QTest::qWaitFor([&] { return outcome.has_value(); }, 5000));
         QVERIFY(!*outcome);
-        QCOMPARE(outcome->error().code(), QStringLiteral("daemon.disconnected"));
+        QCOMPARE(outcome->error().code(), "daemon.disconnected");
         QVERIFY(!client.isConnected());
         const Result<QJsonObject> afterwards = callOn(client, "echo");
         QVERIFY(!afterwards);
-        QCOMPARE(afterwards.error().code(), QStringLiteral("daemon.disconnected"));
+        QCOMPARE(afterwards.error().code(), "daemon.disconnected");
         QVERIFY(!QFile::exists(path));
     }
 
@@ -817,7 +817,7 @@ private Q_SLOTS:
         client.setSocketPath(path);
         const Result<> connected = client.connectSync(false, 5000);
         QVERIFY(!connected);
-        QCOMPARE(connected.error().code(), QStringLiteral("daemon.too_many_clients"));
+        QCOMPARE(connected.error().code(), "daemon.too_many_clients");
 
         first.disconnect();
         QTRY_COMPARE(server.clientCount(), 1);
@@ -848,7 +848,7 @@ private Q_SLOTS:
         ControlServer intruder;
         const Result<> displaced = intruder.listen(socketPath());
         QVERIFY(!displaced);
-        QCOMPARE(displaced.error().code(), QStringLiteral("daemon.already_running"));
+        QCOMPARE(displaced.error().code(), "daemon.already_running");
         verifyServerStillServes();
 
         // Something that is not a socket is left alone.
@@ -859,7 +859,7 @@ private Q_SLOTS:
         file.close();
         const Result<> onFile = intruder.listen(filePath);
         QVERIFY(!onFile);
-        QCOMPARE(onFile.error().code(), QStringLiteral("daemon.listen"));
+        QCOMPARE(onFile.error().code(), "daemon.listen");
         QVERIFY(S_ISREG(modeOf(filePath)));
 
         replacement.close();
@@ -877,9 +877,9 @@ private Q_SLOTS:
 
         const auto second = InstanceLock::acquire();
         QVERIFY(!second);
-        QCOMPARE(second.error().code(), QStringLiteral("daemon.already_running"));
-        QVERIFY2(second.error().message().contains(QStringLiteral("pid %1").arg(::getpid())),
-                 qPrintable(second.error().message()));
+        QCOMPARE(second.error().code(), "daemon.already_running");
+        QVERIFY2(toQt(second.error().message()).contains(QStringLiteral("pid %1").arg(::getpid())),
+                 second.error().message().c_str());
 
         // Moving keeps the lock held; destroying releases it.
         InstanceLock moved = std::move(*first);
@@ -943,8 +943,9 @@ private Q_SLOTS:
             ScopedEnv env("CORDON_SOCKET", shared + QStringLiteral("/cordond.sock"));
             const Result<> refused = ensureSocketDirectory();
             QVERIFY(!refused);
-            QVERIFY2(refused.error().message().contains(QStringLiteral("shared directory (sticky bit)")),
-                     qPrintable(refused.error().message()));
+            QVERIFY2(
+                toQt(refused.error().message()).contains(QStringLiteral("shared directory (sticky bit)")),
+                refused.error().message().c_str());
         }
         QCOMPARE(modeOf(shared) & 07777, mode_t(01777));
 
@@ -957,8 +958,8 @@ private Q_SLOTS:
             ScopedEnv env("CORDON_SOCKET", link + QStringLiteral("/cordond.sock"));
             const Result<> refused = ensureSocketDirectory();
             QVERIFY(!refused);
-            QCOMPARE(refused.error().code(), QStringLiteral("daemon.socket_dir"));
-            QVERIFY(refused.error().message().contains(QStringLiteral("symlink")));
+            QCOMPARE(refused.error().code(), "daemon.socket_dir");
+            QVERIFY(toQt(refused.error().message()).contains(QStringLiteral("symlink")));
         }
         QCOMPARE(modeOf(target) & 07777, mode_t(0755));
 
@@ -970,8 +971,8 @@ private Q_SLOTS:
         ScopedEnv env("CORDON_SOCKET", foreign + QStringLiteral("/cordond.sock"));
         const Result<> refused = ensureSocketDirectory();
         QVERIFY(!refused);
-        QCOMPARE(refused.error().code(), QStringLiteral("daemon.socket_dir"));
-        QVERIFY(refused.error().message().contains(QStringLiteral("uid 65534")));
+        QCOMPARE(refused.error().code(), "daemon.socket_dir");
+        QVERIFY(toQt(refused.error().message()).contains(QStringLiteral("uid 65534")));
     }
 
     void noAutoStartToADeadSocketIsUnreachable_data()
@@ -1000,8 +1001,8 @@ private Q_SLOTS:
         QSignalSpy failed(&client, &DaemonClient::connectionFailed);
         const Result<> connected = client.connectSync(false, 5000);
         QVERIFY(!connected);
-        QCOMPARE(connected.error().code(), QStringLiteral("daemon.unreachable"));
-        QVERIFY2(connected.error().message().contains(path), qPrintable(connected.error().message()));
+        QCOMPARE(connected.error().code(), "daemon.unreachable");
+        QVERIFY2(toQt(connected.error().message()).contains(path), connected.error().message().c_str());
         QCOMPARE(failed.count(), 1);
         QVERIFY(!client.isConnected());
         QFile::remove(path);
@@ -1043,9 +1044,9 @@ private Q_SLOTS:
             DaemonClient client;
             const Result<> connected = client.connectSync(true, 10000);
             QVERIFY(!connected);
-            QCOMPARE(connected.error().code(), QStringLiteral("daemon.start_failed"));
-            QVERIFY2(connected.error().message().contains(QStringLiteral("no-such-cordond")),
-                     qPrintable(connected.error().message()));
+            QCOMPARE(connected.error().code(), "daemon.start_failed");
+            QVERIFY2(toQt(connected.error().message()).contains(QStringLiteral("no-such-cordond")),
+                     connected.error().message().c_str());
         }
         {
             // Starts and exits without ever listening: the client gives up after its start window.
@@ -1055,7 +1056,7 @@ private Q_SLOTS:
             clock.start();
             const Result<> connected = client.connectSync(true, 20000);
             QVERIFY(!connected);
-            QCOMPARE(connected.error().code(), QStringLiteral("daemon.start_failed"));
+            QCOMPARE(connected.error().code(), "daemon.start_failed");
             QVERIFY(clock.elapsed() >= DaemonClient::StartWaitMs - 100);
             QVERIFY(clock.elapsed() < DaemonClient::StartWaitMs + 3000);
         }
@@ -1065,7 +1066,7 @@ private Q_SLOTS:
             DaemonClient client;
             const Result<> connected = client.connectSync(true, 300);
             QVERIFY(!connected);
-            QCOMPARE(connected.error().code(), QStringLiteral("daemon.timeout"));
+            QCOMPARE(connected.error().code(), "daemon.timeout");
             // The abandoned attempt stays silent: no retries, no late signals.
             QSignalSpy late(&client, &DaemonClient::connectionFailed);
             QSignalSpy lateSuccess(&client, &DaemonClient::connected);

@@ -55,7 +55,7 @@ private:
         auto created = m_daemon.call(QStringLiteral("container.create"),
                                      {{QStringLiteral("policy"), policyJson(idleMinutes, memory)}});
         if (!created) {
-            qWarning() << created.error().message();
+            qWarning() << Cordon::toQt(created.error().message());
             return {};
         }
         return created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
@@ -68,7 +68,7 @@ private:
         params.insert(QStringLiteral("container"), container);
         auto started = m_daemon.call(QStringLiteral("run.exec"), params);
         if (!started) {
-            qWarning() << started.error().code() << started.error().message();
+            qWarning() << Cordon::toQt(started.error().code()) << Cordon::toQt(started.error().message());
             return {};
         }
         const QString runId =
@@ -91,7 +91,7 @@ private:
                          .toObject()
                          .value(QStringLiteral("state"))
                          .toString()
-                   : got.error().code();
+                   : Cordon::toQt(got.error().code());
     }
 
     // The container's idle deadline (ms since the epoch), or 0 when it cannot be read.
@@ -171,7 +171,7 @@ private Q_SLOTS:
                                                        {QStringLiteral("language"), QStringLiteral("cobol")},
                                                        {QStringLiteral("code"), QStringLiteral("x")}});
         QVERIFY(!unknown);
-        QCOMPARE(unknown.error().code(), QStringLiteral("run.unknown_language"));
+        QCOMPARE(unknown.error().code(), "run.unknown_language");
         m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
     }
 
@@ -272,26 +272,26 @@ private Q_SLOTS:
         auto seventh =
             m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policyJson()}});
         QVERIFY(!seventh);
-        QCOMPARE(seventh.error().code(), QStringLiteral("container.limit"));
+        QCOMPARE(seventh.error().code(), "container.limit");
         for (const QString &id : std::as_const(ids))
             QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
 
         auto missing =
             m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), QStringLiteral("nope")}});
         QVERIFY(!missing);
-        QCOMPARE(missing.error().code(), QStringLiteral("container.not_found"));
+        QCOMPARE(missing.error().code(), "container.not_found");
         auto badParams = m_daemon.call(QStringLiteral("run.exec"), {{QStringLiteral("container"), 42}});
         QVERIFY(!badParams);
-        QCOMPARE(badParams.error().code(), QStringLiteral("protocol.invalid_params"));
+        QCOMPARE(badParams.error().code(), "protocol.invalid_params");
         auto badPolicy =
             m_daemon.call(QStringLiteral("container.create"),
                           {{QStringLiteral("policy"),
                             QJsonObject{{QStringLiteral("memory_limit"), QStringLiteral("3g")}}}});
         QVERIFY(!badPolicy);
-        QVERIFY(badPolicy.error().code().startsWith(QLatin1String("policy.")));
+        QVERIFY(Cordon::toQt(badPolicy.error().code()).startsWith(QLatin1String("policy.")));
         auto unknown = m_daemon.call(QStringLiteral("container.explode"));
         QVERIFY(!unknown);
-        QCOMPARE(unknown.error().code(), QStringLiteral("protocol.unknown_method"));
+        QCOMPARE(unknown.error().code(), "protocol.unknown_method");
     }
 
     void memoryIsSampledAndOomIsReported()
@@ -397,7 +397,7 @@ private Q_SLOTS:
                                         {QStringLiteral("name"), QStringLiteral("../x")},
                                         {QStringLiteral("content"), QStringLiteral("eA==")}});
         QVERIFY(!traversal);
-        QCOMPARE(traversal.error().code(), QStringLiteral("files.bad_name"));
+        QCOMPARE(traversal.error().code(), "files.bad_name");
         auto uploaded = m_daemon.call(QStringLiteral("file.upload"),
                                       {{QStringLiteral("container"), id},
                                        {QStringLiteral("name"), QStringLiteral("in.txt")},
@@ -427,7 +427,7 @@ private Q_SLOTS:
                                                           {QStringLiteral("name"), QStringLiteral("b")},
                                                           {QStringLiteral("content"), chunk}});
         QVERIFY(!over);
-        QCOMPARE(over.error().code(), QStringLiteral("files.quota"));
+        QCOMPARE(over.error().code(), "files.quota");
         m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), tiny}});
         m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
     }

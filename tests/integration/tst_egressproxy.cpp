@@ -323,7 +323,7 @@ Policy::NetworkPolicy allowlist(const QByteArray &rules)
     const Result<Policy::NetworkPolicy> policy =
         json ? Policy::NetworkPolicy::fromJsonValue(*json, QString()) : tl::unexpected<Error>(json.error());
     if (!policy)
-        qFatal("bad policy in test: %s", qPrintable(policy.error().message()));
+        qFatal("bad policy in test: %s", policy.error().message().c_str());
     return *policy;
 }
 
@@ -332,7 +332,7 @@ OrgPolicy orgList(const QByteArray &rules)
     const Result<OrgPolicy> org = OrgPolicy::fromJson(QByteArray(R"({"allowed_domains": )" + rules + "}"),
                                                       OrgPolicy::Source::User, str("/test/org.json"));
     if (!org)
-        qFatal("bad org policy in test: %s", qPrintable(org.error().message()));
+        qFatal("bad org policy in test: %s", org.error().message().c_str());
     return *org;
 }
 
@@ -511,18 +511,18 @@ void TestEgressProxy::listenerValidation()
     const int notSocket = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     Result<void> result = m_proxy->addListener(str("x"), notSocket);
     QVERIFY(!result);
-    QCOMPARE(result.error().code(), str("network.invalid_listener"));
+    QCOMPARE(result.error().code(), "network.invalid_listener");
     QVERIFY(::fcntl(notSocket, F_GETFD) == -1);
 
     const int unbound = ::socket(AF_INET, SOCK_STREAM, 0);
     result = m_proxy->addListener(str("x"), unbound);
     QVERIFY(!result);
-    QVERIFY2(result.error().message().contains(str("not listening")), qPrintable(result.error().message()));
+    QVERIFY2(toQt(result.error().message()).contains(str("not listening")), result.error().message().c_str());
 
     quint16 port = 0;
     result = m_proxy->addListener(Container, listeningSocket(port));
     QVERIFY(!result);
-    QCOMPARE(result.error().code(), str("network.listener_exists"));
+    QCOMPARE(result.error().code(), "network.listener_exists");
     QVERIFY(m_proxy->hasListener(Container));
     QVERIFY(!m_proxy->hasListener(str("x")));
 

@@ -467,7 +467,7 @@ private Q_SLOTS:
             qputenv("LISTEN_FDS", "0");
             const auto zero = Cordon::Daemon::takeActivation();
             QVERIFY(!zero);
-            QCOMPARE(zero.error().code(), QStringLiteral("daemon.activation"));
+            QCOMPARE(zero.error().code(), "daemon.activation");
             QVERIFY(!qEnvironmentVariableIsSet("LISTEN_PID"));
         }
     }
@@ -492,9 +492,10 @@ private Q_SLOTS:
         ControlServer server;
         const auto refused = server.adopt(elsewhere, socketPath());
         QVERIFY(!refused);
-        QVERIFY2(refused.error().message().contains(QStringLiteral("the passed socket is bound to `%1`")
-                                                        .arg(m_dir.filePath(QStringLiteral("other.sock")))),
-                 qPrintable(refused.error().message()));
+        QVERIFY2(Cordon::toQt(refused.error().message())
+                     .contains(QStringLiteral("the passed socket is bound to `%1`")
+                                   .arg(m_dir.filePath(QStringLiteral("other.sock")))),
+                 refused.error().message().c_str());
         QVERIFY(!server.isListening());
         QCOMPARE(::fcntl(elsewhere, F_GETFD), -1);
         ::close(listener);

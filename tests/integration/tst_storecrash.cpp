@@ -55,7 +55,7 @@ QByteArray outputFor(int round, quint32 index)
 
 [[noreturn]] void writerFailed(const char *what, const Cordon::Error &error)
 {
-    std::fprintf(stderr, "writer: %s: %s: %s\n", what, qPrintable(error.code()), qPrintable(error.message()));
+    std::fprintf(stderr, "writer: %s: %s: %s\n", what, error.code().c_str(), error.message().c_str());
     std::fflush(stderr);
     _exit(2);
 }

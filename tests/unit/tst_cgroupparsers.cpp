@@ -147,9 +147,9 @@ private slots:
         // The message holds the kernel's bytes as they are (read as UTF-8 here to compare).
         const auto entries = parseProcSelfCgroup(bytes(input));
         QVERIFY(!entries);
-        QCOMPARE(entries.error().code, std::string("cgroup.io"));
-        QCOMPARE(QString::fromStdString(entries.error().message), message);
-        QCOMPARE(entries.error().sysErrno, 0);
+        QCOMPARE(entries.error().code(), std::string("cgroup.io"));
+        QCOMPARE(QString::fromStdString(entries.error().message()), message);
+        QCOMPARE(entries.error().sysErrno(), 0);
     }
 
     void mounts_data()
@@ -302,17 +302,17 @@ private slots:
         QFETCH(QByteArray, input);
         const auto value = parseLimitValue(bytes(input));
         QVERIFY(!value);
-        QCOMPARE(value.error().code, std::string("cgroup.io"));
-        QVERIFY(!value.error().message.empty());
+        QCOMPARE(value.error().code(), std::string("cgroup.io"));
+        QVERIFY(!value.error().message().empty());
     }
 
     void limitValueMessages()
     {
-        QCOMPARE(parseLimitValue("12abc\n").error().message,
+        QCOMPARE(parseLimitValue("12abc\n").error().message(),
                  std::string("`12abc` is neither `max` nor a non-negative integer"));
-        QCOMPARE(parseLimitValue("99999999999999999999\n").error().message,
+        QCOMPARE(parseLimitValue("99999999999999999999\n").error().message(),
                  std::string("`99999999999999999999` is out of range"));
-        QCOMPARE(parseLimitValue("unlimited").error().message,
+        QCOMPARE(parseLimitValue("unlimited").error().message(),
                  std::string("`unlimited` is neither `max` nor a non-negative integer"));
     }
 
@@ -380,7 +380,7 @@ private slots:
         const auto result = validateGroupName(name.toStdString());
         QCOMPARE(bool(result), valid);
         if (!valid)
-            QCOMPARE(result.error().code, std::string("cgroup.invalid_name"));
+            QCOMPARE(result.error().code(), std::string("cgroup.invalid_name"));
     }
 
     void groupNameMessages_data()
@@ -412,9 +412,9 @@ private slots:
         QFETCH(QString, message);
         const auto result = validateGroupName(name.toStdString());
         QVERIFY(!result);
-        QCOMPARE(result.error().code, std::string("cgroup.invalid_name"));
-        QCOMPARE(QString::fromStdString(result.error().message), message);
-        QCOMPARE(result.error().sysErrno, 0);
+        QCOMPARE(result.error().code(), std::string("cgroup.invalid_name"));
+        QCOMPARE(QString::fromStdString(result.error().message()), message);
+        QCOMPARE(result.error().sysErrno(), 0);
     }
 
     void fsPathOf_data()
@@ -571,16 +571,17 @@ private slots:
         const QString missing = QStringLiteral("/nonexistent-cordon-test/memory.max");
         const auto read = Fs::readFile(missing.toStdString());
         QVERIFY(!read);
-        QCOMPARE(read.error().code, std::string("cgroup.io"));
-        QCOMPARE(read.error().sysErrno, ENOENT);
-        QCOMPARE(read.error().message, "read `" + missing.toStdString() + "`: No such file or directory");
+        QCOMPARE(read.error().code(), std::string("cgroup.io"));
+        QCOMPARE(read.error().sysErrno(), ENOENT);
+        QCOMPARE(read.error().message(), "read `" + missing.toStdString() + "`: No such file or directory");
         const auto value = Fs::readValue(missing.toStdString());
         QVERIFY(!value);
-        QCOMPARE(value.error().sysErrno, ENOENT);
-        QCOMPARE(value.error().message, read.error().message);
+        QCOMPARE(value.error().sysErrno(), ENOENT);
+        QCOMPARE(value.error().message(), read.error().message());
         const auto written = Fs::writeFile(missing.toStdString(), "1");
         QVERIFY(!written);
-        QCOMPARE(written.error().message, "write `" + missing.toStdString() + "`: No such file or directory");
+        QCOMPARE(written.error().message(),
+                 "write `" + missing.toStdString() + "`: No such file or directory");
     }
 
     void readPidsParsesAndRejects()
@@ -602,8 +603,9 @@ private slots:
         bad.flush();
         const auto rejected = Fs::readPids({bad.fileName().toStdString()});
         QVERIFY(!rejected);
-        QCOMPARE(rejected.error().code, std::string("cgroup.io"));
-        QCOMPARE(rejected.error().message, "parse `" + bad.fileName().toStdString() + "`: `-1` is not a pid");
+        QCOMPARE(rejected.error().code(), std::string("cgroup.io"));
+        QCOMPARE(rejected.error().message(),
+                 "parse `" + bad.fileName().toStdString() + "`: `-1` is not a pid");
     }
 };
 

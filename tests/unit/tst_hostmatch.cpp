@@ -35,7 +35,7 @@ DomainRule rule(const char *entry)
 {
     const Result<DomainRule> parsed = parseDomainRule(str(entry));
     if (!parsed)
-        qFatal("bad rule in test: %s: %s", entry, qPrintable(parsed.error().message()));
+        qFatal("bad rule in test: %s: %s", entry, parsed.error().message().c_str());
     return *parsed;
 }
 
@@ -213,8 +213,8 @@ void TestHostMatch::authorityRefused()
     QFETCH(QString, messagePart);
     const Result<Authority> authority = parseAuthority(text);
     QVERIFY2(!authority, qPrintable(authority ? authority->toString() : QString()));
-    QCOMPARE(authority.error().code(), str("network.bad_authority"));
-    QVERIFY2(authority.error().message().contains(messagePart), qPrintable(authority.error().message()));
+    QCOMPARE(toQt(authority.error().code()), str("network.bad_authority"));
+    QVERIFY2(toQt(authority.error().message()).contains(messagePart), authority.error().message().c_str());
 }
 
 void TestHostMatch::hostHeaderForm()
@@ -411,7 +411,7 @@ void TestHostMatch::narrowing()
     const Result<void> result = org(orgRules).checkNarrows(allowlist(containerRules));
     QCOMPARE(bool(result), narrows);
     if (!result)
-        QCOMPARE(result.error().code(), str("network.domain_not_allowed"));
+        QCOMPARE(toQt(result.error().code()), str("network.domain_not_allowed"));
 }
 
 void TestHostMatch::narrowingMessages()
@@ -419,7 +419,7 @@ void TestHostMatch::narrowingMessages()
     const OrgPolicy organisation = org({rule("pypi.org:443"), ruleWith("example.com", {str("GET")}, {})});
     const auto message = [&](QList<DomainRule> rules) {
         const Result<void> result = organisation.checkNarrows(allowlist(std::move(rules)));
-        return result ? QString() : result.error().message();
+        return result ? QString() : toQt(result.error().message());
     };
     const QString file = str(" (/home/u/.config/cordon/org-policy.json)");
     QCOMPARE(message({rule("pypi.org:443"), rule("evil.example")}),
@@ -437,13 +437,13 @@ void TestHostMatch::narrowingMessages()
     const Result<void> admin = administered.checkNarrows(allowlist({rule("pypi.org")}));
     QVERIFY(!admin);
     QCOMPARE(
-        admin.error().message(),
+        toQt(admin.error().message()),
         str("\"pypi.org\" is not in the organisation allowlist (/etc/cordon/org-policy.json, set by your "
             "administrator)"));
     const OrgPolicy missing({}, OrgPolicy::Source::Missing, str("/home/u/.config/cordon/org-policy.json"));
     const Result<void> none = missing.checkNarrows(allowlist({rule("pypi.org")}));
     QVERIFY(!none);
-    QCOMPARE(none.error().message(),
+    QCOMPARE(toQt(none.error().message()),
              str("\"pypi.org\" is not in the organisation allowlist (/home/u/.config/cordon/org-policy.json "
                  "does not "
                  "exist, so it is empty); create it with {\"allowed_domains\": [\"pypi.org\"]}"));
@@ -512,13 +512,13 @@ void TestHostMatch::loadBrokenSystemFileFailsClosed()
     QVERIFY(writeFile(system, R"({"allowed_domains": ["pypi.org",]})"));
     Result<OrgPolicy> loaded = OrgPolicy::load(system, user);
     QVERIFY(!loaded);
-    QVERIFY2(loaded.error().message().startsWith(system), qPrintable(loaded.error().message()));
+    QVERIFY2(toQt(loaded.error().message()).startsWith(system), loaded.error().message().c_str());
     // A dangling symlink where the file should be is not "no file".
     QVERIFY(QFile::remove(system));
     QVERIFY(QFile::link(dir.filePath(str("nowhere.json")), system));
     loaded = OrgPolicy::load(system, user);
     QVERIFY(!loaded);
-    QCOMPARE(loaded.error().code(), str("network.org_policy_unreadable"));
+    QCOMPARE(toQt(loaded.error().code()), str("network.org_policy_unreadable"));
 }
 
 void TestHostMatch::loadRejectsUnknownKeys()
@@ -526,7 +526,7 @@ void TestHostMatch::loadRejectsUnknownKeys()
     const QString path = str("/x/org-policy.json");
     const auto code = [&](const QByteArray &json) {
         const Result<OrgPolicy> parsed = OrgPolicy::fromJson(json, OrgPolicy::Source::User, path);
-        return parsed ? QString() : parsed.error().code();
+        return parsed ? QString() : toQt(parsed.error().code());
     };
     QCOMPARE(code(R"({"allowed_domains": [], "allow_all": true})"), str("policy.unknown_key"));
     QCOMPARE(code(R"({})"), str("policy.missing_key"));
@@ -540,8 +540,8 @@ void TestHostMatch::loadRejectsUnknownKeys()
     const Result<OrgPolicy> bad = OrgPolicy::fromJson(
         R"({"allowed_domains": ["ok.example", "bad..example"]})", OrgPolicy::Source::User, path);
     QVERIFY(!bad);
-    QVERIFY2(bad.error().message().startsWith(path + str(": allowed_domains[1]")),
-             qPrintable(bad.error().message()));
+    QVERIFY2(toQt(bad.error().message()).startsWith(path + str(": allowed_domains[1]")),
+             bad.error().message().c_str());
 }
 
 void TestHostMatch::saveUserFile()
@@ -569,16 +569,16 @@ void TestHostMatch::saveUserFile()
     const Result<OrgPolicy> bad =
         OrgPolicy::saveUserFile(QJsonArray{str("ok.example"), str("https://x.example")}, system, user);
     QVERIFY(!bad);
-    QCOMPARE(bad.error().code(), str("policy.invalid_domain"));
-    QVERIFY2(bad.error().message().contains(str("allowed_domains[1]")), qPrintable(bad.error().message()));
+    QCOMPARE(toQt(bad.error().code()), str("policy.invalid_domain"));
+    QVERIFY2(toQt(bad.error().message()).contains(str("allowed_domains[1]")), bad.error().message().c_str());
     QCOMPARE(*OrgPolicy::load(system, user), *saved);
 
     // While an administrator's file exists, the user's is not the one in force: refused.
     QVERIFY(writeFile(system, R"({"allowed_domains": []})"));
     const Result<OrgPolicy> governed = OrgPolicy::saveUserFile(QJsonArray{str("a.example")}, system, user);
     QVERIFY(!governed);
-    QCOMPARE(governed.error().code(), str("network.org_policy_administered"));
-    QVERIFY(governed.error().message().contains(system));
+    QCOMPARE(toQt(governed.error().code()), str("network.org_policy_administered"));
+    QVERIFY(toQt(governed.error().message()).contains(system));
     QCOMPARE(OrgPolicy::load(dir.filePath(str("none.json")), user)->rules().size(), 2);
 }
 

@@ -60,8 +60,8 @@ Parsed parse(const QByteArray &bytes, qsizetype step = 0)
     }
     result.state = parser.state();
     if (parser.state() == HttpRequestParser::State::Failed) {
-        result.code = parser.error().code();
-        result.message = parser.error().message();
+        result.code = toQt(parser.error().code());
+        result.message = toQt(parser.error().message());
     } else if (parser.state() != HttpRequestParser::State::Head) {
         result.head = parser.head();
     }
@@ -392,7 +392,7 @@ void TestHttpRequest::chunkFraming()
     for (char c : framing) {
         const Result<void> step = c == '#' ? check.data() : check.framing(c);
         if (!step) {
-            QCOMPARE(step.error().code(), str("network.bad_request"));
+            QCOMPARE(step.error().code(), "network.bad_request");
             ok = false;
             break;
         }
@@ -503,7 +503,7 @@ void TestHttpRequest::keepAliveSecondRequestChecked()
     parser.next();
     parser.feed(pending);
     QCOMPARE(parser.state(), HttpRequestParser::State::Failed);
-    QCOMPARE(parser.error().code(), str("network.bad_request"));
+    QCOMPARE(parser.error().code(), "network.bad_request");
 }
 
 void TestHttpRequest::upstreamHead()
@@ -587,7 +587,7 @@ void TestHttpRequest::response()
             QCOMPARE(used, take);
             offset += used;
         }
-        QVERIFY2(!framer.hasFailed(), qPrintable(framer.error().message()));
+        QVERIFY2(!framer.hasFailed(), framer.error().message().c_str());
         QCOMPARE(framer.isComplete(), !needsEof);
         if (needsEof) {
             framer.finish();
@@ -608,7 +608,7 @@ void TestHttpRequest::responseTrailingBytesAndErrors()
     HttpResponseFramer broken("GET");
     broken.feed("HTTP/1.1 200 OK\r\nContent-Length: 5, 6\r\n\r\n");
     QVERIFY(broken.hasFailed());
-    QCOMPARE(broken.error().code(), str("network.bad_response"));
+    QCOMPARE(broken.error().code(), "network.bad_response");
 
     HttpResponseFramer truncated("GET");
     truncated.feed("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab");

@@ -40,7 +40,7 @@ QStringList drain(FrameDecoder &decoder)
             out.append(QStringLiteral("ok:") +
                        QString::fromUtf8(QJsonDocument(**frame).toJson(QJsonDocument::Compact)));
         else
-            out.append(QStringLiteral("error:") + frame->error().code());
+            out.append(QStringLiteral("error:") + toQt(frame->error().code()));
     }
     return out;
 }
@@ -182,8 +182,8 @@ private Q_SLOTS:
         std::optional<Result<QJsonObject>> frame = decoder.next();
         QVERIFY(frame.has_value());
         QVERIFY(!*frame);
-        QCOMPARE(frame->error().code(), QStringLiteral("protocol.frame_too_large"));
-        QVERIFY(frame->error().message().contains(QString::number(length)));
+        QCOMPARE(frame->error().code(), "protocol.frame_too_large");
+        QVERIFY(toQt(frame->error().message()).contains(QString::number(length)));
         QVERIFY(decoder.isBroken());
         QVERIFY(!decoder.next().has_value());
         // Nothing after a bad length can be trusted, not even a well-formed frame.
@@ -220,8 +220,8 @@ private Q_SLOTS:
         std::optional<Result<QJsonObject>> frame = decoder.next();
         QVERIFY(frame.has_value());
         QVERIFY(!*frame);
-        QCOMPARE(frame->error().code(), QStringLiteral("protocol.invalid_json"));
-        QVERIFY2(frame->error().message().contains(messagePart), qPrintable(frame->error().message()));
+        QCOMPARE(frame->error().code(), "protocol.invalid_json");
+        QVERIFY2(toQt(frame->error().message()).contains(messagePart), frame->error().message().c_str());
         QVERIFY(!decoder.isBroken());
         QCOMPARE(drain(decoder), QStringList{QStringLiteral(R"(ok:{"id":9,"method":"after"})")});
     }
@@ -281,7 +281,7 @@ private Q_SLOTS:
         const Result<Request> request = Daemon::parseRequest(QJsonDocument::fromJson(message).object());
         if (!errorCode.isEmpty()) {
             QVERIFY(!request);
-            QCOMPARE(request.error().code(), errorCode);
+            QCOMPARE(toQt(request.error().code()), errorCode);
             return;
         }
         QVERIFY_RESULT(request);
@@ -307,8 +307,8 @@ private Q_SLOTS:
         QCOMPARE(makeEvent(QStringLiteral("run.finished"), json(R"({"run":{"id":"r"}})")),
                  json(R"({"event":"run.finished","data":{"run":{"id":"r"}}})"));
 
-        const Error error(QStringLiteral("policy.out_of_range"), QStringLiteral("limits.pids: 0 is below 1"));
-        const QJsonObject wire = makeError(7, error);
+        const Error error("policy.out_of_range", "limits.pids: 0 is below 1");
+        const QJsonObject wire = makeErrorResponse(7, error);
         QCOMPARE(wire.keys(), (QStringList{QStringLiteral("error"), QStringLiteral("id")}));
         QCOMPARE(wire.value(QStringLiteral("id")).toInteger(), 7);
         const QJsonObject body = wire.value(QStringLiteral("error")).toObject();
@@ -317,17 +317,17 @@ private Q_SLOTS:
         QCOMPARE(body.value(QStringLiteral("code")).toString(), QStringLiteral("policy.out_of_range"));
         QCOMPARE(body.value(QStringLiteral("message")).toString(),
                  QStringLiteral("limits.pids: 0 is below 1"));
-        QCOMPARE(body.value(QStringLiteral("hint")).toString(), error.hint());
-        QVERIFY(!error.hint().isEmpty());
+        QCOMPARE(body.value(QStringLiteral("hint")).toString(), toQt(error.hint()));
+        QVERIFY(!toQt(error.hint()).isEmpty());
 
         // No hint in the table: the field is still there, empty, so every error has one shape.
         const QJsonObject plain =
-            makeError(1, Error(QStringLiteral("run.not_found"), QStringLiteral("no run r")));
+            makeErrorResponse(1, makeError(QStringLiteral("run.not_found"), QStringLiteral("no run r")));
         QCOMPARE(plain.value(QStringLiteral("error")).toObject().value(QStringLiteral("hint")),
                  QJsonValue(QString()));
 
         const QJsonObject connectionError =
-            makeConnectionError(Error(QStringLiteral("protocol.invalid_json"), QStringLiteral("bad")));
+            makeConnectionError(makeError(QStringLiteral("protocol.invalid_json"), QStringLiteral("bad")));
         QVERIFY(connectionError.contains(QStringLiteral("id")));
         QVERIFY(connectionError.value(QStringLiteral("id")).isNull());
     }
@@ -370,7 +370,7 @@ private Q_SLOTS:
         const Result<Response> response = Daemon::parseResponse(QJsonDocument::fromJson(message).object());
         if (!parseError.isEmpty()) {
             QVERIFY(!response);
-            QCOMPARE(response.error().code(), parseError);
+            QCOMPARE(toQt(response.error().code()), parseError);
             return;
         }
         QVERIFY_RESULT(response);
@@ -379,15 +379,15 @@ private Q_SLOTS:
             QVERIFY_RESULT(response->outcome);
         } else {
             QVERIFY(!response->outcome);
-            QCOMPARE(response->outcome.error().code(), errorCode);
+            QCOMPARE(toQt(response->outcome.error().code()), errorCode);
         }
     }
 
     void errorRoundTrip()
     {
-        const Error sent(QStringLiteral("cgroup.unavailable"), QStringLiteral("no memory controller"), 2);
-        const Result<Response> received =
-            Daemon::parseResponse(QJsonDocument::fromJson(encodeFrame(makeError(11, sent)).mid(4)).object());
+        const Error sent("cgroup.unavailable", "no memory controller", 2);
+        const Result<Response> received = Daemon::parseResponse(
+            QJsonDocument::fromJson(encodeFrame(makeErrorResponse(11, sent)).mid(4)).object());
         QVERIFY_RESULT(received);
         QCOMPARE(received->id, std::optional<qint64>(11));
         QVERIFY(!received->outcome);

@@ -182,7 +182,7 @@ private Q_SLOTS:
     {
         auto spec = buildPlan({}, {"w", "/i", "/o", ""}, idMappingFor(1000, 1000));
         QVERIFY(!spec);
-        QCOMPARE(spec.error().code(), QStringLiteral("sandbox.invalid_workspace"));
+        QCOMPARE(spec.error().code(), "sandbox.invalid_workspace");
     }
 
     void rootIsNeverMappedToRoot()
@@ -233,11 +233,11 @@ private Q_SLOTS:
     {
         QFETCH(QString, text);
         QFETCH(qint64, millis);
-        const auto parsed = Cordon::fromPlain(Cordon::Plain::parseDurationMillis(Cordon::toPlain(text)));
+        const auto parsed = Cordon::parseDurationMillis(Cordon::toPlain(text));
         if (millis < 0) {
             QVERIFY(!parsed);
-            QCOMPARE(parsed.error().code(), QStringLiteral("cli.invalid_duration"));
-            QVERIFY(parsed.error().message().contains(text));
+            QCOMPARE(parsed.error().code(), "cli.invalid_duration");
+            QVERIFY(Cordon::toQt(parsed.error().message()).contains(text));
         } else {
             QVERIFY_RESULT(parsed);
             QCOMPARE(*parsed, millis);

@@ -57,7 +57,7 @@ QByteArray compiledFilter(const SeccompOptions &options)
     const auto program = compileSeccompFilter(options);
     if (!program) {
         QTest::qFail(
-            qPrintable(QString::fromStdString(program.error().code + ": " + program.error().message)),
+            qPrintable(QString::fromStdString(program.error().code() + ": " + program.error().message())),
             __FILE__, __LINE__);
         return {};
     }

@@ -43,7 +43,7 @@ std::unique_ptr<HistoryStore> openOrFail(const QString &path, Cordon::Error *err
         if (error)
             *error = store.error();
         else
-            qWarning("open %s: %s", qPrintable(path), qPrintable(store.error().message()));
+            qWarning("open %s: %s", qPrintable(path), store.error().message().c_str());
         return nullptr;
     }
     return std::move(*store);
@@ -127,7 +127,7 @@ QStringList ids(const QList<RunRecord> &runs)
 QString pragma(const HistoryStore &store, const char *name)
 {
     auto value = store.database().queryText(QByteArray("PRAGMA ") + name, QStringLiteral("test pragma"));
-    return value ? *value : QStringLiteral("<%1>").arg(value.error().message());
+    return value ? *value : QStringLiteral("<%1>").arg(Cordon::toQt(value.error().message()));
 }
 
 } // namespace
@@ -228,9 +228,9 @@ private Q_SLOTS:
         }
         Cordon::Error error;
         QVERIFY(!openOrFail(path, &error));
-        QCOMPARE(error.code(), QStringLiteral("store.migration"));
-        QVERIFY2(error.message().contains(QStringLiteral("schema version 3, newer than the 2")),
-                 qPrintable(error.message()));
+        QCOMPARE(error.code(), "store.migration");
+        QVERIFY2(Cordon::toQt(error.message()).contains(QStringLiteral("schema version 3, newer than the 2")),
+                 error.message().c_str());
 
         // Left as it was: still version 3, with the older tables intact.
         auto db = Database::open(path);
@@ -291,8 +291,9 @@ private Q_SLOTS:
 
         Cordon::Error error;
         QVERIFY(!openOrFail(path, &error));
-        QCOMPARE(error.code(), QStringLiteral("store.corrupt"));
-        QVERIFY2(error.message().contains(QStringLiteral("not a database")), qPrintable(error.message()));
+        QCOMPARE(error.code(), "store.corrupt");
+        QVERIFY2(Cordon::toQt(error.message()).contains(QStringLiteral("not a database")),
+                 error.message().c_str());
         // Nothing was written over it.
         QVERIFY(garbage.open(QIODevice::ReadOnly));
         QCOMPARE(garbage.readAll(), noise);
@@ -301,8 +302,8 @@ private Q_SLOTS:
         const QString dirPath = m_dir.filePath(QStringLiteral("adir.db"));
         QVERIFY(QDir(m_dir.path()).mkdir(QStringLiteral("adir.db")));
         QVERIFY(!openOrFail(dirPath, &error));
-        QCOMPARE(error.code(), QStringLiteral("store.open"));
-        QVERIFY2(error.message().contains(dirPath), qPrintable(error.message()));
+        QCOMPARE(error.code(), "store.open");
+        QVERIFY2(Cordon::toQt(error.message()).contains(dirPath), error.message().c_str());
     }
 
     void symlinkIsRefused()
@@ -312,7 +313,7 @@ private Q_SLOTS:
         QVERIFY(QFile::link(target, link));
         Cordon::Error error;
         QVERIFY(!openOrFail(link, &error));
-        QCOMPARE(error.code(), QStringLiteral("store.open"));
+        QCOMPARE(error.code(), "store.open");
         QVERIFY(!QFileInfo::exists(target));
     }
 
@@ -325,14 +326,13 @@ private Q_SLOTS:
             QVERIFY_RESULT(transaction);
             QVERIFY_RESULT(m_store->saveContainer(makeContainer(QStringLiteral("gone"))));
         }
-        QCOMPARE(m_store->container(QStringLiteral("gone")).error().code(),
-                 QStringLiteral("store.not_found"));
+        QCOMPARE(m_store->container(QStringLiteral("gone")).error().code(), "store.not_found");
         {
             auto transaction = Transaction::begin(db, Transaction::Mode::Write, QStringLiteral("test"));
             QVERIFY_RESULT(transaction);
             QVERIFY_RESULT(m_store->saveContainer(makeContainer(QStringLiteral("kept"))));
             QVERIFY_RESULT(transaction->commit());
-            QCOMPARE(transaction->commit().error().code(), QStringLiteral("store.io"));
+            QCOMPARE(transaction->commit().error().code(), "store.io");
         }
         QVERIFY_RESULT(m_store->container(QStringLiteral("kept")));
     }
@@ -342,17 +342,17 @@ private Q_SLOTS:
         QVERIFY(seed());
         auto bad = m_store->database().prepare("SELECT nope FROM runs", QStringLiteral("look for nope"));
         QVERIFY(!bad);
-        QCOMPARE(bad.error().code(), QStringLiteral("store.io"));
-        QCOMPARE(bad.error().message(), QStringLiteral("look for nope: no such column: nope"));
+        QCOMPARE(bad.error().code(), "store.io");
+        QCOMPARE(Cordon::toQt(bad.error().message()), QStringLiteral("look for nope: no such column: nope"));
 
         auto stmt = m_store->database().prepare("SELECT ?1", QStringLiteral("bind out of range"));
         QVERIFY_RESULT(stmt);
         stmt->bind(7, qint64(1));
         auto stepped = stmt->step();
         QVERIFY(!stepped);
-        QVERIFY2(
-            stepped.error().message().startsWith(QStringLiteral("bind out of range (binding a value): ")),
-            qPrintable(stepped.error().message()));
+        QVERIFY2(Cordon::toQt(stepped.error().message())
+                     .startsWith(QStringLiteral("bind out of range (binding a value): ")),
+                 stepped.error().message().c_str());
     }
 
     void policyVersions()
@@ -366,11 +366,11 @@ private Q_SLOTS:
 
         auto mismatch = m_store->recordPolicyVersion(PolicySha, PolicyJson + ' ');
         QVERIFY(!mismatch);
-        QCOMPARE(mismatch.error().code(), QStringLiteral("store.constraint"));
+        QCOMPARE(mismatch.error().code(), "store.constraint");
 
         auto missing = m_store->policyJson(sha256Hex("{}"));
         QVERIFY(!missing);
-        QCOMPARE(missing.error().code(), QStringLiteral("store.not_found"));
+        QCOMPARE(missing.error().code(), "store.not_found");
     }
 
     void containerRoundTrip()
@@ -410,13 +410,12 @@ private Q_SLOTS:
         QCOMPARE(all->size(), 3);
         QCOMPARE(all->first().id, QStringLiteral("c1")); // newest first
 
-        QCOMPARE(m_store->container(QStringLiteral("nope")).error().code(),
-                 QStringLiteral("store.not_found"));
+        QCOMPARE(m_store->container(QStringLiteral("nope")).error().code(), "store.not_found");
 
         // A policy version nobody recorded is refused: every container must be attributable.
         ContainerRecord unknownPolicy = makeContainer(QStringLiteral("c2"));
         unknownPolicy.policyVersion = sha256Hex("other");
-        QCOMPARE(m_store->saveContainer(unknownPolicy).error().code(), QStringLiteral("store.constraint"));
+        QCOMPARE(m_store->saveContainer(unknownPolicy).error().code(), "store.constraint");
     }
 
     void runRoundTripWithHostileOutput()
@@ -505,11 +504,11 @@ private Q_SLOTS:
         QVERIFY(!running->toJson().contains(QStringLiteral("error_class")));
 
         // A second outcome for the same run is refused, as is an outcome for an unknown run.
-        QCOMPARE(m_store->finishRun(outcome).error().code(), QStringLiteral("store.constraint"));
+        QCOMPARE(m_store->finishRun(outcome).error().code(), "store.constraint");
         RunRecord unknown = outcome;
         unknown.id = QStringLiteral("nope");
-        QCOMPARE(m_store->finishRun(unknown).error().code(), QStringLiteral("store.not_found"));
-        QCOMPARE(m_store->run(QStringLiteral("nope")).error().code(), QStringLiteral("store.not_found"));
+        QCOMPARE(m_store->finishRun(unknown).error().code(), "store.not_found");
+        QCOMPARE(m_store->run(QStringLiteral("nope")).error().code(), "store.not_found");
     }
 
     void runReferencesAreEnforced()
@@ -518,17 +517,17 @@ private Q_SLOTS:
         auto orphan =
             m_store->insertRun(makeRun(QStringLiteral("r"), QStringLiteral("no-such-container"), 1));
         QVERIFY(!orphan);
-        QCOMPARE(orphan.error().code(), QStringLiteral("store.constraint"));
-        QVERIFY2(orphan.error().message().contains(QStringLiteral("FOREIGN KEY")),
-                 qPrintable(orphan.error().message()));
+        QCOMPARE(orphan.error().code(), "store.constraint");
+        QVERIFY2(Cordon::toQt(orphan.error().message()).contains(QStringLiteral("FOREIGN KEY")),
+                 orphan.error().message().c_str());
 
         RunRecord badState = makeRun(QStringLiteral("r"), QStringLiteral("a"), 1);
         badState.state = QStringLiteral("sleeping");
-        QCOMPARE(m_store->insertRun(badState).error().code(), QStringLiteral("store.constraint"));
+        QCOMPARE(m_store->insertRun(badState).error().code(), "store.constraint");
 
         QVERIFY_RESULT(m_store->insertRun(makeRun(QStringLiteral("r"), QStringLiteral("a"), 1)));
         QCOMPARE(m_store->insertRun(makeRun(QStringLiteral("r"), QStringLiteral("b"), 1)).error().code(),
-                 QStringLiteral("store.constraint"));
+                 "store.constraint");
     }
 
     void runFiltersAndPaging()
@@ -644,9 +643,9 @@ private Q_SLOTS:
         duplicate.idempotencyKey = QStringLiteral("k");
         auto refused = m_store->insertRun(duplicate);
         QVERIFY(!refused);
-        QCOMPARE(refused.error().code(), QStringLiteral("store.constraint"));
-        QVERIFY2(refused.error().message().contains(QStringLiteral("idempotency_key")),
-                 qPrintable(refused.error().message()));
+        QCOMPARE(refused.error().code(), "store.constraint");
+        QVERIFY2(Cordon::toQt(refused.error().message()).contains(QStringLiteral("idempotency_key")),
+                 refused.error().message().c_str());
 
         // The same key in another container is another request; runs without a key are unconstrained.
         duplicate.containerId = QStringLiteral("b");
@@ -721,13 +720,13 @@ private Q_SLOTS:
 
         FileRecord sideways = makeFile(40, QStringLiteral("a"), QStringLiteral("x"));
         sideways.direction = QStringLiteral("sideways");
-        QCOMPARE(m_store->recordFile(sideways).error().code(), QStringLiteral("store.constraint"));
+        QCOMPARE(m_store->recordFile(sideways).error().code(), "store.constraint");
         QCOMPARE(
             m_store
                 ->recordFile(makeFile(40, QStringLiteral("a"), QStringLiteral("x"), QStringLiteral("no-run")))
                 .error()
                 .code(),
-            QStringLiteral("store.constraint"));
+            "store.constraint");
     }
 
     void eventsFiltersAndCounts()
@@ -801,7 +800,7 @@ private Q_SLOTS:
         QCOMPARE(everywhere->value(QStringLiteral("network.denied")), 6);
 
         EventRecord orphan = makeEvent(300, QStringLiteral("no-such-container"), QStringLiteral("x"));
-        QCOMPARE(m_store->recordEvent(orphan).error().code(), QStringLiteral("store.constraint"));
+        QCOMPARE(m_store->recordEvent(orphan).error().code(), "store.constraint");
     }
 
     void purgeRemovesExactlyWhatItShould()
@@ -853,8 +852,7 @@ private Q_SLOTS:
         QCOMPARE(purged->files, 3);          // g (of gone-run), o (of old), old-upload
         QCOMPARE(purged->policyVersions, 0); // recorded after 1000 (they were recorded just now)
 
-        QCOMPARE(m_store->container(QStringLiteral("gone")).error().code(),
-                 QStringLiteral("store.not_found"));
+        QCOMPARE(m_store->container(QStringLiteral("gone")).error().code(), "store.not_found");
         QVERIFY_RESULT(m_store->container(QStringLiteral("a")));
         QVERIFY_RESULT(m_store->container(QStringLiteral("late-end")));
         auto remaining = m_store->runs(RunFilter());
@@ -878,7 +876,7 @@ private Q_SLOTS:
         QCOMPARE(purged->containers, 1);     // late-end
         QCOMPARE(purged->runs, 1);           // new; still-running is never purged
         QVERIFY_RESULT(m_store->policyJson(PolicySha));
-        QCOMPARE(m_store->policyJson(sha256Hex(oldPolicy)).error().code(), QStringLiteral("store.not_found"));
+        QCOMPARE(m_store->policyJson(sha256Hex(oldPolicy)).error().code(), "store.not_found");
         QVERIFY_RESULT(m_store->run(QStringLiteral("still-running")));
 
         auto check =

@@ -120,10 +120,9 @@ void TestTlsSni::everyTruncationIsIncomplete()
 {
     for (qsizetype length = 0; length < OpensslHello.size(); ++length) {
         const Result<ClientHelloSni> hello = parse(OpensslHello.left(length));
-        QVERIFY2(
-            hello,
-            qPrintable(
-                QStringLiteral("%1 bytes: %2").arg(length).arg(hello ? QString() : hello.error().message())));
+        QVERIFY2(hello, qPrintable(QStringLiteral("%1 bytes: %2")
+                                       .arg(length)
+                                       .arg(hello ? QString() : toQt(hello.error().message()))));
         QCOMPARE(hello->status, ClientHelloSni::Status::Incomplete);
     }
 }
@@ -145,7 +144,7 @@ void TestTlsSni::splitOverRecords()
     const QByteArray interrupted = record(message.left(3)) + record("x", 23) + record(message.mid(3));
     const Result<ClientHelloSni> bad = parse(interrupted);
     QVERIFY(!bad);
-    QCOMPARE(bad.error().code(), str("network.bad_client_hello"));
+    QCOMPARE(bad.error().code(), "network.bad_client_hello");
 }
 
 void TestTlsSni::qsslSocketHello()
@@ -243,7 +242,7 @@ void TestTlsSni::malformed()
     QFETCH(QByteArray, bytes);
     const Result<ClientHelloSni> hello = parse(bytes);
     QVERIFY2(!hello, hello ? qPrintable(hello->serverName) : "");
-    QCOMPARE(hello.error().code(), str("network.bad_client_hello"));
+    QCOMPARE(hello.error().code(), "network.bad_client_hello");
 }
 
 void TestTlsSni::notTls_data()
@@ -263,7 +262,7 @@ void TestTlsSni::notTls()
     QFETCH(QByteArray, bytes);
     const Result<ClientHelloSni> hello = parse(bytes);
     QVERIFY(!hello);
-    QCOMPARE(hello.error().code(), str("network.not_tls"));
+    QCOMPARE(hello.error().code(), "network.not_tls");
 }
 
 void TestTlsSni::mutationsNeverCrash()

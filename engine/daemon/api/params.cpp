@@ -13,7 +13,7 @@ constexpr qsizetype MaxBase64Bytes = 12 * 1024 * 1024;
 
 Error invalidParams(const QString &message)
 {
-    return Error(QStringLiteral("protocol.invalid_params"), message);
+    return makeError(QStringLiteral("protocol.invalid_params"), message);
 }
 
 Result<QString> requireString(const QJsonObject &params, const QString &key)

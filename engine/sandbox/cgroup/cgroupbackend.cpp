@@ -19,20 +19,20 @@ size_t utf16Length(std::string_view text)
 
 } // namespace
 
-Plain::Result<> validateGroupName(std::string_view name)
+Result<> validateGroupName(std::string_view name)
 {
     // The name becomes a path component under a directory the engine may write as root: no '/', no "..",
     // nothing that could collide with a control file ("memory.max") or the engine's own "engine.<pid>" leaf.
     constexpr size_t MaxLength = 64;
     if (name.empty() || utf16Length(name) > MaxLength)
-        return Plain::fail("cgroup.invalid_name", "cgroup name `" + std::string(name) + "` must be 1 to " +
-                                                      std::to_string(MaxLength) + " characters long");
+        return fail("cgroup.invalid_name", "cgroup name `" + std::string(name) + "` must be 1 to " +
+                                               std::to_string(MaxLength) + " characters long");
     for (const char c : name) {
         const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                         c == '_' || c == '-';
         if (!ok)
-            return Plain::fail("cgroup.invalid_name", "cgroup name `" + std::string(name) +
-                                                          "` may only contain A-Z, a-z, 0-9, `_` and `-`");
+            return fail("cgroup.invalid_name", "cgroup name `" + std::string(name) +
+                                                   "` may only contain A-Z, a-z, 0-9, `_` and `-`");
     }
     return {};
 }

@@ -6,7 +6,7 @@
 // Nothing here loads a shared library or asks NSS, so it also works in a static executable.
 #pragma once
 
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 
 #include <cstdint>
 #include <functional>
@@ -60,22 +60,22 @@ public:
     // it was started in), and moving a process needs write access to cgroup.procs of the common ancestor of
     // the source and destination (inside the base that is the base itself, which is ours). A no-op for v1 and
     // for root.
-    virtual Plain::Result<> prepareSelf() = 0;
+    virtual Result<> prepareSelf() = 0;
 
     // Creates the group for one container under the base and writes its limits; v2 also sets
     // memory.oom.group=1 so an OOM kills the whole container. Reuses an existing empty group of the same
     // name.
-    virtual Plain::Result<> create(std::string_view name, const ResourceLimits &limits) = 0;
+    virtual Result<> create(std::string_view name, const ResourceLimits &limits) = 0;
     // Moves a whole process (all its threads) into the group, in every hierarchy.
-    virtual Plain::Result<> addProcess(std::string_view name, pid_t pid) = 0;
-    virtual Plain::Result<MemoryStats> memoryStats(std::string_view name) const = 0;
-    virtual Plain::Result<int> pidsCurrent(std::string_view name) const = 0;
+    virtual Result<> addProcess(std::string_view name, pid_t pid) = 0;
+    virtual Result<MemoryStats> memoryStats(std::string_view name) const = 0;
+    virtual Result<int> pidsCurrent(std::string_view name) const = 0;
     // Sorted, without duplicates, over every hierarchy.
-    virtual Plain::Result<std::vector<pid_t>> processes(std::string_view name) const = 0;
+    virtual Result<std::vector<pid_t>> processes(std::string_view name) const = 0;
     // SIGKILLs everything in the group and waits (bounded) until it is empty.
-    virtual Plain::Result<> killAll(std::string_view name) = 0;
+    virtual Result<> killAll(std::string_view name) = 0;
     // Kills what is left and removes the group in every hierarchy; ok when it is already gone.
-    virtual Plain::Result<> destroy(std::string_view name) = 0;
+    virtual Result<> destroy(std::string_view name) = 0;
 
     // The group's directories, one per hierarchy (v1: memory then pids unless co-mounted; v2: one).
     virtual std::vector<std::string> groupPaths(std::string_view name) const = 0;
@@ -92,7 +92,7 @@ struct HostReport
 };
 
 // Container group names: [A-Za-z0-9_-], 1 to 64 characters; otherwise `cgroup.invalid_name`.
-Plain::Result<> validateGroupName(std::string_view name);
+Result<> validateGroupName(std::string_view name);
 
 // How a failure's advice names the user ("sudo cordon cgroup-delegate --user NAME"). Only called when no
 // backend is usable. Null: the name from /etc/passwd, else the number (a static executable cannot ask NSS;
@@ -102,7 +102,7 @@ using UserNameLookup = std::string (*)(uid_t uid);
 // Chooses once: cgroup v2 when a delegated, writable subtree with the memory and pids controllers is
 // available to this user; else v1 when the memory and pids hierarchies offer a writable base; else
 // `cgroup.unavailable` whose message says what is missing.
-Plain::Result<std::unique_ptr<CgroupBackend>> detectBackend(UserNameLookup userName = nullptr);
+Result<std::unique_ptr<CgroupBackend>> detectBackend(UserNameLookup userName = nullptr);
 
 // For `cordon doctor`: what this host offers, in words a user can act on. Never changes anything.
 HostReport inspectHost(UserNameLookup userName = nullptr);
@@ -124,6 +124,6 @@ std::string systemdDelegationRoot(std::string_view mountPoint, std::string_view 
 // memory/cordon/uid-UID and pids/cordon/uid-UID; v2: <root>/cordon/uid-UID with memory and pids enabled on
 // the way down) and hands it to uid:gid the way systemd's Delegate=yes does. Idempotent. Returns a one-line
 // description of what was delegated. `cgroup.permission` when not root.
-Plain::Result<std::string> delegateToUser(uid_t uid, gid_t gid);
+Result<std::string> delegateToUser(uid_t uid, gid_t gid);
 
 } // namespace Cordon::Cgroup

@@ -49,18 +49,18 @@ HostFacts readFacts()
     facts.selfDelegated = delegated && std::string_view(delegated) == "1";
     auto mountinfo = Fs::readFile("/proc/self/mountinfo");
     if (!mountinfo) {
-        facts.problem = mountinfo.error().message;
+        facts.problem = mountinfo.error().message();
         return facts;
     }
     facts.mounts = parseCgroupMounts(*mountinfo);
     auto self = Fs::readFile("/proc/self/cgroup");
     if (!self) {
-        facts.problem = self.error().message;
+        facts.problem = self.error().message();
         return facts;
     }
     auto entries = parseProcSelfCgroup(*self);
     if (!entries) {
-        facts.problem = "parse `/proc/self/cgroup`: " + entries.error().message;
+        facts.problem = "parse `/proc/self/cgroup`: " + entries.error().message();
         return facts;
     }
     facts.self = std::move(*entries);
@@ -143,7 +143,7 @@ Candidate evaluateV2(const HostFacts &facts)
     }
     auto rootControllers = Fs::readControllers(mount->mountPoint + "/cgroup.controllers");
     if (!rootControllers) {
-        c.reason = rootControllers.error().message;
+        c.reason = rootControllers.error().message();
         return c;
     }
     c.memory = contains(*rootControllers, "memory");
@@ -313,21 +313,20 @@ std::string systemdDelegationRoot(std::string_view mountPoint, std::string_view 
     return top;
 }
 
-Plain::Result<std::unique_ptr<CgroupBackend>> detectBackend(UserNameLookup userName)
+Result<std::unique_ptr<CgroupBackend>> detectBackend(UserNameLookup userName)
 {
     const HostFacts facts = readFacts();
     if (!facts.problem.empty())
-        return Plain::fail("cgroup.unavailable", "inspect cgroups: " + facts.problem);
+        return fail("cgroup.unavailable", "inspect cgroups: " + facts.problem);
     const Candidate v2 = evaluateV2(facts);
     if (v2.usable)
         return v2.make();
     const Candidate v1 = evaluateV1(facts);
     if (v1.usable)
         return v1.make();
-    return Plain::fail("cgroup.unavailable", "no cgroup hierarchy can hold memory and pids limits for uid " +
-                                                 std::to_string(facts.uid) + ": cgroup v2: " + v2.reason +
-                                                 "; cgroup v1: " + v1.reason + "." +
-                                                 advice(facts.uid, userName));
+    return fail("cgroup.unavailable", "no cgroup hierarchy can hold memory and pids limits for uid " +
+                                          std::to_string(facts.uid) + ": cgroup v2: " + v2.reason +
+                                          "; cgroup v1: " + v1.reason + "." + advice(facts.uid, userName));
 }
 
 HostReport inspectHost(UserNameLookup userName)

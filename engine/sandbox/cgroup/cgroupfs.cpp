@@ -62,11 +62,11 @@ std::string firstOrEmpty(const std::vector<std::string> &files)
 }
 
 // One round: signals every process that is listed, returns how many were listed.
-Plain::Result<int> killListed(const std::vector<std::string> &procsFiles)
+Result<int> killListed(const std::vector<std::string> &procsFiles)
 {
     auto first = readPids(procsFiles);
     if (!first)
-        return Plain::fail(std::move(first).error());
+        return fail(std::move(first).error());
     if (first->empty())
         return 0;
 
@@ -97,15 +97,15 @@ Plain::Result<int> killListed(const std::vector<std::string> &procsFiles)
     auto second = readPids(procsFiles);
     if (!second) {
         closeAll();
-        return Plain::fail(std::move(second).error());
+        return fail(std::move(second).error());
     }
-    Plain::Result<int> result = int(first->size());
+    Result<int> result = int(first->size());
     if (havePidfd) {
         for (const Pinned &p : pinned) {
             if (!std::binary_search(second->cbegin(), second->cend(), p.pid))
                 continue;
             if (pidfdKill(p.fd) != 0 && errno != ESRCH && result)
-                result = Plain::failErrno("cgroup.io", "kill pid " + std::to_string(p.pid), errno);
+                result = failErrno("cgroup.io", "kill pid " + std::to_string(p.pid), errno);
         }
     } else {
         // Kernels before 5.3: plain kill(2) on pids listed in both reads; the window is the time between
@@ -114,7 +114,7 @@ Plain::Result<int> killListed(const std::vector<std::string> &procsFiles)
             if (!std::binary_search(first->cbegin(), first->cend(), pid))
                 continue;
             if (::kill(pid, SIGKILL) != 0 && errno != ESRCH && result)
-                result = Plain::failErrno("cgroup.io", "kill pid " + std::to_string(pid), errno);
+                result = failErrno("cgroup.io", "kill pid " + std::to_string(pid), errno);
         }
     }
     closeAll();
@@ -123,11 +123,11 @@ Plain::Result<int> killListed(const std::vector<std::string> &procsFiles)
 
 } // namespace
 
-Plain::Result<std::string> readFile(const std::string &path)
+Result<std::string> readFile(const std::string &path)
 {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return Plain::failErrno("cgroup.io", "read " + ticked(path), errno);
+        return failErrno("cgroup.io", "read " + ticked(path), errno);
     std::string data;
     char buffer[4096];
     for (;;) {
@@ -137,7 +137,7 @@ Plain::Result<std::string> readFile(const std::string &path)
         if (n < 0) {
             const int err = errno;
             ::close(fd);
-            return Plain::failErrno("cgroup.io", "read " + ticked(path), err);
+            return failErrno("cgroup.io", "read " + ticked(path), err);
         }
         if (n == 0)
             break;
@@ -147,11 +147,11 @@ Plain::Result<std::string> readFile(const std::string &path)
     return data;
 }
 
-Plain::Result<> writeFile(const std::string &path, std::string_view data)
+Result<> writeFile(const std::string &path, std::string_view data)
 {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0)
-        return Plain::failErrno("cgroup.io", "write " + ticked(path), errno);
+        return failErrno("cgroup.io", "write " + ticked(path), errno);
     // cgroupfs parses each write(2) as one complete value, so the value must go in a single call.
     ssize_t n;
     do {
@@ -160,37 +160,37 @@ Plain::Result<> writeFile(const std::string &path, std::string_view data)
     if (n != ssize_t(data.size())) {
         const int err = n < 0 ? errno : EIO;
         closeKeepingErrno(fd);
-        return Plain::failErrno("cgroup.io", "write " + ticked(path), err);
+        return failErrno("cgroup.io", "write " + ticked(path), err);
     }
     if (::close(fd) != 0)
-        return Plain::failErrno("cgroup.io", "write " + ticked(path), errno);
+        return failErrno("cgroup.io", "write " + ticked(path), errno);
     return {};
 }
 
-Plain::Result<std::int64_t> readValue(const std::string &path)
+Result<std::int64_t> readValue(const std::string &path)
 {
     auto data = readFile(path);
     if (!data)
-        return Plain::fail(std::move(data).error());
+        return fail(std::move(data).error());
     auto value = parseLimitValue(*data);
     if (!value)
-        return Plain::fail(value.error().wrap("parse " + ticked(path)));
+        return fail(value.error().wrap("parse " + ticked(path)));
     return value;
 }
 
-Plain::Result<FlatKeyed> readFlatKeyed(const std::string &path)
+Result<FlatKeyed> readFlatKeyed(const std::string &path)
 {
     auto data = readFile(path);
     if (!data)
-        return Plain::fail(std::move(data).error());
+        return fail(std::move(data).error());
     return parseFlatKeyed(*data);
 }
 
-Plain::Result<std::vector<std::string>> readControllers(const std::string &path)
+Result<std::vector<std::string>> readControllers(const std::string &path)
 {
     auto data = readFile(path);
     if (!data)
-        return Plain::fail(std::move(data).error());
+        return fail(std::move(data).error());
     return parseControllerList(*data);
 }
 
@@ -209,16 +209,16 @@ bool exists(const std::string &path)
     return ::stat(path.c_str(), &st) == 0;
 }
 
-Plain::Result<bool> makeDir(const std::string &path)
+Result<bool> makeDir(const std::string &path)
 {
     if (::mkdir(path.c_str(), 0755) == 0)
         return true;
     if (errno == EEXIST)
         return false;
-    return Plain::failErrno("cgroup.io", "mkdir " + ticked(path), errno);
+    return failErrno("cgroup.io", "mkdir " + ticked(path), errno);
 }
 
-Plain::Result<> removeDir(const std::string &path)
+Result<> removeDir(const std::string &path)
 {
     // A group is busy for a moment after its last process was killed: the task leaves the group late in
     // exit. Two seconds is far longer than that takes on an idle machine.
@@ -228,7 +228,7 @@ Plain::Result<> removeDir(const std::string &path)
         if (::rmdir(path.c_str()) == 0 || errno == ENOENT)
             return {};
         if (errno != EBUSY || std::chrono::steady_clock::now() >= deadline)
-            return Plain::failErrno("cgroup.io", "rmdir " + ticked(path), errno);
+            return failErrno("cgroup.io", "rmdir " + ticked(path), errno);
         std::this_thread::sleep_for(delay);
         delay = std::min(delay * 2, std::chrono::milliseconds(100));
     }
@@ -247,13 +247,13 @@ bool writable(const std::string &path)
     return ::access(path.c_str(), W_OK) == 0;
 }
 
-Plain::Result<std::vector<pid_t>> readPids(const std::vector<std::string> &procsFiles)
+Result<std::vector<pid_t>> readPids(const std::vector<std::string> &procsFiles)
 {
     std::vector<pid_t> pids;
     for (const std::string &file : procsFiles) {
         auto data = readFile(file);
         if (!data)
-            return Plain::fail(std::move(data).error());
+            return fail(std::move(data).error());
         const std::string_view text = *data;
         size_t start = 0;
         while (start <= text.size()) {
@@ -265,8 +265,8 @@ Plain::Result<std::vector<pid_t>> readPids(const std::vector<std::string> &procs
                 continue;
             const auto pid = parseInteger(number);
             if (!pid || *pid <= 0 || *pid > INT_MAX)
-                return Plain::fail("cgroup.io",
-                                   "parse " + ticked(file) + ": `" + std::string(line) + "` is not a pid");
+                return fail("cgroup.io",
+                            "parse " + ticked(file) + ": `" + std::string(line) + "` is not a pid");
             pids.push_back(pid_t(*pid));
         }
     }
@@ -276,7 +276,7 @@ Plain::Result<std::vector<pid_t>> readPids(const std::vector<std::string> &procs
     return pids;
 }
 
-Plain::Result<> killUntilEmpty(const std::vector<std::string> &procsFiles, std::chrono::milliseconds timeout)
+Result<> killUntilEmpty(const std::vector<std::string> &procsFiles, std::chrono::milliseconds timeout)
 {
     // Without a freezer, a process may fork between our read and our kill; each round kills what is listed,
     // and the children forked meanwhile are listed in the next one. pids.max bounds how many there can be.
@@ -286,7 +286,7 @@ Plain::Result<> killUntilEmpty(const std::vector<std::string> &procsFiles, std::
     for (;;) {
         auto listed = killListed(procsFiles);
         if (!listed)
-            return Plain::fail(std::move(listed).error());
+            return fail(std::move(listed).error());
         if (*listed == 0)
             return {};
         lastCount = *listed;
@@ -295,29 +295,29 @@ Plain::Result<> killUntilEmpty(const std::vector<std::string> &procsFiles, std::
         std::this_thread::sleep_for(delay);
         delay = std::min(delay * 2, std::chrono::milliseconds(50));
     }
-    return Plain::fail("cgroup.io",
-                       "kill: " + std::to_string(lastCount) + " process(es) still listed in " +
-                           ticked(firstOrEmpty(procsFiles)) + " after " + std::to_string(timeout.count()) +
-                           " ms of SIGKILL",
-                       EBUSY);
+    return fail("cgroup.io",
+                "kill: " + std::to_string(lastCount) + " process(es) still listed in " +
+                    ticked(firstOrEmpty(procsFiles)) + " after " + std::to_string(timeout.count()) +
+                    " ms of SIGKILL",
+                EBUSY);
 }
 
-Plain::Result<> waitUntilEmpty(const std::vector<std::string> &procsFiles, std::chrono::milliseconds timeout)
+Result<> waitUntilEmpty(const std::vector<std::string> &procsFiles, std::chrono::milliseconds timeout)
 {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     auto delay = 1ms;
     for (;;) {
         auto pids = readPids(procsFiles);
         if (!pids)
-            return Plain::fail(std::move(pids).error());
+            return fail(std::move(pids).error());
         if (pids->empty())
             return {};
         if (std::chrono::steady_clock::now() >= deadline)
-            return Plain::fail("cgroup.io",
-                               "kill: " + std::to_string(pids->size()) + " process(es) still listed in " +
-                                   ticked(firstOrEmpty(procsFiles)) + " after " +
-                                   std::to_string(timeout.count()) + " ms",
-                               EBUSY);
+            return fail("cgroup.io",
+                        "kill: " + std::to_string(pids->size()) + " process(es) still listed in " +
+                            ticked(firstOrEmpty(procsFiles)) + " after " + std::to_string(timeout.count()) +
+                            " ms",
+                        EBUSY);
         std::this_thread::sleep_for(delay);
         delay = std::min(delay * 2, std::chrono::milliseconds(50));
     }
@@ -376,11 +376,11 @@ std::string commonAncestor(std::string_view a, std::string_view b)
     return common.empty() ? std::string("/") : common;
 }
 
-Plain::Result<> enableControllers(const std::string &dir, const std::vector<std::string> &controllers)
+Result<> enableControllers(const std::string &dir, const std::vector<std::string> &controllers)
 {
     auto enabled = readControllers(dir + "/cgroup.subtree_control");
     if (!enabled)
-        return Plain::fail(std::move(enabled).error());
+        return fail(std::move(enabled).error());
     std::string request;
     for (const std::string &controller : controllers) {
         if (!contains(*enabled, controller))
@@ -390,23 +390,22 @@ Plain::Result<> enableControllers(const std::string &dir, const std::vector<std:
         return {};
     auto available = readControllers(dir + "/cgroup.controllers");
     if (!available)
-        return Plain::fail(std::move(available).error());
+        return fail(std::move(available).error());
     for (const std::string &controller : controllers) {
         if (!contains(*available, controller))
-            return Plain::fail("cgroup.unavailable", "the " + controller +
-                                                         " controller is not available in " + ticked(dir) +
-                                                         ": its parent does not pass it down");
+            return fail("cgroup.unavailable", "the " + controller + " controller is not available in " +
+                                                  ticked(dir) + ": its parent does not pass it down");
     }
     return writeFile(dir + "/cgroup.subtree_control", request);
 }
 
-Plain::Result<> checkProcessFor(std::string_view name, pid_t pid)
+Result<> checkProcessFor(std::string_view name, pid_t pid)
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
+    CORDON_TRY(validateGroupName(name));
     if (pid <= 0)
-        return Plain::fail(
-            "cgroup.io", "add pid " + std::to_string(pid) + " to `" + std::string(name) + "`: not a process",
-            EINVAL);
+        return fail("cgroup.io",
+                    "add pid " + std::to_string(pid) + " to `" + std::string(name) + "`: not a process",
+                    EINVAL);
     return {};
 }
 

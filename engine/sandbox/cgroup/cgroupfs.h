@@ -4,7 +4,7 @@
 #pragma once
 
 #include "sandbox/cgroup/cgroupparsers.h"
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 
 #include <chrono>
 #include <cstdint>
@@ -15,12 +15,12 @@
 
 namespace Cordon::Cgroup::Fs {
 
-Plain::Result<std::string> readFile(const std::string &path);
-Plain::Result<> writeFile(const std::string &path, std::string_view data);
+Result<std::string> readFile(const std::string &path);
+Result<> writeFile(const std::string &path, std::string_view data);
 // A limit or counter file: "max" and the v1 unlimited value give -1.
-Plain::Result<std::int64_t> readValue(const std::string &path);
-Plain::Result<FlatKeyed> readFlatKeyed(const std::string &path);
-Plain::Result<std::vector<std::string>> readControllers(const std::string &path);
+Result<std::int64_t> readValue(const std::string &path);
+Result<FlatKeyed> readFlatKeyed(const std::string &path);
+Result<std::vector<std::string>> readControllers(const std::string &path);
 
 // pids.events' "max" in a group's pids folder: how often a fork or clone was refused at pids.max (v1 and v2
 // name it alike). 0 when the file is missing or unreadable: a count the limit itself does not depend on.
@@ -28,21 +28,21 @@ std::int64_t pidsLimitHits(const std::string &pidsGroupDir);
 
 bool exists(const std::string &path);
 // True when created, false when it already existed.
-Plain::Result<bool> makeDir(const std::string &path);
+Result<bool> makeDir(const std::string &path);
 // ENOENT is success; EBUSY (a group whose last process is still exiting) is retried for a bounded time.
-Plain::Result<> removeDir(const std::string &path);
+Result<> removeDir(const std::string &path);
 // The stat(2) owner of a path, or -1 when it cannot be read.
 std::int64_t ownerOf(const std::string &path);
 bool writable(const std::string &path);
 
 // The union of the pids listed in each file (cgroup.procs of every hierarchy), sorted and unique.
-Plain::Result<std::vector<pid_t>> readPids(const std::vector<std::string> &procsFiles);
+Result<std::vector<pid_t>> readPids(const std::vector<std::string> &procsFiles);
 // SIGKILLs every process listed until the files are empty or the timeout passes. Each pid is pinned with a
 // pidfd and signalled only if it is still listed after the pidfd was opened, so a pid that exited and was
 // reused by a process outside the group is never signalled.
-Plain::Result<> killUntilEmpty(const std::vector<std::string> &procsFiles, std::chrono::milliseconds timeout);
+Result<> killUntilEmpty(const std::vector<std::string> &procsFiles, std::chrono::milliseconds timeout);
 // Waits until the files list no process (after cgroup.kill), bounded.
-Plain::Result<> waitUntilEmpty(const std::vector<std::string> &procsFiles, std::chrono::milliseconds timeout);
+Result<> waitUntilEmpty(const std::vector<std::string> &procsFiles, std::chrono::milliseconds timeout);
 
 // Where a path from /proc/<pid>/cgroup lives under a mount of its hierarchy; empty when the mount does not
 // show it (a bind mount of another subtree).
@@ -53,13 +53,13 @@ std::string parentOf(std::string_view path);
 // The deepest directory containing both absolute paths.
 std::string commonAncestor(std::string_view a, std::string_view b);
 // What addProcess() checks first in both backends: a valid group name and a real pid.
-Plain::Result<> checkProcessFor(std::string_view name, pid_t pid);
+Result<> checkProcessFor(std::string_view name, pid_t pid);
 
-using Plain::ticked; // "`path`", as every message quotes a path
+using Cordon::ticked; // "`path`", as every message quotes a path
 
 // v2: adds the controllers missing from dir/cgroup.subtree_control. Nothing is written when they are all
 // there already, because the write fails with EBUSY while dir holds processes, which a configured cgroup may.
 // `cgroup.unavailable` when dir's own cgroup.controllers lacks one (its parent does not pass it down).
-Plain::Result<> enableControllers(const std::string &dir, const std::vector<std::string> &controllers);
+Result<> enableControllers(const std::string &dir, const std::vector<std::string> &controllers);
 
 } // namespace Cordon::Cgroup::Fs

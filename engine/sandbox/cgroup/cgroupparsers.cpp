@@ -134,11 +134,11 @@ bool contains(const std::vector<std::string> &names, std::string_view name)
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-Plain::Result<std::vector<ProcCgroupEntry>> parseProcSelfCgroup(std::string_view data)
+Result<std::vector<ProcCgroupEntry>> parseProcSelfCgroup(std::string_view data)
 {
     std::vector<ProcCgroupEntry> entries;
     int lineNumber = 0;
-    std::optional<Plain::Failure> failure;
+    std::optional<Error> failure;
     forEachPart(data, '\n', [&](std::string_view line) {
         ++lineNumber;
         if (failure || line.empty())
@@ -147,19 +147,18 @@ Plain::Result<std::vector<ProcCgroupEntry>> parseProcSelfCgroup(std::string_view
         const size_t first = line.find(':');
         const size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
         if (second == std::string_view::npos) {
-            failure =
-                Plain::Failure{"cgroup.io", atLine(lineNumber, line, "expected `id:controllers:/path`")};
+            failure = Error{"cgroup.io", atLine(lineNumber, line, "expected `id:controllers:/path`")};
             return;
         }
         const std::string_view id = line.substr(0, first);
         const std::string_view controllers = line.substr(first + 1, second - first - 1);
         const std::string_view path = line.substr(second + 1);
         if (!isDigits(id) || id.size() > 9) {
-            failure = Plain::Failure{"cgroup.io", atLine(lineNumber, line, "hierarchy id is not a number")};
+            failure = Error{"cgroup.io", atLine(lineNumber, line, "hierarchy id is not a number")};
             return;
         }
         if (!path.starts_with('/')) {
-            failure = Plain::Failure{"cgroup.io", atLine(lineNumber, line, "path is not absolute")};
+            failure = Error{"cgroup.io", atLine(lineNumber, line, "path is not absolute")};
             return;
         }
         ProcCgroupEntry entry;
@@ -172,7 +171,7 @@ Plain::Result<std::vector<ProcCgroupEntry>> parseProcSelfCgroup(std::string_view
         entries.push_back(std::move(entry));
     });
     if (failure)
-        return Plain::fail(std::move(*failure));
+        return fail(std::move(*failure));
     return entries;
 }
 
@@ -223,16 +222,16 @@ FlatKeyed parseFlatKeyed(std::string_view data)
     return values;
 }
 
-Plain::Result<std::int64_t> parseLimitValue(std::string_view data)
+Result<std::int64_t> parseLimitValue(std::string_view data)
 {
     const std::string_view text = trimmed(data);
     if (text == "max" || text == "-1")
         return std::int64_t(-1);
     if (!isDigits(text))
-        return Plain::fail("cgroup.io", quoted(text) + " is neither `max` nor a non-negative integer");
+        return fail("cgroup.io", quoted(text) + " is neither `max` nor a non-negative integer");
     const auto value = parseInteger(text);
     if (!value)
-        return Plain::fail("cgroup.io", quoted(text) + " is out of range");
+        return fail("cgroup.io", quoted(text) + " is out of range");
     return *value >= V1UnlimitedFloor ? std::int64_t(-1) : *value;
 }
 

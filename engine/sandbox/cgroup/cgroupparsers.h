@@ -4,7 +4,7 @@
 // are (paths are not re-encoded).
 #pragma once
 
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 
 #include <cstdint>
 #include <optional>
@@ -43,7 +43,7 @@ struct MountEntry
 using FlatKeyed = std::unordered_map<std::string, std::int64_t>;
 
 // Fails on lines that are not "id:controllers:/path"; an empty input yields an empty list.
-Plain::Result<std::vector<ProcCgroupEntry>> parseProcSelfCgroup(std::string_view data);
+Result<std::vector<ProcCgroupEntry>> parseProcSelfCgroup(std::string_view data);
 
 // Lines of other filesystems and malformed lines are skipped: mountinfo is the kernel's, but a reader must
 // not fail just because one unrelated mount has an odd shape.
@@ -55,7 +55,7 @@ FlatKeyed parseFlatKeyed(std::string_view data);
 
 // A limit file: "max" (v2) and the v1 "unlimited" page-counter maximum give -1; otherwise a non-negative
 // integer.
-Plain::Result<std::int64_t> parseLimitValue(std::string_view data);
+Result<std::int64_t> parseLimitValue(std::string_view data);
 
 // Space-separated controller lists (cgroup.controllers, cgroup.subtree_control).
 std::vector<std::string> parseControllerList(std::string_view data);

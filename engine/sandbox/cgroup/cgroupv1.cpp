@@ -25,7 +25,7 @@ std::string CgroupV1::describe() const
     return "cgroup v1: memory at " + m_memoryBase + ", pids at " + m_pidsBase;
 }
 
-Plain::Result<> CgroupV1::prepareSelf()
+Result<> CgroupV1::prepareSelf()
 {
     // v1 has no common-ancestor rule and no "no internal processes" rule: the engine may stay where it is.
     return {};
@@ -54,21 +54,21 @@ std::vector<std::string> CgroupV1::procsFiles(std::string_view name) const
     return files;
 }
 
-Plain::Result<> CgroupV1::ensureBases()
+Result<> CgroupV1::ensureBases()
 {
     if (!m_createBase)
         return {};
     for (const std::string &base : bases()) {
-        CORDON_PLAIN_TRY(Fs::makeDir(Fs::parentOf(base)));
-        CORDON_PLAIN_TRY(Fs::makeDir(base));
+        CORDON_TRY(Fs::makeDir(Fs::parentOf(base)));
+        CORDON_TRY(Fs::makeDir(base));
     }
     return {};
 }
 
-Plain::Result<> CgroupV1::create(std::string_view name, const ResourceLimits &limits)
+Result<> CgroupV1::create(std::string_view name, const ResourceLimits &limits)
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
-    CORDON_PLAIN_TRY(ensureBases());
+    CORDON_TRY(validateGroupName(name));
+    CORDON_TRY(ensureBases());
     const std::vector<std::string> paths = groupPaths(name);
     std::vector<std::string> created;
     auto rollback = [&created] {
@@ -77,13 +77,13 @@ Plain::Result<> CgroupV1::create(std::string_view name, const ResourceLimits &li
     };
     for (const std::string &path : paths) {
         auto made = Fs::makeDir(path);
-        if (!made && made.error().sysErrno == ENOENT && m_createBase) {
+        if (!made && made.error().sysErrno() == ENOENT && m_createBase) {
             // The empty base was removed under us (by an administrator or a test cleaning up): make it again.
             made = ensureBases().and_then([&path] { return Fs::makeDir(path); });
         }
         if (!made) {
             rollback();
-            return Plain::fail(std::move(made).error());
+            return fail(std::move(made).error());
         }
         if (*made)
             created.push_back(path);
@@ -94,11 +94,11 @@ Plain::Result<> CgroupV1::create(std::string_view name, const ResourceLimits &li
         if (!pids || !pids->empty()) {
             rollback();
             if (!pids)
-                return Plain::fail(std::move(pids).error());
-            return Plain::fail("cgroup.io",
-                               "create group `" + std::string(name) + "`: it already exists and holds " +
-                                   std::to_string(pids->size()) + " process(es)",
-                               EEXIST);
+                return fail(std::move(pids).error());
+            return fail("cgroup.io",
+                        "create group `" + std::string(name) + "`: it already exists and holds " +
+                            std::to_string(pids->size()) + " process(es)",
+                        EEXIST);
         }
     }
     auto written = writeLimits(name, limits);
@@ -109,7 +109,7 @@ Plain::Result<> CgroupV1::create(std::string_view name, const ResourceLimits &li
     return {};
 }
 
-Plain::Result<> CgroupV1::writeLimits(std::string_view name, const ResourceLimits &limits)
+Result<> CgroupV1::writeLimits(std::string_view name, const ResourceLimits &limits)
 {
     const std::string memory = Fs::joinPath(m_memoryBase, name);
     const std::string bytes = limits.memoryBytes > 0 ? std::to_string(limits.memoryBytes) : std::string("-1");
@@ -120,41 +120,41 @@ Plain::Result<> CgroupV1::writeLimits(std::string_view name, const ResourceLimit
     const std::string memsw = memory + "/memory.memsw.limit_in_bytes";
     const bool haveMemsw = Fs::exists(memsw);
     if (haveMemsw)
-        CORDON_PLAIN_TRY(Fs::writeFile(memsw, "-1"));
-    CORDON_PLAIN_TRY(Fs::writeFile(memory + "/memory.limit_in_bytes", bytes));
+        CORDON_TRY(Fs::writeFile(memsw, "-1"));
+    CORDON_TRY(Fs::writeFile(memory + "/memory.limit_in_bytes", bytes));
     if (haveMemsw)
-        CORDON_PLAIN_TRY(Fs::writeFile(memsw, bytes));
-    CORDON_PLAIN_TRY(Fs::writeFile(memory + "/memory.swappiness", "0"));
+        CORDON_TRY(Fs::writeFile(memsw, bytes));
+    CORDON_TRY(Fs::writeFile(memory + "/memory.swappiness", "0"));
 
     const std::string pids = limits.pidsMax > 0 ? std::to_string(limits.pidsMax) : std::string("max");
-    CORDON_PLAIN_TRY(Fs::writeFile(Fs::joinPath(m_pidsBase, name) + "/pids.max", pids));
+    CORDON_TRY(Fs::writeFile(Fs::joinPath(m_pidsBase, name) + "/pids.max", pids));
     return {};
 }
 
-Plain::Result<> CgroupV1::addProcess(std::string_view name, pid_t pid)
+Result<> CgroupV1::addProcess(std::string_view name, pid_t pid)
 {
-    CORDON_PLAIN_TRY(Fs::checkProcessFor(name, pid));
+    CORDON_TRY(Fs::checkProcessFor(name, pid));
     // cgroup.procs moves the whole thread group; in v1 each hierarchy is joined separately.
     const std::string number = std::to_string(pid);
     for (const std::string &file : procsFiles(name))
-        CORDON_PLAIN_TRY(Fs::writeFile(file, number));
+        CORDON_TRY(Fs::writeFile(file, number));
     return {};
 }
 
-Plain::Result<MemoryStats> CgroupV1::memoryStats(std::string_view name) const
+Result<MemoryStats> CgroupV1::memoryStats(std::string_view name) const
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
+    CORDON_TRY(validateGroupName(name));
     const std::string dir = Fs::joinPath(m_memoryBase, name);
     auto current = Fs::readValue(dir + "/memory.usage_in_bytes");
     auto peak = Fs::readValue(dir + "/memory.max_usage_in_bytes");
     auto limit = Fs::readValue(dir + "/memory.limit_in_bytes");
     auto oom = Fs::readFlatKeyed(dir + "/memory.oom_control");
-    for (const Plain::Result<std::int64_t> *value : {&current, &peak, &limit}) {
+    for (const Result<std::int64_t> *value : {&current, &peak, &limit}) {
         if (!*value)
-            return Plain::fail(value->error());
+            return fail(value->error());
     }
     if (!oom)
-        return Plain::fail(std::move(oom).error());
+        return fail(std::move(oom).error());
     MemoryStats stats;
     stats.current = *current;
     stats.peak = *peak;
@@ -168,32 +168,32 @@ Plain::Result<MemoryStats> CgroupV1::memoryStats(std::string_view name) const
     return stats;
 }
 
-Plain::Result<int> CgroupV1::pidsCurrent(std::string_view name) const
+Result<int> CgroupV1::pidsCurrent(std::string_view name) const
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
+    CORDON_TRY(validateGroupName(name));
     auto value = Fs::readValue(Fs::joinPath(m_pidsBase, name) + "/pids.current");
     if (!value)
-        return Plain::fail(std::move(value).error());
+        return fail(std::move(value).error());
     return int(*value);
 }
 
-Plain::Result<std::vector<pid_t>> CgroupV1::processes(std::string_view name) const
+Result<std::vector<pid_t>> CgroupV1::processes(std::string_view name) const
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
+    CORDON_TRY(validateGroupName(name));
     return Fs::readPids(procsFiles(name));
 }
 
-Plain::Result<> CgroupV1::killAll(std::string_view name)
+Result<> CgroupV1::killAll(std::string_view name)
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
+    CORDON_TRY(validateGroupName(name));
     // The freezer would make this race-free but is a third hierarchy to delegate; pids.max bounds how many
     // processes a fork loop can add between rounds, so the bounded loop converges.
     return Fs::killUntilEmpty(procsFiles(name), KillTimeout);
 }
 
-Plain::Result<> CgroupV1::destroy(std::string_view name)
+Result<> CgroupV1::destroy(std::string_view name)
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
+    CORDON_TRY(validateGroupName(name));
     std::vector<std::string> present;
     for (std::string &path : groupPaths(name)) {
         if (Fs::exists(path))
@@ -204,9 +204,9 @@ Plain::Result<> CgroupV1::destroy(std::string_view name)
     std::vector<std::string> files;
     for (const std::string &path : present)
         files.push_back(path + "/cgroup.procs");
-    CORDON_PLAIN_TRY(Fs::killUntilEmpty(files, KillTimeout));
+    CORDON_TRY(Fs::killUntilEmpty(files, KillTimeout));
     for (const std::string &path : present)
-        CORDON_PLAIN_TRY(Fs::removeDir(path));
+        CORDON_TRY(Fs::removeDir(path));
     return {};
 }
 

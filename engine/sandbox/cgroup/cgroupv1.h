@@ -16,21 +16,21 @@ public:
 
     Version version() const override { return Version::V1; }
     std::string describe() const override;
-    Plain::Result<> prepareSelf() override;
-    Plain::Result<> create(std::string_view name, const ResourceLimits &limits) override;
-    Plain::Result<> addProcess(std::string_view name, pid_t pid) override;
-    Plain::Result<MemoryStats> memoryStats(std::string_view name) const override;
-    Plain::Result<int> pidsCurrent(std::string_view name) const override;
-    Plain::Result<std::vector<pid_t>> processes(std::string_view name) const override;
-    Plain::Result<> killAll(std::string_view name) override;
-    Plain::Result<> destroy(std::string_view name) override;
+    Result<> prepareSelf() override;
+    Result<> create(std::string_view name, const ResourceLimits &limits) override;
+    Result<> addProcess(std::string_view name, pid_t pid) override;
+    Result<MemoryStats> memoryStats(std::string_view name) const override;
+    Result<int> pidsCurrent(std::string_view name) const override;
+    Result<std::vector<pid_t>> processes(std::string_view name) const override;
+    Result<> killAll(std::string_view name) override;
+    Result<> destroy(std::string_view name) override;
     std::vector<std::string> groupPaths(std::string_view name) const override;
 
 private:
     std::vector<std::string> bases() const;
     std::vector<std::string> procsFiles(std::string_view name) const;
-    Plain::Result<> ensureBases();
-    Plain::Result<> writeLimits(std::string_view name, const ResourceLimits &limits);
+    Result<> ensureBases();
+    Result<> writeLimits(std::string_view name, const ResourceLimits &limits);
 
     std::string m_memoryBase;
     std::string m_pidsBase;

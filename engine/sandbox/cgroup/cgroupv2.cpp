@@ -23,19 +23,19 @@ const std::vector<std::string> &needed()
     return controllers;
 }
 
-Plain::Result<std::string> ownCgroupPath(const MountEntry &mount)
+Result<std::string> ownCgroupPath(const MountEntry &mount)
 {
     auto data = Fs::readFile("/proc/self/cgroup");
     if (!data)
-        return Plain::fail(std::move(data).error());
+        return fail(std::move(data).error());
     auto entries = parseProcSelfCgroup(*data);
     if (!entries)
-        return Plain::fail(entries.error().wrap("parse `/proc/self/cgroup`"));
+        return fail(entries.error().wrap("parse `/proc/self/cgroup`"));
     for (const ProcCgroupEntry &entry : *entries) {
         if (entry.isUnified())
             return Fs::fsPathOf(mount, entry.path);
     }
-    return Plain::fail("cgroup.unavailable", "/proc/self/cgroup has no cgroup v2 entry");
+    return fail("cgroup.unavailable", "/proc/self/cgroup has no cgroup v2 entry");
 }
 
 } // namespace
@@ -76,26 +76,26 @@ std::vector<std::string> CgroupV2::chainToBase() const
     return chain;
 }
 
-Plain::Result<> CgroupV2::makeChain()
+Result<> CgroupV2::makeChain()
 {
     const std::vector<std::string> chain = chainToBase();
     for (size_t i = 1; i < chain.size(); ++i)
-        CORDON_PLAIN_TRY(Fs::makeDir(chain[i]));
+        CORDON_TRY(Fs::makeDir(chain[i]));
     return {};
 }
 
-Plain::Result<> CgroupV2::enableControllers()
+Result<> CgroupV2::enableControllers()
 {
     // A child can only use a controller its parent lists in cgroup.subtree_control, so memory and pids are
     // switched on from the delegation root down to the base.
     for (const std::string &dir : chainToBase()) {
         auto enabled = Fs::enableControllers(dir, needed());
-        if (!enabled && enabled.error().sysErrno == EBUSY)
-            return Plain::fail(enabled.error().wrap(
+        if (!enabled && enabled.error().sysErrno() == EBUSY)
+            return fail(enabled.error().wrap(
                 "enable memory and pids in " + Fs::ticked(dir) +
                 ", which holds processes itself (a cgroup that passes controllers to its children may not; "
                 "the engine leaves it in prepareSelf())"));
-        CORDON_PLAIN_TRY(enabled);
+        CORDON_TRY(enabled);
     }
     return {};
 }
@@ -122,28 +122,28 @@ void CgroupV2::removeStaleEngineLeaves() const
     ::closedir(dir);
 }
 
-Plain::Result<> CgroupV2::prepareSelf()
+Result<> CgroupV2::prepareSelf()
 {
     if (!m_layout.moveSelf)
         return {};
-    CORDON_PLAIN_TRY(makeChain());
+    CORDON_TRY(makeChain());
     const std::string leaf = engineLeaf();
     auto current = ownCgroupPath(m_layout.mount);
     if (!current)
-        return Plain::fail(std::move(current).error());
+        return fail(std::move(current).error());
     if (*current != leaf) {
-        CORDON_PLAIN_TRY(Fs::makeDir(leaf));
+        CORDON_TRY(Fs::makeDir(leaf));
         auto moved = Fs::writeFile(leaf + "/cgroup.procs", std::to_string(::getpid()));
         if (!moved) {
             (void)Fs::removeDir(leaf);
-            const int err = moved.error().sysErrno;
+            const int err = moved.error().sysErrno();
             if (err == EACCES || err == EPERM) {
                 const std::string ancestor =
                     current->empty() ? m_layout.mount.mountPoint : Fs::commonAncestor(*current, leaf);
-                return Plain::fail(
+                return fail(
                     "cgroup.permission",
                     "move the engine from " + Fs::ticked(current->empty() ? std::string("?") : *current) +
-                        " into " + Fs::ticked(leaf) + ": " + moved.error().message +
+                        " into " + Fs::ticked(leaf) + ": " + moved.error().message() +
                         ". The kernel lets a process be moved only by someone who may write cgroup.procs of "
                         "the common ancestor, here " +
                         Fs::ticked(ancestor) + "; start Cordon inside the delegated subtree " +
@@ -155,40 +155,40 @@ Plain::Result<> CgroupV2::prepareSelf()
             return moved;
         }
     }
-    CORDON_PLAIN_TRY(enableControllers());
+    CORDON_TRY(enableControllers());
     m_baseReady = true;
     removeStaleEngineLeaves();
     return {};
 }
 
-Plain::Result<> CgroupV2::create(std::string_view name, const ResourceLimits &limits)
+Result<> CgroupV2::create(std::string_view name, const ResourceLimits &limits)
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
+    CORDON_TRY(validateGroupName(name));
     if (!m_baseReady) {
-        CORDON_PLAIN_TRY(makeChain());
-        CORDON_PLAIN_TRY(enableControllers());
+        CORDON_TRY(makeChain());
+        CORDON_TRY(enableControllers());
         m_baseReady = true;
     }
     const std::string dir = Fs::joinPath(m_layout.base, name);
     auto made = Fs::makeDir(dir);
     if (!made)
-        return Plain::fail(std::move(made).error());
+        return fail(std::move(made).error());
     if (!*made) {
         // A group left over from a crashed engine may be reused, but never one that still runs something.
         auto pids = processes(name);
         if (!pids)
-            return Plain::fail(std::move(pids).error());
+            return fail(std::move(pids).error());
         if (!pids->empty())
-            return Plain::fail("cgroup.io",
-                               "create group `" + std::string(name) + "`: it already exists and holds " +
-                                   std::to_string(pids->size()) + " process(es)",
-                               EEXIST);
+            return fail("cgroup.io",
+                        "create group `" + std::string(name) + "`: it already exists and holds " +
+                            std::to_string(pids->size()) + " process(es)",
+                        EEXIST);
     }
     auto rollback = [&] {
         if (*made)
             (void)Fs::removeDir(dir);
     };
-    auto write = [&](std::string_view file, std::string_view value) -> Plain::Result<> {
+    auto write = [&](std::string_view file, std::string_view value) -> Result<> {
         auto written = Fs::writeFile(Fs::joinPath(dir, file), value);
         if (!written)
             rollback();
@@ -198,7 +198,7 @@ Plain::Result<> CgroupV2::create(std::string_view name, const ResourceLimits &li
     auto controllers = Fs::readControllers(dir + "/cgroup.controllers");
     if (!controllers) {
         rollback();
-        return Plain::fail(std::move(controllers).error());
+        return fail(std::move(controllers).error());
     }
     const bool memory = contains(*controllers, "memory");
     const bool pids = contains(*controllers, "pids");
@@ -207,52 +207,52 @@ Plain::Result<> CgroupV2::create(std::string_view name, const ResourceLimits &li
         std::string offered;
         for (const std::string &controller : *controllers)
             offered += (offered.empty() ? "" : " ") + controller;
-        return Plain::fail("cgroup.unavailable", "create group `" + std::string(name) +
-                                                     "`: " + Fs::ticked(dir) + " offers only `" + offered +
-                                                     "`, not the controllers for its limits");
+        return fail("cgroup.unavailable", "create group `" + std::string(name) + "`: " + Fs::ticked(dir) +
+                                              " offers only `" + offered +
+                                              "`, not the controllers for its limits");
     }
     if (memory) {
-        CORDON_PLAIN_TRY(write("memory.max", limits.memoryBytes > 0 ? std::to_string(limits.memoryBytes)
-                                                                    : std::string("max")));
+        CORDON_TRY(write("memory.max",
+                         limits.memoryBytes > 0 ? std::to_string(limits.memoryBytes) : std::string("max")));
         // Absent when the kernel runs without swap accounting; then there is no swap to limit per group.
         if (Fs::exists(dir + "/memory.swap.max"))
-            CORDON_PLAIN_TRY(write("memory.swap.max", "0"));
+            CORDON_TRY(write("memory.swap.max", "0"));
         // One OOM kill takes the whole container down rather than leaving it half alive.
-        CORDON_PLAIN_TRY(write("memory.oom.group", "1"));
+        CORDON_TRY(write("memory.oom.group", "1"));
     }
     if (pids)
-        CORDON_PLAIN_TRY(
+        CORDON_TRY(
             write("pids.max", limits.pidsMax > 0 ? std::to_string(limits.pidsMax) : std::string("max")));
     return {};
 }
 
-Plain::Result<> CgroupV2::addProcess(std::string_view name, pid_t pid)
+Result<> CgroupV2::addProcess(std::string_view name, pid_t pid)
 {
-    CORDON_PLAIN_TRY(Fs::checkProcessFor(name, pid));
+    CORDON_TRY(Fs::checkProcessFor(name, pid));
     const std::string file = Fs::joinPath(m_layout.base, name) + "/cgroup.procs";
     auto written = Fs::writeFile(file, std::to_string(pid));
-    if (!written && (written.error().sysErrno == EACCES || written.error().sysErrno == EPERM) &&
+    if (!written && (written.error().sysErrno() == EACCES || written.error().sysErrno() == EPERM) &&
         m_layout.moveSelf)
-        return Plain::fail(written.error().wrap("add pid " + std::to_string(pid) +
-                                                " (a process may only be moved below a common ancestor whose "
-                                                "cgroup.procs the mover may write; was prepareSelf() called "
-                                                "before it was started?)"));
+        return fail(written.error().wrap("add pid " + std::to_string(pid) +
+                                         " (a process may only be moved below a common ancestor whose "
+                                         "cgroup.procs the mover may write; was prepareSelf() called "
+                                         "before it was started?)"));
     return written;
 }
 
-Plain::Result<MemoryStats> CgroupV2::memoryStats(std::string_view name) const
+Result<MemoryStats> CgroupV2::memoryStats(std::string_view name) const
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
+    CORDON_TRY(validateGroupName(name));
     const std::string dir = Fs::joinPath(m_layout.base, name);
     auto current = Fs::readValue(dir + "/memory.current");
     if (!current)
-        return Plain::fail(std::move(current).error());
+        return fail(std::move(current).error());
     auto limit = Fs::readValue(dir + "/memory.max");
     if (!limit)
-        return Plain::fail(std::move(limit).error());
+        return fail(std::move(limit).error());
     auto events = Fs::readFlatKeyed(dir + "/memory.events");
     if (!events)
-        return Plain::fail(std::move(events).error());
+        return fail(std::move(events).error());
     MemoryStats stats;
     stats.current = *current;
     stats.limit = *limit < 0 ? 0 : *limit;
@@ -261,7 +261,7 @@ Plain::Result<MemoryStats> CgroupV2::memoryStats(std::string_view name) const
     if (Fs::exists(peakFile)) {
         auto peak = Fs::readValue(peakFile);
         if (!peak)
-            return Plain::fail(std::move(peak).error());
+            return fail(std::move(peak).error());
         stats.peak = *peak;
     }
     auto valueOf = [&events](const char *key) {
@@ -274,43 +274,43 @@ Plain::Result<MemoryStats> CgroupV2::memoryStats(std::string_view name) const
     return stats;
 }
 
-Plain::Result<int> CgroupV2::pidsCurrent(std::string_view name) const
+Result<int> CgroupV2::pidsCurrent(std::string_view name) const
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
+    CORDON_TRY(validateGroupName(name));
     auto value = Fs::readValue(Fs::joinPath(m_layout.base, name) + "/pids.current");
     if (!value)
-        return Plain::fail(std::move(value).error());
+        return fail(std::move(value).error());
     return int(*value);
 }
 
-Plain::Result<std::vector<pid_t>> CgroupV2::processes(std::string_view name) const
+Result<std::vector<pid_t>> CgroupV2::processes(std::string_view name) const
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
+    CORDON_TRY(validateGroupName(name));
     return Fs::readPids({Fs::joinPath(m_layout.base, name) + "/cgroup.procs"});
 }
 
-Plain::Result<> CgroupV2::killAll(std::string_view name)
+Result<> CgroupV2::killAll(std::string_view name)
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
+    CORDON_TRY(validateGroupName(name));
     const std::string dir = Fs::joinPath(m_layout.base, name);
     const std::vector<std::string> procs{dir + "/cgroup.procs"};
     // cgroup.kill (5.14) kills the whole subtree atomically with respect to forks; without it, kill in
     // rounds.
     const std::string killFile = dir + "/cgroup.kill";
     if (Fs::exists(killFile)) {
-        CORDON_PLAIN_TRY(Fs::writeFile(killFile, "1"));
+        CORDON_TRY(Fs::writeFile(killFile, "1"));
         return Fs::waitUntilEmpty(procs, KillTimeout);
     }
     return Fs::killUntilEmpty(procs, KillTimeout);
 }
 
-Plain::Result<> CgroupV2::destroy(std::string_view name)
+Result<> CgroupV2::destroy(std::string_view name)
 {
-    CORDON_PLAIN_TRY(validateGroupName(name));
+    CORDON_TRY(validateGroupName(name));
     const std::string dir = Fs::joinPath(m_layout.base, name);
     if (!Fs::exists(dir))
         return {};
-    CORDON_PLAIN_TRY(killAll(name));
+    CORDON_TRY(killAll(name));
     return Fs::removeDir(dir);
 }
 

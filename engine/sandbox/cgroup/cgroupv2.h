@@ -24,14 +24,14 @@ public:
 
     Version version() const override { return Version::V2; }
     std::string describe() const override;
-    Plain::Result<> prepareSelf() override;
-    Plain::Result<> create(std::string_view name, const ResourceLimits &limits) override;
-    Plain::Result<> addProcess(std::string_view name, pid_t pid) override;
-    Plain::Result<MemoryStats> memoryStats(std::string_view name) const override;
-    Plain::Result<int> pidsCurrent(std::string_view name) const override;
-    Plain::Result<std::vector<pid_t>> processes(std::string_view name) const override;
-    Plain::Result<> killAll(std::string_view name) override;
-    Plain::Result<> destroy(std::string_view name) override;
+    Result<> prepareSelf() override;
+    Result<> create(std::string_view name, const ResourceLimits &limits) override;
+    Result<> addProcess(std::string_view name, pid_t pid) override;
+    Result<MemoryStats> memoryStats(std::string_view name) const override;
+    Result<int> pidsCurrent(std::string_view name) const override;
+    Result<std::vector<pid_t>> processes(std::string_view name) const override;
+    Result<> killAll(std::string_view name) override;
+    Result<> destroy(std::string_view name) override;
     std::vector<std::string> groupPaths(std::string_view name) const override;
 
     // The leaf prepareSelf() moves the engine into.
@@ -39,8 +39,8 @@ public:
 
 private:
     std::vector<std::string> chainToBase() const;
-    Plain::Result<> makeChain();
-    Plain::Result<> enableControllers();
+    Result<> makeChain();
+    Result<> enableControllers();
     void removeStaleEngineLeaves() const;
 
     V2Layout m_layout;

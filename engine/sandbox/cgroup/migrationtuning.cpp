@@ -49,31 +49,29 @@ std::string favourDynmodsOptions(const MountEntry &unified)
     return options;
 }
 
-Plain::Result<std::string> favourDynmods()
+Result<std::string> favourDynmods()
 {
     if (::geteuid() != 0)
-        return Plain::failErrno(
-            "cgroup.permission",
-            "remount the cgroup2 hierarchy with favordynmods: only root may, and this runs as "
-            "uid " +
-                std::to_string(::geteuid()),
-            EPERM);
+        return failErrno("cgroup.permission",
+                         "remount the cgroup2 hierarchy with favordynmods: only root may, and this runs as "
+                         "uid " +
+                             std::to_string(::geteuid()),
+                         EPERM);
     auto mountinfo = Fs::readFile("/proc/self/mountinfo");
     if (!mountinfo)
-        return Plain::fail(std::move(mountinfo).error());
+        return fail(std::move(mountinfo).error());
     const std::vector<MountEntry> mounts = parseCgroupMounts(*mountinfo);
     const MountEntry *unified = unifiedMount(mounts);
     if (!unified)
-        return Plain::fail("cgroup.unavailable",
-                           "remount with favordynmods: this host mounts no cgroup2 hierarchy");
+        return fail("cgroup.unavailable", "remount with favordynmods: this host mounts no cgroup2 hierarchy");
     if (contains(unified->options, FavourOption))
         return unified->mountPoint + " is already mounted with favordynmods";
     const std::string options = favourDynmodsOptions(*unified);
     if (::mount(nullptr, unified->mountPoint.c_str(), nullptr, MS_REMOUNT, options.c_str()) != 0)
-        return Plain::failErrno("cgroup.io",
-                                "remount " + unified->mountPoint + " with `" + options +
-                                    "` (the kernel may be older than 6.0, which added favordynmods)",
-                                errno);
+        return failErrno("cgroup.io",
+                         "remount " + unified->mountPoint + " with `" + options +
+                             "` (the kernel may be older than 6.0, which added favordynmods)",
+                         errno);
     return unified->mountPoint + " remounted with favordynmods: moving a process into a cgroup no longer "
                                  "waits for an RCU grace period "
                                  "(forks and exits pay a little more); it lasts until the next boot";

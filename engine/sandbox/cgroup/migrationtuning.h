@@ -10,7 +10,7 @@
 #pragma once
 
 #include "sandbox/cgroup/cgroupparsers.h"
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 
 #include <string>
 #include <vector>
@@ -31,6 +31,6 @@ std::string favourDynmodsOptions(const MountEntry &unified);
 
 // Root only: remounts the cgroup2 hierarchy with favordynmods (idempotent). Returns what was done, in words.
 // `cgroup.permission` when not root, `cgroup.unavailable` when no cgroup2 hierarchy is mounted.
-Plain::Result<std::string> favourDynmods();
+Result<std::string> favourDynmods();
 
 } // namespace Cordon::Cgroup

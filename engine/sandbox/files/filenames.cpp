@@ -95,11 +95,10 @@ void appendHex(std::string *shown, char32_t value, std::size_t minDigits)
 
 } // namespace
 
-Plain::Result<> validateName(std::string_view name)
+Result<> validateName(std::string_view name)
 {
     const auto refuse = [name](std::string_view why) {
-        return Plain::fail("files.bad_name",
-                           "name `" + escapeForDisplay(name) + "` refused: " + std::string(why));
+        return fail("files.bad_name", "name `" + escapeForDisplay(name) + "` refused: " + std::string(why));
     };
     if (name.empty())
         return refuse("empty");

@@ -3,7 +3,7 @@
 // the host, escaped before a person or a log sees them.
 #pragma once
 
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 
 #include <cstddef>
 #include <string>
@@ -19,7 +19,7 @@ constexpr std::size_t MaxNameBytes = 255;
 // controls, bidi controls U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069 ("exe.txt" shown for
 // "txt\u202eexe"), invalid UTF-8 (toolkits decode it lossily, so another name gets written or the entry
 // vanishes), more than 255 bytes, and a leading '-' (option injection when the name reaches a command line).
-Plain::Result<> validateName(std::string_view name);
+Result<> validateName(std::string_view name);
 
 // A printable rendering of untrusted bytes for logs and the UI, in UTF-8: printable ASCII and printable
 // non-ASCII characters as they are, a backslash as "\\", other bytes below 0x80 and invalid UTF-8 as "\xNN",

@@ -48,8 +48,8 @@ public:
     // tree's device, `mode` from its fstat()) pins; m_path names it.
     void emptyDirectory(int pathFd, mode_t mode, int depth);
 
-    std::optional<Plain::Failure> m_firstError;
-    std::optional<Plain::Failure> m_mountPoint;
+    std::optional<Error> m_firstError;
+    std::optional<Error> m_mountPoint;
 
 private:
     // Returns true when the entry is gone (or moved away to be removed later). m_path names it meanwhile.
@@ -60,17 +60,17 @@ private:
     void noteError(std::string_view verb, int error, std::string_view after = {})
     {
         if (!m_firstError)
-            m_firstError = Plain::failErrno("files.remove",
-                                            std::string(verb) + ' ' +
-                                                Plain::ticked(escapeForDisplay(m_path)) + std::string(after),
-                                            error)
-                               .value();
+            m_firstError =
+                failErrno("files.remove",
+                          std::string(verb) + ' ' + ticked(escapeForDisplay(m_path)) + std::string(after),
+                          error)
+                    .value();
     }
     void noteMountPoint()
     {
         if (!m_mountPoint)
-            m_mountPoint = Plain::Failure{"files.mount_point", Plain::ticked(escapeForDisplay(m_path)) +
-                                                                   " is a mount point; it was left in place"};
+            m_mountPoint = Error{"files.mount_point", ticked(escapeForDisplay(m_path)) +
+                                                          " is a mount point; it was left in place"};
     }
 
     int m_rootFd;
@@ -193,7 +193,7 @@ bool TreeRemover::relocate(int dirFd, const std::string &name, int subFd, mode_t
 
 } // namespace
 
-Plain::Result<> removeTree(std::string_view path)
+Result<> removeTree(std::string_view path)
 {
     std::string bytes(path);
     while (bytes.size() > 1 && bytes.back() == '/')
@@ -204,49 +204,48 @@ Plain::Result<> removeTree(std::string_view path)
                                    ? std::string(".")
                                    : (slash == 0 ? std::string("/") : bytes.substr(0, slash));
     // "remove `<path>`", made only when something is reported.
-    const auto removing = [&bytes] { return "remove " + Plain::ticked(escapeForDisplay(bytes)); };
+    const auto removing = [&bytes] { return "remove " + ticked(escapeForDisplay(bytes)); };
     if (name.empty() || name == "." || name == "..")
-        return Plain::fail("files.remove", removing() + ": not a removable path");
+        return fail("files.remove", removing() + ": not a removable path");
 
     UniqueFd parentFd = openNoSymlinks(parent, O_PATH | O_DIRECTORY);
     if (!parentFd.isValid()) {
         if (errno == ENOENT)
             return {};
         if (errno == ELOOP)
-            return Plain::fail("files.symlink",
-                               removing() + ": the parent directory is or passes through a symbolic link",
-                               ELOOP);
-        return Plain::failErrno("files.remove", removing(), errno);
+            return fail("files.symlink",
+                        removing() + ": the parent directory is or passes through a symbolic link", ELOOP);
+        return failErrno("files.remove", removing(), errno);
     }
     struct stat st;
     if (::fstatat(parentFd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT)
             return {};
-        return Plain::failErrno("files.remove", removing(), errno);
+        return failErrno("files.remove", removing(), errno);
     }
     UniqueFd root;
     if (S_ISDIR(st.st_mode)) {
         root = openBeneath(parentFd.get(), name, O_PATH | O_DIRECTORY);
         if (!root.isValid() && errno == EXDEV)
-            return Plain::fail("files.mount_point", removing() + ": it is a mount point", EXDEV);
+            return fail("files.mount_point", removing() + ": it is a mount point", EXDEV);
     }
     if (!root.isValid()) {
         // A file, a symlink (the link goes, its target stays), or a directory just replaced by one of those.
         if (::unlinkat(parentFd.get(), name.c_str(), 0) == 0 || errno == ENOENT)
             return {};
-        return Plain::failErrno("files.remove", removing(), errno);
+        return failErrno("files.remove", removing(), errno);
     }
     if (::fstat(root.get(), &st) != 0)
-        return Plain::failErrno("files.remove", "stat " + Plain::ticked(escapeForDisplay(bytes)), errno);
+        return failErrno("files.remove", "stat " + ticked(escapeForDisplay(bytes)), errno);
 
     TreeRemover remover(root.get(), st.st_dev, bytes);
     remover.emptyDirectory(root.get(), st.st_mode, 0);
     if (remover.m_mountPoint)
-        return Plain::fail(remover.m_mountPoint->wrap(removing()));
+        return fail(remover.m_mountPoint->wrap(removing()));
     if (::unlinkat(parentFd.get(), name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
         if (remover.m_firstError)
-            return Plain::fail(remover.m_firstError->wrap(removing()));
-        return Plain::failErrno("files.remove", removing(), errno);
+            return fail(remover.m_firstError->wrap(removing()));
+        return failErrno("files.remove", removing(), errno);
     }
     return {};
 }

@@ -2,7 +2,7 @@
 // Wiping a directory tree that untrusted code wrote into (a container workspace being deleted).
 #pragma once
 
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 
 #include <string_view>
 
@@ -18,6 +18,6 @@ namespace Cordon::Files {
 // descriptor. If `path` itself is a symlink or a file, that entry alone is removed. Components above the last
 // one of `path` must not be symlinks (files.symlink). Other failures: `files.remove` with the errno of the
 // first entry that could not be removed; everything else is still removed.
-Plain::Result<> removeTree(std::string_view path);
+Result<> removeTree(std::string_view path);
 
 } // namespace Cordon::Files

@@ -36,7 +36,7 @@ int main(int argc, char *argv[])
     const auto ptrace = Cordon::Isolation::compileSeccompFilter({.allowPtrace = true});
     for (const auto *result : {&plain, &ptrace}) {
         if (!*result) {
-            std::fprintf(stderr, "generate-seccomp-filters: %s\n", result->error().message.c_str());
+            std::fprintf(stderr, "generate-seccomp-filters: %s\n", result->error().message().c_str());
             return 1;
         }
     }

@@ -131,9 +131,9 @@ constexpr scmp_arg_cmp maskedEq(unsigned argIndex, std::uint64_t mask, std::uint
 }
 
 // libseccomp returns a negative errno; the message names the call so a failure can be traced to one rule.
-tl::unexpected<Plain::Failure> compileFailure(const std::string &call, int rc)
+tl::unexpected<Error> compileFailure(const std::string &call, int rc)
 {
-    return Plain::fail("seccomp.compile_failed", call + " returned " + std::to_string(rc), -rc);
+    return fail("seccomp.compile_failed", call + " returned " + std::to_string(rc), -rc);
 }
 
 class FilterBuilder
@@ -142,8 +142,7 @@ public:
     explicit FilterBuilder(scmp_filter_ctx ctx) : m_ctx(ctx) {}
 
     // All conditions of one rule must hold; several rules for one syscall are alternatives.
-    Plain::Result<> add(std::uint32_t action, const char *name,
-                        std::initializer_list<scmp_arg_cmp> conditions = {})
+    Result<> add(std::uint32_t action, const char *name, std::initializer_list<scmp_arg_cmp> conditions = {})
     {
         const int nr = seccomp_syscall_resolve_name(name);
         if (nr == __NR_SCMP_ERROR)
@@ -153,7 +152,7 @@ public:
 
     // An allowlist entry this libseccomp does not know (a syscall newer than the library) is skipped, so the
     // syscall stays denied.
-    Plain::Result<> allowIfKnown(const char *name)
+    Result<> allowIfKnown(const char *name)
     {
         const int nr = seccomp_syscall_resolve_name(name);
         if (nr == __NR_SCMP_ERROR)
@@ -166,15 +165,14 @@ public:
     // in" is written as allow rules covering the complement: walking the bits from the top, every subtree
     // that holds no denied value becomes one masked-equal rule (at most 32 rules per denied value, fewer for
     // shared prefixes).
-    Plain::Result<> allowUnlessLow32In(const char *name, unsigned argIndex,
-                                       std::span<const std::uint32_t> denied)
+    Result<> allowUnlessLow32In(const char *name, unsigned argIndex, std::span<const std::uint32_t> denied)
     {
         return allowComplement(name, argIndex, denied, 0, 0);
     }
 
 private:
-    Plain::Result<> addResolved(std::uint32_t action, const char *name, int nr,
-                                std::initializer_list<scmp_arg_cmp> conditions)
+    Result<> addResolved(std::uint32_t action, const char *name, int nr,
+                         std::initializer_list<scmp_arg_cmp> conditions)
     {
         const int rc = seccomp_rule_add_array(m_ctx, action, nr, static_cast<unsigned>(conditions.size()),
                                               conditions.begin());
@@ -183,9 +181,8 @@ private:
         return {};
     }
 
-    Plain::Result<> allowComplement(const char *name, unsigned argIndex,
-                                    std::span<const std::uint32_t> denied, int fixedBits,
-                                    std::uint32_t prefix)
+    Result<> allowComplement(const char *name, unsigned argIndex, std::span<const std::uint32_t> denied,
+                             int fixedBits, std::uint32_t prefix)
     {
         const std::uint32_t mask = fixedBits == 0 ? 0 : ~std::uint32_t{0} << (32 - fixedBits);
         bool holdsDenied = false;
@@ -196,73 +193,73 @@ private:
         if (fixedBits == 32)
             return {};
         const std::uint32_t nextBit = std::uint32_t{1} << (31 - fixedBits);
-        CORDON_PLAIN_TRY(allowComplement(name, argIndex, denied, fixedBits + 1, prefix));
+        CORDON_TRY(allowComplement(name, argIndex, denied, fixedBits + 1, prefix));
         return allowComplement(name, argIndex, denied, fixedBits + 1, prefix | nextBit);
     }
 
     scmp_filter_ctx m_ctx;
 };
 
-Plain::Result<> addRules(FilterBuilder &filter, const SeccompOptions &options)
+Result<> addRules(FilterBuilder &filter, const SeccompOptions &options)
 {
     for (const char *name : AllowedSyscalls)
-        CORDON_PLAIN_TRY(filter.allowIfKnown(name));
+        CORDON_TRY(filter.allowIfKnown(name));
 
     // Threads and fork use clone without namespace flags.
-    CORDON_PLAIN_TRY(filter.add(SCMP_ACT_ALLOW, "clone", {maskedEq(0, NamespaceCloneFlags, 0)}));
+    CORDON_TRY(filter.add(SCMP_ACT_ALLOW, "clone", {maskedEq(0, NamespaceCloneFlags, 0)}));
     // clone3 passes its flags behind a pointer, which seccomp cannot read. ENOSYS (not EPERM) makes glibc
     // fall back to clone, where the flags are checked above.
-    CORDON_PLAIN_TRY(filter.add(SCMP_ACT_ERRNO(ENOSYS), "clone3", {}));
+    CORDON_TRY(filter.add(SCMP_ACT_ERRNO(ENOSYS), "clone3", {}));
 
     for (const std::uint64_t persona : AllowedPersonalities)
-        CORDON_PLAIN_TRY(filter.add(SCMP_ACT_ALLOW, "personality", {maskedEq(0, Low32, persona)}));
+        CORDON_TRY(filter.add(SCMP_ACT_ALLOW, "personality", {maskedEq(0, Low32, persona)}));
 
     // Every other family is refused: AF_PACKET sniffing and LPEs (CVE-2016-8655, CVE-2017-7308,
     // CVE-2020-14386), AF_ALG, AF_VSOCK reaching the hypervisor host, and module autoload of rarely-audited
     // protocol code. SOCK_RAW is refused for inet (spoofing, sniffing); netlink only for NETLINK_ROUTE, which
     // getaddrinfo uses.
     for (const char *name : {"socket", "socketpair"}) {
-        CORDON_PLAIN_TRY(filter.add(SCMP_ACT_ALLOW, name, {maskedEq(0, Low32, AF_UNIX)}));
+        CORDON_TRY(filter.add(SCMP_ACT_ALLOW, name, {maskedEq(0, Low32, AF_UNIX)}));
         for (const std::uint64_t family : {AF_INET, AF_INET6}) {
             for (const std::uint64_t type : {SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET})
-                CORDON_PLAIN_TRY(filter.add(SCMP_ACT_ALLOW, name,
-                                            {maskedEq(0, Low32, family), maskedEq(1, SocketTypeMask, type)}));
+                CORDON_TRY(filter.add(SCMP_ACT_ALLOW, name,
+                                      {maskedEq(0, Low32, family), maskedEq(1, SocketTypeMask, type)}));
         }
-        CORDON_PLAIN_TRY(filter.add(SCMP_ACT_ALLOW, name,
-                                    {maskedEq(0, Low32, AF_NETLINK), maskedEq(2, Low32, NETLINK_ROUTE)}));
+        CORDON_TRY(filter.add(SCMP_ACT_ALLOW, name,
+                              {maskedEq(0, Low32, AF_NETLINK), maskedEq(2, Low32, NETLINK_ROUTE)}));
     }
 
     // ioctl's cmd is an unsigned int: a plain 64-bit comparison is bypassed by setting bit 32
     // (CVE-2019-10063 flatpak, CVE-2019-7303 snapd), hence the low-word comparison.
-    CORDON_PLAIN_TRY(filter.allowUnlessLow32In("ioctl", 1, DeniedIoctls));
+    CORDON_TRY(filter.allowUnlessLow32In("ioctl", 1, DeniedIoctls));
 
     // Device nodes would reach host devices through a writable directory; FIFOs, sockets and regular files
     // are fine. The kernel takes mode as umode_t, so only its S_IFMT bits decide; 0 means a regular file.
     for (const std::uint64_t fileType : std::initializer_list<std::uint64_t>{0, S_IFREG, S_IFIFO, S_IFSOCK}) {
-        CORDON_PLAIN_TRY(filter.add(SCMP_ACT_ALLOW, "mknod", {maskedEq(1, S_IFMT, fileType)}));
-        CORDON_PLAIN_TRY(filter.add(SCMP_ACT_ALLOW, "mknodat", {maskedEq(2, S_IFMT, fileType)}));
+        CORDON_TRY(filter.add(SCMP_ACT_ALLOW, "mknod", {maskedEq(1, S_IFMT, fileType)}));
+        CORDON_TRY(filter.add(SCMP_ACT_ALLOW, "mknodat", {maskedEq(2, S_IFMT, fileType)}));
     }
 
     // ptrace bypassed seccomp before Linux 4.8; on 6.x the tracer stays under its own filter.
     if (options.allowPtrace)
-        CORDON_PLAIN_TRY(filter.add(SCMP_ACT_ALLOW, "ptrace", {}));
+        CORDON_TRY(filter.add(SCMP_ACT_ALLOW, "ptrace", {}));
     return {};
 }
 
-Plain::Result<std::string> exportBpf(scmp_filter_ctx ctx)
+Result<std::string> exportBpf(scmp_filter_ctx ctx)
 {
     // libseccomp 2.5 exports only to a file descriptor; a memfd keeps the program out of any file system path
     // (firejail#2718 let jailed code rewrite a filter file used later).
     const UniqueFd memfd(memfd_create("cordon-seccomp-bpf", MFD_CLOEXEC));
     if (memfd.get() < 0)
-        return Plain::failErrno("seccomp.compile_failed", "memfd_create", errno);
+        return failErrno("seccomp.compile_failed", "memfd_create", errno);
     const int rc = seccomp_export_bpf(ctx, memfd.get());
     if (rc < 0)
         return compileFailure("seccomp_export_bpf", rc);
 
     const off_t size = lseek(memfd.get(), 0, SEEK_END);
     if (size < 0)
-        return Plain::failErrno("seccomp.compile_failed", "lseek on the BPF memfd", errno);
+        return failErrno("seccomp.compile_failed", "lseek on the BPF memfd", errno);
     std::string program(static_cast<std::size_t>(size), '\0');
     std::size_t done = 0;
     while (done < program.size()) {
@@ -271,9 +268,9 @@ Plain::Result<std::string> exportBpf(scmp_filter_ctx ctx)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
-            return Plain::failErrno("seccomp.compile_failed", "read the BPF memfd", errno);
+            return failErrno("seccomp.compile_failed", "read the BPF memfd", errno);
         if (n == 0)
-            return Plain::fail("seccomp.compile_failed", "seccomp_export_bpf: the BPF memfd ended early");
+            return fail("seccomp.compile_failed", "seccomp_export_bpf: the BPF memfd ended early");
         done += static_cast<std::size_t>(n);
     }
     return program;
@@ -281,11 +278,11 @@ Plain::Result<std::string> exportBpf(scmp_filter_ctx ctx)
 
 } // namespace
 
-Plain::Result<std::string> compileSeccompFilter(const SeccompOptions &options)
+Result<std::string> compileSeccompFilter(const SeccompOptions &options)
 {
     const FilterContext ctx(SCMP_ACT_ERRNO(EPERM));
     if (ctx.get() == nullptr)
-        return Plain::fail("seccomp.compile_failed", "seccomp_init returned NULL");
+        return fail("seccomp.compile_failed", "seccomp_init returned NULL");
 
     // seccomp_init adds only the native architecture. Any other (i386 via int $0x80, and on x86_64 the x32
     // ABI, whose numbers libseccomp's native filter sends to the bad-arch action) kills the process: 32-bit
@@ -299,7 +296,7 @@ Plain::Result<std::string> compileSeccompFilter(const SeccompOptions &options)
         return compileFailure("seccomp_attr_set(SCMP_FLTATR_CTL_OPTIMIZE)", rc);
 
     FilterBuilder filter(ctx.get());
-    CORDON_PLAIN_TRY(addRules(filter, options));
+    CORDON_TRY(addRules(filter, options));
     return exportBpf(ctx.get());
 }
 

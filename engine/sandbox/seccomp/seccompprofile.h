@@ -4,7 +4,7 @@
 // (sandbox/seccompfilters.h).
 #pragma once
 
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 
 #include <string>
 
@@ -21,6 +21,6 @@ struct SeccompOptions
 // sandbox/init/seccompinstall.h). Denied calls fail with EPERM, clone3 with ENOSYS, and any non-native
 // architecture (i386 int $0x80, x32) kills the process. Errors: `seccomp.compile_failed` naming the
 // libseccomp call and the negative errno it returned.
-Plain::Result<std::string> compileSeccompFilter(const SeccompOptions &options);
+Result<std::string> compileSeccompFilter(const SeccompOptions &options);
 
 } // namespace Cordon::Isolation

@@ -337,7 +337,7 @@ int main(int argc, char *argv[])
             if (result)
                 answer = *result;
             else
-                std::fprintf(stderr, "%s: %s\n", qPrintable(method), qPrintable(result.error().describe()));
+                std::fprintf(stderr, "%s: %s\n", qPrintable(method), result.error().describe().c_str());
         });
         waitFor([&] { return answered; }, 30000);
         return answer;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "sandbox/failure.h"
+#include "sandbox/error.h"
 
 #include <cstring>
 
-namespace Cordon::Plain {
+namespace Cordon {
 
 namespace {
 
@@ -60,14 +60,25 @@ constexpr HintEntry Hints[] = {
 
 } // namespace
 
-Failure Failure::wrap(std::string_view context) const
+Error Error::fromErrno(std::string code, std::string_view what, int sysErrno)
 {
-    return Failure{code, std::string(context) + ": " + message, sysErrno};
+    return Error(std::move(code), std::string(what) + ": " + std::strerror(sysErrno), sysErrno);
 }
 
-tl::unexpected<Failure> failErrno(std::string code, std::string_view what, int sysErrno)
+Error Error::wrap(std::string_view context) const
 {
-    return fail(std::move(code), std::string(what) + ": " + std::strerror(sysErrno), sysErrno);
+    return Error(m_code, std::string(context) + ": " + m_message, m_errno);
+}
+
+std::string_view Error::hint() const
+{
+    return hintFor(m_code);
+}
+
+std::string Error::describe() const
+{
+    const std::string_view advice = hint();
+    return advice.empty() ? m_message : m_message + "\nhint: " + std::string(advice);
 }
 
 std::string ticked(std::string_view path)
@@ -89,4 +100,4 @@ std::string_view hintFor(std::string_view code)
     return {};
 }
 
-} // namespace Cordon::Plain
+} // namespace Cordon
