@@ -18,11 +18,6 @@ tl::unexpected<Error> badAuthority(QByteArrayView text, const QString &why)
                 Policy::Json::quoted(QString::fromUtf8(text)) + QStringLiteral(": ") + why);
 }
 
-bool isAsciiDigit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
 // Segments a server may resolve after the proxy compared the path: "..", ".", their percent-encoded forms,
 // Tomcat's "..;x" path parameters, encoded separators and NUL.
 bool isAmbiguousPath(const QString &path)
@@ -95,39 +90,21 @@ Result<Authority> parseAuthority(QByteArrayView text, std::optional<quint16> def
     if (decoder.hasError())
         return badAuthority(text, QStringLiteral("is not valid UTF-8"));
 
-    QString hostText = decoded;
-    QStringView portText;
-    if (decoded.startsWith(u'[')) {
-        const qsizetype close = decoded.indexOf(u']');
-        if (close < 0)
-            return badAuthority(text, QStringLiteral("missing \"]\" after an IPv6 address"));
-        hostText = decoded.left(close + 1);
-        const QStringView rest = QStringView(decoded).sliced(close + 1);
-        if (!rest.isEmpty()) {
-            if (!rest.startsWith(u':'))
-                return badAuthority(text, QStringLiteral("only \":port\" may follow \"]\""));
-            portText = rest.sliced(1);
-        }
-    } else if (decoded.count(u':') == 1) {
-        const qsizetype colon = decoded.indexOf(u':');
-        hostText = decoded.left(colon);
-        portText = QStringView(decoded).sliced(colon + 1);
-    } else if (decoded.count(u':') > 1) {
-        return badAuthority(text, QStringLiteral("IPv6 addresses must be in brackets"));
-    }
+    const Result<Policy::HostPortText> split = Policy::splitHostPort(decoded);
+    if (!split)
+        return badAuthority(text, toQt(split.error().message()));
+    const QString hostText = split->host.toString();
 
     Authority authority;
-    if (portText.isNull()) {
+    if (split->port.isNull()) {
         if (!defaultPort)
             return badAuthority(text, QStringLiteral("a port is required (host:port)"));
         authority.port = *defaultPort;
     } else {
-        const QByteArray port = portText.toLatin1();
-        const bool digits = std::all_of(port.begin(), port.end(), isAsciiDigit);
-        if (port.isEmpty() || !digits || port.size() > 5 || port.startsWith('0') || port.toInt() > 65535 ||
-            portText.size() != port.size())
+        const std::optional<quint16> port = Policy::parsePortNumber(split->port);
+        if (!port)
             return badAuthority(text, QStringLiteral("the port must be a number between 1 and 65535"));
-        authority.port = static_cast<quint16>(port.toInt());
+        authority.port = *port;
     }
 
     if (hostText.isEmpty())

@@ -152,14 +152,6 @@ QString aceFailureReason(const QString &text)
     return QStringLiteral("is not a valid internationalised domain name");
 }
 
-Result<quint16> parsePort(const QString &entry, QStringView text)
-{
-    // Plain decimal 1..65535 without leading zeros or signs.
-    if (!allAsciiDigits(text) || text.size() > 5 || text.startsWith(u'0') || text.toInt() > 65535)
-        return invalid(entry, QStringLiteral("the port must be a number between 1 and 65535"));
-    return static_cast<quint16>(text.toInt());
-}
-
 bool isPathCharacter(QChar c)
 {
     // RFC 3986 pchar and "/": unreserved, sub-delims, ":", "@" (percent-encoding is checked separately).
@@ -278,40 +270,54 @@ Result<QString> normaliseHost(const QString &host)
     return normaliseHostFor(host, host);
 }
 
+Result<HostPortText> splitHostPort(QStringView text)
+{
+    const auto refuse = [](const QString &why) { return fail(QStringLiteral("policy.invalid_domain"), why); };
+    if (text.startsWith(u'[')) {
+        const qsizetype close = text.indexOf(u']');
+        if (close < 0)
+            return refuse(QStringLiteral("missing \"]\" after an IPv6 address"));
+        const QStringView rest = text.sliced(close + 1);
+        if (!rest.isEmpty() && !rest.startsWith(u':'))
+            return refuse(QStringLiteral("only \":port\" may follow \"]\""));
+        return HostPortText{text.first(close + 1), rest.isEmpty() ? QStringView() : rest.sliced(1)};
+    }
+    const qsizetype colons = text.count(u':');
+    if (colons > 1)
+        return refuse(QStringLiteral("write IPv6 addresses in brackets, as in \"[2001:db8::1]\""));
+    if (colons == 0)
+        return HostPortText{text, QStringView()};
+    const qsizetype colon = text.indexOf(u':');
+    // sliced() of the end is empty but not null: "host:" has an empty port, "host" none.
+    return HostPortText{text.first(colon), text.sliced(colon + 1)};
+}
+
+std::optional<quint16> parsePortNumber(QStringView text)
+{
+    if (!allAsciiDigits(text) || text.size() > 5 || text.startsWith(u'0') || text.toInt() > 65535)
+        return std::nullopt;
+    return static_cast<quint16>(text.toInt());
+}
+
 Result<DomainRule> parseDomainRule(const QString &entry)
 {
     if (entry.size() > MaxRawEntryLength)
         return invalid(entry, QStringLiteral("is longer than %1 characters").arg(MaxRawEntryLength));
     CORDON_TRY(checkHostCharacters(entry, entry));
 
-    QString hostText = entry;
-    QStringView portText;
-    if (entry.startsWith(u'[')) {
-        const qsizetype close = entry.indexOf(u']');
-        if (close < 0)
-            return invalid(entry, QStringLiteral("missing \"]\" after an IPv6 address"));
-        hostText = entry.left(close + 1);
-        const QStringView rest = QStringView(entry).sliced(close + 1);
-        if (!rest.isEmpty()) {
-            if (!rest.startsWith(u':'))
-                return invalid(entry, QStringLiteral("only \":port\" may follow \"]\""));
-            portText = rest.sliced(1);
-        }
-    } else if (entry.count(u':') == 1) {
-        const qsizetype colon = entry.indexOf(u':');
-        hostText = entry.left(colon);
-        portText = QStringView(entry).sliced(colon + 1);
-    } else if (entry.count(u':') > 1) {
-        return invalid(entry, QStringLiteral("write IPv6 addresses in brackets, as in \"[2001:db8::1]\""));
-    }
+    const Result<HostPortText> split = splitHostPort(entry);
+    if (!split)
+        return invalid(entry, toQt(split.error().message()));
+    QString hostText = split->host.toString();
+    const QStringView portText = split->port;
 
     DomainRule rule;
     if (entry.startsWith(u':') || (!portText.isNull() && portText.isEmpty()))
         return invalid(entry, QStringLiteral("expected host:port"));
     if (!portText.isNull()) {
-        const Result<quint16> port = parsePort(entry, portText);
+        const std::optional<quint16> port = parsePortNumber(portText);
         if (!port)
-            return fail(port.error());
+            return invalid(entry, QStringLiteral("the port must be a number between 1 and 65535"));
         rule.ports = {*port};
     }
 

@@ -61,6 +61,23 @@ struct DomainRule
 // policy.invalid_domain.
 Result<QString> normaliseHost(const QString &host);
 
+// An allowlist entry or a proxy authority cut at its port: "host", "host:port", "[v6]", "[v6]:port". The
+// views point into text. port is null when there is none and empty for "host:". The one splitter for both,
+// so the proxy and the allowlist read "[::1]:80" the same way.
+struct HostPortText
+{
+    QStringView host;
+    QStringView port;
+};
+
+// Errors (policy.invalid_domain, the reason alone, for the caller to put after what it quotes): "[" without
+// "]", anything but ":port" after "]", an IPv6 address without brackets.
+Result<HostPortText> splitHostPort(QStringView text);
+
+// A port as written in an entry or an authority: plain decimal 1..65535, no sign, no leading zero, ASCII
+// digits only.
+std::optional<quint16> parsePortNumber(QStringView text);
+
 // The string form of an allowlist entry: "pypi.org", "*.pythonhosted.org", "example.com:8443", "[::1]",
 // "[::1]:8080". Errors: policy.invalid_domain, with a message that says what is wrong and how to write it.
 Result<DomainRule> parseDomainRule(const QString &entry);

@@ -90,6 +90,8 @@ private slots:
     void authorityAccepted();
     void authorityRefused_data();
     void authorityRefused();
+    void splitHostPort_data();
+    void splitHostPort();
     void hostHeaderForm();
     void matching_data();
     void matching();
@@ -213,8 +215,59 @@ void TestHostMatch::authorityRefused()
     QFETCH(QString, messagePart);
     const Result<Authority> authority = parseAuthority(text);
     QVERIFY2(!authority, qPrintable(authority ? authority->toString() : QString()));
-    QCOMPARE(toQt(authority.error().code()), str("network.bad_authority"));
+    QCOMPARE(authority.error().code(), "network.bad_authority");
     QVERIFY2(toQt(authority.error().message()).contains(messagePart), authority.error().message().c_str());
+}
+
+// The one splitter behind both the allowlist entries and the proxy's authorities. "null" marks no port.
+void TestHostMatch::splitHostPort_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<QString>("port");
+    QTest::addColumn<QString>("refusal");
+
+    const QString none = str("null");
+    QTest::newRow("host") << str("pypi.org") << str("pypi.org") << none << QString();
+    QTest::newRow("host:port") << str("pypi.org:443") << str("pypi.org") << str("443") << QString();
+    QTest::newRow("empty port") << str("pypi.org:") << str("pypi.org") << QString() << QString();
+    QTest::newRow("port only") << str(":443") << QString() << str("443") << QString();
+    QTest::newRow("v6") << str("[::1]") << str("[::1]") << none << QString();
+    QTest::newRow("v6:port") << str("[::1]:8080") << str("[::1]") << str("8080") << QString();
+    QTest::newRow("v6 empty port") << str("[::1]:") << str("[::1]") << QString() << QString();
+    QTest::newRow("v6 unclosed") << str("[::1") << QString() << QString() << str("missing \"]\"");
+    QTest::newRow("v6 junk") << str("[::1]x") << QString() << QString() << str("only \":port\" may follow");
+    QTest::newRow("v6 bare") << str("::1") << QString() << QString()
+                             << str("write IPv6 addresses in brackets");
+    QTest::newRow("v6 bare port") << str("2001:db8::1:443") << QString() << QString()
+                                  << str("write IPv6 addresses in brackets");
+}
+
+void TestHostMatch::splitHostPort()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, host);
+    QFETCH(QString, port);
+    QFETCH(QString, refusal);
+    const Result<Policy::HostPortText> split = Policy::splitHostPort(text);
+    if (!refusal.isEmpty()) {
+        QVERIFY(!split);
+        QVERIFY2(toQt(split.error().message()).contains(refusal), split.error().message().c_str());
+        return;
+    }
+    QVERIFY_RESULT(split);
+    QCOMPARE(split->host.toString(), host);
+    if (port == u"null") {
+        QVERIFY(split->port.isNull());
+    } else {
+        QVERIFY(!split->port.isNull());
+        QCOMPARE(split->port.toString(), port);
+    }
+    // The port reader both share: ASCII decimal 1..65535 without a leading zero.
+    QCOMPARE(Policy::parsePortNumber(u"443"), std::optional<quint16>(443));
+    QCOMPARE(Policy::parsePortNumber(u"65535"), std::optional<quint16>(65535));
+    for (const QStringView bad : {u"0", u"0443", u"65536", u"+80", u"", u"\uff18\uff10"})
+        QCOMPARE(Policy::parsePortNumber(bad), std::nullopt);
 }
 
 void TestHostMatch::hostHeaderForm()
