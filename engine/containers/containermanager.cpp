@@ -30,19 +30,6 @@ Error notFound(const QString &what, const QString &id)
 
 } // namespace
 
-QJsonObject MemorySample::toJson(const QString &containerId) const
-{
-    return {{QStringLiteral("container"), containerId},
-            {QStringLiteral("at"), at},
-            {QStringLiteral("current"), current},
-            {QStringLiteral("peak"), peak},
-            {QStringLiteral("limit"), limit},
-            {QStringLiteral("oom_kills"), oomKills},
-            {QStringLiteral("pids"), pids},
-            {QStringLiteral("pids_limit"), pidsLimit},
-            {QStringLiteral("pids_limit_hits"), pidsLimitHits}};
-}
-
 ContainerManager::ContainerManager(Store::HistoryStore &store, ManagerSettings settings, QObject *parent)
     : QObject(parent), m_store(store), m_settings(settings)
 {
@@ -166,7 +153,7 @@ int ContainerManager::runningCount() const
     }));
 }
 
-Result<QJsonObject> ContainerManager::create(const Policy::ContainerPolicy &policy)
+Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy &policy)
 {
     if (runningCount() >= m_settings.maxContainers)
         return fail(QStringLiteral("container.limit"),
@@ -202,7 +189,7 @@ Result<QJsonObject> ContainerManager::create(const Policy::ContainerPolicy &poli
     recordEvent(id, {}, QStringLiteral("container.created"),
                 {{QStringLiteral("policy_version"), created.record.policyVersion},
                  {QStringLiteral("time_scale"), created.record.timeScale}});
-    return containerJson(created);
+    return snapshot(created);
 }
 
 const ContainerManager::Entry *ContainerManager::liveEntryNamed(const QString &name) const
@@ -275,7 +262,7 @@ Result<ContainerManager::Entry *> ContainerManager::liveEntry(const QString &id)
     return found;
 }
 
-QJsonArray ContainerManager::list(bool includeEnded) const
+QList<ContainerSnapshot> ContainerManager::list(bool includeEnded) const
 {
     QList<const Entry *> entries;
     for (const auto &[id, entry] : m_entries) {
@@ -284,21 +271,21 @@ QJsonArray ContainerManager::list(bool includeEnded) const
     }
     std::sort(entries.begin(), entries.end(),
               [](const Entry *a, const Entry *b) { return a->record.createdAt > b->record.createdAt; });
-    QJsonArray array;
+    QList<ContainerSnapshot> snapshots;
     for (const Entry *entry : entries)
-        array.append(containerJson(*entry));
-    return array;
+        snapshots.append(snapshot(*entry));
+    return snapshots;
 }
 
-Result<QJsonObject> ContainerManager::get(const QString &id) const
+Result<ContainerSnapshot> ContainerManager::get(const QString &id) const
 {
     auto found = entry(id);
     if (!found)
         return fail(found.error());
-    return containerJson(**found);
+    return snapshot(**found);
 }
 
-Result<QJsonObject> ContainerManager::stop(const QString &id)
+Result<ContainerSnapshot> ContainerManager::stop(const QString &id)
 {
     auto found = liveEntry(id);
     if (!found)
@@ -312,10 +299,10 @@ Result<QJsonObject> ContainerManager::stop(const QString &id)
     // activity, and every other client (the workbench after `cordon stop`) would go on showing "running".
     persist(stopped);
     recordEvent(id, {}, QStringLiteral("container.stopped"), {});
-    return containerJson(stopped);
+    return snapshot(stopped);
 }
 
-Result<QJsonObject> ContainerManager::start(const QString &id)
+Result<ContainerSnapshot> ContainerManager::start(const QString &id)
 {
     auto found = liveEntry(id);
     if (!found)
@@ -333,17 +320,17 @@ Result<QJsonObject> ContainerManager::start(const QString &id)
     }
     touch(started);
     persist(started); // as in stop(): the new state reaches every client at once
-    return containerJson(started);
+    return snapshot(started);
 }
 
-Result<QJsonObject> ContainerManager::remove(const QString &id)
+Result<ContainerSnapshot> ContainerManager::remove(const QString &id)
 {
     auto found = entry(id);
     if (!found)
         return fail(found.error());
     Entry &removed = **found;
     if (removed.container->state() == ContainerState::Deleted)
-        return containerJson(removed);
+        return snapshot(removed);
     detachProxy(id);
     removed.container->stop(QStringLiteral("the container was deleted"));
     auto wiped = removed.container->wipe();
@@ -354,10 +341,10 @@ Result<QJsonObject> ContainerManager::remove(const QString &id)
     recordEvent(id, {}, QStringLiteral("container.deleted"),
                 wiped ? QJsonObject{}
                       : QJsonObject{{QStringLiteral("wipe_error"), toQt(wiped.error().message())}});
-    return containerJson(removed);
+    return snapshot(removed);
 }
 
-Result<QJsonObject> ContainerManager::keepAlive(const QString &id)
+Result<ContainerSnapshot> ContainerManager::keepAlive(const QString &id)
 {
     auto found = liveEntry(id);
     if (!found)
@@ -368,7 +355,7 @@ Result<QJsonObject> ContainerManager::keepAlive(const QString &id)
     persist(**found);
     recordEvent(id, {}, QStringLiteral("container.kept_alive"),
                 {{QStringLiteral("expires_at"), (*found)->record.expiresAt}});
-    return containerJson(**found);
+    return snapshot(**found);
 }
 
 QHash<QString, int> ContainerManager::countByState() const
@@ -401,7 +388,7 @@ void ContainerManager::persist(Entry &entry)
 {
     entry.record.state = containerStateName(entry.container->state());
     logStoreFailure(m_store.saveContainer(entry.record), "a container");
-    Q_EMIT containerChanged(containerJson(entry));
+    Q_EMIT containerChanged(snapshot(entry));
 }
 
 void ContainerManager::recordEvent(const QString &containerId, const QString &runId, const QString &kind,
@@ -418,22 +405,10 @@ void ContainerManager::recordEvent(const QString &containerId, const QString &ru
     Q_EMIT eventRecorded(event.toJson());
 }
 
-QJsonObject ContainerManager::containerJson(const Entry &entry) const
+ContainerSnapshot ContainerManager::snapshot(const Entry &entry) const
 {
-    const Policy::ContainerPolicy &policy = entry.container->policy();
-    return {{QStringLiteral("id"), entry.record.id},
-            {QStringLiteral("name"), policy.name},
-            {QStringLiteral("state"), containerStateName(entry.container->state())},
-            {QStringLiteral("policy"), QJsonDocument::fromJson(policy.canonicalJson()).object()},
-            {QStringLiteral("policy_version"), entry.record.policyVersion},
-            {QStringLiteral("created_at"), entry.record.createdAt},
-            {QStringLiteral("last_active_at"), entry.record.lastActiveAt},
-            {QStringLiteral("expires_at"), entry.record.endedAt == 0 ? entry.record.expiresAt : 0},
-            {QStringLiteral("ended_at"), entry.record.endedAt},
-            {QStringLiteral("time_scale"), entry.record.timeScale},
-            {QStringLiteral("memory_limit"), policy.memoryLimitBytes},
-            {QStringLiteral("limits_enforced"), m_cgroup != nullptr},
-            {QStringLiteral("active_runs"), entry.container->activeRuns()}};
+    return {entry.record, entry.container->policy(), entry.container->state(), m_cgroup != nullptr,
+            entry.container->activeRuns()};
 }
 
 void ContainerManager::expire(Entry &entry, bool whileDown)
@@ -492,7 +467,8 @@ void ContainerManager::sampleMemory()
         const auto stats = owned->container->memoryStats();
         if (!stats)
             continue;
-        MemorySample sample{at,
+        MemorySample sample{id,
+                            at,
                             stats->current,
                             stats->peak,
                             stats->limit,
@@ -513,18 +489,18 @@ void ContainerManager::sampleMemory()
         owned->samples.push_back(sample);
         while (owned->samples.size() > keep)
             owned->samples.pop_front();
-        Q_EMIT memorySampled(id, sample.toJson(id));
+        Q_EMIT memorySampled(sample);
     }
 }
 
-QJsonArray ContainerManager::memoryBacklog(const QString &containerId) const
+QList<MemorySample> ContainerManager::memoryBacklog(const QString &containerId) const
 {
-    QJsonArray backlog;
+    QList<MemorySample> backlog;
     for (const auto &[id, owned] : m_entries) {
         if (!containerId.isEmpty() && id != containerId)
             continue;
         for (const MemorySample &sample : owned->samples)
-            backlog.append(sample.toJson(id));
+            backlog.append(sample);
     }
     return backlog;
 }

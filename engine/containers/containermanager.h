@@ -37,8 +37,10 @@ struct ManagerSettings
     bool allowDegraded = false;        // create containers without cgroup limits when the host has none
 };
 
+// One memory reading of a container's cgroup; the API layer gives it its wire form (daemon/api/wireforms.h).
 struct MemorySample
 {
+    QString container;
     qint64 at = 0;
     qint64 current = 0;
     qint64 peak = 0;
@@ -47,7 +49,17 @@ struct MemorySample
     qint64 pids = 0;          // processes and threads now
     qint64 pidsLimit = 0;     // limits.pids
     qint64 pidsLimitHits = 0; // forks refused at that limit since the container started
-    QJsonObject toJson(const QString &containerId) const;
+};
+
+// What a client is told about one container: its record, its policy and what only the live daemon knows.
+// The API layer gives it its wire form (daemon/api/wireforms.h).
+struct ContainerSnapshot
+{
+    Store::ContainerRecord record;
+    Policy::ContainerPolicy policy;
+    ContainerState state = ContainerState::Stopped;
+    bool limitsEnforced = false; // cgroup memory and pids limits apply
+    int activeRuns = 0;
 };
 
 class ContainerManager final : public QObject
@@ -67,15 +79,15 @@ public:
     Result<> setTimeScale(double scale);
 
     // Refuses a name that a container not yet expired or deleted has (container.name_taken).
-    Result<QJsonObject> create(const Policy::ContainerPolicy &policy);
+    Result<ContainerSnapshot> create(const Policy::ContainerPolicy &policy);
     // A readable name ("brisk-heron") no such container has, for a policy that gives none.
     QString unusedName() const;
-    QJsonArray list(bool includeEnded) const;
-    Result<QJsonObject> get(const QString &id) const;
-    Result<QJsonObject> stop(const QString &id);
-    Result<QJsonObject> start(const QString &id);
-    Result<QJsonObject> remove(const QString &id);
-    Result<QJsonObject> keepAlive(const QString &id);
+    QList<ContainerSnapshot> list(bool includeEnded) const;
+    Result<ContainerSnapshot> get(const QString &id) const;
+    Result<ContainerSnapshot> stop(const QString &id);
+    Result<ContainerSnapshot> start(const QString &id);
+    Result<ContainerSnapshot> remove(const QString &id);
+    Result<ContainerSnapshot> keepAlive(const QString &id);
     QHash<QString, int> countByState() const;
 
     // A repeated idempotency key returns the earlier run instead of starting another.
@@ -106,9 +118,10 @@ public:
     QJsonObject orgPolicyJson() const;
     Result<QJsonObject> reloadOrgPolicy();
     Result<QJsonObject> setOrgPolicy(const QJsonArray &domains);
-    Result<QJsonObject> updateNetwork(const QString &containerId, const Policy::NetworkPolicy &network);
+    Result<ContainerSnapshot> updateNetwork(const QString &containerId, const Policy::NetworkPolicy &network);
     Result<QJsonObject> networkSummary(const QString &containerId) const;
-    QJsonArray memoryBacklog(const QString &containerId) const;
+    // The samples kept (memoryHistorySeconds) of one container, or of every container for an empty id.
+    QList<MemorySample> memoryBacklog(const QString &containerId) const;
     // A run's egress decisions: {allowed, denied, errors}, from the recorded network.* events.
     QJsonObject runNetworkCounts(const QString &runId) const;
 
@@ -116,13 +129,13 @@ public:
     void shutdown();
 
 Q_SIGNALS:
-    void containerChanged(const QJsonObject &container);
+    void containerChanged(const Cordon::Containers::ContainerSnapshot &container);
     void expiringSoon(const QString &containerId, qint64 expiresAt);
     void runStarted(const QJsonObject &run);
     void runOutput(const QString &runId, const QString &containerId, const QString &stream,
                    const QByteArray &chunk);
     void runFinished(const QJsonObject &run);
-    void memorySampled(const QString &containerId, const QJsonObject &sample);
+    void memorySampled(const Cordon::Containers::MemorySample &sample);
     void eventRecorded(const QJsonObject &event);
 
 private:
@@ -146,7 +159,7 @@ private:
     void recordOrgPolicyError(const QString &message);
     // The container that is not expired or deleted and has this name; names are unique among those.
     const Entry *liveEntryNamed(const QString &name) const;
-    QJsonObject containerJson(const Entry &entry) const;
+    ContainerSnapshot snapshot(const Entry &entry) const;
     void expire(Entry &entry, bool whileDown);
     void checkExpiry();
     void sampleMemory();

@@ -119,8 +119,8 @@ Result<QJsonObject> ContainerManager::setOrgPolicy(const QJsonArray &domains)
     return reloadOrgPolicy();
 }
 
-Result<QJsonObject> ContainerManager::updateNetwork(const QString &containerId,
-                                                    const Policy::NetworkPolicy &network)
+Result<ContainerSnapshot> ContainerManager::updateNetwork(const QString &containerId,
+                                                          const Policy::NetworkPolicy &network)
 {
     auto found = liveEntry(containerId);
     if (!found)
@@ -152,7 +152,7 @@ Result<QJsonObject> ContainerManager::updateNetwork(const QString &containerId,
                 {{QStringLiteral("policy_version"), updated.version()},
                  {QStringLiteral("previous_policy_version"), previous},
                  {QStringLiteral("network_policy"), network.toJsonObject()}});
-    return containerJson(target);
+    return snapshot(target);
 }
 
 Result<QJsonObject> ContainerManager::networkSummary(const QString &containerId) const

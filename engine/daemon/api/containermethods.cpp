@@ -2,6 +2,7 @@
 // container.* and memory.processes: a container's life and what runs in it.
 #include "daemon/api/methodtable.h"
 #include "daemon/api/params.h"
+#include "daemon/api/wireforms.h"
 #include "policy/containerpolicy.h"
 
 #include <QJsonArray>
@@ -22,7 +23,7 @@ template<typename Call> MethodTable::Handler containerCall(Call call)
         auto container = (context.manager.*call)(*id);
         if (!container)
             return fail(container.error());
-        return wrap(QStringLiteral("container"), *container);
+        return wrap(QStringLiteral("container"), containerToJson(*container));
     };
 }
 
@@ -41,7 +42,7 @@ Result<QJsonObject> create(ApiContext &context, const QJsonObject &params)
     auto container = context.manager.create(*policy);
     if (!container)
         return fail(container.error());
-    return wrap(QStringLiteral("container"), *container);
+    return wrap(QStringLiteral("container"), containerToJson(*container));
 }
 
 Result<QJsonObject> list(ApiContext &context, const QJsonObject &params)
@@ -49,7 +50,8 @@ Result<QJsonObject> list(ApiContext &context, const QJsonObject &params)
     auto includeDeleted = optionalBool(params, QStringLiteral("include_deleted"));
     if (!includeDeleted)
         return fail(includeDeleted.error());
-    return QJsonObject{{QStringLiteral("containers"), context.manager.list(*includeDeleted)}};
+    return QJsonObject{
+        {QStringLiteral("containers"), containersToJson(context.manager.list(*includeDeleted))}};
 }
 
 Result<QJsonObject> updateNetwork(ApiContext &context, const QJsonObject &params)
@@ -64,7 +66,7 @@ Result<QJsonObject> updateNetwork(ApiContext &context, const QJsonObject &params
     auto container = context.manager.updateNetwork(*id, *network);
     if (!container)
         return fail(container.error());
-    return wrap(QStringLiteral("container"), *container);
+    return wrap(QStringLiteral("container"), containerToJson(*container));
 }
 
 Result<QJsonObject> processes(ApiContext &context, const QJsonObject &params)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "daemon/api/daemonapi.h"
 
+#include "daemon/api/wireforms.h"
+
 namespace Cordon::Api {
 
 DaemonApi::DaemonApi(Containers::ContainerManager &manager, Store::HistoryStore &store,
@@ -22,9 +24,10 @@ DaemonApi::DaemonApi(Containers::ContainerManager &manager, Store::HistoryStore 
     m_context.server.setSubscribeBacklogProvider([this](const QStringList &topics, const QString &container) {
         QJsonObject backlog;
         if (topics.contains(QStringLiteral("memory")))
-            backlog.insert(QStringLiteral("memory_backlog"), m_context.manager.memoryBacklog(container));
+            backlog.insert(QStringLiteral("memory_backlog"),
+                           memorySamplesToJson(m_context.manager.memoryBacklog(container)));
         if (topics.contains(QStringLiteral("containers")))
-            backlog.insert(QStringLiteral("containers"), m_context.manager.list(false));
+            backlog.insert(QStringLiteral("containers"), containersToJson(m_context.manager.list(false)));
         return backlog;
     });
     wireEvents();
@@ -34,10 +37,10 @@ void DaemonApi::wireEvents()
 {
     using Containers::ContainerManager;
     connect(&m_context.manager, &ContainerManager::containerChanged, this,
-            [this](const QJsonObject &container) {
-                m_context.server.publish(
-                    QStringLiteral("containers"), container.value(QStringLiteral("id")).toString(),
-                    QStringLiteral("container.changed"), {{QStringLiteral("container"), container}});
+            [this](const Containers::ContainerSnapshot &container) {
+                m_context.server.publish(QStringLiteral("containers"), container.record.id,
+                                         QStringLiteral("container.changed"),
+                                         {{QStringLiteral("container"), containerToJson(container)}});
             });
     connect(&m_context.manager, &ContainerManager::expiringSoon, this,
             [this](const QString &id, qint64 expiresAt) {
@@ -68,9 +71,9 @@ void DaemonApi::wireEvents()
             respond(QJsonObject{{QStringLiteral("run"), run}});
     });
     connect(&m_context.manager, &ContainerManager::memorySampled, this,
-            [this](const QString &id, const QJsonObject &sample) {
-                m_context.server.publish(QStringLiteral("memory"), id, QStringLiteral("memory.sample"),
-                                         sample);
+            [this](const Containers::MemorySample &sample) {
+                m_context.server.publish(QStringLiteral("memory"), sample.container,
+                                         QStringLiteral("memory.sample"), memorySampleToJson(sample));
             });
     connect(&m_context.manager, &ContainerManager::eventRecorded, this, [this](const QJsonObject &event) {
         m_context.server.publish(QStringLiteral("events"),
