@@ -62,6 +62,23 @@ struct ContainerSnapshot
     int activeRuns = 0;
 };
 
+// A run's egress decisions, counted from the recorded network.* events.
+struct NetworkCounts
+{
+    qint64 allowed = 0;
+    qint64 denied = 0;
+    qint64 errors = 0;
+};
+
+// What a client is told about one run: its record, with its output once the record holds it, and its egress
+// decisions once it has ended. The API layer gives it its wire form (daemon/api/wireforms.h).
+struct RunSnapshot
+{
+    Store::RunRecord record;
+    bool withOutput = false; // stdout, stderr and code: only a finished run's record has them
+    std::optional<NetworkCounts> network = std::nullopt;
+};
+
 class ContainerManager final : public QObject
 {
     Q_OBJECT
@@ -91,11 +108,11 @@ public:
     QHash<QString, int> countByState() const;
 
     // A repeated idempotency key returns the earlier run instead of starting another.
-    Result<QJsonObject> exec(const QString &containerId, const ExecRequest &request,
+    Result<RunSnapshot> exec(const QString &containerId, const ExecRequest &request,
                              const QString &idempotencyKey);
     Result<> writeStdin(const QString &runId, const QByteArray &data, bool eof);
-    Result<QJsonObject> cancel(const QString &runId);
-    Result<QJsonObject> runJson(const QString &runId) const;
+    Result<RunSnapshot> cancel(const QString &runId);
+    Result<RunSnapshot> run(const QString &runId) const;
     bool isRunActive(const QString &runId) const { return m_activeRuns.contains(runId); }
 
     Result<QJsonObject> upload(const QString &containerId, const QString &name, const QString &hostPath,
@@ -122,8 +139,7 @@ public:
     Result<QJsonObject> networkSummary(const QString &containerId) const;
     // The samples kept (memoryHistorySeconds) of one container, or of every container for an empty id.
     QList<MemorySample> memoryBacklog(const QString &containerId) const;
-    // A run's egress decisions: {allowed, denied, errors}, from the recorded network.* events.
-    QJsonObject runNetworkCounts(const QString &runId) const;
+    NetworkCounts runNetworkCounts(const QString &runId) const;
 
     // Stops every container (files stay) for a clean daemon shutdown.
     void shutdown();
@@ -131,10 +147,10 @@ public:
 Q_SIGNALS:
     void containerChanged(const Cordon::Containers::ContainerSnapshot &container);
     void expiringSoon(const QString &containerId, qint64 expiresAt);
-    void runStarted(const QJsonObject &run);
+    void runStarted(const Cordon::Containers::RunSnapshot &run);
     void runOutput(const QString &runId, const QString &containerId, const QString &stream,
                    const QByteArray &chunk);
-    void runFinished(const QJsonObject &run);
+    void runFinished(const Cordon::Containers::RunSnapshot &run);
     void memorySampled(const Cordon::Containers::MemorySample &sample);
     void eventRecorded(const QJsonObject &event);
 

@@ -41,7 +41,7 @@ void applyOutcome(Store::RunRecord &record, const RunOutcome &outcome)
 
 } // namespace
 
-Result<QJsonObject> ContainerManager::exec(const QString &containerId, const ExecRequest &request,
+Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const ExecRequest &request,
                                            const QString &idempotencyKey)
 {
     auto found = liveEntry(containerId);
@@ -51,13 +51,13 @@ Result<QJsonObject> ContainerManager::exec(const QString &containerId, const Exe
     if (!idempotencyKey.isEmpty()) {
         for (auto it = m_runRecords.cbegin(); it != m_runRecords.cend(); ++it) {
             if (it->containerId == containerId && it->idempotencyKey == idempotencyKey)
-                return it->toJson(false);
+                return RunSnapshot{.record = *it};
         }
         auto earlier = m_store.runByIdempotencyKey(containerId, idempotencyKey);
         if (!earlier)
             return fail(earlier.error());
         if (*earlier)
-            return (*earlier)->toJson(false);
+            return RunSnapshot{.record = **earlier};
     }
     if (target.container->activeRuns() >= m_settings.maxRunsPerContainer)
         return fail(QStringLiteral("run.limit"),
@@ -95,12 +95,12 @@ Result<QJsonObject> ContainerManager::exec(const QString &containerId, const Exe
     m_activeRuns.insert(runId, containerId);
     m_runRecords.insert(runId, record);
     touch(target);
-    const QJsonObject json = record.toJson(false);
+    const RunSnapshot started{.record = record};
     recordEvent(
         containerId, runId, QStringLiteral("run.started"),
         {{QStringLiteral("language"), request.language}, {QStringLiteral("code_sha256"), record.codeSha256}});
-    Q_EMIT runStarted(json);
-    return json;
+    Q_EMIT runStarted(started);
+    return started;
 }
 
 void ContainerManager::onRunFinished(Entry &target, ContainerRun *run)
@@ -148,19 +148,16 @@ void ContainerManager::onRunFinished(Entry &target, ContainerRun *run)
                  {QStringLiteral("exit_code"), record.exitCode},
                  {QStringLiteral("signal"), record.signal},
                  {QStringLiteral("wall_ms"), record.wallMs}});
-    QJsonObject finished = record.toJson(true);
-    finished.insert(QStringLiteral("network"), runNetworkCounts(runId));
-    Q_EMIT runFinished(finished);
+    Q_EMIT runFinished(RunSnapshot{record, true, runNetworkCounts(runId)});
 }
 
-QJsonObject ContainerManager::runNetworkCounts(const QString &runId) const
+NetworkCounts ContainerManager::runNetworkCounts(const QString &runId) const
 {
     // Counted from the recorded decisions, so the run, its summary and its history always agree.
     const QHash<QString, qint64> counts =
         m_store.eventCounts({}, QStringLiteral("network."), runId).value_or(QHash<QString, qint64>());
-    return {{QStringLiteral("allowed"), counts.value(QStringLiteral("network.allowed"))},
-            {QStringLiteral("denied"), counts.value(QStringLiteral("network.denied"))},
-            {QStringLiteral("errors"), counts.value(QStringLiteral("network.error"))}};
+    return {counts.value(QStringLiteral("network.allowed")), counts.value(QStringLiteral("network.denied")),
+            counts.value(QStringLiteral("network.error"))};
 }
 
 Result<> ContainerManager::writeStdin(const QString &runId, const QByteArray &data, bool eof)
@@ -178,31 +175,31 @@ Result<> ContainerManager::writeStdin(const QString &runId, const QByteArray &da
     return run->writeStdin(data, eof);
 }
 
-Result<QJsonObject> ContainerManager::cancel(const QString &runId)
+Result<RunSnapshot> ContainerManager::cancel(const QString &runId)
 {
     const QString containerId = m_activeRuns.value(runId);
     if (containerId.isEmpty())
-        return runJson(runId); // already finished: cancelling is a no-op
+        return run(runId); // already finished: cancelling is a no-op
     auto found = entry(containerId);
     if (!found)
         return fail(found.error());
     if (ContainerRun *run = (*found)->container->run(runId))
         run->cancel();
     recordEvent(containerId, runId, QStringLiteral("run.cancelled"), {});
-    return m_runRecords.value(runId).toJson(false);
+    return RunSnapshot{.record = m_runRecords.value(runId)};
 }
 
-Result<QJsonObject> ContainerManager::runJson(const QString &runId) const
+Result<RunSnapshot> ContainerManager::run(const QString &runId) const
 {
     if (m_runRecords.contains(runId))
-        return m_runRecords.value(runId).toJson(false);
+        return RunSnapshot{.record = m_runRecords.value(runId)};
     auto record = m_store.run(runId);
     if (!record)
         return fail(QStringLiteral("run.not_found"), QStringLiteral("no run with id `%1`").arg(runId));
-    QJsonObject json = record->toJson(true);
+    RunSnapshot stored{.record = *record, .withOutput = true};
     if (record->state != QLatin1String("running"))
-        json.insert(QStringLiteral("network"), runNetworkCounts(runId));
-    return json;
+        stored.network = runNetworkCounts(runId);
+    return stored;
 }
 
 } // namespace Cordon::Containers

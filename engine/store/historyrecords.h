@@ -47,16 +47,12 @@ struct RunRecord
     qint64 cpuMs = 0;
     qint64 peakMemoryBytes = 0;
     qint64 pidsLimitHits = 0; // forks the container's process limit refused while the run ran
-    QByteArray stdoutData; // as captured, already capped by the caller
+    QByteArray stdoutData;    // as captured, already capped by the caller
     QByteArray stderrData;
     bool stdoutTruncated = false;
     bool stderrTruncated = false;
     QString message;
     QJsonArray artifacts; // [{path, size, sha256}]
-
-    // The protocol's `run` object. Outcome fields appear once the run is no longer running; stdout, stderr
-    // (UTF-8 text, invalid bytes replaced) and code only with withOutput, because lists stay small.
-    QJsonObject toJson(bool withOutput = true) const;
 };
 
 struct FileRecord

@@ -2,6 +2,7 @@
 // The history database on real SQLite files: migrations and their refusal of a newer schema, every record
 // round-tripping (hostile bytes included), filters and paging, idempotency keys, interrupted runs, retention
 // with intact foreign keys, the connection settings, and a file that is not a database.
+#include "daemon/api/wireforms.h"
 #include "store/historystore.h"
 #include "store/migrations.h"
 #include "store/transaction.h"
@@ -271,8 +272,7 @@ private Q_SLOTS:
         run.pidsLimitHits = 7;
         QVERIFY_RESULT(store->finishRun(run));
         QCOMPARE(store->run(QStringLiteral("new"))->pidsLimitHits, 7);
-        QCOMPARE(store->run(QStringLiteral("new"))
-                     ->toJson(false)
+        QCOMPARE(Cordon::Api::runRecordToJson(*store->run(QStringLiteral("new")), false)
                      .value(QStringLiteral("pids_limit_hits"))
                      .toInteger(),
                  7);
@@ -487,7 +487,7 @@ private Q_SLOTS:
         QCOMPARE(loaded->artifacts, outcome.artifacts);
 
         // The protocol form: valid JSON text with invalid bytes replaced and NUL kept.
-        const QJsonObject json = loaded->toJson();
+        const QJsonObject json = Cordon::Api::runRecordToJson(*loaded, true);
         QCOMPARE(json.value(QStringLiteral("container")).toString(), QStringLiteral("a"));
         QCOMPARE(json.value(QStringLiteral("exit_code")).toInt(), 3);
         QCOMPARE(json.value(QStringLiteral("error_class")).toString(), QStringLiteral("nonzero_exit"));
@@ -497,11 +497,11 @@ private Q_SLOTS:
         const QJsonObject reparsed =
             QJsonDocument::fromJson(QJsonDocument(json).toJson(QJsonDocument::Compact)).object();
         QCOMPARE(reparsed.value(QStringLiteral("stderr")).toString(), stderrText);
-        const QJsonObject brief = loaded->toJson(false);
+        const QJsonObject brief = Cordon::Api::runRecordToJson(*loaded, false);
         QVERIFY(!brief.contains(QStringLiteral("stdout")));
         QVERIFY(!brief.contains(QStringLiteral("code")));
         QVERIFY(brief.contains(QStringLiteral("wall_ms")));
-        QVERIFY(!running->toJson().contains(QStringLiteral("error_class")));
+        QVERIFY(!Cordon::Api::runRecordToJson(*running, true).contains(QStringLiteral("error_class")));
 
         // A second outcome for the same run is refused, as is an outcome for an unknown run.
         QCOMPARE(m_store->finishRun(outcome).error().code(), "store.constraint");

@@ -48,10 +48,12 @@ void DaemonApi::wireEvents()
                     QStringLiteral("containers"), id, QStringLiteral("container.expiring_soon"),
                     {{QStringLiteral("container"), id}, {QStringLiteral("expires_at"), expiresAt}});
             });
-    connect(&m_context.manager, &ContainerManager::runStarted, this, [this](const QJsonObject &run) {
-        m_context.server.publish(QStringLiteral("runs"), run.value(QStringLiteral("container")).toString(),
-                                 QStringLiteral("run.started"), {{QStringLiteral("run"), run}});
-    });
+    connect(&m_context.manager, &ContainerManager::runStarted, this,
+            [this](const Containers::RunSnapshot &run) {
+                m_context.server.publish(QStringLiteral("runs"), run.record.containerId,
+                                         QStringLiteral("run.started"),
+                                         {{QStringLiteral("run"), runToJson(run)}});
+            });
     connect(&m_context.manager, &ContainerManager::runOutput, this,
             [this](const QString &runId, const QString &container, const QString &stream,
                    const QByteArray &chunk) {
@@ -61,15 +63,17 @@ void DaemonApi::wireEvents()
                                           {QStringLiteral("stream"), stream},
                                           {QStringLiteral("data"), QString::fromLatin1(chunk.toBase64())}});
             });
-    connect(&m_context.manager, &ContainerManager::runFinished, this, [this](const QJsonObject &run) {
-        const QString runId = run.value(QStringLiteral("id")).toString();
-        m_context.server.publish(QStringLiteral("runs"), run.value(QStringLiteral("container")).toString(),
-                                 QStringLiteral("run.finished"), {{QStringLiteral("run"), run}});
-        const QList<Respond> waiters = m_context.waiters.values(runId);
-        m_context.waiters.remove(runId);
-        for (const Respond &respond : waiters)
-            respond(QJsonObject{{QStringLiteral("run"), run}});
-    });
+    connect(&m_context.manager, &ContainerManager::runFinished, this,
+            [this](const Containers::RunSnapshot &finished) {
+                const QString &runId = finished.record.id;
+                const QJsonObject run = runToJson(finished);
+                m_context.server.publish(QStringLiteral("runs"), finished.record.containerId,
+                                         QStringLiteral("run.finished"), {{QStringLiteral("run"), run}});
+                const QList<Respond> waiters = m_context.waiters.values(runId);
+                m_context.waiters.remove(runId);
+                for (const Respond &respond : waiters)
+                    respond(QJsonObject{{QStringLiteral("run"), run}});
+            });
     connect(&m_context.manager, &ContainerManager::memorySampled, this,
             [this](const Containers::MemorySample &sample) {
                 m_context.server.publish(QStringLiteral("memory"), sample.container,

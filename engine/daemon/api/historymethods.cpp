@@ -2,6 +2,7 @@
 // history.*: runs and events as recorded, page by page, and purging old ones.
 #include "daemon/api/methodtable.h"
 #include "daemon/api/params.h"
+#include "daemon/api/wireforms.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -39,7 +40,7 @@ Result<QJsonObject> runs(ApiContext &context, const QJsonObject &params)
         return fail(page.error());
     QJsonArray runs;
     for (const Store::RunRecord &run : page->items)
-        runs.append(run.toJson(*withOutput));
+        runs.append(runRecordToJson(run, *withOutput));
     return QJsonObject{{QStringLiteral("runs"), runs}, {QStringLiteral("total"), page->total}};
 }
 

@@ -2,6 +2,7 @@
 // run.*: starting a run in a container, feeding it, waiting for it, stopping it.
 #include "daemon/api/methodtable.h"
 #include "daemon/api/params.h"
+#include "daemon/api/wireforms.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -48,7 +49,7 @@ Result<QJsonObject> exec(ApiContext &context, const QJsonObject &params)
     auto run = context.manager.exec(*container, request, *key);
     if (!run)
         return fail(run.error());
-    return wrap(QStringLiteral("run"), *run);
+    return wrap(QStringLiteral("run"), runToJson(*run));
 }
 
 Result<QJsonObject> writeStdin(ApiContext &context, const QJsonObject &params)
@@ -70,7 +71,7 @@ Result<QJsonObject> cancel(ApiContext &context, const QJsonObject &params)
     auto run = context.manager.cancel(*runId);
     if (!run)
         return fail(run.error());
-    return wrap(QStringLiteral("run"), *run);
+    return wrap(QStringLiteral("run"), runToJson(*run));
 }
 
 Result<QJsonObject> get(ApiContext &context, const QJsonObject &params)
@@ -78,17 +79,18 @@ Result<QJsonObject> get(ApiContext &context, const QJsonObject &params)
     auto runId = requireString(params, QStringLiteral("run_id"));
     if (!runId)
         return fail(runId.error());
-    auto run = context.manager.runJson(*runId);
-    if (!run)
-        return fail(run.error());
+    auto found = context.manager.run(*runId);
+    if (!found)
+        return fail(found.error());
+    QJsonObject run = runToJson(*found);
     // run.get carries the policy itself, not only its hash: a reviewer reads what the run ran under, and an
     // exported run keeps it (the stored text is canonical JSON, written by the daemon).
-    const QString version = run->value(QStringLiteral("policy_version")).toString();
+    const QString &version = found->record.policyVersion;
     if (!version.isEmpty()) {
         if (auto policy = context.store.policyJson(version); policy && !policy->isEmpty())
-            run->insert(QStringLiteral("policy"), QJsonDocument::fromJson(*policy).object());
+            run.insert(QStringLiteral("policy"), QJsonDocument::fromJson(*policy).object());
     }
-    return wrap(QStringLiteral("run"), *run);
+    return wrap(QStringLiteral("run"), run);
 }
 
 // Answers when the run finishes (DaemonApi), or now for a run that already has.
@@ -101,10 +103,10 @@ void wait(ApiContext &context, const QJsonObject &params, Respond respond)
         context.waiters.insert(*runId, std::move(respond));
         return;
     }
-    auto run = context.manager.runJson(*runId);
+    auto run = context.manager.run(*runId);
     if (!run)
         return respond(fail(run.error()));
-    respond(wrap(QStringLiteral("run"), *run));
+    respond(wrap(QStringLiteral("run"), runToJson(*run)));
 }
 
 } // namespace

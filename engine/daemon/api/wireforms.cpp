@@ -54,4 +54,51 @@ QJsonArray memorySamplesToJson(const QList<Containers::MemorySample> &samples)
     return array;
 }
 
+QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput)
+{
+    QJsonObject json{{QStringLiteral("id"), run.id},
+                     {QStringLiteral("container"), run.containerId},
+                     {QStringLiteral("state"), run.state},
+                     {QStringLiteral("command"), QJsonArray::fromStringList(run.command)},
+                     {QStringLiteral("language"), run.language},
+                     {QStringLiteral("code_sha256"), run.codeSha256},
+                     {QStringLiteral("policy_version"), run.policyVersion},
+                     {QStringLiteral("inputs"), run.inputs},
+                     {QStringLiteral("idempotency_key"), run.idempotencyKey},
+                     {QStringLiteral("started_at"), run.startedAt},
+                     {QStringLiteral("ended_at"), run.endedAt}};
+    if (run.state != QLatin1String("running")) {
+        json.insert(QStringLiteral("error_class"), run.errorClass);
+        json.insert(QStringLiteral("exit_code"), run.exitCode);
+        json.insert(QStringLiteral("signal"), run.signal);
+        json.insert(QStringLiteral("wall_ms"), run.wallMs);
+        json.insert(QStringLiteral("cpu_ms"), run.cpuMs);
+        json.insert(QStringLiteral("peak_memory_bytes"), run.peakMemoryBytes);
+        json.insert(QStringLiteral("pids_limit_hits"), run.pidsLimitHits);
+        json.insert(QStringLiteral("stdout_truncated"), run.stdoutTruncated);
+        json.insert(QStringLiteral("stderr_truncated"), run.stderrTruncated);
+        json.insert(QStringLiteral("artifacts"), run.artifacts);
+        if (!run.message.isEmpty())
+            json.insert(QStringLiteral("message"), run.message);
+    }
+    if (withOutput) {
+        // QString::fromUtf8 replaces each invalid sequence with U+FFFD; JSON escapes NUL as \u0000.
+        json.insert(QStringLiteral("stdout"), QString::fromUtf8(run.stdoutData));
+        json.insert(QStringLiteral("stderr"), QString::fromUtf8(run.stderrData));
+        json.insert(QStringLiteral("code"), run.code);
+    }
+    return json;
+}
+
+QJsonObject runToJson(const Containers::RunSnapshot &run)
+{
+    QJsonObject json = runRecordToJson(run.record, run.withOutput);
+    if (run.network) {
+        json.insert(QStringLiteral("network"), QJsonObject{{QStringLiteral("allowed"), run.network->allowed},
+                                                           {QStringLiteral("denied"), run.network->denied},
+                                                           {QStringLiteral("errors"), run.network->errors}});
+    }
+    return json;
+}
+
 } // namespace Cordon::Api

@@ -15,4 +15,10 @@ QJsonArray containersToJson(const QList<Containers::ContainerSnapshot> &containe
 QJsonObject memorySampleToJson(const Containers::MemorySample &sample);
 QJsonArray memorySamplesToJson(const QList<Containers::MemorySample> &samples);
 
+// The protocol's `run` object. Outcome fields appear once the run is no longer running; stdout, stderr (UTF-8
+// text, invalid bytes replaced) and code only with withOutput, because lists stay small.
+QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput);
+// The same with the egress counts, {allowed, denied, errors}, once the run has ended.
+QJsonObject runToJson(const Containers::RunSnapshot &run);
+
 } // namespace Cordon::Api
