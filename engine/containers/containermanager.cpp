@@ -402,7 +402,7 @@ void ContainerManager::recordEvent(const QString &containerId, const QString &ru
     event.detail = detail;
     if (auto id = m_store.recordEvent(event))
         event.id = *id;
-    Q_EMIT eventRecorded(event.toJson());
+    Q_EMIT eventRecorded(event);
 }
 
 ContainerSnapshot ContainerManager::snapshot(const Entry &entry) const

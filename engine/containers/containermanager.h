@@ -152,7 +152,7 @@ Q_SIGNALS:
                    const QByteArray &chunk);
     void runFinished(const Cordon::Containers::RunSnapshot &run);
     void memorySampled(const Cordon::Containers::MemorySample &sample);
-    void eventRecorded(const QJsonObject &event);
+    void eventRecorded(const Cordon::Store::EventRecord &event);
 
 private:
     struct Entry

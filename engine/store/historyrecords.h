@@ -66,8 +66,6 @@ struct FileRecord
     QString sha256;
     qint64 size = 0;
     qint64 at = 0;
-
-    QJsonObject toJson() const;
 };
 
 struct EventRecord
@@ -78,8 +76,6 @@ struct EventRecord
     QString runId;
     QString kind; // dotted: network.denied, run.killed, container.expired
     QJsonObject detail;
-
-    QJsonObject toJson() const;
 };
 
 // Empty strings and zero times do not filter. since is inclusive, until exclusive; both compare started_at.

@@ -715,8 +715,6 @@ private Q_SLOTS:
         QCOMPARE(ofRun->size(), 1);
         QCOMPARE(ofRun->first().path, QStringLiteral("plot \u00e9.png"));
         QCOMPARE(ofRun->first().runId, QStringLiteral("r"));
-        QCOMPARE(ofRun->first().toJson().value(QStringLiteral("run_id")).toString(), QStringLiteral("r"));
-        QCOMPARE(ofRun->first().toJson().value(QStringLiteral("sha256")).toString(), ofRun->first().sha256);
 
         FileRecord sideways = makeFile(40, QStringLiteral("a"), QStringLiteral("x"));
         sideways.direction = QStringLiteral("sideways");
@@ -753,7 +751,7 @@ private Q_SLOTS:
         QCOMPARE(page->total, 10);
         QCOMPARE(page->items.first().kind, QStringLiteral("daemon.started"));
         QVERIFY(page->items.first().containerId.isEmpty());
-        QVERIFY(!page->items.first().toJson().contains(QStringLiteral("container")));
+        QVERIFY(!Cordon::Api::eventToJson(page->items.first()).contains(QStringLiteral("container")));
         QCOMPARE(page->items.last().at, 100);
 
         filter.containerId = QStringLiteral("a");
@@ -775,7 +773,7 @@ private Q_SLOTS:
         QVERIFY_RESULT(page);
         QCOMPARE(page->total, 1);
         QCOMPARE(page->items.first().kind, QStringLiteral("run.killed"));
-        QCOMPARE(page->items.first().toJson().value(QStringLiteral("run_id")).toString(),
+        QCOMPARE(Cordon::Api::eventToJson(page->items.first()).value(QStringLiteral("run_id")).toString(),
                  QStringLiteral("r"));
 
         filter = EventFilter();

@@ -79,11 +79,11 @@ void DaemonApi::wireEvents()
                 m_context.server.publish(QStringLiteral("memory"), sample.container,
                                          QStringLiteral("memory.sample"), memorySampleToJson(sample));
             });
-    connect(&m_context.manager, &ContainerManager::eventRecorded, this, [this](const QJsonObject &event) {
-        m_context.server.publish(QStringLiteral("events"),
-                                 event.value(QStringLiteral("container")).toString(), QStringLiteral("event"),
-                                 event);
-    });
+    connect(&m_context.manager, &ContainerManager::eventRecorded, this,
+            [this](const Store::EventRecord &event) {
+                m_context.server.publish(QStringLiteral("events"), event.containerId, QStringLiteral("event"),
+                                         eventToJson(event));
+            });
 }
 
 void DaemonApi::handleRequest(const Daemon::ClientInfo &, const QString &method, const QJsonObject &params,

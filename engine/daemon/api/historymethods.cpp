@@ -72,7 +72,7 @@ Result<QJsonObject> events(ApiContext &context, const QJsonObject &params)
         return fail(page.error());
     QJsonArray events;
     for (const Store::EventRecord &event : page->items)
-        events.append(event.toJson());
+        events.append(eventToJson(event));
     return QJsonObject{{QStringLiteral("events"), events}, {QStringLiteral("total"), page->total}};
 }
 

@@ -101,4 +101,17 @@ QJsonObject runToJson(const Containers::RunSnapshot &run)
     return json;
 }
 
+QJsonObject eventToJson(const Store::EventRecord &event)
+{
+    QJsonObject json{{QStringLiteral("id"), event.id},
+                     {QStringLiteral("at"), event.at},
+                     {QStringLiteral("kind"), event.kind},
+                     {QStringLiteral("detail"), event.detail}};
+    if (!event.containerId.isEmpty())
+        json.insert(QStringLiteral("container"), event.containerId);
+    if (!event.runId.isEmpty())
+        json.insert(QStringLiteral("run_id"), event.runId);
+    return json;
+}
+
 } // namespace Cordon::Api

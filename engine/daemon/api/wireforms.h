@@ -21,4 +21,7 @@ QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput);
 // The same with the egress counts, {allowed, denied, errors}, once the run has ended.
 QJsonObject runToJson(const Containers::RunSnapshot &run);
 
+// The protocol's `event` object: container and run_id only when the event has them.
+QJsonObject eventToJson(const Store::EventRecord &event);
+
 } // namespace Cordon::Api
