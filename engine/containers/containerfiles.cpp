@@ -56,21 +56,11 @@ Files::CopyLimits limitsFor(const Policy::ContainerPolicy &policy)
     return limits;
 }
 
-QJsonArray refusedJson(const QList<Files::RefusedEntry> &refused)
-{
-    QJsonArray array;
-    for (const Files::RefusedEntry &entry : refused)
-        array.append(QJsonObject{{QStringLiteral("path"), entry.relativePath},
-                                 {QStringLiteral("code"), entry.code},
-                                 {QStringLiteral("reason"), entry.reason}});
-    return array;
-}
-
 } // namespace
 
-Result<QJsonObject> ContainerManager::upload(const QString &containerId, const QString &name,
-                                             const QString &hostPath,
-                                             const std::optional<QByteArray> &content)
+Result<Files::CopiedFile> ContainerManager::upload(const QString &containerId, const QString &name,
+                                                   const QString &hostPath,
+                                                   const std::optional<QByteArray> &content)
 {
     auto found = liveEntry(containerId);
     if (!found)
@@ -125,10 +115,10 @@ Result<QJsonObject> ContainerManager::upload(const QString &containerId, const Q
     logStoreFailure(m_store.recordFile(record), "a file transfer");
     touch(target);
     recordEvent(containerId, {}, QStringLiteral("file.uploaded"), file);
-    return file;
+    return *copied;
 }
 
-Result<QJsonObject> ContainerManager::listFiles(const QString &containerId, const QString &scope) const
+Result<FileReport> ContainerManager::listFiles(const QString &containerId, const QString &scope) const
 {
     auto found = liveEntry(containerId);
     if (!found)
@@ -140,21 +130,12 @@ Result<QJsonObject> ContainerManager::listFiles(const QString &containerId, cons
     auto listing = Files::listTree(*root, limitsFor(target.container->policy()));
     if (!listing)
         return fail(listing.error());
-    QJsonArray files;
-    for (const Files::CopiedFile &file : listing->copied)
-        files.append(
-            QJsonObject{{QStringLiteral("path"), file.relativePath},
-                        {QStringLiteral("scope"), scope.isEmpty() ? QStringLiteral("outputs") : scope},
-                        {QStringLiteral("size"), file.size},
-                        {QStringLiteral("sha256"), QString::fromLatin1(file.sha256Hex)}});
-    return QJsonObject{{QStringLiteral("files"), files},
-                       {QStringLiteral("refused"), refusedJson(listing->refused)},
-                       {QStringLiteral("truncated"), listing->truncated}};
+    return FileReport{scope.isEmpty() ? QStringLiteral("outputs") : scope, std::move(*listing)};
 }
 
-Result<QJsonObject> ContainerManager::download(const QString &containerId, const QString &scope,
-                                               const QString &path, const QString &destination,
-                                               Files::ExistingName existing)
+Result<FileReport> ContainerManager::download(const QString &containerId, const QString &scope,
+                                              const QString &path, const QString &destination,
+                                              Files::ExistingName existing)
 {
     auto found = liveEntry(containerId);
     if (!found)
@@ -195,13 +176,8 @@ Result<QJsonObject> ContainerManager::download(const QString &containerId, const
             return fail(file.error());
         }
     }
-    QJsonArray copiedJson;
     const qint64 at = QDateTime::currentMSecsSinceEpoch();
     for (const Files::CopiedFile &file : std::as_const(copied)) {
-        copiedJson.append(QJsonObject{{QStringLiteral("path"), file.relativePath},
-                                      {QStringLiteral("saved_as"), file.savedAs},
-                                      {QStringLiteral("size"), file.size},
-                                      {QStringLiteral("sha256"), QString::fromLatin1(file.sha256Hex)}});
         Store::FileRecord record;
         record.containerId = containerId;
         record.direction = QStringLiteral("download");
@@ -216,12 +192,14 @@ Result<QJsonObject> ContainerManager::download(const QString &containerId, const
     // A download that copied nothing is still a decision worth proving: what was refused, and why.
     recordEvent(containerId, {}, QStringLiteral("file.downloaded"),
                 {{QStringLiteral("scope"), shownScope},
-                 {QStringLiteral("files"), copiedJson.size()},
+                 {QStringLiteral("files"), copied.size()},
                  {QStringLiteral("refused"), refused.size()}});
     if (refusal)
         return fail(*refusal);
-    return QJsonObject{{QStringLiteral("copied"), copiedJson},
-                       {QStringLiteral("refused"), refusedJson(refused)}};
+    FileReport answer{shownScope, {}};
+    answer.report.copied = std::move(copied);
+    answer.report.refused = std::move(refused);
+    return answer;
 }
 
 Result<> ContainerManager::deleteFile(const QString &containerId, const QString &scope, const QString &path)
@@ -259,12 +237,12 @@ Result<> ContainerManager::deleteFile(const QString &containerId, const QString 
     return {};
 }
 
-Result<QJsonArray> ContainerManager::processes(const QString &containerId) const
+Result<QList<ProcessInfo>> ContainerManager::processes(const QString &containerId) const
 {
     auto found = liveEntry(containerId);
     if (!found)
         return fail(found.error());
-    QJsonArray list;
+    QList<ProcessInfo> list;
     for (pid_t pid : (*found)->container->processes()) {
         QFile status(QStringLiteral("/proc/%1/status").arg(pid));
         if (!status.open(QIODevice::ReadOnly))
@@ -277,9 +255,7 @@ Result<QJsonArray> ContainerManager::processes(const QString &containerId) const
             else if (line.startsWith("VmRSS:"))
                 rss = line.mid(6).trimmed().split(' ').value(0).toLongLong() * 1024;
         }
-        list.append(QJsonObject{{QStringLiteral("pid"), pid},
-                                {QStringLiteral("command"), name},
-                                {QStringLiteral("rss_bytes"), rss}});
+        list.append(ProcessInfo{pid, name, rss});
     }
     return list;
 }

@@ -79,6 +79,22 @@ struct RunSnapshot
     std::optional<NetworkCounts> network = std::nullopt;
 };
 
+// A file copy or listing as a client is told it: what was copied (or is there), what was refused and why,
+// and the scope it concerned (inputs, outputs, workspace).
+struct FileReport
+{
+    QString scope;
+    Files::CopyReport report;
+};
+
+// One process of a container, from /proc/PID/status.
+struct ProcessInfo
+{
+    qint64 pid = 0;
+    QString command;
+    qint64 rssBytes = 0;
+};
+
 class ContainerManager final : public QObject
 {
     Q_OBJECT
@@ -115,18 +131,19 @@ public:
     Result<RunSnapshot> run(const QString &runId) const;
     bool isRunActive(const QString &runId) const { return m_activeRuns.contains(runId); }
 
-    Result<QJsonObject> upload(const QString &containerId, const QString &name, const QString &hostPath,
-                               const std::optional<QByteArray> &content);
-    Result<QJsonObject> listFiles(const QString &containerId, const QString &scope) const;
+    // The file as it now is in inputs/.
+    Result<Files::CopiedFile> upload(const QString &containerId, const QString &name, const QString &hostPath,
+                                     const std::optional<QByteArray> &content);
+    Result<FileReport> listFiles(const QString &containerId, const QString &scope) const;
     // `existing` says what a name already at the destination gets (refused unless asked otherwise). Each
     // copied entry names where it went (`saved_as`, relative to the destination). Refusals are recorded in
     // the file.downloaded event too, also when a single file's refusal is the request's error.
-    Result<QJsonObject> download(const QString &containerId, const QString &scope, const QString &path,
-                                 const QString &destination,
-                                 Files::ExistingName existing = Files::ExistingName::Refuse);
+    Result<FileReport> download(const QString &containerId, const QString &scope, const QString &path,
+                                const QString &destination,
+                                Files::ExistingName existing = Files::ExistingName::Refuse);
     Result<> deleteFile(const QString &containerId, const QString &scope, const QString &path);
 
-    Result<QJsonArray> processes(const QString &containerId) const;
+    Result<QList<ProcessInfo>> processes(const QString &containerId) const;
 
     // Network: the organisation allowlist in force, re-read on request, or replaced by the user (their file,
     // unless an administrator's governs; running containers follow at once); a running container's allowlist

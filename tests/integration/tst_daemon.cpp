@@ -390,6 +390,24 @@ private Q_SLOTS:
         QVERIFY_RESULT(copied);
         QCOMPARE(copied->value(QStringLiteral("copied")).toArray().size(), 1);
         QCOMPARE(copied->value(QStringLiteral("refused")).toArray().size(), 2);
+        // The wire forms (docs/protocol.md): a copy says where it went, a refusal its code and reason.
+        const QJsonObject okCopy = copied->value(QStringLiteral("copied")).toArray().first().toObject();
+        QCOMPARE(okCopy.keys(), (QStringList{QStringLiteral("path"), QStringLiteral("saved_as"),
+                                             QStringLiteral("sha256"), QStringLiteral("size")}));
+        QCOMPARE(okCopy.value(QStringLiteral("saved_as")).toString(), QStringLiteral("ok.txt"));
+        QCOMPARE(okCopy.value(QStringLiteral("size")).toInteger(), 3);
+        QCOMPARE(copied->value(QStringLiteral("refused")).toArray().first().toObject().keys(),
+                 (QStringList{QStringLiteral("code"), QStringLiteral("path"), QStringLiteral("reason")}));
+        auto listed = m_daemon.call(QStringLiteral("file.list"), {{QStringLiteral("container"), id}});
+        QVERIFY_RESULT(listed);
+        QCOMPARE(listed->keys(), (QStringList{QStringLiteral("files"), QStringLiteral("refused"),
+                                              QStringLiteral("truncated")}));
+        QCOMPARE(listed->value(QStringLiteral("files"))
+                     .toArray()
+                     .first()
+                     .toObject()
+                     .value(QStringLiteral("scope")),
+                 QJsonValue(QStringLiteral("outputs")));
         QVERIFY(QFileInfo::exists(destination.filePath(QStringLiteral("ok.txt"))));
         QVERIFY(!QFileInfo::exists(destination.filePath(QStringLiteral("s"))));
         auto traversal = m_daemon.call(QStringLiteral("file.upload"),
@@ -403,6 +421,11 @@ private Q_SLOTS:
                                        {QStringLiteral("name"), QStringLiteral("in.txt")},
                                        {QStringLiteral("content"), QStringLiteral("aW5wdXQ=")}});
         QVERIFY_RESULT(uploaded);
+        const QJsonObject file = uploaded->value(QStringLiteral("file")).toObject();
+        QCOMPARE(file.value(QStringLiteral("path")).toString(), QStringLiteral("in.txt"));
+        QCOMPARE(file.value(QStringLiteral("scope")).toString(), QStringLiteral("inputs"));
+        QCOMPARE(file.value(QStringLiteral("size")).toInteger(), 5);
+        QCOMPARE(file.value(QStringLiteral("sha256")).toString().size(), 64);
         QCOMPARE(
             sh(id, QStringLiteral("cat /mnt/data/inputs/in.txt")).value(QStringLiteral("stdout")).toString(),
             QStringLiteral("input"));

@@ -77,7 +77,7 @@ Result<QJsonObject> processes(ApiContext &context, const QJsonObject &params)
     auto processes = context.manager.processes(*container);
     if (!processes)
         return fail(processes.error());
-    return QJsonObject{{QStringLiteral("processes"), *processes}};
+    return QJsonObject{{QStringLiteral("processes"), processesToJson(*processes)}};
 }
 
 } // namespace

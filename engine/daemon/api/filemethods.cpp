@@ -2,6 +2,7 @@
 // file.*: uploads into a container's inputs, listings, downloads of its artifacts, deletions.
 #include "daemon/api/methodtable.h"
 #include "daemon/api/params.h"
+#include "daemon/api/wireforms.h"
 
 namespace Cordon::Api {
 
@@ -57,7 +58,7 @@ Result<QJsonObject> upload(ApiContext &context, const QJsonObject &params)
     auto file = context.manager.upload(*container, *name, *path, *content);
     if (!file)
         return fail(file.error());
-    return wrap(QStringLiteral("file"), *file);
+    return wrap(QStringLiteral("file"), fileToJson(*file, QStringLiteral("inputs")));
 }
 
 Result<QJsonObject> list(ApiContext &context, const QJsonObject &params)
@@ -65,7 +66,10 @@ Result<QJsonObject> list(ApiContext &context, const QJsonObject &params)
     auto target = fileTarget(params);
     if (!target)
         return fail(target.error());
-    return context.manager.listFiles(target->container, target->scope);
+    auto listing = context.manager.listFiles(target->container, target->scope);
+    if (!listing)
+        return fail(listing.error());
+    return fileListingToJson(*listing);
 }
 
 Result<QJsonObject> remove(ApiContext &context, const QJsonObject &params)
@@ -86,7 +90,11 @@ Result<QJsonObject> download(ApiContext &context, const QJsonObject &params)
     auto existing = existingNames(params);
     if (!target || !destination || !existing)
         return fail(!target ? target.error() : !destination ? destination.error() : existing.error());
-    return context.manager.download(target->container, target->scope, target->path, *destination, *existing);
+    auto download =
+        context.manager.download(target->container, target->scope, target->path, *destination, *existing);
+    if (!download)
+        return fail(download.error());
+    return fileDownloadToJson(*download);
 }
 
 } // namespace

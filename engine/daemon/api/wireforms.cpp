@@ -101,6 +101,61 @@ QJsonObject runToJson(const Containers::RunSnapshot &run)
     return json;
 }
 
+QJsonObject fileToJson(const Files::CopiedFile &file, const QString &scope)
+{
+    return {{QStringLiteral("path"), file.relativePath},
+            {QStringLiteral("scope"), scope},
+            {QStringLiteral("size"), file.size},
+            {QStringLiteral("sha256"), QString::fromLatin1(file.sha256Hex)}};
+}
+
+namespace {
+
+QJsonArray refusedToJson(const QList<Files::RefusedEntry> &refused)
+{
+    QJsonArray array;
+    for (const Files::RefusedEntry &entry : refused)
+        array.append(QJsonObject{{QStringLiteral("path"), entry.relativePath},
+                                 {QStringLiteral("code"), entry.code},
+                                 {QStringLiteral("reason"), entry.reason}});
+    return array;
+}
+
+} // namespace
+
+QJsonObject fileListingToJson(const Containers::FileReport &listing)
+{
+    QJsonArray files;
+    for (const Files::CopiedFile &file : listing.report.copied)
+        files.append(fileToJson(file, listing.scope));
+    return {{QStringLiteral("files"), files},
+            {QStringLiteral("refused"), refusedToJson(listing.report.refused)},
+            {QStringLiteral("truncated"), listing.report.truncated}};
+}
+
+QJsonObject fileDownloadToJson(const Containers::FileReport &download)
+{
+    // Each copy says where it went (saved_as, relative to the destination); the scope is the request's.
+    QJsonArray copied;
+    for (const Files::CopiedFile &file : download.report.copied)
+        copied.append(QJsonObject{{QStringLiteral("path"), file.relativePath},
+                                  {QStringLiteral("saved_as"), file.savedAs},
+                                  {QStringLiteral("size"), file.size},
+                                  {QStringLiteral("sha256"), QString::fromLatin1(file.sha256Hex)}});
+    return {{QStringLiteral("copied"), copied},
+            {QStringLiteral("refused"), refusedToJson(download.report.refused)}};
+}
+
+QJsonArray processesToJson(const QList<Containers::ProcessInfo> &processes)
+{
+    QJsonArray array;
+    for (const Containers::ProcessInfo &process : processes)
+        array.append(QJsonObject{{QStringLiteral("pid"), process.pid},
+                                 {QStringLiteral("command"), process.command},
+                                 {QStringLiteral("rss_bytes"), process.rssBytes}});
+    return array;
+}
+
 QJsonObject eventToJson(const Store::EventRecord &event)
 {
     QJsonObject json{{QStringLiteral("id"), event.id},

@@ -21,6 +21,13 @@ QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput);
 // The same with the egress counts, {allowed, denied, errors}, once the run has ended.
 QJsonObject runToJson(const Containers::RunSnapshot &run);
 
+// A file's protocol form in uploads and listings: {path, scope, size, sha256}.
+QJsonObject fileToJson(const Files::CopiedFile &file, const QString &scope);
+// file.list's answer: {files, refused, truncated}; file.download's: {copied (with saved_as), refused}.
+QJsonObject fileListingToJson(const Containers::FileReport &listing);
+QJsonObject fileDownloadToJson(const Containers::FileReport &download);
+QJsonArray processesToJson(const QList<Containers::ProcessInfo> &processes);
+
 // The protocol's `event` object: container and run_id only when the event has them.
 QJsonObject eventToJson(const Store::EventRecord &event);
 
