@@ -87,6 +87,22 @@ struct FileReport
     Files::CopyReport report;
 };
 
+// A container's egress decisions per host and decision, from its recorded network.* events.
+struct HostDecisions
+{
+    QString host;
+    QString decision; // allowed, denied, error
+    int count = 0;
+    QJsonValue lastReason;
+    qint64 lastAt = 0;
+};
+
+struct NetworkSummary
+{
+    QList<HostDecisions> hosts; // by host, then decision
+    qint64 events = 0;          // network.* events on record for the container
+};
+
 // One process of a container, from /proc/PID/status.
 struct ProcessInfo
 {
@@ -149,11 +165,11 @@ public:
     // unless an administrator's governs; running containers follow at once); a running container's allowlist
     // replaced (only narrower than the organisation's; a new policy version); decisions per host.
     const Network::OrgPolicy &orgPolicy() const;
-    QJsonObject orgPolicyJson() const;
-    Result<QJsonObject> reloadOrgPolicy();
-    Result<QJsonObject> setOrgPolicy(const QJsonArray &domains);
+    // Both answer the list in force afterwards.
+    Result<Network::OrgPolicy> reloadOrgPolicy();
+    Result<Network::OrgPolicy> setOrgPolicy(const QJsonArray &domains);
     Result<ContainerSnapshot> updateNetwork(const QString &containerId, const Policy::NetworkPolicy &network);
-    Result<QJsonObject> networkSummary(const QString &containerId) const;
+    Result<NetworkSummary> networkSummary(const QString &containerId) const;
     // The samples kept (memoryHistorySeconds) of one container, or of every container for an empty id.
     QList<MemorySample> memoryBacklog(const QString &containerId) const;
     NetworkCounts runNetworkCounts(const QString &runId) const;

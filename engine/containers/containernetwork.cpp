@@ -64,37 +64,21 @@ const Network::OrgPolicy &ContainerManager::orgPolicy() const
     return m_proxy ? m_proxy->orgPolicy() : none;
 }
 
-QJsonObject ContainerManager::orgPolicyJson() const
-{
-    const Network::OrgPolicy &org = orgPolicy();
-    QJsonArray rules;
-    for (const Policy::DomainRule &rule : org.rules())
-        rules.append(Policy::domainRuleToJson(rule));
-    return {{QStringLiteral("allowed_domains"), rules},
-            {QStringLiteral("path"), org.path()},
-            {QStringLiteral("administered"), org.isAdministered()},
-            {QStringLiteral("source"), org.source() == Network::OrgPolicy::Source::Missing
-                                           ? QStringLiteral("missing")
-                                       : org.isAdministered() ? QStringLiteral("system")
-                                                              : QStringLiteral("user")}};
-}
-
-Result<QJsonObject> ContainerManager::reloadOrgPolicy()
+Result<Network::OrgPolicy> ContainerManager::reloadOrgPolicy()
 {
     auto org = Network::OrgPolicy::load();
     if (!org)
         return fail(org.error());
-    const QJsonObject before = orgPolicyJson();
+    const bool changed = *org != orgPolicy();
     m_proxy->setOrgPolicy(*org);
     m_lastOrgPolicyError.clear();
-    const QJsonObject after = orgPolicyJson();
     // Only a change is an event: a reload that finds what is already in force leaves the timeline alone.
-    if (after != before)
+    if (changed)
         recordEvent({}, {}, QStringLiteral("network.org_policy_reloaded"),
                     {{QStringLiteral("path"), org->path()},
-                     {QStringLiteral("source"), after.value(QStringLiteral("source"))},
+                     {QStringLiteral("source"), org->sourceName()},
                      {QStringLiteral("rules"), org->rules().size()}});
-    return after;
+    return orgPolicy();
 }
 
 void ContainerManager::recordOrgPolicyError(const QString &message)
@@ -105,7 +89,7 @@ void ContainerManager::recordOrgPolicyError(const QString &message)
     recordEvent({}, {}, QStringLiteral("network.org_policy_invalid"), {{QStringLiteral("error"), message}});
 }
 
-Result<QJsonObject> ContainerManager::setOrgPolicy(const QJsonArray &domains)
+Result<Network::OrgPolicy> ContainerManager::setOrgPolicy(const QJsonArray &domains)
 {
     if (!m_proxy)
         return fail(QStringLiteral("daemon.internal"), QStringLiteral("the egress proxy is not set up yet"));
@@ -155,7 +139,7 @@ Result<ContainerSnapshot> ContainerManager::updateNetwork(const QString &contain
     return snapshot(target);
 }
 
-Result<QJsonObject> ContainerManager::networkSummary(const QString &containerId) const
+Result<NetworkSummary> ContainerManager::networkSummary(const QString &containerId) const
 {
     Store::EventFilter filter;
     filter.containerId = containerId;
@@ -164,27 +148,20 @@ Result<QJsonObject> ContainerManager::networkSummary(const QString &containerId)
     auto page = m_store.events(filter);
     if (!page)
         return fail(page.error());
-    // Per host and decision: how often, and the latest reason ("denied 5 times: example.com").
-    QMap<QPair<QString, QString>, QJsonObject> summary;
+    // Per host and decision: how often, and the latest reason ("denied 5 times: example.com"). Events come
+    // newest first, so the first of each pair gives the latest reason.
+    QMap<QPair<QString, QString>, HostDecisions> rows;
     for (const Store::EventRecord &event : page->items) {
         const QString host = event.detail.value(QStringLiteral("host")).toString();
         const QString decision = event.detail.value(QStringLiteral("decision")).toString();
         if (decision.isEmpty())
             continue;
-        QJsonObject &row = summary[{host, decision}];
-        if (row.isEmpty()) {
-            row = {{QStringLiteral("host"), host},
-                   {QStringLiteral("decision"), decision},
-                   {QStringLiteral("count"), 0},
-                   {QStringLiteral("last_reason"), event.detail.value(QStringLiteral("reason"))},
-                   {QStringLiteral("last_at"), event.at}};
-        }
-        row.insert(QStringLiteral("count"), row.value(QStringLiteral("count")).toInt() + 1);
+        HostDecisions &row = rows[{host, decision}];
+        if (row.count == 0)
+            row = {host, decision, 0, event.detail.value(QStringLiteral("reason")), event.at};
+        ++row.count;
     }
-    QJsonArray hosts;
-    for (const QJsonObject &row : std::as_const(summary))
-        hosts.append(row);
-    return QJsonObject{{QStringLiteral("hosts"), hosts}, {QStringLiteral("events"), page->total}};
+    return NetworkSummary{rows.values(), page->total};
 }
 
 } // namespace Cordon::Containers

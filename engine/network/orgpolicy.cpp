@@ -274,4 +274,17 @@ bool OrgPolicy::allowsPrivateAddresses(const Target &target) const
     });
 }
 
+QString OrgPolicy::sourceName() const
+{
+    switch (m_source) {
+    case Source::Missing:
+        return QStringLiteral("missing");
+    case Source::User:
+        return QStringLiteral("user");
+    case Source::System:
+        return QStringLiteral("system");
+    }
+    return {};
+}
+
 } // namespace Cordon::Network

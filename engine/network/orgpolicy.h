@@ -64,6 +64,8 @@ public:
     const QString &path() const { return m_path; }
     bool isAdministered() const { return m_source == Source::System; }
     const QList<Policy::DomainRule> &rules() const { return m_rules; }
+    // "missing", "user" or "system": how the protocol and the history name the source.
+    QString sourceName() const;
 
     // Succeeds when every host, port, method, path and private-address permission a container rule can match
     // is matched by some organisation rule ("*.example.com" covers "api.example.com" and "*.api.example.com";

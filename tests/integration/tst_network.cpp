@@ -155,6 +155,11 @@ private Q_SLOTS:
         QCOMPARE(hosts.first().toObject().value(QStringLiteral("decision")).toString(),
                  QStringLiteral("allowed"));
         QCOMPARE(hosts.first().toObject().value(QStringLiteral("count")).toInt(), 2);
+        QCOMPARE(hosts.first().toObject().keys(),
+                 (QStringList{QStringLiteral("count"), QStringLiteral("decision"), QStringLiteral("host"),
+                              QStringLiteral("last_at"), QStringLiteral("last_reason")}));
+        QVERIFY(hosts.first().toObject().value(QStringLiteral("last_at")).toInteger() > 0);
+        QVERIFY(summary->value(QStringLiteral("events")).toInteger() >= 2);
         m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
     }
 

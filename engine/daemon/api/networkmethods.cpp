@@ -3,6 +3,7 @@
 #include "daemon/api/allowlistcheck.h"
 #include "daemon/api/methodtable.h"
 #include "daemon/api/params.h"
+#include "daemon/api/wireforms.h"
 
 #include <QJsonArray>
 
@@ -21,12 +22,15 @@ Result<QJsonArray> allowedDomains(const QJsonObject &params)
 
 Result<QJsonObject> orgPolicy(ApiContext &context, const QJsonObject &)
 {
-    return context.manager.orgPolicyJson();
+    return orgPolicyToJson(context.manager.orgPolicy());
 }
 
 Result<QJsonObject> reloadOrgPolicy(ApiContext &context, const QJsonObject &)
 {
-    return context.manager.reloadOrgPolicy();
+    auto org = context.manager.reloadOrgPolicy();
+    if (!org)
+        return fail(org.error());
+    return orgPolicyToJson(*org);
 }
 
 Result<QJsonObject> setOrgPolicy(ApiContext &context, const QJsonObject &params)
@@ -34,7 +38,10 @@ Result<QJsonObject> setOrgPolicy(ApiContext &context, const QJsonObject &params)
     auto domains = allowedDomains(params);
     if (!domains)
         return fail(domains.error());
-    return context.manager.setOrgPolicy(*domains);
+    auto org = context.manager.setOrgPolicy(*domains);
+    if (!org)
+        return fail(org.error());
+    return orgPolicyToJson(*org);
 }
 
 Result<QJsonObject> check(ApiContext &context, const QJsonObject &params)
@@ -45,7 +52,7 @@ Result<QJsonObject> check(ApiContext &context, const QJsonObject &params)
     auto checked = checkAllowlistEntries(*domains, context.manager.orgPolicy());
     if (!checked)
         return fail(checked.error());
-    checked->insert(QStringLiteral("organisation"), context.manager.orgPolicyJson());
+    checked->insert(QStringLiteral("organisation"), orgPolicyToJson(context.manager.orgPolicy()));
     return checked;
 }
 
@@ -54,7 +61,10 @@ Result<QJsonObject> summary(ApiContext &context, const QJsonObject &params)
     auto container = requireString(params, QStringLiteral("container"));
     if (!container)
         return fail(container.error());
-    return context.manager.networkSummary(*container);
+    auto summary = context.manager.networkSummary(*container);
+    if (!summary)
+        return fail(summary.error());
+    return networkSummaryToJson(*summary);
 }
 
 } // namespace

@@ -156,6 +156,29 @@ QJsonArray processesToJson(const QList<Containers::ProcessInfo> &processes)
     return array;
 }
 
+QJsonObject orgPolicyToJson(const Network::OrgPolicy &org)
+{
+    QJsonArray rules;
+    for (const Policy::DomainRule &rule : org.rules())
+        rules.append(Policy::domainRuleToJson(rule));
+    return {{QStringLiteral("allowed_domains"), rules},
+            {QStringLiteral("path"), org.path()},
+            {QStringLiteral("administered"), org.isAdministered()},
+            {QStringLiteral("source"), org.sourceName()}};
+}
+
+QJsonObject networkSummaryToJson(const Containers::NetworkSummary &summary)
+{
+    QJsonArray hosts;
+    for (const Containers::HostDecisions &row : summary.hosts)
+        hosts.append(QJsonObject{{QStringLiteral("host"), row.host},
+                                 {QStringLiteral("decision"), row.decision},
+                                 {QStringLiteral("count"), row.count},
+                                 {QStringLiteral("last_reason"), row.lastReason},
+                                 {QStringLiteral("last_at"), row.lastAt}});
+    return {{QStringLiteral("hosts"), hosts}, {QStringLiteral("events"), summary.events}};
+}
+
 QJsonObject eventToJson(const Store::EventRecord &event)
 {
     QJsonObject json{{QStringLiteral("id"), event.id},

@@ -28,6 +28,11 @@ QJsonObject fileListingToJson(const Containers::FileReport &listing);
 QJsonObject fileDownloadToJson(const Containers::FileReport &download);
 QJsonArray processesToJson(const QList<Containers::ProcessInfo> &processes);
 
+// The organisation allowlist in force: {allowed_domains, path, administered, source}.
+QJsonObject orgPolicyToJson(const Network::OrgPolicy &org);
+// network.summary's answer: {hosts: [{host, decision, count, last_reason, last_at}], events}.
+QJsonObject networkSummaryToJson(const Containers::NetworkSummary &summary);
+
 // The protocol's `event` object: container and run_id only when the event has them.
 QJsonObject eventToJson(const Store::EventRecord &event);
 
