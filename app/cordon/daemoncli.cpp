@@ -17,17 +17,16 @@ namespace Cordon::Cli {
 
 bool isUnreachable(const Error &error)
 {
-    return Lite::isUnreachableCode(toQt(error.code()).toStdString());
+    return Lite::isUnreachableCode(error.code());
 }
 
 int reportError(const Error &error)
 {
     // The engine's advice first, then the command line's own (both tables are shared with the launcher).
-    QString hint = toQt(error.hint());
-    if (hint.isEmpty())
-        hint = QString::fromUtf8(Lite::cliHint(toQt(error.code()).toStdString()));
-    printErr(
-        QString::fromStdString(Lite::errorReport(toQt(error.message()).toStdString(), hint.toStdString())));
+    std::string_view hint = error.hint();
+    if (hint.empty())
+        hint = Lite::cliHint(error.code());
+    printErr(QString::fromStdString(Lite::errorReport(error.message(), hint)));
     return isUnreachable(error) ? SetupFailure : 1;
 }
 
