@@ -6,7 +6,7 @@
 #include "daemon/lite/signalpipe.h"
 #include "sandbox/duration.h"
 #include "sandbox/json.h"
-#include "sandbox/memorylimit.h"
+#include "sandbox/policy/memorylimit.h"
 
 #include <cerrno>
 #include <clocale>

@@ -6,7 +6,7 @@
 #include "policyfile.h"
 
 #include "core/plainbridge.h"
-#include "policy/containerpolicy.h"
+#include "sandbox/policy/containerpolicy.h"
 #include "sandbox/duration.h"
 
 #include <QFile>
@@ -82,7 +82,7 @@ int createCommand(const QStringList &arguments)
         return UsageError;
     }
     if (parser.isSet(nameOption))
-        policy->name = parser.value(nameOption);
+        policy->name = toPlain(parser.value(nameOption));
     if (parser.isSet(memoryOption)) {
         auto memory = Policy::parseMemoryLimit(toPlain(parser.value(memoryOption)));
         if (!memory) {
@@ -109,7 +109,7 @@ int createCommand(const QStringList &arguments)
     DaemonSession session;
     if (auto connected = session.connect(); !connected)
         return reportError(connected.error());
-    QJsonObject policyObject = checked->toJsonObject();
+    QJsonObject policyObject = toQt(checked->toJson()).toObject();
     // No name given: the daemon chooses a readable one that no other container has.
     if (!fileGivesName && !parser.isSet(nameOption))
         policyObject.remove(QStringLiteral("name"));

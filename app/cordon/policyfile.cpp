@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "policyfile.h"
 
+#include "core/plainbridge.h"
+
 #include <QFile>
-#include <QJsonDocument>
-#include <QJsonObject>
 
 namespace Cordon::Cli {
 
@@ -19,12 +19,15 @@ Result<Policy::ContainerPolicy> loadPolicyFile(const QString &path, bool *givesN
                     QStringLiteral("cannot read policy `%1`: %2").arg(path, file.errorString()));
     // One byte over the policy module's own size limit, so an oversized file gets its clear error.
     const QByteArray bytes = file.read(2 * 1024 * 1024);
-    auto policy = Policy::ContainerPolicy::fromJson(bytes);
+    const std::string where = toPlain(QStringLiteral("policy `%1`").arg(path));
+    const Result<Json> document = Policy::Fields::readDocument(toPlain(bytes));
+    if (!document)
+        return fail(document.error().wrap(where));
+    auto policy = Policy::ContainerPolicy::fromJsonValue(*document);
     if (!policy)
-        return fail(policy.error().wrap(toPlain(QStringLiteral("policy `%1`").arg(path))));
-    // The strict reader accepted it, so Qt's reader sees the same single object.
+        return fail(policy.error().wrap(where));
     if (givesName)
-        *givesName = QJsonDocument::fromJson(bytes).object().contains(QStringLiteral("name"));
+        *givesName = document->contains("name");
     return policy;
 }
 

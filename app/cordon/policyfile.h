@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/result.h"
-#include "policy/containerpolicy.h"
+#include "sandbox/policy/containerpolicy.h"
 
 namespace Cordon::Cli {
 

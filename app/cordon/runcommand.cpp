@@ -8,7 +8,7 @@
 #include "containers/oneshotrun.h"
 #include "core/plainbridge.h"
 #include "daemon/lite/signalpipe.h"
-#include "policy/containerpolicy.h"
+#include "sandbox/policy/containerpolicy.h"
 #include "sandbox/duration.h"
 #include "sandbox/oneshotrun.h"
 

@@ -8,7 +8,7 @@
 #include "core/plainbridge.h"
 #include "core/result.h"
 #include "isolation/sandbox.h"
-#include "policy/containerpolicy.h"
+#include "sandbox/policy/containerpolicy.h"
 #include "sandbox/cgroup/cgroupbackend.h"
 #include "sandbox/workspace.h"
 

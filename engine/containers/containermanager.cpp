@@ -78,7 +78,7 @@ Result<> ContainerManager::initialize()
     QList<Store::ContainerRecord> survivors;
     for (const Store::ContainerRecord &record : *records) {
         auto policyJson = m_store.policyJson(record.policyVersion);
-        auto policy = policyJson ? Policy::ContainerPolicy::fromJson(*policyJson)
+        auto policy = policyJson ? Policy::ContainerPolicy::fromJson(toPlain(*policyJson))
                                  : Result<Policy::ContainerPolicy>(tl::unexpected(policyJson.error()));
         auto owned = std::make_unique<Entry>();
         owned->record = record;
@@ -159,20 +159,21 @@ Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy
         return fail(QStringLiteral("container.limit"),
                     QStringLiteral("%1 containers are running, the limit: stop or delete one first")
                         .arg(m_settings.maxContainers));
-    if (const Entry *holder = liveEntryNamed(policy.name))
+    if (const Entry *holder = liveEntryNamed(toQt(policy.name)))
         return fail(QStringLiteral("container.name_taken"),
                     QStringLiteral("a container named %1 already exists (%2, %3)")
-                        .arg(QString::fromStdString(Cordon::ticked(policy.name.toStdString())),
+                        .arg(QString::fromStdString(Cordon::ticked(policy.name)),
                              holder->record.id, containerStateName(holder->container->state())));
     if (policy.network.type == Policy::NetworkPolicy::Type::Allowlist)
         CORDON_TRY(m_proxy->orgPolicy().checkNarrows(policy.network));
-    CORDON_TRY(m_store.recordPolicyVersion(policy.version(), policy.canonicalJson()));
+    const QString version = toQt(policy.version());
+    CORDON_TRY(m_store.recordPolicyVersion(version, QByteArray::fromStdString(policy.canonicalJson())));
     auto owned = std::make_unique<Entry>();
     Entry &created = *owned;
     created.record.id = toQt(newContainerId());
-    created.record.name = policy.name;
+    created.record.name = toQt(policy.name);
     created.record.state = QStringLiteral("running");
-    created.record.policyVersion = policy.version();
+    created.record.policyVersion = version;
     created.record.memoryLimit = m_cgroup ? policy.memoryLimitBytes : 0;
     created.record.timeScale = m_settings.timeScale;
     created.record.createdAt = now();
@@ -195,7 +196,7 @@ Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy
 const ContainerManager::Entry *ContainerManager::liveEntryNamed(const QString &name) const
 {
     for (const auto &[id, entry] : m_entries)
-        if (entry->record.endedAt == 0 && entry->container->policy().name == name)
+        if (entry->record.endedAt == 0 && toQt(entry->container->policy().name) == name)
             return entry.get();
     return nullptr;
 }
@@ -249,7 +250,7 @@ Result<ContainerManager::Entry *> ContainerManager::liveEntry(const QString &id)
         const QString when =
             QDateTime::fromMSecsSinceEpoch(record.endedAt).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
         const QString name =
-            QString::fromStdString(Cordon::ticked((*found)->container->policy().name.toStdString()));
+            QString::fromStdString(Cordon::ticked((*found)->container->policy().name));
         return fail(
             QStringLiteral("container.gone"),
             state == ContainerState::Expired

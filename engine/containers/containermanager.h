@@ -11,7 +11,7 @@
 #include "network/egressproxy.h"
 #include "network/orgpolicy.h"
 #include "network/orgpolicywatcher.h"
-#include "policy/containerpolicy.h"
+#include "sandbox/policy/containerpolicy.h"
 #include "sandbox/cgroup/cgroupbackend.h"
 #include "store/historystore.h"
 

@@ -77,7 +77,7 @@ Result<Network::OrgPolicy> ContainerManager::reloadOrgPolicy()
         recordEvent({}, {}, QStringLiteral("network.org_policy_reloaded"),
                     {{QStringLiteral("path"), org->path()},
                      {QStringLiteral("source"), org->sourceName()},
-                     {QStringLiteral("rules"), org->rules().size()}});
+                     {QStringLiteral("rules"), static_cast<qint64>(org->rules().size())}});
     return orgPolicy();
 }
 
@@ -124,18 +124,19 @@ Result<ContainerSnapshot> ContainerManager::updateNetwork(const QString &contain
 
     Policy::ContainerPolicy updated = current;
     updated.network = network;
-    CORDON_TRY(m_store.recordPolicyVersion(updated.version(), updated.canonicalJson()));
+    const QString version = toQt(updated.version());
+    CORDON_TRY(m_store.recordPolicyVersion(version, QByteArray::fromStdString(updated.canonicalJson())));
     const QString previous = target.record.policyVersion;
     target.container->setNetworkPolicy(network);
-    target.record.policyVersion = updated.version();
+    target.record.policyVersion = version;
     if (running && m_proxy->hasListener(containerId))
         m_proxy->updatePolicy(containerId, network);
     touch(target);
     persist(target);
     recordEvent(containerId, {}, QStringLiteral("network.policy_changed"),
-                {{QStringLiteral("policy_version"), updated.version()},
+                {{QStringLiteral("policy_version"), version},
                  {QStringLiteral("previous_policy_version"), previous},
-                 {QStringLiteral("network_policy"), network.toJsonObject()}});
+                 {QStringLiteral("network_policy"), toQt(network.toJson())}});
     return snapshot(target);
 }
 

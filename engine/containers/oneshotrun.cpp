@@ -21,11 +21,6 @@ QString decoded(const std::string &path)
     return QFile::decodeName(QByteArray::fromStdString(path));
 }
 
-std::string encoded(const QString &path)
-{
-    return QFile::encodeName(path).toStdString();
-}
-
 QByteArray bytes(const std::string &data)
 {
     return QByteArray(data.data(), static_cast<qsizetype>(data.size()));
@@ -45,9 +40,8 @@ OneShot::PlainPolicy plainPolicy(const Policy::ContainerPolicy &policy)
     plain.allowPtrace = policy.allowPtrace;
     plain.proxyListener = policy.network.type == Policy::NetworkPolicy::Type::Allowlist;
     for (const Policy::Mount &mount : policy.mounts)
-        plain.mounts.push_back({encoded(mount.host), mount.target.toStdString(), mount.readOnly});
-    for (auto it = policy.env.cbegin(); it != policy.env.cend(); ++it)
-        plain.env[it.key().toStdString()] = it.value().toStdString();
+        plain.mounts.push_back({mount.host, mount.target, mount.readOnly});
+    plain.env = policy.env;
     return plain;
 }
 
@@ -125,7 +119,7 @@ RunOutcome runToCompletion(OneShotRequest request,
     outcome.setupStage = QString::fromStdString(ended.setupStage);
     outcome.setupErrno = ended.setupErrno;
     outcome.message = exportProblem.isEmpty() ? QString::fromStdString(ended.message) : exportProblem;
-    outcome.policyVersion = request.policy.version();
+    outcome.policyVersion = toQt(request.policy.version());
     outcome.degraded = ended.degraded;
     outcome.artifacts = std::move(artifacts);
     outcome.refusedArtifacts = std::move(refused);

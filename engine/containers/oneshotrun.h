@@ -8,7 +8,7 @@
 
 #include "containers/containerrun.h"
 #include "containers/runoutcome.h"
-#include "policy/containerpolicy.h"
+#include "sandbox/policy/containerpolicy.h"
 #include "sandbox/oneshotrun.h"
 
 #include <QStringList>

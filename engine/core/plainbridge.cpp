@@ -46,6 +46,37 @@ Json toPlain(const QJsonObject &object)
     return json;
 }
 
+QJsonValue toQt(const Json &value)
+{
+    switch (value.type()) {
+    case Json::Type::Null:
+        return QJsonValue(QJsonValue::Null);
+    case Json::Type::Bool:
+        return value.toBool();
+    case Json::Type::Number:
+        if (value.isExactInteger())
+            return static_cast<qint64>(value.toInteger());
+        return value.toDouble();
+    case Json::Type::String:
+        return toQt(std::string_view(value.toString()));
+    case Json::Type::Array: {
+        QJsonArray array;
+        for (const Json &item : value.items())
+            array.append(toQt(item));
+        return array;
+    }
+    case Json::Type::Object: {
+        QJsonObject object;
+        for (const auto &[key, member] : value.members())
+            object.insert(toQt(std::string_view(key)), toQt(member));
+        return object;
+    }
+    case Json::Type::Undefined:
+        break;
+    }
+    return QJsonValue(QJsonValue::Undefined);
+}
+
 std::string userNameFromNss(uid_t uid)
 {
     const passwd *pw = ::getpwuid(uid);

@@ -22,6 +22,17 @@ inline QString toQt(std::string_view utf8)
     return QString::fromUtf8(utf8.data(), static_cast<qsizetype>(utf8.size()));
 }
 
+// An exact match for std::string, which would otherwise be ambiguous with toQt(const Json &).
+inline QString toQt(const std::string &utf8)
+{
+    return toQt(std::string_view(utf8));
+}
+
+inline QString toQt(const char *utf8)
+{
+    return toQt(std::string_view(utf8));
+}
+
 inline std::string toPlain(const QString &text)
 {
     return text.toStdString();
@@ -42,6 +53,8 @@ inline std::string_view toPlain(const QByteArray &bytes)
 // member by member: integers Qt read as integers stay exact.
 Json toPlain(const QJsonValue &value);
 Json toPlain(const QJsonObject &object);
+// And back, for the sandbox library's documents (a policy's toJson()) in a Qt reply.
+QJsonValue toQt(const Json &value);
 
 // The user's name from the password database (NSS, so LDAP and sssd users too), for the advice of a cgroup
 // error: what the Qt programs pass to Cgroup::detectBackend() and inspectHost(). The static launcher cannot

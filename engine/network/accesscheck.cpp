@@ -9,14 +9,14 @@ namespace {
 
 // Why no rule of rules matches target, narrowing down from host to path; empty when one does. owner is
 // appended to the sentence: "" or " by the organisation allowlist (...)".
-QString mismatch(const QList<Policy::DomainRule> &rules, const Target &target, const QString &notListed,
+QString mismatch(const std::vector<Policy::DomainRule> &rules, const Target &target, const QString &notListed,
                  const QString &owner)
 {
     if (findMatchingRule(rules, target))
         return {};
     QList<const Policy::DomainRule *> candidates;
     for (const Policy::DomainRule &rule : rules) {
-        if (rule.matchesHost(target.host) && !(rule.wildcard && Authority{target.host, 1}.isIpLiteral()))
+        if (rule.matchesHost(toPlain(target.host)) && !(rule.wildcard && Authority{target.host, 1}.isIpLiteral()))
             candidates.append(&rule);
     }
     if (candidates.isEmpty())
@@ -36,7 +36,8 @@ QString mismatch(const QList<Policy::DomainRule> &rules, const Target &target, c
                    "tunnel cannot be checked%2")
             .arg(target.host, owner);
     candidates = keep([&](const Policy::DomainRule *rule) {
-        return rule->methods.isEmpty() || rule->methods.contains(target.method);
+        return rule->methods.empty() ||
+               std::find(rule->methods.begin(), rule->methods.end(), toPlain(target.method)) != rule->methods.end();
     });
     if (candidates.isEmpty())
         return QStringLiteral("method %1 not allowed for %2%3").arg(target.method, target.host, owner);

@@ -6,7 +6,7 @@
 
 #include "network/hostmatch.h"
 #include "network/orgpolicy.h"
-#include "policy/networkpolicy.h"
+#include "sandbox/policy/networkpolicy.h"
 
 #include <QString>
 

@@ -11,7 +11,7 @@
 #include "network/connectionrecord.h"
 #include "network/orgpolicy.h"
 #include "network/proxylimits.h"
-#include "policy/networkpolicy.h"
+#include "sandbox/policy/networkpolicy.h"
 
 #include <QHash>
 #include <QObject>

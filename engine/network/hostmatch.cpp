@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "network/hostmatch.h"
 
-#include "policy/jsonfields.h"
-
-#include <QStringDecoder>
+#include "sandbox/quoteuntrusted.h"
+#include "sandbox/utf8.h"
 
 namespace Cordon::Network {
 
@@ -15,7 +14,7 @@ constexpr qsizetype MaxAuthorityBytes = 512;
 tl::unexpected<Error> badAuthority(QByteArrayView text, const QString &why)
 {
     return fail(QStringLiteral("network.bad_authority"),
-                Policy::Json::quoted(QString::fromUtf8(text)) + QStringLiteral(": ") + why);
+                toQt(quoteUntrusted(toPlain(text))) + QStringLiteral(": ") + why);
 }
 
 // Segments a server may resolve after the proxy compared the path: "..", ".", their percent-encoded forms,
@@ -42,7 +41,7 @@ bool isAmbiguousPath(const QString &path)
 bool Authority::isIpLiteral() const
 {
     Policy::DomainRule rule;
-    rule.host = host;
+    rule.host = toPlain(host);
     return rule.isIpLiteral();
 }
 
@@ -85,34 +84,32 @@ Result<Authority> parseAuthority(QByteArrayView text, std::optional<quint16> def
             break;
         }
     }
-    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
-    const QString decoded = decoder.decode(text);
-    if (decoder.hasError())
+    const std::string_view utf8 = toPlain(text);
+    if (!isValidUtf8(utf8))
         return badAuthority(text, QStringLiteral("is not valid UTF-8"));
 
-    const Result<Policy::HostPortText> split = Policy::splitHostPort(decoded);
+    const Result<Policy::HostPortText> split = Policy::splitHostPort(utf8);
     if (!split)
         return badAuthority(text, toQt(split.error().message()));
-    const QString hostText = split->host.toString();
 
     Authority authority;
-    if (split->port.isNull()) {
+    if (!split->port) {
         if (!defaultPort)
             return badAuthority(text, QStringLiteral("a port is required (host:port)"));
         authority.port = *defaultPort;
     } else {
-        const std::optional<quint16> port = Policy::parsePortNumber(split->port);
+        const std::optional<quint16> port = Policy::parsePortNumber(*split->port);
         if (!port)
             return badAuthority(text, QStringLiteral("the port must be a number between 1 and 65535"));
         authority.port = *port;
     }
 
-    if (hostText.isEmpty())
+    if (split->host.empty())
         return badAuthority(text, QStringLiteral("the host is empty"));
-    const Result<QString> host = Policy::normaliseHost(hostText);
+    const Result<std::string> host = Policy::normaliseHost(split->host);
     if (!host)
         return fail(QStringLiteral("network.bad_authority"), toQt(host.error().message()));
-    authority.host = *host;
+    authority.host = QString::fromLatin1(host->data(), static_cast<qsizetype>(host->size()));
     return authority;
 }
 
@@ -123,25 +120,27 @@ bool ruleMatches(const Policy::DomainRule &rule, const Target &target)
     // An IP literal is only ever matched by a rule that names exactly that address (Infisical cli#335,
     // langchain docs#5943): never by a wildcard, never by a name that resolves to it.
     Policy::DomainRule literal;
-    literal.host = target.host;
-    if (literal.isIpLiteral() && (rule.wildcard || rule.host != target.host))
+    literal.host = toPlain(target.host);
+    if (literal.isIpLiteral() && (rule.wildcard || rule.host != literal.host))
         return false;
-    if (!rule.matchesHost(target.host) || !rule.matchesPort(target.port))
+    if (!rule.matchesHost(literal.host) || !rule.matchesPort(target.port))
         return false;
     if (target.isTunnel())
-        return rule.methods.isEmpty() && rule.pathPrefixes.isEmpty();
-    if (!rule.methods.isEmpty() && !rule.methods.contains(target.method))
+        return rule.methods.empty() && rule.pathPrefixes.empty();
+    if (!rule.methods.empty() &&
+        std::find(rule.methods.begin(), rule.methods.end(), toPlain(target.method)) == rule.methods.end())
         return false;
-    if (rule.pathPrefixes.isEmpty())
+    if (rule.pathPrefixes.empty())
         return true;
     const QString path = target.path.isEmpty() ? QStringLiteral("/") : target.path;
     if (isAmbiguousPath(path))
         return false;
+    const std::string plainPath = toPlain(path);
     return std::any_of(rule.pathPrefixes.begin(), rule.pathPrefixes.end(),
-                       [&](const QString &prefix) { return path.startsWith(prefix); });
+                       [&](const std::string &prefix) { return plainPath.starts_with(prefix); });
 }
 
-const Policy::DomainRule *findMatchingRule(const QList<Policy::DomainRule> &rules, const Target &target)
+const Policy::DomainRule *findMatchingRule(const std::vector<Policy::DomainRule> &rules, const Target &target)
 {
     for (const Policy::DomainRule &rule : rules) {
         if (ruleMatches(rule, target))

@@ -4,8 +4,9 @@
 // module's normaliseHost(), so the proxy and the allowlist normalise the same way (SECURITY.md 2.4).
 #pragma once
 
+#include "core/plainbridge.h"
 #include "core/result.h"
-#include "policy/domainrule.h"
+#include "sandbox/policy/domainrule.h"
 
 #include <QByteArrayView>
 #include <QString>
@@ -58,6 +59,6 @@ struct Target
 bool ruleMatches(const Policy::DomainRule &rule, const Target &target);
 
 // The first rule of rules that matches target, or nullptr.
-const Policy::DomainRule *findMatchingRule(const QList<Policy::DomainRule> &rules, const Target &target);
+const Policy::DomainRule *findMatchingRule(const std::vector<Policy::DomainRule> &rules, const Target &target);
 
 } // namespace Cordon::Network

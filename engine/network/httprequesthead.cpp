@@ -2,7 +2,8 @@
 // What a request head must be for the proxy to act on it, and the head it sends upstream.
 #include "network/httprequesthead_p.h"
 
-#include "policy/jsonfields.h"
+#include "core/plainbridge.h"
+#include "sandbox/quoteuntrusted.h"
 
 #include <QSet>
 
@@ -27,7 +28,7 @@ tl::unexpected<Error> refused(const QString &why)
 
 QString shown(QByteArrayView bytes)
 {
-    return Policy::Json::quoted(QString::fromLatin1(bytes));
+    return toQt(quoteUntrusted(toPlain(bytes)));
 }
 
 bool isTchar(char c)
@@ -86,9 +87,9 @@ Result<void> checkAgainstUrlParser(const QByteArray &url, const Authority &autho
     QString host = QString::fromLatin1(url.mid(parts.field_data[UF_HOST].off, parts.field_data[UF_HOST].len));
     if (host.contains(u':'))
         host = u'[' + host + u']';
-    const Result<QString> normalised = Policy::normaliseHost(host);
+    const Result<std::string> normalised = Policy::normaliseHost(toPlain(host));
     const quint16 port = (parts.field_set & (1 << UF_PORT)) ? parts.port : 80;
-    if (!normalised || *normalised != authority.host || port != authority.port)
+    if (!normalised || toQt(*normalised) != authority.host || port != authority.port)
         return badRequest(QStringLiteral("ambiguous request URI ") + shown(url));
     return {};
 }
@@ -136,7 +137,8 @@ Result<HttpRequestHead> checkRequestHead(const RawHead &raw)
     head.versionMinor = raw.versionMinor;
     head.keepAlive = raw.keepAlive;
     const bool connect = head.isConnect();
-    if (!connect && !Policy::knownHttpMethods().contains(QString::fromLatin1(raw.method)))
+    const std::vector<std::string> &methods = Policy::knownHttpMethods();
+    if (!connect && std::find(methods.begin(), methods.end(), raw.method.toStdString()) == methods.end())
         return refused(QStringLiteral("method %1 not allowed through the sandbox proxy")
                            .arg(QString::fromLatin1(raw.method)));
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "network/orgpolicy.h"
 
-#include "policy/jsonfields.h"
-#include "policy/strictjson.h"
+#include "core/plainbridge.h"
+#include "sandbox/policy/fields.h"
+#include "sandbox/quoteuntrusted.h"
 
 #include <QDir>
 #include <QFile>
@@ -20,8 +21,8 @@ namespace Cordon::Network {
 namespace {
 
 // Stand-ins for "any method" and "any path" while enumerating what a container rule can match.
-const QString AnyMethod;
-const QString AnyPath;
+const std::string AnyMethod;
+const std::string AnyPath;
 
 bool entryExists(const QString &path)
 {
@@ -39,10 +40,11 @@ Result<QByteArray> readFile(const QString &path)
     if (!file.open(QIODevice::ReadOnly))
         return fail(QStringLiteral("network.org_policy_unreadable"),
                     QStringLiteral("read organisation allowlist %1: %2").arg(path, file.errorString()));
-    QByteArray bytes = file.read(Policy::MaxDocumentBytes + 1);
-    if (bytes.size() > Policy::MaxDocumentBytes)
+    constexpr auto MaxBytes = static_cast<qint64>(Policy::DocumentLimits.maxBytes);
+    QByteArray bytes = file.read(MaxBytes + 1);
+    if (bytes.size() > MaxBytes)
         return fail(QStringLiteral("policy.too_large"),
-                    QStringLiteral("%1: larger than %2 bytes").arg(path).arg(Policy::MaxDocumentBytes));
+                    QStringLiteral("%1: larger than %2 bytes").arg(path).arg(MaxBytes));
     return bytes;
 }
 
@@ -55,25 +57,26 @@ bool hostCovered(const Policy::DomainRule &outer, const Policy::DomainRule &inne
     return outer.matchesHost(inner.host);
 }
 
-bool methodCovered(const Policy::DomainRule &outer, const QString &method)
+bool methodCovered(const Policy::DomainRule &outer, const std::string &method)
 {
-    return outer.methods.isEmpty() || (!method.isEmpty() && outer.methods.contains(method));
+    return outer.methods.empty() ||
+           (!method.empty() && std::find(outer.methods.begin(), outer.methods.end(), method) != outer.methods.end());
 }
 
-bool pathCovered(const Policy::DomainRule &outer, const QString &prefix)
+bool pathCovered(const Policy::DomainRule &outer, const std::string &prefix)
 {
-    if (outer.pathPrefixes.isEmpty())
+    if (outer.pathPrefixes.empty())
         return true;
-    if (prefix.isEmpty())
+    if (prefix.empty())
         return false;
     return std::any_of(outer.pathPrefixes.begin(), outer.pathPrefixes.end(),
-                       [&](const QString &outerPrefix) { return prefix.startsWith(outerPrefix); });
+                       [&](const std::string &outerPrefix) { return prefix.starts_with(outerPrefix); });
 }
 
 // Empty when some rule of outer matches everything inner matches on port with method and path prefix (empty:
 // any); otherwise what is outside, in words, naming list.
-QString uncovered(const QList<Policy::DomainRule> &outer, const Policy::DomainRule &inner, quint16 port,
-                  const QString &method, const QString &prefix, const QString &list)
+QString uncovered(const std::vector<Policy::DomainRule> &outer, const Policy::DomainRule &inner, quint16 port,
+                  const std::string &method, const std::string &prefix, const QString &list)
 {
     bool hostSeen = false;
     bool portSeen = false;
@@ -103,17 +106,17 @@ QString uncovered(const QList<Policy::DomainRule> &outer, const Policy::DomainRu
     if (!portSeen)
         return QStringLiteral("port %1 is not allowed by %2").arg(QString::number(port), list);
     if (!methodSeen)
-        return method.isEmpty() ? QStringLiteral("allows every method, more than ") + list
-                                : QStringLiteral("method %1 is not allowed by %2").arg(method, list);
+        return method.empty() ? QStringLiteral("allows every method, more than ") + list
+                              : QStringLiteral("method %1 is not allowed by %2").arg(toQt(method), list);
     if (!pathSeen)
-        return prefix.isEmpty() ? QStringLiteral("allows every path, more than ") + list
-                                : QStringLiteral("path %1 is not allowed by %2").arg(prefix, list);
+        return prefix.empty() ? QStringLiteral("allows every path, more than ") + list
+                              : QStringLiteral("path %1 is not allowed by %2").arg(toQt(prefix), list);
     return QStringLiteral("allow_private_addresses is not allowed by ") + list;
 }
 
 } // namespace
 
-OrgPolicy::OrgPolicy(QList<Policy::DomainRule> rules, Source source, QString path)
+OrgPolicy::OrgPolicy(std::vector<Policy::DomainRule> rules, Source source, QString path)
     : m_rules(std::move(rules)), m_source(source), m_path(std::move(path))
 {}
 
@@ -194,24 +197,19 @@ Result<OrgPolicy> OrgPolicy::saveUserFile(const QJsonArray &domains, const QStri
 
 Result<OrgPolicy> OrgPolicy::fromJson(QByteArrayView json, Source source, const QString &path)
 {
-    const Result<QJsonValue> document = Policy::parseStrictJson(json);
-    if (!document)
-        return fail(document.error().wrap(toPlain(path)));
-    const Result<QJsonObject> object = Policy::Json::toObject(*document, QString());
-    if (!object)
-        return fail(object.error().wrap(toPlain(path)));
-    if (const Result<void> keys =
-            Policy::Json::checkKeys(*object, QString(), {QLatin1StringView("allowed_domains")});
-        !keys)
-        return fail(keys.error().wrap(toPlain(path)));
-    const Result<QJsonValue> domains =
-        Policy::Json::required(*object, QString(), QLatin1StringView("allowed_domains"));
-    if (!domains)
-        return fail(domains.error().wrap(toPlain(path)));
-    // The entries are read exactly like a container's, so that both lists mean the same thing.
-    const QJsonObject asPolicy{{QStringLiteral("type"), QStringLiteral("allowlist")},
-                               {QStringLiteral("allowed_domains"), *domains}};
-    const Result<Policy::NetworkPolicy> policy = Policy::NetworkPolicy::fromJsonValue(asPolicy, QString());
+    const auto read = [&json]() -> Result<Policy::NetworkPolicy> {
+        Result<Json> document = Policy::Fields::readDocument(toPlain(json));
+        if (!document)
+            return fail(document.error());
+        CORDON_TRY(Policy::Fields::expectObject(*document, {}));
+        CORDON_TRY(Policy::Fields::checkKeys(*document, {}, {"allowed_domains"}));
+        CORDON_TRY(Policy::Fields::requireKey(*document, {}, "allowed_domains"));
+        // The entries are read exactly like a container's, so that both lists mean the same thing.
+        Json asPolicy = std::move(*document);
+        asPolicy.insert("type", "allowlist");
+        return Policy::NetworkPolicy::fromJson(asPolicy, {});
+    };
+    const Result<Policy::NetworkPolicy> policy = read();
     if (!policy)
         return fail(policy.error().wrap(toPlain(path)));
     return OrgPolicy(policy->allowedDomains, source, path);
@@ -237,18 +235,20 @@ Result<void> OrgPolicy::checkNarrows(const Policy::NetworkPolicy &container) con
     for (const Policy::DomainRule &rule : container.allowedDomains) {
         // Every combination the rule can match must be matched by some organisation rule; a union of rules
         // may cover it ("example.com:80" and "example.com:443" together cover "example.com").
-        const QStringList methods = rule.methods.isEmpty() ? QStringList{AnyMethod} : rule.methods;
-        const QStringList prefixes = rule.pathPrefixes.isEmpty() ? QStringList{AnyPath} : rule.pathPrefixes;
+        const std::vector<std::string> methods =
+            rule.methods.empty() ? std::vector<std::string>{AnyMethod} : rule.methods;
+        const std::vector<std::string> prefixes =
+            rule.pathPrefixes.empty() ? std::vector<std::string>{AnyPath} : rule.pathPrefixes;
         for (quint16 port : rule.effectivePorts()) {
-            for (const QString &method : methods) {
-                for (const QString &prefix : prefixes) {
+            for (const std::string &method : methods) {
+                for (const std::string &prefix : prefixes) {
                     const QString outside = uncovered(m_rules, rule, port, method, prefix, describe());
                     if (outside.isEmpty())
                         continue;
-                    QString message = Policy::Json::quoted(rule.pattern()) + u' ' + outside;
+                    const QString pattern = toQt(quoteUntrusted(rule.pattern()));
+                    QString message = pattern + u' ' + outside;
                     if (m_source == Source::Missing)
-                        message += QStringLiteral("; create it with {\"allowed_domains\": [%1]}")
-                                       .arg(Policy::Json::quoted(rule.pattern()));
+                        message += QStringLiteral("; create it with {\"allowed_domains\": [%1]}").arg(pattern);
                     return fail(QStringLiteral("network.domain_not_allowed"), message);
                 }
             }

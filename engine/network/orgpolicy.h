@@ -8,8 +8,8 @@
 
 #include "core/result.h"
 #include "network/hostmatch.h"
-#include "policy/domainrule.h"
-#include "policy/networkpolicy.h"
+#include "sandbox/policy/domainrule.h"
+#include "sandbox/policy/networkpolicy.h"
 
 #include <QByteArrayView>
 #include <QJsonArray>
@@ -30,7 +30,7 @@ public:
 
     // An empty list from no file: allows nothing (fail closed).
     OrgPolicy() = default;
-    OrgPolicy(QList<Policy::DomainRule> rules, Source source, QString path);
+    OrgPolicy(std::vector<Policy::DomainRule> rules, Source source, QString path);
 
     // Reads the system file when it exists, else the user file, else returns an empty Missing list naming
     // userPath. A system file that exists but cannot be read or parsed is an error: the caller must not
@@ -63,7 +63,7 @@ public:
     // The file the list was read from, or for Missing the user file that would be read.
     const QString &path() const { return m_path; }
     bool isAdministered() const { return m_source == Source::System; }
-    const QList<Policy::DomainRule> &rules() const { return m_rules; }
+    const std::vector<Policy::DomainRule> &rules() const { return m_rules; }
     // "missing", "user" or "system": how the protocol and the history name the source.
     QString sourceName() const;
 
@@ -88,7 +88,7 @@ public:
     bool operator==(const OrgPolicy &other) const = default;
 
 private:
-    QList<Policy::DomainRule> m_rules;
+    std::vector<Policy::DomainRule> m_rules;
     Source m_source = Source::Missing;
     QString m_path;
 };

@@ -6,7 +6,7 @@
 #include "network/accesscheck.h"
 #include "network/orgpolicy.h"
 #include "network/proxylimits.h"
-#include "policy/networkpolicy.h"
+#include "sandbox/policy/networkpolicy.h"
 
 #include <QString>
 

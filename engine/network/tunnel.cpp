@@ -2,8 +2,9 @@
 #include "network/tunnel.h"
 
 #include "network/tlssni.h"
-#include "policy/domainrule.h"
-#include "policy/jsonfields.h"
+#include "core/plainbridge.h"
+#include "sandbox/policy/domainrule.h"
+#include "sandbox/quoteuntrusted.h"
 
 #include <QTcpSocket>
 
@@ -99,11 +100,12 @@ void Tunnel::checkHello()
     } else {
         // Normalised like the CONNECT host, so that "PyPI.org." and "pypi.org" agree; anything else is a
         // tunnel to an allowed host carrying a session for another (domain fronting through the proxy).
-        const Result<QString> name = Policy::normaliseHost(hello->serverName);
-        if (m_ipLiteral || !name || *name != m_expectedHost) {
+        const std::string serverName = toPlain(hello->serverName);
+        const Result<std::string> name = Policy::normaliseHost(serverName);
+        if (m_ipLiteral || !name || toQt(*name) != m_expectedHost) {
             finish(Decision::Denied,
                    QStringLiteral("the TLS server name %1 does not match the CONNECT host %2")
-                       .arg(Policy::Json::quoted(hello->serverName), m_expectedHost));
+                       .arg(toQt(quoteUntrusted(serverName)), m_expectedHost));
             return;
         }
     }

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/json.h"
 
+#include "sandbox/quoteuntrusted.h"
+#include "sandbox/utf8.h"
+
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -16,63 +20,6 @@ const Json::Array NoItems;
 const Json::Object NoMembers;
 const std::string NoString;
 
-// The length of the UTF-8 sequence at text[pos], or 0 when it is not well-formed (overlong forms,
-// surrogates and code points above U+10FFFF included).
-std::size_t utf8SequenceLength(std::string_view text, std::size_t pos)
-{
-    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-    const unsigned char lead = byte(pos);
-    if (lead < 0x80)
-        return 1;
-    std::size_t length = 0;
-    unsigned char low = 0x80, high = 0xbf; // the allowed range of the second byte
-    if (lead >= 0xc2 && lead <= 0xdf) {
-        length = 2;
-    } else if (lead >= 0xe0 && lead <= 0xef) {
-        length = 3;
-        if (lead == 0xe0)
-            low = 0xa0; // overlong
-        if (lead == 0xed)
-            high = 0x9f; // surrogates
-    } else if (lead >= 0xf0 && lead <= 0xf4) {
-        length = 4;
-        if (lead == 0xf0)
-            low = 0x90; // overlong
-        if (lead == 0xf4)
-            high = 0x8f; // above U+10FFFF
-    } else {
-        return 0;
-    }
-    if (pos + length > text.size())
-        return 0;
-    if (byte(pos + 1) < low || byte(pos + 1) > high)
-        return 0;
-    for (std::size_t i = 2; i < length; ++i) {
-        if (byte(pos + i) < 0x80 || byte(pos + i) > 0xbf)
-            return 0;
-    }
-    return length;
-}
-
-void appendUtf8(std::string &out, std::uint32_t codePoint)
-{
-    if (codePoint < 0x80) {
-        out += static_cast<char>(codePoint);
-    } else if (codePoint < 0x800) {
-        out += static_cast<char>(0xc0 | (codePoint >> 6));
-        out += static_cast<char>(0x80 | (codePoint & 0x3f));
-    } else if (codePoint < 0x10000) {
-        out += static_cast<char>(0xe0 | (codePoint >> 12));
-        out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3f));
-        out += static_cast<char>(0x80 | (codePoint & 0x3f));
-    } else {
-        out += static_cast<char>(0xf0 | (codePoint >> 18));
-        out += static_cast<char>(0x80 | ((codePoint >> 12) & 0x3f));
-        out += static_cast<char>(0x80 | ((codePoint >> 6) & 0x3f));
-        out += static_cast<char>(0x80 | (codePoint & 0x3f));
-    }
-}
-
 } // namespace
 
 class JsonParser
@@ -84,9 +31,14 @@ public:
     {
         Json value;
         if (m_text.size() > m_limits.maxBytes) {
+            // Refused before reading, so there is no place in it to name.
             m_code = "json.too_large";
-            return failure(("more than " + std::to_string(m_limits.maxBytes) + " bytes").c_str());
+            m_error = "the document is " + std::to_string(m_text.size()) + " bytes, the limit is " +
+                      std::to_string(m_limits.maxBytes);
+            return std::nullopt;
         }
+        if (m_text.starts_with("\xef\xbb\xbf"))
+            return failure("a byte order mark is not allowed");
         skipSpace();
         if (!parseValue(value, 0))
             return std::nullopt;
@@ -99,7 +51,7 @@ public:
     Error error() const { return {m_code, m_error, 0}; }
 
 private:
-    std::nullopt_t failure(const char *why)
+    std::nullopt_t failure(const std::string &why)
     {
         if (!m_error.empty())
             return std::nullopt;
@@ -112,12 +64,22 @@ private:
                 lineStart = i + 1;
             }
         }
-        m_error =
-            "line " + std::to_string(line) + ", column " + std::to_string(end - lineStart + 1) + ": " + why;
+        const std::string path = currentPath();
+        m_error = (path.empty() ? std::string() : path + ": ") + why + " (line " + std::to_string(line) +
+                  ", column " + std::to_string(end - lineStart + 1) + ")";
         return std::nullopt;
     }
 
-    bool failWith(const char *code, const char *why)
+    // Where the reader is, as a person finds it in the document: "env.A[0]".
+    std::string currentPath() const
+    {
+        std::string path;
+        for (const PathStep &step : m_path)
+            path = step.key ? jsonMemberPath(path, *step.key) : jsonIndexPath(path, step.index);
+        return path;
+    }
+
+    bool failWith(const char *code, const std::string &why)
     {
         m_code = code;
         return fail(why);
@@ -125,7 +87,7 @@ private:
 
     bool tooMany(std::size_t entries) { return entries >= m_limits.maxEntries; }
 
-    bool fail(const char *why)
+    bool fail(const std::string &why)
     {
         failure(why);
         return false;
@@ -175,7 +137,7 @@ private:
     bool parseObject(Json &out, int depth)
     {
         if (depth > m_limits.maxDepth)
-            return failWith("json.too_deep", "nested too deeply");
+            return failWith("json.too_deep", "nested deeper than " + std::to_string(m_limits.maxDepth) + " levels");
         out.m_type = Json::Type::Object;
         ++m_pos; // {
         skipSpace();
@@ -194,9 +156,10 @@ private:
             Json::Member member;
             if (!parseString(member.first))
                 return false;
+            m_path.push_back({&member.first, 0});
             if (repeats(out.m_members, member.first, keys)) {
                 m_pos = keyPos;
-                return failWith("json.duplicate_key", ("duplicate key " + jsonQuote(member.first)).c_str());
+                return failWith("json.duplicate_key", "duplicate key");
             }
             skipSpace();
             if (m_pos >= m_text.size() || m_text[m_pos] != ':')
@@ -205,6 +168,7 @@ private:
             skipSpace();
             if (!parseValue(member.second, depth))
                 return false;
+            m_path.pop_back();
             out.m_members.push_back(std::move(member));
             skipSpace();
             if (m_pos < m_text.size() && m_text[m_pos] == ',') {
@@ -236,7 +200,7 @@ private:
     bool parseArray(Json &out, int depth)
     {
         if (depth > m_limits.maxDepth)
-            return failWith("json.too_deep", "nested too deeply");
+            return failWith("json.too_deep", "nested deeper than " + std::to_string(m_limits.maxDepth) + " levels");
         out.m_type = Json::Type::Array;
         ++m_pos; // [
         skipSpace();
@@ -249,8 +213,10 @@ private:
             if (tooMany(out.m_items.size()))
                 return failWith("json.too_large", "too many items in one array");
             Json item;
+            m_path.push_back({nullptr, out.m_items.size()});
             if (!parseValue(item, depth))
                 return false;
+            m_path.pop_back();
             out.m_items.push_back(std::move(item));
             skipSpace();
             if (m_pos < m_text.size() && m_text[m_pos] == ',') {
@@ -299,7 +265,8 @@ private:
             if (c < 0x20)
                 return fail("control character in a string");
             if (c != '\\') {
-                const std::size_t length = utf8SequenceLength(m_text, m_pos);
+                char32_t codePoint = 0;
+                const std::size_t length = decodeUtf8(m_text, m_pos, &codePoint);
                 if (length == 0)
                     return fail("invalid UTF-8 in a string");
                 out.append(m_text.substr(m_pos, length));
@@ -368,12 +335,16 @@ private:
                 ++m_pos;
             return m_pos - from;
         };
-        if (m_pos < m_text.size() && m_text[m_pos] == '-')
+        const bool negative = m_pos < m_text.size() && m_text[m_pos] == '-';
+        if (negative)
             ++m_pos;
-        if (m_pos < m_text.size() && m_text[m_pos] == '0')
+        if (m_pos < m_text.size() && m_text[m_pos] == '0') {
             ++m_pos;
-        else if (digits() == 0)
-            return fail("invalid value");
+            if (m_pos < m_text.size() && m_text[m_pos] >= '0' && m_text[m_pos] <= '9')
+                return fail("invalid number: leading zeros are not allowed");
+        } else if (digits() == 0) {
+            return fail(negative ? "invalid number" : "invalid value");
+        }
         bool integral = true;
         if (m_pos < m_text.size() && m_text[m_pos] == '.') {
             ++m_pos;
@@ -389,6 +360,9 @@ private:
             if (digits() == 0)
                 return fail("invalid number");
         }
+        // "1.2.3", "0x10" or "12abc": the number runs on into what no JSON number holds.
+        if (m_pos < m_text.size() && (m_text[m_pos] == '.' || std::isalnum(static_cast<unsigned char>(m_text[m_pos]))))
+            return fail("invalid number");
         const char *first = m_text.data() + start;
         const char *last = m_text.data() + m_pos;
         out.m_type = Json::Type::Number;
@@ -409,7 +383,7 @@ private:
             // Too small to tell from zero is zero; too large to be finite is refused.
             const std::string_view token(first, static_cast<std::size_t>(last - first));
             if (token.find("e-") == std::string_view::npos && token.find("E-") == std::string_view::npos)
-                return fail("number out of range");
+                return failWith("json.out_of_range", "number out of range");
             value = 0;
         } else if (ec != std::errc() || !std::isfinite(value)) {
             return fail("invalid number");
@@ -423,7 +397,33 @@ private:
     std::size_t m_pos = 0;
     std::string m_code = "json.invalid";
     std::string m_error;
+    // The members and items being read, outermost first: key points at the member's name, which lives
+    // until the member is stored.
+    struct PathStep
+    {
+        const std::string *key;
+        std::size_t index;
+    };
+    std::vector<PathStep> m_path;
 };
+
+std::string jsonMemberPath(std::string_view parent, std::string_view key)
+{
+    bool identifier = !key.empty();
+    for (std::size_t i = 0; i < key.size(); ++i) {
+        const char c = key[i];
+        const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+        identifier = identifier && (letter || (i > 0 && c >= '0' && c <= '9'));
+    }
+    if (!identifier)
+        return std::string(parent) + "[" + quoteUntrusted(key) + "]";
+    return parent.empty() ? std::string(key) : std::string(parent) + "." + std::string(key);
+}
+
+std::string jsonIndexPath(std::string_view parent, std::size_t index)
+{
+    return std::string(parent) + "[" + std::to_string(index) + "]";
+}
 
 Json Json::object(std::initializer_list<Member> members)
 {
@@ -606,15 +606,5 @@ std::string jsonQuote(std::string_view text)
     return out;
 }
 
-bool isValidUtf8(std::string_view text)
-{
-    for (std::size_t pos = 0; pos < text.size();) {
-        const std::size_t length = utf8SequenceLength(text, pos);
-        if (length == 0)
-            return false;
-        pos += length;
-    }
-    return true;
-}
 
 } // namespace Cordon

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sandbox/error.h"
+#include "sandbox/utf8.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -60,13 +61,16 @@ public:
     Json(Array items) : m_type(Type::Array), m_items(std::move(items)) {}
     static Json object(std::initializer_list<Member> members = {});
 
-    // The one JSON value `text` holds. Refused, with the line and column (in bytes, from 1) and why:
+    // The one JSON value `text` holds. Refused with a message that says where and why: the key path when
+    // inside a value ("env.A[0]: "), the reason, then the line and column in bytes from 1 (" (line 1, column
+    // 27)"). The codes:
     // - json.invalid: bad syntax, invalid UTF-8 (also after \u escapes: no lone surrogates), a byte order
-    //   mark, raw control characters in strings, a number too large for a double (1e400), trailing data;
+    //   mark, raw control characters in strings, trailing data;
+    // - json.out_of_range: a number too large for a double (1e400);
     // - json.duplicate_key: an object names a key twice (a reader that keeps the last one would let two
     //   readers of one document disagree);
     // - json.too_deep, json.too_large: over the limits.
-    // Integer literals that fit in 64 bits stay exact.
+    // Integer literals that fit in 64 bits stay exact (isExactInteger()).
     static Result<Json> read(std::string_view text, const JsonLimits &limits = {});
 
     Type type() const { return m_type; }
@@ -92,6 +96,9 @@ public:
     std::int64_t toInteger(std::int64_t defaultValue = 0) const;
     int toInt(int defaultValue = 0) const;
     double toDouble(double defaultValue = 0) const;
+    // True for a number written as an integer literal that fits in 64 bits (or built from an integer):
+    // toInteger() then holds every digit. 1.0 and 1e2 are numbers with integral values, not literals.
+    bool isExactInteger() const { return m_type == Type::Number && m_isInteger; }
 
     // Adds or replaces a member; turns an undefined or null value into an object first.
     void insert(std::string key, Json value);
@@ -112,11 +119,14 @@ private:
     friend class JsonParser;
 };
 
+// The key paths of read() errors and of the policy reader's messages: "limits" + "pids" gives "limits.pids",
+// a key that is not an identifier is quoted ("env[\"A B\"]"); "mounts" + 2 gives "mounts[2]".
+std::string jsonMemberPath(std::string_view parent, std::string_view key);
+std::string jsonIndexPath(std::string_view parent, std::size_t index);
+
 // `text` (UTF-8) as a JSON string literal, with the quotes: only '"', '\' and control characters escaped
 // (\b \f \n \r \t, else \u00xx in lower-case hex), as RFC 8785 asks. Policy versions are hashes over this
 // form (policy/canonicaljson.h), so it must never change.
 std::string jsonQuote(std::string_view text);
-// True when `text` is well-formed UTF-8 without surrogates or code points above U+10FFFF.
-bool isValidUtf8(std::string_view text);
 
 } // namespace Cordon

@@ -17,7 +17,7 @@
 #include "sandbox/error.h"
 #include "sandbox/mountplan.h"
 #include "sandbox/outcome.h"
-#include "sandbox/policydefaults.h"
+#include "sandbox/policy/policydefaults.h"
 #include "sandbox/workspace.h"
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "containers/oneshotrun.h"
-#include "policy/containerpolicy.h"
+#include "sandbox/policy/containerpolicy.h"
 
 #include <QCoreApplication>
 #include <QTemporaryDir>
@@ -24,7 +24,7 @@ inline Cordon::Policy::ContainerPolicy testPolicy()
     Cordon::Policy::ContainerPolicy policy;
     policy.memoryLimitBytes = 256LL * 1024 * 1024;
     policy.limits.runTimeoutS = 60;
-    policy.mounts.append({QCoreApplication::applicationDirPath(), QString::fromLatin1(ToolsDir), true});
+    policy.mounts.push_back({QCoreApplication::applicationDirPath().toStdString(), ToolsDir, true});
     return policy;
 }
 

@@ -24,6 +24,13 @@ template<> inline char *toString(const std::string &text)
 {
     return qstrdup(text.c_str());
 }
+
+// The sandbox library's UTF-8 text against a Qt string, printed both ways when they differ.
+inline bool qCompare(const std::string &t1, const QString &t2, const char *actual, const char *expected,
+                     const char *file, int line)
+{
+    return qCompare(QString::fromStdString(t1), t2, actual, expected, file, line);
+}
 } // namespace QTest
 
 // A check this host cannot make (a missing tool or kernel feature) is skipped, and fails where the machine is

@@ -6,7 +6,7 @@
 // urllib are the real clients. Every test asserts the exact answer and the connection record.
 #include "network/egressproxy.h"
 #include "network/resolver.h"
-#include "policy/strictjson.h"
+#include "sandbox/json.h"
 
 #include "testutil.h"
 
@@ -318,10 +318,10 @@ QList<ConnectionRecord> records(const QSignalSpy &spy)
 
 Policy::NetworkPolicy allowlist(const QByteArray &rules)
 {
-    const Result<QJsonValue> json =
-        Policy::parseStrictJson(QByteArray(R"({"type": "allowlist", "allowed_domains": )" + rules + "}"));
+    const QByteArray document = QByteArray(R"({"type": "allowlist", "allowed_domains": )") + rules + "}";
+    const Result<Json> json = Json::read(document.toStdString());
     const Result<Policy::NetworkPolicy> policy =
-        json ? Policy::NetworkPolicy::fromJsonValue(*json, QString()) : tl::unexpected<Error>(json.error());
+        json ? Policy::NetworkPolicy::fromJson(*json, {}) : tl::unexpected<Error>(json.error());
     if (!policy)
         qFatal("bad policy in test: %s", policy.error().message().c_str());
     return *policy;

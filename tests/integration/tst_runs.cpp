@@ -133,8 +133,7 @@ private Q_SLOTS:
     void badMountIsASetupFailureNamingThePath()
     {
         auto policy = testPolicy();
-        policy.mounts.append(
-            {QStringLiteral("/nonexistent/cordon-dataset"), QStringLiteral("/mnt/datasets"), true});
+        policy.mounts.push_back({"/nonexistent/cordon-dataset", "/mnt/datasets", true});
         const auto outcome = run({QStringLiteral("/bin/true")}, policy);
         QCOMPARE(outcome.errorClass, ErrorClass::SetupFailed);
         QVERIFY2(outcome.message.contains(QLatin1String("/nonexistent/cordon-dataset")),
@@ -220,7 +219,7 @@ private Q_SLOTS:
     {
         qputenv("CORDON_TEST_API_KEY", "sk-secret-value");
         auto policy = testPolicy();
-        policy.env.insert(QStringLiteral("GREETING"), QStringLiteral("hi"));
+        policy.env.emplace("GREETING", "hi");
         const auto outcome = run({QStringLiteral("/usr/bin/env")}, policy);
         QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
         QVERIFY(!outcome.stdoutData.contains("sk-secret-value"));

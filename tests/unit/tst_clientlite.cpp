@@ -157,7 +157,7 @@ private Q_SLOTS:
         QTest::newRow("plus sign") << QByteArray("{\"a\":+1}") << QByteArray("json.invalid");
         QTest::newRow("dot") << QByteArray("{\"a\":1.}") << QByteArray("json.invalid");
         QTest::newRow("exponent") << QByteArray("{\"a\":1e}") << QByteArray("json.invalid");
-        QTest::newRow("huge exponent") << QByteArray("{\"a\":1e999}") << QByteArray("json.invalid");
+        QTest::newRow("huge exponent") << QByteArray("{\"a\":1e999}") << QByteArray("json.out_of_range");
         QTest::newRow("minus") << QByteArray("{\"a\":-}") << QByteArray("json.invalid");
         QTest::newRow("raw newline") << QByteArray("{\"a\":\"x\ny\"}") << QByteArray("json.invalid");
         QTest::newRow("raw NUL") << QByteArray("{\"a\":\"x\0y\"}", 11) << QByteArray("json.invalid");
@@ -192,19 +192,24 @@ private Q_SLOTS:
         const auto refused = parse(text);
         QVERIFY(!refused);
         QCOMPARE(QByteArray::fromStdString(refused.error().code()), code);
-        QVERIFY2(refused.error().message().starts_with("line 1, column "), refused.error().message().c_str());
+        QVERIFY2(refused.error().message().ends_with(")") &&
+                     refused.error().message().find(" (line 1, column ") != std::string::npos,
+                 refused.error().message().c_str());
     }
 
     void errorsSayWhere()
     {
-        // Line and column of the byte where reading stopped, in bytes from 1.
+        // The key path, the reason, and the line and column of the byte where reading stopped, in bytes
+        // from 1.
         QCOMPARE(parse("{\n  \"a\": 1,\n  \"b\": tru\n}").error().message(),
-                 std::string("line 3, column 8: invalid literal"));
-        QCOMPARE(parse("[1,\n2,]").error().message(), std::string("line 2, column 3: invalid value"));
+                 std::string("b: invalid literal (line 3, column 8)"));
+        QCOMPARE(parse("[1,\n2,]").error().message(), std::string("[2]: invalid value (line 2, column 3)"));
+        QCOMPARE(parse("{\"env\": {\"A B\": [0, {\"x\": 01}]}}").error().message(),
+                 std::string("env[\"A B\"][1].x: invalid number: leading zeros are not allowed (line 1, column 28)"));
         // A duplicate key points at the second one.
         const auto duplicate = parse("{\"env\": {},\n \"env\": {}}");
         QCOMPARE(duplicate.error().code(), std::string("json.duplicate_key"));
-        QCOMPARE(duplicate.error().message(), std::string("line 2, column 2: duplicate key \"env\""));
+        QCOMPARE(duplicate.error().message(), std::string("env: duplicate key (line 2, column 2)"));
     }
 
     void limitsAreTheCallers()
@@ -217,7 +222,7 @@ private Q_SLOTS:
                  std::string("json.too_large"));
         const auto big = parse("[\"0123456789abcdef\"]", tight);
         QCOMPARE(big.error().code(), std::string("json.too_large"));
-        QCOMPARE(big.error().message(), std::string("line 1, column 1: more than 16 bytes"));
+        QCOMPARE(big.error().message(), std::string("the document is 20 bytes, the limit is 16"));
     }
 
     void duplicateKeysInLargeObjects()
@@ -230,7 +235,7 @@ private Q_SLOTS:
         const auto repeated = parse(text + "\"k4321\":0}");
         QVERIFY(!repeated);
         QCOMPARE(repeated.error().code(), std::string("json.duplicate_key"));
-        QVERIFY(repeated.error().message().ends_with("duplicate key \"k4321\""));
+        QVERIFY(repeated.error().message().starts_with("k4321: duplicate key (line 1, column "));
     }
 
     void nestingUpToTheLimit()

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The container policy model: strict parsing with exact error codes and field paths, host normalisation and
 // matching, canonical form and version hash.
-#include "policy/containerpolicy.h"
-#include "policy/strictjson.h"
+#include "sandbox/policy/containerpolicy.h"
+#include "sandbox/json.h"
 
 #include "testutil.h"
 
@@ -19,6 +19,35 @@ using namespace Cordon::Policy;
 using namespace Qt::Literals::StringLiterals;
 
 namespace {
+
+QList<quint16> qtPorts(const std::vector<std::uint16_t> &ports)
+{
+    return QList<quint16>(ports.begin(), ports.end());
+}
+
+QStringList qtList(const std::vector<std::string> &texts)
+{
+    QStringList list;
+    for (const std::string &text : texts)
+        list.append(QString::fromStdString(text));
+    return list;
+}
+
+// The Qt spellings the data rows use, at the test's edge.
+Cordon::Result<DomainRule> parseDomainRule(const QString &entry)
+{
+    return Cordon::Policy::parseDomainRule(entry.toStdString());
+}
+
+Cordon::Result<std::string> normaliseHost(const QString &host)
+{
+    return Cordon::Policy::normaliseHost(host.toStdString());
+}
+
+Cordon::Result<ContainerPolicy> parsePolicy(QByteArrayView json)
+{
+    return ContainerPolicy::fromJson(std::string_view(json.data(), static_cast<std::size_t>(json.size())));
+}
 
 QByteArray withAllowlist(const QByteArray &entries)
 {
@@ -90,32 +119,32 @@ private slots:
     void sameMeaningSameVersion();
     void differentPolicyDifferentVersion();
     void roundTrip();
-    void fromJsonObjectAppliesTheSameRules();
+    void fromJsonValueAppliesTheSameRules();
     void validatedNormalisesCodeBuiltPolicies();
     void validatedRejectsInvalidCodeBuiltPolicies();
 };
 
 void TestPolicy::defaults()
 {
-    const auto policy = ContainerPolicy::fromJson("{}");
+    const auto policy = parsePolicy("{}");
     QVERIFY_RESULT(policy);
     QCOMPARE(policy->name, u"sandbox"_s);
     QCOMPARE(policy->memoryLimitBytes, 1 * GiB);
     QCOMPARE(policy->expiresAfter.anchor, u"last_active_at"_s);
     QCOMPARE(policy->expiresAfter.minutes, 20);
     QCOMPARE(policy->network.type, NetworkPolicy::Type::Disabled);
-    QVERIFY(policy->network.allowedDomains.isEmpty());
+    QVERIFY(policy->network.allowedDomains.empty());
     QCOMPARE(policy->limits.runTimeoutS, 300);
     QCOMPARE(policy->limits.pids, 256);
     QCOMPARE(policy->limits.tmpMb, 512);
     QCOMPARE(policy->limits.workspaceMb, 2048);
     QCOMPARE(policy->limits.outputMb, 16);
-    QVERIFY(policy->mounts.isEmpty());
-    QVERIFY(policy->env.isEmpty());
+    QVERIFY(policy->mounts.empty());
+    QVERIFY(policy->env.empty());
     QCOMPARE(policy->allowPtrace, false);
     QVERIFY(*policy == ContainerPolicy{});
     // Whitespace around the document is allowed, as RFC 8259 says.
-    QVERIFY_RESULT(ContainerPolicy::fromJson(" \t\r\n{ }\n"));
+    QVERIFY_RESULT(parsePolicy(" \t\r\n{ }\n"));
 }
 
 void TestPolicy::fullDocument()
@@ -129,40 +158,40 @@ void TestPolicy::fullDocument()
         "mounts":[{"host":"/opt/datasets/","target":"/mnt/datasets","read_only":true},
                   {"host":"/srv//cache/./x","target":"/opt/cache","read_only":false}],
         "env":{"LANG":"C.UTF-8","EMPTY":""},"allow_ptrace":true})";
-    const auto policy = ContainerPolicy::fromJson(json);
+    const auto policy = parsePolicy(json);
     QVERIFY_RESULT(policy);
     QCOMPARE(policy->name, u"demo"_s);
     QCOMPARE(policy->memoryLimitBytes, 4 * GiB);
     QCOMPARE(policy->expiresAfter.minutes, 60);
     QCOMPARE(policy->network.type, NetworkPolicy::Type::Allowlist);
-    QCOMPARE(policy->network.allowedDomains.size(), 3);
+    QCOMPARE(policy->network.allowedDomains.size(), std::size_t(3));
 
     const DomainRule &pypi = policy->network.allowedDomains.at(0);
     QCOMPARE(pypi.host, u"pypi.org"_s);
     QCOMPARE(pypi.wildcard, false);
-    QVERIFY(pypi.ports.isEmpty());
-    QVERIFY(pypi.methods.isEmpty());
+    QVERIFY(pypi.ports.empty());
+    QVERIFY(pypi.methods.empty());
     QCOMPARE(pypi.allowPrivateAddresses, false);
 
     const DomainRule &hosted = policy->network.allowedDomains.at(1);
     QCOMPARE(hosted.host, u"pythonhosted.org"_s);
     QCOMPARE(hosted.wildcard, true);
-    QCOMPARE(hosted.ports, QList<quint16>{443});
+    QCOMPARE(qtPorts(hosted.ports), QList<quint16>{443});
 
     const DomainRule &local = policy->network.allowedDomains.at(2);
     QCOMPARE(local.host, u"127.0.0.1"_s);
     QVERIFY(local.isIpLiteral());
-    QCOMPARE(local.ports, QList<quint16>{8080});
-    QCOMPARE(local.methods, (QStringList{u"GET"_s, u"HEAD"_s}));
-    QCOMPARE(local.pathPrefixes, (QStringList{u"/packages/"_s, u"/simple/"_s}));
+    QCOMPARE(qtPorts(local.ports), QList<quint16>{8080});
+    QCOMPARE(qtList(local.methods), (QStringList{u"GET"_s, u"HEAD"_s}));
+    QCOMPARE(qtList(local.pathPrefixes), (QStringList{u"/packages/"_s, u"/simple/"_s}));
     QCOMPARE(local.allowPrivateAddresses, true);
 
     QCOMPARE(policy->limits, (Limits{30, 64, 128, 1024, 4}));
-    QCOMPARE(policy->mounts.size(), 2);
-    QCOMPARE(policy->mounts.at(0), (Mount{u"/opt/datasets"_s, u"/mnt/datasets"_s, true}));
-    QCOMPARE(policy->mounts.at(1), (Mount{u"/srv/cache/x"_s, u"/opt/cache"_s, false}));
-    QCOMPARE(policy->env.value(u"LANG"_s), u"C.UTF-8"_s);
-    QVERIFY(policy->env.contains(u"EMPTY"_s));
+    QCOMPARE(policy->mounts.size(), std::size_t(2));
+    QVERIFY(policy->mounts.at(0) == (Mount{"/opt/datasets", "/mnt/datasets", true}));
+    QVERIFY(policy->mounts.at(1) == (Mount{"/srv/cache/x", "/opt/cache", false}));
+    QCOMPARE(policy->env.at("LANG"), u"C.UTF-8"_s);
+    QVERIFY(policy->env.contains("EMPTY"));
     QCOMPARE(policy->allowPtrace, true);
 }
 
@@ -273,9 +302,9 @@ void TestPolicy::accepted()
 {
     QFETCH(QByteArray, json);
     QFETCH(QByteArray, fragment);
-    const auto policy = ContainerPolicy::fromJson(json);
+    const auto policy = parsePolicy(json);
     QVERIFY_RESULT(policy);
-    const QByteArray canonical = policy->canonicalJson();
+    const QByteArray canonical = QByteArray::fromStdString(policy->canonicalJson());
     QVERIFY2(canonical.contains(fragment), canonical.left(2000).constData());
 }
 
@@ -291,61 +320,62 @@ void TestPolicy::rejected_data()
                                << u"policy: the document must be a JSON object, got array"_s;
     QTest::newRow("top string") << QByteArray(R"("x")") << u"policy.wrong_type"_s << u"got string"_s;
     QTest::newRow("top null") << QByteArray("null") << u"policy.wrong_type"_s << u"got null"_s;
-    QTest::newRow("empty document") << QByteArray("") << u"policy.invalid_json"_s << u"expected a value"_s;
+    QTest::newRow("empty document") << QByteArray("") << u"policy.invalid_json"_s << u"unexpected end of data"_s;
     QTest::newRow("trailing data") << QByteArray("{} {}") << u"policy.invalid_json"_s
                                    << u"unexpected data after the document"_s;
     QTest::newRow("byte order mark") << QByteArray("\xef\xbb\xbf{}") << u"policy.invalid_json"_s
-                                     << u"policy: a byte order mark is not allowed"_s;
+                                     << u"a byte order mark is not allowed (line 1, column 1)"_s;
     QTest::newRow("comment") << QByteArray("{/* x */}") << u"policy.invalid_json"_s << u"line 1, column 2"_s;
     QTest::newRow("trailing comma") << QByteArray(R"({"name":"a",})") << u"policy.invalid_json"_s
-                                    << u"a key in double quotes"_s;
+                                    << u"expected a member name"_s;
     QTest::newRow("single quotes") << QByteArray("{'name':'a'}") << u"policy.invalid_json"_s
-                                   << u"invalid JSON"_s;
-    QTest::newRow("unquoted key") << QByteArray("{name:1}") << u"policy.invalid_json"_s << u"invalid JSON"_s;
+                                   << u"expected a member name"_s;
+    QTest::newRow("unquoted key") << QByteArray("{name:1}") << u"policy.invalid_json"_s
+                                  << u"expected a member name"_s;
     QTest::newRow("unterminated") << QByteArray(R"({"name":"a)") << u"policy.invalid_json"_s
-                                  << u"name: invalid JSON: unterminated string"_s;
+                                  << u"name: unterminated string"_s;
     QTest::newRow("missing brace") << QByteArray(R"({"name":"a")") << u"policy.invalid_json"_s
-                                   << u"end of input"_s;
+                                   << u"expected ',' or '}'"_s;
     QTest::newRow("line and column") << QByteArray("{\n  \"limits\": {\n    \"pids\": 1,\n  }\n}")
                                      << u"policy.invalid_json"_s << u"line 4, column 3"_s;
     QTest::newRow("NaN") << withLimit("pids", "NaN") << u"policy.invalid_json"_s
-                         << u"limits.pids: invalid JSON: expected a value"_s;
+                         << u"limits.pids: invalid value"_s;
     QTest::newRow("Infinity") << withLimit("pids", "Infinity") << u"policy.invalid_json"_s
                               << u"limits.pids"_s;
     QTest::newRow("-Infinity") << withLimit("pids", "-Infinity") << u"policy.invalid_json"_s
                                << u"limits.pids"_s;
     QTest::newRow("1e400") << withLimit("pids", "1e400") << u"policy.out_of_range"_s
-                           << u"limits.pids: number \"1e400\" cannot be represented"_s;
+                           << u"limits.pids: number out of range"_s;
     QTest::newRow("leading zero") << withLimit("pids", "01") << u"policy.invalid_json"_s
-                                  << u"limits.pids: invalid JSON: malformed number"_s;
+                                  << u"limits.pids: invalid number: leading zeros are not allowed"_s;
     QTest::newRow("two dots") << withLimit("pids", "1.2.3") << u"policy.invalid_json"_s
-                              << u"limits.pids: invalid JSON: malformed number"_s;
+                              << u"limits.pids: invalid number"_s;
     QTest::newRow("minus alone") << withLimit("pids", "-") << u"policy.invalid_json"_s
-                                 << u"limits.pids: invalid JSON: expected a digit"_s;
+                                 << u"limits.pids: invalid number"_s;
     QTest::newRow("plus sign") << withLimit("pids", "+1") << u"policy.invalid_json"_s << u"limits.pids"_s;
     QTest::newRow("bare fraction") << withLimit("pids", ".5") << u"policy.invalid_json"_s << u"limits.pids"_s;
     QTest::newRow("hex number") << withLimit("pids", "0x10") << u"policy.invalid_json"_s
-                                << u"limits.pids: invalid JSON: malformed number"_s;
+                                << u"limits.pids: invalid number"_s;
     QTest::newRow("raw control char") << QByteArray("{\"name\":\"a\x01\"}") << u"policy.invalid_json"_s
-                                      << u"name: invalid JSON: control character"_s;
+                                      << u"name: control character in a string"_s;
     QTest::newRow("raw newline") << QByteArray("{\"name\":\"a\nb\"}") << u"policy.invalid_json"_s
                                  << u"control character"_s;
     QTest::newRow("lone high surrogate") << QByteArray(R"({"name":"\ud800"})") << u"policy.invalid_json"_s
-                                         << u"name: invalid JSON: unpaired surrogate"_s;
+                                         << u"name: lone high surrogate"_s;
     QTest::newRow("lone low surrogate")
-        << QByteArray(R"({"name":"\udc00x"})") << u"policy.invalid_json"_s << u"unpaired surrogate"_s;
+        << QByteArray(R"({"name":"\udc00x"})") << u"policy.invalid_json"_s << u"lone low surrogate"_s;
     QTest::newRow("high then not low")
-        << QByteArray(R"({"name":"\ud800\u0041"})") << u"policy.invalid_json"_s << u"unpaired surrogate"_s;
+        << QByteArray(R"({"name":"\ud800\u0041"})") << u"policy.invalid_json"_s << u"lone high surrogate"_s;
     QTest::newRow("bad escape") << QByteArray(R"({"name":"\x41"})") << u"policy.invalid_json"_s
-                                << u"unknown escape"_s;
+                                << u"invalid escape"_s;
     QTest::newRow("short unicode escape")
-        << QByteArray(R"({"name":"\u12"})") << u"policy.invalid_json"_s << u"four hex digits"_s;
+        << QByteArray(R"({"name":"\u12"})") << u"policy.invalid_json"_s << u"invalid \\u escape"_s;
     QTest::newRow("NUL byte after document")
         << QByteArray("{}\0", 3) << u"policy.invalid_json"_s << u"unexpected data"_s;
 
     // Invalid UTF-8, in values, keys and between tokens.
     QTest::newRow("utf8 0xff") << QByteArray("{\"name\":\"\xff\"}") << u"policy.invalid_json"_s
-                               << u"invalid UTF-8 at byte offset 9"_s;
+                               << u"name: invalid UTF-8 in a string (line 1, column 10)"_s;
     QTest::newRow("utf8 overlong slash")
         << QByteArray("{\"name\":\"\xc0\xaf\"}") << u"policy.invalid_json"_s << u"invalid UTF-8"_s;
     QTest::newRow("utf8 overlong 3 byte")
@@ -359,9 +389,9 @@ void TestPolicy::rejected_data()
     QTest::newRow("utf8 lone continuation")
         << QByteArray("{\"name\":\"\x80\"}") << u"policy.invalid_json"_s << u"invalid UTF-8"_s;
     QTest::newRow("utf8 in key") << QByteArray("{\"\xfe\":1}") << u"policy.invalid_json"_s
-                                 << u"invalid UTF-8 at byte offset 2"_s;
+                                 << u"invalid UTF-8 in a string (line 1, column 3)"_s;
     QTest::newRow("utf8 at end") << QByteArray("{}\xc3") << u"policy.invalid_json"_s
-                                 << u"invalid UTF-8 at byte offset 2"_s;
+                                 << u"unexpected data after the document (line 1, column 3)"_s;
 
     // Duplicate keys: QJsonDocument would keep the last one silently.
     QTest::newRow("duplicate top") << QByteArray(R"({"name":"a","name":"b"})") << u"policy.duplicate_key"_s
@@ -763,10 +793,10 @@ void TestPolicy::rejected_data()
                commaList(1025,
                          [](int i) -> QByteArray { return R"("K)" + QByteArray::number(i) + R"(":"x")"; }) +
                "}}")
-        << u"policy.too_large"_s << u"env.K1024: object has more than 1024 keys"_s;
+        << u"policy.too_large"_s << u"env: too many members in one object"_s;
     QTest::newRow("array with 1025 entries")
         << QByteArray(R"({"mounts":[)" + commaList(1025, [](int) { return QByteArray("0"); }) + "]}")
-        << u"policy.too_large"_s << u"mounts: array has more than 1024 entries"_s;
+        << u"policy.too_large"_s << u"mounts: too many items in one array"_s;
 }
 
 void TestPolicy::rejected()
@@ -774,7 +804,7 @@ void TestPolicy::rejected()
     QFETCH(QByteArray, json);
     QFETCH(QString, code);
     QFETCH(QString, message);
-    const auto policy = ContainerPolicy::fromJson(json);
+    const auto policy = parsePolicy(json);
     QVERIFY2(!policy, json.left(200).constData());
     QCOMPARE(Cordon::toQt(policy.error().code()), code);
     QVERIFY2(Cordon::toQt(policy.error().message()).contains(message), policy.error().message().c_str());
@@ -809,7 +839,7 @@ void TestPolicy::exactMessages()
 {
     QFETCH(QByteArray, json);
     QFETCH(QString, message);
-    const auto policy = ContainerPolicy::fromJson(json);
+    const auto policy = parsePolicy(json);
     QVERIFY(!policy);
     QCOMPARE(Cordon::toQt(policy.error().message()), message);
     QVERIFY(Cordon::toQt(policy.error().describe()).contains(u"docs/policy.md"_s));
@@ -817,16 +847,16 @@ void TestPolicy::exactMessages()
 
 void TestPolicy::documentSize()
 {
-    QVERIFY_RESULT(ContainerPolicy::fromJson(paddedDocument(MaxDocumentBytes)));
+    QVERIFY_RESULT(parsePolicy(paddedDocument(qsizetype(DocumentLimits.maxBytes))));
 
-    const auto justOver = ContainerPolicy::fromJson(paddedDocument(MaxDocumentBytes + 1));
+    const auto justOver = parsePolicy(paddedDocument(qsizetype(DocumentLimits.maxBytes) + 1));
     QVERIFY(!justOver);
     QCOMPARE(Cordon::toQt(justOver.error().code()), u"policy.too_large"_s);
     QCOMPARE(Cordon::toQt(justOver.error().message()),
-             u"policy: document is 1048577 bytes, the limit is 1048576"_s);
+             u"the document is 1048577 bytes, the limit is 1048576"_s);
 
     // Refused by size before anything looks at the content: this one is not even JSON.
-    const auto twoMiB = ContainerPolicy::fromJson(QByteArray(2 * 1024 * 1024, '['));
+    const auto twoMiB = parsePolicy(QByteArray(2 * 1024 * 1024, '['));
     QVERIFY(!twoMiB);
     QCOMPARE(Cordon::toQt(twoMiB.error().code()), u"policy.too_large"_s);
 }
@@ -835,22 +865,22 @@ void TestPolicy::deepNesting()
 {
     // The document object is level 1, env level 2, so 14 arrays reach exactly 16: parsed, then refused by
     // type.
-    const auto atLimit = ContainerPolicy::fromJson(nested(14));
+    const auto atLimit = parsePolicy(nested(14));
     QVERIFY(!atLimit);
     QCOMPARE(Cordon::toQt(atLimit.error().code()), u"policy.wrong_type"_s);
     QVERIFY(Cordon::toQt(atLimit.error().message()).startsWith(u"env.A: must be a string, got array"_s));
 
-    const auto overLimit = ContainerPolicy::fromJson(nested(15));
+    const auto overLimit = parsePolicy(nested(15));
     QVERIFY(!overLimit);
     QCOMPARE(Cordon::toQt(overLimit.error().code()), u"policy.too_deep"_s);
 
     // Far beyond the limit, and beyond what a recursive parser's stack would survive: still a clean error.
-    const auto hostile = ContainerPolicy::fromJson(QByteArray(500000, '['));
+    const auto hostile = parsePolicy(QByteArray(500000, '['));
     QVERIFY(!hostile);
     QCOMPARE(Cordon::toQt(hostile.error().code()), u"policy.too_deep"_s);
     QVERIFY(Cordon::toQt(hostile.error().message()).contains(u"nested deeper than 16 levels"_s));
 
-    const auto objects = ContainerPolicy::fromJson(
+    const auto objects = parsePolicy(
         QByteArray(QByteArray(R"({"a":)").repeated(100) + "1" + QByteArray(100, '}')));
     QVERIFY(!objects);
     QCOMPARE(Cordon::toQt(objects.error().code()), u"policy.too_deep"_s);
@@ -933,6 +963,11 @@ void TestPolicy::domainRule_data()
     QTest::newRow("port 65535") << u"example.com:65535"_s << u"example.com"_s << false
                                 << QList<quint16>{65535};
     QTest::newRow("punycode") << u"b\u00fccher.example"_s << u"xn--bcher-kva.example"_s << false << none;
+    // Written in Punycode already: kept, once it decodes.
+    QTest::newRow("a-label") << u"XN--BCHER-KVA.example"_s << u"xn--bcher-kva.example"_s << false << none;
+    // ASCII labels DNS serves, which IDNA2008 alone would refuse ("--" in the third and fourth place).
+    QTest::newRow("double hyphen") << u"ab--c.example"_s << u"ab--c.example"_s << false << none;
+    QTest::newRow("eszett") << u"stra\u00dfe.example"_s << u"xn--strae-oqa.example"_s << false << none;
     QTest::newRow("punycode upper") << u"B\u00dcCHER.example"_s << u"xn--bcher-kva.example"_s << false
                                     << none;
     QTest::newRow("already ace") << u"xn--bcher-kva.example"_s << u"xn--bcher-kva.example"_s << false << none;
@@ -973,9 +1008,9 @@ void TestPolicy::domainRule()
     QVERIFY_RESULT(rule);
     QCOMPARE(rule->host, host);
     QCOMPARE(rule->wildcard, wildcard);
-    QCOMPARE(rule->ports, ports);
-    QVERIFY(rule->methods.isEmpty());
-    QVERIFY(rule->pathPrefixes.isEmpty());
+    QCOMPARE(qtPorts(rule->ports), ports);
+    QVERIFY(rule->methods.empty());
+    QVERIFY(rule->pathPrefixes.empty());
     QCOMPARE(rule->allowPrivateAddresses, false);
     // The normalised form parses to itself, so stored policies read back unchanged.
     const auto again = parseDomainRule(rule->pattern());
@@ -1027,6 +1062,10 @@ void TestPolicy::domainRuleRejected_data()
     QTest::newRow("full-width at") << u"user\uff20pypi.org"_s << QString();
     QTest::newRow("full-width solidus") << u"pypi.org\uff0fsimple"_s << QString();
     QTest::newRow("empty label") << u"a..b"_s << u"has an empty label"_s;
+    QTest::newRow("bad punycode") << u"xn--zz.example"_s << u"is not a valid internationalised domain name"_s;
+    QTest::newRow("empty punycode") << u"xn--.example"_s << u"starts or ends with \"-\""_s;
+    QTest::newRow("leading hyphen") << u"-a.example"_s << u"starts or ends with \"-\""_s;
+    QTest::newRow("unicode hyphen end") << u"b\u00fccher-.example"_s << u"starts or ends with \"-\""_s;
     QTest::newRow("leading dot") << u".pypi.org"_s << u"has an empty label"_s;
     QTest::newRow("two trailing dots") << u"pypi.org.."_s << u"has an empty label"_s;
     QTest::newRow("only dot") << u"."_s << u"has an empty label"_s;
@@ -1086,7 +1125,7 @@ void TestPolicy::domainRuleRejected()
     QFETCH(QString, entry);
     QFETCH(QString, message);
     const auto rule = parseDomainRule(entry);
-    QVERIFY2(!rule, qPrintable(rule ? rule->pattern() : QString()));
+    QVERIFY2(!rule, rule ? rule->pattern().c_str() : "");
     QCOMPARE(Cordon::toQt(rule.error().code()), u"policy.invalid_domain"_s);
     QVERIFY2(Cordon::toQt(rule.error().message()).contains(message), rule.error().message().c_str());
     if (entry.size() <= 80 && !entry.contains(QChar(0)) && !entry.contains(u'\n') && !entry.contains(u'\t') &&
@@ -1144,23 +1183,23 @@ void TestPolicy::matchesHostNeedsNormalisedInput()
     const auto wildcard = parseDomainRule(u"*.example.org"_s);
     QVERIFY_RESULT(wildcard);
     // matchesHost compares normalised strings; an empty label before the suffix is not a subdomain.
-    QVERIFY(!wildcard->matchesHost(u".example.org"_s));
-    QVERIFY(!wildcard->matchesHost(u"example.org"_s));
-    QVERIFY(!wildcard->matchesHost(QString()));
+    QVERIFY(!wildcard->matchesHost(".example.org"));
+    QVERIFY(!wildcard->matchesHost("example.org"));
+    QVERIFY(!wildcard->matchesHost(""));
     // A rule that was never filled in matches nothing, wildcard or not.
     DomainRule empty;
-    QVERIFY(!empty.matchesHost(QString()));
-    QVERIFY(!empty.matchesHost(u"x"_s));
+    QVERIFY(!empty.matchesHost(""));
+    QVERIFY(!empty.matchesHost("x"));
     empty.wildcard = true;
-    QVERIFY(!empty.matchesHost(u"x."_s));
-    QVERIFY(!empty.matchesHost(u"a.b"_s));
+    QVERIFY(!empty.matchesHost("x."));
+    QVERIFY(!empty.matchesHost("a.b"));
 }
 
 void TestPolicy::ports()
 {
     const auto plain = parseDomainRule(u"pypi.org"_s);
     QVERIFY_RESULT(plain);
-    QCOMPARE(plain->effectivePorts(), (QList<quint16>{80, 443}));
+    QCOMPARE(qtPorts(plain->effectivePorts()), (QList<quint16>{80, 443}));
     QVERIFY(plain->matchesPort(443));
     QVERIFY(plain->matchesPort(80));
     QVERIFY(!plain->matchesPort(22));
@@ -1183,13 +1222,13 @@ void TestPolicy::canonicalDefaults()
         R"("limits":{"output_mb":16,"pids":256,"run_timeout_s":300,"tmp_mb":512,"workspace_mb":2048},)"
         R"("memory_limit":"1g","mounts":[],"name":"sandbox","network_policy":{"allowed_domains":[],"type":"disabled"}})";
     const ContainerPolicy defaults;
-    QCOMPARE(defaults.canonicalJson(), expected);
+    QCOMPARE(QByteArray::fromStdString(defaults.canonicalJson()), expected);
     QCOMPARE(defaults.version(),
              u"%1"_s.arg(
                  QLatin1StringView(QCryptographicHash::hash(expected, QCryptographicHash::Sha256).toHex())));
     QCOMPARE(defaults.version(), u"8ab527d3dac05724efbd830fa8996580c6135adb2a642507adadf7f8f9e5d0ad"_s);
-    QVERIFY(QRegularExpression(u"^[0-9a-f]{64}$"_s).match(defaults.version()).hasMatch());
-    QCOMPARE(ContainerPolicy::fromJson("{}")->version(), defaults.version());
+    QVERIFY(QRegularExpression(u"^[0-9a-f]{64}$"_s).match(QString::fromStdString(defaults.version())).hasMatch());
+    QCOMPARE(parsePolicy("{}")->version(), defaults.version());
 }
 
 void TestPolicy::canonicalEscaping()
@@ -1197,13 +1236,13 @@ void TestPolicy::canonicalEscaping()
     const QByteArray json =
         R"({"env":{"B":"quote\" backslash\\ slash/ tab\t nl\n cr\r bs\b ff\f ctl\u0001 del\u007f",)"
         R"("A":"\u00e9\u2028\ud83d\ude00"}})";
-    const auto policy = ContainerPolicy::fromJson(json);
+    const auto policy = parsePolicy(json);
     QVERIFY_RESULT(policy);
     const QByteArray expected =
         "\"env\":{\"A\":\"\xc3\xa9\xe2\x80\xa8\xf0\x9f\x98\x80\","
         "\"B\":\"quote\\\" backslash\\\\ slash/ tab\\t nl\\n cr\\r bs\\b ff\\f ctl\\u0001 del\x7f\"}";
-    QVERIFY2(policy->canonicalJson().contains(expected), policy->canonicalJson().constData());
-    QVERIFY(!policy->canonicalJson().contains(QByteArrayView("\": ")));
+    QVERIFY2(QByteArray::fromStdString(policy->canonicalJson()).contains(expected), QByteArray::fromStdString(policy->canonicalJson()).constData());
+    QVERIFY(!QByteArray::fromStdString(policy->canonicalJson()).contains(QByteArrayView("\": ")));
 }
 
 void TestPolicy::sameMeaningSameVersion()
@@ -1226,21 +1265,21 @@ void TestPolicy::sameMeaningSameVersion()
         "allow_ptrace": false,
         "name": "demo"
     })";
-    const auto a = ContainerPolicy::fromJson(first);
-    const auto b = ContainerPolicy::fromJson(second);
+    const auto a = parsePolicy(first);
+    const auto b = parsePolicy(second);
     QVERIFY_RESULT(a);
     QVERIFY_RESULT(b);
     QVERIFY(*a == *b);
-    QCOMPARE(a->canonicalJson(), b->canonicalJson());
+    QCOMPARE(QByteArray::fromStdString(a->canonicalJson()), QByteArray::fromStdString(b->canonicalJson()));
     QCOMPARE(a->version(), b->version());
     QCOMPARE(a->version(),
              QString::fromLatin1(
-                 QCryptographicHash::hash(a->canonicalJson(), QCryptographicHash::Sha256).toHex()));
+                 QCryptographicHash::hash(QByteArray::fromStdString(a->canonicalJson()), QCryptographicHash::Sha256).toHex()));
 }
 
 void TestPolicy::differentPolicyDifferentVersion()
 {
-    const auto base = ContainerPolicy::fromJson(R"({"limits":{"pids":256}})");
+    const auto base = parsePolicy(R"({"limits":{"pids":256}})");
     QVERIFY_RESULT(base);
     const char *variants[] = {
         R"({"limits":{"pids":257}})",
@@ -1251,9 +1290,9 @@ void TestPolicy::differentPolicyDifferentVersion()
         R"({"network_policy":{"type":"allowlist","allowed_domains":["pypi.org"]}})",
         R"({"name":"other"})",
     };
-    QSet<QString> versions{base->version()};
+    QSet<std::string> versions{base->version()};
     for (const char *json : variants) {
-        const auto policy = ContainerPolicy::fromJson(json);
+        const auto policy = parsePolicy(json);
         QVERIFY_RESULT(policy);
         QVERIFY2(!versions.contains(policy->version()), json);
         versions.insert(policy->version());
@@ -1269,50 +1308,49 @@ void TestPolicy::roundTrip()
         "limits":{"run_timeout_s":86400,"pids":65536,"tmp_mb":65536,"workspace_mb":1048576,"output_mb":4096},
         "mounts":[{"host":"/","target":"/opt/root","read_only":true},{"host":"/srv/x","target":"/mnt/x","read_only":false}],
         "env":{"LANG":"C.UTF-8","PATH":"/usr/bin:/bin","TEXT":"line\none \"quoted\" \u00e9"},"allow_ptrace":true})";
-    const auto policy = ContainerPolicy::fromJson(json);
+    const auto policy = parsePolicy(json);
     QVERIFY_RESULT(policy);
 
-    const QByteArray canonical = policy->canonicalJson();
+    const QByteArray canonical = QByteArray::fromStdString(policy->canonicalJson());
     QVERIFY(!canonical.contains('\n'));
-    const auto reread = ContainerPolicy::fromJson(canonical);
+    const auto reread = parsePolicy(canonical);
     QVERIFY_RESULT(reread);
     QVERIFY(*reread == *policy);
-    QCOMPARE(reread->canonicalJson(), canonical);
+    QCOMPARE(QByteArray::fromStdString(reread->canonicalJson()), canonical);
     QCOMPARE(reread->version(), policy->version());
 
-    const auto fromObject = ContainerPolicy::fromJsonObject(policy->toJsonObject());
-    QVERIFY_RESULT(fromObject);
-    QVERIFY(*fromObject == *policy);
+    const auto fromValue = ContainerPolicy::fromJsonValue(policy->toJson());
+    QVERIFY_RESULT(fromValue);
+    QVERIFY(*fromValue == *policy);
 
-    // The canonical form is what strictjson reads: every field is present.
-    const auto tree = parseStrictJson(canonical);
+    // The canonical form has every field, in sorted order.
+    const auto tree = Cordon::Json::read(policy->canonicalJson());
     QVERIFY_RESULT(tree);
-    QCOMPARE(tree->toObject().keys().size(), 8);
-    const QJsonObject rule = tree->toObject()[u"network_policy"_s][u"allowed_domains"_s][3].toObject();
-    QCOMPARE(rule.keys(), (QStringList{u"allow_private_addresses"_s, u"domain"_s, u"methods"_s,
-                                       u"path_prefixes"_s, u"ports"_s}));
-    QCOMPARE(rule[u"domain"_s].toString(), u"xn--bcher-kva.example"_s);
-    QCOMPARE(rule[u"ports"_s].toArray(), (QJsonArray{80, 8080}));
+    QCOMPARE(tree->members().size(), std::size_t(8));
+    const Cordon::Json &rule = (*tree)["network_policy"]["allowed_domains"].items().at(3);
+    QStringList keys;
+    for (const auto &member : rule.members())
+        keys.append(QString::fromStdString(member.first));
+    QCOMPARE(keys, (QStringList{u"allow_private_addresses"_s, u"domain"_s, u"methods"_s, u"path_prefixes"_s,
+                                u"ports"_s}));
+    QCOMPARE(rule["domain"].toString(), u"xn--bcher-kva.example"_s);
+    QCOMPARE(rule["ports"].serialize(), std::string("[80,8080]"));
 }
 
-void TestPolicy::fromJsonObjectAppliesTheSameRules()
+void TestPolicy::fromJsonValueAppliesTheSameRules()
 {
-    // QJsonDocument in Qt 6.4 keeps the last of two duplicate keys and passes "\ud800" on as broken UTF-16;
-    // the raw-bytes reader refuses both (see rejected()), and the object reader still refuses the broken
-    // text.
-    const QJsonObject broken = QJsonDocument::fromJson(R"({"env":{"A":"\ud800"}})").object();
-    QVERIFY(!broken.isEmpty());
-    const auto fromBroken = ContainerPolicy::fromJsonObject(broken);
-    QVERIFY(!fromBroken);
-    QCOMPARE(Cordon::toQt(fromBroken.error().code()), u"policy.invalid_json"_s);
-    QCOMPARE(Cordon::toQt(fromBroken.error().message()), u"env.A: contains an unpaired surrogate"_s);
-
-    const auto unknown =
-        ContainerPolicy::fromJsonObject(QJsonObject{{u"limits"_s, QJsonObject{{u"cpu"_s, 1}}}});
+    // A document that something else read (a protocol frame's member) meets the same rules.
+    const auto unknown = ContainerPolicy::fromJsonValue(*Cordon::Json::read(R"({"limits":{"cpu":1}})"));
     QVERIFY(!unknown);
-    QCOMPARE(Cordon::toQt(unknown.error().code()), u"policy.unknown_key"_s);
+    QCOMPARE(unknown.error().code(), "policy.unknown_key");
+    QCOMPARE(unknown.error().message(), "limits.cpu: unknown key (known keys: output_mb, pids, run_timeout_s, "
+                                        "tmp_mb, workspace_mb)");
 
-    const auto good = ContainerPolicy::fromJsonObject(QJsonObject{{u"memory_limit"_s, u"4g"_s}});
+    const auto array = ContainerPolicy::fromJsonValue(*Cordon::Json::read("[]"));
+    QVERIFY(!array);
+    QCOMPARE(array.error().code(), "policy.wrong_type");
+
+    const auto good = ContainerPolicy::fromJsonValue(*Cordon::Json::read(R"({"memory_limit":"4g"})"));
     QVERIFY_RESULT(good);
     QCOMPARE(good->memoryLimitBytes, 4 * GiB);
 }
@@ -1323,24 +1361,24 @@ void TestPolicy::validatedNormalisesCodeBuiltPolicies()
     policy.memoryLimitBytes = 16 * GiB;
     policy.network.type = NetworkPolicy::Type::Allowlist;
     DomainRule rule;
-    rule.host = u"PyPI.org."_s;
+    rule.host = "PyPI.org.";
     rule.ports = {443, 80};
-    rule.methods = {u"head"_s, u"GET"_s};
+    rule.methods = {"head", "GET"};
     policy.network.allowedDomains = {rule};
-    policy.mounts = {Mount{u"/opt/data/"_s, u"/mnt//in"_s, true}};
+    policy.mounts = {Mount{"/opt/data/", "/mnt//in", true}};
 
     const auto validated = policy.validated();
     QVERIFY_RESULT(validated);
     const DomainRule &normalised = validated->network.allowedDomains.at(0);
     QCOMPARE(normalised.host, u"pypi.org"_s);
-    QCOMPARE(normalised.ports, (QList<quint16>{80, 443}));
-    QCOMPARE(normalised.methods, (QStringList{u"GET"_s, u"HEAD"_s}));
-    QCOMPARE(validated->mounts.at(0), (Mount{u"/opt/data"_s, u"/mnt/in"_s, true}));
+    QCOMPARE(qtPorts(normalised.ports), (QList<quint16>{80, 443}));
+    QCOMPARE(qtList(normalised.methods), (QStringList{u"GET"_s, u"HEAD"_s}));
+    QVERIFY(validated->mounts.at(0) == (Mount{"/opt/data", "/mnt/in", true}));
     QCOMPARE(validated->validated()->canonicalJson(), validated->canonicalJson());
 
     const auto fromRule = normaliseDomainRule(rule);
     QVERIFY_RESULT(fromRule);
-    QCOMPARE(*fromRule, normalised);
+    QVERIFY(*fromRule == normalised);
 }
 
 void TestPolicy::validatedRejectsInvalidCodeBuiltPolicies()
@@ -1367,20 +1405,20 @@ void TestPolicy::validatedRejectsInvalidCodeBuiltPolicies()
     ContainerPolicy badRule;
     badRule.network.type = NetworkPolicy::Type::Allowlist;
     DomainRule rule;
-    rule.host = u"evil.com/x"_s;
+    rule.host = "evil.com/x";
     badRule.network.allowedDomains = {rule};
     check(badRule, u"policy.invalid_domain"_s, u"network_policy.allowed_domains[0].domain"_s);
 
     ContainerPolicy env;
-    env.env.insert(u"A"_s, QString(u"a\0b"_s));
+    env.env.emplace("A", std::string("a\0b", 3));
     check(env, u"policy.invalid_env"_s, u"env.A: the value contains a NUL character"_s);
 
     ContainerPolicy mount;
-    mount.mounts = {Mount{u"/a"_s, u"/mnt/data/x"_s, false}};
+    mount.mounts = {Mount{"/a", "/mnt/data/x", false}};
     check(mount, u"policy.invalid_mount"_s, u"mounts[0].target"_s);
 
     ContainerPolicy anchor;
-    anchor.expiresAfter.anchor = u"created_at"_s;
+    anchor.expiresAfter.anchor = "created_at";
     check(anchor, u"policy.invalid_value"_s, u"expires_after.anchor"_s);
 }
 

@@ -166,7 +166,7 @@ private Q_SLOTS:
     {
         Cordon::Policy::ContainerPolicy policy;
         policy.limits.tmpMb = 77;
-        policy.mounts.append({QStringLiteral("/opt/datasets"), QStringLiteral("/mnt/datasets"), false});
+        policy.mounts.push_back({"/opt/datasets", "/mnt/datasets", false});
         auto spec = build(policy);
         QVERIFY_RESULT(spec);
         const MountOp *tmp = findOp(*spec, "/tmp", MountOpKind::Tmpfs);
@@ -200,7 +200,7 @@ private Q_SLOTS:
     {
         qputenv("CORDON_TEST_SECRET", "x");
         Cordon::Policy::ContainerPolicy policy;
-        policy.env.insert(QStringLiteral("LANG"), QStringLiteral("de_DE.UTF-8"));
+        policy.env.emplace("LANG", "de_DE.UTF-8");
         QStringList env;
         for (const std::string &entry : Cordon::Containers::OneShot::spawnRequestFor(
                                             Cordon::Containers::plainPolicy(policy), 1, {"true"})

@@ -1,25 +1,27 @@
 // SPDX-License-Identifier: MIT
 #include "daemon/api/allowlistcheck.h"
 
+#include "core/plainbridge.h"
 #include "daemon/framecodec.h"
-#include "policy/jsonfields.h"
-#include "policy/networkpolicy.h"
+#include "sandbox/policy/fields.h"
+#include "sandbox/policy/networkpolicy.h"
+
+#include <algorithm>
 
 namespace Cordon::Api {
 
 Result<QJsonObject> checkAllowlistEntries(const QJsonValue &entries, const Network::OrgPolicy &org)
 {
-    const QString listPath = QStringLiteral("allowed_domains");
-    const Result<QJsonArray> list = Policy::Json::toArray(entries, listPath, Policy::MaxAllowedDomains);
-    if (!list)
-        return fail(list.error());
-    QList<Policy::DomainRule> seen;
+    const std::string_view listPath = "allowed_domains";
+    const Json list = toPlain(entries);
+    CORDON_TRY(Policy::Fields::expectArray(list, listPath, Policy::MaxAllowedDomains));
+    std::vector<Policy::DomainRule> seen;
     QJsonArray answers;
     bool allOk = true;
-    for (qsizetype i = 0; i < list->size(); ++i) {
-        const QString path = Policy::Json::indexPath(listPath, i);
-        Result<Policy::DomainRule> rule = Policy::domainRuleFromJson(list->at(i), path);
-        if (rule && seen.contains(*rule))
+    for (std::size_t i = 0; i < list.items().size(); ++i) {
+        const std::string path = jsonIndexPath(listPath, i);
+        Result<Policy::DomainRule> rule = Policy::domainRuleFromJson(list.items()[i], path);
+        if (rule && std::find(seen.begin(), seen.end(), *rule) != seen.end())
             rule = fail(Policy::duplicateRuleError(*rule, path));
         if (!rule) {
             allOk = false;
@@ -27,9 +29,9 @@ Result<QJsonObject> checkAllowlistEntries(const QJsonValue &entries, const Netwo
                                        {QStringLiteral("error"), Daemon::errorToJson(rule.error())}});
             continue;
         }
-        seen.append(*rule);
+        seen.push_back(*rule);
         QJsonObject answer{{QStringLiteral("ok"), true},
-                           {QStringLiteral("rule"), Policy::domainRuleToJson(*rule)}};
+                           {QStringLiteral("rule"), toQt(Policy::domainRuleToJson(*rule))}};
         Policy::NetworkPolicy single;
         single.type = Policy::NetworkPolicy::Type::Allowlist;
         single.allowedDomains = {*rule};

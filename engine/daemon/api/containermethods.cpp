@@ -3,7 +3,7 @@
 #include "daemon/api/methodtable.h"
 #include "daemon/api/params.h"
 #include "daemon/api/wireforms.h"
-#include "policy/containerpolicy.h"
+#include "sandbox/policy/containerpolicy.h"
 
 #include <QJsonArray>
 
@@ -36,7 +36,7 @@ Result<QJsonObject> create(ApiContext &context, const QJsonObject &params)
     // A policy without a name is named here, where "not given" can still be told from the default.
     if (!policyObject.contains(QStringLiteral("name")))
         policyObject.insert(QStringLiteral("name"), context.manager.unusedName());
-    auto policy = Policy::ContainerPolicy::fromJsonObject(policyObject);
+    auto policy = Policy::ContainerPolicy::fromJsonValue(toPlain(policyObject));
     if (!policy)
         return fail(policy.error());
     auto container = context.manager.create(*policy);
@@ -59,8 +59,8 @@ Result<QJsonObject> updateNetwork(ApiContext &context, const QJsonObject &params
     auto id = requireString(params, QStringLiteral("id"));
     if (!id)
         return fail(id.error());
-    auto network = Policy::NetworkPolicy::fromJsonValue(params.value(QStringLiteral("network_policy")),
-                                                        QStringLiteral("network_policy"));
+    auto network =
+        Policy::NetworkPolicy::fromJson(toPlain(params.value(QStringLiteral("network_policy"))), "network_policy");
     if (!network)
         return fail(network.error());
     auto container = context.manager.updateNetwork(*id, *network);

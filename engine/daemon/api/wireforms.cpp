@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "daemon/api/wireforms.h"
 
-#include <QJsonDocument>
+#include "core/plainbridge.h"
 
 namespace Cordon::Api {
 
@@ -10,9 +10,9 @@ QJsonObject containerToJson(const Containers::ContainerSnapshot &container)
     const Store::ContainerRecord &record = container.record;
     const Policy::ContainerPolicy &policy = container.policy;
     return {{QStringLiteral("id"), record.id},
-            {QStringLiteral("name"), policy.name},
+            {QStringLiteral("name"), toQt(policy.name)},
             {QStringLiteral("state"), Containers::containerStateName(container.state)},
-            {QStringLiteral("policy"), QJsonDocument::fromJson(policy.canonicalJson()).object()},
+            {QStringLiteral("policy"), toQt(policy.toJson())},
             {QStringLiteral("policy_version"), record.policyVersion},
             {QStringLiteral("created_at"), record.createdAt},
             {QStringLiteral("last_active_at"), record.lastActiveAt},
@@ -20,7 +20,7 @@ QJsonObject containerToJson(const Containers::ContainerSnapshot &container)
             {QStringLiteral("expires_at"), record.endedAt == 0 ? record.expiresAt : 0},
             {QStringLiteral("ended_at"), record.endedAt},
             {QStringLiteral("time_scale"), record.timeScale},
-            {QStringLiteral("memory_limit"), policy.memoryLimitBytes},
+            {QStringLiteral("memory_limit"), static_cast<qint64>(policy.memoryLimitBytes)},
             {QStringLiteral("limits_enforced"), container.limitsEnforced},
             {QStringLiteral("active_runs"), container.activeRuns}};
 }
@@ -160,7 +160,7 @@ QJsonObject orgPolicyToJson(const Network::OrgPolicy &org)
 {
     QJsonArray rules;
     for (const Policy::DomainRule &rule : org.rules())
-        rules.append(Policy::domainRuleToJson(rule));
+        rules.append(toQt(Policy::domainRuleToJson(rule)));
     return {{QStringLiteral("allowed_domains"), rules},
             {QStringLiteral("path"), org.path()},
             {QStringLiteral("administered"), org.isAdministered()},

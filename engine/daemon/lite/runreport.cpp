@@ -57,20 +57,6 @@ std::string hex(unsigned value, int width)
     return text;
 }
 
-// The code point at text[pos] and its length in bytes; length 0 when the bytes there are not UTF-8.
-std::pair<unsigned, std::size_t> decodeUtf8(std::string_view text, std::size_t pos)
-{
-    const auto lead = static_cast<unsigned char>(text[pos]);
-    if (lead < 0x80)
-        return {lead, 1};
-    std::size_t length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 0;
-    if (length == 0 || !isValidUtf8(text.substr(pos, length)) || pos + length > text.size())
-        return {0, 0};
-    unsigned value = lead & (0x7f >> length);
-    for (std::size_t i = 1; i < length; ++i)
-        value = (value << 6) | (static_cast<unsigned char>(text[pos + i]) & 0x3f);
-    return {value, length};
-}
 
 } // namespace
 
@@ -260,7 +246,8 @@ std::string escapeName(std::string_view utf8)
     std::string escaped;
     escaped.reserve(utf8.size());
     for (std::size_t pos = 0; pos < utf8.size();) {
-        const auto [u, length] = decodeUtf8(utf8, pos);
+        char32_t u = 0;
+        const std::size_t length = decodeUtf8(utf8, pos, &u);
         if (length == 0) {
             escaped += "\\x" + hex(static_cast<unsigned char>(utf8[pos]), 2);
             ++pos;

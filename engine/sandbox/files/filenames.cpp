@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/files/filenames.h"
 
+#include "sandbox/utf8.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -20,44 +22,6 @@ constexpr CodePointRange EscapedCodePoints[] = {
 #include "sandbox/files/escapedcodepoints.inc"
 };
 
-// Decodes one strict UTF-8 sequence at data[0..size): no overlong forms, no surrogates, nothing above
-// U+10FFFF. Returns its length, or 0 when the bytes are not valid UTF-8.
-std::size_t decodeUtf8(const unsigned char *data, std::size_t size, char32_t *codePoint)
-{
-    const unsigned char lead = data[0];
-    std::size_t length;
-    char32_t value;
-    char32_t minimum;
-    if (lead < 0x80) {
-        *codePoint = lead;
-        return 1;
-    } else if (lead >= 0xc2 && lead <= 0xdf) {
-        length = 2;
-        value = lead & 0x1f;
-        minimum = 0x80;
-    } else if (lead >= 0xe0 && lead <= 0xef) {
-        length = 3;
-        value = lead & 0x0f;
-        minimum = 0x800;
-    } else if (lead >= 0xf0 && lead <= 0xf4) {
-        length = 4;
-        value = lead & 0x07;
-        minimum = 0x10000;
-    } else {
-        return 0;
-    }
-    if (size < length)
-        return 0;
-    for (std::size_t i = 1; i < length; ++i) {
-        if ((data[i] & 0xc0) != 0x80)
-            return 0;
-        value = (value << 6) | (data[i] & 0x3f);
-    }
-    if (value < minimum || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff))
-        return 0;
-    *codePoint = value;
-    return length;
-}
 
 bool isC1Control(char32_t c)
 {
@@ -119,7 +83,7 @@ Result<> validateName(std::string_view name)
         if (byte < 0x20 || byte == 0x7f)
             return refuse("contains a control character");
         char32_t codePoint = 0;
-        const std::size_t length = decodeUtf8(data + i, name.size() - i, &codePoint);
+        const std::size_t length = decodeUtf8(name, i, &codePoint);
         if (length == 0)
             return refuse("not valid UTF-8");
         if (isC1Control(codePoint))
@@ -149,7 +113,7 @@ std::string escapeForDisplay(std::string_view name)
             continue;
         }
         char32_t codePoint = 0;
-        const std::size_t length = byte < 0x80 ? 0 : decodeUtf8(data + i, name.size() - i, &codePoint);
+        const std::size_t length = byte < 0x80 ? 0 : decodeUtf8(name, i, &codePoint);
         if (length == 0) {
             shown += "\\x";
             appendHex(&shown, byte, 2);

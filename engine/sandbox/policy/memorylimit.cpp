@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "sandbox/memorylimit.h"
+#include "sandbox/policy/memorylimit.h"
 
 #include "sandbox/json.h"
 

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+#include "sandbox/policy/networkpolicy.h"
+
+#include "sandbox/policy/fields.h"
+#include "sandbox/quoteuntrusted.h"
+
+#include <algorithm>
+
+namespace Cordon::Policy {
+
+namespace {
+
+using Fields::at;
+
+// Long enough for any method name we know; a longer string is a mistake or hostile.
+constexpr std::size_t MaxMethodLength = 16;
+// A host of 253 characters, brackets and ":65535", with room for the Unicode spelling of a name.
+constexpr std::size_t MaxDomainEntryLength = 512;
+
+template <typename T>
+bool contains(const std::vector<T> &list, const T &value)
+{
+    return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+std::string upperAscii(std::string text)
+{
+    for (char &c : text) {
+        if (c >= 'a' && c <= 'z')
+            c = static_cast<char>(c - 'a' + 'A');
+    }
+    return text;
+}
+
+Result<DomainRule> ruleFromObject(const Json &object, std::string_view path)
+{
+    CORDON_TRY(Fields::checkKeys(object, path,
+                                 {"domain", "ports", "methods", "path_prefixes", "allow_private_addresses"}));
+    const std::string domainPath = jsonMemberPath(path, "domain");
+    CORDON_TRY(Fields::requireKey(object, path, "domain"));
+    const Result<std::string> domain = Fields::toString(object["domain"], domainPath, MaxDomainEntryLength);
+    if (!domain)
+        return fail(domain.error());
+    Result<DomainRule> rule = parseDomainRule(*domain);
+    if (!rule)
+        return fail(rule.error().wrap(domainPath));
+    if (!rule->ports.empty())
+        return fail("policy.invalid_domain", at(domainPath, "put the port in \"ports\", not in the domain"));
+
+    if (const Json &value = object["ports"]; !value.isUndefined()) {
+        const std::string portsPath = jsonMemberPath(path, "ports");
+        CORDON_TRY(Fields::expectArray(value, portsPath, MaxRulePorts));
+        for (std::size_t i = 0; i < value.items().size(); ++i) {
+            const std::string itemPath = jsonIndexPath(portsPath, i);
+            const Result<std::int64_t> port = Fields::toInteger(value.items()[i], itemPath, 1, 65535);
+            if (!port)
+                return fail(port.error());
+            const auto number = static_cast<std::uint16_t>(*port);
+            if (contains(rule->ports, number))
+                return fail("policy.invalid_domain",
+                            at(itemPath, "port " + std::to_string(number) + " is listed twice"));
+            rule->ports.push_back(number);
+        }
+    }
+    if (const Json &value = object["methods"]; !value.isUndefined()) {
+        const std::string methodsPath = jsonMemberPath(path, "methods");
+        CORDON_TRY(Fields::expectArray(value, methodsPath, MaxRuleMethods));
+        const std::vector<std::string> &known = knownHttpMethods();
+        for (std::size_t i = 0; i < value.items().size(); ++i) {
+            const std::string itemPath = jsonIndexPath(methodsPath, i);
+            const Result<std::string> method = Fields::toString(value.items()[i], itemPath, MaxMethodLength);
+            if (!method)
+                return fail(method.error());
+            std::string upper = upperAscii(*method);
+            if (!contains(known, upper)) {
+                std::string list;
+                for (const std::string &name : known)
+                    list += (list.empty() ? "" : ", ") + name;
+                return fail("policy.invalid_domain",
+                            at(itemPath, "unknown HTTP method " + quoteUntrusted(*method) + " (known: " + list + ")"));
+            }
+            if (contains(rule->methods, upper))
+                return fail("policy.invalid_domain", at(itemPath, "method " + upper + " is listed twice"));
+            rule->methods.push_back(std::move(upper));
+        }
+    }
+    if (const Json &value = object["path_prefixes"]; !value.isUndefined()) {
+        const std::string prefixesPath = jsonMemberPath(path, "path_prefixes");
+        CORDON_TRY(Fields::expectArray(value, prefixesPath, MaxRulePathPrefixes));
+        for (std::size_t i = 0; i < value.items().size(); ++i) {
+            const std::string itemPath = jsonIndexPath(prefixesPath, i);
+            const Result<std::string> prefix = Fields::toString(value.items()[i], itemPath, MaxPathPrefixLength);
+            if (!prefix)
+                return fail(prefix.error());
+            Result<std::string> checked = checkPathPrefix(*prefix);
+            if (!checked)
+                return fail(checked.error().wrap(itemPath));
+            if (contains(rule->pathPrefixes, *checked))
+                return fail("policy.invalid_domain", at(itemPath, "path prefix is listed twice"));
+            rule->pathPrefixes.push_back(std::move(*checked));
+        }
+    }
+    CORDON_TRY(Fields::readBool(object, path, "allow_private_addresses", rule->allowPrivateAddresses));
+    // Sorts the lists; every check it repeats has passed above, so an error here would be a bug in one of
+    // them.
+    Result<DomainRule> normalised = normaliseDomainRule(std::move(*rule));
+    if (!normalised)
+        return fail(normalised.error().wrap(path));
+    return normalised;
+}
+
+} // namespace
+
+Result<DomainRule> domainRuleFromJson(const Json &value, std::string_view path)
+{
+    if (value.isString()) {
+        const Result<std::string> entry = Fields::toString(value, path, MaxDomainEntryLength);
+        if (!entry)
+            return fail(entry.error());
+        Result<DomainRule> rule = parseDomainRule(*entry);
+        if (!rule)
+            return fail(rule.error().wrap(path));
+        return rule;
+    }
+    if (value.isObject())
+        return ruleFromObject(value, path);
+    return fail("policy.wrong_type",
+                at(path, "must be a domain string or a rule object, got " + Fields::typeName(value)));
+}
+
+Error duplicateRuleError(const DomainRule &rule, std::string_view path)
+{
+    return Error("policy.invalid_domain", at(path, "the rule for " + quoteUntrusted(rule.pattern()) + " is listed twice"));
+}
+
+std::string networkTypeName(NetworkPolicy::Type type)
+{
+    return type == NetworkPolicy::Type::Allowlist ? "allowlist" : "disabled";
+}
+
+Result<NetworkPolicy> NetworkPolicy::fromJson(const Json &value, std::string_view path)
+{
+    CORDON_TRY(Fields::expectObject(value, path));
+    CORDON_TRY(Fields::checkKeys(value, path, {"type", "allowed_domains"}));
+    // "type" is required: {"allowed_domains": [...]} alone would otherwise silently mean "disabled".
+    const std::string typePath = jsonMemberPath(path, "type");
+    CORDON_TRY(Fields::requireKey(value, path, "type"));
+    const Result<std::string> typeName = Fields::toString(value["type"], typePath, 32);
+    if (!typeName)
+        return fail(typeName.error());
+    NetworkPolicy policy;
+    if (*typeName == "allowlist")
+        policy.type = Type::Allowlist;
+    else if (*typeName != "disabled")
+        return fail("policy.invalid_value",
+                    at(typePath, "must be \"disabled\" or \"allowlist\", got " + quoteUntrusted(*typeName)));
+    const Json &domains = value["allowed_domains"];
+    if (domains.isUndefined())
+        return policy;
+    const std::string domainsPath = jsonMemberPath(path, "allowed_domains");
+    CORDON_TRY(Fields::expectArray(domains, domainsPath, MaxAllowedDomains));
+    if (policy.type == Type::Disabled && !domains.items().empty())
+        return fail("policy.invalid_value", at(domainsPath, "must be empty when type is \"disabled\""));
+    for (std::size_t i = 0; i < domains.items().size(); ++i) {
+        const std::string itemPath = jsonIndexPath(domainsPath, i);
+        Result<DomainRule> rule = domainRuleFromJson(domains.items()[i], itemPath);
+        if (!rule)
+            return fail(rule.error());
+        if (contains(policy.allowedDomains, *rule))
+            return fail(duplicateRuleError(*rule, itemPath));
+        policy.allowedDomains.push_back(std::move(*rule));
+    }
+    return policy;
+}
+
+Json domainRuleToJson(const DomainRule &rule)
+{
+    // Sorted here too, so that a rule built in code hashes like the same rule read from a document.
+    std::vector<std::uint16_t> sortedPorts = rule.ports;
+    std::sort(sortedPorts.begin(), sortedPorts.end());
+    std::vector<std::string> methods = rule.methods;
+    std::sort(methods.begin(), methods.end());
+    std::vector<std::string> pathPrefixes = rule.pathPrefixes;
+    std::sort(pathPrefixes.begin(), pathPrefixes.end());
+    Json::Array ports;
+    for (const std::uint16_t port : sortedPorts)
+        ports.emplace_back(static_cast<int>(port));
+    return Json::object({
+        {"domain", rule.pattern()},
+        {"ports", Json(std::move(ports))},
+        {"methods", Json(Json::Array(methods.begin(), methods.end()))},
+        {"path_prefixes", Json(Json::Array(pathPrefixes.begin(), pathPrefixes.end()))},
+        {"allow_private_addresses", rule.allowPrivateAddresses},
+    });
+}
+
+Json NetworkPolicy::toJson() const
+{
+    Json::Array domains;
+    for (const DomainRule &rule : allowedDomains)
+        domains.push_back(domainRuleToJson(rule));
+    return Json::object({{"type", networkTypeName(type)}, {"allowed_domains", Json(std::move(domains))}});
+}
+
+} // namespace Cordon::Policy
