@@ -186,6 +186,7 @@ Result<FileReport> ContainerManager::download(const QString &containerId, const 
         CORDON_TRY(validateRelativePath(path));
         const std::string relative = toPlain(path);
         const std::string fileName = relative.substr(relative.rfind('/') + 1);
+        // A lone surrogate would become '?' in UTF-8 and pass validateName(): it is not a name.
         auto file = path.isValidUtf16()
                         ? Files::exportFile(*root, relative, plainDestination + '/' + fileName, limits)
                         : fail(QStringLiteral("files.bad_name"),

@@ -1176,7 +1176,7 @@ void TestSafeFiles::plainRemoveTreeMessages()
                  "remove `" + std::string(unremovable) + "`: not a removable path");
     }
 
-    // The message names the path escaped, and the Qt function reports exactly what the plain one does.
+    // The message names the path escaped.
     const QByteArray parentLink = path("plain-parent\nlink");
     QVERIFY(makeSymlink(path("outside"), parentLink));
     const auto refused = removeTree(plain(parentLink + "/dir"));
