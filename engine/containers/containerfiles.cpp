@@ -6,7 +6,6 @@
 #include "core/refusalcodes.h"
 
 #include "core/plainbridge.h"
-#include "files/safecopy.h"
 #include "sandbox/files/filenames.h"
 #include "sandbox/files/removetree.h"
 
@@ -23,17 +22,29 @@ namespace Cordon::Containers {
 
 namespace {
 
-Result<QString> scopeRoot(const Workspace &workspace, const QString &scope)
+// The scope's directory as the kernel takes it (bytes).
+Result<std::string> scopeRoot(const Workspace &workspace, const QString &scope)
 {
     const WorkspacePaths paths = workspace.paths();
     if (scope == QLatin1String("inputs"))
-        return toQt(paths.inputs);
+        return paths.inputs;
     if (scope.isEmpty() || scope == QLatin1String("outputs"))
-        return toQt(paths.outputs);
+        return paths.outputs;
     if (scope == QLatin1String("workspace"))
-        return toQt(paths.work);
+        return paths.work;
     return fail(QStringLiteral("files.invalid_scope"),
                 QStringLiteral("unknown scope `%1`: use inputs, outputs or workspace").arg(scope));
+}
+
+// A host path as the kernel takes it, and a path escaped for messages.
+std::string encoded(const QString &path)
+{
+    return QFile::encodeName(path).toStdString();
+}
+
+QString shown(const QString &path)
+{
+    return toQt(Files::escapeForDisplay(encoded(path)));
 }
 
 // A relative path from a client: every component must be a valid name (no "..", no control characters).
@@ -43,7 +54,7 @@ Result<> validateRelativePath(const QString &path)
         return fail(QStringLiteral("files.bad_name"),
                     QStringLiteral("`%1` is not a relative path").arg(path));
     for (const QString &component : path.split(QLatin1Char('/'))) {
-        CORDON_TRY(Files::validateName(toPlain(component.toUtf8())));
+        CORDON_TRY(Files::validateName(toPlain(component)));
     }
     return {};
 }
@@ -51,7 +62,7 @@ Result<> validateRelativePath(const QString &path)
 Files::CopyLimits limitsFor(const Policy::ContainerPolicy &policy)
 {
     Files::CopyLimits limits;
-    limits.maxFileBytes = static_cast<qint64>(policy.limits.workspaceMb) * 1024 * 1024;
+    limits.maxFileBytes = static_cast<std::int64_t>(policy.limits.workspaceMb) * 1024 * 1024;
     limits.maxTotalBytes = limits.maxFileBytes;
     return limits;
 }
@@ -66,8 +77,8 @@ Result<Files::CopiedFile> ContainerManager::upload(const QString &containerId, c
     if (!found)
         return fail(found.error());
     Entry &target = **found;
-    CORDON_TRY(Files::validateName(toPlain(name.toUtf8())));
-    const QString inputs = toQt(target.container->workspace().paths().inputs);
+    CORDON_TRY(Files::validateName(toPlain(name)));
+    const std::string inputs = target.container->workspace().paths().inputs;
     Files::CopyLimits limits = limitsFor(target.container->policy());
     // The workspace quota covers everything uploaded: a new file must fit beside the inputs already there.
     qint64 used = 0;
@@ -82,6 +93,13 @@ Result<Files::CopiedFile> ContainerManager::upload(const QString &containerId, c
                 .arg(target.container->policy().limits.workspaceMb)
                 .arg(used));
     limits.maxFileBytes = limits.maxTotalBytes - used;
+    // A lone surrogate would become '?' in UTF-8 and pass validateName(): it is refused as not a name.
+    const auto importFrom = [&](const QString &source) -> Result<Files::CopiedFile> {
+        if (!name.isValidUtf16())
+            return fail(QStringLiteral("files.bad_name"),
+                        QStringLiteral("import `%1`: the name is not valid Unicode").arg(shown(source)));
+        return Files::importFile(encoded(source), inputs, toPlain(name), limits);
+    };
     Result<Files::CopiedFile> copied =
         fail(QStringLiteral("files.no_source"), QStringLiteral("give a path or content"));
     if (content) {
@@ -93,23 +111,24 @@ Result<Files::CopiedFile> ContainerManager::upload(const QString &containerId, c
         if (!file.open(QIODevice::WriteOnly) || file.write(*content) != content->size())
             return fail(QStringLiteral("files.io"), QStringLiteral("cannot stage the upload"));
         file.close();
-        copied = Files::importFile(file.fileName(), inputs, name, limits);
+        copied = importFrom(file.fileName());
     } else if (!hostPath.isEmpty()) {
-        copied = Files::importFile(hostPath, inputs, name, limits);
+        copied = importFrom(hostPath);
     }
     if (!copied)
         return fail(copied.error());
-    const QJsonObject file{{QStringLiteral("path"), copied->relativePath},
+    const QString path = toQt(copied->relativePath);
+    const QJsonObject file{{QStringLiteral("path"), path},
                            {QStringLiteral("scope"), QStringLiteral("inputs")},
-                           {QStringLiteral("size"), copied->size},
-                           {QStringLiteral("sha256"), QString::fromLatin1(copied->sha256Hex)}};
-    target.inputs.insert(copied->relativePath, file);
+                           {QStringLiteral("size"), qint64(copied->size)},
+                           {QStringLiteral("sha256"), toQt(copied->sha256Hex)}};
+    target.inputs.insert(path, file);
     Store::FileRecord record;
     record.containerId = containerId;
     record.direction = QStringLiteral("upload");
     record.scope = QStringLiteral("inputs");
-    record.path = copied->relativePath;
-    record.sha256 = QString::fromLatin1(copied->sha256Hex);
+    record.path = path;
+    record.sha256 = toQt(copied->sha256Hex);
     record.size = copied->size;
     record.at = QDateTime::currentMSecsSinceEpoch();
     logStoreFailure(m_store.recordFile(record), "a file transfer");
@@ -153,37 +172,42 @@ Result<FileReport> ContainerManager::download(const QString &containerId, const 
     Files::CopyLimits limits = limitsFor(target.container->policy());
     limits.existingNames = existing;
     const QString shownScope = scope.isEmpty() ? QStringLiteral("outputs") : scope;
-    QList<Files::CopiedFile> copied;
-    QList<Files::RefusedEntry> refused;
+    const std::string plainDestination = encoded(destination);
+    std::vector<Files::CopiedFile> copied;
+    std::vector<Files::RefusedEntry> refused;
     std::optional<Error> refusal; // a single file's refusal, which is the request's answer
     if (path.isEmpty()) {
-        auto report = Files::exportTree(*root, destination, limits);
+        auto report = Files::exportTree(*root, plainDestination, limits);
         if (!report)
             return fail(report.error());
-        copied = report->copied;
-        refused = report->refused;
+        copied = std::move(report->copied);
+        refused = std::move(report->refused);
     } else {
         CORDON_TRY(validateRelativePath(path));
-        const QString fileName = path.section(QLatin1Char('/'), -1);
-        auto file = Files::exportFile(*root, path, destination + QLatin1Char('/') + fileName, limits);
+        const std::string relative = toPlain(path);
+        const std::string fileName = relative.substr(relative.rfind('/') + 1);
+        // A lone surrogate would become '?' in UTF-8 and pass validateName(): it is not a name.
+        auto file = path.isValidUtf16()
+                        ? Files::exportFile(*root, relative, plainDestination + '/' + fileName, limits)
+                        : fail(QStringLiteral("files.bad_name"),
+                               QStringLiteral("export `%1`: not valid Unicode").arg(shown(path)));
         if (file) {
-            copied.append(*file);
+            copied.push_back(std::move(*file));
         } else if (isRefusalCode(toQt(file.error().code()))) {
             refusal = file.error();
-            refused.append(
-                Files::RefusedEntry{path, toQt(file.error().code()), toQt(file.error().message())});
+            refused.push_back(Files::RefusedEntry{relative, file.error().code(), file.error().message()});
         } else {
             return fail(file.error());
         }
     }
     const qint64 at = QDateTime::currentMSecsSinceEpoch();
-    for (const Files::CopiedFile &file : std::as_const(copied)) {
+    for (const Files::CopiedFile &file : copied) {
         Store::FileRecord record;
         record.containerId = containerId;
         record.direction = QStringLiteral("download");
         record.scope = shownScope;
-        record.path = file.relativePath;
-        record.sha256 = QString::fromLatin1(file.sha256Hex);
+        record.path = toQt(file.relativePath);
+        record.sha256 = toQt(file.sha256Hex);
         record.size = file.size;
         record.at = at;
         logStoreFailure(m_store.recordFile(record), "a file transfer");
@@ -192,8 +216,8 @@ Result<FileReport> ContainerManager::download(const QString &containerId, const 
     // A download that copied nothing is still a decision worth proving: what was refused, and why.
     recordEvent(containerId, {}, QStringLiteral("file.downloaded"),
                 {{QStringLiteral("scope"), shownScope},
-                 {QStringLiteral("files"), copied.size()},
-                 {QStringLiteral("refused"), refused.size()}});
+                 {QStringLiteral("files"), qint64(copied.size())},
+                 {QStringLiteral("refused"), qint64(refused.size())}});
     if (refusal)
         return fail(*refusal);
     FileReport answer{shownScope, {}};
@@ -215,11 +239,11 @@ Result<> ContainerManager::deleteFile(const QString &containerId, const QString 
     // Deleting what is not there is a mistake worth hearing about (a typo, the wrong scope), not a success.
     // lstat: a symlink is an entry of its own, removed without following it.
     struct stat entry = {};
-    if (::lstat(QFile::encodeName(*root + QLatin1Char('/') + path).constData(), &entry) != 0 &&
-        errno == ENOENT)
+    const std::string entryPath = *root + '/' + encoded(path);
+    if (::lstat(entryPath.c_str(), &entry) != 0 && errno == ENOENT)
         return fail(QStringLiteral("file.not_found"),
                     QStringLiteral("%1/%2 does not exist in container %3").arg(scope, path, containerId));
-    CORDON_TRY(Files::removeTree(toPlain(*root + QLatin1Char('/') + path)));
+    CORDON_TRY(Files::removeTree(entryPath));
     if (scope == QLatin1String("inputs"))
         target.inputs.remove(path);
     else

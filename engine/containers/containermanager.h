@@ -7,12 +7,12 @@
 #include "containers/container.h"
 #include "core/plainbridge.h"
 #include "core/result.h"
-#include "files/safecopy.h"
 #include "network/egressproxy.h"
 #include "network/orgpolicy.h"
 #include "network/orgpolicywatcher.h"
 #include "sandbox/policy/containerpolicy.h"
 #include "sandbox/cgroup/cgroupbackend.h"
+#include "sandbox/files/safecopy.h"
 #include "store/historystore.h"
 
 #include <QHash>

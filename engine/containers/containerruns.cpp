@@ -5,8 +5,7 @@
 #include "containers/containermanager.h"
 
 #include "core/plainbridge.h"
-
-#include "files/safecopy.h"
+#include "sandbox/files/safecopy.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -114,24 +113,26 @@ void ContainerManager::onRunFinished(Entry &target, ContainerRun *run)
 
     // What the run produced: files in outputs/ that are new or changed since the last run ended.
     Files::CopyLimits limits;
-    limits.maxFileBytes = static_cast<qint64>(target.container->policy().limits.workspaceMb) * 1024 * 1024;
+    limits.maxFileBytes =
+        static_cast<std::int64_t>(target.container->policy().limits.workspaceMb) * 1024 * 1024;
     limits.maxTotalBytes = limits.maxFileBytes;
-    if (auto listing = Files::listTree(toQt(target.container->workspace().paths().outputs), limits)) {
+    if (auto listing = Files::listTree(target.container->workspace().paths().outputs, limits)) {
         QHash<QString, QString> current;
         for (const Files::CopiedFile &file : listing->copied) {
-            const QString sha = QString::fromLatin1(file.sha256Hex);
-            current.insert(file.relativePath, sha);
-            if (target.outputs.value(file.relativePath) == sha)
+            const QString path = toQt(file.relativePath);
+            const QString sha = toQt(file.sha256Hex);
+            current.insert(path, sha);
+            if (target.outputs.value(path) == sha)
                 continue;
-            record.artifacts.append(QJsonObject{{QStringLiteral("path"), file.relativePath},
-                                                {QStringLiteral("size"), file.size},
+            record.artifacts.append(QJsonObject{{QStringLiteral("path"), path},
+                                                {QStringLiteral("size"), qint64(file.size)},
                                                 {QStringLiteral("sha256"), sha}});
             Store::FileRecord artifact;
             artifact.containerId = target.record.id;
             artifact.runId = runId;
             artifact.direction = QStringLiteral("artifact");
             artifact.scope = QStringLiteral("outputs");
-            artifact.path = file.relativePath;
+            artifact.path = path;
             artifact.sha256 = sha;
             artifact.size = file.size;
             artifact.at = record.endedAt;

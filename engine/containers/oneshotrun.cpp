@@ -2,8 +2,8 @@
 #include "containers/oneshotrun.h"
 
 #include "core/plainbridge.h"
-#include "files/safecopy.h"
 #include "sandbox/cgroup/cgroupbackend.h"
+#include "sandbox/files/safecopy.h"
 #include "sandbox/oneshotrun.h"
 
 #include <QDir>
@@ -16,9 +16,9 @@ namespace {
 
 constexpr qint64 MiB = 1024 * 1024;
 
-QString decoded(const std::string &path)
+std::string encoded(const QString &path)
 {
-    return QFile::decodeName(QByteArray::fromStdString(path));
+    return QFile::encodeName(path).toStdString();
 }
 
 QByteArray bytes(const std::string &data)
@@ -62,7 +62,8 @@ RunOutcome runToCompletion(OneShotRequest request,
     if (!request.inputs.isEmpty()) {
         plain.prepareWorkspace = [&request](const WorkspacePaths &paths) -> Result<> {
             for (const QString &input : std::as_const(request.inputs)) {
-                auto imported = Files::importFile(input, decoded(paths.inputs), QFileInfo(input).fileName());
+                auto imported =
+                    Files::importFile(encoded(input), paths.inputs, toPlain(QFileInfo(input).fileName()));
                 if (!imported)
                     return Cordon::fail(
                         imported.error().wrap(toPlain(QStringLiteral("copy input `%1`").arg(input))));
@@ -78,17 +79,17 @@ RunOutcome runToCompletion(OneShotRequest request,
         plain.collectOutputs = [&](const WorkspacePaths &paths) {
             QDir().mkpath(request.outputDirectory);
             Files::CopyLimits limits;
-            limits.maxFileBytes = static_cast<qint64>(request.policy.limits.workspaceMb) * MiB;
+            limits.maxFileBytes = static_cast<std::int64_t>(request.policy.limits.workspaceMb) * MiB;
             limits.maxTotalBytes = limits.maxFileBytes;
-            auto report = Files::exportTree(decoded(paths.outputs), request.outputDirectory, limits);
+            auto report = Files::exportTree(paths.outputs, encoded(request.outputDirectory), limits);
             if (!report) {
                 exportProblem = toQt(report.error().wrap("copy outputs").message());
                 return;
             }
             for (const Files::CopiedFile &file : report->copied)
-                artifacts.append({file.relativePath, file.size, QString::fromLatin1(file.sha256Hex)});
+                artifacts.append({toQt(file.relativePath), file.size, toQt(file.sha256Hex)});
             for (const Files::RefusedEntry &entry : report->refused)
-                refused.append({entry.relativePath, entry.code, entry.reason});
+                refused.append({toQt(entry.relativePath), toQt(entry.code), toQt(entry.reason)});
         };
     }
 

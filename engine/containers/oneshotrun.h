@@ -2,8 +2,9 @@
 // `cordon run`: a throw-away container for one command, i.e. create + exec + delete in this process. Copies
 // inputs in, runs, copies outputs/ out safely and removes every trace (processes, mounts, cgroup, files).
 // The run itself is the sandbox library's one-shot sequence (sandbox/oneshotrun.h), which the `cordon`
-// launcher also runs directly; this adds what still needs Qt: a policy file's model, the tree copier for
-// inputs and outputs, and the outcome in Qt types.
+// launcher also runs directly; this adds what the Qt front end still does: a policy file's model, inputs and
+// outputs copied with the plain tree copier (sandbox/files/safecopy.h) from the request's Qt paths, and the
+// outcome in Qt types.
 #pragma once
 
 #include "containers/containerrun.h"

@@ -103,21 +103,21 @@ QJsonObject runToJson(const Containers::RunSnapshot &run)
 
 QJsonObject fileToJson(const Files::CopiedFile &file, const QString &scope)
 {
-    return {{QStringLiteral("path"), file.relativePath},
+    return {{QStringLiteral("path"), toQt(file.relativePath)},
             {QStringLiteral("scope"), scope},
-            {QStringLiteral("size"), file.size},
-            {QStringLiteral("sha256"), QString::fromLatin1(file.sha256Hex)}};
+            {QStringLiteral("size"), qint64(file.size)},
+            {QStringLiteral("sha256"), toQt(file.sha256Hex)}};
 }
 
 namespace {
 
-QJsonArray refusedToJson(const QList<Files::RefusedEntry> &refused)
+QJsonArray refusedToJson(const std::vector<Files::RefusedEntry> &refused)
 {
     QJsonArray array;
     for (const Files::RefusedEntry &entry : refused)
-        array.append(QJsonObject{{QStringLiteral("path"), entry.relativePath},
-                                 {QStringLiteral("code"), entry.code},
-                                 {QStringLiteral("reason"), entry.reason}});
+        array.append(QJsonObject{{QStringLiteral("path"), toQt(entry.relativePath)},
+                                 {QStringLiteral("code"), toQt(entry.code)},
+                                 {QStringLiteral("reason"), toQt(entry.reason)}});
     return array;
 }
 
@@ -138,10 +138,10 @@ QJsonObject fileDownloadToJson(const Containers::FileReport &download)
     // Each copy says where it went (saved_as, relative to the destination); the scope is the request's.
     QJsonArray copied;
     for (const Files::CopiedFile &file : download.report.copied)
-        copied.append(QJsonObject{{QStringLiteral("path"), file.relativePath},
-                                  {QStringLiteral("saved_as"), file.savedAs},
-                                  {QStringLiteral("size"), file.size},
-                                  {QStringLiteral("sha256"), QString::fromLatin1(file.sha256Hex)}});
+        copied.append(QJsonObject{{QStringLiteral("path"), toQt(file.relativePath)},
+                                  {QStringLiteral("saved_as"), toQt(file.savedAs)},
+                                  {QStringLiteral("size"), qint64(file.size)},
+                                  {QStringLiteral("sha256"), toQt(file.sha256Hex)}});
     return {{QStringLiteral("copied"), copied},
             {QStringLiteral("refused"), refusedToJson(download.report.refused)}};
 }

@@ -3,32 +3,32 @@
 // user files into a container's inputs/, following SECURITY.md section 3. Everything below a source root is
 // reached by descriptor, one component at a time, and nothing the sandbox planted is ever followed: docker cp
 // CVE-2018-15664, podman cp CVE-2019-10152 and the kubectl cp series were all a path re-resolved after a
-// check.
+// check. Host paths are bytes, as the kernel takes them; names and relative paths are UTF-8 (validateName()).
 #pragma once
 
-#include "core/result.h"
+#include "sandbox/error.h"
 
-#include <QByteArray>
-#include <QList>
-#include <QString>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace Cordon::Files {
 
 // What a download does when the destination already has an entry of the file's name.
 enum class ExistingName
 {
-    Refuse,  // files.exists: nothing is touched (the default)
-    Replace, // a regular file is replaced by one rename (`cordon cp --force`); a directory, symlink or
-             // special file of that name never is (files.exists)
+    Refuse,   // files.exists: nothing is touched (the default)
+    Replace,  // a regular file is replaced by one rename (`cordon cp --force`); a directory, symlink or
+              // special file of that name never is (files.exists)
     KeepBoth, // the copy takes the first free name of "name (2).ext", "name (3).ext", ...: never a clash
 };
 
 struct CopyLimits
 {
     // Larger files are refused (files.too_large), never truncated.
-    qint64 maxFileBytes = 16 * 1024 * 1024;
+    std::int64_t maxFileBytes = 16 * 1024 * 1024;
     // The copy stops (truncated) rather than pass this.
-    qint64 maxTotalBytes = 256 * 1024 * 1024;
+    std::int64_t maxTotalBytes = 256 * 1024 * 1024;
     // Directory entries examined, of any kind, directories included; the copy stops (truncated) past this.
     int maxEntries = 10000;
     // Path components below the root; at most MaxSupportedDepth, because each level holds a descriptor.
@@ -42,30 +42,30 @@ constexpr int MaxSupportedDepth = 256;
 struct CopiedFile
 {
     // The real name, '/'-separated (valid UTF-8: validateName() passed); still escape it for display.
-    QString relativePath;
-    qint64 size = 0;
-    QByteArray sha256Hex;
+    std::string relativePath;
+    std::int64_t size = 0;
+    std::string sha256Hex; // lower-case
     // Where the copy went, relative to the destination directory, '/'-separated; differs from the source's
     // name only under ExistingName::KeepBoth (and for a single file, which lands at the top). Empty for
     // listings and imports.
-    QString savedAs = {};
+    std::string savedAs = {};
 };
 
 struct RefusedEntry
 {
-    QString relativePath; // escaped for display (escapeForDisplay() per component)
+    std::string relativePath; // escaped for display (escapeForDisplay() per component)
     // files.symlink, files.hardlink, files.fifo, files.socket, files.device, files.bad_name, files.too_large,
     // files.too_deep, files.too_many, files.not_regular (other types, mount points, changed while read),
     // files.unreadable (permission or I/O error on the source), files.exists (the destination has that name)
-    QString code;
-    QString reason;
+    std::string code;
+    std::string reason;
 };
 
 struct CopyReport
 {
-    QList<CopiedFile> copied;
-    QList<RefusedEntry> refused;
-    qint64 totalBytes = 0;
+    std::vector<CopiedFile> copied;
+    std::vector<RefusedEntry> refused;
+    std::int64_t totalBytes = 0;
     bool truncated = false; // maxEntries or maxTotalBytes stopped the walk: entries may be missing unreported
 };
 
@@ -76,24 +76,24 @@ struct CopyReport
 // it must exist and be a directory; names it already holds are refused (files.exists), never replaced. A file
 // appears under its final name only when completely copied. Refused entries are reported, not fatal. Fatal:
 // files.symlink, files.not_found, files.not_directory, files.unreadable for the root, files.destination.
-Result<CopyReport> exportTree(const QString &sourceRoot, const QString &destinationDir,
+Result<CopyReport> exportTree(const std::string &sourceRoot, const std::string &destinationDir,
                               const CopyLimits &limits = {});
 
 // One file `relativePath` ('/'-separated, every component passing validateName()) below `sourceRoot`, same
 // rules; a refusal is the error (its code as above). `destinationPath` is created and must not exist
 // (files.exists).
-Result<CopiedFile> exportFile(const QString &sourceRoot, const QString &relativePath,
-                              const QString &destinationPath, const CopyLimits &limits = {});
+Result<CopiedFile> exportFile(const std::string &sourceRoot, const std::string &relativePath,
+                              const std::string &destinationPath, const CopyLimits &limits = {});
 
 // Copies a file the user chose into `inputsDir` as `name` (validateName()). `hostPath` is opened like any
 // path the user types: symlinks in it are followed, because the user named it and the sandbox cannot write
 // there. It must be a regular file (devices, FIFOs and sockets are refused without blocking) no larger than
 // maxFileBytes; `inputsDir` must not pass through a symlink; an existing `name` is files.exists.
-Result<CopiedFile> importFile(const QString &hostPath, const QString &inputsDir, const QString &name,
-                              const CopyLimits &limits = {});
+Result<CopiedFile> importFile(const std::string &hostPath, const std::string &inputsDir,
+                              const std::string &name, const CopyLimits &limits = {});
 
 // What exportTree() would copy, with sizes and SHA-256, by the same rules, writing nothing
 // (for `cordon files list`).
-Result<CopyReport> listTree(const QString &root, const CopyLimits &limits = {});
+Result<CopyReport> listTree(const std::string &root, const CopyLimits &limits = {});
 
 } // namespace Cordon::Files

@@ -3,13 +3,13 @@
 // anything, and copying into it from a descriptor with a hard byte cap.
 #pragma once
 
-#include "core/plainbridge.h"
-#include "core/result.h"
-#include "files/safecopy.h"
-#include "sandbox/files/safeopen.h"
+#include "sandbox/error.h"
+#include "sandbox/files/safecopy.h"
+#include "sandbox/uniquefd.h"
 
-#include <QByteArray>
-#include <QString>
+#include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace Cordon::Files {
 
@@ -20,12 +20,13 @@ class PendingFile final
 {
 public:
     // `shownDir` names the directory in error messages. Fails with `files.destination`.
-    static Result<PendingFile> create(int dirFd, const QString &shownDir);
+    static Result<PendingFile> create(int dirFd, std::string shownDir);
 
     PendingFile(PendingFile &&other) noexcept;
     PendingFile &operator=(PendingFile &&) = delete;
+    PendingFile(const PendingFile &) = delete;
+    PendingFile &operator=(const PendingFile &) = delete;
     ~PendingFile();
-    Q_DISABLE_COPY(PendingFile)
 
     int fd() const { return m_fd.get(); }
 
@@ -34,37 +35,37 @@ public:
     // ExistingName::Replace, a regular file of that name is replaced in one rename (never written through,
     // never a symlink followed); anything else of that name is still `files.exists`. With KeepBoth, a taken
     // name moves on to "name (2).ext" and so on, each try a no-replace link. Returns the name used.
-    Result<QByteArray> commit(QByteArrayView name, const QString &shownName,
-                              ExistingName existing = ExistingName::Refuse);
+    Result<std::string> commit(std::string_view name, std::string_view shownName,
+                               ExistingName existing = ExistingName::Refuse);
 
 private:
     PendingFile() = default;
     void discard();
     // One no-replace attempt at `target`; errno is kept for the caller on failure.
-    int linkNoReplace(const QByteArray &target);
-    Result<QByteArray> replaceRegular(const QByteArray &target, const QString &shownName);
+    int linkNoReplace(const std::string &target);
+    Result<std::string> replaceRegular(const std::string &target, std::string_view shownName);
 
     UniqueFd m_fd;
     int m_dirFd = -1;
-    QByteArray m_tempName; // empty for O_TMPFILE
-    QString m_shownDir;
+    std::string m_tempName; // empty for O_TMPFILE
+    std::string m_shownDir;
     bool m_committed = false;
 };
 
 struct CappedCopy
 {
-    qint64 bytes = 0;
-    QByteArray sha256Hex;
+    std::int64_t bytes = 0;
+    std::string sha256Hex;    // lower-case
     bool exceededCap = false; // more than `cap` bytes were readable; nothing past the cap was written
 };
 
 // Reads `sourceFd` to its end (never trusting st_size: files grow, shrink and have holes) and writes what it
 // reads to `destinationFd` unless that is -1. Stops as soon as one byte more than `cap` has been read. Read
 // failures are `files.unreadable`, write failures `files.destination`.
-Result<CappedCopy> copyCapped(int sourceFd, int destinationFd, qint64 cap);
+Result<CappedCopy> copyCapped(int sourceFd, int destinationFd, std::int64_t cap);
 
 // The `attempt`th name (2, 3, ...) Keep Both tries for `name`: "report (2).csv", "archive (2).tar.gz",
 // ".bashrc (2)"; shortened so that it stays within NAME_MAX bytes without splitting a UTF-8 character.
-QByteArray keepBothName(QByteArrayView name, int attempt);
+std::string keepBothName(std::string_view name, int attempt);
 
 } // namespace Cordon::Files
