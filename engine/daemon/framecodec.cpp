@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "daemon/framecodec.h"
 
+#include "core/plainbridge.h"
+
 #include <QJsonDocument>
-#include <QJsonParseError>
 #include <QJsonValue>
 #include <QtEndian>
 
@@ -69,24 +70,22 @@ std::optional<Result<QJsonObject>> FrameDecoder::next()
                 .arg(MaxFrameBytes));
     }
 
-    // fromRawData: the body is parsed in place; the splitter's buffer is not touched until the next feed().
-    const QByteArray body = QByteArray::fromRawData(frame.data(), static_cast<qsizetype>(frame.size()));
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
-
-    if (parseError.error != QJsonParseError::NoError) {
+    // The one strict reader, as every client's: QJsonDocument would keep the last of two duplicate keys
+    // (a policy's "name" twice) and pass a lone surrogate on. The body is read in place; the splitter's
+    // buffer is not touched until the next feed().
+    const Result<Json> document = Json::read(frame);
+    if (!document) {
         return fail(QStringLiteral("protocol.invalid_json"),
-                    QStringLiteral("a frame of %1 bytes is not valid JSON (at offset %2: %3)")
+                    QStringLiteral("a frame of %1 bytes is not valid JSON: %2")
                         .arg(length)
-                        .arg(parseError.offset)
-                        .arg(parseError.errorString()));
+                        .arg(toQt(document.error().message())));
     }
-    if (!document.isObject()) {
+    if (!document->isObject()) {
         return fail(QStringLiteral("protocol.invalid_json"),
                     QStringLiteral("a frame holds a JSON %1, not an object")
-                        .arg(document.isArray() ? QStringLiteral("array") : QStringLiteral("value")));
+                        .arg(document->isArray() ? QStringLiteral("array") : QStringLiteral("value")));
     }
-    return document.object();
+    return toQt(*document).toObject();
 }
 
 std::optional<qint64> requestId(const QJsonObject &message)

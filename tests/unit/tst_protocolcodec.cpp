@@ -209,6 +209,12 @@ private Q_SLOTS:
             << QByteArray("{\"a\":\"\xc0\xaf\"}") << QStringLiteral("not valid JSON");
         QTest::newRow("trailing data") << QByteArray("{} {}") << QStringLiteral("not valid JSON");
         QTest::newRow("deep nesting") << QByteArray(100000, '[') << QStringLiteral("not valid JSON");
+        // Where QJsonDocument would let two readers of one frame disagree, or pass broken text on.
+        QTest::newRow("duplicate key") << QByteArray(R"({"id":1,"method":"container.create","params":{"policy":)"
+                                                     R"({"name":"a","name":"b"}}})")
+                                       << QStringLiteral("params.policy.name: duplicate key");
+        QTest::newRow("lone surrogate")
+            << QByteArray(R"({"id":1,"method":"x","params":{"path":"\ud800"}})") << QStringLiteral("lone high surrogate");
     }
 
     void invalidPayloadSkipsOnlyThatFrame()
