@@ -28,9 +28,9 @@ options:
   --idle-runs N        runs per command of the second pass, where every run starts from an idle machine
                        (hyperfine --prepare 'sleep PAUSE'); 0 skips it (default 60)
   --idle-pause SEC     the pause before each run of that pass (default 0.1)
-  --no-reference       skip the reference rows: `cordon run --json -- /bin/true` (the same run through
-                       cordon-run, the Qt path that every `cordon run` with a policy, inputs, outputs,
-                       stdin or JSON takes; the plain one is the launcher's own) and `cordon run` with
+  --no-reference       skip the reference rows: `cordon run` with --json, with --policy (a small policy
+                       file), with --input and --output-dir (one small file in, outputs copied out), and
+                       with --stdin, each `-- /bin/true` as the plain row; and `cordon run` with
                        CORDON_DATA_DIR on tmpfs (/dev/shm), which isolates the disk's share (through
                        env(1), which adds one exec of about 0.4 ms to that row)
   --out DIR            keep the hyperfine JSON files and report.md in DIR (default: a temp dir, removed)
@@ -99,8 +99,8 @@ if [ "${bin_dir#/}" = "$bin_dir" ] && [ ! -d "$bin_dir" ]; then
 fi
 [ -d "$bin_dir" ] || die "no such directory: $bin_dir (build first, or pass BIN_DIR)"
 bin_dir=$(cd "$bin_dir" && pwd)
-for program in cordon cordon-run cordon-init; do
-    [ -x "$bin_dir/$program" ] || die "$bin_dir/$program is missing: build it with \`cmake --build BUILD --target cordon cordon-init\` (cordon builds cordon-cli and cordon-run too)"
+for program in cordon cordon-init; do
+    [ -x "$bin_dir/$program" ] || die "$bin_dir/$program is missing: build it with \`cmake --build BUILD --target cordon cordon-init\` (cordon builds cordon-cli too)"
 done
 
 # -N (alias of --shell=none) runs the commands without an intermediate shell; hyperfine >= 1.13 has it.
@@ -123,6 +123,10 @@ if [ "$reference" = 1 ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; 
 fi
 trap 'rm -rf "$work" ${shm_base:+"$shm_base"}' EXIT
 chmod 0755 "$work"
+# What the reference rows pass: a policy file and one small input, readable by every user.
+printf '{"limits": {"pids": 64}, "env": {"LANG": "C.UTF-8"}}\n' >"$work/policy.json"
+printf 'one small input\n' >"$work/input.txt"
+chmod 0644 "$work/policy.json" "$work/input.txt"
 if [ -z "$out_dir" ]; then
     out_dir=$work/results
 fi
@@ -153,8 +157,10 @@ measure_latency() { # label data_dir cordon_bin_dir json_dir [prefix...]
     bwrap_line=$(join "${bwrap_cmd[@]}")
     local names=(bwrap "cordon run") cmds=("$bwrap_line" "$cordon_cmd")
     if [ "$reference" = 1 ]; then
-        names+=("cordon run --json (cordon-run)")
-        cmds+=("$cbin/cordon run --json -- /bin/true")
+        names+=("cordon run --json" "cordon run --policy" "cordon run --input --output-dir" "cordon run --stdin")
+        cmds+=("$cbin/cordon run --json -- /bin/true" "$cbin/cordon run --policy $work/policy.json -- /bin/true"
+            "$cbin/cordon run --input $work/input.txt --output-dir $data_dir/outputs -- /bin/true"
+            "$cbin/cordon run --stdin -- /bin/true")
         if [ -n "$shm_base" ]; then
             names+=("cordon run, data dir on tmpfs")
             cmds+=("env CORDON_DATA_DIR=$shm_base/data-$label $cordon_cmd")
@@ -389,7 +395,7 @@ if [ -n "$as_user" ]; then
     # The build tree may sit below a 0700 home: copy the programs where the user can read them.
     user_bin=$work/bin-$as_user
     mkdir -p "$user_bin" "$work/data-$as_user" "$out_dir/$as_user"
-    cp "$bin_dir/cordon" "$bin_dir/cordon-cli" "$bin_dir/cordon-run" "$bin_dir/cordon-init" "$user_bin/"
+    cp "$bin_dir/cordon" "$bin_dir/cordon-cli" "$bin_dir/cordon-init" "$user_bin/"
     chown -R "$as_user:" "$work/data-$as_user" "$out_dir/$as_user"
     if [ -n "$shm_base" ]; then
         mkdir -p "$shm_base/data-$as_user" && chown "$as_user:" "$shm_base/data-$as_user"

@@ -47,7 +47,7 @@ apt-get install -y -qq --no-install-recommends man-db bash-completion passwd des
 
 # The layout: programs in /usr/bin, helpers in /usr/libexec/cordon, and they find each other there.
 test -x /usr/bin/cordon && test -x /usr/bin/cordond && test -x /usr/bin/cordon-workbench
-for helper in cordon-cli cordon-run cordon-init; do test -x /usr/libexec/cordon/$helper; done
+for helper in cordon-cli cordon-init; do test -x /usr/libexec/cordon/$helper; done
 cordon --version
 cordon --version | grep -q "^cordon 0"
 
@@ -64,9 +64,9 @@ test -s /usr/share/icons/hicolor/scalable/apps/org.cordon.workbench.svg
 test -s /usr/share/icons/hicolor/48x48/apps/org.cordon.workbench.png
 test -s /usr/lib/systemd/user/cordond.service && test -s /usr/lib/systemd/user/cordond.socket
 grep -q "/usr/bin/cordond" /usr/lib/systemd/user/cordond.service
-grep -q "/usr/libexec/cordon/cordon-run" /usr/share/cordon/apparmor/cordon
+grep -q "/usr/libexec/cordon/cordon-cli" /usr/share/cordon/apparmor/cordon
 
-# Runs, as root: the launcher alone (plain run), cordon-run (--json), and the full CLI with the daemon it
+# Runs, as root: the launcher alone (a plain run and --json), and the full CLI with the daemon it
 # starts from /usr/bin.
 cordon doctor
 cordon run -- true

@@ -29,8 +29,8 @@ fi
 
 work=$(mktemp -d /tmp/cordon-unpriv.XXXXXX) || skip "mktemp failed"
 trap 'rm -rf "$work"' EXIT
-# `cordon` is a launcher that runs the full CLI, cordon-cli, and the one-shot cordon-run from beside itself.
-cp "$bin_dir/$test_name" "$bin_dir/cordon-init" "$bin_dir/cordon" "$bin_dir/cordon-cli" "$bin_dir/cordon-run" \
+# `cordon` is a launcher that runs the full CLI, cordon-cli, from beside itself.
+cp "$bin_dir/$test_name" "$bin_dir/cordon-init" "$bin_dir/cordon" "$bin_dir/cordon-cli" \
     "$bin_dir/cordond" "$bin_dir/cordon-probe" "$work/"
 mkdir "$work/home"
 chown -R "$user:" "$work"

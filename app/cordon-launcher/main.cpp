@@ -2,12 +2,11 @@
 // cordon: the command-line entry point, without Qt. Starting a Qt program costs about 5 ms of dynamic
 // linking and library start-up (Qt Core, Qt Network, ICU: 32 libraries), more than a warm `cordon exec`
 // spends in the daemon (docs/benchmarks.md). So this small program runs the common `cordon exec` itself
-// (fastexec.h) and the common `cordon run -- CMD` (fastrun.h), hands every other `cordon run` to `cordon-run`
-// (QtCore only), and every other command, and every exec it does not handle, to the full Qt CLI,
-// `cordon-cli`, with the arguments unchanged: those parse, start the daemon when needed, and word every
-// usage error.
+// (fastexec.h) and every `cordon run` (runcommand.h), and hands every other command, and every exec it does
+// not handle, to the full Qt CLI, `cordon-cli`, with the arguments unchanged: that parses, starts the daemon
+// when needed, and words every usage error.
 #include "fastexec.h"
-#include "fastrun.h"
+#include "runcommand.h"
 
 #include "daemon/lite/output.h"
 #include "daemon/lite/runreport.h"
@@ -24,7 +23,6 @@ namespace {
 
 constexpr int CannotRun = 125;
 const char FullCliName[] = "cordon-cli";
-const char OneShotName[] = "cordon-run";
 
 // Returns only when the exec failed.
 int execHelper(const std::string &path, char *argv[], const char *what)
@@ -56,20 +54,11 @@ int runFullCli(char *argv[])
         STDERR_FILENO,
         Cordon::Lite::errorReport(
             "`" + std::string(FullCliName) +
-                "`, which runs every command except a plain `cordon exec` or `cordon run`, is not at `" +
+                "`, which runs every command except `cordon run` and a plain `cordon exec`, is not at `" +
                 candidates[0] + "` or `" + candidates[1] + "`",
             "Install cordon and cordon-cli together (cordon-cli goes to libexec/cordon), or copy cordon-cli "
             "beside cordon."));
     return CannotRun;
-}
-
-// `cordon run` goes to cordon-run, which links QtCore alone; cordon-cli runs it too, only slower to start,
-// so it takes over when cordon-run is not installed.
-int runOneShotHelper(char *argv[])
-{
-    if (const std::optional<std::string> oneShot = findHelper(OneShotName))
-        return execHelper(*oneShot, argv, "which runs `cordon run`");
-    return runFullCli(argv);
 }
 
 } // namespace
@@ -85,9 +74,10 @@ int main(int argc, char *argv[])
     }
     if (argc >= 2 && std::strcmp(argv[1], "run") == 0) {
         const std::vector<std::string> arguments(argv + 2, argv + argc);
-        if (const auto request = Cordon::Launcher::parseRunArguments(arguments))
-            return Cordon::Launcher::runOneShot(*request);
-        return runOneShotHelper(argv);
+        auto invocation = Cordon::Launcher::parseRunArguments(arguments);
+        if (const int *status = std::get_if<int>(&invocation))
+            return *status;
+        return Cordon::Launcher::runOneShot(std::move(std::get<Cordon::Launcher::RunInvocation>(invocation)));
     }
     return runFullCli(argv);
 }

@@ -55,7 +55,8 @@ QString summarize(const Containers::RunOutcome &outcome)
     for (const Containers::ArtifactRecord &artifact : outcome.artifacts)
         run.artifacts.push_back({artifact.path.toStdString(), artifact.size, artifact.sha256.toStdString()});
     for (const Containers::RefusedArtifact &refused : outcome.refusedArtifacts)
-        run.refused.push_back({refused.path.toStdString(), refused.reason.toStdString()});
+        run.refused.push_back(
+            {refused.path.toStdString(), refused.reason.toStdString(), refused.code.toStdString()});
     run.message = outcome.message.toStdString();
     return QString::fromStdString(Lite::summarizeOneShot(run));
 }

@@ -17,7 +17,7 @@ namespace Cordon::Cli {
 // nothing started later inherits it.
 void chooseEventDispatcher();
 
-// The start of both command-line programs (cordon-cli, cordon-run), once QCoreApplication exists: SIGPIPE
+// The start of the Qt command line (cordon-cli), once QCoreApplication exists: SIGPIPE
 // ignored (output piped into `head` must end with a write error we handle, not kill us halfway through a
 // request to the daemon or before a container is torn down; an exec's Ctrl-C handling also relies on us
 // staying alive to cancel the run), and the application's name and version set. Returns its arguments.

@@ -13,7 +13,6 @@ namespace Cordon::Cli {
 constexpr int UsageError = 2;
 constexpr int SetupFailure = Cordon::SetupFailureStatus;
 
-int runCommand(const QStringList &arguments);
 int doctorCommand(const QStringList &arguments);
 int demoCommand(const QStringList &arguments);
 int cgroupDelegateCommand(const QStringList &arguments);

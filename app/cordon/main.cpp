@@ -49,15 +49,23 @@ struct Entry
 };
 
 constexpr Entry Commands[] = {
-    {"run", Cordon::Cli::runCommand},         {"demo", Cordon::Cli::demoCommand},
-    {"doctor", Cordon::Cli::doctorCommand},   {"cgroup-delegate", Cordon::Cli::cgroupDelegateCommand},
-    {"create", Cordon::Cli::createCommand},   {"ls", Cordon::Cli::lsCommand},
-    {"inspect", Cordon::Cli::inspectCommand}, {"exec", Cordon::Cli::execCommand},
-    {"cp", Cordon::Cli::cpCommand},           {"files", Cordon::Cli::filesCommand},
-    {"rm", Cordon::Cli::rmCommand},           {"stop", Cordon::Cli::stopCommand},
-    {"start", Cordon::Cli::startCommand},     {"keepalive", Cordon::Cli::keepaliveCommand},
-    {"logs", Cordon::Cli::logsCommand},       {"history", Cordon::Cli::historyCommand},
-    {"events", Cordon::Cli::eventsCommand},   {"daemon", Cordon::Cli::daemonCommand},
+    {"demo", Cordon::Cli::demoCommand},
+    {"doctor", Cordon::Cli::doctorCommand},
+    {"cgroup-delegate", Cordon::Cli::cgroupDelegateCommand},
+    {"create", Cordon::Cli::createCommand},
+    {"ls", Cordon::Cli::lsCommand},
+    {"inspect", Cordon::Cli::inspectCommand},
+    {"exec", Cordon::Cli::execCommand},
+    {"cp", Cordon::Cli::cpCommand},
+    {"files", Cordon::Cli::filesCommand},
+    {"rm", Cordon::Cli::rmCommand},
+    {"stop", Cordon::Cli::stopCommand},
+    {"start", Cordon::Cli::startCommand},
+    {"keepalive", Cordon::Cli::keepaliveCommand},
+    {"logs", Cordon::Cli::logsCommand},
+    {"history", Cordon::Cli::historyCommand},
+    {"events", Cordon::Cli::eventsCommand},
+    {"daemon", Cordon::Cli::daemonCommand},
     {"network", Cordon::Cli::networkCommand},
 };
 

@@ -28,30 +28,13 @@ QByteArray bytes(const std::string &data)
 
 } // namespace
 
-OneShot::PlainPolicy plainPolicy(const Policy::ContainerPolicy &policy)
-{
-    OneShot::PlainPolicy plain;
-    plain.memoryLimitBytes = policy.memoryLimitBytes;
-    plain.runTimeoutS = policy.limits.runTimeoutS;
-    plain.pids = policy.limits.pids;
-    plain.tmpMb = policy.limits.tmpMb;
-    plain.workspaceMb = policy.limits.workspaceMb;
-    plain.outputMb = policy.limits.outputMb;
-    plain.allowPtrace = policy.allowPtrace;
-    plain.proxyListener = policy.network.type == Policy::NetworkPolicy::Type::Allowlist;
-    for (const Policy::Mount &mount : policy.mounts)
-        plain.mounts.push_back({mount.host, mount.target, mount.readOnly});
-    plain.env = policy.env;
-    return plain;
-}
-
 RunOutcome runToCompletion(OneShotRequest request,
                            const std::function<void(OutputStream, const QByteArray &)> &onOutput)
 {
     OneShot::PlainRunRequest plain;
     for (const QString &argument : std::as_const(request.command))
         plain.command.push_back(argument.toStdString());
-    plain.policy = plainPolicy(request.policy);
+    plain.policy = OneShot::plainPolicy(request.policy);
     plain.allowDegraded = request.allowDegraded;
     if (request.stdinData)
         plain.stdinData = request.stdinData->toStdString();

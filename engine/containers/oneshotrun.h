@@ -9,8 +9,8 @@
 
 #include "containers/containerrun.h"
 #include "containers/runoutcome.h"
-#include "sandbox/policy/containerpolicy.h"
 #include "sandbox/oneshotrun.h"
+#include "sandbox/policy/containerpolicy.h"
 
 #include <QStringList>
 
@@ -29,9 +29,6 @@ struct OneShotRequest
     bool allowDegraded = false;          // run without memory/pids limits when the host offers no cgroups
     int interruptFd = -1; // readable when the user asked to stop: the run ends as killed, "cancelled"
 };
-
-// A policy's values as the plain one-shot run and the container launch take them.
-OneShot::PlainPolicy plainPolicy(const Policy::ContainerPolicy &policy);
 
 // Runs a request to the end (blocking, without an event loop); setup errors come back as a setup_failed
 // outcome. `onOutput` gets the output as it arrives, within the policy's cap.

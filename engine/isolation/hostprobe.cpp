@@ -75,9 +75,9 @@ AppArmorFix appArmorFix()
         if (QFileInfo::exists(shipped))
             fix.shippedProfile = shipped;
         fix.programs = {prefix + QStringLiteral("/bin/cordon"), prefix + QStringLiteral("/bin/cordond"),
-                        dir + QStringLiteral("/cordon-run"), dir + QStringLiteral("/cordon-cli")};
+                        dir + QStringLiteral("/cordon-cli")};
     } else {
-        for (const char *program : {"cordon", "cordond", "cordon-run", "cordon-cli"})
+        for (const char *program : {"cordon", "cordond", "cordon-cli"})
             fix.programs.append(dir + QLatin1Char('/') + QLatin1String(program));
     }
     return fix;

@@ -43,7 +43,7 @@ struct UsernsProbe
 struct AppArmorFix
 {
     QString shippedProfile; // an installed copy: the configured profile it ships, else empty
-    QStringList programs; // cordon, cordond, cordon-run and cordon-cli of this copy, for a profile of its own
+    QStringList programs;   // cordon, cordond and cordon-cli of this copy, for a profile of its own
 };
 
 struct UsernsFacts

@@ -137,7 +137,8 @@ private:
     bool parseObject(Json &out, int depth)
     {
         if (depth > m_limits.maxDepth)
-            return failWith("json.too_deep", "nested deeper than " + std::to_string(m_limits.maxDepth) + " levels");
+            return failWith("json.too_deep",
+                            "nested deeper than " + std::to_string(m_limits.maxDepth) + " levels");
         out.m_type = Json::Type::Object;
         ++m_pos; // {
         skipSpace();
@@ -200,7 +201,8 @@ private:
     bool parseArray(Json &out, int depth)
     {
         if (depth > m_limits.maxDepth)
-            return failWith("json.too_deep", "nested deeper than " + std::to_string(m_limits.maxDepth) + " levels");
+            return failWith("json.too_deep",
+                            "nested deeper than " + std::to_string(m_limits.maxDepth) + " levels");
         out.m_type = Json::Type::Array;
         ++m_pos; // [
         skipSpace();
@@ -361,7 +363,8 @@ private:
                 return fail("invalid number");
         }
         // "1.2.3", "0x10" or "12abc": the number runs on into what no JSON number holds.
-        if (m_pos < m_text.size() && (m_text[m_pos] == '.' || std::isalnum(static_cast<unsigned char>(m_text[m_pos]))))
+        if (m_pos < m_text.size() &&
+            (m_text[m_pos] == '.' || std::isalnum(static_cast<unsigned char>(m_text[m_pos]))))
             return fail("invalid number");
         const char *first = m_text.data() + start;
         const char *last = m_text.data() + m_pos;
@@ -518,6 +521,27 @@ void Json::insert(std::string key, Json value)
     m_members.emplace_back(std::move(key), std::move(value));
 }
 
+std::string Json::serializeIndented(int depth) const
+{
+    const std::string inner(static_cast<std::size_t>(4 * (depth + 1)), ' ');
+    const std::string outer(static_cast<std::size_t>(4 * depth), ' ');
+    if (m_type == Type::Array && !m_items.empty()) {
+        std::string text = "[\n";
+        for (std::size_t i = 0; i < m_items.size(); ++i)
+            text += inner + m_items[i].serializeIndented(depth + 1) + (i + 1 < m_items.size() ? ",\n" : "\n");
+        return text + outer + ']';
+    }
+    if (m_type == Type::Object && !m_members.empty()) {
+        std::string text = "{\n";
+        for (std::size_t i = 0; i < m_members.size(); ++i)
+            text += inner + jsonQuote(m_members[i].first) + ": " +
+                    m_members[i].second.serializeIndented(depth + 1) +
+                    (i + 1 < m_members.size() ? ",\n" : "\n");
+        return text + outer + '}';
+    }
+    return serialize();
+}
+
 std::string Json::serialize() const
 {
     switch (m_type) {
@@ -605,6 +629,5 @@ std::string jsonQuote(std::string_view text)
     out += '"';
     return out;
 }
-
 
 } // namespace Cordon

@@ -105,6 +105,9 @@ public:
 
     // Compact JSON, as QJsonDocument::Compact writes it (modulo member order and number spelling).
     std::string serialize() const;
+    // For people: one member or item a line, indented by four spaces a level, as QJsonDocument::Indented
+    // writes it (members in this value's order). depth is the indentation the value starts at.
+    std::string serializeIndented(int depth = 0) const;
 
 private:
     Type m_type = Type::Undefined;

@@ -434,6 +434,23 @@ Isolation::MountPlanInput mountPlanInput(const PlainPolicy &policy)
     return input;
 }
 
+PlainPolicy plainPolicy(const Policy::ContainerPolicy &policy)
+{
+    PlainPolicy plain;
+    plain.memoryLimitBytes = policy.memoryLimitBytes;
+    plain.runTimeoutS = policy.limits.runTimeoutS;
+    plain.pids = policy.limits.pids;
+    plain.tmpMb = policy.limits.tmpMb;
+    plain.workspaceMb = policy.limits.workspaceMb;
+    plain.outputMb = policy.limits.outputMb;
+    plain.allowPtrace = policy.allowPtrace;
+    plain.proxyListener = policy.network.type == Policy::NetworkPolicy::Type::Allowlist;
+    for (const Policy::Mount &mount : policy.mounts)
+        plain.mounts.push_back({mount.host, mount.target, mount.readOnly});
+    plain.env = policy.env;
+    return plain;
+}
+
 int timeoutSeconds(std::int64_t millis)
 {
     return static_cast<int>(std::max<std::int64_t>(1, (millis + 999) / 1000));

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A one-shot run (`cordon run`), start to finish, in plain C++: the one sequence every one-shot run takes.
-// The `cordon` launcher calls it directly for a plain `cordon run -- CMD`, so that the commonest sandbox run
-// does not pay for loading Qt (about 2 ms, docs/benchmarks.md); cordon-run, `cordon doctor` and the tests
-// call it through Containers::runToCompletion() (containers/oneshotrun.h), which converts a policy, copies
-// inputs in and outputs out with the engine's safe file code.
+// The `cordon` launcher calls it for every `cordon run`, so that no sandbox run pays for loading Qt (about
+// 2 ms, docs/benchmarks.md); `cordon doctor`, `cordon demo` and the tests call it through
+// Containers::runToCompletion() (containers/oneshotrun.h), which gives the outcome in Qt types.
 //
 // It starts a container the way the engine's Container does (cordon-init cloned first; the cgroup, the
 // workspace and the mount plan made while it is exec-ed; the spawn request queued behind the setup request),
@@ -17,6 +16,7 @@
 #include "sandbox/error.h"
 #include "sandbox/mountplan.h"
 #include "sandbox/outcome.h"
+#include "sandbox/policy/containerpolicy.h"
 #include "sandbox/policy/policydefaults.h"
 #include "sandbox/workspace.h"
 
@@ -45,6 +45,9 @@ struct PlainPolicy
     std::vector<Isolation::ExtraMount> mounts;
     std::map<std::string, std::string> env;
 };
+
+// A policy's values as the one-shot run and the container launch take them.
+PlainPolicy plainPolicy(const Policy::ContainerPolicy &policy);
 
 struct PlainRunRequest
 {

@@ -43,6 +43,7 @@ struct OneShotRefusal
 {
     std::string path;
     std::string reason;
+    std::string code; // files.symlink, files.too_large, ... (sandbox/files/safecopy.h)
 };
 struct OneShotSummary
 {

@@ -78,6 +78,24 @@ bool isValidUtf8(std::string_view text)
     return true;
 }
 
+std::string toValidUtf8(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t pos = 0; pos < text.size();) {
+        char32_t codePoint = 0;
+        const std::size_t length = decodeUtf8(text, pos, &codePoint);
+        if (length == 0) {
+            out += "\xef\xbf\xbd";
+            ++pos;
+        } else {
+            out.append(text.substr(pos, length));
+            pos += length;
+        }
+    }
+    return out;
+}
+
 std::size_t codePointCount(std::string_view text)
 {
     std::size_t count = 0;

@@ -15,6 +15,9 @@ std::size_t decodeUtf8(std::string_view text, std::size_t pos, char32_t *codePoi
 void appendUtf8(std::string &out, char32_t codePoint);
 // True when `text` is well-formed UTF-8 without surrogates or code points above U+10FFFF.
 bool isValidUtf8(std::string_view text);
+// `text` with every byte that does not start a well-formed sequence replaced by U+FFFD: a run's output, which
+// may be any bytes, as a JSON string can hold it.
+std::string toValidUtf8(std::string_view text);
 // The code points of well-formed UTF-8 (an invalid byte counts as one): what "characters" means in limits.
 std::size_t codePointCount(std::string_view text);
 

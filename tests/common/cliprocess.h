@@ -26,7 +26,7 @@ struct CliResult
     }
 };
 
-// A program built beside the test (cordon, cordon-run, cordon-cli, ...).
+// A program built beside the test (cordon, cordon-cli, cordon-init, ...).
 inline QString builtProgram(const QString &name)
 {
     return QCoreApplication::applicationDirPath() + QLatin1Char('/') + name;

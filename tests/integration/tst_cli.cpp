@@ -128,7 +128,7 @@ private Q_SLOTS:
     }
 
     // `python3 script.py` with script.py on the host: the sandbox cannot see it, and the failed run says how
-    // to pass it (the launcher's own path without --input, cordon-run's with one).
+    // to pass it (without --input, and with one).
     void aHostFileThatIsNotAnInputGetsAHint()
     {
         QTemporaryDir here;

@@ -449,14 +449,25 @@ private Q_SLOTS:
         QVERIFY2(exe.endsWith("/cordon"), exe);
     }
 
-    void launcherRunsPlainOneShotsItself()
+    void launcherRunsEveryOneShotItself_data()
     {
-        // A plain `cordon run -- CMD` is the launcher's own (engine/containers/oneshot): no Qt library is
-        // mapped while the run goes on, and no other program runs it.
+        QTest::addColumn<QStringList>("options");
+        QTest::newRow("plain") << QStringList{};
+        QTest::newRow("--stdin") << args({"--stdin"});
+        QTest::newRow("--memory --timeout") << args({"--memory", "1g", "--timeout", "30s"});
+    }
+
+    // Every `cordon run` is the launcher's own (app/cordon-launcher/runcommand.h): no shared library is
+    // mapped while the run goes on, and no other program runs it.
+    void launcherRunsEveryOneShotItself()
+    {
+        QFETCH(QStringList, options);
         QProcess process;
         process.setProgram(cordonPath());
-        process.setArguments(args({"run", "--", "/bin/sh", "-c", "echo started; sleep 2"}));
+        process.setArguments(QStringList{QStringLiteral("run")} + options +
+                             args({"--", "/bin/sh", "-c", "echo started; sleep 2"}));
         process.start();
+        process.closeWriteChannel();
         QVERIFY(process.waitForStarted(5000) && process.waitForReadyRead(10000));
         QCOMPARE(process.readAllStandardOutput(), QByteArray("started\n"));
         const auto [exe, maps] = imageOf(process);
@@ -465,41 +476,6 @@ private Q_SLOTS:
         QVERIFY2(exe.endsWith("/cordon"), exe);
         QVERIFY2(maps.contains("/cordon\n"), maps);
         QVERIFY2(!maps.contains(".so"), maps);
-    }
-
-    void launcherRunsOneShotsWithoutQtNetwork()
-    {
-        // Any other `cordon run` goes to cordon-run: QtCore is mapped while the run goes on, QtNetwork and
-        // the daemon's libraries are not.
-        QProcess process;
-        process.setProgram(cordonPath());
-        process.setArguments(args({"run", "--stdin", "--", "/bin/sh", "-c", "echo started; sleep 2"}));
-        process.start();
-        process.closeWriteChannel();
-        QVERIFY(process.waitForStarted(5000) && process.waitForReadyRead(10000));
-        QCOMPARE(process.readAllStandardOutput(), QByteArray("started\n"));
-        const auto [exe, maps] = imageOf(process);
-        QVERIFY(process.waitForFinished(20000));
-        QCOMPARE(process.exitCode(), 0);
-        QVERIFY2(exe.endsWith("/cordon-run"), exe);
-        QVERIFY2(maps.contains("libQt6Core"), maps);
-        QVERIFY2(!maps.contains("libQt6Network"), maps);
-        QVERIFY2(!maps.contains("libsqlite3"), maps);
-    }
-
-    void launcherRunsOneShotsWithTheQtCliWhenCordonRunIsMissing()
-    {
-        // Installed without cordon-run, a `cordon run` with options still works: cordon-cli has the same
-        // command.
-        QTemporaryDir dir(QDir::tempPath() + QStringLiteral("/cdrun-XXXXXX"));
-        const QString launcher = dir.filePath(QStringLiteral("cordon"));
-        QVERIFY(QFile::copy(cordonPath(), launcher));
-        QFile::setPermissions(launcher, QFileDevice::ReadOwner | QFileDevice::ExeOwner);
-        QVERIFY(QFile::link(fullCliPath(), dir.filePath(QStringLiteral("cordon-cli"))));
-        const CliResult result = runProgram(launcher, args({"run", "--stdin", "--", "/bin/echo", "hello"}));
-        QCOMPARE(result.status, 0);
-        QCOMPARE(result.out, QByteArray("hello\n"));
-        QVERIFY2(result.err.contains("cordon: ok (exit 0)"), result.describe());
     }
 
     void launcherCancelsOnCtrlC()
@@ -531,8 +507,6 @@ private Q_SLOTS:
             << args({"exec", "--language", "ruby", "--code", "1", "CTR"}) << QByteArray("unknown --language");
         QTest::newRow("empty id") << args({"exec", "", "true"}) << QByteArray("an empty container id");
         QTest::newRow("another command") << args({"ls"}) << QByteArray("main");
-        QTest::newRow("one-shot run with options")
-            << args({"run", "--stdin", "--", "/bin/echo", "one-shot"}) << QByteArray("one-shot");
     }
 
     // Each of these is left to the full CLI: through `cordon` it works as before, and the lone launcher
@@ -547,8 +521,8 @@ private Q_SLOTS:
         const CliResult lone = runProgram(loneLauncher(), arguments, "piped");
         QCOMPARE(lone.status, 125);
         QVERIFY2(lone.out.isEmpty(), lone.describe());
-        const QByteArray missing = "cordon: error: `cordon-cli`, which runs every command except a plain "
-                                   "`cordon exec` or `cordon run`, "
+        const QByteArray missing = "cordon: error: `cordon-cli`, which runs every command except "
+                                   "`cordon run` and a plain `cordon exec`, "
                                    "is not at `" +
                                    m_loneDir.filePath(QStringLiteral("cordon-cli")).toUtf8();
         QVERIFY2(lone.err.startsWith(missing), lone.describe());

@@ -3,7 +3,7 @@
 # `cmake --install` into a new prefix: every file the packages carry lands where packaging/debian/*.install
 # and the FHS expect it, the desktop entry and the AppStream metainfo pass their validators, the units and the
 # AppArmor profile name the installed programs, and the installed programs find each other there with no
-# build tree around: `cordon` runs cordon-cli and cordon-run from libexec/cordon, a one-shot run starts
+# build tree around: `cordon` runs cordon-cli from libexec/cordon, a one-shot run starts
 # libexec/cordon/cordon-init, and the full CLI starts bin/cordond.
 #
 # usage: check-install-layout.sh BUILD_DIR SOURCE_DIR
@@ -47,7 +47,7 @@ while read -r file; do
     [ "$covered" = 1 ] || fail "installed but in no package: $relative"
 done < <(find "$work/usr" -type f -o -type l)
 
-for program in bin/cordon bin/cordond bin/cordon-workbench libexec/cordon/cordon-cli libexec/cordon/cordon-run \
+for program in bin/cordon bin/cordond bin/cordon-workbench libexec/cordon/cordon-cli \
     libexec/cordon/cordon-init; do
     [ -x "$work/usr/$program" ] || fail "usr/$program is not an installed program"
 done
@@ -62,8 +62,8 @@ prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
 grep -rl '@[A-Z_]*@' "$work/usr/lib/systemd/user" "$work/usr/share/cordon/apparmor" && fail "a placeholder is left"
 grep -qx "ExecStart=$prefix/bin/cordond" "$work/usr/lib/systemd/user/cordond.service" \
     || fail "cordond.service does not start $prefix/bin/cordond"
-grep -q "= $prefix/bin/cordon .*$prefix/libexec/cordon/cordon-run" "$work/usr/share/cordon/apparmor/cordon" \
-    || fail "the AppArmor profile does not name $prefix/bin/cordon and $prefix/libexec/cordon/cordon-run"
+grep -q "= $prefix/bin/cordon .*$prefix/libexec/cordon/cordon-cli" "$work/usr/share/cordon/apparmor/cordon" \
+    || fail "the AppArmor profile does not name $prefix/bin/cordon and $prefix/libexec/cordon/cordon-cli"
 
 command -v desktop-file-validate >/dev/null || skip "desktop-file-validate is not installed (desktop-file-utils)"
 command -v appstreamcli >/dev/null || skip "appstreamcli is not installed (appstream)"
@@ -90,7 +90,7 @@ if [ $status -ne 0 ] && grep -qi "user namespace" "$work/run.err"; then
 fi
 [ "$probe" = inside ] || fail "cordon run (the launcher, libexec/cordon/cordon-init): status $status: $probe $(cat "$work/run.err")"
 json=$("$work/usr/bin/cordon" run --allow-degraded --json -- /bin/true 2>&1)
-echo "$json" | grep -q '"error_class": *"ok"' || fail "cordon run --json (libexec/cordon/cordon-run): $json"
+echo "$json" | grep -q '"error_class": *"ok"' || fail "cordon run --json (the launcher): $json"
 ls=$("$work/usr/bin/cordon" ls 2>&1) || fail "cordon ls (starts bin/cordond): $ls"
 daemon=$(pgrep -u "$(id -u)" -x cordond -a | grep -F " $work/usr/bin/cordond" | head -1)
 [ -n "$daemon" ] || fail "no cordond from $work/usr/bin runs after cordon ls"

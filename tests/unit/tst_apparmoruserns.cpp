@@ -31,7 +31,6 @@ UsernsFacts facts(std::optional<QByteArray> restriction, bool created, bool usab
     f.probe = UsernsProbe{created, usable, error};
     f.root = root;
     f.fix.programs = {QStringLiteral("/src/build/bin/cordon"), QStringLiteral("/src/build/bin/cordond"),
-                      QStringLiteral("/src/build/bin/cordon-run"),
                       QStringLiteral("/src/build/bin/cordon-cli")};
     return f;
 }
@@ -83,8 +82,8 @@ private Q_SLOTS:
             apparmor->detail.startsWith(QLatin1String("kernel.apparmor_restrict_unprivileged_userns = 1")),
             qPrintable(apparmor->detail));
         // A build tree: its own programs, by path.
-        for (const char *program : {"/src/build/bin/cordon\"", "/src/build/bin/cordond\"",
-                                    "/src/build/bin/cordon-run\"", "/src/build/bin/cordon-cli\""})
+        for (const char *program :
+             {"/src/build/bin/cordon\"", "/src/build/bin/cordond\"", "/src/build/bin/cordon-cli\""})
             QVERIFY2(apparmor->detail.contains(QLatin1String(program)), program);
         QVERIFY2(apparmor->detail.contains(QLatin1String(
                      "sudo tee /etc/apparmor.d/cordon-local >/dev/null && sudo apparmor_parser -r "
@@ -183,7 +182,7 @@ private Q_SLOTS:
                  QByteArray("abi <abi/4.0>,\n"
                             "include <tunables/global>\n"
                             "@{cordon_programs} = \"/src/build/bin/cordon\" \"/src/build/bin/cordond\" "
-                            "\"/src/build/bin/cordon-run\" \"/src/build/bin/cordon-cli\"\n"
+                            "\"/src/build/bin/cordon-cli\"\n"
                             "profile cordon-local @{cordon_programs} flags=(unconfined) {\n"
                             "  userns,\n"
                             "}\n"));

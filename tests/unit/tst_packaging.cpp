@@ -209,13 +209,12 @@ private Q_SLOTS:
                 rules.append(line);
         }
         // Ubuntu's documented form for a program that needs user namespaces, with the programs that create
-        // them: the launcher (plain `cordon run`), cordon-run (other runs), cordon-cli (doctor, demo) and
-        // cordond.
+        // them: the launcher (`cordon run`), cordon-cli (doctor, demo) and cordond.
         QCOMPARE(rules, (QStringList{
                             QStringLiteral("abi <abi/4.0>,"),
                             QStringLiteral("include <tunables/global>"),
                             QStringLiteral("@{cordon_programs} = /usr/bin/cordon /usr/bin/cordond "
-                                           "/usr/libexec/cordon/cordon-run /usr/libexec/cordon/cordon-cli"),
+                                           "/usr/libexec/cordon/cordon-cli"),
                             QStringLiteral("profile cordon @{cordon_programs} flags=(unconfined) {"),
                             QStringLiteral("userns,"),
                             QStringLiteral("include if exists <local/cordon>"),
@@ -243,8 +242,7 @@ private Q_SLOTS:
         QVERIFY(check.waitForFinished(30000));
         const QByteArray output = check.readAll();
         QVERIFY2(check.exitCode() == 0, output.constData());
-        QVERIFY2(output.contains("(/usr/bin/cordon|/usr/bin/cordond|/usr/libexec/cordon/cordon-run|"
-                                 "/usr/libexec/cordon/cordon-cli)"),
+        QVERIFY2(output.contains("(/usr/bin/cordon|/usr/bin/cordond|/usr/libexec/cordon/cordon-cli)"),
                  output.constData());
         if (!abi4)
             qInfo(

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+#include "runcommand.h"
+
+#include "daemon/lite/output.h"
+#include "daemon/lite/runreport.h"
+#include "daemon/lite/signalpipe.h"
+#include "sandbox/duration.h"
+#include "sandbox/files/safecopy.h"
+#include "sandbox/json.h"
+#include "sandbox/policy/fields.h"
+#include "sandbox/policy/memorylimit.h"
+#include "sandbox/uniquefd.h"
+
+#include <cerrno>
+#include <clocale>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace Cordon::Launcher {
+
+namespace {
+
+constexpr int UsageError = 2;
+constexpr std::int64_t MiB = 1024 * 1024;
+constexpr std::size_t MaxStdinBytes = 64 * MiB;
+// One byte over the policy reader's own limit, so that an oversized file gets its clear error.
+constexpr std::size_t MaxPolicyFileBytes = 2 * Policy::DocumentLimits.maxBytes;
+
+const char HelpText[] =
+    "usage: cordon run [options] -- CMD [ARGS...]\n"
+    "Run a command in a throw-away sandbox: new namespaces, read-only root, no network, seccomp, cgroup\n"
+    "limits. Inputs are copied to /mnt/data/inputs (read-only); /mnt/data/outputs is copied out afterwards.\n"
+    "The exit status mirrors the run: its exit code, 128+signal, or 125 when the sandbox could not be set "
+    "up.\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help            Show this help.\n"
+    "  --policy <file>       Container policy JSON file.\n"
+    "  --memory <tier>       Memory limit: 1g, 4g, 16g, 64g or bytes.\n"
+    "  --timeout <duration>  Wall-time limit, e.g. 30s or 5m (whole seconds).\n"
+    "  --input <path>        Copy a host file into /mnt/data/inputs (repeatable).\n"
+    "  --output-dir <dir>    Copy /mnt/data/outputs here after the run.\n"
+    "  --json                Print the outcome (with captured output) as JSON.\n"
+    "  --stdin               Pass this program's stdin to the run (else /dev/null).\n"
+    "  --allow-degraded      Run even when this host cannot enforce memory and pids limits (no cgroups).\n"
+    "\n"
+    "Arguments:\n"
+    "  -- CMD [ARGS...]      The command and its arguments.\n";
+
+int usageError(std::string_view message)
+{
+    Lite::writeAll(STDERR_FILENO, "cordon run: " + std::string(message) + "\nTry `cordon run --help`.\n");
+    return UsageError;
+}
+
+int reportError(const Error &error)
+{
+    Lite::writeAll(STDERR_FILENO, Lite::errorReport(error.message(), error.hint()));
+    return UsageError;
+}
+
+// Reads a whole file or stdin, refusing more than `cap` bytes.
+Result<std::string> readAll(int fd, std::size_t cap, const char *tooLargeCode, std::string_view what)
+{
+    std::string data;
+    char buffer[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return failErrno("cli.read", "read " + std::string(what), errno);
+        if (n == 0)
+            return data;
+        data.append(buffer, static_cast<std::size_t>(n));
+        if (data.size() > cap)
+            return fail(tooLargeCode, std::string(what) + " is larger than " +
+                                          Lite::formatBytes(static_cast<std::int64_t>(cap)));
+    }
+}
+
+Result<Policy::ContainerPolicy> loadPolicyFile(const std::string &path)
+{
+    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!file.isValid())
+        return fail("cli.policy_unreadable", "cannot read policy `" + path + "`: " + std::strerror(errno));
+    Result<std::string> bytes =
+        readAll(file.get(), MaxPolicyFileBytes, "policy.too_large", "policy `" + path + "`");
+    if (!bytes)
+        return fail(bytes.error());
+    Result<Policy::ContainerPolicy> policy = Policy::ContainerPolicy::fromJson(*bytes);
+    if (!policy)
+        return fail(policy.error().wrap("policy `" + path + "`"));
+    return policy;
+}
+
+std::string absolutePath(const std::string &path)
+{
+    if (path.starts_with('/'))
+        return path;
+    std::error_code error;
+    const std::filesystem::path cwd = std::filesystem::current_path(error);
+    return error ? path : (cwd / path).string();
+}
+
+std::string baseName(const std::string &path)
+{
+    return path.substr(path.rfind('/') + 1);
+}
+
+// The outcome as `--json` prints it: every field of the run, its output as UTF-8 text, what was copied out.
+Json outcomeJson(const Containers::OneShot::PlainRunOutcome &outcome, const std::string &policyVersion)
+{
+    Json::Array artifacts;
+    for (const OneShotArtifact &artifact : outcome.artifacts)
+        artifacts.push_back(
+            Json::object({{"path", artifact.path}, {"sha256", artifact.sha256}, {"size", artifact.size}}));
+    Json::Array refused;
+    for (const OneShotRefusal &refusal : outcome.refused)
+        refused.push_back(
+            Json::object({{"code", refusal.code}, {"path", refusal.path}, {"reason", refusal.reason}}));
+    Json json = Json::object({
+        {"artifacts", Json(std::move(artifacts))},
+        {"cpu_ms", outcome.cpuMs},
+        {"degraded", outcome.degraded},
+        {"error_class", std::string(outcome.className)},
+        {"exit_code", outcome.exitCode},
+        {"memory_limit_bytes", outcome.memoryLimitBytes},
+        {"oom_kills", outcome.oomKills},
+        {"peak_memory_bytes", outcome.peakMemoryBytes},
+        {"pids_limit_hits", outcome.pidsLimitHits},
+        {"policy_version", policyVersion},
+        {"refused_artifacts", Json(std::move(refused))},
+        {"signal", outcome.signal},
+        {"stderr", toValidUtf8(outcome.stderrData)},
+        {"stderr_bytes", outcome.stderrBytes},
+        {"stderr_truncated", outcome.stderrTruncated},
+        {"stdout", toValidUtf8(outcome.stdoutData)},
+        {"stdout_bytes", outcome.stdoutBytes},
+        {"stdout_truncated", outcome.stdoutTruncated},
+        {"wall_ms", outcome.wallMs},
+    });
+    if (outcome.className == "setup_failed" || !outcome.message.empty()) {
+        json.insert("message", outcome.message);
+        json.insert("setup_errno", outcome.setupErrno);
+        json.insert("setup_stage", outcome.setupStage);
+    }
+    return json;
+}
+
+} // namespace
+
+std::variant<RunInvocation, int> parseRunArguments(const std::vector<std::string> &arguments)
+{
+    RunInvocation invocation;
+    std::string policyPath;
+    std::optional<std::string> memory;
+    std::optional<std::string> timeout;
+    bool readStdin = false;
+    std::size_t index = 0;
+    // "--name value" or "--name=value": the value when the argument at `index` is that option.
+    std::optional<std::string> missingValue;
+    const auto valueOf = [&](std::string_view name) -> std::optional<std::string> {
+        const std::string &argument = arguments[index];
+        if (argument == name) {
+            if (index + 1 >= arguments.size()) {
+                missingValue = std::string(name);
+                return std::nullopt;
+            }
+            return arguments[++index];
+        }
+        if (argument.size() > name.size() && argument.starts_with(name) && argument[name.size()] == '=')
+            return argument.substr(name.size() + 1);
+        return std::nullopt;
+    };
+    // Options come first; the command starts at the first other argument (or after "--"), and everything
+    // from there on is its own, options included. The last of a repeated option counts (--input adds up).
+    for (; index < arguments.size(); ++index) {
+        const std::string &argument = arguments[index];
+        if (argument == "--") {
+            ++index;
+            break;
+        }
+        if (argument == "-h" || argument == "--help") {
+            Lite::writeAll(STDOUT_FILENO, HelpText);
+            return 0;
+        }
+        if (argument == "--json") {
+            invocation.json = true;
+        } else if (argument == "--stdin") {
+            readStdin = true;
+        } else if (argument == "--allow-degraded") {
+            invocation.allowDegraded = true;
+        } else if (auto file = valueOf("--policy")) {
+            policyPath = *file;
+        } else if (auto tier = valueOf("--memory")) {
+            memory = *tier;
+        } else if (auto duration = valueOf("--timeout")) {
+            timeout = *duration;
+        } else if (auto input = valueOf("--input")) {
+            invocation.inputs.push_back(*input);
+        } else if (auto directory = valueOf("--output-dir")) {
+            invocation.outputDirectory = *directory;
+        } else if (missingValue) {
+            return usageError("missing value after `" + *missingValue + "`.");
+        } else if (argument.starts_with('-') && argument != "-") {
+            return usageError("unknown option `" + argument + "`.");
+        } else {
+            break;
+        }
+        if (missingValue)
+            return usageError("missing value after `" + *missingValue + "`.");
+    }
+    invocation.command.assign(arguments.begin() + static_cast<std::ptrdiff_t>(index), arguments.end());
+    if (invocation.command.empty()) {
+        Lite::writeAll(STDERR_FILENO,
+                       "cordon run: no command given. Example: cordon run -- python3 -c 'print(1)'\n");
+        return UsageError;
+    }
+
+    if (!policyPath.empty()) {
+        Result<Policy::ContainerPolicy> policy = loadPolicyFile(policyPath);
+        if (!policy)
+            return reportError(policy.error());
+        invocation.policy = std::move(*policy);
+    }
+    if (memory) {
+        const Result<std::int64_t> bytes = Policy::parseMemoryLimit(*memory);
+        if (!bytes)
+            return reportError(bytes.error().wrap("--memory"));
+        invocation.policy.memoryLimitBytes = *bytes;
+    }
+    if (timeout) {
+        const Result<std::int64_t> millis = parseDurationMillis(*timeout);
+        if (!millis)
+            return reportError(millis.error().wrap("--timeout"));
+        invocation.policy.limits.runTimeoutS = Containers::OneShot::timeoutSeconds(*millis);
+    }
+    for (std::string &input : invocation.inputs) {
+        struct stat info
+        {
+        };
+        if (::stat(input.c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
+            ::access(input.c_str(), R_OK) != 0) {
+            Lite::writeAll(STDERR_FILENO,
+                           "cordon run: --input `" + input + "` is not a readable regular file\n");
+            return UsageError;
+        }
+        input = absolutePath(input);
+    }
+    if (readStdin) {
+        Result<std::string> data = readAll(STDIN_FILENO, MaxStdinBytes, "cli.stdin_too_large", "stdin");
+        if (!data)
+            return reportError(data.error());
+        invocation.stdinData = std::move(*data);
+    }
+    return invocation;
+}
+
+int runOneShot(RunInvocation invocation)
+{
+    // Output piped into `head` must end in a write error we ignore, not kill us before the container is
+    // removed.
+    ::signal(SIGPIPE, SIG_IGN);
+    // Error texts from the C library in the user's language.
+    std::setlocale(LC_ALL, "");
+
+    Containers::OneShot::PlainRunRequest request;
+    request.command = invocation.command;
+    request.policy = Containers::OneShot::plainPolicy(invocation.policy);
+    request.allowDegraded = invocation.allowDegraded;
+    request.stdinData = std::move(invocation.stdinData);
+    // Ctrl-C (or SIGTERM, SIGHUP) cancels the run and still removes the container, instead of leaving its
+    // workspace and cgroup behind.
+    request.interruptFd = Lite::interruptSignalPipe();
+
+    // Inputs go into the workspace before the container is set up.
+    std::vector<std::string> inputNames;
+    for (const std::string &input : invocation.inputs)
+        inputNames.push_back(baseName(input));
+    if (!invocation.inputs.empty()) {
+        request.prepareWorkspace = [&](const Containers::WorkspacePaths &paths) -> Result<> {
+            for (std::size_t i = 0; i < invocation.inputs.size(); ++i) {
+                const Result<Files::CopiedFile> imported =
+                    Files::importFile(invocation.inputs[i], paths.inputs, inputNames[i]);
+                if (!imported)
+                    return fail(imported.error().wrap("copy input `" + invocation.inputs[i] + "`"));
+            }
+            return {};
+        };
+    }
+    // Outputs are copied once every process of the container is gone.
+    std::vector<OneShotArtifact> artifacts;
+    std::vector<OneShotRefusal> refused;
+    std::string exportProblem;
+    if (!invocation.outputDirectory.empty()) {
+        request.collectOutputs = [&](const Containers::WorkspacePaths &paths) {
+            std::error_code ignored;
+            std::filesystem::create_directories(invocation.outputDirectory, ignored);
+            Files::CopyLimits limits;
+            limits.maxFileBytes = static_cast<std::int64_t>(invocation.policy.limits.workspaceMb) * MiB;
+            limits.maxTotalBytes = limits.maxFileBytes;
+            const Result<Files::CopyReport> report =
+                Files::exportTree(paths.outputs, invocation.outputDirectory, limits);
+            if (!report) {
+                exportProblem = report.error().wrap("copy outputs").message();
+                return;
+            }
+            for (const Files::CopiedFile &file : report->copied)
+                artifacts.push_back({file.relativePath, file.size, file.sha256Hex});
+            for (const Files::RefusedEntry &entry : report->refused)
+                refused.push_back({entry.relativePath, entry.reason, entry.code});
+        };
+    }
+
+    Containers::OneShot::OutputSink echo;
+    if (!invocation.json) {
+        echo = [](int stream, std::string_view chunk) {
+            Lite::writeAll(stream == 1 ? STDOUT_FILENO : STDERR_FILENO, chunk);
+        };
+    }
+    Containers::OneShot::PlainRunOutcome outcome = Containers::OneShot::runPlain(request, echo);
+    outcome.artifacts = std::move(artifacts);
+    outcome.refused = std::move(refused);
+    if (!exportProblem.empty())
+        outcome.message = exportProblem;
+
+    if (invocation.json) {
+        Lite::writeAll(STDOUT_FILENO,
+                       outcomeJson(outcome, invocation.policy.version()).serializeIndented() + "\n");
+    } else {
+        Lite::writeAll(STDERR_FILENO, Lite::summarizeOneShot(outcome));
+        if (outcome.className != "ok")
+            Lite::writeAll(STDERR_FILENO, Lite::hostFileHint(invocation.command, inputNames));
+    }
+    return Cordon::shellStatus(outcome.className, outcome.exitCode, outcome.signal);
+}
+
+} // namespace Cordon::Launcher
