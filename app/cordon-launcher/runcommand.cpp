@@ -16,7 +16,6 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
-#include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,9 +101,20 @@ std::string absolutePath(const std::string &path)
 {
     if (path.starts_with('/'))
         return path;
-    std::error_code error;
-    const std::filesystem::path cwd = std::filesystem::current_path(error);
-    return error ? path : (cwd / path).string();
+    // getcwd(), not std::filesystem: that brings the C++ locale machinery into the launcher's resident set.
+    char cwd[4096];
+    return ::getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : path;
+}
+
+// mkdir -p: each missing directory of `path` in turn (0777 before the umask); exportTree() reports what
+// still stands in the way.
+void makeDirectories(const std::string &path)
+{
+    for (std::size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
+        ::mkdir(path.substr(0, slash).c_str(), 0777);
+        if (slash == std::string::npos)
+            return;
+    }
 }
 
 std::string baseName(const std::string &path)
@@ -299,8 +309,7 @@ int runOneShot(RunInvocation invocation)
     std::string exportProblem;
     if (!invocation.outputDirectory.empty()) {
         request.collectOutputs = [&](const Containers::WorkspacePaths &paths) {
-            std::error_code ignored;
-            std::filesystem::create_directories(invocation.outputDirectory, ignored);
+            makeDirectories(invocation.outputDirectory);
             Files::CopyLimits limits;
             limits.maxFileBytes = static_cast<std::int64_t>(invocation.policy.limits.workspaceMb) * MiB;
             limits.maxTotalBytes = limits.maxFileBytes;
