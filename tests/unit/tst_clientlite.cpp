@@ -124,6 +124,30 @@ private Q_SLOTS:
         }
     }
 
+    void indentedFormReadsBackTheSame()
+    {
+        // `cordon run --json` prints this form: one member a line, four spaces a level, empty containers
+        // kept on one line; read back, it is the same value.
+        const auto value = parse(R"({"a":[1,{"b":[]}],"c":{},"d":"x\ny"})");
+        QVERIFY(value);
+        const std::string indented = value->serializeIndented();
+        QCOMPARE(QByteArray::fromStdString(indented),
+                 QByteArray("{\n    \"a\": [\n        1,\n        {\n            \"b\": []\n        }\n    ],\n"
+                            "    \"c\": {},\n    \"d\": \"x\\ny\"\n}"));
+        const auto again = parse(QByteArray::fromStdString(indented));
+        QVERIFY(again);
+        QCOMPARE(again->serialize(), value->serialize());
+    }
+
+    void outputBecomesValidUtf8()
+    {
+        // A run's output may be any bytes; as a JSON string each stray byte is one U+FFFD, valid UTF-8 kept.
+        QCOMPARE(Cordon::toValidUtf8("ok \xc3\xa9 \xff\xfe end \xe2\x82"),
+                 std::string("ok \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd end \xef\xbf\xbd\xef\xbf\xbd"));
+        QVERIFY(Cordon::isValidUtf8(Cordon::toValidUtf8("\xed\xa0\x80\xc0\xaf")));
+        QCOMPARE(Cordon::toValidUtf8(""), std::string());
+    }
+
     void negativeZeroKeepsItsSign()
     {
         // "-0" would read back as the integer 0: a relayed frame must print the same the second time.
