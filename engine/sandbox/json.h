@@ -20,7 +20,7 @@
 namespace Cordon {
 
 // What a reader accepts. The defaults fit protocol frames (the frame reader caps their size first); a policy
-// file is read with tighter ones (policy/containerpolicy.cpp).
+// file is read with tighter ones (Policy::DocumentLimits, sandbox/policy/fields.h).
 struct JsonLimits
 {
     std::size_t maxBytes = 64 * 1024 * 1024;
@@ -129,7 +129,7 @@ std::string jsonIndexPath(std::string_view parent, std::size_t index);
 
 // `text` (UTF-8) as a JSON string literal, with the quotes: only '"', '\' and control characters escaped
 // (\b \f \n \r \t, else \u00xx in lower-case hex), as RFC 8785 asks. Policy versions are hashes over this
-// form (policy/canonicaljson.h), so it must never change.
+// form (sandbox/policy/canonicaljson.h), so it must never change.
 std::string jsonQuote(std::string_view text);
 
 } // namespace Cordon
