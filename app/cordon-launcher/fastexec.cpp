@@ -4,6 +4,7 @@
 // until run.wait answers (run.get for a repeated idempotency key). The wording comes from daemon/lite, which
 // the Qt CLI prints too.
 #include "fastexec.h"
+#include "daemonconnection.h"
 
 #include "daemon/lite/base64.h"
 #include "daemon/lite/containerref.h"
@@ -27,195 +28,16 @@ namespace Cordon::Launcher {
 
 namespace {
 
-// As the Qt client's DaemonClient::HelloTimeoutMs and DaemonSession::CallTimeoutMs. On a timeout before the
-// run exists, the Qt CLI takes over and reports it in its own words.
-constexpr int HelloTimeoutMs = 10000;
-constexpr int CallTimeoutMs = 300000;
-
 bool isOption(const std::string &argument)
 {
     return argument.size() > 1 && argument.front() == '-';
 }
 
-// A response: exactly one of `result` or `error` as an object (as parseResponse() in daemon/framecodec).
-struct Answer
-{
-    bool ok = false;
-    Json result;
-    std::string code;
-    std::string message;
-    std::string hint;
-};
-
-std::optional<Answer> readAnswer(const Json &message)
-{
-    const Json &result = message["result"];
-    const Json &error = message["error"];
-    if (result.isObject() && error.isUndefined())
-        return Answer{true, result, {}, {}, {}};
-    if (!error.isObject() || !result.isUndefined())
-        return std::nullopt;
-    const Json &code = error["code"];
-    const Json &text = error["message"];
-    if (!code.isString() || code.toString().empty() || !text.isString())
-        return std::nullopt;
-    return Answer{false, {}, code.toString(), text.toString(), error["hint"].toString()};
-}
-
-// The engine's hint travels with the error (the daemon fills it from the same table the Qt CLI reads), so
-// only the command line's own advice is looked up here.
-int reportError(const std::string &message, const std::string &code, const std::string &wireHint)
-{
-    Lite::writeAll(STDERR_FILENO, Lite::errorReport(message, wireHint.empty() ? Lite::cliHint(code)
-                                                                              : std::string_view(wireHint)));
-    return Cordon::SetupFailureStatus;
-}
-
-int reportError(const Answer &answer)
-{
-    return reportError(answer.message, answer.code, answer.hint);
-}
-
-class Connection
-{
-public:
-    ~Connection()
-    {
-        if (m_fd >= 0)
-            ::close(m_fd);
-    }
-
-    // False when no daemon answers there (or the path cannot be a socket address): the Qt CLI then starts
-    // one.
-    bool open(const std::string &path)
-    {
-        sockaddr_un address = {};
-        address.sun_family = AF_UNIX;
-        if (path.empty() || path.size() >= sizeof address.sun_path)
-            return false;
-        std::memcpy(address.sun_path, path.data(), path.size());
-        m_fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (m_fd < 0)
-            return false;
-        int rc;
-        do {
-            rc = ::connect(m_fd, reinterpret_cast<const sockaddr *>(&address), sizeof address);
-        } while (rc != 0 && errno == EINTR);
-        return rc == 0;
-    }
-
-    int fd() const { return m_fd; }
-
-    std::int64_t send(const char *method, Json params)
-    {
-        const std::int64_t id = m_nextId++;
-        const Json request = Json::object({{"id", id}, {"method", method}, {"params", std::move(params)}});
-        const std::string json = request.serialize();
-        if (json.size() <= Lite::MaxFrameBytes)
-            writeFrame(Lite::encodeFrame(json));
-        return id;
-    }
-
-    // The next message: std::nullopt once the daemon closed the connection (or broke the framing, after
-    // which the Qt client drops it too) or when `timeoutMs` passed. Frames that are not JSON objects are
-    // skipped, as the Qt client skips them.
-    std::optional<Json> next(int timeoutMs)
-    {
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
-        for (;;) {
-            if (auto message = buffered())
-                return message;
-            if (m_closed)
-                return std::nullopt;
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                deadline - std::chrono::steady_clock::now());
-            if (timeoutMs >= 0 && left.count() <= 0)
-                return std::nullopt;
-            pollfd fds = {m_fd, POLLIN, 0};
-            const int ready = ::poll(&fds, 1, timeoutMs < 0 ? -1 : static_cast<int>(left.count()));
-            if (ready < 0 && errno != EINTR)
-                return std::nullopt;
-            if (ready > 0)
-                receive();
-        }
-    }
-
-    // A message already read, without blocking.
-    std::optional<Json> buffered()
-    {
-        for (;;) {
-            std::string_view body;
-            std::uint32_t length = 0;
-            switch (m_splitter.next(body, length)) {
-            case Lite::FrameSplitter::Status::NeedMore:
-                return std::nullopt;
-            case Lite::FrameSplitter::Status::TooLarge:
-                m_closed = true;
-                return std::nullopt;
-            case Lite::FrameSplitter::Status::Frame:
-                if (auto message = Json::read(body); message && message->isObject())
-                    return std::move(*message);
-                continue;
-            }
-        }
-    }
-
-    // Reads what the socket holds; marks the connection closed at end of file or on an error.
-    void receive()
-    {
-        char chunk[65536];
-        const ssize_t n = ::read(m_fd, chunk, sizeof chunk);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN))
-            return;
-        if (n <= 0) {
-            m_closed = true;
-            return;
-        }
-        m_splitter.feed(std::string_view(chunk, static_cast<std::size_t>(n)));
-    }
-
-    bool closed() const { return m_closed; }
-
-    // Waits for the answer to request `id`; events and other answers are dropped, as nothing listens to
-    // them yet in the Qt CLI either. std::nullopt: no usable answer in time.
-    std::optional<Answer> call(const char *method, Json params, int timeoutMs = CallTimeoutMs)
-    {
-        const std::int64_t id = send(method, std::move(params));
-        for (;;) {
-            std::optional<Json> message = next(timeoutMs);
-            if (!message)
-                return std::nullopt;
-            if ((*message)["id"].toInteger(-1) == id && (*message)["id"].toInteger(-2) == id)
-                return readAnswer(*message);
-        }
-    }
-
-private:
-    void writeFrame(std::string_view frame)
-    {
-        while (!frame.empty() && !m_closed) {
-            const ssize_t n = ::send(m_fd, frame.data(), frame.size(), MSG_NOSIGNAL);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0) {
-                m_closed = true;
-                return;
-            }
-            frame.remove_prefix(static_cast<std::size_t>(n));
-        }
-    }
-
-    int m_fd = -1;
-    Lite::FrameSplitter m_splitter;
-    std::int64_t m_nextId = 1;
-    bool m_closed = false;
-};
-
 // Drives one run from run.exec to its end, as ExecSession does in app/cordon/execcommand.cpp.
 class Session
 {
 public:
-    Session(Connection &connection, Json container)
+    Session(DaemonConnection &connection, Json container)
         : m_connection(connection), m_container(std::move(container))
     {}
 
@@ -350,7 +172,7 @@ private:
         finish(Answer{false, {}, std::move(code), std::move(message), std::move(hint)});
     }
 
-    Connection &m_connection;
+    DaemonConnection &m_connection;
     Json m_container;
     std::int64_t m_execId = -1;
     std::int64_t m_finalId = -1;
@@ -366,7 +188,7 @@ private:
 // The container `reference` names, by the requests and rules of DaemonSession::resolveContainer() in
 // app/cordon/daemoncli.cpp. std::nullopt: the Qt CLI takes over (an ambiguous reference, whose candidates it
 // lists, or no usable answer); an undefined value: the daemon's error, already reported.
-std::optional<Json> resolve(Connection &connection, const std::string &reference)
+std::optional<Json> resolve(DaemonConnection &connection, const std::string &reference)
 {
     if (Lite::isFullContainerId(reference)) {
         const std::optional<Answer> exact =
@@ -470,7 +292,7 @@ std::optional<int> runExec(const ExecRequest &request)
     // Without HOME (and the XDG variables) the path needs the password database, which this statically
     // linked program leaves to cordon-cli.
     const std::optional<std::string> socket = Lite::socketPathFromEnvironment();
-    Connection connection;
+    DaemonConnection connection;
     if (!socket || !connection.open(*socket))
         return std::nullopt;
     const std::optional<Answer> hello = connection.call(

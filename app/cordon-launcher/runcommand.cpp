@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "runcommand.h"
+#include "oneshotnetwork.h"
 
 #include "daemon/lite/output.h"
 #include "daemon/lite/runreport.h"
@@ -326,6 +327,21 @@ int runOneShot(RunInvocation invocation)
         };
     }
 
+    // An allowlist is served by the daemon's egress proxy: connected (the daemon started if needed) before
+    // the container exists, so that a run whose network cannot be served never starts.
+    std::optional<OneShotNetwork> network;
+    if (invocation.policy.network.type == Policy::NetworkPolicy::Type::Allowlist) {
+        network.emplace();
+        if (const Result<> connected = network->connect(); !connected) {
+            Lite::writeAll(STDERR_FILENO,
+                           Lite::errorReport(connected.error().message(), connected.error().hint()));
+            return Cordon::SetupFailureStatus;
+        }
+        request.attachNetwork = [&](const std::string &containerId, UniqueFd listener) {
+            return network->attach(containerId, invocation.policy, std::move(listener));
+        };
+    }
+
     Containers::OneShot::OutputSink echo;
     if (!invocation.json) {
         echo = [](int stream, std::string_view chunk) {
@@ -333,16 +349,29 @@ int runOneShot(RunInvocation invocation)
         };
     }
     Containers::OneShot::PlainRunOutcome outcome = Containers::OneShot::runPlain(request, echo);
+    // The decisions are counted once the daemon has closed what the run left open.
+    OneShotNetwork::Counts tried;
+    const bool counted = network && network->detach(tried);
     outcome.artifacts = std::move(artifacts);
     outcome.refused = std::move(refused);
     if (!exportProblem.empty())
         outcome.message = exportProblem;
 
     if (invocation.json) {
-        Lite::writeAll(STDOUT_FILENO,
-                       outcomeJson(outcome, invocation.policy.version()).serializeIndented() + "\n");
+        Json json = outcomeJson(outcome, invocation.policy.version());
+        if (counted) {
+            json.insert("container_id", network->containerId());
+            json.insert("network", Json::object({{"allowed", tried.allowed},
+                                                 {"denied", tried.denied},
+                                                 {"errors", tried.errors}}));
+        }
+        Lite::writeAll(STDOUT_FILENO, json.serializeIndented() + "\n");
     } else {
         Lite::writeAll(STDERR_FILENO, Lite::summarizeOneShot(outcome));
+        if (counted)
+            Lite::writeAll(STDERR_FILENO, Lite::networkLine(tried.allowed, tried.denied, tried.errors,
+                                                            "cordon events --container " +
+                                                                network->containerId() + " --kind network."));
         if (outcome.className != "ok")
             Lite::writeAll(STDERR_FILENO, Lite::hostFileHint(invocation.command, inputNames));
     }

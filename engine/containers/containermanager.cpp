@@ -77,6 +77,14 @@ Result<> ContainerManager::initialize()
     // Deadlines first: a container that expired while the daemon was down is wiped before anything else runs.
     QList<Store::ContainerRecord> survivors;
     for (const Store::ContainerRecord &record : *records) {
+        // A one-shot run whose launcher was attached when the daemon went down: its network ended with the
+        // daemon, and its container was never the daemon's to restart or wipe.
+        if (record.state == QLatin1String("one-shot")) {
+            Store::ContainerRecord ended = record;
+            ended.endedAt = now();
+            logStoreFailure(m_store.saveContainer(ended), "the end of a one-shot run");
+            continue;
+        }
         auto policyJson = m_store.policyJson(record.policyVersion);
         auto policy = policyJson ? Policy::ContainerPolicy::fromJson(toPlain(*policyJson))
                                  : Result<Policy::ContainerPolicy>(tl::unexpected(policyJson.error()));
@@ -162,8 +170,8 @@ Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy
     if (const Entry *holder = liveEntryNamed(toQt(policy.name)))
         return fail(QStringLiteral("container.name_taken"),
                     QStringLiteral("a container named %1 already exists (%2, %3)")
-                        .arg(QString::fromStdString(Cordon::ticked(policy.name)),
-                             holder->record.id, containerStateName(holder->container->state())));
+                        .arg(QString::fromStdString(Cordon::ticked(policy.name)), holder->record.id,
+                             containerStateName(holder->container->state())));
     if (policy.network.type == Policy::NetworkPolicy::Type::Allowlist)
         CORDON_TRY(m_proxy->orgPolicy().checkNarrows(policy.network));
     const QString version = toQt(policy.version());
@@ -249,8 +257,7 @@ Result<ContainerManager::Entry *> ContainerManager::liveEntry(const QString &id)
         const Store::ContainerRecord &record = (*found)->record;
         const QString when =
             QDateTime::fromMSecsSinceEpoch(record.endedAt).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-        const QString name =
-            QString::fromStdString(Cordon::ticked((*found)->container->policy().name));
+        const QString name = QString::fromStdString(Cordon::ticked((*found)->container->policy().name));
         return fail(
             QStringLiteral("container.gone"),
             state == ContainerState::Expired
@@ -519,6 +526,9 @@ void ContainerManager::shutdown()
             logStoreFailure(m_store.saveContainer(owned->record), "a container");
         }
     }
+    // One-shot runs lose their network with the daemon; their rows say when.
+    for (const QString &id : m_oneShots.keys())
+        detachOneShot(id);
 }
 
 } // namespace Cordon::Containers

@@ -10,9 +10,9 @@
 #include "network/egressproxy.h"
 #include "network/orgpolicy.h"
 #include "network/orgpolicywatcher.h"
-#include "sandbox/policy/containerpolicy.h"
 #include "sandbox/cgroup/cgroupbackend.h"
 #include "sandbox/files/safecopy.h"
+#include "sandbox/policy/containerpolicy.h"
 #include "store/historystore.h"
 
 #include <QHash>
@@ -170,6 +170,21 @@ public:
     Result<Network::OrgPolicy> setOrgPolicy(const QJsonArray &domains);
     Result<ContainerSnapshot> updateNetwork(const QString &containerId, const Policy::NetworkPolicy &network);
     Result<NetworkSummary> networkSummary(const QString &containerId) const;
+
+    // A one-shot run's network (`cordon run` with an allowlist, which the launcher runs without the daemon):
+    // the daemon's proxy serves the listener cordon-init made in the run's container, under the run's
+    // allowlist and the organisation's, until detachOneShot(). The run gets a history row of its own
+    // (state "one-shot", never a live container), so that its decisions are recorded and `cordon network
+    // show ID` answers for it. checkOneShot() answers what attachOneShot() would refuse before the listener
+    // travels: an id in use (container.exists), an allowlist wider than the organisation's.
+    Result<> checkOneShot(const QString &id, const Policy::ContainerPolicy &policy) const;
+    // Takes listenerFd (closed on failure too); answers the policy version recorded.
+    Result<QString> attachOneShot(const QString &id, const Policy::ContainerPolicy &policy, int listenerFd);
+    void detachOneShot(const QString &id);
+    // What the container (a one-shot run's) tried on the network, counted from the recorded decisions.
+    NetworkCounts containerNetworkCounts(const QString &containerId) const;
+    bool hasOneShot(const QString &id) const { return m_oneShots.contains(id); }
+
     // The samples kept (memoryHistorySeconds) of one container, or of every container for an empty id.
     QList<MemorySample> memoryBacklog(const QString &containerId) const;
     NetworkCounts runNetworkCounts(const QString &runId) const;
@@ -231,8 +246,9 @@ private:
     std::unique_ptr<Cgroup::CgroupBackend> m_cgroup;
     std::unique_ptr<Network::EgressProxy> m_proxy;
     std::map<QString, std::unique_ptr<Entry>> m_entries;
-    QHash<QString, QString> m_activeRuns;          // run id -> container id
-    QHash<QString, Store::RunRecord> m_runRecords; // active runs' records, finished at the end
+    QHash<QString, QString> m_activeRuns;              // run id -> container id
+    QHash<QString, Store::RunRecord> m_runRecords;     // active runs' records, finished at the end
+    QHash<QString, Store::ContainerRecord> m_oneShots; // one-shot runs whose network the proxy serves
     // The organisation allowlist's files: a change of content applies at once, other files' events are
     // ignored.
     std::unique_ptr<Network::OrgPolicyWatcher> m_orgWatcher;

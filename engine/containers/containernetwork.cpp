@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 // ContainerManager: network. Containers with an allowlist hand their proxy listener to the daemon's egress
-// proxy when they start; every proxy decision becomes a history event; a running container's allowlist can be
-// replaced (never wider than the organisation's), which the proxy applies to new and open connections at
-// once.
+// proxy when they start, and so do one-shot runs (through the launcher); every proxy decision becomes a
+// history event; a running container's allowlist can be replaced (never wider than the organisation's),
+// which the proxy applies to new and open connections at once.
 #include "containers/containermanager.h"
 
 #include <QDateTime>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QMap>
+
+#include <unistd.h>
 
 namespace Cordon::Containers {
 
@@ -37,6 +39,70 @@ void ContainerManager::detachProxy(const QString &containerId)
 {
     if (m_proxy)
         m_proxy->removeListener(containerId);
+}
+
+Result<> ContainerManager::checkOneShot(const QString &id, const Policy::ContainerPolicy &policy) const
+{
+    if (!m_proxy)
+        return fail(QStringLiteral("daemon.internal"), QStringLiteral("the egress proxy is not set up yet"));
+    if (policy.network.type != Policy::NetworkPolicy::Type::Allowlist)
+        return fail(QStringLiteral("protocol.invalid_params"),
+                    QStringLiteral("a one-shot run's network is served only for an allowlist policy"));
+    if (m_entries.count(id) != 0 || m_oneShots.contains(id) || m_store.container(id))
+        return fail(QStringLiteral("container.exists"),
+                    QStringLiteral("a container with id `%1` is already recorded").arg(id));
+    return m_proxy->orgPolicy().checkNarrows(policy.network);
+}
+
+Result<QString> ContainerManager::attachOneShot(const QString &id, const Policy::ContainerPolicy &policy,
+                                                int listenerFd)
+{
+    if (auto checked = checkOneShot(id, policy); !checked) {
+        ::close(listenerFd);
+        return fail(checked.error());
+    }
+    const QString version = toQt(policy.version());
+    Store::ContainerRecord record;
+    record.id = id;
+    record.name = toQt(policy.name);
+    record.state = QStringLiteral("one-shot");
+    record.policyVersion = version;
+    record.memoryLimit = policy.memoryLimitBytes;
+    record.createdAt = QDateTime::currentMSecsSinceEpoch();
+    record.lastActiveAt = record.createdAt;
+    auto saved =
+        m_store.recordPolicyVersion(version, QByteArray::fromStdString(policy.canonicalJson())).and_then([&] {
+            return m_store.saveContainer(record);
+        });
+    if (!saved) {
+        ::close(listenerFd);
+        return fail(saved.error());
+    }
+    if (auto added = m_proxy->addListener(id, listenerFd); !added) {
+        record.endedAt = QDateTime::currentMSecsSinceEpoch();
+        logStoreFailure(m_store.saveContainer(record), "the end of a one-shot run");
+        return fail(added.error());
+    }
+    m_proxy->updatePolicy(id, policy.network);
+    m_oneShots.insert(id, record);
+    recordEvent(id, {}, QStringLiteral("container.one_shot_started"),
+                {{QStringLiteral("policy_version"), version},
+                 {QStringLiteral("network_policy"), toQt(policy.network.toJson())}});
+    return version;
+}
+
+void ContainerManager::detachOneShot(const QString &id)
+{
+    auto found = m_oneShots.find(id);
+    if (found == m_oneShots.end())
+        return;
+    m_proxy->removeListener(id);
+    Store::ContainerRecord record = *found;
+    m_oneShots.erase(found);
+    record.endedAt = QDateTime::currentMSecsSinceEpoch();
+    record.lastActiveAt = record.endedAt;
+    logStoreFailure(m_store.saveContainer(record), "the end of a one-shot run");
+    recordEvent(id, {}, QStringLiteral("container.one_shot_ended"), {});
 }
 
 void ContainerManager::recordConnection(const Network::ConnectionRecord &record)

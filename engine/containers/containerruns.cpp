@@ -152,13 +152,28 @@ void ContainerManager::onRunFinished(Entry &target, ContainerRun *run)
     Q_EMIT runFinished(RunSnapshot{record, true, runNetworkCounts(runId)});
 }
 
-NetworkCounts ContainerManager::runNetworkCounts(const QString &runId) const
+namespace {
+
+// Counted from the recorded decisions, so the run, its summary and its history always agree.
+NetworkCounts countDecisions(const Store::HistoryStore &store, const QString &containerId,
+                             const QString &runId)
 {
-    // Counted from the recorded decisions, so the run, its summary and its history always agree.
     const QHash<QString, qint64> counts =
-        m_store.eventCounts({}, QStringLiteral("network."), runId).value_or(QHash<QString, qint64>());
+        store.eventCounts(containerId, QStringLiteral("network."), runId).value_or(QHash<QString, qint64>());
     return {counts.value(QStringLiteral("network.allowed")), counts.value(QStringLiteral("network.denied")),
             counts.value(QStringLiteral("network.error"))};
+}
+
+} // namespace
+
+NetworkCounts ContainerManager::runNetworkCounts(const QString &runId) const
+{
+    return countDecisions(m_store, {}, runId);
+}
+
+NetworkCounts ContainerManager::containerNetworkCounts(const QString &containerId) const
+{
+    return countDecisions(m_store, containerId, {});
 }
 
 Result<> ContainerManager::writeStdin(const QString &runId, const QByteArray &data, bool eof)

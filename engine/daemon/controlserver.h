@@ -84,6 +84,8 @@ public:
                  const QJsonObject &data);
 
     int clientCount() const;
+    // Whether the client of a request is still connected (an answer that comes later may find it gone).
+    bool isConnected(quint64 connectionId) const { return find(connectionId) != nullptr; }
 
 Q_SIGNALS:
     void clientConnected(quint64 id);

@@ -165,8 +165,10 @@ Result<> PlainRun::start()
     launch.prepareWorkspace = m_request.prepareWorkspace;
     CORDON_TRY(launchContainer(launch, m_launched));
     // The spawn request is queued right behind the setup request: cordon-init starts the run as soon as the
-    // container is set up.
-    const Result<> spawnSent = sendSpawn();
+    // container is set up. A run with a network waits until the daemon serves its proxy: it never starts
+    // without the network its policy gives it.
+    const bool networkFirst = m_request.policy.proxyListener && m_request.attachNetwork;
+    Result<> spawnSent = networkFirst ? Result<>() : sendSpawn();
     // The setup reply comes first even when the spawn request could not be sent: a cordon-init that failed
     // its setup and exited refuses the request, and its reply says why.
     auto reply = Isolation::awaitSetupReply(m_launched.init, Isolation::SetupReplyTimeoutMs, m_proxyListener);
@@ -174,6 +176,13 @@ Result<> PlainRun::start()
         return fail(reply.error());
     if (reply->stage != Isolation::Stage::None)
         return fail(Isolation::setupFailure(*reply));
+    if (m_proxyListener >= 0) {
+        UniqueFd listener(std::exchange(m_proxyListener, -1));
+        if (m_request.attachNetwork)
+            CORDON_TRY(m_request.attachNetwork(m_id, std::move(listener)));
+    }
+    if (networkFirst)
+        spawnSent = sendSpawn();
     CORDON_TRY(spawnSent);
     ::fcntl(m_launched.init.control, F_SETFL, ::fcntl(m_launched.init.control, F_GETFL) | O_NONBLOCK);
     return {};

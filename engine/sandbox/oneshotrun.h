@@ -18,6 +18,7 @@
 #include "sandbox/outcome.h"
 #include "sandbox/policy/containerpolicy.h"
 #include "sandbox/policy/policydefaults.h"
+#include "sandbox/uniquefd.h"
 #include "sandbox/workspace.h"
 
 #include <cstdint>
@@ -65,6 +66,12 @@ struct PlainRunRequest
     // removed: outputs are copied out here. Without it, the workspace is removed on a thread while the kernel
     // tears the container down.
     std::function<void(const WorkspacePaths &)> collectOutputs;
+    // Called with the container's id and the egress proxy's listener that cordon-init made inside it (a
+    // policy with an allowlist), once the container is set up and before the run starts: the launcher hands
+    // it to the daemon's egress proxy, which serves it under the run's allowlist and the organisation's. A
+    // failure fails the run's setup. Without it the listener is closed, so that the run's connections to the
+    // proxy are refused at once instead of waiting for an answer that never comes.
+    std::function<Result<>(const std::string &containerId, UniqueFd listener)> attachNetwork;
     // Names the user in the advice of a cgroup error; null: /etc/passwd (all a static program can read).
     Cgroup::UserNameLookup userName = nullptr;
 };

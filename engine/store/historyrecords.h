@@ -16,7 +16,8 @@ struct ContainerRecord
 {
     QString id;
     QString name;
-    QString state; // running, stopped, expired, deleted
+    QString
+        state; // running, stopped, expired, deleted; one-shot: a `cordon run` whose network the daemon served
     QString policyVersion;
     qint64 memoryLimit = 0;
     double timeScale = 1;

@@ -2,11 +2,13 @@
 // The network boundary end to end: real programs (curl, Python's urllib) in real sandboxes, the daemon's
 // egress proxy, an upstream server on the host's loopback. Closed by default, open only where both the
 // organisation's and the container's allowlists say so, and every attempt recorded.
+#include "cliprocess.h"
 #include "daemonfixture.h"
 #include "sandboxtest.h"
 #include "testutil.h"
 
 #include <QDir>
+#include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -16,6 +18,8 @@
 #include <QRegularExpression>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QTemporaryFile>
+#include <QTimer>
 
 #include <cstdio>
 
@@ -105,6 +109,62 @@ private:
     }
 
     static QString out(const QJsonObject &run) { return run.value(QStringLiteral("stdout")).toString(); }
+
+    // `cordon ARGUMENTS...` with this process's event loop running, so that the upstream server answers.
+    static CliResult cordonServing(const QStringList &arguments)
+    {
+        QProcess process;
+        QEventLoop loop;
+        connect(&process, &QProcess::finished, &loop, &QEventLoop::quit);
+        QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+        process.start(builtProgram(QStringLiteral("cordon")), arguments);
+        if (!process.waitForStarted(10000))
+            return {};
+        process.closeWriteChannel();
+        if (process.state() != QProcess::NotRunning)
+            loop.exec();
+        if (process.state() != QProcess::NotRunning) {
+            process.kill();
+            process.waitForFinished(5000);
+            return {-1, process.readAllStandardOutput(), process.readAllStandardError() + "\n(timed out)"};
+        }
+        return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+                process.readAllStandardOutput(), process.readAllStandardError()};
+    }
+
+    static QByteArray policyFile(const QJsonObject &network)
+    {
+        return QJsonDocument(QJsonObject{{QStringLiteral("network_policy"), network}}).toJson();
+    }
+
+    // `cordon run --json --policy FILE -- sh -c SCRIPT`: a one-shot run in the launcher, whose allowlist the
+    // daemon's proxy serves.
+    static CliResult oneShot(const QJsonObject &network, const QString &script)
+    {
+        QTemporaryFile policy;
+        if (!policy.open())
+            return {};
+        policy.write(policyFile(network));
+        policy.flush();
+        return cordonServing({QStringLiteral("run"), QStringLiteral("--json"), QStringLiteral("--policy"),
+                              policy.fileName(), QStringLiteral("--"), QStringLiteral("/bin/sh"),
+                              QStringLiteral("-c"), script});
+    }
+
+    QJsonArray eventsOf(const QString &container)
+    {
+        auto events =
+            m_daemon->call(QStringLiteral("history.events"), {{QStringLiteral("container"), container}});
+        return events ? events->value(QStringLiteral("events")).toArray() : QJsonArray{};
+    }
+
+    static QStringList kinds(const QJsonArray &events)
+    {
+        QStringList names;
+        for (const QJsonValue &event : events)
+            names.append(event.toObject().value(QStringLiteral("kind")).toString());
+        return names;
+    }
 
     // Replaced the way editors do it: a new file renamed over the old one.
     void writeOrgPolicy(const QJsonArray &domains)
@@ -518,6 +578,193 @@ private Q_SLOTS:
         QVERIFY2(out(run).startsWith(QLatin1String("[]\n")), qPrintable(out(run)));
         QVERIFY2(out(run).endsWith(QLatin1String("7\n")), qPrintable(out(run))); // connection refused
         m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    // `cordon run` with an allowlist: the run's own program (curl) reaches the listed host through the
+    // daemon's proxy and nothing else; the decisions are counted in the run's summary and recorded under the
+    // run's container id, whose history row ends with the run.
+    void oneShotRunReachesOnlyWhatItsAllowlistSays()
+    {
+        const CliResult result = oneShot(
+            allowlist({localhostRule(m_upstream.port())}),
+            QStringLiteral("curl -sS -m 10 http://localhost:%1/; echo; curl -sS -m 10 -o /dev/null -w "
+                           "'%{http_code}' http://example.com/; echo; curl -sS -m 10 --noproxy '*' "
+                           "http://localhost:%1/ 2>/dev/null; echo \" $?\"")
+                .arg(m_upstream.port()));
+        QVERIFY2(result.status == 0, result.describe().constData());
+        const QJsonObject json = result.json();
+        // Allowed; another host 403; around the proxy there is no route (curl: 7, could not connect).
+        QCOMPARE(json.value(QStringLiteral("stdout")).toString(),
+                 QStringLiteral("hello from host\n403\n 7\n"));
+        const QJsonObject network = json.value(QStringLiteral("network")).toObject();
+        QCOMPARE(network.value(QStringLiteral("allowed")).toInteger(), 1);
+        QCOMPARE(network.value(QStringLiteral("denied")).toInteger(), 1);
+        QCOMPARE(network.value(QStringLiteral("errors")).toInteger(), 0);
+
+        const QString id = json.value(QStringLiteral("container_id")).toString();
+        QVERIFY2(QRegularExpression(QStringLiteral("^[0-9a-f]{16}$")).match(id).hasMatch(), qPrintable(id));
+        const QJsonArray events = eventsOf(id);
+        const QStringList recorded = kinds(events);
+        QVERIFY2(recorded.contains(QStringLiteral("container.one_shot_started")) &&
+                     recorded.contains(QStringLiteral("container.one_shot_ended")) &&
+                     recorded.contains(QStringLiteral("network.allowed")) &&
+                     recorded.contains(QStringLiteral("network.denied")),
+                 qPrintable(recorded.join(u' ')));
+        for (const QJsonValue &event : events) {
+            const QJsonObject detail = event.toObject().value(QStringLiteral("detail")).toObject();
+            if (event.toObject().value(QStringLiteral("kind")).toString() == QLatin1String("network.denied"))
+                QCOMPARE(detail.value(QStringLiteral("host")).toString(), QStringLiteral("example.com"));
+        }
+        auto summary = m_daemon->call(QStringLiteral("network.summary"), {{QStringLiteral("container"), id}});
+        QVERIFY_RESULT(summary);
+        QCOMPARE(summary->value(QStringLiteral("hosts")).toArray().size(), 2);
+
+        // Without --json the summary says the same in words, and where the decisions are listed.
+        QTemporaryFile policy;
+        QVERIFY(policy.open());
+        policy.write(policyFile(allowlist({localhostRule(m_upstream.port())})));
+        policy.flush();
+        const CliResult words = cordonServing(
+            {QStringLiteral("run"), QStringLiteral("--policy"), policy.fileName(), QStringLiteral("--"),
+             QStringLiteral("curl"), QStringLiteral("-sS"), QStringLiteral("-m"), QStringLiteral("10"),
+             QStringLiteral("http://localhost:%1/").arg(m_upstream.port())});
+        QVERIFY2(words.status == 0, words.describe().constData());
+        QCOMPARE(words.out, QByteArray("hello from host"));
+        QVERIFY2(words.err.contains("cordon: network: 1 allowed, 0 denied by policy, 0 errors upstream "
+                                    "(`cordon events --container "),
+                 words.describe().constData());
+    }
+
+    // An allowlist wider than the organisation's is refused before the run starts: its setup fails and the
+    // command never ran.
+    void oneShotRunWiderThanTheOrganisationNeverStarts()
+    {
+        const CliResult result = oneShot(allowlist({QStringLiteral("pypi.org")}), QStringLiteral("echo ran"));
+        QCOMPARE(result.status, 125);
+        const QJsonObject json = result.json();
+        QCOMPARE(json.value(QStringLiteral("error_class")).toString(), QStringLiteral("setup_failed"));
+        QCOMPARE(json.value(QStringLiteral("stdout")).toString(), QString());
+        QVERIFY2(json.value(QStringLiteral("message")).toString().contains(QLatin1String("pypi.org")),
+                 result.describe().constData());
+        QVERIFY(!json.contains(QStringLiteral("network")));
+    }
+
+    // A launcher may only hand a listener over through its own handoff socket in the daemon's directory;
+    // every other request is refused before the daemon connects anywhere, and the daemon stays up.
+    void attachRequestsAreChecked()
+    {
+        const QJsonObject policy{
+            {QStringLiteral("network_policy"), allowlist({QStringLiteral("example.com")})}};
+        const QString directory = QFileInfo(m_daemon->socketPath()).absolutePath();
+        const auto attach = [&](const QString &id, const QString &handoff, const QJsonObject &withPolicy) {
+            return m_daemon->call(QStringLiteral("network.attach_one_shot"),
+                                  {{QStringLiteral("container_id"), id},
+                                   {QStringLiteral("policy"), withPolicy},
+                                   {QStringLiteral("handoff"), handoff}});
+        };
+        const QString id = QStringLiteral("00000000000000aa");
+        const QString good = directory + QStringLiteral("/handoff-00000000000000aa.sock");
+        struct Case
+        {
+            QString id;
+            QString handoff;
+            QJsonObject policy;
+            const char *code;
+        };
+        const QList<Case> cases = {
+            {id, QStringLiteral("/tmp/handoff-00000000000000aa.sock"), policy, "protocol.invalid_params"},
+            {id, directory + QStringLiteral("/d.sock"), policy, "protocol.invalid_params"},
+            {id, directory + QStringLiteral("/handoff-00000000000000bb.sock"), policy,
+             "protocol.invalid_params"},
+            {QStringLiteral("../../x"), good, policy, "protocol.invalid_params"},
+            {id, good, QJsonObject{{QStringLiteral("memory_limit"), QStringLiteral("3g")}}, "policy."},
+            {id, good,
+             QJsonObject{{QStringLiteral("network_policy"), allowlist({QStringLiteral("pypi.org")})}},
+             "network.domain_not_allowed"},
+            // The right path with nobody listening there.
+            {id, good, policy, "network.handoff"},
+        };
+        for (const Case &bad : cases) {
+            auto refused = attach(bad.id, bad.handoff, bad.policy);
+            QVERIFY2(!refused, qPrintable(bad.handoff));
+            QVERIFY2(refused.error().code().starts_with(bad.code),
+                     qPrintable(bad.handoff + QLatin1Char(' ') + Cordon::toQt(refused.error().code())));
+        }
+        auto detached =
+            m_daemon->call(QStringLiteral("network.detach_one_shot"), {{QStringLiteral("container_id"), id}});
+        QVERIFY(!detached);
+        QCOMPARE(detached.error().code(), "container.not_found");
+        QVERIFY_RESULT(m_daemon->call(QStringLiteral("daemon.status")));
+    }
+
+    // With no daemon running, a one-shot run with an allowlist starts one, as every other command does.
+    void oneShotRunStartsTheDaemon()
+    {
+        QVERIFY(m_daemon->stop());
+        const CliResult result =
+            oneShot(allowlist({localhostRule(m_upstream.port())}),
+                    QStringLiteral("curl -sS -m 10 http://localhost:%1/").arg(m_upstream.port()));
+        QVERIFY2(result.status == 0, result.describe().constData());
+        QCOMPARE(result.json().value(QStringLiteral("stdout")).toString(), QStringLiteral("hello from host"));
+        // The daemon it started answers, and goes when asked; the fixture's daemon takes its place.
+        Cordon::Daemon::DaemonClient started;
+        QVERIFY(started.connectSync(false, 5000));
+        auto shutdown = started.callSync(QStringLiteral("daemon.shutdown"), {}, 5000);
+        QVERIFY_RESULT(shutdown);
+        QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(m_daemon->socketPath()), 10000);
+        m_daemon = std::make_unique<DaemonFixture>();
+        QVERIFY(m_daemon->start());
+    }
+
+    // A daemon killed while a one-shot run is attached: the run goes on (without its network) and finishes
+    // normally; the next daemon ends the run's history row and never restarts or wipes the run's container as
+    // if it were one of its own.
+    void oneShotRunOutlivesAKilledDaemon()
+    {
+        const auto startedIds = [this] {
+            QStringList ids;
+            auto events =
+                m_daemon->call(QStringLiteral("history.events"),
+                               {{QStringLiteral("kind"), QStringLiteral("container.one_shot_started")}});
+            for (const QJsonValue &event :
+                 events ? events->value(QStringLiteral("events")).toArray() : QJsonArray{})
+                ids.append(event.toObject().value(QStringLiteral("container")).toString());
+            return ids;
+        };
+        const QStringList before = startedIds();
+        QTemporaryFile policy;
+        QVERIFY(policy.open());
+        policy.write(policyFile(allowlist({QStringLiteral("example.com")})));
+        policy.flush();
+        QProcess run;
+        run.start(builtProgram(QStringLiteral("cordon")),
+                  {QStringLiteral("run"), QStringLiteral("--json"), QStringLiteral("--policy"),
+                   policy.fileName(), QStringLiteral("--"), QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                   QStringLiteral("sleep 3; echo done > /mnt/data/outputs/x; cat /mnt/data/outputs/x")});
+        QString id;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                for (const QString &started : startedIds())
+                    if (!before.contains(started))
+                        id = started;
+                return !id.isEmpty();
+            }(),
+            20000);
+        m_daemon->kill();
+        m_daemon = std::make_unique<DaemonFixture>();
+        QVERIFY(m_daemon->start());
+        QVERIFY(run.waitForFinished(60000));
+        const QByteArray out = run.readAllStandardOutput();
+        QVERIFY2(run.exitCode() == 0, QByteArray(out + run.readAllStandardError()).constData());
+        const QJsonObject json = QJsonDocument::fromJson(out).object();
+        QCOMPARE(json.value(QStringLiteral("stdout")).toString(), QStringLiteral("done\n"));
+        auto got = m_daemon->call(QStringLiteral("container.get"), {{QStringLiteral("id"), id}});
+        QVERIFY(!got);
+        QCOMPARE(got.error().code(), "container.not_found");
+        const QStringList recorded = kinds(eventsOf(id));
+        QVERIFY2(!recorded.contains(QStringLiteral("container.restarted")) &&
+                     !recorded.contains(QStringLiteral("container.expired")),
+                 qPrintable(recorded.join(u' ')));
     }
 
     // Last: it replaces the daemon with one that sees an administrator's file.

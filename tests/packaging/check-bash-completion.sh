@@ -95,12 +95,14 @@ offered() {
 }
 
 # expect LINE WORD...: every WORD is offered; expect_not: none is; expect_only: exactly these are.
+# Not `grep -q`: it stops reading at the first match, printf then dies of SIGPIPE, and pipefail turns a
+# match into a failure whenever more candidates follow the one looked for.
 expect() {
     local line=$1 word
     shift
     complete_line "$line"
     for word in "$@"; do
-        offered | grep -qxF -- "$word" ||
+        offered | grep -xF -- "$word" >/dev/null ||
             fail "\`$line<Tab>\` does not offer \`$word\` (offers: ${COMPREPLY[*]:-nothing})"
     done
 }
@@ -109,7 +111,7 @@ expect_not() {
     shift
     complete_line "$line"
     for word in "$@"; do
-        offered | grep -qxF -- "$word" && fail "\`$line<Tab>\` offers \`$word\` (offers: ${COMPREPLY[*]})"
+        offered | grep -xF -- "$word" >/dev/null && fail "\`$line<Tab>\` offers \`$word\` (offers: ${COMPREPLY[*]})"
     done
 }
 expect_only() {

@@ -7,7 +7,7 @@ namespace Cordon::Api {
 
 DaemonApi::DaemonApi(Containers::ContainerManager &manager, Store::HistoryStore &store,
                      Daemon::ControlServer &server, QObject *parent)
-    : QObject(parent), m_context{manager, store, server, {}, {}, {}}
+    : QObject(parent), m_context{manager, store, server, {}, {}, {}, {}}
 {
     m_context.uptime.start();
     // Queued: the answer to daemon.shutdown is written before the event loop stops.
@@ -79,6 +79,13 @@ void DaemonApi::wireEvents()
                 m_context.server.publish(QStringLiteral("memory"), sample.container,
                                          QStringLiteral("memory.sample"), memorySampleToJson(sample));
             });
+    // A one-shot run's network is served for as long as the launcher that attached it stays connected.
+    connect(&m_context.server, &Daemon::ControlServer::clientDisconnected, this, [this](quint64 connection) {
+        const QStringList held = m_context.oneShotNetworks.values(connection);
+        m_context.oneShotNetworks.remove(connection);
+        for (const QString &id : held)
+            m_context.manager.detachOneShot(id);
+    });
     connect(&m_context.manager, &ContainerManager::eventRecorded, this,
             [this](const Store::EventRecord &event) {
                 m_context.server.publish(QStringLiteral("events"), event.containerId, QStringLiteral("event"),
@@ -86,10 +93,10 @@ void DaemonApi::wireEvents()
             });
 }
 
-void DaemonApi::handleRequest(const Daemon::ClientInfo &, const QString &method, const QJsonObject &params,
-                              Respond respond)
+void DaemonApi::handleRequest(const Daemon::ClientInfo &client, const QString &method,
+                              const QJsonObject &params, Respond respond)
 {
-    m_table.call(m_context, method, params, std::move(respond));
+    m_table.call(m_context, client, method, params, std::move(respond));
 }
 
 } // namespace Cordon::Api

@@ -14,18 +14,26 @@ void MethodTable::add(const QString &method, Handler handler)
 
 void MethodTable::addDeferred(const QString &method, DeferredHandler handler)
 {
+    addForClient(method, [handler = std::move(handler)](ApiContext &context, const Daemon::ClientInfo &,
+                                                        const QJsonObject &params, Respond respond) {
+        handler(context, params, std::move(respond));
+    });
+}
+
+void MethodTable::addForClient(const QString &method, ClientHandler handler)
+{
     Q_ASSERT(!m_handlers.contains(method));
     m_handlers.insert(method, std::move(handler));
 }
 
-void MethodTable::call(ApiContext &context, const QString &method, const QJsonObject &params,
-                       Respond respond) const
+void MethodTable::call(ApiContext &context, const Daemon::ClientInfo &client, const QString &method,
+                       const QJsonObject &params, Respond respond) const
 {
     const auto found = m_handlers.constFind(method);
     if (found == m_handlers.cend())
         return respond(fail(QStringLiteral("protocol.unknown_method"),
                             QStringLiteral("unknown method `%1`").arg(method)));
-    found.value()(context, params, std::move(respond));
+    found.value()(context, client, params, std::move(respond));
 }
 
 QStringList MethodTable::methods() const

@@ -33,6 +33,9 @@ struct ApiContext
     QMultiHash<QString, Respond> waiters;
     // daemon.shutdown: asks the daemon to stop once the answer is on its way.
     std::function<void()> requestShutdown;
+    // network.attach_one_shot: the one-shot runs whose network each client connection holds; the daemon
+    // stops serving them when the connection closes (DaemonApi).
+    QMultiHash<quint64, QString> oneShotNetworks;
 };
 
 class MethodTable
@@ -42,15 +45,20 @@ public:
     using Handler = std::function<Result<QJsonObject>(ApiContext &, const QJsonObject &params)>;
     // Answers when it can (run.wait) or does something after answering (daemon.shutdown).
     using DeferredHandler = std::function<void(ApiContext &, const QJsonObject &params, Respond)>;
+    // Needs to know who asked (network.attach_one_shot takes a descriptor only from the client's own pid).
+    using ClientHandler =
+        std::function<void(ApiContext &, const Daemon::ClientInfo &, const QJsonObject &params, Respond)>;
 
     void add(const QString &method, Handler handler);
     void addDeferred(const QString &method, DeferredHandler handler);
+    void addForClient(const QString &method, ClientHandler handler);
     // Calls the method's handler; `protocol.unknown_method` for a name the table does not hold.
-    void call(ApiContext &context, const QString &method, const QJsonObject &params, Respond respond) const;
+    void call(ApiContext &context, const Daemon::ClientInfo &client, const QString &method,
+              const QJsonObject &params, Respond respond) const;
     QStringList methods() const;
 
 private:
-    QHash<QString, DeferredHandler> m_handlers;
+    QHash<QString, ClientHandler> m_handlers;
 };
 
 void addDaemonMethods(MethodTable &table);

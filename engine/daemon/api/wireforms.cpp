@@ -93,12 +93,16 @@ QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput)
 QJsonObject runToJson(const Containers::RunSnapshot &run)
 {
     QJsonObject json = runRecordToJson(run.record, run.withOutput);
-    if (run.network) {
-        json.insert(QStringLiteral("network"), QJsonObject{{QStringLiteral("allowed"), run.network->allowed},
-                                                           {QStringLiteral("denied"), run.network->denied},
-                                                           {QStringLiteral("errors"), run.network->errors}});
-    }
+    if (run.network)
+        json.insert(QStringLiteral("network"), networkCountsToJson(*run.network));
     return json;
+}
+
+QJsonObject networkCountsToJson(const Containers::NetworkCounts &counts)
+{
+    return {{QStringLiteral("allowed"), counts.allowed},
+            {QStringLiteral("denied"), counts.denied},
+            {QStringLiteral("errors"), counts.errors}};
 }
 
 QJsonObject fileToJson(const Files::CopiedFile &file, const QString &scope)

@@ -20,6 +20,8 @@ QJsonArray memorySamplesToJson(const QList<Containers::MemorySample> &samples);
 QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput);
 // The same with the egress counts, {allowed, denied, errors}, once the run has ended.
 QJsonObject runToJson(const Containers::RunSnapshot &run);
+// The egress counts of a run or a one-shot run: {allowed, denied, errors}.
+QJsonObject networkCountsToJson(const Containers::NetworkCounts &counts);
 
 // A file's protocol form in uploads and listings: {path, scope, size, sha256}.
 QJsonObject fileToJson(const Files::CopiedFile &file, const QString &scope);

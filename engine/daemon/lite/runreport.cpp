@@ -57,7 +57,6 @@ std::string hex(unsigned value, int width)
     return text;
 }
 
-
 } // namespace
 
 int runExitStatus(const Json &run)
@@ -155,16 +154,24 @@ std::string summarizeRun(const Json &run, const Json &container)
     const std::int64_t allowed = network["allowed"].toInteger();
     const std::int64_t denied = network["denied"].toInteger();
     const std::int64_t errors = network["errors"].toInteger();
-    if (allowed + denied + errors > 0)
-        text += "cordon: network: " + std::to_string(allowed) + " allowed, " + std::to_string(denied) +
-                " denied by policy, " + std::to_string(errors) + (errors == 1 ? " error" : " errors") +
-                " upstream (`cordon events --run " + run["id"].toString() + " --kind network.` lists them)\n";
+    text += networkLine(allowed, denied, errors,
+                        "cordon events --run " + run["id"].toString() + " --kind network.");
     for (const Json &artifact : run["artifacts"].items()) {
         text += "cordon: artifact " + escapeName(artifact["path"].toString()) + " (" +
                 formatBytes(artifact["size"].toInteger()) + ", sha256 " + artifact["sha256"].toString() +
                 ")\n";
     }
     return text + summaryNote(head);
+}
+
+std::string networkLine(std::int64_t allowed, std::int64_t denied, std::int64_t errors,
+                        std::string_view listCommand)
+{
+    if (allowed + denied + errors == 0)
+        return {};
+    return "cordon: network: " + std::to_string(allowed) + " allowed, " + std::to_string(denied) +
+           " denied by policy, " + std::to_string(errors) + (errors == 1 ? " error" : " errors") +
+           " upstream (`" + std::string(listCommand) + "` lists them)\n";
 }
 
 std::string summarizeOneShot(const OneShotSummary &run)

@@ -17,6 +17,10 @@ namespace Cordon::Lite {
 // What `cordon run` prints on stderr after a one-shot run (class, status, times, memory, cuts, artifacts,
 // refused artifacts, note).
 std::string summarizeOneShot(const OneShotSummary &run);
+// What a run tried on the network ("cordon: network: 1 allowed, 2 denied by policy, 0 errors upstream
+// (`LIST` lists them)"), or nothing when it tried nothing. listCommand is the command that lists them.
+std::string networkLine(std::int64_t allowed, std::int64_t denied, std::int64_t errors,
+                        std::string_view listCommand);
 // For a run that did not succeed: a hint when its command names a file that exists here on the host but was
 // not given with --input ("python3 script.py"), since the sandbox cannot see the host's files; or, when it
 // was an input, where it is inside. inputNames are the file names the inputs have in /mnt/data/inputs. Empty
