@@ -282,7 +282,7 @@ int runOneShot(RunInvocation invocation)
 
     Containers::OneShot::PlainRunRequest request;
     request.command = invocation.command;
-    request.policy = Containers::OneShot::plainPolicy(invocation.policy);
+    request.policy = invocation.policy;
     request.allowDegraded = invocation.allowDegraded;
     request.stdinData = std::move(invocation.stdinData);
     // Ctrl-C (or SIGTERM, SIGHUP) cancels the run and still removes the container, instead of leaving its

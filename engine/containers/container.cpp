@@ -144,7 +144,7 @@ Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
     launch.cgroup = m_cgroup;
     launch.limits = {m_policy.memoryLimitBytes, m_policy.limits.pids};
     launch.replaceStaleGroup = true; // a group left by a daemon that was killed
-    launch.plan = OneShot::mountPlanInput(OneShot::plainPolicy(m_policy));
+    launch.plan = OneShot::mountPlanInput(m_policy);
     OneShot::LaunchedContainer launched;
     const Result<> sent = OneShot::launchContainer(launch, launched);
     m_sandbox->adopt(launched.init);
@@ -222,8 +222,7 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
     std::vector<std::string> argv;
     for (const QString &arg : *command)
         argv.push_back(arg.toStdString());
-    const Isolation::SpawnRequest spawn =
-        OneShot::spawnRequestFor(OneShot::plainPolicy(m_policy), m_nextWireId++, std::move(argv));
+    const Isolation::SpawnRequest spawn = OneShot::spawnRequestFor(m_policy, m_nextWireId++, std::move(argv));
 
     const int timeoutS = request.timeoutS > 0 ? qMin(request.timeoutS, m_policy.limits.runTimeoutS)
                                               : m_policy.limits.runTimeoutS;

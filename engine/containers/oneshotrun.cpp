@@ -34,7 +34,7 @@ RunOutcome runToCompletion(OneShotRequest request,
     OneShot::PlainRunRequest plain;
     for (const QString &argument : std::as_const(request.command))
         plain.command.push_back(argument.toStdString());
-    plain.policy = OneShot::plainPolicy(request.policy);
+    plain.policy = request.policy;
     plain.allowDegraded = request.allowDegraded;
     if (request.stdinData)
         plain.stdinData = request.stdinData->toStdString();

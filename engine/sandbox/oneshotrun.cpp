@@ -29,6 +29,12 @@ namespace Cordon::Containers::OneShot {
 
 namespace {
 
+// An allowlist network policy: the proxy variables are set and cordon-init makes the proxy's listener.
+bool hasProxy(const Policy::ContainerPolicy &policy)
+{
+    return policy.network.type == Policy::NetworkPolicy::Type::Allowlist;
+}
+
 using Clock = std::chrono::steady_clock;
 using Layout = Workspace::Layout;
 
@@ -83,8 +89,8 @@ class PlainRun
 {
 public:
     PlainRun(const PlainRunRequest &request, const OutputSink &onOutput)
-        : m_request(request), m_onOutput(onOutput), m_stdout(1, request.policy.outputMb * MiB),
-          m_stderr(2, request.policy.outputMb * MiB)
+        : m_request(request), m_onOutput(onOutput), m_stdout(1, request.policy.limits.outputMb * MiB),
+          m_stderr(2, request.policy.limits.outputMb * MiB)
     {}
     ~PlainRun() { tearDown(false); }
     PlainRun(const PlainRun &) = delete;
@@ -160,14 +166,14 @@ Result<> PlainRun::start()
     launch.id = m_id;
     launch.ids = Isolation::idMappingFor(::geteuid(), ::getegid());
     launch.cgroup = m_cgroup.get();
-    launch.limits = {m_request.policy.memoryLimitBytes, m_request.policy.pids};
+    launch.limits = {m_request.policy.memoryLimitBytes, m_request.policy.limits.pids};
     launch.plan = mountPlanInput(m_request.policy);
     launch.prepareWorkspace = m_request.prepareWorkspace;
     CORDON_TRY(launchContainer(launch, m_launched));
     // The spawn request is queued right behind the setup request: cordon-init starts the run as soon as the
     // container is set up. A run with a network waits until the daemon serves its proxy: it never starts
     // without the network its policy gives it.
-    const bool networkFirst = m_request.policy.proxyListener && m_request.attachNetwork;
+    const bool networkFirst = hasProxy(m_request.policy) && m_request.attachNetwork;
     Result<> spawnSent = networkFirst ? Result<>() : sendSpawn();
     // The setup reply comes first even when the spawn request could not be sent: a cordon-init that failed
     // its setup and exited refuses the request, and its reply says why.
@@ -214,7 +220,7 @@ Result<> PlainRun::sendSpawn()
         ::close(fd);
     if (error != 0)
         return failErrno("sandbox.protocol", "send spawn request", error);
-    m_timeoutAt = Clock::now() + std::chrono::seconds(m_request.policy.runTimeoutS);
+    m_timeoutAt = Clock::now() + std::chrono::seconds(m_request.policy.limits.runTimeoutS);
     return {};
 }
 
@@ -356,7 +362,7 @@ void PlainRun::finishOutcome()
         // long-lived containers subtract the count at a run's start instead.
         m_outcome.oomKills = stats->oomKills;
         m_outcome.pidsLimitHits = stats->pidsLimitHits;
-        m_outcome.pidsLimit = m_request.policy.pids;
+        m_outcome.pidsLimit = m_request.policy.limits.pids;
         m_outcome.peakMemoryBytes = std::max(m_outcome.peakMemoryBytes, stats->peak);
     }
     m_outcome.stdoutData = m_stdout.output().data();
@@ -420,44 +426,28 @@ std::optional<Cgroup::MemoryStats> PlainRun::memoryStats() const
 
 } // namespace
 
-Isolation::SpawnRequest spawnRequestFor(const PlainPolicy &policy, std::uint64_t runId,
+Isolation::SpawnRequest spawnRequestFor(const Policy::ContainerPolicy &policy, std::uint64_t runId,
                                         std::vector<std::string> argv)
 {
     Isolation::SpawnRequest spawn;
     spawn.runId = runId;
     spawn.argv = std::move(argv);
-    spawn.env = Isolation::runEnvironment(policy.proxyListener, policy.env);
+    spawn.env = Isolation::runEnvironment(hasProxy(policy), policy.env);
     spawn.cwd = Isolation::InsideWorkDir;
-    const auto fileSize = static_cast<std::uint64_t>(policy.workspaceMb) * MiB;
+    const auto fileSize = static_cast<std::uint64_t>(policy.limits.workspaceMb) * MiB;
     spawn.rlimits = {{RLIMIT_CORE, 0, 0}, {RLIMIT_NOFILE, 4096, 4096}, {RLIMIT_FSIZE, fileSize, fileSize}};
     spawn.seccompBpf = Isolation::prebuiltSeccompFilter(policy.allowPtrace);
     return spawn;
 }
 
-Isolation::MountPlanInput mountPlanInput(const PlainPolicy &policy)
+Isolation::MountPlanInput mountPlanInput(const Policy::ContainerPolicy &policy)
 {
     Isolation::MountPlanInput input;
-    input.tmpMb = policy.tmpMb;
-    input.proxyListener = policy.proxyListener;
-    input.mounts = policy.mounts;
-    return input;
-}
-
-PlainPolicy plainPolicy(const Policy::ContainerPolicy &policy)
-{
-    PlainPolicy plain;
-    plain.memoryLimitBytes = policy.memoryLimitBytes;
-    plain.runTimeoutS = policy.limits.runTimeoutS;
-    plain.pids = policy.limits.pids;
-    plain.tmpMb = policy.limits.tmpMb;
-    plain.workspaceMb = policy.limits.workspaceMb;
-    plain.outputMb = policy.limits.outputMb;
-    plain.allowPtrace = policy.allowPtrace;
-    plain.proxyListener = policy.network.type == Policy::NetworkPolicy::Type::Allowlist;
+    input.tmpMb = policy.limits.tmpMb;
+    input.proxyListener = hasProxy(policy);
     for (const Policy::Mount &mount : policy.mounts)
-        plain.mounts.push_back({mount.host, mount.target, mount.readOnly});
-    plain.env = policy.env;
-    return plain;
+        input.mounts.push_back({mount.host, mount.target, mount.readOnly});
+    return input;
 }
 
 int timeoutSeconds(std::int64_t millis)

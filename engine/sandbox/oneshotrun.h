@@ -17,7 +17,6 @@
 #include "sandbox/mountplan.h"
 #include "sandbox/outcome.h"
 #include "sandbox/policy/containerpolicy.h"
-#include "sandbox/policy/policydefaults.h"
 #include "sandbox/uniquefd.h"
 #include "sandbox/workspace.h"
 
@@ -31,29 +30,10 @@
 
 namespace Cordon::Containers::OneShot {
 
-// What of a container policy a one-shot run uses, in plain values (the Qt side converts a
-// Policy::ContainerPolicy; the launcher starts from the defaults).
-struct PlainPolicy
-{
-    std::int64_t memoryLimitBytes = Policy::Defaults::MemoryLimitBytes;
-    int runTimeoutS = Policy::Defaults::RunTimeoutS;
-    int pids = Policy::Defaults::Pids;
-    int tmpMb = Policy::Defaults::TmpMb;
-    int workspaceMb = Policy::Defaults::WorkspaceMb; // also RLIMIT_FSIZE
-    int outputMb = Policy::Defaults::OutputMb;       // the cap of each output stream
-    bool allowPtrace = false;
-    bool proxyListener = false; // an allowlist network policy: the proxy variables are set, the listener made
-    std::vector<Isolation::ExtraMount> mounts;
-    std::map<std::string, std::string> env;
-};
-
-// A policy's values as the one-shot run and the container launch take them.
-PlainPolicy plainPolicy(const Policy::ContainerPolicy &policy);
-
 struct PlainRunRequest
 {
     std::vector<std::string> command;
-    PlainPolicy policy;
+    Policy::ContainerPolicy policy;
     bool allowDegraded = false; // run without memory and pids limits when the host offers no cgroups
     std::optional<std::string> stdinData; // without it the run's stdin is /dev/null
     // Readable when the user asked to stop (Ctrl-C): the run is killed, the container removed as after any
@@ -98,11 +78,11 @@ using OutputSink = std::function<void(int stream, std::string_view chunk)>;
 // The spawn request of a run under `policy`, for every run of every container: its argv, its whole
 // environment (runEnvironment(): nothing of the caller's), /mnt/data as its working directory, its resource
 // limits (no core dumps, 4096 open files, no file larger than workspace_mb) and the seccomp program.
-Isolation::SpawnRequest spawnRequestFor(const PlainPolicy &policy, std::uint64_t runId,
+Isolation::SpawnRequest spawnRequestFor(const Policy::ContainerPolicy &policy, std::uint64_t runId,
                                         std::vector<std::string> argv);
 
 // The mount plan's input for a policy (without the workspace and the ids, which the launch fills in).
-Isolation::MountPlanInput mountPlanInput(const PlainPolicy &policy);
+Isolation::MountPlanInput mountPlanInput(const Policy::ContainerPolicy &policy);
 
 // A --timeout in milliseconds as the whole seconds of limits.run_timeout_s: rounded up, at least 1.
 int timeoutSeconds(std::int64_t millis);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The mount plan is data, so what a container sees can be checked without starting one. Plans are built as
-// every container start builds them: the policy's plain values (Containers::OneShot::plainPolicy), the plan's
-// input for them (OneShot::mountPlanInput), and buildMountPlan().
+// every container start builds them: the plan's input for the policy (OneShot::mountPlanInput), and
+// buildMountPlan().
 #include "containers/oneshotrun.h"
 #include "core/plainbridge.h"
 #include "sandbox/duration.h"
@@ -30,8 +30,7 @@ Cordon::Result<Plan> buildPlan(const Cordon::Policy::ContainerPolicy &policy,
                                const Cordon::Containers::WorkspacePaths &workspace, const IdMapping &ids,
                                const QString &hostRoot = QStringLiteral("/"))
 {
-    MountPlanInput input =
-        Cordon::Containers::OneShot::mountPlanInput(Cordon::Containers::OneShot::plainPolicy(policy));
+    MountPlanInput input = Cordon::Containers::OneShot::mountPlanInput(policy);
     input.workspace = {workspace.work, workspace.inputs, workspace.outputs, workspace.code};
     input.insideUid = ids.insideUid;
     input.insideGid = ids.insideGid;
@@ -202,9 +201,7 @@ private Q_SLOTS:
         Cordon::Policy::ContainerPolicy policy;
         policy.env.emplace("LANG", "de_DE.UTF-8");
         QStringList env;
-        for (const std::string &entry : Cordon::Containers::OneShot::spawnRequestFor(
-                                            Cordon::Containers::OneShot::plainPolicy(policy), 1, {"true"})
-                                            .env)
+        for (const std::string &entry : Cordon::Containers::OneShot::spawnRequestFor(policy, 1, {"true"}).env)
             env.append(QString::fromStdString(entry));
         QVERIFY(env.contains(QStringLiteral("LANG=de_DE.UTF-8")));
         QVERIFY(env.contains(QStringLiteral("HOME=/mnt/data")));
