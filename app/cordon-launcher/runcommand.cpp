@@ -10,6 +10,7 @@
 #include "sandbox/json.h"
 #include "sandbox/policy/fields.h"
 #include "sandbox/policy/memorylimit.h"
+#include "sandbox/readall.h"
 #include "sandbox/uniquefd.h"
 
 #include <cerrno>
@@ -63,33 +64,13 @@ int reportError(const Error &error)
     return UsageError;
 }
 
-// Reads a whole file or stdin, refusing more than `cap` bytes.
-Result<std::string> readAll(int fd, std::size_t cap, const char *tooLargeCode, std::string_view what)
-{
-    std::string data;
-    char buffer[65536];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return failErrno("cli.read", "read " + std::string(what), errno);
-        if (n == 0)
-            return data;
-        data.append(buffer, static_cast<std::size_t>(n));
-        if (data.size() > cap)
-            return fail(tooLargeCode, std::string(what) + " is larger than " +
-                                          Lite::formatBytes(static_cast<std::int64_t>(cap)));
-    }
-}
-
 Result<Policy::ContainerPolicy> loadPolicyFile(const std::string &path)
 {
     const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!file.isValid())
         return fail("cli.policy_unreadable", "cannot read policy `" + path + "`: " + std::strerror(errno));
     Result<std::string> bytes =
-        readAll(file.get(), MaxPolicyFileBytes, "policy.too_large", "policy `" + path + "`");
+        readToEnd(file.get(), MaxPolicyFileBytes, "policy `" + path + "`", "cli.read", "policy.too_large");
     if (!bytes)
         return fail(bytes.error());
     Result<Policy::ContainerPolicy> policy = Policy::ContainerPolicy::fromJson(*bytes);
@@ -264,7 +245,8 @@ std::variant<RunInvocation, int> parseRunArguments(const std::vector<std::string
         input = absolutePath(input);
     }
     if (readStdin) {
-        Result<std::string> data = readAll(STDIN_FILENO, MaxStdinBytes, "cli.stdin_too_large", "stdin");
+        Result<std::string> data =
+            readToEnd(STDIN_FILENO, MaxStdinBytes, "stdin", "cli.read", "cli.stdin_too_large");
         if (!data)
             return reportError(data.error());
         invocation.stdinData = std::move(*data);

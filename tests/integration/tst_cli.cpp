@@ -102,6 +102,31 @@ private Q_SLOTS:
         QVERIFY2(result.err.contains("limits.pids"), result.err);
     }
 
+    // Whole-file reads are bounded: a policy over twice the policy document's limit and stdin over 64 MiB
+    // are refused before anything runs, with a message that says what was too large.
+    void oversizedPolicyAndStdinAreRefused()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("big.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray(3 * 1024 * 1024, ' '));
+        file.close();
+        const CliResult policy = cordon({QStringLiteral("run"), QStringLiteral("--policy"), path,
+                                         QStringLiteral("--"), QStringLiteral("true")});
+        QCOMPARE(policy.status, 2);
+        QVERIFY2(policy.err.contains("big.json` is larger than 2 MiB"), policy.describe().constData());
+
+        const CliResult stdinTooLarge =
+            cordon({QStringLiteral("run"), QStringLiteral("--stdin"), QStringLiteral("--"),
+                    QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo ran")},
+                   QByteArray(64 * 1024 * 1024 + 1, 'x'));
+        QCOMPARE(stdinTooLarge.status, 2);
+        QVERIFY2(stdinTooLarge.err.contains("stdin is larger than 64 MiB"),
+                 stdinTooLarge.describe().constData());
+        QVERIFY(!stdinTooLarge.out.contains("ran"));
+    }
+
     void exitStatusMirrorsTheRun()
     {
         QCOMPARE(cordon({QStringLiteral("run"), QStringLiteral("--"), QStringLiteral("sh"),

@@ -124,27 +124,29 @@ private slots:
         QTest::addColumn<QByteArray>("input");
         QTest::addColumn<QString>("message");
         QTest::newRow("one field") << QByteArray("hello\n")
-                                   << QStringLiteral("line 1 `hello`: expected `id:controllers:/path`");
+                                   << QStringLiteral("line 1 \"hello\": expected `id:controllers:/path`");
         QTest::newRow("two fields") << QByteArray("0::/\n4:memory\n")
-                                    << QStringLiteral("line 2 `4:memory`: expected `id:controllers:/path`");
+                                    << QStringLiteral("line 2 \"4:memory\": expected `id:controllers:/path`");
         QTest::newRow("id not a number")
             << QByteArray("x:memory:/a\n")
-            << QStringLiteral("line 1 `x:memory:/a`: hierarchy id is not a number");
+            << QStringLiteral("line 1 \"x:memory:/a\": hierarchy id is not a number");
         QTest::newRow("negative id") << QByteArray("-1::/\n")
-                                     << QStringLiteral("line 1 `-1::/`: hierarchy id is not a number");
-        QTest::newRow("relative path")
-            << QByteArray("4:memory:a/b\n") << QStringLiteral("line 1 `4:memory:a/b`: path is not absolute");
+                                     << QStringLiteral("line 1 \"-1::/\": hierarchy id is not a number");
+        QTest::newRow("relative path") << QByteArray("4:memory:a/b\n")
+                                       << QStringLiteral("line 1 \"4:memory:a/b\": path is not absolute");
         QTest::newRow("empty path") << QByteArray("0::\n")
-                                    << QStringLiteral("line 1 `0::`: path is not absolute");
+                                    << QStringLiteral("line 1 \"0::\": path is not absolute");
+        // Control characters and bytes that are not UTF-8 are escaped, never passed to a terminal.
         QTest::newRow("binary") << QByteArray("\x01\x02\xff", 3)
-                                << QStringLiteral("line 1 `\x01\x02\uFFFD`: expected `id:controllers:/path`");
+                                << QStringLiteral(
+                                       "line 1 \"\\u0001\\u0002\\xff\": expected `id:controllers:/path`");
     }
 
     void procSelfCgroupGarbage()
     {
         QFETCH(QByteArray, input);
         QFETCH(QString, message);
-        // The message holds the kernel's bytes as they are (read as UTF-8 here to compare).
+        // The message holds the line quoted with quoteUntrusted(): escaped, never raw bytes.
         const auto entries = parseProcSelfCgroup(bytes(input));
         QVERIFY(!entries);
         QCOMPARE(entries.error().code(), std::string("cgroup.io"));
@@ -309,11 +311,11 @@ private slots:
     void limitValueMessages()
     {
         QCOMPARE(parseLimitValue("12abc\n").error().message(),
-                 std::string("`12abc` is neither `max` nor a non-negative integer"));
+                 std::string("\"12abc\" is neither `max` nor a non-negative integer"));
         QCOMPARE(parseLimitValue("99999999999999999999\n").error().message(),
-                 std::string("`99999999999999999999` is out of range"));
+                 std::string("\"99999999999999999999\" is out of range"));
         QCOMPARE(parseLimitValue("unlimited").error().message(),
-                 std::string("`unlimited` is neither `max` nor a non-negative integer"));
+                 std::string("\"unlimited\" is neither `max` nor a non-negative integer"));
     }
 
     void integers_data()

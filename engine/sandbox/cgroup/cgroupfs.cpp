@@ -2,6 +2,8 @@
 #include "sandbox/cgroup/cgroupfs.h"
 
 #include "sandbox/cgroup/cgroupbackend.h"
+#include "sandbox/readall.h"
+#include "sandbox/uniquefd.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -16,6 +18,10 @@
 namespace Cordon::Cgroup::Fs {
 
 namespace {
+
+// The bound of one cgroup file read: far above any the kernel writes (cgroup.procs of 100,000 processes is
+// under 1 MiB).
+constexpr std::size_t MaxFileBytes = 16 * 1024 * 1024;
 
 using namespace std::chrono_literals;
 
@@ -125,26 +131,10 @@ Result<int> killListed(const std::vector<std::string> &procsFiles)
 
 Result<std::string> readFile(const std::string &path)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!file.isValid())
         return failErrno("cgroup.io", "read " + ticked(path), errno);
-    std::string data;
-    char buffer[4096];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            const int err = errno;
-            ::close(fd);
-            return failErrno("cgroup.io", "read " + ticked(path), err);
-        }
-        if (n == 0)
-            break;
-        data.append(buffer, size_t(n));
-    }
-    ::close(fd);
-    return data;
+    return readToEnd(file.get(), MaxFileBytes, ticked(path), "cgroup.io", "cgroup.io");
 }
 
 Result<> writeFile(const std::string &path, std::string_view data)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/cgroup/cgroupparsers.h"
 
+#include "sandbox/quoteuntrusted.h"
+
 #include <algorithm>
 #include <charconv>
 #include <limits>
@@ -101,18 +103,9 @@ bool isDigits(std::string_view text)
     return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-std::string quoted(std::string_view line)
-{
-    constexpr size_t MaxShown = 80;
-    std::string text = "`";
-    text.append(line.substr(0, MaxShown));
-    text.append(line.size() > MaxShown ? "...`" : "`");
-    return text;
-}
-
 std::string atLine(int lineNumber, std::string_view line, std::string_view problem)
 {
-    return "line " + std::to_string(lineNumber) + ' ' + quoted(line) + ": " + std::string(problem);
+    return "line " + std::to_string(lineNumber) + ' ' + quoteUntrusted(line) + ": " + std::string(problem);
 }
 
 } // namespace
@@ -228,10 +221,10 @@ Result<std::int64_t> parseLimitValue(std::string_view data)
     if (text == "max" || text == "-1")
         return std::int64_t(-1);
     if (!isDigits(text))
-        return fail("cgroup.io", quoted(text) + " is neither `max` nor a non-negative integer");
+        return fail("cgroup.io", quoteUntrusted(text) + " is neither `max` nor a non-negative integer");
     const auto value = parseInteger(text);
     if (!value)
-        return fail("cgroup.io", quoted(text) + " is out of range");
+        return fail("cgroup.io", quoteUntrusted(text) + " is out of range");
     return *value >= V1UnlimitedFloor ? std::int64_t(-1) : *value;
 }
 

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#include "sandbox/readall.h"
+
+#include <cerrno>
+#include <unistd.h>
+
+namespace Cordon {
+
+namespace {
+
+std::string sizeText(std::size_t bytes)
+{
+    constexpr std::size_t MiB = 1024 * 1024;
+    if (bytes >= MiB && bytes % MiB == 0)
+        return std::to_string(bytes / MiB) + " MiB";
+    return std::to_string(bytes) + " bytes";
+}
+
+} // namespace
+
+Result<std::string> readToEnd(int fd, std::size_t cap, std::string_view what, const char *readCode,
+                              const char *tooLargeCode)
+{
+    std::string data;
+    char buffer[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return failErrno(readCode, "read " + std::string(what), errno);
+        if (n == 0)
+            return data;
+        data.append(buffer, static_cast<std::size_t>(n));
+        if (data.size() > cap)
+            return fail(tooLargeCode, std::string(what) + " is larger than " + sizeText(cap));
+    }
+}
+
+} // namespace Cordon

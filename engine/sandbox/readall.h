@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+// Reading a whole file or pipe with a bound, so that no input can make a reader take unbounded memory: the
+// one reader of whole files in the sandbox library and the launcher (policy files, stdin, cgroup files).
+#pragma once
+
+#include "sandbox/error.h"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace Cordon {
+
+// Reads `fd` to its end. More than `cap` bytes fails with `tooLargeCode` ("WHAT is larger than 1 MiB"); a
+// read error fails with `readCode` and its errno ("read WHAT").
+Result<std::string> readToEnd(int fd, std::size_t cap, std::string_view what, const char *readCode,
+                              const char *tooLargeCode);
+
+} // namespace Cordon
