@@ -374,7 +374,7 @@ if os.path.exists(loaded):
           f"**{statistics.median(t[PROTOCOL]) / base:.2f}x**")
 
 mem = out + "/memory.jsonl"
-if os.path.exists(mem):
+if os.path.exists(mem) and os.path.getsize(mem) > 0:  # empty with --no-memory
     snaps = [json.loads(line) for line in open(mem)]
     notes = []
     print(f"\n#### Resident memory ({label})\n")
@@ -488,7 +488,7 @@ if [ -n "$as_user" ]; then
     mkdir -p "$user_dir/bin" "$user_dir/bench/lib" "$out_dir/$as_user"
     cp "$bin_dir/cordon" "$bin_dir/cordon-cli" "$bin_dir/cordond" "$bin_dir/cordon-init" "$user_dir/bin/"
     cp "$bench_dir/daemon-benchmarks.sh" "$bench_dir/exec-client.py" "$bench_dir/exec-min.c" "$user_dir/bench/"
-    cp "$bench_dir/lib/private-daemon.sh" "$user_dir/bench/lib/"
+    cp "$bench_dir/lib/private-daemon.sh" "$bench_dir/lib/bwrap-peer.sh" "$user_dir/bench/lib/"
     chmod -R a+rX "$user_dir"
     chown "$as_user:" "$out_dir/$as_user"
     echo "daemon-benchmarks: delegating a cgroup subtree to $as_user (cordon cgroup-delegate, idempotent)" >&2

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The same requests, in the same order, as app/cordon/execcommand.cpp: hello, container.list (and
-// container.get when nothing matched), subscribe to the container's runs, run.exec, then run.output events
-// until run.wait answers (run.get for a repeated idempotency key). The wording comes from daemon/lite, which
-// the Qt CLI prints too.
+// The requests of app/cordon/execcommand.cpp: hello, the container looked up (container.get for a full id,
+// else container.list, and container.get when nothing matched), subscribe to the container's runs, run.exec,
+// then run.output events until run.wait answers (run.get for a repeated idempotency key). For a full id the
+// first three go in one write. The wording comes from daemon/lite, which the Qt CLI prints too.
 #include "fastexec.h"
 #include "daemonconnection.h"
 
@@ -295,13 +295,41 @@ std::optional<int> runExec(const ExecRequest &request)
     DaemonConnection connection;
     if (!socket || !connection.open(*socket))
         return std::nullopt;
-    const std::optional<Answer> hello = connection.call(
-        "hello", Json::object({{"protocol", Lite::ProtocolVersion}, {"client", "cordon"}}), HelloTimeoutMs);
-    if (!hello || !hello->ok)
-        return std::nullopt;
+    const Json helloParams = Json::object({{"protocol", Lite::ProtocolVersion}, {"client", "cordon"}});
+    const auto subscribeParams = [](const std::string &id) {
+        return Json::object({{"topics", Json::Array{Json("runs")}}, {"container", id}});
+    };
+
+    // A full id: hello, container.get and the subscription go in one write, since none of them changes
+    // anything and each round trip through the daemon costs about as much as the run's own exec
+    // (docs/benchmarks.md). The daemon answers a connection's requests in order.
+    std::optional<Json> container;
+    bool subscribedEarly = false;
+    if (Lite::isFullContainerId(request.reference)) {
+        const std::int64_t helloId = connection.send("hello", helloParams);
+        const std::int64_t getId =
+            connection.send("container.get", Json::object({{"id", request.reference}}));
+        const std::int64_t subscribeId = connection.send("subscribe", subscribeParams(request.reference));
+        const std::optional<Answer> hello = connection.awaitAnswer(helloId, HelloTimeoutMs);
+        if (!hello || !hello->ok)
+            return std::nullopt;
+        const std::optional<Answer> got = connection.awaitAnswer(getId, CallTimeoutMs);
+        const std::optional<Answer> subscribed = connection.awaitAnswer(subscribeId, CallTimeoutMs);
+        if (!got || !subscribed)
+            return std::nullopt;
+        if (got->ok && got->result["container"].isObject() && subscribed->ok) {
+            container = got->result["container"];
+            subscribedEarly = true;
+        }
+    } else {
+        const std::optional<Answer> hello = connection.call("hello", helloParams, HelloTimeoutMs);
+        if (!hello || !hello->ok)
+            return std::nullopt;
+    }
 
     // Every failure before the run exists means the program did not run: 125, as for `cordon run`.
-    std::optional<Json> container = resolve(connection, request.reference);
+    if (!container)
+        container = resolve(connection, request.reference);
     if (!container)
         return std::nullopt;
     if (!container->isObject())
@@ -309,12 +337,13 @@ std::optional<int> runExec(const ExecRequest &request)
     const std::string containerId = (*container)["id"].toString();
 
     // Subscribed before the exec, so that not even the first chunk of output can be missed.
-    const std::optional<Answer> subscribed = connection.call(
-        "subscribe", Json::object({{"topics", Json::Array{Json("runs")}}, {"container", containerId}}));
-    if (!subscribed)
-        return std::nullopt;
-    if (!subscribed->ok)
-        return reportError(*subscribed);
+    if (!subscribedEarly) {
+        const std::optional<Answer> subscribed = connection.call("subscribe", subscribeParams(containerId));
+        if (!subscribed)
+            return std::nullopt;
+        if (!subscribed->ok)
+            return reportError(*subscribed);
+    }
 
     Json params = Json::object({{"container", containerId}});
     if (request.language.empty()) {

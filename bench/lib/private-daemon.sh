@@ -72,8 +72,10 @@ start_daemon() { # [cordond options...]
 create_containers() { # count name-prefix [cordon create options...]
     local i id count=$1 prefix=$2
     shift 2
+    # Numbered on from the containers made so far: names are unique among live containers, and a second call
+    # (10 idle containers, then 40 more to reach 50) must not reuse the first call's names.
     for ((i = 0; i < count; i++)); do
-        id=$("$cordon" create --name "$prefix-$i" "$@") || die "cordon create failed (see $work/cordond.log)"
+        id=$("$cordon" create --name "$prefix-${#created[@]}" "$@") || die "cordon create failed (see $work/cordond.log)"
         created+=("$id")
     done
 }
