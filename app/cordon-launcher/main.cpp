@@ -29,9 +29,9 @@ int execHelper(const std::string &path, char *argv[], const char *what)
 {
     ::execv(path.c_str(), argv);
     const int error = errno;
-    Cordon::Lite::writeAll(
-        STDERR_FILENO,
-        Cordon::Lite::errorReport("cannot run `" + path + "`, " + what + ": " + std::strerror(error), {}));
+    Cordon::Lite::writeAll(STDERR_FILENO,
+                           Cordon::Lite::errorReport(
+                               "cannot run `" + path + "`, " + what + ": " + Cordon::errnoText(error), {}));
     return CannotRun;
 }
 

@@ -14,7 +14,6 @@
 #include "sandbox/uniquefd.h"
 
 #include <cerrno>
-#include <clocale>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -68,7 +67,7 @@ Result<Policy::ContainerPolicy> loadPolicyFile(const std::string &path)
 {
     const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!file.isValid())
-        return fail("cli.policy_unreadable", "cannot read policy `" + path + "`: " + std::strerror(errno));
+        return fail("cli.policy_unreadable", "cannot read policy `" + path + "`: " + errnoText(errno));
     Result<std::string> bytes =
         readToEnd(file.get(), MaxPolicyFileBytes, "policy `" + path + "`", "cli.read", "policy.too_large");
     if (!bytes)
@@ -259,8 +258,6 @@ int runOneShot(RunInvocation invocation)
     // Output piped into `head` must end in a write error we ignore, not kill us before the container is
     // removed.
     ::signal(SIGPIPE, SIG_IGN);
-    // Error texts from the C library in the user's language.
-    std::setlocale(LC_ALL, "");
 
     Containers::OneShot::PlainRunRequest request;
     request.command = invocation.command;

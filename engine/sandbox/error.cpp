@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/error.h"
 
+#include <clocale>
 #include <cstring>
+#include <locale.h>
 
 namespace Cordon {
 
@@ -60,9 +62,23 @@ constexpr HintEntry Hints[] = {
 
 } // namespace
 
+std::string errnoText(int sysErrno)
+{
+    // Loading a locale opens some 40 files; a program that calls setlocale(LC_ALL, "") at start (every Qt
+    // program) pays that on every start, the launcher only on the way to an error message. uselocale() makes
+    // both the catalogue and the character set the user's for this one call.
+    static const locale_t user = ::newlocale(LC_MESSAGES_MASK | LC_CTYPE_MASK, "", static_cast<locale_t>(0));
+    if (user == static_cast<locale_t>(0))
+        return std::strerror(sysErrno);
+    const locale_t previous = ::uselocale(user);
+    std::string text = std::strerror(sysErrno);
+    ::uselocale(previous);
+    return text;
+}
+
 Error Error::fromErrno(std::string code, std::string_view what, int sysErrno)
 {
-    return Error(std::move(code), std::string(what) + ": " + std::strerror(sysErrno), sysErrno);
+    return Error(std::move(code), std::string(what) + ": " + errnoText(sysErrno), sysErrno);
 }
 
 Error Error::wrap(std::string_view context) const

@@ -12,6 +12,10 @@
 
 namespace Cordon {
 
+// strerror(sysErrno) in the user's language (LANG, LC_ALL, LC_MESSAGES), whatever the program's own locale:
+// the user's locale is loaded the first time an error is worded, not by every run that never words one.
+std::string errnoText(int sysErrno);
+
 class Error
 {
 public:
@@ -20,7 +24,7 @@ public:
         : m_code(std::move(code)), m_message(std::move(message)), m_errno(sysErrno)
     {}
 
-    // "<what>: <strerror(sysErrno)>": `open `/sys/fs/cgroup/x`: Permission denied`.
+    // "<what>: <errnoText(sysErrno)>": `open `/sys/fs/cgroup/x`: Permission denied`.
     static Error fromErrno(std::string code, std::string_view what, int sysErrno);
 
     const std::string &code() const { return m_code; }

@@ -414,6 +414,9 @@ void PlainRun::tearDown(bool collect)
         // Its creation failed part-way: what it made is still removed.
         (void)Workspace::at(m_id).remove();
     }
+    // Torn down: the destructor's call finds nothing left to do (it used to resolve the data directory and
+    // look for the removed workspace again, on the way to the summary).
+    m_id.clear();
 }
 
 std::optional<Cgroup::MemoryStats> PlainRun::memoryStats() const
