@@ -111,9 +111,11 @@ void attachOneShot(ApiContext &context, const Daemon::ClientInfo &client, const 
          respond = std::move(respond)](Result<UniqueFd> listener) {
             if (!listener)
                 return respond(fail(listener.error()));
-            // The launcher may have gone while the descriptor travelled: then there is nothing to serve.
+            // The launcher may have gone while the descriptor travelled: then there is nothing to serve (the
+            // listener closes here) and the answer reaches nobody.
             if (!context.server.isConnected(connection))
-                return;
+                return respond(fail(QStringLiteral("daemon.disconnected"),
+                                    QStringLiteral("the client left before its network was attached")));
             auto attached = context.manager.attachOneShot(id, policy, listener->release());
             if (!attached)
                 return respond(fail(attached.error()));
