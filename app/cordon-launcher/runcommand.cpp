@@ -349,8 +349,7 @@ int runOneShot(RunInvocation invocation)
         Lite::writeAll(STDERR_FILENO, Lite::summarizeOneShot(outcome));
         if (counted)
             Lite::writeAll(STDERR_FILENO, Lite::networkLine(tried.allowed, tried.denied, tried.errors,
-                                                            "cordon events --container " +
-                                                                network->containerId() + " --kind network."));
+                                                            "cordon network show " + network->containerId()));
         if (outcome.className != "ok")
             Lite::writeAll(STDERR_FILENO, Lite::hostFileHint(invocation.command, inputNames));
     }

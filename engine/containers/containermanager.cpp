@@ -288,9 +288,26 @@ QList<ContainerSnapshot> ContainerManager::list(bool includeEnded) const
 Result<ContainerSnapshot> ContainerManager::get(const QString &id) const
 {
     auto found = entry(id);
-    if (!found)
-        return fail(found.error());
-    return snapshot(**found);
+    if (found)
+        return snapshot(**found);
+    // A one-shot run's record answers too, so that `cordon network show ID` works after a `cordon run`:
+    // running while its network is served, deleted after.
+    if (auto oneShot = oneShotSnapshot(id))
+        return *oneShot;
+    return fail(found.error());
+}
+
+std::optional<ContainerSnapshot> ContainerManager::oneShotSnapshot(const QString &id) const
+{
+    const bool attached = m_oneShots.contains(id);
+    auto record = attached ? Result<Store::ContainerRecord>(m_oneShots.value(id)) : m_store.container(id);
+    if (!record || record->state != QLatin1String("one-shot"))
+        return std::nullopt;
+    auto policyJson = m_store.policyJson(record->policyVersion);
+    auto policy = policyJson ? Policy::ContainerPolicy::fromJson(toPlain(*policyJson))
+                             : Result<Policy::ContainerPolicy>(tl::unexpected(policyJson.error()));
+    return ContainerSnapshot{*record, policy ? *policy : Policy::ContainerPolicy{},
+                             attached ? ContainerState::Running : ContainerState::Deleted, false, 0};
 }
 
 Result<ContainerSnapshot> ContainerManager::stop(const QString &id)

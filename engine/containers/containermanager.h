@@ -224,6 +224,8 @@ private:
     // The container that is not expired or deleted and has this name; names are unique among those.
     const Entry *liveEntryNamed(const QString &name) const;
     ContainerSnapshot snapshot(const Entry &entry) const;
+    // A one-shot run's history row as a container (its limits are the launcher's: not shown as enforced).
+    std::optional<ContainerSnapshot> oneShotSnapshot(const QString &id) const;
     void expire(Entry &entry, bool whileDown);
     void checkExpiry();
     void sampleMemory();

@@ -631,8 +631,20 @@ private Q_SLOTS:
         QVERIFY2(words.status == 0, words.describe().constData());
         QCOMPARE(words.out, QByteArray("hello from host"));
         QVERIFY2(words.err.contains("cordon: network: 1 allowed, 0 denied by policy, 0 errors upstream "
-                                    "(`cordon events --container "),
+                                    "(`cordon network show "),
                  words.describe().constData());
+
+        // The ledger answers for the run's id as for any container's.
+        const CliResult shown = runProgram(builtProgram(QStringLiteral("cordon")),
+                                           {QStringLiteral("network"), QStringLiteral("show"), id});
+        QVERIFY2(shown.status == 0, shown.describe().constData());
+        QVERIFY2(shown.out.contains("allow localhost") && shown.out.contains("example.com") &&
+                     shown.out.contains("denied"),
+                 shown.describe().constData());
+        auto got = m_daemon->call(QStringLiteral("container.get"), {{QStringLiteral("id"), id}});
+        QVERIFY_RESULT(got);
+        QCOMPARE(got->value(QStringLiteral("container")).toObject().value(QStringLiteral("state")).toString(),
+                 QStringLiteral("deleted"));
     }
 
     // An allowlist wider than the organisation's is refused before the run starts: its setup fails and the
@@ -758,9 +770,12 @@ private Q_SLOTS:
         QVERIFY2(run.exitCode() == 0, QByteArray(out + run.readAllStandardError()).constData());
         const QJsonObject json = QJsonDocument::fromJson(out).object();
         QCOMPARE(json.value(QStringLiteral("stdout")).toString(), QStringLiteral("done\n"));
+        // The next daemon ended the run's row: the record reads as deleted, with its end time.
         auto got = m_daemon->call(QStringLiteral("container.get"), {{QStringLiteral("id"), id}});
-        QVERIFY(!got);
-        QCOMPARE(got.error().code(), "container.not_found");
+        QVERIFY_RESULT(got);
+        const QJsonObject container = got->value(QStringLiteral("container")).toObject();
+        QCOMPARE(container.value(QStringLiteral("state")).toString(), QStringLiteral("deleted"));
+        QVERIFY(container.value(QStringLiteral("ended_at")).toInteger() > 0);
         const QStringList recorded = kinds(eventsOf(id));
         QVERIFY2(!recorded.contains(QStringLiteral("container.restarted")) &&
                      !recorded.contains(QStringLiteral("container.expired")),
