@@ -223,7 +223,7 @@ Result<pid_t> spawnDaemon(const std::string &program)
     return pid;
 }
 
-Result<GreetedDaemon> greet(DaemonConnection &connection, const char *clientName)
+Result<GreetedDaemon> greet(DaemonConnection &connection, const char *clientName, const std::string &socket)
 {
     const std::optional<Answer> hello = connection.call(
         "hello", Json::object({{"protocol", Lite::ProtocolVersion}, {"client", clientName}}), HelloTimeoutMs);
@@ -232,7 +232,7 @@ Result<GreetedDaemon> greet(DaemonConnection &connection, const char *clientName
                     "cordond did not answer `hello` within " + std::to_string(HelloTimeoutMs / 1000) + " s");
     if (!hello->ok)
         return fail(hello->code, hello->message);
-    return GreetedDaemon{static_cast<pid_t>(hello->result["pid"].toInteger(0))};
+    return GreetedDaemon{static_cast<pid_t>(hello->result["pid"].toInteger(0)), socket};
 }
 
 } // namespace
@@ -245,7 +245,7 @@ Result<GreetedDaemon> connectStartingDaemon(DaemonConnection &connection, const 
     if (!socket)
         return fail("daemon.unreachable", "cannot tell where cordond listens: set HOME (or XDG_RUNTIME_DIR)");
     if (connection.open(*socket))
-        return greet(connection, clientName);
+        return greet(connection, clientName, *socket);
 
     const std::string program = daemonProgram();
     if (program.empty())
@@ -260,12 +260,12 @@ Result<GreetedDaemon> connectStartingDaemon(DaemonConnection &connection, const 
     auto delay = std::chrono::milliseconds(5);
     for (;;) {
         if (connection.open(*socket))
-            return greet(connection, clientName);
+            return greet(connection, clientName, *socket);
         // A daemon that exits at once (another one won the race, a damaged history) says why itself.
         int status = 0;
         if (::waitpid(pid, &status, WNOHANG) == pid) {
             if (connection.open(*socket))
-                return greet(connection, clientName);
+                return greet(connection, clientName, *socket);
             const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
             return fail("daemon.start_failed", "started `" + program + "`, but it exited with status " +
                                                    std::to_string(code) +

@@ -81,7 +81,8 @@ private:
 // The daemon a client started, once it answers `hello`.
 struct GreetedDaemon
 {
-    pid_t pid = 0; // from hello: who may hand things to us
+    pid_t pid = 0;          // from hello: who may hand things to us
+    std::string socketPath; // where it listens
 };
 
 // Connects to the user's daemon and says hello, starting cordond first when nobody listens (as the Qt CLI

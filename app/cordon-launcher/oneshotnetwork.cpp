@@ -34,16 +34,14 @@ Result<> OneShotNetwork::connect()
     if (!greeted)
         return fail(greeted.error().wrap("the run's allowlist needs the daemon's egress proxy"));
     m_daemon = *greeted;
-    // The handoff socket goes beside the control socket, in the daemon's own 0700 directory.
-    const std::optional<std::string> socket = Lite::socketPathFromEnvironment();
-    m_socketDirectory = socket ? Lite::parentPath(*socket) : std::string();
     return {};
 }
 
 Result<> OneShotNetwork::attach(const std::string &containerId, const Policy::ContainerPolicy &policy,
                                 UniqueFd listener)
 {
-    const std::string path = m_socketDirectory + '/' + Handoff::socketName(containerId);
+    // Beside the control socket, in the daemon's own 0700 directory.
+    const std::string path = Lite::parentPath(m_daemon.socketPath) + '/' + Handoff::socketName(containerId);
     ::unlink(path.c_str()); // a socket file left by a launcher that was killed at this step
     Result<UniqueFd> handoff = Handoff::listenAt(path);
     if (!handoff)

@@ -47,7 +47,6 @@ public:
 private:
     DaemonConnection m_connection;
     GreetedDaemon m_daemon;
-    std::string m_socketDirectory;
     std::string m_containerId; // once attached
 };
 

@@ -85,9 +85,7 @@ Result<> ContainerManager::initialize()
             logStoreFailure(m_store.saveContainer(ended), "the end of a one-shot run");
             continue;
         }
-        auto policyJson = m_store.policyJson(record.policyVersion);
-        auto policy = policyJson ? Policy::ContainerPolicy::fromJson(toPlain(*policyJson))
-                                 : Result<Policy::ContainerPolicy>(tl::unexpected(policyJson.error()));
+        auto policy = storedPolicy(record.policyVersion);
         auto owned = std::make_unique<Entry>();
         owned->record = record;
         owned->container = std::make_unique<Container>(
@@ -297,15 +295,21 @@ Result<ContainerSnapshot> ContainerManager::get(const QString &id) const
     return fail(found.error());
 }
 
+Result<Policy::ContainerPolicy> ContainerManager::storedPolicy(const QString &version) const
+{
+    auto json = m_store.policyJson(version);
+    if (!json)
+        return fail(json.error());
+    return Policy::ContainerPolicy::fromJson(toPlain(*json));
+}
+
 std::optional<ContainerSnapshot> ContainerManager::oneShotSnapshot(const QString &id) const
 {
     const bool attached = m_oneShots.contains(id);
     auto record = attached ? Result<Store::ContainerRecord>(m_oneShots.value(id)) : m_store.container(id);
     if (!record || record->state != QLatin1String("one-shot"))
         return std::nullopt;
-    auto policyJson = m_store.policyJson(record->policyVersion);
-    auto policy = policyJson ? Policy::ContainerPolicy::fromJson(toPlain(*policyJson))
-                             : Result<Policy::ContainerPolicy>(tl::unexpected(policyJson.error()));
+    auto policy = storedPolicy(record->policyVersion);
     return ContainerSnapshot{*record, policy ? *policy : Policy::ContainerPolicy{},
                              attached ? ContainerState::Running : ContainerState::Deleted, false, 0};
 }

@@ -183,7 +183,6 @@ public:
     void detachOneShot(const QString &id);
     // What the container (a one-shot run's) tried on the network, counted from the recorded decisions.
     NetworkCounts containerNetworkCounts(const QString &containerId) const;
-    bool hasOneShot(const QString &id) const { return m_oneShots.contains(id); }
 
     // The samples kept (memoryHistorySeconds) of one container, or of every container for an empty id.
     QList<MemorySample> memoryBacklog(const QString &containerId) const;
@@ -224,6 +223,8 @@ private:
     // The container that is not expired or deleted and has this name; names are unique among those.
     const Entry *liveEntryNamed(const QString &name) const;
     ContainerSnapshot snapshot(const Entry &entry) const;
+    // The policy recorded under a version (store.not_found when absent).
+    Result<Policy::ContainerPolicy> storedPolicy(const QString &version) const;
     // A one-shot run's history row as a container (its limits are the launcher's: not shown as enforced).
     std::optional<ContainerSnapshot> oneShotSnapshot(const QString &id) const;
     void expire(Entry &entry, bool whileDown);
