@@ -42,8 +42,9 @@ QVariant NetworkDecisionModel::data(const QModelIndex &index, int role) const
         return {};
     switch (index.column()) {
     case HostColumn:
-        return row.host.isEmpty() ? tr("(no host: the request was not understood)")
-                                  : Format::displayName(row.host);
+        if (!row.host.isEmpty())
+            return Format::displayName(row.host);
+        return row.target.isEmpty() ? tr("(no request line)") : tr("not understood: %1").arg(row.target);
     case DecisionColumn:
         if (row.decision == QLatin1String("allowed"))
             return tr("allowed");
@@ -87,6 +88,7 @@ void NetworkDecisionModel::setHosts(const QJsonArray &hosts)
     for (const QJsonValue &value : hosts) {
         const QJsonObject host = value.toObject();
         rows.append(Row{host.value(QStringLiteral("host")).toString(),
+                        host.value(QStringLiteral("target")).toString(),
                         host.value(QStringLiteral("decision")).toString(),
                         host.value(QStringLiteral("count")).toInteger(),
                         host.value(QStringLiteral("last_reason")).toString(),

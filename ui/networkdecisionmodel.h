@@ -47,6 +47,7 @@ private:
     struct Row
     {
         QString host;
+        QString target; // with an empty host: the request line, quoted by the daemon
         QString decision;
         qint64 count = 0;
         QString reason;

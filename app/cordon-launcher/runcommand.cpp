@@ -8,15 +8,19 @@
 #include "sandbox/duration.h"
 #include "sandbox/files/safecopy.h"
 #include "sandbox/json.h"
-#include "sandbox/policy/fields.h"
 #include "sandbox/policy/memorylimit.h"
+#include "sandbox/policy/policyfile.h"
 #include "sandbox/readall.h"
 #include "sandbox/uniquefd.h"
+#include "sandbox/workspace.h"
 
 #include <cerrno>
+#include <climits>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,8 +31,6 @@ namespace {
 constexpr int UsageError = 2;
 constexpr std::int64_t MiB = 1024 * 1024;
 constexpr std::size_t MaxStdinBytes = 64 * MiB;
-// One byte over the policy reader's own limit, so that an oversized file gets its clear error.
-constexpr std::size_t MaxPolicyFileBytes = 2 * Policy::DocumentLimits.maxBytes;
 
 const char HelpText[] =
     "usage: cordon run [options] -- CMD [ARGS...]\n"
@@ -65,14 +67,10 @@ int reportError(const Error &error)
 
 Result<Policy::ContainerPolicy> loadPolicyFile(const std::string &path)
 {
-    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!file.isValid())
-        return fail("cli.policy_unreadable", "cannot read policy `" + path + "`: " + errnoText(errno));
-    Result<std::string> bytes =
-        readToEnd(file.get(), MaxPolicyFileBytes, "policy `" + path + "`", "cli.read", "policy.too_large");
-    if (!bytes)
-        return fail(bytes.error());
-    Result<Policy::ContainerPolicy> policy = Policy::ContainerPolicy::fromJson(*bytes);
+    const Result<Json> document = Policy::readPolicyFile(path);
+    if (!document)
+        return fail(document.error());
+    Result<Policy::ContainerPolicy> policy = Policy::ContainerPolicy::fromJsonValue(*document);
     if (!policy)
         return fail(policy.error().wrap("policy `" + path + "`"));
     return policy;
@@ -85,6 +83,69 @@ std::string absolutePath(const std::string &path)
     // getcwd(), not std::filesystem: that brings the C++ locale machinery into the launcher's resident set.
     char cwd[4096];
     return ::getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : path;
+}
+
+// The part of `path` that exists, resolved (symlinks and ".."), plus what is still to be made below it.
+struct ExistingPrefix
+{
+    std::string resolved;
+    std::string missing;
+};
+
+std::optional<ExistingPrefix> existingPrefix(const std::string &path)
+{
+    std::string existing = path;
+    std::string missing;
+    for (;;) {
+        char resolved[PATH_MAX];
+        if (::realpath(existing.c_str(), resolved))
+            return ExistingPrefix{resolved, missing};
+        if (errno != ENOENT && errno != ENOTDIR) // ENOTDIR: a file stands where a directory would be made
+            return std::nullopt;
+        const std::size_t slash = existing.find_last_of('/');
+        if (slash == std::string::npos || existing == "/")
+            return std::nullopt;
+        missing = existing.substr(slash) + missing;
+        existing = slash == 0 ? "/" : existing.substr(0, slash);
+    }
+}
+
+bool isWithin(const std::string &path, const std::string &directory)
+{
+    return path == directory ||
+           (path.starts_with(directory) && (directory.ends_with('/') || path[directory.size()] == '/'));
+}
+
+// --output-dir checked before the run, so that outputs are never produced with nowhere to go: an existing
+// directory we can write to, or a path whose nearest existing parent is one (it is made after the run); never
+// a regular file, and never inside Cordon's data folder, where containers' workspaces live (an export there
+// could overwrite them). Returns the absolute path, or the usage error to print.
+Result<std::string> checkOutputDirectory(const std::string &argument)
+{
+    const std::string path = absolutePath(argument);
+    const std::string quoted = "--output-dir `" + argument + "`";
+    const std::optional<ExistingPrefix> prefix = existingPrefix(path);
+    if (!prefix)
+        return fail("cli.output_dir", quoted + ": " + errnoText(errno));
+    struct stat info
+    {
+    };
+    if (::stat(prefix->resolved.c_str(), &info) != 0)
+        return fail("cli.output_dir", quoted + ": " + errnoText(errno));
+    if (!S_ISDIR(info.st_mode))
+        return fail("cli.output_dir", prefix->missing.empty()
+                                          ? quoted + " is not a directory"
+                                          : quoted + ": `" + prefix->resolved + "` is not a directory");
+    if (::access(prefix->resolved.c_str(), W_OK | X_OK) != 0)
+        return fail("cli.output_dir",
+                    prefix->missing.empty()
+                        ? quoted + " is not writable: " + errnoText(errno)
+                        : quoted + " cannot be made in `" + prefix->resolved + "`: " + errnoText(errno));
+    char data[PATH_MAX];
+    if (::realpath(Containers::dataDirectory().c_str(), data) && isWithin(prefix->resolved, data))
+        return fail("cli.output_dir", quoted + " is inside Cordon's data folder `" + std::string(data) +
+                                          "`, where containers' files live: choose another directory");
+    return path;
 }
 
 // mkdir -p: each missing directory of `path` in turn (0777 before the umask); exportTree() reports what
@@ -242,6 +303,12 @@ std::variant<RunInvocation, int> parseRunArguments(const std::vector<std::string
             return UsageError;
         }
         input = absolutePath(input);
+    }
+    if (!invocation.outputDirectory.empty()) {
+        Result<std::string> directory = checkOutputDirectory(invocation.outputDirectory);
+        if (!directory)
+            return usageError(directory.error().message());
+        invocation.outputDirectory = std::move(*directory);
     }
     if (readStdin) {
         Result<std::string> data =

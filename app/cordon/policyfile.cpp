@@ -3,7 +3,7 @@
 
 #include "core/plainbridge.h"
 
-#include <QFile>
+#include "sandbox/policy/policyfile.h"
 
 namespace Cordon::Cli {
 
@@ -13,19 +13,12 @@ Result<Policy::ContainerPolicy> loadPolicyFile(const QString &path, bool *givesN
         *givesName = false;
     if (path.isEmpty())
         return Policy::ContainerPolicy{};
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(QStringLiteral("cli.policy_unreadable"),
-                    QStringLiteral("cannot read policy `%1`: %2").arg(path, file.errorString()));
-    // One byte over the policy module's own size limit, so an oversized file gets its clear error.
-    const QByteArray bytes = file.read(2 * 1024 * 1024);
-    const std::string where = toPlain(QStringLiteral("policy `%1`").arg(path));
-    const Result<Json> document = Policy::Fields::readDocument(toPlain(bytes));
+    const Result<Json> document = Policy::readPolicyFile(toPlain(path));
     if (!document)
-        return fail(document.error().wrap(where));
+        return fail(document.error());
     auto policy = Policy::ContainerPolicy::fromJsonValue(*document);
     if (!policy)
-        return fail(policy.error().wrap(where));
+        return fail(policy.error().wrap(toPlain(QStringLiteral("policy `%1`").arg(path))));
     if (givesName)
         *givesName = document->contains("name");
     return policy;

@@ -91,6 +91,8 @@ struct FileReport
 struct HostDecisions
 {
     QString host;
+    // With an empty host: the request line as recorded (ConnectionRecord::target); each target is a row.
+    QString target;
     QString decision; // allowed, denied, error
     int count = 0;
     QJsonValue lastReason;

@@ -10,6 +10,8 @@
 #include <QJsonDocument>
 #include <QMap>
 
+#include <tuple>
+
 #include <unistd.h>
 
 namespace Cordon::Containers {
@@ -217,15 +219,18 @@ Result<NetworkSummary> ContainerManager::networkSummary(const QString &container
         return fail(page.error());
     // Per host and decision: how often, and the latest reason ("denied 5 times: example.com"). Events come
     // newest first, so the first of each pair gives the latest reason.
-    QMap<QPair<QString, QString>, HostDecisions> rows;
+    // Requests whose host could not be parsed are kept apart by what their request line was.
+    QMap<std::tuple<QString, QString, QString>, HostDecisions> rows;
     for (const Store::EventRecord &event : page->items) {
         const QString host = event.detail.value(QStringLiteral("host")).toString();
+        const QString target =
+            host.isEmpty() ? event.detail.value(QStringLiteral("target")).toString() : QString();
         const QString decision = event.detail.value(QStringLiteral("decision")).toString();
         if (decision.isEmpty())
             continue;
-        HostDecisions &row = rows[{host, decision}];
+        HostDecisions &row = rows[{host, target, decision}];
         if (row.count == 0)
-            row = {host, decision, 0, event.detail.value(QStringLiteral("reason")), event.at};
+            row = {host, target, decision, 0, event.detail.value(QStringLiteral("reason")), event.at};
         ++row.count;
     }
     return NetworkSummary{rows.values(), page->total};

@@ -60,7 +60,7 @@ Result<> Sandbox::spawn(const SpawnRequest &request, int stdinFd, int stdoutFd, 
     if (m_init.control < 0)
         return fail(QStringLiteral("sandbox.not_running"), QStringLiteral("the container is not running"));
     const int fds[3] = {stdinFd, stdoutFd, stderrFd};
-    if (const int error = sendMessage(m_init.control, encode(request), fds, 3); error != 0)
+    if (const int error = sendSpawnRequest(m_init.control, request, fds); error != 0)
         return failErrno(QStringLiteral("sandbox.protocol"), QStringLiteral("send spawn request"), error);
     return {};
 }

@@ -18,7 +18,7 @@ QString decisionName(Decision decision)
 
 QJsonObject ConnectionRecord::toJson() const
 {
-    return QJsonObject{
+    QJsonObject json{
         {QStringLiteral("container_id"), containerId},
         {QStringLiteral("connection_id"), qint64(connectionId)},
         {QStringLiteral("request_index"), requestIndex},
@@ -35,6 +35,9 @@ QJsonObject ConnectionRecord::toJson() const
         {QStringLiteral("bytes_down"), bytesDown},
         {QStringLiteral("duration_ms"), durationMs},
     };
+    if (host.isEmpty())
+        json.insert(QStringLiteral("target"), target);
+    return json;
 }
 
 } // namespace Cordon::Network

@@ -36,6 +36,10 @@ struct ConnectionRecord
     int requestIndex = 0;
     QDateTime startedAt; // UTC, when the request head was complete (or the connection accepted)
     QString host;        // normalised; empty when the request could not be parsed
+    // Only when host is empty: what came of the request line, quoted and cut (quoteUntrusted()), "" when
+    // nothing did. `cordon network show` counts refusals per target, so that one garbled request does not
+    // hide another.
+    QString target;
     quint16 port = 0;
     QString method; // "CONNECT" for tunnels
     QString path;   // plain HTTP only, without the query
@@ -50,7 +54,8 @@ struct ConnectionRecord
     qint64 durationMs = 0;
 
     // {"container_id", "connection_id", "request_index", "started_at" (ISO 8601), "host", "port", "method",
-    // "path", "decision", "reason", "status", "address", "bytes_up", "bytes_down", "duration_ms"}.
+    // "path", "decision", "reason", "status", "address", "bytes_up", "bytes_down", "duration_ms"}, and
+    // "target" when host is empty.
     QJsonObject toJson() const;
 };
 

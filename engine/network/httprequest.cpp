@@ -231,6 +231,11 @@ qsizetype HttpRequestParser::feed(QByteArrayView data, QByteArray *forward)
     return 0;
 }
 
+QByteArray HttpRequestParser::requestLine() const
+{
+    return m_impl->requestLine;
+}
+
 qsizetype HttpRequestParser::feedHead(QByteArrayView data)
 {
     const Result<qsizetype> headEnd = m_impl->scanHead(data);

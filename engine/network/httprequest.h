@@ -93,6 +93,9 @@ public:
     // Valid in Failed: network.bad_request (answer 400) for malformed and ambiguous messages,
     // network.request_refused or network.bad_authority (answer 403) for what policy forbids.
     const Error &error() const { return m_error; }
+    // The request line as read so far (all of it once its line ended, at most the line-length limit), in
+    // any state: what a record shows of a request that could not be parsed.
+    QByteArray requestLine() const;
     // Starts the next request on a keep-alive connection. Only in Done, never after CONNECT.
     void next();
 

@@ -4,6 +4,7 @@
 #include "core/plainbridge.h"
 #include "sandbox/policy/fields.h"
 #include "sandbox/quoteuntrusted.h"
+#include "sandbox/readall.h"
 
 #include <QDir>
 #include <QFile>
@@ -36,16 +37,14 @@ bool entryExists(const QString &path)
 
 Result<QByteArray> readFile(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(QStringLiteral("network.org_policy_unreadable"),
-                    QStringLiteral("read organisation allowlist %1: %2").arg(path, file.errorString()));
-    constexpr auto MaxBytes = static_cast<qint64>(Policy::DocumentLimits.maxBytes);
-    QByteArray bytes = file.read(MaxBytes + 1);
-    if (bytes.size() > MaxBytes)
-        return fail(QStringLiteral("policy.too_large"),
-                    QStringLiteral("%1: larger than %2 bytes").arg(path).arg(MaxBytes));
-    return bytes;
+    // A FIFO or device where the file should be must not hang the daemon's event loop.
+    const Result<std::string> bytes =
+        readRegularFile(toPlain(path), Policy::DocumentLimits.maxBytes,
+                        toPlain(QStringLiteral("organisation allowlist %1").arg(path)),
+                        "network.org_policy_unreadable", "network.org_policy_unreadable", "policy.too_large");
+    if (!bytes)
+        return fail(bytes.error());
+    return QByteArray::fromStdString(*bytes);
 }
 
 bool hostCovered(const Policy::DomainRule &outer, const Policy::DomainRule &inner)
@@ -59,8 +58,8 @@ bool hostCovered(const Policy::DomainRule &outer, const Policy::DomainRule &inne
 
 bool methodCovered(const Policy::DomainRule &outer, const std::string &method)
 {
-    return outer.methods.empty() ||
-           (!method.empty() && std::find(outer.methods.begin(), outer.methods.end(), method) != outer.methods.end());
+    return outer.methods.empty() || (!method.empty() && std::find(outer.methods.begin(), outer.methods.end(),
+                                                                  method) != outer.methods.end());
 }
 
 bool pathCovered(const Policy::DomainRule &outer, const std::string &prefix)
@@ -248,7 +247,8 @@ Result<void> OrgPolicy::checkNarrows(const Policy::NetworkPolicy &container) con
                     const QString pattern = toQt(quoteUntrusted(rule.pattern()));
                     QString message = pattern + u' ' + outside;
                     if (m_source == Source::Missing)
-                        message += QStringLiteral("; create it with {\"allowed_domains\": [%1]}").arg(pattern);
+                        message +=
+                            QStringLiteral("; create it with {\"allowed_domains\": [%1]}").arg(pattern);
                     return fail(QStringLiteral("network.domain_not_allowed"), message);
                 }
             }

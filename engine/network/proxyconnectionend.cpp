@@ -9,6 +9,7 @@
 #include "network/proxyreply.h"
 #include "network/tunnel.h"
 #include "network/upstreamconnector.h"
+#include "sandbox/quoteuntrusted.h"
 
 #include <QTcpSocket>
 
@@ -118,6 +119,12 @@ void ProxyConnection::beginRecord()
         m_record.port = m_target.port;
         m_record.method = m_target.method;
         m_record.path = m_target.path;
+    }
+    if (m_record.host.isEmpty()) {
+        const QByteArray line = m_parser.requestLine();
+        if (!line.isEmpty())
+            m_record.target =
+                QString::fromStdString(quoteUntrusted(std::string_view(line.data(), line.size())));
     }
     // Open requests count as allowed until something decides otherwise.
     m_record.decision = Decision::Allowed;

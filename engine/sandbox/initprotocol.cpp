@@ -2,10 +2,14 @@
 #include "sandbox/initprotocol.h"
 
 #include "sandbox/wire.h"
+#include "sandbox/writeall.h"
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
 
@@ -104,7 +108,7 @@ WireWriter start(MessageType type)
 
 std::optional<MessageType> peekType(const std::uint8_t *data, std::size_t length)
 {
-    if (length == 0 || data[0] < 1 || data[0] > static_cast<std::uint8_t>(MessageType::KillRequest))
+    if (length == 0 || data[0] < 1 || data[0] > static_cast<std::uint8_t>(MessageType::SpawnRequestInMemfd))
         return std::nullopt;
     return static_cast<MessageType>(data[0]);
 }
@@ -349,6 +353,51 @@ long receiveMessage(int socketFd, std::vector<std::uint8_t> &message, std::vecto
     }
     message.resize(static_cast<std::size_t>(received));
     return static_cast<long>(received);
+}
+
+int sendSpawnRequest(int socketFd, const SpawnRequest &request, const int (&stdio)[3])
+{
+    const std::vector<std::uint8_t> encoded = encode(request);
+    if (encoded.size() <= MaxInlineSpawnBytes)
+        return sendMessage(socketFd, encoded, stdio, 3);
+    if (encoded.size() > MaxSpawnRequestBytes)
+        return E2BIG;
+    // Sealed, so that what cordon-init reads is what was written, whoever else holds the fd.
+    const int memfd = ::memfd_create("cordon-spawn", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (memfd < 0)
+        return errno;
+    int error =
+        writeFully(memfd, std::string_view(reinterpret_cast<const char *>(encoded.data()), encoded.size()));
+    if (error == 0 &&
+        ::fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+        error = errno;
+    if (error == 0) {
+        const int fds[4] = {stdio[0], stdio[1], stdio[2], memfd};
+        error = sendMessage(socketFd, {static_cast<std::uint8_t>(MessageType::SpawnRequestInMemfd)}, fds, 4);
+    }
+    ::close(memfd);
+    return error;
+}
+
+std::vector<std::uint8_t> readSpawnRequestMemfd(int memfd)
+{
+    struct stat info
+    {
+    };
+    if (::fstat(memfd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size <= 0 ||
+        static_cast<std::uint64_t>(info.st_size) > MaxSpawnRequestBytes)
+        return {};
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(info.st_size));
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::pread(memfd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return {};
+        done += static_cast<std::size_t>(n);
+    }
+    return bytes;
 }
 
 } // namespace Cordon::Isolation

@@ -5,7 +5,8 @@
 //
 //   engine -> init   SetupRequest                       once, after the engine wrote the id maps and cgroup
 //   init -> engine   SetupReply
-//   engine -> init   SpawnRequest (+ stdin, stdout, stderr fds)
+//   engine -> init   SpawnRequest (+ stdin, stdout, stderr fds), or SpawnRequestInMemfd (+ the same fds and a
+//                    sealed memfd holding the encoded SpawnRequest) when it is too large for one datagram
 //   init -> engine   SpawnReply, later ExitReport
 //   engine -> init   KillRequest
 #pragma once
@@ -25,10 +26,18 @@ enum class MessageType : std::uint8_t
     SpawnReply = 4,
     ExitReport = 5,
     KillRequest = 6,
+    SpawnRequestInMemfd = 7,
 };
 
 // The largest message either side sends or accepts; seccomp programs and mount plans are far below it.
 constexpr std::size_t MaxMessageBytes = 256 * 1024;
+// A spawn request larger than this travels in a memfd: one datagram may not exceed the socket's send buffer
+// (net.core.wmem_default, 208 KiB on most systems), and an argv or environment may be far larger (execve(2)
+// takes up to a quarter of the stack limit, 2 MiB by default).
+constexpr std::size_t MaxInlineSpawnBytes = 64 * 1024;
+// The largest encoded spawn request cordon-init reads from a memfd: above what execve(2) accepts with any
+// usual stack limit, so the kernel, not the protocol, says when a command line is too long.
+constexpr std::size_t MaxSpawnRequestBytes = 32 * 1024 * 1024;
 constexpr int MaxPassedFds = 64;
 // Bind sources a setup request may name (the system directories, /etc entries, devices, the workspace and
 // the policy's own mounts come to about 30).
@@ -193,5 +202,13 @@ int sendMessage(int socketFd, const std::vector<std::uint8_t> &message, const in
 // Receives one message and any fds (marked close-on-exec). Returns the byte count, 0 on EOF, or -errno.
 // Fds beyond maxFds, or a truncated message, are closed and reported as -EMSGSIZE.
 long receiveMessage(int socketFd, std::vector<std::uint8_t> &message, std::vector<int> &fds);
+
+// Sends `request` with the run's stdin, stdout and stderr: inline up to MaxInlineSpawnBytes, else as a
+// SpawnRequestInMemfd message with a sealed memfd as the fourth fd. Returns 0 or errno (E2BIG above
+// MaxSpawnRequestBytes).
+int sendSpawnRequest(int socketFd, const SpawnRequest &request, const int (&stdio)[3]);
+// cordon-init's side of a SpawnRequestInMemfd message: the encoded request read from `memfd` (at most
+// MaxSpawnRequestBytes), empty when it cannot be read.
+std::vector<std::uint8_t> readSpawnRequestMemfd(int memfd);
 
 } // namespace Cordon::Isolation

@@ -215,7 +215,7 @@ Result<> PlainRun::sendSpawn()
     m_stdout.adopt(out[0]);
     m_stderr.adopt(err[0]);
     const int fds[3] = {stdinFd, out[1], err[1]};
-    const int error = Isolation::sendMessage(m_launched.init.control, Isolation::encode(spawn), fds, 3);
+    const int error = Isolation::sendSpawnRequest(m_launched.init.control, spawn, fds);
     for (int fd : fds)
         ::close(fd);
     if (error != 0)

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/readall.h"
 
+#include "sandbox/uniquefd.h"
+
 #include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace Cordon {
@@ -35,6 +39,24 @@ Result<std::string> readToEnd(int fd, std::size_t cap, std::string_view what, co
         if (data.size() > cap)
             return fail(tooLargeCode, std::string(what) + " is larger than " + sizeText(cap));
     }
+}
+
+Result<std::string> readRegularFile(const std::string &path, std::size_t cap, std::string_view what,
+                                    const char *openCode, const char *readCode, const char *tooLargeCode)
+{
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. O_NOCTTY: a terminal must not
+    // become the controlling terminal.
+    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    if (!file.isValid())
+        return fail(openCode, "cannot read " + std::string(what) + ": " + errnoText(errno));
+    struct stat info
+    {
+    };
+    if (::fstat(file.get(), &info) != 0)
+        return failErrno(openCode, "stat " + std::string(what), errno);
+    if (!S_ISREG(info.st_mode))
+        return fail(openCode, "cannot read " + std::string(what) + ": not a regular file");
+    return readToEnd(file.get(), cap, what, readCode, tooLargeCode);
 }
 
 } // namespace Cordon

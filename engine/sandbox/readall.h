@@ -16,4 +16,10 @@ namespace Cordon {
 Result<std::string> readToEnd(int fd, std::size_t cap, std::string_view what, const char *readCode,
                               const char *tooLargeCode);
 
+// The file at `path` when it is a regular file, read with readToEnd(). It is opened without blocking and
+// checked before any read, so that a FIFO, a device or a socket where a file was expected is refused at once
+// ("cannot read WHAT: not a regular file", `openCode`) instead of hanging the reader.
+Result<std::string> readRegularFile(const std::string &path, std::size_t cap, std::string_view what,
+                                    const char *openCode, const char *readCode, const char *tooLargeCode);
+
 } // namespace Cordon

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/runstdin.h"
 
+#include "sandbox/writeall.h"
+
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -13,16 +15,9 @@ Result<int> stdinMemfd(std::string_view data)
     const int fd = ::memfd_create("cordon-stdin", MFD_CLOEXEC);
     if (fd < 0)
         return failErrno("run.stdin", "memfd_create", errno);
-    while (!data.empty()) {
-        const ssize_t n = ::write(fd, data.data(), data.size());
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            const int error = n < 0 ? errno : EIO;
-            ::close(fd);
-            return failErrno("run.stdin", "write stdin", error);
-        }
-        data.remove_prefix(static_cast<std::size_t>(n));
+    if (const int error = writeFully(fd, data); error != 0) {
+        ::close(fd);
+        return failErrno("run.stdin", "write stdin", error);
     }
     ::lseek(fd, 0, SEEK_SET);
     return fd;

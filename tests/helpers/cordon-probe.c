@@ -573,6 +573,154 @@ static int probeMknodFifo(void)
     return probeMknod("fifo", S_IFIFO | 0600, 0); // 0
 }
 
+// --- set-user-id and set-group-id bits: files the sandbox writes live on the host ---
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+// A fresh path in the probe directory for `kind`; removed again by each probe.
+static const char *setIdPath(const char *kind)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/cordon-probe-%s-%d", probeDir(), kind, (int)getpid());
+    return path;
+}
+
+// Makes a plain file at `path` (mode 0600), so that chmod has something to change.
+static int makePlainFile(const char *path)
+{
+    const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return errno;
+    close(fd);
+    return 0;
+}
+
+// chmod(2) of a file this process owns: 0 without a filter, root or not.
+static int probeChmod(const char *kind, mode_t mode)
+{
+    const char *path = setIdPath(kind);
+    const int made = makePlainFile(path);
+    if (made != 0)
+        return made;
+    const int err = result(syscall(SYS_chmod, path, mode));
+    unlink(path);
+    return err;
+}
+
+static int probeChmodSetuid(void)
+{
+    return probeChmod("chmod-setuid", 04755);
+}
+
+static int probeChmodSetgid(void)
+{
+    return probeChmod("chmod-setgid", 02755);
+}
+
+static int probeChmodPlain(void)
+{
+    return probeChmod("chmod-plain", 0755); // 0, filtered too
+}
+
+static int probeFchmodSetuid(void)
+{
+    const char *path = setIdPath("fchmod-setuid");
+    const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return errno;
+    const int err = result(syscall(SYS_fchmod, fd, 04755));
+    close(fd);
+    unlink(path);
+    return err;
+}
+
+static int probeFchmodatSetgid(void)
+{
+    const char *path = setIdPath("fchmodat-setgid");
+    const int made = makePlainFile(path);
+    if (made != 0)
+        return made;
+    const int err = result(syscall(SYS_fchmodat, AT_FDCWD, path, 02755));
+    unlink(path);
+    return err;
+}
+
+static int probeFchmodat2Setuid(void)
+{
+    const char *path = setIdPath("fchmodat2-setuid");
+    const int made = makePlainFile(path);
+    if (made != 0)
+        return made;
+    const int err = result(syscall(SYS_fchmodat2, AT_FDCWD, path, 04755, 0)); // ENOSYS before Linux 6.6
+    unlink(path);
+    return err;
+}
+
+// open(2), openat(2), creat(2) and mknod(2) making a file with a set-id mode: 0 without a filter.
+static int probeCreated(const char *path, long rc)
+{
+    const int err = result(rc);
+    if (rc >= 0)
+        close((int)rc);
+    unlink(path);
+    return err;
+}
+
+static int probeOpenCreatSetuid(void)
+{
+    const char *path = setIdPath("open-setuid");
+    return probeCreated(path, syscall(SYS_open, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 04755));
+}
+
+static int probeOpenatCreatSetgid(void)
+{
+    const char *path = setIdPath("openat-setgid");
+    return probeCreated(path,
+                        syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 02755));
+}
+
+static int probeCreatSetuid(void)
+{
+    const char *path = setIdPath("creat-setuid");
+    return probeCreated(path, syscall(SYS_creat, path, 04755));
+}
+
+static int probeOpenatTmpfileSetuid(void)
+{
+    // An unnamed file that linkat(2) could give a name later.
+    return probeCreated(setIdPath("tmpfile-setuid"),
+                        syscall(SYS_openat, AT_FDCWD, probeDir(), O_TMPFILE | O_RDWR | O_CLOEXEC, 04755));
+}
+
+static int probeMknodRegularSetuid(void)
+{
+    const char *path = setIdPath("mknod-setuid");
+    const int err = result(syscall(SYS_mknod, path, S_IFREG | 04755, 0));
+    unlink(path);
+    return err;
+}
+
+// The mode of open(2) without O_CREAT is whatever the caller's register held: never a reason to refuse.
+static int probeOpenStrayMode(void)
+{
+    return probeCreated("", syscall(SYS_open, "/dev/null", O_RDONLY | O_CLOEXEC, 06777)); // 0, filtered too
+}
+
+static int probeOpenCreatPlain(void)
+{
+    const char *path = setIdPath("open-plain");
+    return probeCreated(path, syscall(SYS_open, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)); // 0
+}
+
+static int probeOpenat2(void)
+{
+    // struct open_how {flags, mode, resolve}: a plain read of /dev/null; 0 without a filter.
+    const uint64_t how[3] = {O_RDONLY | O_CLOEXEC, 0, 0};
+    return probeCreated("", syscall(SYS_openat2, AT_FDCWD, "/dev/null", how, sizeof how));
+}
+
 // --- other ABIs: the filter kills (SIGSYS) instead of returning ---
 
 static int probeX32Getpid(void)
@@ -737,6 +885,20 @@ static const struct Probe Probes[] = {
     {"mknod-char", probeMknodChar},
     {"mknodat-block", probeMknodatBlock},
     {"mknod-fifo", probeMknodFifo},
+    {"chmod-setuid", probeChmodSetuid},
+    {"chmod-setgid", probeChmodSetgid},
+    {"chmod-plain", probeChmodPlain},
+    {"fchmod-setuid", probeFchmodSetuid},
+    {"fchmodat-setgid", probeFchmodatSetgid},
+    {"fchmodat2-setuid", probeFchmodat2Setuid},
+    {"open-creat-setuid", probeOpenCreatSetuid},
+    {"openat-creat-setgid", probeOpenatCreatSetgid},
+    {"creat-setuid", probeCreatSetuid},
+    {"openat-tmpfile-setuid", probeOpenatTmpfileSetuid},
+    {"mknod-regular-setuid", probeMknodRegularSetuid},
+    {"open-stray-mode", probeOpenStrayMode},
+    {"open-creat-plain", probeOpenCreatPlain},
+    {"openat2", probeOpenat2},
     {"x32-getpid", probeX32Getpid},
     {"i386-int80", probeI386Int80},
     {"fork", probeFork},

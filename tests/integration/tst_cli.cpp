@@ -13,6 +13,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace CordonTest;
@@ -125,6 +126,100 @@ private Q_SLOTS:
         QVERIFY2(stdinTooLarge.err.contains("stdin is larger than 64 MiB"),
                  stdinTooLarge.describe().constData());
         QVERIFY(!stdinTooLarge.out.contains("ran"));
+    }
+
+    // A policy "file" that is a FIFO (or any other non-regular file) is refused at once by `run` and
+    // `create`, instead of waiting for a writer that never comes.
+    void policyThatIsNotARegularFileIsRefusedAtOnce()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath(QStringLiteral("policy.fifo"));
+        QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+        for (const QStringList &arguments :
+             {QStringList{QStringLiteral("run"), QStringLiteral("--policy"), fifo, QStringLiteral("--"),
+                          QStringLiteral("true")},
+              QStringList{QStringLiteral("create"), QStringLiteral("--policy"), fifo},
+              QStringList{QStringLiteral("run"), QStringLiteral("--policy"), dir.path(), QStringLiteral("--"),
+                          QStringLiteral("true")}}) {
+            const CliResult result = cordon(arguments);
+            QCOMPARE(result.status, 2);
+            QVERIFY2(result.err.contains("not a regular file"), result.describe().constData());
+        }
+    }
+
+    // --output-dir is checked before anything runs: outputs are never produced with nowhere to go.
+    void outputDirectoryThatCannotTakeOutputsIsRefusedBeforeTheRun()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("a-file"));
+        QFile plain(file);
+        QVERIFY(plain.open(QIODevice::WriteOnly));
+        plain.close();
+        const QString ran = dir.filePath(QStringLiteral("ran"));
+        const auto runWithOutputDir = [&](const QString &outputDirectory,
+                                          const QProcessEnvironment &environment =
+                                              QProcessEnvironment::systemEnvironment()) {
+            return runProgram(builtProgram(QStringLiteral("cordon")),
+                              {QStringLiteral("run"), QStringLiteral("--output-dir"), outputDirectory,
+                               QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                               QStringLiteral("echo ran; echo x > /mnt/data/outputs/x")},
+                              {}, environment);
+        };
+
+        const CliResult aFile = runWithOutputDir(file);
+        QCOMPARE(aFile.status, 2);
+        QVERIFY2(aFile.err.contains("is not a directory"), aFile.describe().constData());
+        QVERIFY2(!aFile.out.contains("ran"), aFile.describe().constData());
+
+        const CliResult belowAFile = runWithOutputDir(file + QStringLiteral("/sub/dir"));
+        QCOMPARE(belowAFile.status, 2);
+        QVERIFY2(belowAFile.err.contains("is not a directory"), belowAFile.describe().constData());
+
+        // Cordon's data folder holds the workspaces of every container: never an export target.
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("CORDON_DATA_DIR"), dir.filePath(QStringLiteral("data")));
+        QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("data/containers"))));
+        const CliResult inData =
+            runWithOutputDir(dir.filePath(QStringLiteral("data/containers/new")), environment);
+        QCOMPARE(inData.status, 2);
+        QVERIFY2(inData.err.contains("inside Cordon's data folder"), inData.describe().constData());
+
+        if (::geteuid() != 0) { // root may write anywhere
+            const QString locked = dir.filePath(QStringLiteral("locked"));
+            QVERIFY(QDir().mkdir(locked));
+            QVERIFY(QFile::setPermissions(locked, QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+            const CliResult unwritable = runWithOutputDir(locked);
+            QCOMPARE(unwritable.status, 2);
+            QVERIFY2(unwritable.err.contains("is not writable"), unwritable.describe().constData());
+            const CliResult unmakeable = runWithOutputDir(locked + QStringLiteral("/new"));
+            QCOMPARE(unmakeable.status, 2);
+            QVERIFY2(unmakeable.err.contains("cannot be made in"), unmakeable.describe().constData());
+        }
+
+        // A directory still to be made is made, parents included, and gets the outputs.
+        const QString fresh = dir.filePath(QStringLiteral("fresh/deeper"));
+        const CliResult made = runWithOutputDir(fresh);
+        QCOMPARE(made.status, 0);
+        QVERIFY2(QFile::exists(fresh + QStringLiteral("/x")), made.describe().constData());
+    }
+
+    // Command lines far beyond one protocol datagram (about 200 KiB) reach the run whole: the spawn request
+    // travels in a memfd. Each argument may be up to the kernel's MAX_ARG_STRLEN (128 KiB with its NUL).
+    void longCommandLinesReachTheRun()
+    {
+        const QString big(128 * 1024, QLatin1Char('a'));
+        QStringList manyArguments{QStringLiteral("run"),
+                                  QStringLiteral("--"),
+                                  QStringLiteral("sh"),
+                                  QStringLiteral("-c"),
+                                  QStringLiteral("echo $#; echo \"${#1}\""),
+                                  QStringLiteral("sh")};
+        for (int i = 0; i < 8; ++i)
+            manyArguments << big.left(100 * 1024);
+        manyArguments << big.left(131071);
+        const CliResult many = cordon(manyArguments);
+        QCOMPARE(many.status, 0);
+        QCOMPARE(many.out, QByteArray("9\n102400\n"));
     }
 
     void exitStatusMirrorsTheRun()

@@ -356,6 +356,38 @@ private Q_SLOTS:
         m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
     }
 
+    // Requests the proxy could not parse have no host: each is shown by its own request line, counted apart,
+    // with its own reason, instead of one empty-host row with the last reason.
+    void unparsedRequestsAreShownApart()
+    {
+        const QString id = create(allowlist({localhostRule(m_upstream.port())}));
+        const QJsonObject run =
+            sh(id, QStringLiteral("python3 -c \"\n"
+                                  "import socket\n"
+                                  "for line in [b'GARBAGE one', b'GARBAGE one', b'GET http://[::1 HTTP/1.1', "
+                                  "b'\\x1b[31mred']:\n"
+                                  "    s = socket.create_connection(('127.0.0.1', 3128))\n"
+                                  "    s.sendall(line + b'\\r\\n\\r\\n')\n"
+                                  "    s.recv(4096)\n"
+                                  "    s.close()\n"
+                                  "print('sent')\n\""));
+        QCOMPARE(out(run), QStringLiteral("sent\n"));
+        const CliResult shown = runProgram(builtProgram(QStringLiteral("cordon")),
+                                           {QStringLiteral("network"), QStringLiteral("show"), id});
+        QCOMPARE(shown.status, 0);
+        const QString text = QString::fromUtf8(shown.out);
+        QVERIFY2(
+            text.contains(QRegularExpression(QStringLiteral("error +2 not understood: \"GARBAGE one\""))),
+            qPrintable(text));
+        QVERIFY2(text.contains(
+                     QRegularExpression(QStringLiteral("1 not understood: \"GET http://\\[::1 HTTP/1.1\""))),
+                 qPrintable(text));
+        // Control characters from the sandbox never reach the terminal raw.
+        QVERIFY2(text.contains(QStringLiteral("\\u001b[31mred")), qPrintable(text));
+        QVERIFY2(!text.contains(QChar(0x1b)), qPrintable(text));
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
     // The run's own account of the network: how many requests were allowed, denied by policy, or failed
     // upstream, in the exec summary and in the run object.
     void aRunSaysWhatItTriedOnTheNetwork()

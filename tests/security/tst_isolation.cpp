@@ -79,6 +79,12 @@ private Q_SLOTS:
         QTest::newRow("personality ADDR_NO_RANDOMIZE")
             << QStringLiteral("personality-addr-no-randomize") << EPERM;
         QTest::newRow("sethostname") << QStringLiteral("sethostname") << EPERM;
+        // Set-id bits would stay on the host with the workspace's files.
+        QTest::newRow("chmod u+s") << QStringLiteral("chmod-setuid") << EPERM;
+        QTest::newRow("fchmodat g+s") << QStringLiteral("fchmodat-setgid") << EPERM;
+        QTest::newRow("open O_CREAT 04755") << QStringLiteral("open-creat-setuid") << EPERM;
+        QTest::newRow("mknod S_IFREG|04755") << QStringLiteral("mknod-regular-setuid") << EPERM;
+        QTest::newRow("openat2 answers ENOSYS") << QStringLiteral("openat2") << ENOSYS;
         // Allowed calls still work inside: the filter is an allowlist, not a wall.
         QTest::newRow("unix socket allowed") << QStringLiteral("socket-unix") << 0;
         QTest::newRow("fork allowed") << QStringLiteral("fork") << 0;
@@ -266,6 +272,35 @@ private Q_SLOTS:
         QFile exported(host.filePath(QStringLiteral("out/f")));
         QVERIFY(exported.exists());
         QVERIFY(!(exported.permissions() & QFileDevice::ExeOwner));
+    }
+
+    // The whole workspace, not only exports: no file the sandbox leaves in /mnt/data carries a set-id bit on
+    // the host, whichever way it tried (chmod, install -m, python's os.open with a mode).
+    void workspaceFilesNeverCarrySetIdBits()
+    {
+        QTemporaryDir host;
+        Cordon::Containers::OneShotRequest request;
+        request.policy = testPolicy();
+        request.outputDirectory = host.filePath(QStringLiteral("out"));
+        request.command = sh(QStringLiteral(
+            "cd /mnt/data/outputs && echo x > a && chmod 4755 a; chmod g+s a; install -m 6755 a b; "
+            "python3 -c \"import os; os.close(os.open('c', os.O_CREAT | os.O_WRONLY, 0o4755))\"; "
+            "stat -c '%n %a' a b c 2>&1; ls"));
+        const auto outcome = Cordon::Containers::runToCompletion(std::move(request));
+        QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
+        // Each attempt failed: every file that exists has a mode of three octal digits (stat's %a shows a
+        // fourth, leading one for set-id and sticky bits). The inode is the host's, so this is its mode
+        // there.
+        int modesSeen = 0;
+        for (const QByteArray &line : outcome.stdoutData.split('\n')) {
+            const QList<QByteArray> fields = line.split(' ');
+            if (fields.size() != 2 || fields[0].size() != 1)
+                continue;
+            ++modesSeen;
+            QVERIFY2(fields[1].size() == 3, describe(outcome));
+        }
+        QVERIFY2(modesSeen >= 1, describe(outcome));
+        QVERIFY2(outcome.stderrData.contains("Operation not permitted"), describe(outcome));
     }
 
     void plantedLinksAreNotFollowedOnExport()

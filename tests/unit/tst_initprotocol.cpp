@@ -187,6 +187,54 @@ private Q_SLOTS:
         for (int fd : {pair[0], pair[1], pipeFds[0], pipeFds[1], fds[0], fds[1]})
             ::close(fd);
     }
+
+    // A spawn request too large for one datagram (the socket's send buffer, about 208 KiB) travels in a
+    // sealed memfd beside a one-byte message; a small one stays inline. Both decode to what was sent.
+    void largeSpawnRequestsTravelInAMemfd()
+    {
+        int pair[2];
+        QVERIFY(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0);
+        int stdio[3];
+        for (int &fd : stdio)
+            fd = ::dup(STDERR_FILENO);
+
+        SpawnRequest small;
+        small.runId = 1;
+        small.argv = {"true"};
+        QCOMPARE(sendSpawnRequest(pair[0], small, stdio), 0);
+        std::vector<std::uint8_t> message;
+        std::vector<int> fds;
+        QVERIFY(receiveMessage(pair[1], message, fds) > 1);
+        QCOMPARE(peekType(message.data(), message.size()), std::optional(MessageType::SpawnRequest));
+        QCOMPARE(fds.size(), std::size_t(3));
+        for (int fd : fds)
+            ::close(fd);
+
+        SpawnRequest large;
+        large.runId = 2;
+        large.argv = {"sh", "-c", std::string(128 * 1024, 'x'), std::string(900 * 1024, 'y')};
+        large.env = {"A=" + std::string(200 * 1024, 'z')};
+        QCOMPARE(sendSpawnRequest(pair[0], large, stdio), 0);
+        QCOMPARE(receiveMessage(pair[1], message, fds), 1L);
+        QCOMPARE(peekType(message.data(), message.size()), std::optional(MessageType::SpawnRequestInMemfd));
+        QCOMPARE(fds.size(), std::size_t(4));
+        // Sealed: whoever else holds the fd cannot change the request under cordon-init.
+        QVERIFY(::write(fds[3], "w", 1) < 0);
+        const std::vector<std::uint8_t> encoded = readSpawnRequestMemfd(fds[3]);
+        SpawnRequest decoded;
+        QVERIFY(decode(encoded.data(), encoded.size(), decoded));
+        QCOMPARE(decoded.runId, std::uint64_t(2));
+        QVERIFY(decoded.argv == large.argv);
+        QVERIFY(decoded.env == large.env);
+        for (int fd : fds)
+            ::close(fd);
+
+        // Past what cordon-init reads, the sender refuses with E2BIG instead of sending.
+        large.argv.push_back(std::string(MaxSpawnRequestBytes, 'q'));
+        QCOMPARE(sendSpawnRequest(pair[0], large, stdio), E2BIG);
+        for (int fd : {pair[0], pair[1], stdio[0], stdio[1], stdio[2]})
+            ::close(fd);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestInitProtocol)

@@ -224,6 +224,22 @@ const Expectation FilteredOutcomes[] = {
     {"mknod-char", EPERM, 0},
     {"mknodat-block", EPERM, 0},
     {"mknod-fifo", 0, 0},
+    // Set-id bits: refused wherever a mode is given; other modes, and stray mode bits without O_CREAT, pass.
+    {"chmod-setuid", EPERM, 0},
+    {"chmod-setgid", EPERM, 0},
+    {"chmod-plain", 0, 0},
+    {"fchmod-setuid", EPERM, 0},
+    {"fchmodat-setgid", EPERM, 0},
+    {"fchmodat2-setuid", EPERM, 0},
+    {"open-creat-setuid", EPERM, 0},
+    {"openat-creat-setgid", EPERM, 0},
+    {"creat-setuid", EPERM, 0},
+    {"openat-tmpfile-setuid", EPERM, 0},
+    {"mknod-regular-setuid", EPERM, 0},
+    {"open-stray-mode", 0, 0},
+    {"open-creat-plain", 0, 0},
+    // openat2's mode is behind a pointer: ENOSYS sends callers to openat, as clone3 to clone.
+    {"openat2", ENOSYS, 0},
     // Other ABIs: the bad-architecture action kills.
     {"x32-getpid", 0, SIGSYS},
     {"i386-int80", 0, SIGSYS},
@@ -263,6 +279,15 @@ const Expectation UnfilteredOutcomes[] = {
     {"ioctl-tiocsetd", ENOTTY, 0},
     {"socket-unix", 0, 0},
     {"mknod-fifo", 0, 0},
+    {"chmod-setuid", 0, 0},
+    {"chmod-setgid", 0, 0},
+    {"fchmod-setuid", 0, 0},
+    {"fchmodat-setgid", 0, 0},
+    {"open-creat-setuid", 0, 0},
+    {"openat-creat-setgid", 0, 0},
+    {"creat-setuid", 0, 0},
+    {"mknod-regular-setuid", 0, 0},
+    {"openat2", 0, 0},
     {"thread", 0, 0},
 };
 

@@ -174,12 +174,16 @@ QJsonObject orgPolicyToJson(const Network::OrgPolicy &org)
 QJsonObject networkSummaryToJson(const Containers::NetworkSummary &summary)
 {
     QJsonArray hosts;
-    for (const Containers::HostDecisions &row : summary.hosts)
-        hosts.append(QJsonObject{{QStringLiteral("host"), row.host},
-                                 {QStringLiteral("decision"), row.decision},
-                                 {QStringLiteral("count"), row.count},
-                                 {QStringLiteral("last_reason"), row.lastReason},
-                                 {QStringLiteral("last_at"), row.lastAt}});
+    for (const Containers::HostDecisions &row : summary.hosts) {
+        QJsonObject json{{QStringLiteral("host"), row.host},
+                         {QStringLiteral("decision"), row.decision},
+                         {QStringLiteral("count"), row.count},
+                         {QStringLiteral("last_reason"), row.lastReason},
+                         {QStringLiteral("last_at"), row.lastAt}};
+        if (row.host.isEmpty())
+            json.insert(QStringLiteral("target"), row.target);
+        hosts.append(json);
+    }
     return {{QStringLiteral("hosts"), hosts}, {QStringLiteral("events"), summary.events}};
 }
 

@@ -32,7 +32,8 @@ QJsonArray processesToJson(const QList<Containers::ProcessInfo> &processes);
 
 // The organisation allowlist in force: {allowed_domains, path, administered, source}.
 QJsonObject orgPolicyToJson(const Network::OrgPolicy &org);
-// network.summary's answer: {hosts: [{host, decision, count, last_reason, last_at}], events}.
+// network.summary's answer: {hosts: [{host, decision, count, last_reason, last_at}], events}; a row whose
+// host is empty (a request that could not be parsed) also has "target", its request line quoted and cut.
 QJsonObject networkSummaryToJson(const Containers::NetworkSummary &summary);
 
 // The protocol's `event` object: container and run_id only when the event has them.

@@ -3,6 +3,7 @@
 
 #include "sandbox/init/mountcalls.h"
 #include "sandbox/uniquefd.h"
+#include "sandbox/writeall.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -192,16 +193,7 @@ int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds, Mou
                                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, op.mode));
         if (file.get() < 0)
             return errno;
-        std::size_t written = 0;
-        while (written < op.contents.size()) {
-            const ssize_t n = ::write(file.get(), op.contents.data() + written, op.contents.size() - written);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                return n < 0 ? errno : EIO;
-            written += static_cast<std::size_t>(n);
-        }
-        return 0;
+        return writeFully(file.get(), op.contents);
     }
     case MountOpKind::Symlink: {
         auto [parentPath, name] = splitParent(op.target);

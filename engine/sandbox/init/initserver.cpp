@@ -143,6 +143,18 @@ bool InitServer::handleMessage()
     case MessageType::SpawnRequest:
         handleSpawn(message, fds);
         break;
+    case MessageType::SpawnRequestInMemfd:
+        // The request itself is in the last fd (a long argv or environment); the three before it are the
+        // run's stdio as with an inline request.
+        if (message.size() == 1 && fds.size() == 4) {
+            const std::vector<std::uint8_t> request = readSpawnRequestMemfd(fds[3]);
+            ::close(fds[3]);
+            fds.pop_back();
+            handleSpawn(request, fds);
+        } else {
+            handleSpawn({}, fds);
+        }
+        break;
     case MessageType::KillRequest:
         handleKill(message);
         break;

@@ -8,9 +8,11 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <fcntl.h>
 #include <initializer_list>
 #include <span>
 #include <string>
+#include <utility>
 
 #include <linux/netlink.h>
 #include <sched.h>
@@ -59,13 +61,14 @@ constexpr const char *AllowedSyscalls[] = {
     "futex", "futex_waitv", "futex_wait", "futex_wake", "futex_requeue", "eventfd", "eventfd2",
     "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2", "poll",
     "ppoll", "select", "pselect6", "inotify_init", "inotify_init1", "inotify_add_watch", "inotify_rm_watch",
-    // Files and descriptors (mknod and ioctl are allowed below with argument checks).
+    // Files and descriptors (open, creat, the chmod family, mknod and ioctl are allowed below with argument
+    // checks).
     "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2", "pwritev2",
-    "open", "openat", "openat2", "creat", "close", "close_range", "dup", "dup2", "dup3", "pipe", "pipe2",
+    "close", "close_range", "dup", "dup2", "dup3", "pipe", "pipe2",
     "fcntl", "flock", "lseek", "stat", "fstat", "lstat", "newfstatat", "statx", "statfs", "fstatfs",
     "access", "faccessat", "faccessat2", "getdents", "getdents64", "getcwd", "chdir", "fchdir", "rename",
     "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat", "unlink", "unlinkat", "symlink",
-    "symlinkat", "readlink", "readlinkat", "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown",
+    "symlinkat", "readlink", "readlinkat", "chown", "fchown",
     "lchown", "fchownat", "utime", "utimes", "utimensat", "futimesat", "truncate", "ftruncate", "fallocate",
     "fadvise64", "readahead", "fsync", "fdatasync", "sync", "syncfs", "sync_file_range", "sendfile",
     "splice", "tee", "vmsplice", "copy_file_range", "cachestat", "getxattr", "lgetxattr", "fgetxattr",
@@ -94,6 +97,14 @@ constexpr std::uint64_t NamespaceCloneFlags = CLONE_NEWNS | CLONE_NEWCGROUP | CL
 // personality(2) values Docker allows: PER_LINUX, PER_LINUX32, UNAME26 variants and the query 0xffffffff.
 // ADDR_NO_RANDOMIZE and READ_IMPLIES_EXEC stay denied: they help exploits.
 constexpr std::uint64_t AllowedPersonalities[] = {0x0, 0x8, 0x20000, 0x20008, 0xffffffff};
+
+// Set-user-id and set-group-id bits on a file the sandbox made would stay on the host, where the workspace
+// lives: a set-uid binary owned by the user (or by root, for a root daemon) waiting to be run outside. The
+// kernel lets a file's owner set them, capabilities or not, so they are refused where a mode is given.
+constexpr std::uint64_t SetIdBits = S_ISUID | S_ISGID;
+// open(2)'s mode is read only with O_CREAT or O_TMPFILE; otherwise the register holds whatever the caller
+// left there, so a call without them is allowed whatever its mode.
+constexpr std::uint64_t CreatingOpenFlags = O_CREAT | __O_TMPFILE;
 
 // Terminal injection (CVE-2017-5226) and line disciplines (n_hdlc CVE-2017-2636).
 constexpr std::uint32_t DeniedIoctls[] = {0x5412 /* TIOCSTI */, 0x541C /* TIOCLINUX */,
@@ -152,12 +163,12 @@ public:
 
     // An allowlist entry this libseccomp does not know (a syscall newer than the library) is skipped, so the
     // syscall stays denied.
-    Result<> allowIfKnown(const char *name)
+    Result<> allowIfKnown(const char *name, std::initializer_list<scmp_arg_cmp> conditions = {})
     {
         const int nr = seccomp_syscall_resolve_name(name);
         if (nr == __NR_SCMP_ERROR)
             return {};
-        return addResolved(SCMP_ACT_ALLOW, name, nr, {});
+        return addResolved(SCMP_ACT_ALLOW, name, nr, conditions);
     }
 
     // Allows the syscall unless the low 32 bits of argument argIndex are one of denied. libseccomp refuses a
@@ -234,11 +245,26 @@ Result<> addRules(FilterBuilder &filter, const SeccompOptions &options)
     CORDON_TRY(filter.allowUnlessLow32In("ioctl", 1, DeniedIoctls));
 
     // Device nodes would reach host devices through a writable directory; FIFOs, sockets and regular files
-    // are fine. The kernel takes mode as umode_t, so only its S_IFMT bits decide; 0 means a regular file.
+    // are fine, without set-id bits. The kernel takes mode as umode_t, so only its S_IFMT bits decide the
+    // type; 0 means a regular file.
     for (const std::uint64_t fileType : std::initializer_list<std::uint64_t>{0, S_IFREG, S_IFIFO, S_IFSOCK}) {
-        CORDON_TRY(filter.add(SCMP_ACT_ALLOW, "mknod", {maskedEq(1, S_IFMT, fileType)}));
-        CORDON_TRY(filter.add(SCMP_ACT_ALLOW, "mknodat", {maskedEq(2, S_IFMT, fileType)}));
+        CORDON_TRY(filter.add(SCMP_ACT_ALLOW, "mknod", {maskedEq(1, S_IFMT | SetIdBits, fileType)}));
+        CORDON_TRY(filter.add(SCMP_ACT_ALLOW, "mknodat", {maskedEq(2, S_IFMT | SetIdBits, fileType)}));
     }
+
+    // Modes without set-id bits (SetIdBits); mode is an int or umode_t, hence the low word.
+    CORDON_TRY(filter.add(SCMP_ACT_ALLOW, "chmod", {maskedEq(1, SetIdBits, 0)}));
+    CORDON_TRY(filter.add(SCMP_ACT_ALLOW, "fchmod", {maskedEq(1, SetIdBits, 0)}));
+    CORDON_TRY(filter.add(SCMP_ACT_ALLOW, "fchmodat", {maskedEq(2, SetIdBits, 0)}));
+    CORDON_TRY(filter.allowIfKnown("fchmodat2", {maskedEq(2, SetIdBits, 0)}));
+    CORDON_TRY(filter.add(SCMP_ACT_ALLOW, "creat", {maskedEq(1, SetIdBits, 0)}));
+    for (const auto &[name, flagsIndex] : {std::pair{"open", 1U}, std::pair{"openat", 2U}}) {
+        CORDON_TRY(filter.add(SCMP_ACT_ALLOW, name, {maskedEq(flagsIndex, CreatingOpenFlags, 0)}));
+        CORDON_TRY(filter.add(SCMP_ACT_ALLOW, name, {maskedEq(flagsIndex + 1, SetIdBits, 0)}));
+    }
+    // openat2 passes its mode behind a pointer, which seccomp cannot read. ENOSYS, as for clone3: callers
+    // fall back to openat, where the mode is checked above (glibc's open() never uses openat2).
+    CORDON_TRY(filter.add(SCMP_ACT_ERRNO(ENOSYS), "openat2", {}));
 
     // ptrace bypassed seccomp before Linux 4.8; on 6.x the tracer stays under its own filter.
     if (options.allowPtrace)

@@ -18,9 +18,9 @@ struct SeccompOptions
 
 // Builds the allowlist filter with libseccomp and returns the raw BPF program (an array of struct
 // sock_filter) exported with seccomp_export_bpf, ready to be installed after fork without libseccomp (see
-// sandbox/init/seccompinstall.h). Denied calls fail with EPERM, clone3 with ENOSYS, and any non-native
-// architecture (i386 int $0x80, x32) kills the process. Errors: `seccomp.compile_failed` naming the
-// libseccomp call and the negative errno it returned.
+// sandbox/init/seccompinstall.h). Denied calls fail with EPERM, clone3 and openat2 with ENOSYS, and any
+// non-native architecture (i386 int $0x80, x32) kills the process. Errors: `seccomp.compile_failed` naming
+// the libseccomp call and the negative errno it returned.
 Result<std::string> compileSeccompFilter(const SeccompOptions &options);
 
 } // namespace Cordon::Isolation
