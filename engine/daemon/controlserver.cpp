@@ -42,6 +42,13 @@ constexpr qsizetype MaxClientNameLength = 128;
 // Refused connections kept open for their goodbye frame; beyond this many they are closed outright.
 constexpr int MaxLingering = 16;
 
+Error helloTimeoutError(int timeoutMs)
+{
+    return makeError(QStringLiteral("daemon.hello_timeout"),
+                     QStringLiteral("no hello within %1 s; the daemon closed the connection")
+                         .arg(double(timeoutMs) / 1000.0));
+}
+
 Result<sockaddr_un> socketAddress(const QString &path)
 {
     const QByteArray encoded = QFile::encodeName(path);
@@ -156,6 +163,7 @@ struct ControlServer::Connection
     QStringList topics; // empty: not subscribed
     QString containerFilter;
     bool closing = false; // being closed or already dropped: input is ignored, nothing more is sent
+    bool greeted = false; // answered a `hello`; until then the connection may be closed to make room
 };
 
 ControlServer::ControlServer(QObject *parent) : QObject(parent) {}
@@ -360,7 +368,7 @@ void ControlServer::admit(int fd)
         ::close(fd);
         return;
     }
-    if (clientCount() >= m_maxClients) {
+    if (clientCount() >= m_maxClients && !evictOneSilentClient()) {
         qCWarning(lcControl, "refused a client (pid %d): %d clients are connected already", credentials.pid,
                   clientCount());
         refuse(fd,
@@ -392,8 +400,40 @@ void ControlServer::admit(int fd)
             qCDebug(lcControl, "client %llu: socket error %d", id, int(error));
         drop(id);
     });
+    // A connection that never says hello holds a slot for nothing: it is closed after the hello timeout.
+    QTimer::singleShot(m_helloTimeoutMs, this, [this, id] {
+        const ConnectionPtr silent = find(id);
+        if (!silent || silent->greeted || silent->closing)
+            return;
+        qCWarning(lcControl, "client %llu (pid %d): no hello within %d ms; closing", id, silent->info.pid,
+                  m_helloTimeoutMs);
+        send(silent, encodeFrame(makeConnectionError(helloTimeoutError(m_helloTimeoutMs))));
+        closeAfterFlush(silent);
+    });
     qCDebug(lcControl, "client %llu connected (pid %d)", id, credentials.pid);
     Q_EMIT clientConnected(id);
+}
+
+bool ControlServer::evictOneSilentClient()
+{
+    // The oldest connection that has not said hello (ids grow with time): a client that is still starting
+    // says it within milliseconds, so one that has not is idle or hostile, and a client that greeted is
+    // never the one to go.
+    ConnectionPtr oldest;
+    for (const auto &[id, connection] : m_connections) {
+        if (!connection->greeted && (!oldest || id < oldest->info.connectionId))
+            oldest = connection;
+    }
+    if (!oldest)
+        return false;
+    qCWarning(lcControl, "client %llu (pid %d) has not said hello; closed to make room for a new client",
+              oldest->info.connectionId, oldest->info.pid);
+    if (!oldest->closing) {
+        oldest->socket->write(encodeFrame(makeConnectionError(helloTimeoutError(m_helloTimeoutMs))));
+        oldest->socket->flush();
+    }
+    drop(oldest->info.connectionId);
+    return true;
 }
 
 void ControlServer::refuse(int fd, const Error &error)
@@ -497,6 +537,7 @@ void ControlServer::answerHello(const ConnectionPtr &connection, qint64 id, cons
     const QJsonValue client = params.value(QStringLiteral("client"));
     if (client.isString())
         connection->info.clientName = client.toString().left(MaxClientNameLength);
+    connection->greeted = true;
 
     QJsonObject result = m_helloExtras;
     result.insert(QStringLiteral("protocol"), ProtocolVersion);

@@ -48,6 +48,8 @@ public:
     // A client that lets this much output pile up unread is disconnected (docs/protocol.md).
     static constexpr qint64 MaxQueuedBytes = 64LL * 1024 * 1024;
     static constexpr int DefaultMaxClients = 256;
+    // A connection must say `hello` within this long, or it is closed (`daemon.hello_timeout`).
+    static constexpr int DefaultHelloTimeoutMs = 5000;
 
     using BacklogProvider = std::function<QJsonObject(const QStringList &topics, const QString &container)>;
 
@@ -75,8 +77,10 @@ public:
     void setHelloExtras(QJsonObject extras);
     // Its result is merged into the `subscribe` result (e.g. memory_backlog).
     void setSubscribeBacklogProvider(BacklogProvider provider);
-    // Connections beyond this are told `daemon.too_many_clients` and closed.
+    // A new connection beyond this closes the oldest one that has not said hello yet to make room; when every
+    // client has, the new one is told `daemon.too_many_clients` and closed.
     void setMaxClients(int maxClients);
+    void setHelloTimeout(int milliseconds) { m_helloTimeoutMs = milliseconds; }
 
     // Pushes an event to every client subscribed to `topic` whose container filter is empty or equals
     // containerId.
@@ -99,6 +103,7 @@ private:
     void acceptPending();
     void admit(int fd);
     void refuse(int fd, const Error &error);
+    bool evictOneSilentClient();
     void readFrom(quint64 connectionId);
     void dispatch(const ConnectionPtr &connection, const QJsonObject &message);
     void answerHello(const ConnectionPtr &connection, qint64 id, const QJsonObject &params);
@@ -122,6 +127,7 @@ private:
     QJsonObject m_helloExtras;
     BacklogProvider m_backlogProvider;
     int m_maxClients = DefaultMaxClients;
+    int m_helloTimeoutMs = DefaultHelloTimeoutMs;
     int m_lingering = 0;
     quint64 m_nextConnectionId = 0;
     std::unordered_map<quint64, ConnectionPtr> m_connections;

@@ -801,10 +801,10 @@ private Q_SLOTS:
         const QString path = m_dir.filePath(QStringLiteral("run/limited.sock"));
         QVERIFY_RESULT(server.listen(path));
         RawClient first(path), second(path);
-        first.send(request(1, "echo"));
-        second.send(request(1, "echo"));
-        QVERIFY(first.nextFrame());
-        QVERIFY(second.nextFrame());
+        for (RawClient *client : {&first, &second}) {
+            client->send(request(1, "hello", QJsonObject{{str("protocol"), 1}}));
+            QVERIFY(client->nextFrame());
+        }
         QCOMPARE(server.clientCount(), 2);
 
         RawClient third(path);
@@ -822,6 +822,68 @@ private Q_SLOTS:
         first.disconnect();
         QTRY_COMPARE(server.clientCount(), 1);
         QVERIFY_RESULT(client.connectSync(false, 5000));
+    }
+
+    // Connections that never say hello cannot lock others out: each is closed after the hello timeout, and
+    // while they hold every slot, a new client takes the slot of the oldest silent one at once.
+    void silentConnectionsMakeRoom()
+    {
+        ControlServer server;
+        TestHandler handler;
+        server.setHandler(&handler);
+        server.setMaxClients(3);
+        server.setHelloTimeout(60000);
+        const QString path = m_dir.filePath(QStringLiteral("run/silent.sock"));
+        QVERIFY_RESULT(server.listen(path));
+        RawClient greeted(path);
+        greeted.send(request(1, "hello", QJsonObject{{str("protocol"), 1}}));
+        QVERIFY(greeted.nextFrame());
+        RawClient oldestSilent(path);
+        QTRY_COMPARE(server.clientCount(), 2);
+        RawClient youngerSilent(path);
+        QTRY_COMPARE(server.clientCount(), 3);
+
+        // Full: the newcomer is served, the oldest silent connection is told why it goes.
+        DaemonClient client;
+        client.setSocketPath(path);
+        QVERIFY_RESULT(client.connectSync(false, 5000));
+        const std::optional<QJsonObject> goodbye = oldestSilent.nextFrame();
+        QVERIFY(goodbye);
+        QCOMPARE(errorCodeOf(*goodbye), QStringLiteral("daemon.hello_timeout"));
+        QVERIFY(oldestSilent.waitForDisconnect());
+        QVERIFY(youngerSilent.isConnected());
+
+        // Full again, with every client greeted: now the newcomer is the one refused.
+        RawClient another(path);
+        const std::optional<QJsonObject> evicted = youngerSilent.nextFrame();
+        QVERIFY(evicted);
+        QCOMPARE(errorCodeOf(*evicted), QStringLiteral("daemon.hello_timeout"));
+        another.send(request(1, "hello", QJsonObject{{str("protocol"), 1}}));
+        QVERIFY(another.nextFrame());
+        RawClient refused(path);
+        const std::optional<QJsonObject> refusal = refused.nextFrame();
+        QVERIFY(refusal);
+        QCOMPARE(errorCodeOf(*refusal), QStringLiteral("daemon.too_many_clients"));
+        QVERIFY(greeted.isConnected());
+        QVERIFY(another.isConnected());
+    }
+
+    void silentConnectionsAreClosedAfterTheHelloTimeout()
+    {
+        ControlServer server;
+        server.setHelloTimeout(300);
+        const QString path = m_dir.filePath(QStringLiteral("run/timeout.sock"));
+        QVERIFY_RESULT(server.listen(path));
+        RawClient silent(path), greeted(path);
+        greeted.send(request(1, "hello", QJsonObject{{str("protocol"), 1}}));
+        QVERIFY(greeted.nextFrame());
+        const std::optional<QJsonObject> goodbye = silent.nextFrame();
+        QVERIFY(goodbye);
+        QCOMPARE(errorCodeOf(*goodbye), QStringLiteral("daemon.hello_timeout"));
+        QVERIFY(silent.waitForDisconnect());
+        QTest::qWait(500);
+        QVERIFY(greeted.isConnected());
+        QCOMPARE(server.clientCount(), 1);
     }
 
     void listenReplacesOnlyStaleSockets()

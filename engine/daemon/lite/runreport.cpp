@@ -40,8 +40,8 @@ constexpr CliHintEntry CliHints[] = {
 };
 
 constexpr std::string_view UnreachableCodes[] = {
-    "daemon.unreachable",  "daemon.start_failed",     "daemon.timeout",
-    "daemon.disconnected", "daemon.too_many_clients", "protocol.version",
+    "daemon.unreachable",      "daemon.start_failed",  "daemon.timeout",   "daemon.disconnected",
+    "daemon.too_many_clients", "daemon.hello_timeout", "protocol.version",
 };
 
 std::string hex(unsigned value, int width)
