@@ -179,8 +179,11 @@ NetworkCounts ContainerManager::containerNetworkCounts(const QString &containerI
 Result<> ContainerManager::writeStdin(const QString &runId, const QByteArray &data, bool eof)
 {
     const QString containerId = m_activeRuns.value(runId);
-    if (containerId.isEmpty())
+    if (containerId.isEmpty()) {
+        if (!m_store.run(runId))
+            return fail(QStringLiteral("run.not_found"), QStringLiteral("no run with id `%1`").arg(runId));
         return fail(QStringLiteral("run.not_active"), QStringLiteral("run `%1` is not running").arg(runId));
+    }
     auto found = entry(containerId);
     if (!found)
         return fail(found.error());

@@ -39,6 +39,7 @@ constexpr int CloseFlushTimeoutMs = 5000;
 // Accepting is paused this long when we are out of file descriptors, instead of spinning on the notifier.
 constexpr int AcceptRetryMs = 200;
 constexpr qsizetype MaxClientNameLength = 128;
+constexpr qsizetype MaxMethodNameChars = 64;
 // Refused connections kept open for their goodbye frame; beyond this many they are closed outright.
 constexpr int MaxLingering = 16;
 
@@ -513,7 +514,7 @@ void ControlServer::dispatch(const ConnectionPtr &connection, const QJsonObject 
     } else if (!m_handler) {
         sendResponse(connection->info.connectionId, request->id, method,
                      fail(QStringLiteral("protocol.unknown_method"),
-                          QStringLiteral("unknown method `%1`").arg(method)));
+                          QStringLiteral("unknown method `%1`").arg(method.left(MaxMethodNameChars))));
     } else {
         m_handler->handleRequest(connection->info, method, request->params,
                                  responder(connection->info.connectionId, request->id, method));

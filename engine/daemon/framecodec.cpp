@@ -143,8 +143,16 @@ QJsonObject makeEvent(const QString &name, QJsonObject data)
 
 QJsonObject errorToJson(const Error &error)
 {
+    // Messages may quote what a client or a sandbox sent: cut them, so that no error echoes megabytes back.
+    QString message = toQt(error.message());
+    if (message.size() > MaxErrorMessageChars) {
+        message.truncate(MaxErrorMessageChars);
+        if (message.back().isHighSurrogate())
+            message.chop(1);
+        message += QStringLiteral("... (cut)");
+    }
     return QJsonObject{{QStringLiteral("code"), toQt(error.code())},
-                       {QStringLiteral("message"), toQt(error.message())},
+                       {QStringLiteral("message"), message},
                        {QStringLiteral("hint"), toQt(error.hint())}};
 }
 

@@ -63,6 +63,8 @@ QJsonObject makeEvent(const QString &name, QJsonObject data);
 
 // The wire form of an error, {code, message, hint}, and back. A malformed error object becomes
 // `protocol.invalid_response`.
+// {code, message, hint}; a message longer than MaxErrorMessageChars is cut there, marked "... (cut)".
+constexpr qsizetype MaxErrorMessageChars = 2048;
 QJsonObject errorToJson(const Error &error);
 Error errorFromJson(const QJsonObject &error);
 

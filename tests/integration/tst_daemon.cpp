@@ -455,6 +455,87 @@ private Q_SLOTS:
         m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
     }
 
+    // The protocol is strict: parameters a method does not take, null values and NULs inside strings are
+    // refused by name; ids nobody has seen answer not_found, never an empty success; and no error echoes
+    // what it was sent without bound.
+    void requestsAreReadStrictly_data()
+    {
+        QTest::addColumn<QString>("method");
+        QTest::addColumn<QJsonObject>("params");
+        QTest::addColumn<QString>("code");
+        const QString unknown = QStringLiteral("00000000deadbeef");
+        QTest::newRow("unknown parameter") << QStringLiteral("container.list")
+                                           << QJsonObject{{QStringLiteral("include_deleted"), true},
+                                                          {QStringLiteral("include_delted"), true}}
+                                           << QStringLiteral("protocol.invalid_params");
+        QTest::newRow("parameter to a method without any")
+            << QStringLiteral("daemon.status") << QJsonObject{{QStringLiteral("verbose"), true}}
+            << QStringLiteral("protocol.invalid_params");
+        QTest::newRow("null value") << QStringLiteral("history.runs")
+                                    << QJsonObject{{QStringLiteral("container"), QJsonValue()}}
+                                    << QStringLiteral("protocol.invalid_params");
+        QTest::newRow("NUL in a path")
+            << QStringLiteral("file.download")
+            << QJsonObject{{QStringLiteral("container"), unknown},
+                           {QStringLiteral("path"),
+                            QString(QStringLiteral("a.txt") + QChar(0) + QStringLiteral("x"))},
+                           {QStringLiteral("destination"), QStringLiteral("/tmp")}}
+            << QStringLiteral("protocol.invalid_params");
+        QTest::newRow("NUL in an upload name")
+            << QStringLiteral("file.upload")
+            << QJsonObject{{QStringLiteral("container"), unknown},
+                           {QStringLiteral("name"), QString(QStringLiteral("a") + QChar(0))},
+                           {QStringLiteral("content"), QStringLiteral("eA==")}}
+            << QStringLiteral("protocol.invalid_params");
+        QTest::newRow("unknown container, history.runs")
+            << QStringLiteral("history.runs") << QJsonObject{{QStringLiteral("container"), unknown}}
+            << QStringLiteral("container.not_found");
+        QTest::newRow("unknown container, history.events")
+            << QStringLiteral("history.events") << QJsonObject{{QStringLiteral("container"), unknown}}
+            << QStringLiteral("container.not_found");
+        QTest::newRow("unknown run, history.events")
+            << QStringLiteral("history.events") << QJsonObject{{QStringLiteral("run_id"), unknown}}
+            << QStringLiteral("run.not_found");
+        QTest::newRow("unknown container, network.summary")
+            << QStringLiteral("network.summary") << QJsonObject{{QStringLiteral("container"), unknown}}
+            << QStringLiteral("container.not_found");
+        QTest::newRow("unknown run, run.stdin")
+            << QStringLiteral("run.stdin")
+            << QJsonObject{{QStringLiteral("run_id"), unknown}, {QStringLiteral("eof"), true}}
+            << QStringLiteral("run.not_found");
+        QTest::newRow("unknown run, run.wait")
+            << QStringLiteral("run.wait") << QJsonObject{{QStringLiteral("run_id"), unknown}}
+            << QStringLiteral("run.not_found");
+    }
+
+    void requestsAreReadStrictly()
+    {
+        QFETCH(QString, method);
+        QFETCH(QJsonObject, params);
+        QFETCH(QString, code);
+        const auto answer = m_daemon.call(method, params);
+        QVERIFY(!answer);
+        QCOMPARE(Cordon::toQt(answer.error().code()), code);
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("daemon.status")));
+    }
+
+    void errorsDoNotEchoInputWithoutBound()
+    {
+        const QString huge(4 * 1024 * 1024, QLatin1Char('x'));
+        QJsonObject hugeKey;
+        hugeKey.insert(huge, 1);
+        const QList<std::pair<QString, QJsonObject>> requests = {
+            {huge, QJsonObject()},
+            {QStringLiteral("container.get"), hugeKey},
+            {QStringLiteral("container.get"), QJsonObject{{QStringLiteral("id"), huge}}}};
+        for (const auto &[method, params] : requests) {
+            const auto answer = m_daemon.call(method, params);
+            QVERIFY(!answer);
+            QVERIFY2(answer.error().message().size() <= 2100,
+                     qPrintable(QString::number(answer.error().message().size())));
+        }
+    }
+
     void garbageFromOneClientDoesNotHurtOthers()
     {
         QLocalSocket raw;

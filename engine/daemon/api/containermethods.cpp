@@ -59,8 +59,8 @@ Result<QJsonObject> updateNetwork(ApiContext &context, const QJsonObject &params
     auto id = requireString(params, QStringLiteral("id"));
     if (!id)
         return fail(id.error());
-    auto network =
-        Policy::NetworkPolicy::fromJson(toPlain(params.value(QStringLiteral("network_policy"))), "network_policy");
+    auto network = Policy::NetworkPolicy::fromJson(toPlain(params.value(QStringLiteral("network_policy"))),
+                                                   "network_policy");
     if (!network)
         return fail(network.error());
     auto container = context.manager.updateNetwork(*id, *network);
@@ -84,15 +84,20 @@ Result<QJsonObject> processes(ApiContext &context, const QJsonObject &params)
 
 void addContainerMethods(MethodTable &table)
 {
-    table.add(QStringLiteral("container.create"), create);
-    table.add(QStringLiteral("container.list"), list);
-    table.add(QStringLiteral("container.get"), containerCall(&ContainerManager::get));
-    table.add(QStringLiteral("container.stop"), containerCall(&ContainerManager::stop));
-    table.add(QStringLiteral("container.start"), containerCall(&ContainerManager::start));
-    table.add(QStringLiteral("container.delete"), containerCall(&ContainerManager::remove));
-    table.add(QStringLiteral("container.keepalive"), containerCall(&ContainerManager::keepAlive));
-    table.add(QStringLiteral("container.update_network"), updateNetwork);
-    table.add(QStringLiteral("memory.processes"), processes);
+    table.add(QStringLiteral("container.create"), {QStringLiteral("policy")}, create);
+    table.add(QStringLiteral("container.list"), {QStringLiteral("include_deleted")}, list);
+    table.add(QStringLiteral("container.get"), {QStringLiteral("id")}, containerCall(&ContainerManager::get));
+    table.add(QStringLiteral("container.stop"), {QStringLiteral("id")},
+              containerCall(&ContainerManager::stop));
+    table.add(QStringLiteral("container.start"), {QStringLiteral("id")},
+              containerCall(&ContainerManager::start));
+    table.add(QStringLiteral("container.delete"), {QStringLiteral("id")},
+              containerCall(&ContainerManager::remove));
+    table.add(QStringLiteral("container.keepalive"), {QStringLiteral("id")},
+              containerCall(&ContainerManager::keepAlive));
+    table.add(QStringLiteral("container.update_network"),
+              {QStringLiteral("id"), QStringLiteral("network_policy")}, updateNetwork);
+    table.add(QStringLiteral("memory.processes"), {QStringLiteral("container")}, processes);
 }
 
 } // namespace Cordon::Api

@@ -51,9 +51,9 @@ void shutdown(ApiContext &context, const QJsonObject &, Respond respond)
 
 void addDaemonMethods(MethodTable &table)
 {
-    table.add(QStringLiteral("daemon.status"), status);
-    table.add(QStringLiteral("daemon.set_time_scale"), setTimeScale);
-    table.addDeferred(QStringLiteral("daemon.shutdown"), shutdown);
+    table.add(QStringLiteral("daemon.status"), {}, status);
+    table.add(QStringLiteral("daemon.set_time_scale"), {QStringLiteral("scale")}, setTimeScale);
+    table.addDeferred(QStringLiteral("daemon.shutdown"), {}, shutdown);
 }
 
 } // namespace Cordon::Api

@@ -101,10 +101,18 @@ Result<QJsonObject> download(ApiContext &context, const QJsonObject &params)
 
 void addFileMethods(MethodTable &table)
 {
-    table.add(QStringLiteral("file.upload"), upload);
-    table.add(QStringLiteral("file.list"), list);
-    table.add(QStringLiteral("file.delete"), remove);
-    table.add(QStringLiteral("file.download"), download);
+    table.add(QStringLiteral("file.upload"),
+              {QStringLiteral("container"), QStringLiteral("name"), QStringLiteral("path"),
+               QStringLiteral("content")},
+              upload);
+    table.add(QStringLiteral("file.list"),
+              {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path")}, list);
+    table.add(QStringLiteral("file.delete"),
+              {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path")}, remove);
+    table.add(QStringLiteral("file.download"),
+              {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path"),
+               QStringLiteral("destination"), QStringLiteral("existing")},
+              download);
 }
 
 } // namespace Cordon::Api

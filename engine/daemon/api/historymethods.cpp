@@ -29,6 +29,8 @@ Result<QJsonObject> runs(ApiContext &context, const QJsonObject &params)
         return fail(
             invalidParams(QStringLiteral("history.runs takes container, error_class (strings), since, until, "
                                          "limit (1..500), offset (integers) and with_output (bool)")));
+    if (!container->isEmpty())
+        CORDON_TRY(requireKnownContainer(context, *container));
     filter.containerId = *container;
     filter.errorClass = *errorClass;
     filter.since = *since;
@@ -58,6 +60,10 @@ Result<QJsonObject> events(ApiContext &context, const QJsonObject &params)
         return fail(
             invalidParams(QStringLiteral("history.events takes container, run_id, kind (strings), since, "
                                          "limit (1..500) and offset (integers)")));
+    if (!container->isEmpty())
+        CORDON_TRY(requireKnownContainer(context, *container));
+    if (!runId->isEmpty())
+        CORDON_TRY(requireKnownRun(context, *runId));
     filter.containerId = *container;
     filter.runId = *runId;
     if (kind->endsWith(QLatin1Char('.')))
@@ -96,9 +102,16 @@ Result<QJsonObject> purge(ApiContext &context, const QJsonObject &params)
 
 void addHistoryMethods(MethodTable &table)
 {
-    table.add(QStringLiteral("history.runs"), runs);
-    table.add(QStringLiteral("history.events"), events);
-    table.add(QStringLiteral("history.purge"), purge);
+    table.add(QStringLiteral("history.runs"),
+              {QStringLiteral("container"), QStringLiteral("error_class"), QStringLiteral("since"),
+               QStringLiteral("until"), QStringLiteral("limit"), QStringLiteral("offset"),
+               QStringLiteral("with_output")},
+              runs);
+    table.add(QStringLiteral("history.events"),
+              {QStringLiteral("container"), QStringLiteral("run_id"), QStringLiteral("kind"),
+               QStringLiteral("since"), QStringLiteral("limit"), QStringLiteral("offset")},
+              events);
+    table.add(QStringLiteral("history.purge"), {QStringLiteral("older_than_days")}, purge);
 }
 
 } // namespace Cordon::Api

@@ -49,17 +49,30 @@ public:
     using ClientHandler =
         std::function<void(ApiContext &, const Daemon::ClientInfo &, const QJsonObject &params, Respond)>;
 
-    void add(const QString &method, Handler handler);
-    void addDeferred(const QString &method, DeferredHandler handler);
-    void addForClient(const QString &method, ClientHandler handler);
+    // `parameters` names every parameter the method takes; call() refuses any other, and a null value, with
+    // `protocol.invalid_params` before the handler runs, so that a misspelt option is never silently ignored.
+    void add(const QString &method, QStringList parameters, Handler handler);
+    void addDeferred(const QString &method, QStringList parameters, DeferredHandler handler);
+    void addForClient(const QString &method, QStringList parameters, ClientHandler handler);
     // Calls the method's handler; `protocol.unknown_method` for a name the table does not hold.
     void call(ApiContext &context, const Daemon::ClientInfo &client, const QString &method,
               const QJsonObject &params, Respond respond) const;
     QStringList methods() const;
 
 private:
-    QHash<QString, ClientHandler> m_handlers;
+    struct Entry
+    {
+        QStringList parameters;
+        ClientHandler handler;
+    };
+    QHash<QString, Entry> m_handlers;
 };
+
+// Lookups by id answer `container.not_found` / `run.not_found` for an id the history has never seen, never
+// an empty success: a typo must not look like "nothing happened". Deleted containers and ended runs are
+// known (their history stays).
+Result<> requireKnownContainer(const ApiContext &context, const QString &id);
+Result<> requireKnownRun(const ApiContext &context, const QString &id);
 
 void addDaemonMethods(MethodTable &table);
 void addContainerMethods(MethodTable &table);

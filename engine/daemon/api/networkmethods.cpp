@@ -65,6 +65,7 @@ Result<QJsonObject> summary(ApiContext &context, const QJsonObject &params)
     auto container = requireString(params, QStringLiteral("container"));
     if (!container)
         return fail(container.error());
+    CORDON_TRY(requireKnownContainer(context, *container));
     auto summary = context.manager.networkSummary(*container);
     if (!summary)
         return fail(summary.error());
@@ -149,13 +150,16 @@ void detachOneShot(ApiContext &context, const Daemon::ClientInfo &client, const 
 
 void addNetworkMethods(MethodTable &table)
 {
-    table.addForClient(QStringLiteral("network.detach_one_shot"), detachOneShot);
-    table.addForClient(QStringLiteral("network.attach_one_shot"), attachOneShot);
-    table.add(QStringLiteral("network.org_policy"), orgPolicy);
-    table.add(QStringLiteral("network.reload_org_policy"), reloadOrgPolicy);
-    table.add(QStringLiteral("network.set_org_policy"), setOrgPolicy);
-    table.add(QStringLiteral("network.check"), check);
-    table.add(QStringLiteral("network.summary"), summary);
+    table.addForClient(QStringLiteral("network.detach_one_shot"), {QStringLiteral("container_id")},
+                       detachOneShot);
+    table.addForClient(QStringLiteral("network.attach_one_shot"),
+                       {QStringLiteral("container_id"), QStringLiteral("handoff"), QStringLiteral("policy")},
+                       attachOneShot);
+    table.add(QStringLiteral("network.org_policy"), {}, orgPolicy);
+    table.add(QStringLiteral("network.reload_org_policy"), {}, reloadOrgPolicy);
+    table.add(QStringLiteral("network.set_org_policy"), {QStringLiteral("allowed_domains")}, setOrgPolicy);
+    table.add(QStringLiteral("network.check"), {QStringLiteral("allowed_domains")}, check);
+    table.add(QStringLiteral("network.summary"), {QStringLiteral("container")}, summary);
 }
 
 } // namespace Cordon::Api

@@ -16,11 +16,23 @@ Error invalidParams(const QString &message)
     return makeError(QStringLiteral("protocol.invalid_params"), message);
 }
 
+namespace {
+
+// A NUL ends a C string: a path or name holding one would be cut short silently where the kernel reads it.
+Error nulInside(const QString &key)
+{
+    return invalidParams(QStringLiteral("`%1` contains a NUL character").arg(key));
+}
+
+} // namespace
+
 Result<QString> requireString(const QJsonObject &params, const QString &key)
 {
     const QJsonValue value = params.value(key);
     if (!value.isString() || value.toString().isEmpty())
         return fail(invalidParams(QStringLiteral("`%1` must be a non-empty string").arg(key)));
+    if (value.toString().contains(QChar(0)))
+        return fail(nulInside(key));
     return value.toString();
 }
 
@@ -31,6 +43,8 @@ Result<QString> optionalString(const QJsonObject &params, const QString &key)
         return QString();
     if (!value.isString())
         return fail(invalidParams(QStringLiteral("`%1` must be a string").arg(key)));
+    if (value.toString().contains(QChar(0)))
+        return fail(nulInside(key));
     return value.toString();
 }
 

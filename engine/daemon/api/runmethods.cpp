@@ -113,11 +113,16 @@ void wait(ApiContext &context, const QJsonObject &params, Respond respond)
 
 void addRunMethods(MethodTable &table)
 {
-    table.add(QStringLiteral("run.exec"), exec);
-    table.add(QStringLiteral("run.stdin"), writeStdin);
-    table.add(QStringLiteral("run.cancel"), cancel);
-    table.add(QStringLiteral("run.get"), get);
-    table.addDeferred(QStringLiteral("run.wait"), wait);
+    table.add(QStringLiteral("run.exec"),
+              {QStringLiteral("container"), QStringLiteral("command"), QStringLiteral("language"),
+               QStringLiteral("code"), QStringLiteral("stdin"), QStringLiteral("stdin_open"),
+               QStringLiteral("timeout_s"), QStringLiteral("idempotency_key")},
+              exec);
+    table.add(QStringLiteral("run.stdin"),
+              {QStringLiteral("run_id"), QStringLiteral("data"), QStringLiteral("eof")}, writeStdin);
+    table.add(QStringLiteral("run.cancel"), {QStringLiteral("run_id")}, cancel);
+    table.add(QStringLiteral("run.get"), {QStringLiteral("run_id")}, get);
+    table.addDeferred(QStringLiteral("run.wait"), {QStringLiteral("run_id")}, wait);
 }
 
 } // namespace Cordon::Api
