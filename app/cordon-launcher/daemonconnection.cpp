@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "daemonconnection.h"
 
+#include "daemon/lite/daemonlog.h"
 #include "daemon/lite/output.h"
 #include "daemon/lite/runreport.h"
 #include "daemon/lite/socketpath.h"
@@ -193,15 +194,20 @@ std::string daemonProgram()
 }
 
 // Detached as the Qt client starts it: a session of its own, nothing of our standard streams (a daemon
-// holding our stdout would keep `$(cordon run ...)` open for as long as it lives), "/" as its directory.
-Result<pid_t> spawnDaemon(const std::string &program)
+// holding our stdout would keep `$(cordon run ...)` open for as long as it lives), its output appended to
+// the daemon log (`logFd`, -1 for none), "/" as its directory.
+Result<pid_t> spawnDaemon(const std::string &program, int logFd)
 {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     ::posix_spawn_file_actions_init(&actions);
     ::posix_spawnattr_init(&attributes);
-    for (int fd = 0; fd <= 2; ++fd)
-        ::posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (fd > 0 && logFd >= 0)
+            ::posix_spawn_file_actions_adddup2(&actions, logFd, fd);
+        else
+            ::posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0);
+    }
     ::posix_spawn_file_actions_addchdir_np(&actions, "/");
     ::posix_spawnattr_setflags(&attributes,
                                POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
@@ -252,24 +258,33 @@ Result<GreetedDaemon> connectStartingDaemon(DaemonConnection &connection, const 
         return fail("daemon.start_failed", "no daemon is listening on `" + *socket +
                                                "` and cordond was not found (beside this program or on PATH; "
                                                "CORDON_DAEMON names it explicitly)");
-    const Result<pid_t> spawned = spawnDaemon(program);
+    const Lite::DaemonLog log = Lite::openDaemonLog(*socket);
+    const Result<pid_t> spawned = spawnDaemon(program, log.fd);
+    if (log.fd >= 0)
+        ::close(log.fd);
     if (!spawned)
         return fail(spawned.error());
     const pid_t pid = *spawned;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(DaemonStartWaitMs);
     auto delay = std::chrono::milliseconds(5);
+    bool exited = false;
+    int status = 0;
     for (;;) {
         if (connection.open(*socket))
             return greet(connection, clientName, *socket);
-        // A daemon that exits at once (another one won the race, a damaged history) says why itself.
-        int status = 0;
-        if (::waitpid(pid, &status, WNOHANG) == pid) {
+        // A daemon that exits at once (a damaged history, a bad option) says why in its log; one that lost
+        // the race to another daemon still starting leaves that one to wait for (it holds the lock).
+        if (!exited && ::waitpid(pid, &status, WNOHANG) == pid) {
+            exited = true;
             if (connection.open(*socket))
                 return greet(connection, clientName, *socket);
+        }
+        if (exited && !Lite::daemonLockHeld(*socket)) {
             const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            const std::string said = Lite::daemonLogTail(*socket, log.startOffset);
             return fail("daemon.start_failed", "started `" + program + "`, but it exited with status " +
                                                    std::to_string(code) +
-                                                   "; `cordon daemon start` shows why");
+                                                   (said.empty() ? "" : "; it said:\n" + said));
         }
         if (std::chrono::steady_clock::now() >= deadline)
             return fail("daemon.start_failed", "started `" + program + "`, but it did not answer on `" +

@@ -7,11 +7,12 @@
 #include "daemoncli.h"
 
 #include "daemon/daemonpaths.h"
+#include "daemon/lite/daemonlog.h"
 
 #include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
-#include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QThread>
 #include <QTimer>
@@ -44,16 +45,7 @@ const char Usage[] =
 
 QString logPath()
 {
-    return Daemon::socketPath() + QStringLiteral(".log");
-}
-
-QString lastLines(const QString &path, int count)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    const QStringList lines = QString::fromUtf8(file.readAll()).trimmed().split(QLatin1Char('\n'));
-    return lines.mid(qMax<qsizetype>(0, lines.size() - count)).join(QLatin1Char('\n'));
+    return toQt(Lite::daemonLogPath(toPlain(Daemon::socketPath())));
 }
 
 QString describeCounts(const QJsonObject &counts)
@@ -211,6 +203,8 @@ int start(const QStringList &arguments)
     if (scale > 0)
         daemonArguments =
             QStringList{QStringLiteral("--time-scale"), QString::number(scale)} + daemonArguments;
+    // Where this daemon's output will begin in its log, so that a failed start quotes only what it said.
+    const qint64 logOffset = QFileInfo(logPath()).size();
     QProcess process;
     process.setProgram(program);
     process.setArguments(daemonArguments);
@@ -235,11 +229,12 @@ int start(const QStringList &arguments)
             return 0;
         }
         // Gone already (a bad option, no cgroups, another daemon won the lock): its log says why.
-        if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+        if (Lite::processHasExited(static_cast<pid_t>(pid)))
             break;
         QThread::msleep(50);
     }
-    const QString log = lastLines(logPath(), 5);
+    const QString log =
+        toQt(Lite::daemonLogTail(toPlain(Daemon::socketPath()), static_cast<off_t>(logOffset)));
     return reportError(
         makeError(QStringLiteral("daemon.start_failed"),
                   QStringLiteral("started `%1`, but it is not answering on `%2`%3")

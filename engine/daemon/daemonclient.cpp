@@ -2,6 +2,7 @@
 #include "daemon/daemonclient.h"
 
 #include "daemon/daemonpaths.h"
+#include "daemon/lite/daemonlog.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -182,10 +183,16 @@ void DaemonClient::startDaemonAndRetry()
     QProcess process;
     process.setProgram(program);
     // A daemon holding our stdout would keep `$(cordon ...)` or a pipe open for as long as it lives; and a
-    // working directory of "/" keeps it from pinning whatever directory the user started it from.
+    // working directory of "/" keeps it from pinning whatever directory the user started it from. What it
+    // says goes to its log, where a start that fails finds why.
+    const Lite::DaemonLog log = Lite::openDaemonLog(toPlain(m_path));
+    const QString logPath = toQt(Lite::daemonLogPath(toPlain(m_path)));
+    if (log.fd >= 0)
+        ::close(log.fd);
+    m_logOffset = log.startOffset;
     process.setStandardInputFile(QProcess::nullDevice());
-    process.setStandardOutputFile(QProcess::nullDevice());
-    process.setStandardErrorFile(QProcess::nullDevice());
+    process.setStandardOutputFile(log.fd >= 0 ? logPath : QProcess::nullDevice(), QIODevice::Append);
+    process.setStandardErrorFile(log.fd >= 0 ? logPath : QProcess::nullDevice(), QIODevice::Append);
     process.setWorkingDirectory(QDir::rootPath());
     qint64 pid = 0;
     if (!process.startDetached(&pid)) {
@@ -196,6 +203,7 @@ void DaemonClient::startDaemonAndRetry()
     qCDebug(lcClient, "started %s (pid %lld)", qUtf8Printable(program), static_cast<long long>(pid));
     m_daemonStarted = true;
     m_startedProgram = program;
+    m_startedPid = pid;
     m_startClock.start();
     m_retryDelayMs = FirstRetryDelayMs;
     scheduleRetry();
@@ -203,6 +211,17 @@ void DaemonClient::startDaemonAndRetry()
 
 void DaemonClient::scheduleRetry()
 {
+    // Gone, and no other daemon starting in its place (it may have lost the race to one): say why now.
+    if (m_startedPid > 0 && Lite::processHasExited(static_cast<pid_t>(m_startedPid)) &&
+        !Lite::daemonLockHeld(toPlain(m_path))) {
+        const std::string said = Lite::daemonLogTail(toPlain(m_path), static_cast<off_t>(m_logOffset));
+        failConnecting(makeError(
+            QStringLiteral("daemon.start_failed"),
+            QStringLiteral("started `%1`, but it exited%2")
+                .arg(m_startedProgram, said.empty() ? QStringLiteral(" without a word")
+                                                    : QStringLiteral("; it said:\n") + toQt(said))));
+        return;
+    }
     if (m_startClock.elapsed() >= StartWaitMs) {
         failConnecting(makeError(QStringLiteral("daemon.start_failed"),
                                  QStringLiteral("started `%1`, but it did not answer on `%2` within %3 s")

@@ -41,7 +41,9 @@ public:
     void setClientName(const QString &name);
 
     // Connects; when nothing listens and autoStart is true, starts the daemon (daemonProgram()) detached,
-    // with its stdio on /dev/null, then retries with backoff for up to StartWaitMs until hello succeeds.
+    // with its output appended to <socket>.log (daemon/lite/daemonlog.h), then retries with backoff for up to
+    // StartWaitMs until hello succeeds; a daemon that exits before that fails the start at once, quoting what
+    // it wrote to the log.
     // Emits connected() or connectionFailed(): `daemon.unreachable` (naming the socket path),
     // `daemon.start_failed`, `daemon.timeout`, `protocol.version`, or whatever error the daemon answered
     // hello with.
@@ -102,6 +104,8 @@ private:
     bool m_autoStart = false;
     bool m_daemonStarted = false;
     QString m_startedProgram;
+    qint64 m_startedPid = 0;
+    qint64 m_logOffset = 0; // where the started daemon's output begins in its log
     QElapsedTimer m_startClock;
     int m_retryDelayMs = 0;
     QTimer m_retryTimer;

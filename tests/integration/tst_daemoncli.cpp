@@ -1043,6 +1043,40 @@ private Q_SLOTS:
         QVERIFY2(stop.status == 0 && stop.out.contains("not running"), stop.describe());
     }
 
+    // A daemon that exits at once (here: a damaged history) is reported with its own words, by every client
+    // that starts one: the Qt CLI, `cordon daemon start`, and the launcher starting one for a one-shot run's
+    // network. They used to wait out the start timeout and say only that it did not answer.
+    void aDaemonThatCannotStartSaysWhy()
+    {
+        QTemporaryDir data;
+        QFile history(data.filePath(QStringLiteral("history.db")));
+        QVERIFY(history.open(QIODevice::WriteOnly));
+        history.write(QByteArray(8192, 'x'));
+        history.close();
+        QTemporaryFile policy;
+        QVERIFY(policy.open());
+        policy.write(R"({"network_policy": {"type": "allowlist", "allowed_domains": []}})");
+        policy.flush();
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        const QString socket = m_socketDir.filePath(QStringLiteral("broken.sock"));
+        environment.insert(QStringLiteral("CORDON_SOCKET"), socket);
+        environment.insert(QStringLiteral("CORDON_DATA_DIR"), data.path());
+        environment.remove(QStringLiteral("CORDON_DAEMON"));
+        for (const QStringList &arguments :
+             {args({"ls"}), args({"daemon", "start"}),
+              QStringList{QStringLiteral("run"), QStringLiteral("--policy"), policy.fileName(),
+                          QStringLiteral("--"), QStringLiteral("true")}}) {
+            const CliResult result = cordon(arguments, {}, environment);
+            QVERIFY2(result.status == 125, result.describe());
+            QVERIFY2(result.err.contains("not a database"), result.describe());
+            QVERIFY2(!result.err.contains("did not answer") && !result.err.contains("within 5 s"),
+                     result.describe());
+        }
+        QFile log(socket + QStringLiteral(".log"));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QVERIFY(log.readAll().contains("not a database"));
+    }
+
     void daemonStatusReportsItself()
     {
         const CliResult status = cordon(args({"daemon", "status", "--json"}));
