@@ -139,7 +139,17 @@ int download(DaemonSession &session, const Endpoint &source, const QString &dest
     });
     if (nameTaken && existing == QLatin1String("refuse"))
         printErr(takenHint);
-    if (!refused.isEmpty())
+    // Every entry not copied is listed above, except after the entry budget ran out (files.too_many): the
+    // walk stopped there, and what lies past it was never looked at.
+    const bool walkStopped = std::any_of(refused.begin(), refused.end(), [](const QJsonValue &entry) {
+        return entry.toObject().value(QStringLiteral("code")).toString() == QLatin1String("files.too_many");
+    });
+    if (walkStopped)
+        printErr(QStringLiteral("cordon: %1 entr%2 not copied, and the copy stopped at the entry limit: "
+                                "entries past it were not looked at\n")
+                     .arg(refused.size())
+                     .arg(refused.size() == 1 ? QStringLiteral("y was") : QStringLiteral("ies were")));
+    else if (!refused.isEmpty())
         printErr(QStringLiteral("cordon: %1 entr%2 not copied; everything else was\n")
                      .arg(refused.size())
                      .arg(refused.size() == 1 ? QStringLiteral("y was") : QStringLiteral("ies were")));

@@ -273,6 +273,7 @@ private slots:
     void exportDropsModeBits();
     void exportRefusesSymlinkRoot();
     void exportStopsAtMaxEntries();
+    void exportAtTheTotalLimitNamesEveryFileNotCopied();
     void exportRefusesBeyondMaxDepth();
     void exportStopsAtTotalBytes();
     void exportKeepsExistingDestinationNames();
@@ -565,6 +566,36 @@ void TestSafeFiles::exportStopsAtMaxEntries()
     QCOMPARE(all->totalBytes, 5000);
 }
 
+// The byte budget stops the copying, not the report: each file after the limit is named, with the sparse
+// one counted at its apparent size, so that "everything else was copied" stays true.
+void TestSafeFiles::exportAtTheTotalLimitNamesEveryFileNotCopied()
+{
+    const QByteArray tree = freshDir("budget");
+    QVERIFY(makeFile(tree + "/a.txt", QByteArray(600, 'a')));
+    QVERIFY(makeFile(tree + "/b.txt", QByteArray(600, 'b')));
+    QVERIFY(makeDir(tree + "/c"));
+    QVERIFY(makeFile(tree + "/c/d.txt", "d"));
+    QVERIFY(makeFile(tree + "/e.bin", ""));
+    QVERIFY(report(::truncate(QByteArray(tree + "/e.bin").constData(), 900) == 0, "truncate"));
+    CopyLimits limits;
+    limits.maxTotalBytes = 1000;
+    const QByteArray destination = freshDir("budget-dest");
+    const auto copied = exportTree(plain(tree), plain(destination), limits);
+    QVERIFY_RESULT(copied);
+    QCOMPARE(copied->copied.size(), std::size_t(1));
+    QCOMPARE(copied->copied.at(0).relativePath, "a.txt");
+    QVERIFY(copied->truncated);
+    QStringList refused;
+    for (const RefusedEntry &entry : copied->refused) {
+        QCOMPARE(entry.code, "files.too_large");
+        refused << QString::fromStdString(entry.relativePath);
+    }
+    QCOMPARE(refused,
+             (QStringList{QStringLiteral("b.txt"), QStringLiteral("c/d.txt"), QStringLiteral("e.bin")}));
+    QVERIFY(!exists(destination + "/b.txt") && !exists(destination + "/c/d.txt") &&
+            !exists(destination + "/e.bin"));
+}
+
 void TestSafeFiles::exportRefusesBeyondMaxDepth()
 {
     // deep/f, deep/d/f, deep/d/d/f, ... 100 levels; deep/d^i/f has i + 1 components.
@@ -619,9 +650,11 @@ void TestSafeFiles::exportStopsAtTotalBytes()
     QCOMPARE(result->copied.at(0).relativePath, "a");
     QCOMPARE(result->totalBytes, 5);
     QVERIFY(result->truncated);
-    QCOMPARE(result->refused.size(), std::size_t(1));
+    // b passed the limit; c would fit, but nothing is copied after the limit is reached: both are named.
+    QCOMPARE(result->refused.size(), std::size_t(2));
     QCOMPARE(result->refused.at(0).relativePath, "b");
     QCOMPARE(result->refused.at(0).code, "files.too_large");
+    QCOMPARE(result->refused.at(1).relativePath, "c");
     QVERIFY(!exists(destination + "/b"));
     QVERIFY(!exists(destination + "/c"));
 }

@@ -147,7 +147,8 @@ QJsonObject fileDownloadToJson(const Containers::FileReport &download)
                                   {QStringLiteral("size"), qint64(file.size)},
                                   {QStringLiteral("sha256"), toQt(file.sha256Hex)}});
     return {{QStringLiteral("copied"), copied},
-            {QStringLiteral("refused"), refusedToJson(download.report.refused)}};
+            {QStringLiteral("refused"), refusedToJson(download.report.refused)},
+            {QStringLiteral("truncated"), download.report.truncated}};
 }
 
 QJsonArray processesToJson(const QList<Containers::ProcessInfo> &processes)

@@ -27,7 +27,9 @@ struct CopyLimits
 {
     // Larger files are refused (files.too_large), never truncated.
     std::int64_t maxFileBytes = 16 * 1024 * 1024;
-    // The copy stops (truncated) rather than pass this.
+    // Nothing more is copied once a file would pass this (truncated); every file after it is still named in
+    // `refused` (files.too_large), so that a report never leaves a file out silently. Sizes are apparent
+    // sizes: a sparse file counts as what it would become on disk.
     std::int64_t maxTotalBytes = 256 * 1024 * 1024;
     // Directory entries examined, of any kind, directories included; the copy stops (truncated) past this.
     int maxEntries = 10000;
@@ -66,7 +68,9 @@ struct CopyReport
     std::vector<CopiedFile> copied;
     std::vector<RefusedEntry> refused;
     std::int64_t totalBytes = 0;
-    bool truncated = false; // maxEntries or maxTotalBytes stopped the walk: entries may be missing unreported
+    // maxTotalBytes stopped the copying (the files not copied are in `refused`), or maxEntries stopped the
+    // walk (a files.too_many refusal says where; entries past it were not examined).
+    bool truncated = false;
 };
 
 // Copies every regular file below `sourceRoot` into `destinationDir`, recreating subdirectories (mode 0755

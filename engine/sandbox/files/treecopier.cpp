@@ -102,6 +102,13 @@ void TreeCopier::stopTruncated(const std::string &shown, Refusal refusal)
     m_stopped = true;
 }
 
+void TreeCopier::reachTotal(const std::string &shown, Refusal refusal)
+{
+    refuse(shown, std::move(refusal));
+    m_report.truncated = true;
+    m_totalReached = true;
+}
+
 void TreeCopier::walkDirectory(const UniqueFd &sourceDir, int destinationDir, const std::string &relDir,
                                const std::string &shownDir, int depth)
 {
@@ -210,7 +217,14 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const std::string &
         return Refusal{"files.too_large", std::to_string(size) + " bytes; the limit is " +
                                               std::to_string(m_limits.maxFileBytes)};
     };
-    // Checked before opening: a 1 TiB sparse file is refused without reading it.
+    // Past the total limit the walk goes on only to name what was not copied: a summary that says "everything
+    // else was" must be true.
+    if (m_totalReached) {
+        refuse(shown, {"files.too_large", "not copied: the copy had reached its total limit of " +
+                                              std::to_string(m_limits.maxTotalBytes) + " bytes"});
+        return;
+    }
+    // Checked before opening: a 1 TiB sparse file is refused without reading it (its apparent size counts).
     if (before.st_nlink != 1) {
         refuse(shown, hardLinks(before.st_nlink));
         return;
@@ -253,7 +267,7 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const std::string &
                                                       std::to_string(m_limits.maxTotalBytes) +
                                                       " bytes is reached; the copy stopped here"};
     if (st.st_size > remaining) {
-        stopTruncated(shown, totalReached);
+        reachTotal(shown, totalReached);
         return;
     }
     const std::int64_t cap = std::min(m_limits.maxFileBytes, remaining);
@@ -278,7 +292,7 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const std::string &
     if (copied->exceededCap) {
         // The uncommitted PendingFile disappears: no partial file under any name.
         if (cap < m_limits.maxFileBytes)
-            stopTruncated(shown, totalReached);
+            reachTotal(shown, totalReached);
         else
             refuse(shown,
                    {"files.too_large", "grew past the limit of " + std::to_string(m_limits.maxFileBytes) +

@@ -63,7 +63,10 @@ public:
 private:
     bool stopped() const { return m_stopped || m_fatal.has_value(); }
     void refuse(const std::string &shown, Refusal refusal);
+    // The entry budget ran out: nothing more is examined (the report says where it stopped).
     void stopTruncated(const std::string &shown, Refusal refusal);
+    // The byte budget ran out: nothing more is copied, and every later file is refused by name.
+    void reachTotal(const std::string &shown, Refusal refusal);
     bool isOnRootDevice(const struct stat &st) const { return st.st_dev == m_rootDev; }
     void copyDirectory(int sourceDir, int destinationDir, const std::string &rel, const std::string &shown,
                        const std::string &name, int depth);
@@ -78,6 +81,7 @@ private:
     std::optional<Error> m_fatal;
     int m_entries = 0;
     bool m_stopped = false;
+    bool m_totalReached = false;
     bool m_filesOnly = false;
 };
 
