@@ -303,6 +303,27 @@ private Q_SLOTS:
         QVERIFY2(outcome.stderrData.contains("Operation not permitted"), describe(outcome));
     }
 
+    // The writable places that are not the workspace are tmpfs mounts with a size: filling them ends in
+    // ENOSPC at their size, never in the host's memory or disk (the memory cgroup bounds them as well).
+    void tmpAndShmAreBounded()
+    {
+        Cordon::Policy::ContainerPolicy policy = testPolicy();
+        policy.limits.tmpMb = 8;
+        const auto outcome = run(
+            sh(QStringLiteral("dd if=/dev/zero of=/tmp/fill bs=1M count=64 2>&1 | grep -c 'No space'; "
+                              "stat -c %s /tmp/fill; "
+                              "dd if=/dev/zero of=/dev/shm/fill bs=1M count=128 2>&1 | grep -c 'No space'; "
+                              "stat -c %s /dev/shm/fill")),
+            policy);
+        QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
+        const QList<QByteArray> lines = outcome.stdoutData.trimmed().split('\n');
+        QCOMPARE(lines.size(), 4);
+        QCOMPARE(lines[0], QByteArray("1"));
+        QVERIFY2(lines[1].toLongLong() <= 8LL * 1024 * 1024, describe(outcome));
+        QCOMPARE(lines[2], QByteArray("1"));
+        QVERIFY2(lines[3].toLongLong() <= 64LL * 1024 * 1024, describe(outcome));
+    }
+
     void plantedLinksAreNotFollowedOnExport()
     {
         QTemporaryDir host;
