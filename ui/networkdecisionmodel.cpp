@@ -42,6 +42,8 @@ QVariant NetworkDecisionModel::data(const QModelIndex &index, int role) const
         return {};
     switch (index.column()) {
     case HostColumn:
+        if (row.suppressed)
+            return tr("(past the row limit: counted, not itemised)");
         if (!row.host.isEmpty())
             return Format::displayName(row.host);
         return row.target.isEmpty() ? tr("(no request line)") : tr("not understood: %1").arg(row.target);
@@ -89,6 +91,7 @@ void NetworkDecisionModel::setHosts(const QJsonArray &hosts)
         const QJsonObject host = value.toObject();
         rows.append(Row{host.value(QStringLiteral("host")).toString(),
                         host.value(QStringLiteral("target")).toString(),
+                        host.value(QStringLiteral("suppressed")).toBool(),
                         host.value(QStringLiteral("decision")).toString(),
                         host.value(QStringLiteral("count")).toInteger(),
                         host.value(QStringLiteral("last_reason")).toString(),

@@ -47,7 +47,8 @@ private:
     struct Row
     {
         QString host;
-        QString target; // with an empty host: the request line, quoted by the daemon
+        QString target;          // with an empty host: the request line, quoted by the daemon
+        bool suppressed = false; // decisions past the daemon's row limit, counted only
         QString decision;
         qint64 count = 0;
         QString reason;

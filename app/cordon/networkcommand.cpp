@@ -71,14 +71,16 @@ int showCommand(DaemonSession &session, const QString &reference, bool json)
         const QJsonObject row = value.toObject();
         // A request whose host could not be parsed shows its request line (quoted and cut by the daemon).
         QString host = row.value(QStringLiteral("host")).toString();
-        if (host.isEmpty()) {
+        if (row.value(QStringLiteral("suppressed")).toBool()) {
+            host = QStringLiteral("(past the row limit)");
+        } else if (host.isEmpty()) {
             const QString target = row.value(QStringLiteral("target")).toString();
             host = target.isEmpty() ? QStringLiteral("(no request line)")
                                     : QStringLiteral("not understood: ") + target;
         }
         printOut(QStringLiteral("%1 %2 %3 %4\n")
                      .arg(row.value(QStringLiteral("decision")).toString(), -9)
-                     .arg(row.value(QStringLiteral("count")).toInt(), 6)
+                     .arg(row.value(QStringLiteral("count")).toInteger(), 6)
                      .arg(host, -32)
                      .arg(row.value(QStringLiteral("last_reason")).toString()));
     }

@@ -64,7 +64,12 @@ int main(int argc, char *argv[])
     const QCommandLineOption degraded(
         QStringLiteral("allow-degraded"),
         QStringLiteral("Run containers without memory and pids limits when the host has no cgroups."));
-    parser.addOptions({timeScale, maxContainers, maxRuns, sampleHz, expiringLead, degraded});
+    const QCommandLineOption networkRows(
+        QStringLiteral("network-rows-per-run"),
+        QStringLiteral("Network decisions itemised in the history per run (five times as many per container "
+                       "for connections of no run); the rest are counted (default 1000)."),
+        QStringLiteral("N"), QStringLiteral("1000"));
+    parser.addOptions({timeScale, maxContainers, maxRuns, sampleHz, expiringLead, degraded, networkRows});
     parser.process(app);
 
     Cordon::Containers::ManagerSettings settings;
@@ -81,10 +86,12 @@ int main(int argc, char *argv[])
     settings.expiringSoonLeadSeconds = parser.value(expiringLead).toInt(&ok);
     allOk &= ok && settings.expiringSoonLeadSeconds >= 0;
     settings.allowDegraded = parser.isSet(degraded);
+    settings.networkRowsPerRun = parser.value(networkRows).toInt(&ok);
+    allOk &= ok && settings.networkRowsPerRun >= 10 && settings.networkRowsPerRun <= 1000000;
     if (!allOk) {
         std::fprintf(stderr,
                      "cordond: invalid option value (time scale 1..3600, max containers 1..1024, max runs "
-                     "1..64, sample rate 0.1..20 Hz)\n");
+                     "1..64, sample rate 0.1..20 Hz, network rows per run 10..1000000)\n");
         return 2;
     }
 

@@ -8,8 +8,8 @@
 #include "core/plainbridge.h"
 #include "core/result.h"
 #include "isolation/sandbox.h"
-#include "sandbox/policy/containerpolicy.h"
 #include "sandbox/cgroup/cgroupbackend.h"
+#include "sandbox/policy/containerpolicy.h"
 #include "sandbox/workspace.h"
 
 #include <QHash>

@@ -33,6 +33,10 @@ Error notFound(const QString &what, const QString &id)
 ContainerManager::ContainerManager(Store::HistoryStore &store, ManagerSettings settings, QObject *parent)
     : QObject(parent), m_store(store), m_settings(settings)
 {
+    m_ledger = new NetworkLedger(
+        [this](const QString &containerId, const QString &runId, const QString &kind,
+               const QJsonObject &detail) { recordEvent(containerId, runId, kind, detail); },
+        m_settings.networkRowsPerRun, m_settings.networkCoalesceMs, this);
     connect(&m_expiryTimer, &QTimer::timeout, this, &ContainerManager::checkExpiry);
     connect(&m_sampleTimer, &QTimer::timeout, this, &ContainerManager::sampleMemory);
 }
@@ -540,6 +544,7 @@ void ContainerManager::shutdown()
     m_sampleTimer.stop();
     if (m_proxy)
         m_proxy->disconnect(this); // containers stop below; their connections are not news any more
+    m_ledger->flushAll();
     for (auto &[id, owned] : m_entries) {
         if (owned->container->state() == ContainerState::Running) {
             owned->container->stop(QStringLiteral("the daemon stopped"));

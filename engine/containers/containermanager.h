@@ -5,6 +5,7 @@
 #pragma once
 
 #include "containers/container.h"
+#include "containers/networkledger.h"
 #include "core/plainbridge.h"
 #include "core/result.h"
 #include "network/egressproxy.h"
@@ -35,6 +36,9 @@ struct ManagerSettings
     int memoryHistorySeconds = 600;
     int expiringSoonLeadSeconds = 120; // on the container's (scaled) clock
     bool allowDegraded = false;        // create containers without cgroup limits when the host has none
+    // What network decisions may make the history hold (containers/networkledger.h).
+    int networkRowsPerRun = 1000;
+    int networkCoalesceMs = 10000;
 };
 
 // One memory reading of a container's cgroup; the API layer gives it its wire form (daemon/api/wireforms.h).
@@ -93,8 +97,10 @@ struct HostDecisions
     QString host;
     // With an empty host: the request line as recorded (ConnectionRecord::target); each target is a row.
     QString target;
+    // Decisions past the ledger's row limit, counted but not itemised (containers/networkledger.h).
+    bool suppressed = false;
     QString decision; // allowed, denied, error
-    int count = 0;
+    qint64 count = 0;
     QJsonValue lastReason;
     qint64 lastAt = 0;
 };
@@ -102,7 +108,7 @@ struct HostDecisions
 struct NetworkSummary
 {
     QList<HostDecisions> hosts; // by host, then decision
-    qint64 events = 0;          // network.* events on record for the container
+    qint64 events = 0;          // decisions on record for the container (every row's count summed)
 };
 
 // One process of a container, from /proc/PID/status.
@@ -247,6 +253,8 @@ private:
     }
 
     Store::HistoryStore &m_store;
+    // Network decisions pass through it on their way to the history (recordConnection()).
+    NetworkLedger *m_ledger = nullptr;
     ManagerSettings m_settings;
     std::unique_ptr<Cgroup::CgroupBackend> m_cgroup;
     std::unique_ptr<Network::EgressProxy> m_proxy;

@@ -8,9 +8,6 @@
 #include <QDateTime>
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QMap>
-
-#include <tuple>
 
 #include <unistd.h>
 
@@ -122,7 +119,7 @@ void ContainerManager::recordConnection(const Network::ConnectionRecord &record)
         if (runs.size() == 1)
             runId = runs.first()->id();
     }
-    recordEvent(record.containerId, runId, kind, detail);
+    m_ledger->add(record.containerId, runId, kind, detail);
 }
 
 const Network::OrgPolicy &ContainerManager::orgPolicy() const
@@ -210,30 +207,19 @@ Result<ContainerSnapshot> ContainerManager::updateNetwork(const QString &contain
 
 Result<NetworkSummary> ContainerManager::networkSummary(const QString &containerId) const
 {
-    Store::EventFilter filter;
-    filter.containerId = containerId;
-    filter.kindPrefix = QStringLiteral("network.");
-    filter.limit = 2000;
-    auto page = m_store.events(filter);
-    if (!page)
-        return fail(page.error());
-    // Per host and decision: how often, and the latest reason ("denied 5 times: example.com"). Events come
-    // newest first, so the first of each pair gives the latest reason.
-    // Requests whose host could not be parsed are kept apart by what their request line was.
-    QMap<std::tuple<QString, QString, QString>, HostDecisions> rows;
-    for (const Store::EventRecord &event : page->items) {
-        const QString host = event.detail.value(QStringLiteral("host")).toString();
-        const QString target =
-            host.isEmpty() ? event.detail.value(QStringLiteral("target")).toString() : QString();
-        const QString decision = event.detail.value(QStringLiteral("decision")).toString();
-        if (decision.isEmpty())
-            continue;
-        HostDecisions &row = rows[{host, target, decision}];
-        if (row.count == 0)
-            row = {host, target, decision, 0, event.detail.value(QStringLiteral("reason")), event.at};
-        ++row.count;
+    m_ledger->flushContainer(containerId);
+    // Exact: summed over every recorded row, each weighted by the decisions it stands for.
+    auto groups = m_store.networkDecisions(containerId);
+    if (!groups)
+        return fail(groups.error());
+    NetworkSummary summary;
+    for (const Store::DecisionGroup &group : *groups) {
+        summary.hosts.append(HostDecisions{group.host, group.target, group.suppressed,
+                                           group.kind.mid(int(qstrlen("network."))), group.count,
+                                           group.lastReason, group.lastAt});
+        summary.events += group.count;
     }
-    return NetworkSummary{rows.values(), page->total};
+    return summary;
 }
 
 } // namespace Cordon::Containers

@@ -168,11 +168,13 @@ NetworkCounts countDecisions(const Store::HistoryStore &store, const QString &co
 
 NetworkCounts ContainerManager::runNetworkCounts(const QString &runId) const
 {
+    m_ledger->flushRun(runId);
     return countDecisions(m_store, {}, runId);
 }
 
 NetworkCounts ContainerManager::containerNetworkCounts(const QString &containerId) const
 {
+    m_ledger->flushContainer(containerId);
     return countDecisions(m_store, containerId, {});
 }
 

@@ -34,6 +34,15 @@ QString runOutcome(const QJsonObject &detail)
 
 QString network(const QJsonObject &detail)
 {
+    // Rows the network ledger wrote for many decisions (containers/networkledger.h).
+    if (detail.value(QStringLiteral("suppressed")).toBool())
+        return Format::displayName(detail.value(QStringLiteral("reason")).toString());
+    const qint64 count = detail.value(QStringLiteral("count")).toInteger(1);
+    if (count > 1) {
+        QJsonObject one = detail;
+        one.remove(QStringLiteral("count"));
+        return tr("%1 times: %2").arg(count).arg(network(one));
+    }
     const QString target = tr("%1 %2:%3")
                                .arg(detail.value(QStringLiteral("method")).toString(),
                                     Format::displayName(detail.value(QStringLiteral("host")).toString()))

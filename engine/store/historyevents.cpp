@@ -8,6 +8,13 @@
 
 namespace Cordon::Store {
 
+namespace {
+
+// How many decisions an event row stands for: its detail's integer `count`, else 1.
+constexpr const char *RowWeight = "coalesce(json_extract(detail, '$.count'), 1)";
+
+} // namespace
+
 Result<qint64> HistoryStore::recordFile(const FileRecord &file)
 {
     auto stmt =
@@ -89,6 +96,34 @@ Result<Page<EventRecord>> HistoryStore::events(const EventFilter &filter) const
                                  filter.offset, purpose, eventFromRow);
 }
 
+Result<QList<DecisionGroup>> HistoryStore::networkDecisions(const QString &containerId) const
+{
+    // Per decision, host, unparsed target and whether the rows were suppressed ones: how many, when last,
+    // and the reason of the latest row (SQLite takes bare columns from the row that max() picked).
+    auto stmt = m_db.prepare(
+        "SELECT kind, coalesce(json_extract(detail, '$.host'), ''), coalesce(json_extract(detail, "
+        "'$.target'), "
+        "''), coalesce(json_extract(detail, '$.suppressed'), 0), sum(" +
+            QByteArray(RowWeight) +
+            "), max(at), json_extract(detail, '$.reason') FROM events WHERE container_id = ? AND kind IN "
+            "('network.allowed', 'network.denied', 'network.error') GROUP BY 1, 2, 3, 4 ORDER BY 2, 3, 1",
+        QStringLiteral("count network decisions"));
+    if (!stmt)
+        return fail(stmt.error());
+    stmt->bind(1, containerId);
+    QList<DecisionGroup> groups;
+    for (;;) {
+        auto row = stmt->step();
+        if (!row)
+            return fail(row.error());
+        if (!*row)
+            return groups;
+        groups.append(DecisionGroup{stmt->columnText(0), stmt->columnText(1), stmt->columnText(2),
+                                    stmt->columnInt64(3) != 0, stmt->columnInt64(4), stmt->columnInt64(5),
+                                    stmt->columnText(6)});
+    }
+}
+
 Result<QHash<QString, qint64>>
 HistoryStore::eventCounts(const QString &containerId, const QString &kindPrefix, const QString &runId) const
 {
@@ -99,7 +134,9 @@ HistoryStore::eventCounts(const QString &containerId, const QString &kindPrefix,
         where.add("run_id = ?", runId);
     if (!kindPrefix.isEmpty())
         where.add("instr(kind, ?) = 1", kindPrefix);
-    auto stmt = m_db.prepare("SELECT kind, count(*) FROM events" + where.sql() + " GROUP BY kind",
+    // A row whose detail has an integer `count` stands for that many (containers/networkledger.h).
+    auto stmt = m_db.prepare("SELECT kind, sum(" + QByteArray(RowWeight) + ") FROM events" + where.sql() +
+                                 " GROUP BY kind",
                              QStringLiteral("count events"));
     if (!stmt)
         return fail(stmt.error());

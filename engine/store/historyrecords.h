@@ -79,6 +79,18 @@ struct EventRecord
     QJsonObject detail;
 };
 
+// HistoryStore::networkDecisions(): one group of a container's network decisions.
+struct DecisionGroup
+{
+    QString kind;   // network.allowed, network.denied, network.error
+    QString host;   // empty for requests that could not be parsed, and for suppressed rows
+    QString target; // with an empty host: the request line as recorded
+    bool suppressed = false;
+    qint64 count = 0;
+    qint64 lastAt = 0;
+    QString lastReason;
+};
+
 // Empty strings and zero times do not filter. since is inclusive, until exclusive; both compare started_at.
 // limit < 0 means no limit; limit 0 returns only the total.
 struct RunFilter

@@ -63,7 +63,11 @@ public:
     Result<qint64> recordEvent(const EventRecord &event);
     Result<Page<EventRecord>> events(const EventFilter &filter) const; // newest first
     // Number of events per kind whose kind starts with kindPrefix, for one container (all when empty):
-    // "network.denied: 5".
+    // "network.denied: 5". A row whose detail has an integer `count` counts that many (the network ledger
+    // writes one row for many decisions).
+    // A container's network decisions grouped by kind, host, unparsed target and suppression, each with its
+    // exact count (row weights summed), latest time and latest reason.
+    Result<QList<DecisionGroup>> networkDecisions(const QString &containerId) const;
     Result<QHash<QString, qint64>> eventCounts(const QString &containerId, const QString &kindPrefix,
                                                const QString &runId = {}) const;
 

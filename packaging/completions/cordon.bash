@@ -219,7 +219,7 @@ _cordon()
         "daemon start")
             # After --, cordond's own options.
             [[ $endopts ]] && COMPREPLY=($(compgen -W '--time-scale --max-containers --max-runs --sample-hz
-                --expiring-soon --allow-degraded' -- "$cur"))
+                --expiring-soon --allow-degraded --network-rows-per-run' -- "$cur"))
             ;;
         "daemon time-scale")
             ((count == 0)) && COMPREPLY=($(compgen -W '1 60 600 3600' -- "$cur"))

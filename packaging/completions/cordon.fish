@@ -278,7 +278,7 @@ complete -c cordon -n '__cordon_is daemon time-scale; and __cordon_first_argumen
 complete -c cordon -n '__cordon_is daemon start' -l time-scale -x -a '1 60 600 3600' \
     -d 'Idle time passes N times faster'
 complete -c cordon -n '__cordon_is daemon start; and contains -- -- (commandline -opc)' \
-    -a '--max-containers --max-runs --sample-hz --expiring-soon --allow-degraded' -d 'cordond option'
+    -a '--max-containers --max-runs --sample-hz --expiring-soon --allow-degraded --network-rows-per-run' -d 'cordond option'
 
 # demo, doctor, cgroup-delegate
 complete -c cordon -n '__cordon_is demo' -l allow-degraded -d 'Run without cgroup limits'

@@ -388,6 +388,54 @@ private Q_SLOTS:
         m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
     }
 
+    // A sandbox cannot make the host's history grow without bound through the proxy: repeated decisions
+    // coalesce, rows per run are capped (1000 by default) and the rest counted in a marker row, while every
+    // count (the run's, network.summary's) stays exact.
+    void aFloodOfDecisionsIsBoundedAndCountedExactly()
+    {
+        const QString id = create(allowlist({localhostRule(m_upstream.port())}));
+        const QJsonObject run =
+            sh(id, QStringLiteral(
+                       "python3 -c \"\n"
+                       "import socket\n"
+                       "def ask(host):\n"
+                       "    s = socket.create_connection(('127.0.0.1', 3128))\n"
+                       "    s.sendall(b'GET http://%s/ HTTP/1.1\\r\\nHost: %s\\r\\n\\r\\n' % (host, host))\n"
+                       "    s.recv(4096)\n"
+                       "    s.close()\n"
+                       "for i in range(1500): ask(b'again.example')\n"
+                       "for i in range(1200): ask(b'h%d.example' % i)\n"
+                       "print('asked')\n\""));
+        QCOMPARE(out(run), QStringLiteral("asked\n"));
+        QCOMPARE(run.value(QStringLiteral("network")).toObject().value(QStringLiteral("denied")).toInteger(),
+                 2700);
+
+        auto rows = m_daemon->call(QStringLiteral("history.events"),
+                                   {{QStringLiteral("container"), id},
+                                    {QStringLiteral("kind"), QStringLiteral("network.")},
+                                    {QStringLiteral("limit"), 1}});
+        QVERIFY_RESULT(rows);
+        const qint64 written = rows->value(QStringLiteral("total")).toInteger();
+        QVERIFY2(written <= 1010, qPrintable(QString::number(written)));
+
+        auto summary = m_daemon->call(QStringLiteral("network.summary"), {{QStringLiteral("container"), id}});
+        QVERIFY_RESULT(summary);
+        qint64 denied = 0;
+        bool marker = false;
+        for (const QJsonValue &value : summary->value(QStringLiteral("hosts")).toArray()) {
+            const QJsonObject row = value.toObject();
+            QCOMPARE(row.value(QStringLiteral("decision")).toString(), QStringLiteral("denied"));
+            denied += row.value(QStringLiteral("count")).toInteger();
+            marker = marker || row.value(QStringLiteral("suppressed")).toBool();
+        }
+        QCOMPARE(denied, 2700);
+        QVERIFY(marker);
+        const CliResult shown = runProgram(builtProgram(QStringLiteral("cordon")),
+                                           {QStringLiteral("network"), QStringLiteral("show"), id});
+        QVERIFY2(shown.out.contains("(past the row limit)"), shown.describe().constData());
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
     // The run's own account of the network: how many requests were allowed, denied by policy, or failed
     // upstream, in the exec summary and in the run object.
     void aRunSaysWhatItTriedOnTheNetwork()

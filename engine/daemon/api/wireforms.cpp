@@ -183,6 +183,8 @@ QJsonObject networkSummaryToJson(const Containers::NetworkSummary &summary)
                          {QStringLiteral("last_at"), row.lastAt}};
         if (row.host.isEmpty())
             json.insert(QStringLiteral("target"), row.target);
+        if (row.suppressed)
+            json.insert(QStringLiteral("suppressed"), true);
         hosts.append(json);
     }
     return {{QStringLiteral("hosts"), hosts}, {QStringLiteral("events"), summary.events}};
