@@ -297,7 +297,9 @@ std::optional<int> runExec(const ExecRequest &request)
         return std::nullopt;
     const Json helloParams = Json::object({{"protocol", Lite::ProtocolVersion}, {"client", "cordon"}});
     const auto subscribeParams = [](const std::string &id) {
-        return Json::object({{"topics", Json::Array{Json("runs")}}, {"container", id}});
+        // Only the runs this connection starts: another client's run in the same container is not ours to
+        // receive (two large outputs would each cost both clients).
+        return Json::object({{"topics", Json::Array{Json("runs")}}, {"container", id}, {"runs", "own"}});
     };
 
     // A full id: hello, container.get and the subscription go in one write, since none of them changes

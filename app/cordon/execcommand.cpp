@@ -368,7 +368,8 @@ int execCommand(const QStringList &arguments)
     // Subscribed before the exec, so that not even the first chunk of output can be missed.
     auto subscribed = session.call(QStringLiteral("subscribe"),
                                    {{QStringLiteral("topics"), QJsonArray{QStringLiteral("runs")}},
-                                    {QStringLiteral("container"), containerId}});
+                                    {QStringLiteral("container"), containerId},
+                                    {QStringLiteral("runs"), QStringLiteral("own")}});
     if (!subscribed) {
         reportError(subscribed.error());
         return SetupFailure;

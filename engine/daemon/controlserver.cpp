@@ -165,6 +165,9 @@ struct ControlServer::Connection
     QString containerFilter;
     bool closing = false; // being closed or already dropped: input is ignored, nothing more is sent
     bool greeted = false; // answered a `hello`; until then the connection may be closed to make room
+    // subscribe {"runs": "own"}: run events only for the runs this connection started (claimRun()).
+    bool ownRunsOnly = false;
+    QSet<QString> ownRuns;
 };
 
 ControlServer::ControlServer(QObject *parent) : QObject(parent) {}
@@ -510,6 +513,7 @@ void ControlServer::dispatch(const ConnectionPtr &connection, const QJsonObject 
     } else if (method == QLatin1String("unsubscribe")) {
         connection->topics.clear();
         connection->containerFilter.clear();
+        connection->ownRunsOnly = false;
         sendResponse(connection->info.connectionId, request->id, method, QJsonObject());
     } else if (!m_handler) {
         sendResponse(connection->info.connectionId, request->id, method,
@@ -577,9 +581,16 @@ void ControlServer::answerSubscribe(const ConnectionPtr &connection, qint64 id, 
         answer(tl::unexpected(invalidParams(QStringLiteral("subscribe `container` must be a container id"))));
         return;
     }
+    const QJsonValue runs = params.value(QStringLiteral("runs"));
+    if (!runs.isUndefined() && runs != QJsonValue(QStringLiteral("own")) &&
+        runs != QJsonValue(QStringLiteral("all"))) {
+        answer(tl::unexpected(invalidParams(QStringLiteral("subscribe `runs` must be \"own\" or \"all\""))));
+        return;
+    }
     topics.sort();
     // A subscription replaces the previous one, so a client can narrow or widen it without unsubscribing.
     connection->topics = topics;
+    connection->ownRunsOnly = runs == QJsonValue(QStringLiteral("own"));
     connection->containerFilter = container.toString();
 
     QJsonObject result =
@@ -633,8 +644,14 @@ void ControlServer::sendResponse(quint64 connectionId, qint64 requestId, const Q
     send(connection, frame);
 }
 
+void ControlServer::claimRun(quint64 connectionId, const QString &runId)
+{
+    if (const ConnectionPtr connection = find(connectionId))
+        connection->ownRuns.insert(runId);
+}
+
 void ControlServer::publish(const QString &topic, const QString &containerId, const QString &eventName,
-                            const QJsonObject &data)
+                            const QJsonObject &data, const QString &runId, bool lastOfRun)
 {
     QByteArray frame;
     // A snapshot: sending may drop a slow client, which edits m_connections.
@@ -644,7 +661,13 @@ void ControlServer::publish(const QString &topic, const QString &containerId, co
             continue;
         if (!connection->containerFilter.isEmpty() && connection->containerFilter != containerId)
             continue;
+        if (connection->ownRunsOnly && !runId.isEmpty() && !connection->ownRuns.contains(runId))
+            continue;
         targets.push_back(connection);
+    }
+    if (lastOfRun) {
+        for (const auto &[id, connection] : m_connections)
+            connection->ownRuns.remove(runId);
     }
     if (targets.empty())
         return;

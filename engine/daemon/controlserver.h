@@ -83,9 +83,12 @@ public:
     void setHelloTimeout(int milliseconds) { m_helloTimeoutMs = milliseconds; }
 
     // Pushes an event to every client subscribed to `topic` whose container filter is empty or equals
-    // containerId.
+    // containerId. An event of a run (runId set) skips the clients that subscribed to their own runs only
+    // and did not start it; `lastOfRun` (run.finished) then forgets the run's claims.
     void publish(const QString &topic, const QString &containerId, const QString &eventName,
-                 const QJsonObject &data);
+                 const QJsonObject &data, const QString &runId = {}, bool lastOfRun = false);
+    // The client of `connectionId` started run `runId`: it gets the run's events under {"runs": "own"}.
+    void claimRun(quint64 connectionId, const QString &runId);
 
     int clientCount() const;
     // Whether the client of a request is still connected (an answer that comes later may find it gone).

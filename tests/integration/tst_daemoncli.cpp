@@ -385,6 +385,33 @@ private Q_SLOTS:
                  notExecutable.err);
     }
 
+    // Two large runs at once in one container: each client receives its own run's output only, so neither is
+    // cut off for output it never asked for. Through the launcher (a full id) and the Qt CLI (a name prefix).
+    void concurrentExecsReceiveOnlyTheirOwnOutput()
+    {
+        const auto start = [&](const QString &reference, char letter) {
+            auto *process = new QProcess(this);
+            process->start(
+                builtProgram(QStringLiteral("cordon")),
+                {QStringLiteral("exec"), reference, QStringLiteral("--"), QStringLiteral("sh"),
+                 QStringLiteral("-c"),
+                 QStringLiteral("head -c 12000000 /dev/zero | tr '\\0' %1").arg(QLatin1Char(letter))});
+            return process;
+        };
+        QProcess *first = start(m_container, 'a');
+        QProcess *second = start(m_container.left(8), 'b');
+        for (QProcess *process : {first, second}) {
+            QVERIFY(process->waitForFinished(120000));
+            const QByteArray out = process->readAllStandardOutput();
+            const QByteArray err = process->readAllStandardError();
+            QVERIFY2(process->exitCode() == 0, err.constData());
+            QCOMPARE(out.size(), 12000000);
+            const char mine = process == first ? 'a' : 'b';
+            QVERIFY2(out.count(mine) == out.size(), "another run's output reached this client");
+            delete process;
+        }
+    }
+
     void execForwardsStdin()
     {
         const CliResult counted = cordon({QStringLiteral("exec"), QStringLiteral("--stdin"), m_container,

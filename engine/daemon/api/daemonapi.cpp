@@ -52,7 +52,7 @@ void DaemonApi::wireEvents()
             [this](const Containers::RunSnapshot &run) {
                 m_context.server.publish(QStringLiteral("runs"), run.record.containerId,
                                          QStringLiteral("run.started"),
-                                         {{QStringLiteral("run"), runToJson(run)}});
+                                         {{QStringLiteral("run"), runToJson(run)}}, run.record.id);
             });
     connect(&m_context.manager, &ContainerManager::runOutput, this,
             [this](const QString &runId, const QString &container, const QString &stream,
@@ -61,14 +61,16 @@ void DaemonApi::wireEvents()
                                          {{QStringLiteral("run_id"), runId},
                                           {QStringLiteral("container"), container},
                                           {QStringLiteral("stream"), stream},
-                                          {QStringLiteral("data"), QString::fromLatin1(chunk.toBase64())}});
+                                          {QStringLiteral("data"), QString::fromLatin1(chunk.toBase64())}},
+                                         runId);
             });
     connect(&m_context.manager, &ContainerManager::runFinished, this,
             [this](const Containers::RunSnapshot &finished) {
                 const QString &runId = finished.record.id;
                 const QJsonObject run = runToJson(finished);
                 m_context.server.publish(QStringLiteral("runs"), finished.record.containerId,
-                                         QStringLiteral("run.finished"), {{QStringLiteral("run"), run}});
+                                         QStringLiteral("run.finished"), {{QStringLiteral("run"), run}},
+                                         runId, true);
                 const QList<Respond> waiters = m_context.waiters.values(runId);
                 m_context.waiters.remove(runId);
                 for (const Respond &respond : waiters)

@@ -11,7 +11,7 @@ namespace Cordon::Api {
 
 namespace {
 
-Result<QJsonObject> exec(ApiContext &context, const QJsonObject &params)
+Result<QJsonObject> startRun(ApiContext &context, const QJsonObject &params)
 {
     auto container = requireString(params, QStringLiteral("container"));
     auto language = optionalString(params, QStringLiteral("language"));
@@ -50,6 +50,17 @@ Result<QJsonObject> exec(ApiContext &context, const QJsonObject &params)
     if (!run)
         return fail(run.error());
     return wrap(QStringLiteral("run"), runToJson(*run));
+}
+
+// The run is the client's: a subscription to its own runs ({"runs": "own"}) gets its events.
+void exec(ApiContext &context, const Daemon::ClientInfo &client, const QJsonObject &params, Respond respond)
+{
+    Result<QJsonObject> answer = startRun(context, params);
+    if (answer)
+        context.server.claimRun(
+            client.connectionId,
+            answer->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString());
+    respond(std::move(answer));
 }
 
 Result<QJsonObject> writeStdin(ApiContext &context, const QJsonObject &params)
@@ -113,11 +124,11 @@ void wait(ApiContext &context, const QJsonObject &params, Respond respond)
 
 void addRunMethods(MethodTable &table)
 {
-    table.add(QStringLiteral("run.exec"),
-              {QStringLiteral("container"), QStringLiteral("command"), QStringLiteral("language"),
-               QStringLiteral("code"), QStringLiteral("stdin"), QStringLiteral("stdin_open"),
-               QStringLiteral("timeout_s"), QStringLiteral("idempotency_key")},
-              exec);
+    table.addForClient(QStringLiteral("run.exec"),
+                       {QStringLiteral("container"), QStringLiteral("command"), QStringLiteral("language"),
+                        QStringLiteral("code"), QStringLiteral("stdin"), QStringLiteral("stdin_open"),
+                        QStringLiteral("timeout_s"), QStringLiteral("idempotency_key")},
+                       exec);
     table.add(QStringLiteral("run.stdin"),
               {QStringLiteral("run_id"), QStringLiteral("data"), QStringLiteral("eof")}, writeStdin);
     table.add(QStringLiteral("run.cancel"), {QStringLiteral("run_id")}, cancel);
