@@ -116,6 +116,11 @@ private:
                 const Json &finished = answer->result["run"];
                 Lite::writeAll(STDOUT_FILENO, finished["stdout"].toString());
                 Lite::writeAll(STDERR_FILENO, finished["stderr"].toString());
+                if (finished["stdout_paged"].toBool() || finished["stderr_paged"].toBool())
+                    Lite::writeAll(STDERR_FILENO,
+                                   "cordon: the output above is cut at 512 KiB per stream; `cordon "
+                                   "logs " +
+                                       finished["id"].toString() + "` prints all of it\n");
             }
             finish(*answer);
         }

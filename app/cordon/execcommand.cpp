@@ -111,6 +111,13 @@ private:
                         const QJsonObject finished = result->value(QStringLiteral("run")).toObject();
                         writeRaw(stdout, finished.value(QStringLiteral("stdout")).toString().toUtf8());
                         writeRaw(stderr, finished.value(QStringLiteral("stderr")).toString().toUtf8());
+                        if (finished.value(QStringLiteral("stdout_paged")).toBool() ||
+                            finished.value(QStringLiteral("stderr_paged")).toBool())
+                            writeRaw(stderr,
+                                     QStringLiteral("cordon: the output above is cut at 512 KiB per stream; "
+                                                    "`cordon logs %1` prints all of it\n")
+                                         .arg(m_runId)
+                                         .toUtf8());
                     }
                     finishWith(std::move(result));
                 });

@@ -46,11 +46,26 @@ int logsCommand(const QStringList &arguments)
                  QStringLiteral("cordon: its output is shown here once it has ended\n"));
         return 0;
     }
-    const QByteArray out = run.value(QStringLiteral("stdout")).toString().toUtf8();
-    const QByteArray err = run.value(QStringLiteral("stderr")).toString().toUtf8();
-    std::fwrite(out.constData(), 1, static_cast<size_t>(out.size()), stdout);
-    std::fflush(stdout);
-    std::fwrite(err.constData(), 1, static_cast<size_t>(err.size()), stderr);
+    // Paged from the daemon as the bytes the run wrote (binary included), not the answer's text preview.
+    const QString runId = run.value(QStringLiteral("id")).toString();
+    for (const auto &[stream, file] :
+         {std::pair{QStringLiteral("stdout"), stdout}, std::pair{QStringLiteral("stderr"), stderr}}) {
+        qint64 offset = 0;
+        for (;;) {
+            auto page = session.call(QStringLiteral("run.output"), {{QStringLiteral("run_id"), runId},
+                                                                    {QStringLiteral("stream"), stream},
+                                                                    {QStringLiteral("offset"), offset}});
+            if (!page)
+                return reportError(page.error());
+            const QByteArray bytes =
+                QByteArray::fromBase64(page->value(QStringLiteral("data")).toString().toLatin1());
+            std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), file);
+            offset = page->value(QStringLiteral("next_offset")).toInteger();
+            if (page->value(QStringLiteral("eof")).toBool() || bytes.isEmpty())
+                break;
+        }
+        std::fflush(file);
+    }
     // The memory limit for the summary: known while the daemon still holds the container.
     QJsonObject container;
     if (auto owner =

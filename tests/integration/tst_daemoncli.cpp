@@ -412,6 +412,38 @@ private Q_SLOTS:
         }
     }
 
+    // Stored output at and beyond its cap, and binary output: every answer stays under the frame limit
+    // (text previews, base64 pages), `cordon exec` ends with the run's own status, and `cordon logs` prints
+    // the stored bytes exactly.
+    void largeAndBinaryOutputComeOutWhole()
+    {
+        const CliResult flood = cordon({QStringLiteral("exec"), QStringLiteral("--json"), m_container,
+                                        QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                                        QStringLiteral("head -c 20000000 /dev/zero | tr '\\0' x")});
+        QVERIFY2(flood.status == 0, flood.err.right(2000).constData());
+        const QJsonObject floodRun = flood.json().value(QStringLiteral("run")).toObject();
+        QVERIFY2(floodRun.value(QStringLiteral("stdout_paged")).toBool(), flood.out.left(300).constData());
+        QVERIFY(floodRun.value(QStringLiteral("stdout_truncated")).toBool());
+        const qint64 stored = floodRun.value(QStringLiteral("stdout_bytes")).toInteger();
+        QCOMPARE(stored, 16LL * 1024 * 1024);
+        const CliResult floodLogs =
+            cordon({QStringLiteral("logs"), floodRun.value(QStringLiteral("id")).toString()});
+        QVERIFY2(floodLogs.status == 0, floodLogs.err.constData());
+        QCOMPARE(floodLogs.out.size(), stored);
+        QCOMPARE(floodLogs.out.count('x'), stored);
+
+        const CliResult binary = cordon({QStringLiteral("exec"), QStringLiteral("--json"), m_container,
+                                         QStringLiteral("--"), QStringLiteral("head"), QStringLiteral("-c"),
+                                         QStringLiteral("5000000"), QStringLiteral("/dev/zero")});
+        QVERIFY2(binary.status == 0, binary.err.right(2000).constData());
+        const QJsonObject binaryRun = binary.json().value(QStringLiteral("run")).toObject();
+        QCOMPARE(binaryRun.value(QStringLiteral("stdout_bytes")).toInteger(), 5000000);
+        const CliResult binaryLogs =
+            cordon({QStringLiteral("logs"), binaryRun.value(QStringLiteral("id")).toString()});
+        QVERIFY2(binaryLogs.status == 0, binaryLogs.err.constData());
+        QCOMPARE(binaryLogs.out, QByteArray(5000000, '\0'));
+    }
+
     void execForwardsStdin()
     {
         const CliResult counted = cordon({QStringLiteral("exec"), QStringLiteral("--stdin"), m_container,

@@ -13,6 +13,8 @@ namespace Cordon::Api {
 
 namespace {
 
+constexpr qsizetype HistoryOutputPreviewBytes = 32 * 1024;
+
 Result<QJsonObject> runs(ApiContext &context, const QJsonObject &params)
 {
     Store::RunFilter filter;
@@ -22,13 +24,15 @@ Result<QJsonObject> runs(ApiContext &context, const QJsonObject &params)
         optionalInteger(params, QStringLiteral("since"), 0, 0, std::numeric_limits<qint64>::max() / 2);
     auto until =
         optionalInteger(params, QStringLiteral("until"), 0, 0, std::numeric_limits<qint64>::max() / 2);
-    auto limit = optionalInteger(params, QStringLiteral("limit"), 50, 1, 500);
-    auto offset = optionalInteger(params, QStringLiteral("offset"), 0, 0, 1LL << 40);
     auto withOutput = optionalBool(params, QStringLiteral("with_output"));
+    auto limit = optionalInteger(params, QStringLiteral("limit"), withOutput.value_or(false) ? 20 : 50, 1,
+                                 withOutput.value_or(false) ? 20 : 500);
+    auto offset = optionalInteger(params, QStringLiteral("offset"), 0, 0, 1LL << 40);
     if (!container || !errorClass || !since || !until || !limit || !offset || !withOutput)
-        return fail(
-            invalidParams(QStringLiteral("history.runs takes container, error_class (strings), since, until, "
-                                         "limit (1..500), offset (integers) and with_output (bool)")));
+        return fail(invalidParams(
+            QStringLiteral("history.runs takes container, error_class (strings), since, until, "
+                           "limit (1..500, 1..20 with_output), offset (integers) and with_output "
+                           "(bool)")));
     if (!container->isEmpty())
         CORDON_TRY(requireKnownContainer(context, *container));
     filter.containerId = *container;
@@ -41,8 +45,10 @@ Result<QJsonObject> runs(ApiContext &context, const QJsonObject &params)
     if (!page)
         return fail(page.error());
     QJsonArray runs;
+    // With output, a page is at most 20 runs of 32 KiB previews per stream (run.output has the rest), so
+    // that no answer can pass the frame limit.
     for (const Store::RunRecord &run : page->items)
-        runs.append(runRecordToJson(run, *withOutput));
+        runs.append(runRecordToJson(run, *withOutput, HistoryOutputPreviewBytes));
     return QJsonObject{{QStringLiteral("runs"), runs}, {QStringLiteral("total"), page->total}};
 }
 

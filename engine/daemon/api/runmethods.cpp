@@ -7,6 +7,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <algorithm>
+#include <limits>
+
 namespace Cordon::Api {
 
 namespace {
@@ -104,6 +107,41 @@ Result<QJsonObject> get(ApiContext &context, const QJsonObject &params)
     return wrap(QStringLiteral("run"), run);
 }
 
+// run.output {run_id, stream, offset, limit}: a page of a finished run's stored output as base64, so that
+// any output, binary included, comes out whole in answers that stay far below the frame limit.
+Result<QJsonObject> output(ApiContext &context, const QJsonObject &params)
+{
+    constexpr qint64 MaxPageBytes = 4 * 1024 * 1024;
+    auto runId = requireString(params, QStringLiteral("run_id"));
+    auto stream = requireString(params, QStringLiteral("stream"));
+    auto offset = optionalInteger(params, QStringLiteral("offset"), 0, 0, std::numeric_limits<qint32>::max());
+    auto limit = optionalInteger(params, QStringLiteral("limit"), MaxPageBytes, 1, MaxPageBytes);
+    if (!runId || !stream || !offset || !limit)
+        return fail(!runId    ? runId.error()
+                    : !stream ? stream.error()
+                    : !offset ? offset.error()
+                              : limit.error());
+    if (*stream != QLatin1String("stdout") && *stream != QLatin1String("stderr"))
+        return fail(invalidParams(QStringLiteral("`stream` must be stdout or stderr")));
+    if (context.manager.isRunActive(*runId))
+        return fail(
+            QStringLiteral("run.active"),
+            QStringLiteral("run `%1` is still running: its output comes as run.output events").arg(*runId));
+    auto found = context.manager.run(*runId);
+    if (!found)
+        return fail(found.error());
+    const QByteArray &data =
+        *stream == QLatin1String("stdout") ? found->record.stdoutData : found->record.stderrData;
+    const QByteArray page = data.mid(std::min<qsizetype>(*offset, data.size()), *limit);
+    const qint64 next = std::min<qint64>(*offset, data.size()) + page.size();
+    return QJsonObject{{QStringLiteral("stream"), *stream},
+                       {QStringLiteral("offset"), *offset},
+                       {QStringLiteral("data"), QString::fromLatin1(page.toBase64())},
+                       {QStringLiteral("next_offset"), next},
+                       {QStringLiteral("total"), data.size()},
+                       {QStringLiteral("eof"), next >= data.size()}};
+}
+
 // Answers when the run finishes (DaemonApi), or now for a run that already has.
 void wait(ApiContext &context, const QJsonObject &params, Respond respond)
 {
@@ -132,6 +170,10 @@ void addRunMethods(MethodTable &table)
     table.add(QStringLiteral("run.stdin"),
               {QStringLiteral("run_id"), QStringLiteral("data"), QStringLiteral("eof")}, writeStdin);
     table.add(QStringLiteral("run.cancel"), {QStringLiteral("run_id")}, cancel);
+    table.add(QStringLiteral("run.output"),
+              {QStringLiteral("run_id"), QStringLiteral("stream"), QStringLiteral("offset"),
+               QStringLiteral("limit")},
+              output);
     table.add(QStringLiteral("run.get"), {QStringLiteral("run_id")}, get);
     table.addDeferred(QStringLiteral("run.wait"), {QStringLiteral("run_id")}, wait);
 }

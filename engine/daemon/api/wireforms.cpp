@@ -54,7 +54,24 @@ QJsonArray memorySamplesToJson(const QList<Containers::MemorySample> &samples)
     return array;
 }
 
-QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput)
+namespace {
+
+// At most `inlineBytes` of a stream as text, cut where a UTF-8 sequence starts. QString::fromUtf8 replaces
+// each invalid sequence with U+FFFD; JSON escapes NUL as \u0000.
+void insertOutput(QJsonObject &json, const QString &stream, const QByteArray &data, qsizetype inlineBytes)
+{
+    qsizetype cut = std::min(data.size(), inlineBytes);
+    while (cut < data.size() && cut > 0 && (static_cast<unsigned char>(data[cut]) & 0xc0) == 0x80)
+        --cut;
+    json.insert(stream, QString::fromUtf8(data.left(cut)));
+    json.insert(stream + QStringLiteral("_bytes"), data.size());
+    if (cut < data.size())
+        json.insert(stream + QStringLiteral("_paged"), true);
+}
+
+} // namespace
+
+QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput, qsizetype inlineBytes)
 {
     QJsonObject json{{QStringLiteral("id"), run.id},
                      {QStringLiteral("container"), run.containerId},
@@ -82,9 +99,8 @@ QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput)
             json.insert(QStringLiteral("message"), run.message);
     }
     if (withOutput) {
-        // QString::fromUtf8 replaces each invalid sequence with U+FFFD; JSON escapes NUL as \u0000.
-        json.insert(QStringLiteral("stdout"), QString::fromUtf8(run.stdoutData));
-        json.insert(QStringLiteral("stderr"), QString::fromUtf8(run.stderrData));
+        insertOutput(json, QStringLiteral("stdout"), run.stdoutData, inlineBytes);
+        insertOutput(json, QStringLiteral("stderr"), run.stderrData, inlineBytes);
         json.insert(QStringLiteral("code"), run.code);
     }
     return json;

@@ -17,7 +17,12 @@ QJsonArray memorySamplesToJson(const QList<Containers::MemorySample> &samples);
 
 // The protocol's `run` object. Outcome fields appear once the run is no longer running; stdout, stderr (UTF-8
 // text, invalid bytes replaced) and code only with withOutput, because lists stay small.
-QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput);
+// How much of each stored stream an answer carries inline (as text: JSON may escape each byte into six, so
+// two streams stay under 7 MiB, well inside the 16 MiB frame). A stream cut here has `<stream>_paged`; its
+// `<stream>_bytes` says how much is stored, and run.output pages through all of it as base64.
+constexpr qsizetype InlineOutputBytes = 512 * 1024;
+QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput,
+                            qsizetype inlineBytes = InlineOutputBytes);
 // The same with the egress counts, {allowed, denied, errors}, once the run has ended.
 QJsonObject runToJson(const Containers::RunSnapshot &run);
 // The egress counts of a run or a one-shot run: {allowed, denied, errors}.
