@@ -69,161 +69,210 @@ Files::CopyLimits limitsFor(const Policy::ContainerPolicy &policy)
 
 } // namespace
 
-Result<Files::CopiedFile> ContainerManager::upload(const QString &containerId, const QString &name,
-                                                   const QString &hostPath,
-                                                   const std::optional<QByteArray> &content)
+template<typename T> void ContainerManager::offload(std::function<Result<T>()> work, Done<T> finish)
+{
+    m_filePool.start([this, work = std::move(work), finish = std::move(finish)]() mutable {
+        auto result = std::make_shared<Result<T>>(work());
+        // Queued to the manager: if it is gone by then, the event goes with it.
+        QMetaObject::invokeMethod(
+            this, [finish = std::move(finish), result] { finish(std::move(*result)); }, Qt::QueuedConnection);
+    });
+}
+
+void ContainerManager::upload(const QString &containerId, const QString &name, const QString &hostPath,
+                              const std::optional<QByteArray> &content, Done<Files::CopiedFile> done)
 {
     auto found = liveEntry(containerId);
     if (!found)
-        return fail(found.error());
+        return done(fail(found.error()));
     Entry &target = **found;
-    CORDON_TRY(Files::validateName(toPlain(name)));
+    if (const Result<> valid = Files::validateName(toPlain(name)); !valid)
+        return done(fail(valid.error()));
+    // A lone surrogate would become '?' in UTF-8 and pass validateName(): it is refused as not a name.
+    if (!name.isValidUtf16())
+        return done(fail(QStringLiteral("files.bad_name"),
+                         QStringLiteral("import `%1`: the name is not valid Unicode").arg(shown(name))));
+    if (!content && hostPath.isEmpty())
+        return done(fail(QStringLiteral("files.no_source"), QStringLiteral("give a path or content")));
     const std::string inputs = target.container->workspace().paths().inputs;
     Files::CopyLimits limits = limitsFor(target.container->policy());
-    // The workspace quota covers everything uploaded: a new file must fit beside the inputs already there.
-    qint64 used = 0;
+    // The workspace quota covers everything uploaded: a new file must fit beside the inputs already there
+    // and the uploads still under way.
+    qint64 used = target.uploadingBytes;
     for (const QJsonObject &input : std::as_const(target.inputs))
         used += input.value(QStringLiteral("size")).toInteger();
     const qint64 incoming = content ? content->size() : QFileInfo(hostPath).size();
     if (used + incoming > limits.maxTotalBytes)
-        return fail(
+        return done(fail(
             QStringLiteral("files.quota"),
             QStringLiteral("uploading %1 bytes would exceed the workspace quota of %2 MiB (%3 bytes used)")
                 .arg(incoming)
                 .arg(target.container->policy().limits.workspaceMb)
-                .arg(used));
+                .arg(used)));
     limits.maxFileBytes = limits.maxTotalBytes - used;
-    // A lone surrogate would become '?' in UTF-8 and pass validateName(): it is refused as not a name.
-    const auto importFrom = [&](const QString &source) -> Result<Files::CopiedFile> {
-        if (!name.isValidUtf16())
-            return fail(QStringLiteral("files.bad_name"),
-                        QStringLiteral("import `%1`: the name is not valid Unicode").arg(shown(source)));
-        return Files::importFile(encoded(source), inputs, toPlain(name), limits);
-    };
-    Result<Files::CopiedFile> copied =
-        fail(QStringLiteral("files.no_source"), QStringLiteral("give a path or content"));
-    if (content) {
-        // Content sent over the socket goes through a private temporary file, so one code path does the copy.
-        QTemporaryDir staging;
-        if (!staging.isValid())
-            return fail(QStringLiteral("files.io"), QStringLiteral("cannot create a staging directory"));
-        QFile file(staging.filePath(QStringLiteral("upload")));
-        if (!file.open(QIODevice::WriteOnly) || file.write(*content) != content->size())
-            return fail(QStringLiteral("files.io"), QStringLiteral("cannot stage the upload"));
-        file.close();
-        copied = importFrom(file.fileName());
-    } else if (!hostPath.isEmpty()) {
-        copied = importFrom(hostPath);
-    }
-    if (!copied)
-        return fail(copied.error());
-    const QString path = toQt(copied->relativePath);
-    const QJsonObject file{{QStringLiteral("path"), path},
-                           {QStringLiteral("scope"), QStringLiteral("inputs")},
-                           {QStringLiteral("size"), qint64(copied->size)},
-                           {QStringLiteral("sha256"), toQt(copied->sha256Hex)}};
-    target.inputs.insert(path, file);
-    Store::FileRecord record;
-    record.containerId = containerId;
-    record.direction = QStringLiteral("upload");
-    record.scope = QStringLiteral("inputs");
-    record.path = path;
-    record.sha256 = toQt(copied->sha256Hex);
-    record.size = copied->size;
-    record.at = QDateTime::currentMSecsSinceEpoch();
-    logStoreFailure(m_store.recordFile(record), "a file transfer");
-    touch(target);
-    recordEvent(containerId, {}, QStringLiteral("file.uploaded"), file);
-    return *copied;
+    target.uploadingBytes += incoming;
+    offload<Files::CopiedFile>(
+        [inputs, limits, name = toPlain(name), source = encoded(hostPath),
+         content]() -> Result<Files::CopiedFile> {
+            if (!content)
+                return Files::importFile(source, inputs, name, limits);
+            // Content sent over the socket goes through a private temporary file, so one code path copies.
+            QTemporaryDir staging;
+            if (!staging.isValid())
+                return fail(QStringLiteral("files.io"), QStringLiteral("cannot create a staging directory"));
+            QFile file(staging.filePath(QStringLiteral("upload")));
+            if (!file.open(QIODevice::WriteOnly) || file.write(*content) != content->size())
+                return fail(QStringLiteral("files.io"), QStringLiteral("cannot stage the upload"));
+            file.close();
+            return Files::importFile(encoded(file.fileName()), inputs, name, limits);
+        },
+        [this, containerId, incoming, done = std::move(done)](Result<Files::CopiedFile> copied) {
+            if (auto any = entry(containerId))
+                (*any)->uploadingBytes -= incoming;
+            if (!copied)
+                return done(fail(copied.error()));
+            auto live = liveEntry(containerId);
+            if (!live)
+                return done(fail(live.error()));
+            Entry &owner = **live;
+            const QString path = toQt(copied->relativePath);
+            const QJsonObject file{{QStringLiteral("path"), path},
+                                   {QStringLiteral("scope"), QStringLiteral("inputs")},
+                                   {QStringLiteral("size"), qint64(copied->size)},
+                                   {QStringLiteral("sha256"), toQt(copied->sha256Hex)}};
+            owner.inputs.insert(path, file);
+            Store::FileRecord record;
+            record.containerId = containerId;
+            record.direction = QStringLiteral("upload");
+            record.scope = QStringLiteral("inputs");
+            record.path = path;
+            record.sha256 = toQt(copied->sha256Hex);
+            record.size = copied->size;
+            record.at = QDateTime::currentMSecsSinceEpoch();
+            logStoreFailure(m_store.recordFile(record), "a file transfer");
+            touch(owner);
+            recordEvent(containerId, {}, QStringLiteral("file.uploaded"), file);
+            done(std::move(*copied));
+        });
 }
 
-Result<FileReport> ContainerManager::listFiles(const QString &containerId, const QString &scope) const
+void ContainerManager::listFiles(const QString &containerId, const QString &scope, Done<FileReport> done)
 {
     auto found = liveEntry(containerId);
     if (!found)
-        return fail(found.error());
+        return done(fail(found.error()));
     const Entry &target = **found;
     auto root = scopeRoot(target.container->workspace(), scope);
     if (!root)
-        return fail(root.error());
-    auto listing = Files::listTree(*root, limitsFor(target.container->policy()));
-    if (!listing)
-        return fail(listing.error());
-    return FileReport{scope.isEmpty() ? QStringLiteral("outputs") : scope, std::move(*listing)};
+        return done(fail(root.error()));
+    const QString shownScope = scope.isEmpty() ? QStringLiteral("outputs") : scope;
+    offload<FileReport>(
+        [root = *root, limits = limitsFor(target.container->policy()), shownScope]() -> Result<FileReport> {
+            auto listing = Files::listTree(root, limits);
+            if (!listing)
+                return fail(listing.error());
+            return FileReport{shownScope, std::move(*listing)};
+        },
+        std::move(done));
 }
 
-Result<FileReport> ContainerManager::download(const QString &containerId, const QString &scope,
-                                              const QString &path, const QString &destination,
-                                              Files::ExistingName existing)
+namespace {
+
+// What a download's copy produced, before the manager records it.
+struct DownloadCopy
 {
-    auto found = liveEntry(containerId);
-    if (!found)
-        return fail(found.error());
-    Entry &target = **found;
-    auto root = scopeRoot(target.container->workspace(), scope);
-    if (!root)
-        return fail(root.error());
-    if (destination.isEmpty() || !QDir::isAbsolutePath(destination))
-        return fail(QStringLiteral("files.destination"),
-                    QStringLiteral("the destination must be an absolute directory path"));
-    if (!QDir().mkpath(destination))
-        return fail(QStringLiteral("files.destination"),
-                    QStringLiteral("cannot create `%1`").arg(destination));
-    Files::CopyLimits limits = limitsFor(target.container->policy());
-    limits.existingNames = existing;
-    const QString shownScope = scope.isEmpty() ? QStringLiteral("outputs") : scope;
-    const std::string plainDestination = encoded(destination);
     std::vector<Files::CopiedFile> copied;
     std::vector<Files::RefusedEntry> refused;
     std::optional<Error> refusal; // a single file's refusal, which is the request's answer
-    if (path.isEmpty()) {
-        auto report = Files::exportTree(*root, plainDestination, limits);
-        if (!report)
-            return fail(report.error());
-        copied = std::move(report->copied);
-        refused = std::move(report->refused);
-    } else {
-        CORDON_TRY(validateRelativePath(path));
-        const std::string relative = toPlain(path);
-        const std::string fileName = relative.substr(relative.rfind('/') + 1);
+    bool truncated = false;
+};
+
+} // namespace
+
+void ContainerManager::download(const QString &containerId, const QString &scope, const QString &path,
+                                const QString &destination, Files::ExistingName existing,
+                                Done<FileReport> done)
+{
+    auto found = liveEntry(containerId);
+    if (!found)
+        return done(fail(found.error()));
+    Entry &target = **found;
+    auto root = scopeRoot(target.container->workspace(), scope);
+    if (!root)
+        return done(fail(root.error()));
+    if (destination.isEmpty() || !QDir::isAbsolutePath(destination))
+        return done(fail(QStringLiteral("files.destination"),
+                         QStringLiteral("the destination must be an absolute directory path")));
+    if (!path.isEmpty()) {
+        if (const Result<> valid = validateRelativePath(path); !valid)
+            return done(fail(valid.error()));
         // A lone surrogate would become '?' in UTF-8 and pass validateName(): it is not a name.
-        auto file = path.isValidUtf16()
-                        ? Files::exportFile(*root, relative, plainDestination + '/' + fileName, limits)
-                        : fail(QStringLiteral("files.bad_name"),
-                               QStringLiteral("export `%1`: not valid Unicode").arg(shown(path)));
-        if (file) {
-            copied.push_back(std::move(*file));
-        } else if (isRefusalCode(toQt(file.error().code()))) {
-            refusal = file.error();
-            refused.push_back(Files::RefusedEntry{relative, file.error().code(), file.error().message()});
-        } else {
-            return fail(file.error());
-        }
+        if (!path.isValidUtf16())
+            return done(fail(QStringLiteral("files.bad_name"),
+                             QStringLiteral("export `%1`: not valid Unicode").arg(shown(path))));
     }
-    const qint64 at = QDateTime::currentMSecsSinceEpoch();
-    for (const Files::CopiedFile &file : copied) {
-        Store::FileRecord record;
-        record.containerId = containerId;
-        record.direction = QStringLiteral("download");
-        record.scope = shownScope;
-        record.path = toQt(file.relativePath);
-        record.sha256 = toQt(file.sha256Hex);
-        record.size = file.size;
-        record.at = at;
-        logStoreFailure(m_store.recordFile(record), "a file transfer");
-    }
-    touch(target);
-    // A download that copied nothing is still a decision worth proving: what was refused, and why.
-    recordEvent(containerId, {}, QStringLiteral("file.downloaded"),
-                {{QStringLiteral("scope"), shownScope},
-                 {QStringLiteral("files"), qint64(copied.size())},
-                 {QStringLiteral("refused"), qint64(refused.size())}});
-    if (refusal)
-        return fail(*refusal);
-    FileReport answer{shownScope, {}};
-    answer.report.copied = std::move(copied);
-    answer.report.refused = std::move(refused);
-    return answer;
+    if (!QDir().mkpath(destination))
+        return done(
+            fail(QStringLiteral("files.destination"), QStringLiteral("cannot create `%1`").arg(destination)));
+    Files::CopyLimits limits = limitsFor(target.container->policy());
+    limits.existingNames = existing;
+    const QString shownScope = scope.isEmpty() ? QStringLiteral("outputs") : scope;
+    offload<DownloadCopy>(
+        [root = *root, relative = toPlain(path), destination = encoded(destination),
+         limits]() -> Result<DownloadCopy> {
+            DownloadCopy result;
+            if (relative.empty()) {
+                auto report = Files::exportTree(root, destination, limits);
+                if (!report)
+                    return fail(report.error());
+                result.copied = std::move(report->copied);
+                result.refused = std::move(report->refused);
+                result.truncated = report->truncated;
+                return result;
+            }
+            const std::string fileName = relative.substr(relative.rfind('/') + 1);
+            auto file = Files::exportFile(root, relative, destination + '/' + fileName, limits);
+            if (file) {
+                result.copied.push_back(std::move(*file));
+            } else if (isRefusalCode(toQt(file.error().code()))) {
+                result.refusal = file.error();
+                result.refused.push_back(
+                    Files::RefusedEntry{relative, file.error().code(), file.error().message()});
+            } else {
+                return fail(file.error());
+            }
+            return result;
+        },
+        [this, containerId, shownScope, done = std::move(done)](Result<DownloadCopy> copy) {
+            if (!copy)
+                return done(fail(copy.error()));
+            const qint64 at = QDateTime::currentMSecsSinceEpoch();
+            for (const Files::CopiedFile &file : copy->copied) {
+                Store::FileRecord record;
+                record.containerId = containerId;
+                record.direction = QStringLiteral("download");
+                record.scope = shownScope;
+                record.path = toQt(file.relativePath);
+                record.sha256 = toQt(file.sha256Hex);
+                record.size = file.size;
+                record.at = at;
+                logStoreFailure(m_store.recordFile(record), "a file transfer");
+            }
+            if (auto live = liveEntry(containerId))
+                touch(**live);
+            // A download that copied nothing is still a decision worth proving: what was refused, and why.
+            recordEvent(containerId, {}, QStringLiteral("file.downloaded"),
+                        {{QStringLiteral("scope"), shownScope},
+                         {QStringLiteral("files"), qint64(copy->copied.size())},
+                         {QStringLiteral("refused"), qint64(copy->refused.size())}});
+            if (copy->refusal)
+                return done(fail(*copy->refusal));
+            FileReport answer{shownScope, {}};
+            answer.report.copied = std::move(copy->copied);
+            answer.report.refused = std::move(copy->refused);
+            answer.report.truncated = copy->truncated;
+            done(std::move(answer));
+        });
 }
 
 Result<> ContainerManager::deleteFile(const QString &containerId, const QString &scope, const QString &path)

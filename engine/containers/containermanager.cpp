@@ -43,6 +43,8 @@ ContainerManager::ContainerManager(Store::HistoryStore &store, ManagerSettings s
 
 ContainerManager::~ContainerManager()
 {
+    // A copy under way finishes first; its answer then goes nowhere (the queued call dies with us).
+    m_filePool.waitForDone();
     shutdown();
 }
 

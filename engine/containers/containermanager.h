@@ -20,9 +20,11 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QObject>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <deque>
+#include <functional>
 #include <memory>
 
 namespace Cordon::Containers {
@@ -155,16 +157,20 @@ public:
     Result<RunSnapshot> run(const QString &runId) const;
     bool isRunActive(const QString &runId) const { return m_activeRuns.contains(runId); }
 
+    // File transfers copy on a worker thread (the file pool), so that a large one never stalls the daemon's
+    // other clients; `done` is called on the manager's thread, once, with the answer. Checks that need the
+    // manager's state happen before the copy, and what the copy changes is recorded after it, when the
+    // container is looked up again (it may have gone meanwhile).
+    template<typename T> using Done = std::function<void(Result<T>)>;
     // The file as it now is in inputs/.
-    Result<Files::CopiedFile> upload(const QString &containerId, const QString &name, const QString &hostPath,
-                                     const std::optional<QByteArray> &content);
-    Result<FileReport> listFiles(const QString &containerId, const QString &scope) const;
+    void upload(const QString &containerId, const QString &name, const QString &hostPath,
+                const std::optional<QByteArray> &content, Done<Files::CopiedFile> done);
+    void listFiles(const QString &containerId, const QString &scope, Done<FileReport> done);
     // `existing` says what a name already at the destination gets (refused unless asked otherwise). Each
     // copied entry names where it went (`saved_as`, relative to the destination). Refusals are recorded in
     // the file.downloaded event too, also when a single file's refusal is the request's error.
-    Result<FileReport> download(const QString &containerId, const QString &scope, const QString &path,
-                                const QString &destination,
-                                Files::ExistingName existing = Files::ExistingName::Refuse);
+    void download(const QString &containerId, const QString &scope, const QString &path,
+                  const QString &destination, Files::ExistingName existing, Done<FileReport> done);
     Result<> deleteFile(const QString &containerId, const QString &scope, const QString &path);
 
     Result<QList<ProcessInfo>> processes(const QString &containerId) const;
@@ -218,7 +224,12 @@ private:
         std::deque<MemorySample> samples;
         QHash<QString, QJsonObject> inputs; // name -> {path, sha256, size}, for run attribution
         QHash<QString, QString> outputs;    // path -> sha256 after the last run, to find what a run produced
+        qint64 uploadingBytes = 0;          // uploads under way, counted against the quota already
     };
+
+    // Runs `work` (plain file work that touches no manager state) on m_filePool and `finish` with its result
+    // on the manager's thread.
+    template<typename T> void offload(std::function<Result<T>()> work, Done<T> finish);
 
     Result<Entry *> entry(const QString &id) const;
     Result<Entry *> liveEntry(const QString &id) const;
@@ -252,6 +263,8 @@ private:
                      written.error().message().c_str());
     }
 
+    // File transfers' copies; the destructor waits for them before anything they report to goes away.
+    QThreadPool m_filePool;
     Store::HistoryStore &m_store;
     // Network decisions pass through it on their way to the history (recordConnection()).
     NetworkLedger *m_ledger = nullptr;

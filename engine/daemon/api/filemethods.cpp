@@ -42,34 +42,37 @@ Result<FileTarget> fileTarget(const QJsonObject &params)
     return FileTarget{*container, *scope, *path};
 }
 
-Result<QJsonObject> upload(ApiContext &context, const QJsonObject &params)
+void upload(ApiContext &context, const QJsonObject &params, Respond respond)
 {
     auto container = requireString(params, QStringLiteral("container"));
     auto name = requireString(params, QStringLiteral("name"));
     auto path = optionalString(params, QStringLiteral("path"));
     auto content = optionalBase64(params, QStringLiteral("content"));
     if (!container || !name || !path || !content)
-        return fail(!container ? container.error()
-                    : !name    ? name.error()
-                    : !path    ? path.error()
-                               : content.error());
+        return respond(fail(!container ? container.error()
+                            : !name    ? name.error()
+                            : !path    ? path.error()
+                                       : content.error()));
     if (path->isEmpty() == !content->has_value())
-        return fail(invalidParams(QStringLiteral("give exactly one of `path` and `content`")));
-    auto file = context.manager.upload(*container, *name, *path, *content);
-    if (!file)
-        return fail(file.error());
-    return wrap(QStringLiteral("file"), fileToJson(*file, QStringLiteral("inputs")));
+        return respond(fail(invalidParams(QStringLiteral("give exactly one of `path` and `content`"))));
+    context.manager.upload(*container, *name, *path, *content, [respond](Result<Files::CopiedFile> file) {
+        if (!file)
+            return respond(fail(file.error()));
+        respond(wrap(QStringLiteral("file"), fileToJson(*file, QStringLiteral("inputs"))));
+    });
 }
 
-Result<QJsonObject> list(ApiContext &context, const QJsonObject &params)
+void list(ApiContext &context, const QJsonObject &params, Respond respond)
 {
     auto target = fileTarget(params);
     if (!target)
-        return fail(target.error());
-    auto listing = context.manager.listFiles(target->container, target->scope);
-    if (!listing)
-        return fail(listing.error());
-    return fileListingToJson(*listing);
+        return respond(fail(target.error()));
+    context.manager.listFiles(target->container, target->scope,
+                              [respond](Result<Containers::FileReport> listing) {
+                                  if (!listing)
+                                      return respond(fail(listing.error()));
+                                  respond(fileListingToJson(*listing));
+                              });
 }
 
 Result<QJsonObject> remove(ApiContext &context, const QJsonObject &params)
@@ -83,36 +86,39 @@ Result<QJsonObject> remove(ApiContext &context, const QJsonObject &params)
     return QJsonObject{};
 }
 
-Result<QJsonObject> download(ApiContext &context, const QJsonObject &params)
+void download(ApiContext &context, const QJsonObject &params, Respond respond)
 {
     auto target = fileTarget(params);
     auto destination = requireString(params, QStringLiteral("destination"));
     auto existing = existingNames(params);
     if (!target || !destination || !existing)
-        return fail(!target ? target.error() : !destination ? destination.error() : existing.error());
-    auto download =
-        context.manager.download(target->container, target->scope, target->path, *destination, *existing);
-    if (!download)
-        return fail(download.error());
-    return fileDownloadToJson(*download);
+        return respond(fail(!target        ? target.error()
+                            : !destination ? destination.error()
+                                           : existing.error()));
+    context.manager.download(target->container, target->scope, target->path, *destination, *existing,
+                             [respond](Result<Containers::FileReport> download) {
+                                 if (!download)
+                                     return respond(fail(download.error()));
+                                 respond(fileDownloadToJson(*download));
+                             });
 }
 
 } // namespace
 
 void addFileMethods(MethodTable &table)
 {
-    table.add(QStringLiteral("file.upload"),
-              {QStringLiteral("container"), QStringLiteral("name"), QStringLiteral("path"),
-               QStringLiteral("content")},
-              upload);
-    table.add(QStringLiteral("file.list"),
-              {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path")}, list);
+    table.addDeferred(QStringLiteral("file.upload"),
+                      {QStringLiteral("container"), QStringLiteral("name"), QStringLiteral("path"),
+                       QStringLiteral("content")},
+                      upload);
+    table.addDeferred(QStringLiteral("file.list"),
+                      {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path")}, list);
     table.add(QStringLiteral("file.delete"),
               {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path")}, remove);
-    table.add(QStringLiteral("file.download"),
-              {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path"),
-               QStringLiteral("destination"), QStringLiteral("existing")},
-              download);
+    table.addDeferred(QStringLiteral("file.download"),
+                      {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path"),
+                       QStringLiteral("destination"), QStringLiteral("existing")},
+                      download);
 }
 
 } // namespace Cordon::Api
