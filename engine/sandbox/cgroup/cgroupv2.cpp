@@ -217,8 +217,10 @@ Result<> CgroupV2::create(std::string_view name, const ResourceLimits &limits)
         // Absent when the kernel runs without swap accounting; then there is no swap to limit per group.
         if (Fs::exists(dir + "/memory.swap.max"))
             CORDON_TRY(write("memory.swap.max", "0"));
-        // One OOM kill takes the whole container down rather than leaving it half alive.
-        CORDON_TRY(write("memory.oom.group", "1"));
+        // The OOM killer picks within the group, as on v1: the run (its OOM score raised) goes, cordon-init
+        // and the container stay. memory.oom.group = 1 would kill PID 1 with it and stop a long-lived
+        // container over one run's allocation (found by the cgroup v2 guest suite).
+        CORDON_TRY(write("memory.oom.group", "0"));
     }
     if (pids)
         CORDON_TRY(
