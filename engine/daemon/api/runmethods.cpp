@@ -59,10 +59,13 @@ Result<QJsonObject> startRun(ApiContext &context, const QJsonObject &params)
 void exec(ApiContext &context, const Daemon::ClientInfo &client, const QJsonObject &params, Respond respond)
 {
     Result<QJsonObject> answer = startRun(context, params);
-    if (answer)
-        context.server.claimRun(
-            client.connectionId,
-            answer->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString());
+    // A repeated idempotency key answers with a run that may have ended: only a running one has events to
+    // come, and its claim is dropped with run.finished.
+    const QString runId =
+        answer ? answer->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString()
+               : QString();
+    if (!runId.isEmpty() && context.manager.isRunActive(runId))
+        context.server.claimRun(client.connectionId, runId);
     respond(std::move(answer));
 }
 
