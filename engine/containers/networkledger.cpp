@@ -10,7 +10,8 @@ namespace {
 
 constexpr int TickMs = 1000;
 constexpr qint64 SuppressedMarkEveryMs = 60000;
-constexpr int ContainerRowsPerRunRows = 5;
+// Connections no run can be named for share their container's budget, a few runs' worth.
+constexpr int ContainerBudgetInRuns = 5;
 // Decisions of one key written one by one in each window before the rest coalesce: ordinary use (a retry or
 // two) stays itemised as it happens; only repetition beyond this waits for the window's one row.
 constexpr int ItemisedPerWindow = 5;
@@ -74,8 +75,7 @@ void NetworkLedger::write(const QString &containerId, const QString &runId, cons
     auto budget = m_budgets.find(key);
     if (budget == m_budgets.end())
         budget = m_budgets.insert(key, Budget{containerId, runId, 0, {}, 0});
-    const int cap = runId.isEmpty() ? ContainerRowsPerRunRows * m_rowsPerRun : m_rowsPerRun;
-    if (budget->rows >= cap) {
+    if (budget->rows >= rowCap(runId)) {
         budget->suppressed[kind] += count;
         return;
     }
@@ -83,6 +83,11 @@ void NetworkLedger::write(const QString &containerId, const QString &runId, cons
     if (count > 1)
         detail.insert(QStringLiteral("count"), count);
     m_writer(containerId, runId, kind, detail);
+}
+
+int NetworkLedger::rowCap(const QString &runId) const
+{
+    return runId.isEmpty() ? ContainerBudgetInRuns * m_rowsPerRun : m_rowsPerRun;
 }
 
 void NetworkLedger::closeWindow(const QString &key)
@@ -110,7 +115,7 @@ void NetworkLedger::writeSuppressed(Budget &budget)
                   {QStringLiteral("reason"),
                    QStringLiteral("%1 more connections, counted but not itemised: the limit is %2 rows %3")
                        .arg(it.value())
-                       .arg(budget.runId.isEmpty() ? ContainerRowsPerRunRows * m_rowsPerRun : m_rowsPerRun)
+                       .arg(rowCap(budget.runId))
                        .arg(budget.runId.isEmpty() ? QStringLiteral("per container")
                                                    : QStringLiteral("per run"))}});
         it.value() = 0;

@@ -64,6 +64,8 @@ private:
 
     void write(const QString &containerId, const QString &runId, const QString &kind, QJsonObject detail,
                qint64 count);
+    // Rows a run may write, or a container for connections of no run.
+    int rowCap(const QString &runId) const;
     void closeWindow(const QString &key);
     void writeSuppressed(Budget &budget);
     void tick();

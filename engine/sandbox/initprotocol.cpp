@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/initprotocol.h"
 
+#include "sandbox/readall.h"
 #include "sandbox/wire.h"
 #include "sandbox/writeall.h"
 
@@ -384,20 +385,13 @@ std::vector<std::uint8_t> readSpawnRequestMemfd(int memfd)
     struct stat info
     {
     };
-    if (::fstat(memfd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size <= 0 ||
-        static_cast<std::uint64_t>(info.st_size) > MaxSpawnRequestBytes)
+    if (::fstat(memfd, &info) != 0 || !S_ISREG(info.st_mode) || ::lseek(memfd, 0, SEEK_SET) != 0)
         return {};
-    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(info.st_size));
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::pread(memfd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return {};
-        done += static_cast<std::size_t>(n);
-    }
-    return bytes;
+    const Result<std::string> bytes =
+        readToEnd(memfd, MaxSpawnRequestBytes, "spawn request", "sandbox.protocol", "sandbox.protocol");
+    if (!bytes || bytes->empty())
+        return {};
+    return std::vector<std::uint8_t>(bytes->begin(), bytes->end());
 }
 
 } // namespace Cordon::Isolation
