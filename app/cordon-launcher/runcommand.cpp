@@ -355,13 +355,13 @@ int runOneShot(RunInvocation invocation)
     std::vector<OneShotRefusal> refused;
     std::string exportProblem;
     if (!invocation.outputDirectory.empty()) {
-        request.collectOutputs = [&](const Containers::WorkspacePaths &paths) {
+        request.collectOutputs = [&](const Files::SourceRoot &outputs) {
             makeDirectories(invocation.outputDirectory);
             Files::CopyLimits limits;
             limits.maxFileBytes = static_cast<std::int64_t>(invocation.policy.limits.workspaceMb) * MiB;
             limits.maxTotalBytes = limits.maxFileBytes;
             const Result<Files::CopyReport> report =
-                Files::exportTree(paths.outputs, invocation.outputDirectory, limits);
+                Files::exportTree(outputs, invocation.outputDirectory, limits);
             if (!report) {
                 exportProblem = report.error().wrap("copy outputs").message();
                 return;

@@ -8,6 +8,7 @@
 
 #include "core/fdio.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 
@@ -82,6 +83,7 @@ Container::Container(QString id, Policy::ContainerPolicy policy, Cgroup::CgroupB
 
 Container::~Container()
 {
+    disconnect(); // whoever listened may be going away with us; the save itself still happens
     stop(QStringLiteral("the daemon is shutting down"));
 }
 
@@ -91,9 +93,12 @@ Result<> Container::start()
         return {};
     CORDON_TRY(beginStart());
     if (auto ready = m_sandbox->awaitSetUp(); !ready) {
-        releaseSandbox();
+        releaseSandbox(WorkspaceOnStop::Discard);
         return ready;
     }
+    std::vector<UniqueFd> dirs = m_sandbox->takeWorkspaceDirs();
+    m_workspaceDir = std::make_shared<const UniqueFd>(std::move(dirs.at(Isolation::WorkspaceRootHandle)));
+    m_outputsDir = std::make_shared<const UniqueFd>(std::move(dirs.at(Isolation::OutputsHandle)));
     m_state = ContainerState::Running;
     return {};
 }
@@ -123,11 +128,11 @@ Result<> Container::beginStart()
         m_state = ContainerState::Stopped;
         // We are inside the sandbox's own signal: release it from the event loop.
         QMetaObject::invokeMethod(
-            this, [this] { releaseSandbox(); }, Qt::QueuedConnection);
+            this, [this] { releaseSandbox(WorkspaceOnStop::Save); }, Qt::QueuedConnection);
         Q_EMIT died();
     });
     if (auto sent = launchAndSendSetup(Isolation::idMappingFor(::geteuid(), ::getegid())); !sent) {
-        releaseSandbox();
+        releaseSandbox(WorkspaceOnStop::Discard);
         return sent;
     }
     return {};
@@ -154,26 +159,78 @@ Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
     return {};
 }
 
-void Container::stop(const QString &reason)
+void Container::stop(const QString &reason, WorkspaceOnStop then)
 {
     for (ContainerRun *run : m_runs.values())
         run->abandon(ErrorClass::Killed, reason);
-    releaseSandbox();
+    releaseSandbox(then);
     if (m_state == ContainerState::Running)
         m_state = ContainerState::Stopped;
 }
 
-void Container::releaseSandbox()
+// Every process is gone by the time cordon-init is reaped (its pid namespace ends with it), so the tree
+// saved is the one they left; the tmpfs lives on in our descriptors until they are closed here.
+void Container::releaseSandbox(WorkspaceOnStop then)
 {
     if (m_sandbox) {
         m_sandbox->disconnect(this);
         m_sandbox->destroy();
         m_sandbox.reset();
     }
+    if (m_workspaceDir && m_outputsDir && then == WorkspaceOnStop::Save) {
+        const WorkspaceSave save = saveWorkspace();
+        Q_EMIT workspaceSaved(save);
+    }
+    m_workspaceDir.reset();
+    m_outputsDir.reset();
     if (m_cgroup && m_cgroupCreated) {
         m_cgroup->destroy(m_id.toStdString());
         m_cgroupCreated = false;
     }
+}
+
+Result<Files::SourceRoot> Container::filesRoot(const QString &scope) const
+{
+    const WorkspacePaths paths = workspace().paths();
+    if (scope == QLatin1String("inputs"))
+        return Files::SourceRoot(paths.inputs);
+    if (scope.isEmpty() || scope == QLatin1String("outputs"))
+        return m_outputsDir ? Files::SourceRoot(m_outputsDir, {}, Isolation::InsideOutputsDir)
+                            : Files::SourceRoot(paths.outputs);
+    if (scope == QLatin1String("workspace"))
+        return m_workspaceDir ? Files::SourceRoot(m_workspaceDir, {}, Isolation::InsideWorkDir)
+                              : Files::SourceRoot(paths.work);
+    return fail(QStringLiteral("files.invalid_scope"),
+                QStringLiteral("unknown scope `%1`: use inputs, outputs or workspace").arg(scope));
+}
+
+WorkspaceSave Container::saveWorkspace() const
+{
+    Files::MirrorLimits limits;
+    limits.maxBytes = std::int64_t(m_policy.limits.workspaceMb) * MiB;
+    limits.maxEntries = Isolation::workspaceInodes(m_policy.limits.workspaceMb);
+    // A root daemon runs the container as an unprivileged uid, which must own what it restores next time.
+    const Isolation::IdMapping ids = Isolation::idMappingFor(::geteuid(), ::getegid());
+    if (ids.hostUid != ::geteuid())
+        limits.owner = std::make_pair(uid_t(ids.hostUid), gid_t(ids.hostGid));
+    QElapsedTimer timer;
+    timer.start();
+    WorkspaceSave save;
+    const auto report = workspace().save(m_workspaceDir->get(), m_outputsDir->get(), limits);
+    save.milliseconds = timer.elapsed();
+    if (!report) {
+        save.error = toQt(report.error().message());
+        return save;
+    }
+    save.saved = true;
+    save.files = report->files;
+    save.directories = report->directories;
+    save.symlinks = report->symlinks;
+    save.bytes = report->bytes;
+    save.leftOut = report->leftOut;
+    for (const std::string &example : report->examples)
+        save.examples.append(toQt(example));
+    return save;
 }
 
 Result<> Container::wipe()

@@ -9,6 +9,7 @@
 #include "core/result.h"
 #include "isolation/sandbox.h"
 #include "sandbox/cgroup/cgroupbackend.h"
+#include "sandbox/files/safecopy.h"
 #include "sandbox/policy/containerpolicy.h"
 #include "sandbox/workspace.h"
 
@@ -29,6 +30,27 @@ enum class ContainerState
 };
 QString containerStateName(ContainerState state);
 std::optional<ContainerState> containerStateFromName(const QString &name);
+
+// What a stop did with the in-memory workspace: saved to the host (the counts), or why not.
+struct WorkspaceSave
+{
+    bool saved = false;
+    QString error;
+    qint64 files = 0;
+    qint64 directories = 0;
+    qint64 symlinks = 0;
+    qint64 bytes = 0;
+    qint64 leftOut = 0;   // entries not kept: devices, FIFOs, sockets, unreadable, past a limit
+    QStringList examples; // the first few of them
+    qint64 milliseconds = 0;
+};
+
+// Whether a stop keeps the files: a stop does, an expiry or a deletion wipes them anyway.
+enum class WorkspaceOnStop
+{
+    Save,
+    Discard,
+};
 
 struct ExecRequest
 {
@@ -59,8 +81,10 @@ public:
 
     // Creates the workspace (or reuses it), the cgroup and the sandbox.
     Result<> start();
-    // Kills every process inside (runs end as `killed` with `reason`) and releases the cgroup; files stay.
-    void stop(const QString &reason);
+    // Kills every process inside (runs end as `killed` with `reason`) and releases the cgroup. With Save, the
+    // in-memory workspace is then saved to the host (workspaceSaved() says how it went), so files stay for
+    // the next start; with Discard its memory is simply let go.
+    void stop(const QString &reason, WorkspaceOnStop then = WorkspaceOnStop::Save);
     // Removes the workspace. Only when stopped.
     Result<> wipe();
 
@@ -78,17 +102,25 @@ public:
     // A new network policy for a running container (the proxy enforces it; the namespaces stay as they are).
     void setNetworkPolicy(const Policy::NetworkPolicy &network) { m_policy.network = network; }
     QList<pid_t> processes() const;
+    // Where a file scope's files are now (inputs, outputs or workspace; empty is outputs): while running,
+    // inside the workspace tmpfs through the descriptors cordon-init handed back (it is mounted only inside
+    // the container); when stopped, on the host as the last stop saved them. Inputs are always on the host.
+    // files.invalid_scope for any other name.
+    Result<Files::SourceRoot> filesRoot(const QString &scope) const;
 
 Q_SIGNALS:
     void runOutput(const QString &runId, Cordon::Containers::OutputStream stream, const QByteArray &chunk);
     void runFinished(Cordon::Containers::ContainerRun *run); // deleted later by the container
     // cordon-init is gone without a stop() (its PID 1 was killed, e.g. by the OOM killer).
     void died();
+    // The in-memory workspace was saved to the host at a stop or after a death (or the save failed).
+    void workspaceSaved(const Cordon::Containers::WorkspaceSave &save);
 
 private:
     ContainerRun *findByWireId(quint64 wireId) const;
     Result<QStringList> commandFor(const QString &runId, const ExecRequest &request) const;
-    void releaseSandbox();
+    void releaseSandbox(WorkspaceOnStop then);
+    WorkspaceSave saveWorkspace() const;
     // Everything up to the setup request; on failure the sandbox is released again.
     Result<> beginStart();
     Result<> launchAndSendSetup(const Isolation::IdMapping &ids);
@@ -99,6 +131,8 @@ private:
     ContainerState m_state = ContainerState::Stopped;
     bool m_cgroupCreated = false;
     std::unique_ptr<Isolation::Sandbox> m_sandbox;
+    std::shared_ptr<const UniqueFd> m_workspaceDir;
+    std::shared_ptr<const UniqueFd> m_outputsDir;
     QHash<QString, ContainerRun *> m_runs;
     quint64 m_nextWireId = 1;
 };

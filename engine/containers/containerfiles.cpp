@@ -22,20 +22,6 @@ namespace Cordon::Containers {
 
 namespace {
 
-// The scope's directory as the kernel takes it (bytes).
-Result<std::string> scopeRoot(const Workspace &workspace, const QString &scope)
-{
-    const WorkspacePaths paths = workspace.paths();
-    if (scope == QLatin1String("inputs"))
-        return paths.inputs;
-    if (scope.isEmpty() || scope == QLatin1String("outputs"))
-        return paths.outputs;
-    if (scope == QLatin1String("workspace"))
-        return paths.work;
-    return fail(QStringLiteral("files.invalid_scope"),
-                QStringLiteral("unknown scope `%1`: use inputs, outputs or workspace").arg(scope));
-}
-
 // A host path as the kernel takes it, and a path escaped for messages.
 std::string encoded(const QString &path)
 {
@@ -59,11 +45,13 @@ Result<> validateRelativePath(const QString &path)
     return {};
 }
 
-Files::CopyLimits limitsFor(const Policy::ContainerPolicy &policy)
+// The whole workspace has inputs/ and outputs/ mounted on it, and scopes of their own.
+Files::CopyLimits limitsFor(const Policy::ContainerPolicy &policy, const QString &scope = {})
 {
     Files::CopyLimits limits;
     limits.maxFileBytes = static_cast<std::int64_t>(policy.limits.workspaceMb) * 1024 * 1024;
     limits.maxTotalBytes = limits.maxFileBytes;
+    limits.skipMountPoints = scope == QLatin1String("workspace");
     return limits;
 }
 
@@ -162,12 +150,13 @@ void ContainerManager::listFiles(const QString &containerId, const QString &scop
     if (!found)
         return done(fail(found.error()));
     const Entry &target = **found;
-    auto root = scopeRoot(target.container->workspace(), scope);
+    auto root = target.container->filesRoot(scope);
     if (!root)
         return done(fail(root.error()));
     const QString shownScope = scope.isEmpty() ? QStringLiteral("outputs") : scope;
     offload<FileReport>(
-        [root = *root, limits = limitsFor(target.container->policy()), shownScope]() -> Result<FileReport> {
+        [root = *root, limits = limitsFor(target.container->policy(), scope),
+         shownScope]() -> Result<FileReport> {
             auto listing = Files::listTree(root, limits);
             if (!listing)
                 return fail(listing.error());
@@ -197,7 +186,7 @@ void ContainerManager::download(const QString &containerId, const QString &scope
     if (!found)
         return done(fail(found.error()));
     Entry &target = **found;
-    auto root = scopeRoot(target.container->workspace(), scope);
+    auto root = target.container->filesRoot(scope);
     if (!root)
         return done(fail(root.error()));
     if (destination.isEmpty() || !QDir::isAbsolutePath(destination))
@@ -214,7 +203,7 @@ void ContainerManager::download(const QString &containerId, const QString &scope
     if (!QDir().mkpath(destination))
         return done(
             fail(QStringLiteral("files.destination"), QStringLiteral("cannot create `%1`").arg(destination)));
-    Files::CopyLimits limits = limitsFor(target.container->policy());
+    Files::CopyLimits limits = limitsFor(target.container->policy(), scope);
     limits.existingNames = existing;
     const QString shownScope = scope.isEmpty() ? QStringLiteral("outputs") : scope;
     offload<DownloadCopy>(
@@ -281,18 +270,18 @@ Result<> ContainerManager::deleteFile(const QString &containerId, const QString 
     if (!found)
         return fail(found.error());
     Entry &target = **found;
-    auto root = scopeRoot(target.container->workspace(), scope);
+    auto root = target.container->filesRoot(scope);
     if (!root)
         return fail(root.error());
     CORDON_TRY(validateRelativePath(path));
     // Deleting what is not there is a mistake worth hearing about (a typo, the wrong scope), not a success.
-    // lstat: a symlink is an entry of its own, removed without following it.
-    struct stat entry = {};
-    const std::string entryPath = *root + '/' + encoded(path);
-    if (::lstat(entryPath.c_str(), &entry) != 0 && errno == ENOENT)
-        return fail(QStringLiteral("file.not_found"),
-                    QStringLiteral("%1/%2 does not exist in container %3").arg(scope, path, containerId));
-    CORDON_TRY(Files::removeTree(entryPath));
+    // A symlink is an entry of its own, removed without following it.
+    if (auto removed = Files::removeBelow(*root, encoded(path)); !removed) {
+        if (removed.error().code() == "files.not_found")
+            return fail(QStringLiteral("file.not_found"),
+                        QStringLiteral("%1/%2 does not exist in container %3").arg(scope, path, containerId));
+        return fail(removed.error());
+    }
     if (scope == QLatin1String("inputs"))
         target.inputs.remove(path);
     else

@@ -233,6 +233,23 @@ void ContainerManager::wireContainer(Entry &target)
         if (auto found = entry(id))
             onRunFinished(**found, run);
     });
+    connect(container, &Container::workspaceSaved, this, [this, id](const WorkspaceSave &save) {
+        QJsonObject detail{{QStringLiteral("milliseconds"), save.milliseconds}};
+        if (!save.saved) {
+            detail.insert(QStringLiteral("error"), save.error);
+            recordEvent(id, {}, QStringLiteral("workspace.save_failed"), detail);
+            return;
+        }
+        detail.insert(QStringLiteral("files"), save.files);
+        detail.insert(QStringLiteral("directories"), save.directories);
+        detail.insert(QStringLiteral("symlinks"), save.symlinks);
+        detail.insert(QStringLiteral("bytes"), save.bytes);
+        if (save.leftOut > 0) {
+            detail.insert(QStringLiteral("left_out"), save.leftOut);
+            detail.insert(QStringLiteral("left_out_examples"), QJsonArray::fromStringList(save.examples));
+        }
+        recordEvent(id, {}, QStringLiteral("workspace.saved"), detail);
+    });
     connect(container, &Container::died, this, [this, id] {
         detachProxy(id);
         if (auto found = entry(id)) {
@@ -367,7 +384,7 @@ Result<ContainerSnapshot> ContainerManager::remove(const QString &id)
     if (removed.container->state() == ContainerState::Deleted)
         return snapshot(removed);
     detachProxy(id);
-    removed.container->stop(QStringLiteral("the container was deleted"));
+    removed.container->stop(QStringLiteral("the container was deleted"), WorkspaceOnStop::Discard);
     auto wiped = removed.container->wipe();
     removed.container->setState(ContainerState::Deleted);
     removed.record.state = QStringLiteral("deleted");
@@ -449,7 +466,7 @@ ContainerSnapshot ContainerManager::snapshot(const Entry &entry) const
 void ContainerManager::expire(Entry &entry, bool whileDown)
 {
     detachProxy(entry.record.id);
-    entry.container->stop(QStringLiteral("the container expired"));
+    entry.container->stop(QStringLiteral("the container expired"), WorkspaceOnStop::Discard);
     if (m_cgroup)
         m_cgroup->destroy(entry.record.id.toStdString());
     auto wiped = entry.container->wipe();

@@ -116,7 +116,8 @@ void ContainerManager::onRunFinished(Entry &target, ContainerRun *run)
     limits.maxFileBytes =
         static_cast<std::int64_t>(target.container->policy().limits.workspaceMb) * 1024 * 1024;
     limits.maxTotalBytes = limits.maxFileBytes;
-    if (auto listing = Files::listTree(target.container->workspace().paths().outputs, limits)) {
+    const auto outputs = target.container->filesRoot(QStringLiteral("outputs"));
+    if (auto listing = outputs ? Files::listTree(*outputs, limits) : fail(outputs.error())) {
         QHash<QString, QString> current;
         for (const Files::CopiedFile &file : listing->copied) {
             const QString path = toQt(file.relativePath);

@@ -59,12 +59,12 @@ RunOutcome runToCompletion(OneShotRequest request,
     QList<RefusedArtifact> refused;
     QString exportProblem;
     if (!request.outputDirectory.isEmpty()) {
-        plain.collectOutputs = [&](const WorkspacePaths &paths) {
+        plain.collectOutputs = [&](const Files::SourceRoot &outputs) {
             QDir().mkpath(request.outputDirectory);
             Files::CopyLimits limits;
             limits.maxFileBytes = static_cast<std::int64_t>(request.policy.limits.workspaceMb) * MiB;
             limits.maxTotalBytes = limits.maxFileBytes;
-            auto report = Files::exportTree(paths.outputs, encoded(request.outputDirectory), limits);
+            auto report = Files::exportTree(outputs, encoded(request.outputDirectory), limits);
             if (!report) {
                 exportProblem = toQt(report.error().wrap("copy outputs").message());
                 return;

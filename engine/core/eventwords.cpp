@@ -80,6 +80,17 @@ QString describe(const QJsonObject &event)
         return tr("Could not be started again after the daemon restarted: %1").arg(error);
     if (kind == QLatin1String("container.died"))
         return tr("Its init process ended unexpectedly; stopped");
+    if (kind == QLatin1String("workspace.saved")) {
+        const qint64 leftOut = detail.value(QStringLiteral("left_out")).toInteger();
+        const QString saved = tr("Files saved to disk: %1 files, %2")
+                                  .arg(detail.value(QStringLiteral("files")).toInteger())
+                                  .arg(Format::bytes(detail.value(QStringLiteral("bytes")).toInteger()));
+        return leftOut == 0
+                   ? saved
+                   : tr("%1; %2 entries left out (devices, sockets, unreadable)").arg(saved).arg(leftOut);
+    }
+    if (kind == QLatin1String("workspace.save_failed"))
+        return tr("Files could not be saved to disk (the copy saved before is kept): %1").arg(error);
     if (kind == QLatin1String("container.expiring_soon"))
         return tr("Expires at %1 unless it is used or kept alive")
             .arg(Format::dateTime(detail.value(QStringLiteral("expires_at")).toInteger()));

@@ -151,6 +151,24 @@ HostCheck checkLandlock()
     return check;
 }
 
+// The workspace mode in force, so that what a stop keeps and what a killed daemon loses is said where users
+// look (there is one mode; the check fails only on a kernel without tmpfs).
+HostCheck checkWorkspace()
+{
+    HostCheck check{QStringLiteral("workspace"), CheckStatus::Missing, {}, true};
+    if (!readTrimmed(QStringLiteral("/proc/filesystems")).contains(QLatin1String("tmpfs"))) {
+        check.detail = QStringLiteral("the kernel has no tmpfs: the workspace quota cannot be enforced");
+        return check;
+    }
+    check.status = CheckStatus::Ok;
+    check.detail = QStringLiteral(
+        "in memory: /mnt/data is a tmpfs of workspace_mb inside each container, so the kernel ends a write "
+        "past the quota with ENOSPC; its files count toward the memory limit. They are saved to disk when "
+        "a container stops (and when the daemon stops) and restored when it starts; if the daemon is "
+        "killed (SIGKILL, a crash), what changed since the container last stopped is lost");
+    return check;
+}
+
 HostCheck checkOverlayfs()
 {
     HostCheck check{QStringLiteral("overlayfs"), CheckStatus::Missing, {}, false};
@@ -297,8 +315,8 @@ QList<HostCheck> probeHost()
     userns.fix = appArmorFix();
 
     QList<HostCheck> checks = judgeUserNamespaces(userns);
-    checks += {checkCgroups(),   checkCgroupMoves(), checkSeccomp(), checkLandlock(),
-               checkOverlayfs(), checkOpenat2(),     checkInit()};
+    checks += {checkCgroups(),   checkCgroupMoves(), checkSeccomp(),   checkLandlock(),
+               checkOverlayfs(), checkOpenat2(),     checkWorkspace(), checkInit()};
     return checks;
 }
 

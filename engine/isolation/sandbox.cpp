@@ -43,11 +43,14 @@ Result<> Sandbox::awaitSetUp()
         destroy();
         return fail(std::move(error));
     };
-    auto reply = awaitSetupReply(m_init, SetupReplyTimeoutMs, m_proxyListener);
+    SetupHandles handles;
+    auto reply = awaitSetupReply(m_init, SetupReplyTimeoutMs, WorkspaceHandleCount, handles);
     if (!reply)
         return abort(reply.error());
     if (reply->stage != Stage::None)
         return abort(setupError(*reply));
+    m_proxyListener = handles.proxyListener.release();
+    m_workspaceDirs = std::move(handles.handedBack);
 
     ::fcntl(m_init.control, F_SETFL, ::fcntl(m_init.control, F_GETFL) | O_NONBLOCK);
     m_notifier = std::make_unique<QSocketNotifier>(m_init.control, QSocketNotifier::Read);
@@ -124,6 +127,11 @@ void Sandbox::destroy()
 int Sandbox::takeProxyListener()
 {
     return std::exchange(m_proxyListener, -1);
+}
+
+std::vector<UniqueFd> Sandbox::takeWorkspaceDirs()
+{
+    return std::exchange(m_workspaceDirs, {});
 }
 
 } // namespace Cordon::Isolation

@@ -7,11 +7,14 @@
 #include "core/result.h"
 #include "sandbox/initlaunch.h"
 #include "sandbox/initprotocol.h"
+#include "sandbox/mountplan.h"
+#include "sandbox/uniquefd.h"
 #include "sandbox/workspace.h"
 
 #include <QObject>
 
 #include <memory>
+#include <vector>
 
 class QSocketNotifier;
 
@@ -46,6 +49,9 @@ public:
     // The listening socket cordon-init opened on 127.0.0.1:3128 inside the container (when the setup asked
     // for it); the caller takes ownership. -1 when there is none.
     int takeProxyListener();
+    // The container's /mnt/data and /mnt/data/outputs (indexed by WorkspaceHandle), as cordon-init handed
+    // them back after the setup; the caller takes them. Empty before awaitSetUp() succeeded.
+    std::vector<UniqueFd> takeWorkspaceDirs();
 
     pid_t initPid() const { return m_init.pid; }
     bool isRunning() const { return m_init.pid > 0; }
@@ -62,6 +68,7 @@ private:
 
     InitProcess m_init;
     int m_proxyListener = -1;
+    std::vector<UniqueFd> m_workspaceDirs;
     std::unique_ptr<QSocketNotifier> m_notifier;
 };
 

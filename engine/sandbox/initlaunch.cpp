@@ -158,7 +158,8 @@ Result<InitProcess> launchInit(const std::string &initPath, const IdMapping &ids
     return init;
 }
 
-Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, int &proxyListener)
+Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, std::size_t handBackCount,
+                                   SetupHandles &handles)
 {
     pollfd entry{init.control, POLLIN, 0};
     int ready;
@@ -171,13 +172,9 @@ Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, int &proxyL
     std::vector<std::uint8_t> message;
     std::vector<int> fds;
     const long received = receiveMessage(init.control, message, fds);
-    // The only descriptor a setup reply carries is the proxy listener; anything more is closed.
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-        if (i == 0 && proxyListener < 0)
-            proxyListener = fds[i];
-        else
-            ::close(fds[i]);
-    }
+    std::vector<UniqueFd> passed;
+    for (int fd : fds)
+        passed.emplace_back(fd);
     if (received == 0) {
         int status = 0;
         const bool reaped = ::waitpid(init.pid, &status, 0) == init.pid;
@@ -191,6 +188,17 @@ Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, int &proxyL
     SetupReply reply;
     if (received < 0 || !decode(message.data(), message.size(), reply))
         return fail("sandbox.protocol", "malformed setup reply from cordon-init");
+    if (reply.stage != Stage::None)
+        return reply;
+    if (passed.size() < handBackCount)
+        return fail("sandbox.protocol", "cordon-init passed back " + std::to_string(passed.size()) + " of " +
+                                            std::to_string(handBackCount) + " workspace directories");
+    for (std::size_t i = 0; i < passed.size(); ++i) {
+        if (i < handBackCount)
+            handles.handedBack.push_back(std::move(passed[i]));
+        else if (i == handBackCount)
+            handles.proxyListener = std::move(passed[i]); // anything after it is closed
+    }
     return reply;
 }
 

@@ -6,6 +6,7 @@
 
 #include "sandbox/error.h"
 #include "sandbox/initprotocol.h"
+#include "sandbox/uniquefd.h"
 
 #include <cstdint>
 #include <string>
@@ -50,10 +51,20 @@ Result<InitProcess> launchInit(const std::string &initPath, const IdMapping &ids
 // How long cordon-init may take to carry out a setup request before the start is given up.
 inline constexpr int SetupReplyTimeoutMs = 15000;
 
-// Waits for the SetupReply. A proxy listener that came with it is stored in `proxyListener`. When
-// cordon-init exited instead, it is reaped and `init.pid` set to -1. A reply that reports a failed stage is
-// returned as it is (see setupFailure()).
-Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, int &proxyListener);
+// The descriptors a successful setup passes back: one per SetupRequest::handBack entry, in its order, then
+// the proxy listener when the request asked for one.
+struct SetupHandles
+{
+    std::vector<UniqueFd> handedBack;
+    UniqueFd proxyListener;
+};
+
+// Waits for the SetupReply and takes the descriptors that came with it (`handBackCount` directories, then
+// the proxy listener if there is one). When cordon-init exited instead, it is reaped and `init.pid` set to
+// -1. A reply that reports a failed stage is returned as it is (see setupFailure()); a successful one
+// without every directory asked for is `sandbox.protocol`.
+Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, std::size_t handBackCount,
+                                   SetupHandles &handles);
 
 // "container setup failed at <stage> (<detail>): <errno text>", code `sandbox.setup_failed`.
 Error setupFailure(const SetupReply &reply);

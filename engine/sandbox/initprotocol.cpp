@@ -67,6 +67,10 @@ const char *stageName(Stage stage)
         return "open the proxy listener";
     case Stage::OpenBindSource:
         return "open bind source";
+    case Stage::RestoreWorkspace:
+        return "restore the workspace";
+    case Stage::HandBack:
+        return "open the workspace for the engine";
     }
     return "unknown";
 }
@@ -85,7 +89,7 @@ bool readStage(WireReader &r, Stage &stage, std::int32_t &error, std::string &de
     std::uint32_t rawStage = 0, rawError = 0;
     if (!r.u32(rawStage) || !r.u32(rawError) || !r.string(detail))
         return false;
-    if (rawStage > static_cast<std::uint32_t>(Stage::OpenBindSource))
+    if (rawStage > static_cast<std::uint32_t>(Stage::HandBack))
         return false;
     stage = static_cast<Stage>(rawStage);
     error = static_cast<std::int32_t>(rawError);
@@ -137,6 +141,7 @@ std::vector<std::uint8_t> encode(const SetupRequest &m)
         w.u32(static_cast<std::uint32_t>(op.fdIndex));
         w.boolean(op.recursive);
     }
+    w.strings(m.handBack);
     return w.data();
 }
 
@@ -162,7 +167,7 @@ bool decode(const std::uint8_t *data, std::size_t length, SetupRequest &m)
         MountOp op;
         std::uint8_t kind = 0;
         std::uint32_t fdIndex = 0;
-        if (!r.u8(kind) || kind < 1 || kind > static_cast<std::uint8_t>(MountOpKind::ReadOnly) ||
+        if (!r.u8(kind) || kind < 1 || kind > static_cast<std::uint8_t>(MountOpKind::Restore) ||
             !r.string(op.target) || !r.string(op.contents) || !r.u64(op.flags) || !r.u32(op.mode) ||
             !r.u32(fdIndex) || !r.boolean(op.recursive))
             return false;
@@ -170,6 +175,8 @@ bool decode(const std::uint8_t *data, std::size_t length, SetupRequest &m)
         op.fdIndex = static_cast<std::int32_t>(fdIndex);
         m.mounts.push_back(std::move(op));
     }
+    if (!r.strings(m.handBack) || m.handBack.size() > MaxHandBack)
+        return false;
     return r.atEnd();
 }
 

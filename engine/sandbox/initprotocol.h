@@ -39,6 +39,8 @@ constexpr std::size_t MaxInlineSpawnBytes = 64 * 1024;
 // usual stack limit, so the kernel, not the protocol, says when a command line is too long.
 constexpr std::size_t MaxSpawnRequestBytes = 32 * 1024 * 1024;
 constexpr int MaxPassedFds = 64;
+// Directories a setup request may ask back (the workspace and its outputs mount are two).
+constexpr std::size_t MaxHandBack = 8;
 // Bind sources a setup request may name (the system directories, /etc entries, devices, the workspace and
 // the policy's own mounts come to about 30).
 constexpr std::uint32_t MaxBindSources = 256;
@@ -71,6 +73,8 @@ enum class Stage : std::uint32_t
     SpawnTooMany,
     ProxyListener,
     OpenBindSource,
+    RestoreWorkspace,
+    HandBack,
 };
 
 const char *stageName(Stage stage);
@@ -89,6 +93,8 @@ enum class MountOpKind : std::uint8_t
     MaskFile = 8, // bind /dev/null (fdIndex) over target when it exists
     MaskDir = 9,  // read-only empty tmpfs over target when it exists
     ReadOnly = 10, // remount an existing mount point read-only (e.g. /proc/sys)
+    SelfBind = 11, // bind target (a directory of the plan's own) onto itself with flags (MS_NOEXEC etc.)
+    Restore = 12,  // copy the tree of a host directory (fdIndex) into target as it is (files/treemirror.h)
 };
 
 struct MountOp
@@ -123,6 +129,11 @@ struct SetupRequest
     // that kernels before 5.12 take.
     bool classicMountCalls = false;
     std::vector<MountOp> mounts;
+    // Directories inside the container (the in-memory workspace) that cordon-init opens (O_PATH) once the
+    // setup is done and passes back with the SetupReply, in this order and before the proxy listener: the
+    // engine reads and saves the workspace through them, and they keep its tmpfs alive after the container
+    // ends until the engine closes them.
+    std::vector<std::string> handBack;
 };
 
 constexpr std::uint16_t ProxyPort = 3128;

@@ -58,6 +58,14 @@ public:
         add({MountOpKind::BindFd, std::move(target), {}, flags, 0, sourceIndex(host), false});
     }
     void simple(MountOpKind kind, std::string target) { add({kind, std::move(target), {}, 0, 0, -1, false}); }
+    void selfBind(std::string target, std::uint64_t flags)
+    {
+        add({MountOpKind::SelfBind, std::move(target), {}, flags, 0, -1, false});
+    }
+    void restore(const std::string &host, std::string target)
+    {
+        add({MountOpKind::Restore, std::move(target), {}, 0, 0, sourceIndex(host), false});
+    }
     void maskFile(std::string target)
     {
         add({MountOpKind::MaskFile, std::move(target), {}, 0, 0, sourceIndex("/dev/null"), false});
@@ -177,10 +185,17 @@ Result<SetupRequest> buildMountPlan(const MountPlanInput &input)
 
     plan.tmpfs("/tmp", "mode=1777,size=" + std::to_string(input.tmpMb) + "m", MS_NOSUID | MS_NODEV);
 
+    // The workspace is a tmpfs of workspace_mb inside the container, so the kernel ends a write past the
+    // quota with ENOSPC, rootless too; its pages are charged to the container's memory cgroup. What the
+    // container saved on the host when it last stopped is restored into it first; outputs/ is the same tmpfs,
+    // bound again without exec; inputs/ stays a read-only bind of the host directory uploads go to.
     plan.dir("/mnt");
-    plan.bind(workspace.work, InsideWorkDir, MS_NOSUID | MS_NODEV);
-    plan.bind(workspace.inputs, "/mnt/data/inputs", ReadOnlyBind);
-    plan.bind(workspace.outputs, "/mnt/data/outputs", MS_NOSUID | MS_NODEV | MS_NOEXEC);
+    plan.tmpfs(InsideWorkDir, workspaceTmpfsOptions(input.workspaceMb), MS_NOSUID | MS_NODEV);
+    plan.restore(workspace.work, InsideWorkDir);
+    plan.restore(workspace.outputs, InsideOutputsDir);
+    plan.selfBind(InsideOutputsDir, MS_NOSUID | MS_NODEV | MS_NOEXEC);
+    plan.bind(workspace.inputs, InsideInputsDir, ReadOnlyBind);
+    setup.handBack = {InsideWorkDir, InsideOutputsDir};
 
     // Source files of code runs live outside the workspace on a read-only mount: the engine writes them on
     // the host, and the sandbox cannot swap them (or plant a symlink for the engine to follow) in between.
@@ -192,6 +207,17 @@ Result<SetupRequest> buildMountPlan(const MountPlanInput &input)
         plan.bind(mount.host, mount.target, flags);
     }
     return setup;
+}
+
+std::string workspaceTmpfsOptions(int workspaceMb)
+{
+    return "mode=0755,size=" + std::to_string(workspaceMb) +
+           "m,nr_inodes=" + std::to_string(workspaceInodes(workspaceMb));
+}
+
+std::int64_t workspaceInodes(int workspaceMb)
+{
+    return std::max<std::int64_t>(std::int64_t(workspaceMb) * 256, 8192);
 }
 
 std::vector<std::string> runEnvironment(bool proxyListener,

@@ -37,6 +37,7 @@ struct MountPlanInput
     std::uint32_t insideUid = 1000;
     std::uint32_t insideGid = 1000;
     int tmpMb = 512;
+    int workspaceMb = 2048; // the size of the /mnt/data tmpfs
     // An allowlist network policy: cordon-init opens the egress proxy's listener inside the container.
     bool proxyListener = false;
     std::vector<ExtraMount> mounts;
@@ -44,11 +45,25 @@ struct MountPlanInput
 };
 
 constexpr const char *InsideWorkDir = "/mnt/data";
+constexpr const char *InsideInputsDir = "/mnt/data/inputs";
+constexpr const char *InsideOutputsDir = "/mnt/data/outputs";
+// The order of SetupRequest::handBack in every plan: the engine's handles on the in-memory workspace.
+enum WorkspaceHandle : std::size_t
+{
+    WorkspaceRootHandle = 0,
+    OutputsHandle = 1,
+    WorkspaceHandleCount = 2,
+};
 constexpr const char *InsideCodeDir = "/mnt/code";
 constexpr const char *InsidePath = "/usr/local/bin:/usr/bin:/bin";
 
 // The whole plan, its bind sources included; `sandbox.invalid_workspace` when a workspace path is relative.
 Result<SetupRequest> buildMountPlan(const MountPlanInput &input);
+
+// The options of the workspace tmpfs: its size, and as many inodes as 256 per MiB (at least 8192), so that
+// empty files cannot take unbounded kernel memory either.
+std::string workspaceTmpfsOptions(int workspaceMb);
+std::int64_t workspaceInodes(int workspaceMb);
 
 // The whole environment of a run, sorted by name: a fixed minimum (PATH, HOME, LANG, TERM, USER, LOGNAME,
 // TMPDIR; the proxy variables with an allowlist) with `policyEnv` on top. Nothing of the caller's.

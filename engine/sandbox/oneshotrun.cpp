@@ -115,8 +115,8 @@ private:
     Clock::time_point m_started = Clock::now();
     std::unique_ptr<Cgroup::CgroupBackend> m_cgroup;
     std::string m_id;
-    LaunchedContainer m_launched; // cordon-init, the workspace, whether the cgroup exists
-    int m_proxyListener = -1;
+    LaunchedContainer m_launched;                 // cordon-init, the workspace, whether the cgroup exists
+    std::shared_ptr<const UniqueFd> m_outputsDir; // /mnt/data/outputs, handed back by cordon-init
     Stream m_stdout;
     Stream m_stderr;
     // The run's life, as ContainerRun tracks it.
@@ -177,16 +177,17 @@ Result<> PlainRun::start()
     Result<> spawnSent = networkFirst ? Result<>() : sendSpawn();
     // The setup reply comes first even when the spawn request could not be sent: a cordon-init that failed
     // its setup and exited refuses the request, and its reply says why.
-    auto reply = Isolation::awaitSetupReply(m_launched.init, Isolation::SetupReplyTimeoutMs, m_proxyListener);
+    Isolation::SetupHandles handles;
+    auto reply = Isolation::awaitSetupReply(m_launched.init, Isolation::SetupReplyTimeoutMs,
+                                            Isolation::WorkspaceHandleCount, handles);
     if (!reply)
         return fail(reply.error());
     if (reply->stage != Isolation::Stage::None)
         return fail(Isolation::setupFailure(*reply));
-    if (m_proxyListener >= 0) {
-        UniqueFd listener(std::exchange(m_proxyListener, -1));
-        if (m_request.attachNetwork)
-            CORDON_TRY(m_request.attachNetwork(m_id, std::move(listener)));
-    }
+    // The outputs are read through it after the run: the tmpfs is mounted only inside the container.
+    m_outputsDir = std::make_shared<const UniqueFd>(std::move(handles.handedBack[Isolation::OutputsHandle]));
+    if (handles.proxyListener.isValid() && m_request.attachNetwork)
+        CORDON_TRY(m_request.attachNetwork(m_id, std::move(handles.proxyListener)));
     if (networkFirst)
         spawnSent = sendSpawn();
     CORDON_TRY(spawnSent);
@@ -385,10 +386,11 @@ void PlainRun::finishOutcome()
 // Without outputs to collect, cordon-init is killed first, so that the kernel tears the container down on one
 // core while the workspace is removed on the other; then cordon-init is reaped and the cgroup removed, and
 // whatever a dying process still wrote in between is removed last. With outputs, every process is gone
-// before they are collected, and the workspace is removed after.
+// before they are collected from the workspace tmpfs (its memory goes with the last descriptor), and the
+// host workspace is removed after.
 void PlainRun::tearDown(bool collect)
 {
-    collect = collect && m_request.collectOutputs && m_launched.workspace;
+    collect = collect && m_request.collectOutputs && m_outputsDir;
     std::future<Result<>> removal;
     if (m_launched.init.pid > 0)
         ::kill(m_launched.init.pid, SIGKILL);
@@ -396,8 +398,6 @@ void PlainRun::tearDown(bool collect)
         removal = std::async(std::launch::async,
                              [workspace = *m_launched.workspace] { return workspace.remove(); });
     Isolation::killAndReap(m_launched.init);
-    if (m_proxyListener >= 0)
-        ::close(std::exchange(m_proxyListener, -1));
     if (m_cgroup && m_launched.cgroupCreated) {
         (void)m_cgroup->destroy(m_id);
         m_launched.cgroupCreated = false;
@@ -405,8 +405,10 @@ void PlainRun::tearDown(bool collect)
     if (removal.valid())
         removal.wait();
     m_outcome.wallMs = millisSince(m_started);
+    // The workspace tmpfs outlives the container's mount namespace for as long as the descriptor is open.
     if (collect)
-        m_request.collectOutputs(m_launched.workspace->paths(Layout::CommandsOnly));
+        m_request.collectOutputs(Files::SourceRoot(m_outputsDir, {}, "/mnt/data/outputs"));
+    m_outputsDir.reset();
     if (m_launched.workspace) {
         (void)m_launched.workspace->remove();
         m_launched.workspace.reset();
@@ -447,6 +449,7 @@ Isolation::MountPlanInput mountPlanInput(const Policy::ContainerPolicy &policy)
 {
     Isolation::MountPlanInput input;
     input.tmpMb = policy.limits.tmpMb;
+    input.workspaceMb = policy.limits.workspaceMb;
     input.proxyListener = hasProxy(policy);
     for (const Policy::Mount &mount : policy.mounts)
         input.mounts.push_back({mount.host, mount.target, mount.readOnly});

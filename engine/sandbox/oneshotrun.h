@@ -14,6 +14,7 @@
 
 #include "sandbox/cgroup/cgroupbackend.h"
 #include "sandbox/error.h"
+#include "sandbox/files/safecopy.h"
 #include "sandbox/mountplan.h"
 #include "sandbox/outcome.h"
 #include "sandbox/policy/containerpolicy.h"
@@ -42,10 +43,10 @@ struct PlainRunRequest
     // Called with the workspace once it exists, before the container is set up: inputs are copied in here.
     // A failure fails the run's setup.
     std::function<Result<>(const WorkspacePaths &)> prepareWorkspace;
-    // Called after the run, once every process of the container is gone and before the workspace is
-    // removed: outputs are copied out here. Without it, the workspace is removed on a thread while the kernel
-    // tears the container down.
-    std::function<void(const WorkspacePaths &)> collectOutputs;
+    // Called after the run with /mnt/data/outputs, once every process of the container is gone and before
+    // the workspace is removed: outputs are copied out here. Without it, the workspace is removed on a thread
+    // while the kernel tears the container down.
+    std::function<void(const Files::SourceRoot &outputs)> collectOutputs;
     // Called with the container's id and the egress proxy's listener that cordon-init made inside it (a
     // policy with an allowlist), once the container is set up and before the run starts: the launcher hands
     // it to the daemon's egress proxy, which serves it under the run's allowlist and the organisation's. A

@@ -214,15 +214,15 @@ Result<Workspace> Workspace::create(std::string_view containerId, uid_t ownerUid
     CORDON_TRY(makeDir(paths.outputs, 0755));
     if (!paths.code.empty())
         CORDON_TRY(makeDir(paths.code, 0755));
-    // Mount points inside work/ are the sandbox's to change: an earlier run may have replaced them with a
-    // symlink or a file. Put real directories back (the mount walk refuses anything else).
+    // The mount points inputs/ and outputs/ are made in the workspace tmpfs; a save never keeps them (they
+    // are other mounts), but a workspace saved by an older Cordon may hold a symlink or file by those names,
+    // which the restore would put in their way.
     for (const std::string &mountPoint : {paths.work + "/inputs", paths.work + "/outputs"}) {
         struct stat info
         {
         };
         if (::lstat(mountPoint.c_str(), &info) == 0 && !S_ISDIR(info.st_mode))
             CORDON_TRY(Files::removeTree(mountPoint));
-        CORDON_TRY(makeDir(mountPoint, 0755));
     }
     // When the caller is root, code inside runs as an unprivileged host uid and must own what it may write.
     if (ownerUid != ::geteuid()) {
@@ -245,6 +245,29 @@ WorkspacePaths Workspace::paths(Layout layout) const
 {
     return {m_root + "/work", m_root + "/inputs", m_root + "/outputs",
             layout == Layout::WithCode ? m_root + "/code" : std::string()};
+}
+
+Result<Files::MirrorReport> Workspace::save(int workspaceDir, int outputsDir,
+                                            const Files::MirrorLimits &limits) const
+{
+    const WorkspacePaths where = paths(Layout::CommandsOnly);
+    Files::MirrorLimits workLimits = limits;
+    workLimits.skipAtTop = {"inputs", "outputs"};
+    auto work = Files::saveTree(workspaceDir, where.work, workLimits);
+    if (!work)
+        return fail(work.error().wrap("save /mnt/data"));
+    auto outputs = Files::saveTree(outputsDir, where.outputs, limits);
+    if (!outputs)
+        return fail(outputs.error().wrap("save /mnt/data/outputs"));
+    Files::MirrorReport total = std::move(*work);
+    total.files += outputs->files;
+    total.directories += outputs->directories;
+    total.symlinks += outputs->symlinks;
+    total.bytes += outputs->bytes;
+    total.leftOut += outputs->leftOut;
+    for (std::string &example : outputs->examples)
+        total.examples.push_back("outputs/" + std::move(example));
+    return total;
 }
 
 Result<> Workspace::remove() const

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
-// A container's files on the host: <data>/containers/<id>/ with work/ (mounted at /mnt/data), inputs/
-// (read-only inside) and outputs/ (downloadable artifacts). They live exactly as long as the container.
-// Every container start makes it (containerlaunch.h); the daemon's file methods and deletion use it too.
+// A container's files on the host: <data>/containers/<id>/ with work/ and outputs/ (what /mnt/data and
+// /mnt/data/outputs held when the container last stopped), inputs/ (uploads, bound read-only at
+// /mnt/data/inputs) and code/ (source files of code runs). While the container runs, /mnt/data is a tmpfs of
+// workspace_mb inside it, filled from work/ and outputs/ at the start and saved back to them at the stop
+// (mountplan.h). They live exactly as long as the container. Every container start makes it
+// (containerlaunch.h); the daemon's file methods and deletion use it too.
 #pragma once
 
 #include "sandbox/error.h"
+#include "sandbox/files/treemirror.h"
 
 #include <string>
 #include <string_view>
@@ -25,9 +29,9 @@ std::string newContainerId();
 // Where the directories of a workspace are on the host.
 struct WorkspacePaths
 {
-    std::string work;    // mounted at /mnt/data, writable
+    std::string work;    // /mnt/data as saved at the last stop (without inputs/ and outputs/)
     std::string inputs;  // mounted at /mnt/data/inputs, read-only
-    std::string outputs; // mounted at /mnt/data/outputs, writable, noexec
+    std::string outputs; // /mnt/data/outputs as saved at the last stop
     std::string code;    // mounted read-only at /mnt/code; empty with Layout::CommandsOnly
 };
 
@@ -55,6 +59,12 @@ public:
     const std::string &root() const { return m_root; }
     // With Layout::CommandsOnly, `code` is empty.
     WorkspacePaths paths(Layout layout = Layout::WithCode) const;
+
+    // Saves a running container's in-memory workspace to work/ and outputs/, each replaced whole
+    // (Files::saveTree()): `workspaceDir` and `outputsDir` are the /mnt/data and /mnt/data/outputs that
+    // cordon-init handed back. The two reports are added up. A failure keeps what was saved before.
+    Result<Files::MirrorReport> save(int workspaceDir, int outputsDir,
+                                     const Files::MirrorLimits &limits) const;
 
     // Deletes everything below root without following anything the sandbox left (symlinks, odd modes).
     Result<> remove() const;

@@ -122,17 +122,20 @@ private Q_SLOTS:
         EventTimelineView *timeline = m_history->timeline();
         m_history->tabs()->setCurrentWidget(timeline);
         EventTimelineModel *model = timeline->model();
-        // Newest first: started, stopped, created; each with the container's name and a line in words.
+        // Newest first: started, stopped (the workspace saved just before), created; each with the
+        // container's name and a line in words.
         QTRY_COMPARE_WITH_TIMEOUT(
             kinds(model),
             (QStringList{QStringLiteral("container.started"), QStringLiteral("container.stopped"),
-                         QStringLiteral("container.created")}),
+                         QStringLiteral("workspace.saved"), QStringLiteral("container.created")}),
             10000);
         QCOMPARE(model->index(1, EventTimelineModel::DescriptionColumn).data().toString(),
                  QStringLiteral("Stopped; its files are kept"));
         QCOMPARE(model->index(0, EventTimelineModel::ContainerColumn).data().toString(),
                  QStringLiteral("lifecycle"));
-        QVERIFY(model->index(2, EventTimelineModel::DescriptionColumn)
+        QCOMPARE(model->index(2, EventTimelineModel::DescriptionColumn).data().toString(),
+                 QStringLiteral("Files saved to disk: 0 files, 0 B"));
+        QVERIFY(model->index(3, EventTimelineModel::DescriptionColumn)
                     .data()
                     .toString()
                     .startsWith(QStringLiteral("Created under policy ")));

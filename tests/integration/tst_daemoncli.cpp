@@ -8,6 +8,7 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -20,6 +21,7 @@
 #include <QThread>
 
 #include <csignal>
+#include <sys/stat.h>
 
 using namespace CordonTest;
 
@@ -756,6 +758,17 @@ private Q_SLOTS:
     void stopAndStartKeepFilesButEndProcesses()
     {
         QVERIFY(!m_backgroundPid.isEmpty());
+        // What a workspace holds besides plain files, which a stop saves from the tmpfs and a start restores:
+        // an executable script, a symlink (kept as a link, even one pointing out of the workspace), an empty
+        // directory, a read-only directory with a file in it, an output, and a sparse file that must not
+        // become its apparent size on the host's disk.
+        const CliResult prepared = sh(QStringLiteral(
+            "set -e; printf '#!/bin/sh\necho script ran\n' > /mnt/data/tool.sh; chmod 750 /mnt/data/tool.sh; "
+            "ln -s /etc/hostname /mnt/data/host-link; mkdir -p /mnt/data/empty /mnt/data/ro; "
+            "echo frozen > /mnt/data/ro/f; chmod 555 /mnt/data/ro; echo out > /mnt/data/outputs/kept.txt; "
+            "truncate -s 1G /mnt/data/sparse; printf tail | dd of=/mnt/data/sparse bs=1 seek=1000000 "
+            "conv=notrunc 2>/dev/null"));
+        QVERIFY2(prepared.status == 0, prepared.describe());
         const CliResult stopped = cordon({QStringLiteral("stop"), m_container});
         QVERIFY2(stopped.status == 0, stopped.describe());
         QVERIFY2(stopped.out.startsWith((m_container + QStringLiteral(" stopped, expires in")).toUtf8()),
@@ -775,6 +788,35 @@ private Q_SLOTS:
             sh(QStringLiteral("cat /mnt/data/notes.txt; for p in /proc/[0-9]*; do cat $p/comm; "
                               "done | grep -c sleep"));
         QCOMPARE(after.out, QByteArray("kept\n0\n"));
+        const CliResult restored = sh(QStringLiteral(
+            "/mnt/data/tool.sh; stat -c '%a %F' /mnt/data/tool.sh /mnt/data/empty /mnt/data/ro; "
+            "readlink /mnt/data/host-link; cat /mnt/data/ro/f /mnt/data/outputs/kept.txt; "
+            "stat -c '%s %b' /mnt/data/sparse; dd if=/mnt/data/sparse bs=1 skip=1000000 count=4 "
+            "2>/dev/null"));
+        QVERIFY2(restored.status == 0, restored.describe());
+        const QByteArrayList lines = restored.out.split('\n');
+        QCOMPARE(lines.value(0), QByteArray("script ran"));
+        QCOMPARE(lines.value(1), QByteArray("750 regular file"));
+        QCOMPARE(lines.value(2), QByteArray("755 directory"));
+        QCOMPARE(lines.value(3), QByteArray("555 directory"));
+        QCOMPARE(lines.value(4), QByteArray("/etc/hostname"));
+        QCOMPARE(lines.value(5), QByteArray("frozen"));
+        QCOMPARE(lines.value(6), QByteArray("out"));
+        const QByteArrayList sizes = lines.value(7).split(' ');
+        QCOMPARE(sizes.value(0), QByteArray("1073741824"));
+        QVERIFY2(sizes.value(1).toLongLong() < 64, lines.value(7)); // 512-byte blocks: the hole stayed a hole
+        QCOMPARE(lines.value(8), QByteArray("tail"));
+        // The host's saved copy kept the hole too, and the restore did not follow the link.
+        const QString dataDir =
+            cordon(args({"daemon", "status", "--json"})).json().value(QStringLiteral("data_dir")).toString();
+        const QString work = dataDir + QStringLiteral("/containers/") + m_container + QStringLiteral("/work");
+        struct stat sparse = {};
+        QCOMPARE(::stat(QFile::encodeName(work + QStringLiteral("/sparse")).constData(), &sparse), 0);
+        QVERIFY2(sparse.st_blocks < 1024, QByteArray::number(qint64(sparse.st_blocks)));
+        QVERIFY(QFileInfo(work + QStringLiteral("/host-link")).isSymLink());
+        QVERIFY2(sh(QStringLiteral("chmod 755 /mnt/data/ro; rm -rf /mnt/data/ro /mnt/data/sparse")).status ==
+                     0,
+                 "clean up");
 
         const CliResult kept = cordon({QStringLiteral("keepalive"), m_container});
         QVERIFY2(kept.status == 0, kept.describe());
@@ -858,8 +900,9 @@ private Q_SLOTS:
         QSet<QString> kinds;
         for (const QJsonValue &event : listed.json().value(QStringLiteral("events")).toArray())
             kinds.insert(event.toObject().value(QStringLiteral("kind")).toString());
-        for (const char *expected : {"container.created", "run.started", "run.finished", "file.uploaded",
-                                     "file.downloaded", "container.stopped", "container.started"})
+        for (const char *expected :
+             {"container.created", "run.started", "run.finished", "file.uploaded", "file.downloaded",
+              "container.stopped", "container.started", "workspace.saved"})
             QVERIFY2(kinds.contains(QString::fromUtf8(expected)), expected);
         const CliResult family =
             cordon({QStringLiteral("events"), QStringLiteral("--kind"), QStringLiteral("container."),

@@ -324,6 +324,41 @@ private Q_SLOTS:
         QVERIFY2(lines[3].toLongLong() <= 64LL * 1024 * 1024, describe(outcome));
     }
 
+    // The attack of the hardening review: a run wrote 301 MiB into a 64 MiB workspace on the host's disk.
+    // The workspace is now a tmpfs of workspace_mb inside the container: the kernel ends a write past it with
+    // ENOSPC wherever in /mnt/data it lands (outputs/ is the same file system), caps the number of files too,
+    // and takes writes again once files are deleted.
+    void workspaceQuotaIsEnforcedByTheKernel()
+    {
+        Cordon::Policy::ContainerPolicy policy = testPolicy();
+        policy.limits.workspaceMb = 16;
+        const auto outcome =
+            run(sh(QStringLiteral(
+                    "stat -f -c %T /mnt/data /mnt/data/outputs; "
+                    "dd if=/dev/zero of=/mnt/data/a bs=1M count=10 2>&1 | grep -c 'No space'; "
+                    "dd if=/dev/zero of=/mnt/data/outputs/b bs=1M count=10 2>&1 | grep -c 'No space'; "
+                    "python3 -c \"import os\ntry:\n  fd = os.open('/mnt/data/c', os.O_WRONLY | os.O_CREAT)\n"
+                    "  os.write(fd, bytes(1 << 20))\nexcept OSError as e:\n  print(e.errno)\n\"; "
+                    "du -sk /mnt/data | cut -f1; "
+                    "rm /mnt/data/a /mnt/data/c; "
+                    "dd if=/dev/zero of=/mnt/data/d bs=1M count=4 2>&1 | grep -c 'No space'; "
+                    "rm -f /mnt/data/d /mnt/data/outputs/b; mkdir /mnt/data/many; cd /mnt/data/many; "
+                    "i=0; while [ $i -lt 9000 ] && true 2>/dev/null > f$i; do i=$((i+1)); done; echo $i")),
+                policy);
+        QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
+        const QList<QByteArray> lines = outcome.stdoutData.trimmed().split('\n');
+        QCOMPARE(lines.size(), 8);
+        QCOMPARE(lines[0], QByteArray("tmpfs"));
+        QCOMPARE(lines[1], QByteArray("tmpfs"));
+        QCOMPARE(lines[2], QByteArray("0"));  // 10 MiB fit
+        QCOMPARE(lines[3], QByteArray("1"));  // the next 10 MiB, in outputs/, do not
+        QCOMPARE(lines[4], QByteArray("28")); // ENOSPC, as a program sees it
+        QVERIFY2(lines[5].toLongLong() <= 16 * 1024 + 16, describe(outcome)); // du adds the directories
+        QCOMPARE(lines[6], QByteArray("0"));                                  // room again after the deletes
+        // 8192 inodes for a workspace this small, the directories and files above included.
+        QVERIFY2(lines[7].toInt() > 8000 && lines[7].toInt() < 8192, describe(outcome));
+    }
+
     void plantedLinksAreNotFollowedOnExport()
     {
         QTemporaryDir host;

@@ -128,11 +128,27 @@ private Q_SLOTS:
     {
         auto spec = build();
         QVERIFY_RESULT(spec);
-        const MountOp *work = findOp(*spec, "/mnt/data", MountOpKind::BindFd);
+        // The workspace is a tmpfs of workspace_mb (the kernel enforces the quota), filled from the host's
+        // saved copy, with outputs/ bound again without exec and inputs/ read-only from the host.
+        const MountOp *work = findOp(*spec, "/mnt/data", MountOpKind::Tmpfs);
         const MountOp *inputs = findOp(*spec, "/mnt/data/inputs", MountOpKind::BindFd);
-        const MountOp *outputs = findOp(*spec, "/mnt/data/outputs", MountOpKind::BindFd);
+        const MountOp *outputs = findOp(*spec, "/mnt/data/outputs", MountOpKind::SelfBind);
         QVERIFY(work && inputs && outputs);
+        QVERIFY2(work->contents.find("size=2048m") != std::string::npos, work->contents.c_str());
+        QVERIFY2(work->contents.find("nr_inodes=524288") != std::string::npos, work->contents.c_str());
         QCOMPARE(work->flags & MS_RDONLY, std::uint64_t(0));
+        const MountOp *restoreWork = findOp(*spec, "/mnt/data", MountOpKind::Restore);
+        const MountOp *restoreOutputs = findOp(*spec, "/mnt/data/outputs", MountOpKind::Restore);
+        QVERIFY(restoreWork && restoreOutputs);
+        QCOMPARE(spec->setup.bindSources.at(std::size_t(restoreWork->fdIndex)), std::string("/data/w"));
+        QCOMPARE(spec->setup.bindSources.at(std::size_t(restoreOutputs->fdIndex)), std::string("/data/o"));
+        // In this order: the tmpfs, what was saved, then the mounts on top of it.
+        const auto position = [&](const MountOp *op) { return op - spec->setup.mounts.data(); };
+        QVERIFY(position(work) < position(restoreWork));
+        QVERIFY(position(restoreWork) < position(restoreOutputs));
+        QVERIFY(position(restoreOutputs) < position(outputs));
+        QVERIFY(position(restoreOutputs) < position(inputs));
+        QCOMPARE(spec->setup.handBack, (std::vector<std::string>{"/mnt/data", "/mnt/data/outputs"}));
         QVERIFY(inputs->flags & MS_RDONLY);
         QVERIFY(outputs->flags & MS_NOEXEC);
         QVERIFY(!(outputs->flags & MS_RDONLY));

@@ -217,21 +217,29 @@ Result<> removeTree(std::string_view path)
                         removing() + ": the parent directory is or passes through a symbolic link", ELOOP);
         return failErrno("files.remove", removing(), errno);
     }
+    return removeEntry(parentFd.get(), name, bytes);
+}
+
+Result<> removeEntry(int parentFd, const std::string &name, const std::string &bytes)
+{
+    const auto removing = [&bytes] { return "remove " + ticked(escapeForDisplay(bytes)); };
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
+        return fail("files.remove", removing() + ": not a removable name");
     struct stat st;
-    if (::fstatat(parentFd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (::fstatat(parentFd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT)
             return {};
         return failErrno("files.remove", removing(), errno);
     }
     UniqueFd root;
     if (S_ISDIR(st.st_mode)) {
-        root = openBeneath(parentFd.get(), name, O_PATH | O_DIRECTORY);
+        root = openBeneath(parentFd, name, O_PATH | O_DIRECTORY);
         if (!root.isValid() && errno == EXDEV)
             return fail("files.mount_point", removing() + ": it is a mount point", EXDEV);
     }
     if (!root.isValid()) {
         // A file, a symlink (the link goes, its target stays), or a directory just replaced by one of those.
-        if (::unlinkat(parentFd.get(), name.c_str(), 0) == 0 || errno == ENOENT)
+        if (::unlinkat(parentFd, name.c_str(), 0) == 0 || errno == ENOENT)
             return {};
         return failErrno("files.remove", removing(), errno);
     }
@@ -242,7 +250,7 @@ Result<> removeTree(std::string_view path)
     remover.emptyDirectory(root.get(), st.st_mode, 0);
     if (remover.m_mountPoint)
         return fail(remover.m_mountPoint->wrap(removing()));
-    if (::unlinkat(parentFd.get(), name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
+    if (::unlinkat(parentFd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
         if (remover.m_firstError)
             return fail(remover.m_firstError->wrap(removing()));
         return failErrno("files.remove", removing(), errno);

@@ -4,6 +4,7 @@
 
 #include "sandbox/error.h"
 
+#include <string>
 #include <string_view>
 
 namespace Cordon::Files {
@@ -19,5 +20,9 @@ namespace Cordon::Files {
 // one of `path` must not be symlinks (files.symlink). Other failures: `files.remove` with the errno of the
 // first entry that could not be removed; everything else is still removed.
 Result<> removeTree(std::string_view path);
+
+// The same for the entry `name` (one component) of the directory `parentFd` (any directory descriptor, O_PATH
+// too): what removeTree() does once it holds the parent. `shown` names the entry in messages (bytes).
+Result<> removeEntry(int parentFd, const std::string &name, const std::string &shown);
 
 } // namespace Cordon::Files

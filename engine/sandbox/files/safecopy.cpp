@@ -3,6 +3,7 @@
 
 #include "sandbox/files/filenames.h"
 #include "sandbox/files/pendingfile.h"
+#include "sandbox/files/removetree.h"
 #include "sandbox/files/safeopen.h"
 #include "sandbox/files/treecopier.h"
 
@@ -17,7 +18,7 @@ namespace Cordon::Files {
 
 namespace {
 
-Result<CopyReport> copyTree(const std::string &sourceRoot, const std::string *destinationDir,
+Result<CopyReport> copyTree(const SourceRoot &sourceRoot, const std::string *destinationDir,
                             const CopyLimits &limits)
 {
     struct stat rootStat;
@@ -33,11 +34,11 @@ Result<CopyReport> copyTree(const std::string &sourceRoot, const std::string *de
             return fail(opened.error());
         if (destinationStat.st_dev == rootStat.st_dev && destinationStat.st_ino == rootStat.st_ino)
             return fail("files.destination",
-                        "export " + ticked(shownPath(sourceRoot)) + ": the destination is the source itself");
+                        "export " + ticked(sourceRoot.shown()) + ": the destination is the source itself");
         destination = std::move(*opened);
         copier.setDestination(destinationStat, shownPath(*destinationDir));
     }
-    auto readable = reopenReadable(*root, shownPath(sourceRoot));
+    auto readable = reopenReadable(*root, sourceRoot.shown());
     if (!readable)
         return fail(readable.error());
     copier.walkDirectory(*readable, destination.get(), std::string(), std::string(), 0);
@@ -61,18 +62,50 @@ std::vector<std::string> splitComponents(std::string_view path)
 
 } // namespace
 
-Result<CopyReport> exportTree(const std::string &sourceRoot, const std::string &destinationDir,
+std::string SourceRoot::shown() const
+{
+    return m_directory ? m_shown : shownPath(m_path);
+}
+
+SourceRoot SourceRoot::below(const std::string &relative) const
+{
+    if (!m_directory)
+        return SourceRoot(joinedPath(m_path, relative));
+    return SourceRoot(m_directory, joinedPath(m_path, relative),
+                      joinedPath(m_shown, escapeForDisplay(relative)));
+}
+
+Result<> removeBelow(const SourceRoot &root, const std::string &relativePath)
+{
+    const std::size_t slash = relativePath.rfind('/');
+    const std::string name = slash == std::string::npos ? relativePath : relativePath.substr(slash + 1);
+    const SourceRoot parent = slash == std::string::npos ? root : root.below(relativePath.substr(0, slash));
+    const std::string shown = joinedPath(root.shown(), escapeForDisplay(relativePath));
+    struct stat parentStat;
+    auto parentFd = openSourceRoot(parent, &parentStat);
+    if (!parentFd) {
+        if (parentFd.error().code() == "files.not_found")
+            return fail("files.not_found", shown + " does not exist", ENOENT);
+        return fail(parentFd.error());
+    }
+    struct stat st;
+    if (::fstatat(parentFd->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+        return fail("files.not_found", shown + " does not exist", ENOENT);
+    return removeEntry(parentFd->get(), name, shown);
+}
+
+Result<CopyReport> exportTree(const SourceRoot &sourceRoot, const std::string &destinationDir,
                               const CopyLimits &limits)
 {
     return copyTree(sourceRoot, &destinationDir, limits);
 }
 
-Result<CopyReport> listTree(const std::string &root, const CopyLimits &limits)
+Result<CopyReport> listTree(const SourceRoot &root, const CopyLimits &limits)
 {
     return copyTree(root, nullptr, limits);
 }
 
-Result<CopiedFile> exportFile(const std::string &sourceRoot, const std::string &relativePath,
+Result<CopiedFile> exportFile(const SourceRoot &sourceRoot, const std::string &relativePath,
                               const std::string &destinationPath, const CopyLimits &limits)
 {
     const std::string what = "export " + ticked(shownPath(relativePath));

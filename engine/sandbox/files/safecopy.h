@@ -7,12 +7,44 @@
 #pragma once
 
 #include "sandbox/error.h"
+#include "sandbox/uniquefd.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace Cordon::Files {
+
+// Where a tree to read starts: a host path, which must not be or pass through a symlink (SECURITY.md
+// section 3, step 2), or a directory the engine holds open with a relative path below it, opened one
+// component at a time by openBeneath(): a running container's in-memory workspace, reached through the
+// descriptor cordon-init handed back (the tmpfs is mounted only inside the container).
+class SourceRoot final
+{
+public:
+    // Implicit: every host path is a root as it is.
+    SourceRoot(std::string hostPath) : m_path(std::move(hostPath)) {}
+    SourceRoot(const char *hostPath) : m_path(hostPath) {}
+    // `below` is '/'-separated and may be empty (the directory itself); `shown` names it in messages.
+    SourceRoot(std::shared_ptr<const UniqueFd> directory, std::string below, std::string shown)
+        : m_directory(std::move(directory)), m_path(std::move(below)), m_shown(std::move(shown))
+    {}
+
+    // Null for a host path.
+    const std::shared_ptr<const UniqueFd> &directory() const { return m_directory; }
+    // The host path, or the path below directory().
+    const std::string &path() const { return m_path; }
+    // For messages: the host path escaped, or the name given.
+    std::string shown() const;
+    // The root `relative` ('/'-separated, not empty) below this one.
+    SourceRoot below(const std::string &relative) const;
+
+private:
+    std::shared_ptr<const UniqueFd> m_directory;
+    std::string m_path;
+    std::string m_shown;
+};
 
 // What a download does when the destination already has an entry of the file's name.
 enum class ExistingName
@@ -33,6 +65,9 @@ struct CopyLimits
     std::int64_t maxTotalBytes = 256 * 1024 * 1024;
     // Directory entries examined, of any kind, directories included; the copy stops (truncated) past this.
     int maxEntries = 10000;
+    // Entries that are mount points are left out without a refusal: the whole in-memory workspace has its
+    // inputs/ and outputs/ mounted on it, which have scopes of their own.
+    bool skipMountPoints = false;
     // Path components below the root; at most MaxSupportedDepth, because each level holds a descriptor.
     int maxDepth = 32;
     // Not a limit but how names meet: downloads only. See ExistingName.
@@ -80,13 +115,13 @@ struct CopyReport
 // it must exist and be a directory; names it already holds are refused (files.exists), never replaced. A file
 // appears under its final name only when completely copied. Refused entries are reported, not fatal. Fatal:
 // files.symlink, files.not_found, files.not_directory, files.unreadable for the root, files.destination.
-Result<CopyReport> exportTree(const std::string &sourceRoot, const std::string &destinationDir,
+Result<CopyReport> exportTree(const SourceRoot &sourceRoot, const std::string &destinationDir,
                               const CopyLimits &limits = {});
 
 // One file `relativePath` ('/'-separated, every component passing validateName()) below `sourceRoot`, same
 // rules; a refusal is the error (its code as above). `destinationPath` is created and must not exist
 // (files.exists).
-Result<CopiedFile> exportFile(const std::string &sourceRoot, const std::string &relativePath,
+Result<CopiedFile> exportFile(const SourceRoot &sourceRoot, const std::string &relativePath,
                               const std::string &destinationPath, const CopyLimits &limits = {});
 
 // Copies a file the user chose into `inputsDir` as `name` (validateName()). `hostPath` is opened like any
@@ -96,8 +131,13 @@ Result<CopiedFile> exportFile(const std::string &sourceRoot, const std::string &
 Result<CopiedFile> importFile(const std::string &hostPath, const std::string &inputsDir,
                               const std::string &name, const CopyLimits &limits = {});
 
+// Removes the entry `relativePath` below `root` with everything below it (removeEntry(): nothing followed, no
+// mount point crossed). Intermediate directories are opened like a source root's. files.not_found when there
+// is no such entry; the errors of openSourceRoot() and removeEntry() otherwise.
+Result<> removeBelow(const SourceRoot &root, const std::string &relativePath);
+
 // What exportTree() would copy, with sizes and SHA-256, by the same rules, writing nothing
 // (for `cordon files list`).
-Result<CopyReport> listTree(const std::string &root, const CopyLimits &limits = {});
+Result<CopyReport> listTree(const SourceRoot &root, const CopyLimits &limits = {});
 
 } // namespace Cordon::Files

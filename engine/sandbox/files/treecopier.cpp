@@ -155,7 +155,8 @@ void TreeCopier::copyEntry(int sourceDir, int destinationDir, const std::string 
         return;
     }
     if (!isOnRootDevice(before)) {
-        refuse(shown, refusalForOpenError(EXDEV));
+        if (!m_limits.skipMountPoints)
+            refuse(shown, refusalForOpenError(EXDEV));
         return;
     }
     if (S_ISDIR(before.st_mode) && m_filesOnly)
@@ -177,7 +178,8 @@ void TreeCopier::copyDirectory(int sourceDir, int destinationDir, const std::str
     }
     UniqueFd sub = openBeneath(sourceDir, name, O_RDONLY | O_DIRECTORY);
     if (!sub.isValid()) {
-        if (errno != ENOENT)
+        // A bind mount of the same file system is on the root's device; RESOLVE_NO_XDEV still finds it.
+        if (errno != ENOENT && !(errno == EXDEV && m_limits.skipMountPoints))
             refuse(shown, refusalForOpenError(errno));
         return;
     }
@@ -321,12 +323,32 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const std::string &
 }
 
 // SECURITY.md section 3 step 2: the root itself must not be, or pass through, a symlink.
-Result<UniqueFd> openSourceRoot(const std::string &root, struct stat *st)
+namespace {
+
+// The directory below a held one, one component at a time; errno set when it fails.
+UniqueFd openBelow(const UniqueFd &directory, const std::string &below)
 {
-    UniqueFd fd = openNoSymlinks(root, O_PATH | O_DIRECTORY);
+    UniqueFd current(::openat(directory.get(), ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    std::size_t start = 0;
+    while (current.isValid() && start < below.size()) {
+        const std::size_t slash = std::min(below.find('/', start), below.size());
+        const std::string part = below.substr(start, slash - start);
+        start = slash + 1;
+        if (!part.empty())
+            current = openBeneath(current.get(), part, O_PATH | O_DIRECTORY);
+    }
+    return current;
+}
+
+} // namespace
+
+Result<UniqueFd> openSourceRoot(const SourceRoot &root, struct stat *st)
+{
+    UniqueFd fd = root.directory() ? openBelow(*root.directory(), root.path())
+                                   : openNoSymlinks(root.path(), O_PATH | O_DIRECTORY);
     const int error = errno;
     if (!fd.isValid()) {
-        const std::string what = "open source " + ticked(shownPath(root));
+        const std::string what = "open source " + ticked(root.shown());
         switch (error) {
         case ELOOP:
             return fail("files.symlink", what + ": it is, or passes through, a symbolic link", error);
@@ -339,7 +361,7 @@ Result<UniqueFd> openSourceRoot(const std::string &root, struct stat *st)
         }
     }
     if (::fstat(fd.get(), st) != 0)
-        return failErrno("files.unreadable", "stat " + ticked(shownPath(root)), errno);
+        return failErrno("files.unreadable", "stat " + ticked(root.shown()), errno);
     return fd;
 }
 

@@ -30,8 +30,9 @@ std::optional<Refusal> refusalForType(mode_t mode);
 Refusal refusalForOpenError(int error);
 
 // SECURITY.md section 3 step 2: an O_PATH descriptor for a source root that is not, and does not pass
-// through, a symlink. files.symlink, files.not_found, files.not_directory, files.unreadable.
-Result<UniqueFd> openSourceRoot(const std::string &root, struct stat *st);
+// through, a symlink (below a held directory: no component is a symlink, a mount point or "..").
+// files.symlink, files.not_found, files.not_directory, files.unreadable.
+Result<UniqueFd> openSourceRoot(const SourceRoot &root, struct stat *st);
 // A readable descriptor for the directory an O_PATH descriptor pins.
 Result<UniqueFd> reopenReadable(const UniqueFd &pathFd, std::string_view shown);
 // The user's own destination directory: symlinks in the path are the user's choice and are followed.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/init/containersetup.h"
 
+#include "sandbox/files/treemirror.h"
 #include "sandbox/init/mountcalls.h"
 #include "sandbox/uniquefd.h"
 #include "sandbox/writeall.h"
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -248,6 +250,28 @@ int applyMountOp(int rootFd, const MountOp &op, const std::vector<int> &fds, Mou
         return calls.newFilesystem(target.get(), "tmpfs", "size=0,mode=0555",
                                    MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
     }
+    case MountOpKind::SelfBind: {
+        UniqueFd target(openDirBeneath(rootFd, op.target, true, 0755));
+        if (target.get() < 0)
+            return -target.get();
+        return calls.bind(target.get(), target.get(), false, flags & BindRemountFlags,
+                          [&] { return openDirBeneath(rootFd, op.target, false, 0); });
+    }
+    case MountOpKind::Restore: {
+        const int source = sourceFd();
+        if (source < 0)
+            return EBADF;
+        UniqueFd target(openDirBeneath(rootFd, op.target, true, 0755));
+        if (target.get() < 0)
+            return -target.get();
+        // Bounded by the workspace tmpfs itself: what does not fit ends the setup with ENOSPC, and the saved
+        // files stay on the host as they were.
+        Files::MirrorLimits limits;
+        limits.maxBytes = INT64_MAX;
+        limits.maxEntries = INT64_MAX;
+        auto restored = Files::mirrorTree(source, target.get(), limits);
+        return restored ? 0 : (restored.error().sysErrno() != 0 ? restored.error().sysErrno() : EIO);
+    }
     case MountOpKind::ReadOnly: {
         constexpr unsigned long Restricted = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
         UniqueFd target(openDirBeneath(rootFd, op.target, false, 0));
@@ -325,7 +349,8 @@ std::optional<Failure> runSetup(const SetupRequest &request, const std::vector<i
     MountCalls calls(request.classicMountCalls);
     for (const MountOp &op : request.mounts) {
         if (const int error = applyMountOp(root.get(), op, fds, calls); error != 0)
-            return Failure{Stage::MountOp, error, op.target};
+            return Failure{op.kind == MountOpKind::Restore ? Stage::RestoreWorkspace : Stage::MountOp, error,
+                           op.target};
     }
 
     // pivot_root(".", ".") stacks the old root on top of the new one; detaching it leaves only the new tree.

@@ -250,16 +250,14 @@ int openProxyListener()
     return fd;
 }
 
-// Still with the caller's host credentials (setUpContainer() takes the inside uid later) and already in the
-// container's mount namespace: each source is opened as the engine would open it, following symlinks the
-// host has (a symlinked /home) exactly as before.
-SetupReply openBindSources(const std::vector<std::string> &paths, std::vector<int> &fds)
+// Opens each of `paths` with `flags` (O_PATH among them), in order; the first failure is reported at `stage`.
+SetupReply openAll(const std::vector<std::string> &paths, int flags, Stage stage, std::vector<int> &fds)
 {
     SetupReply reply;
     for (const std::string &path : paths) {
-        const int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+        const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
         if (fd < 0) {
-            reply.stage = Stage::OpenBindSource;
+            reply.stage = stage;
             reply.error = errno;
             reply.detail = path;
             return reply;
@@ -267,6 +265,20 @@ SetupReply openBindSources(const std::vector<std::string> &paths, std::vector<in
         fds.push_back(fd);
     }
     return reply;
+}
+
+// Still with the caller's host credentials (setUpContainer() takes the inside uid later) and already in the
+// container's mount namespace: each source is opened as the engine would open it, following symlinks the
+// host has (a symlinked /home) exactly as before.
+SetupReply openBindSources(const std::vector<std::string> &paths, std::vector<int> &fds)
+{
+    return openAll(paths, O_PATH, Stage::OpenBindSource, fds);
+}
+
+// After the pivot: the directories the engine asked for, as the container sees them (no symlink followed).
+SetupReply openHandBack(const std::vector<std::string> &paths, std::vector<int> &fds)
+{
+    return openAll(paths, O_PATH | O_DIRECTORY | O_NOFOLLOW, Stage::HandBack, fds);
 }
 
 } // namespace
@@ -290,18 +302,28 @@ int runInit(int controlFd)
             reply = setUpContainer(request, fds);
     }
     closeAll(fds);
-    int listener = -1;
+    // Passed back in the order the engine expects: the directories it asked for, then the listener.
+    std::vector<int> passed;
+    if (reply.stage == Stage::None)
+        reply = openHandBack(request.handBack, passed);
     if (reply.stage == Stage::None && request.proxyListener) {
-        listener = openProxyListener();
+        const int listener = openProxyListener();
         if (listener < 0) {
             reply.stage = Stage::ProxyListener;
             reply.error = -listener;
             reply.detail = "127.0.0.1:" + std::to_string(ProxyPort);
+        } else {
+            passed.push_back(listener);
         }
     }
-    sendMessage(controlFd, encode(reply), listener >= 0 ? &listener : nullptr, listener >= 0 ? 1 : 0);
-    if (listener >= 0)
-        ::close(listener); // the engine holds it now; nothing in the container can bind the port again
+    if (reply.stage != Stage::None) {
+        closeAll(passed);
+        passed.clear();
+    }
+    sendMessage(controlFd, encode(reply), passed.empty() ? nullptr : passed.data(), int(passed.size()));
+    // The engine holds them now: nothing in the container can bind the proxy port again, and the workspace
+    // lives on in the engine's descriptors.
+    closeAll(passed);
     if (reply.stage != Stage::None)
         return 2;
     // The setup buffer is as large as the largest message; init lives as long as the container, so give it
