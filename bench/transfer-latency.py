@@ -5,7 +5,9 @@
 Starts its own cordond (private socket and data directory), creates two containers, and in the same
 invocation measures `daemon.status` round trips from a second client with the daemon idle and while a
 1 GiB upload (`file.upload` with a host path) copies into the first container; meanwhile the second
-container prints a line every 10 ms and the largest gap between its `run.output` events is recorded.
+container prints a line every 10 ms and the largest gap between its `run.output` events is recorded. Then
+the first container writes as much into its workspace (a tmpfs) and is stopped, which saves it to disk: the
+time the stop takes to answer, and `daemon.status` while the save runs.
 
     bench/transfer-latency.py [BIN_DIR] [--size-mib N] [--json FILE]
 
@@ -64,7 +66,9 @@ def main():
         time.sleep(0.2)
         control = Client(env["CORDON_SOCKET"])
         control.call("hello", {"protocol": 1, "client": "transfer-latency"})
-        policy = {"limits": {"workspace_mb": args.size_mib + 64}}
+        # The workspace lives in memory: room for the saved file and the processes beside it.
+        policy = {"limits": {"workspace_mb": args.size_mib + 64},
+                  "memory_limit": (args.size_mib + 1024) * 1024 * 1024}
         target = control.call("container.create", {"policy": dict(policy, name="transfer-target")})["container"]["id"]
         printer = control.call("container.create", {"policy": {"name": "transfer-printer"}})["container"]["id"]
 
@@ -138,9 +142,50 @@ def main():
                   f"{max(during_gaps) * 1000:.1f} ms (it prints every 10 ms)")
         else:
             print("printer output: no events during the upload (NOT streaming)")
+
+        # The same size written into the target's workspace tmpfs, then a stop, which saves it to disk on a
+        # thread of its own: the stop answers at once and the daemon keeps answering while the copy runs.
+        control.call("run.exec", {"container": target, "command": ["sh", "-c",
+                     f"dd if=/dev/zero of=/mnt/data/written bs=1M count={args.size_mib} 2>/dev/null"]})
+        deadline = time.time() + 120
+        while control.call("container.get", {"id": target})["container"].get("active_runs", 0) > 0:
+            if time.time() > deadline:
+                sys.exit("transfer-latency: the write into the workspace did not finish")
+            time.sleep(0.1)
+        stop_time = []
+        stopped = threading.Event()
+
+        def stop_target():
+            stopper = Client(env["CORDON_SOCKET"])
+            stopper.call("hello", {"protocol": 1, "client": "transfer-latency stop"})
+            start = time.perf_counter()
+            stopper.call("container.stop", {"id": target})
+            stop_time.append(time.perf_counter() - start)
+            stopped.set()
+
+        def saved():
+            events = control.call("history.events", {"container": target, "kind": "workspace.saved"})
+            return events["events"]
+
+        stopping = threading.Thread(target=stop_target)
+        stopping.start()
+        saving = []
+        while not stopped.is_set() or not saved():
+            start = time.perf_counter()
+            prober.call("daemon.status")
+            saving.append(time.perf_counter() - start)
+            time.sleep(0.005)
+        stopping.join()
+        save_ms = saved()[0]["detail"]["milliseconds"]
+        print(f"stop of a container holding {args.size_mib} MiB answered in {stop_time[0] * 1000:.1f} ms; "
+              f"its save took {save_ms} ms")
+        print(describe("daemon.status save", saving))
+        print(f"target: p99 under 50 ms during the save: "
+              f"{'met' if percentile(saving, 0.99) < 0.050 else 'NOT met'}")
         if args.json_out:
             with open(args.json_out, "w") as f:
-                json.dump({"idle": idle, "upload": loaded, "gaps": during_gaps, "upload_s": upload_time[0]}, f)
+                json.dump({"idle": idle, "upload": loaded, "gaps": during_gaps, "upload_s": upload_time[0],
+                           "save": saving, "stop_s": stop_time[0], "save_ms": save_ms}, f)
         for container in (target, printer):
             control.call("container.delete", {"id": container})
     finally:

@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <future>
 #include <unistd.h>
 
 namespace Cordon::Containers {
@@ -47,6 +48,36 @@ Result<> writeNewFile(const QString &path, const QByteArray &contents)
     }
     ::close(fd);
     return {};
+}
+
+// Saves the workspace tmpfs (through the descriptors cordon-init handed back) to the host's copy.
+WorkspaceSave saveWorkspace(const Workspace &workspace, int workspaceDir, int outputsDir, int workspaceMb)
+{
+    Files::MirrorLimits limits;
+    limits.maxBytes = std::int64_t(workspaceMb) * MiB;
+    limits.maxEntries = Isolation::workspaceInodes(workspaceMb);
+    // A root daemon runs the container as an unprivileged uid, which must own what it restores next time.
+    const Isolation::IdMapping ids = Isolation::idMappingFor(::geteuid(), ::getegid());
+    if (ids.hostUid != ::geteuid())
+        limits.owner = std::make_pair(uid_t(ids.hostUid), gid_t(ids.hostGid));
+    QElapsedTimer timer;
+    timer.start();
+    WorkspaceSave save;
+    const auto report = workspace.save(workspaceDir, outputsDir, limits);
+    save.milliseconds = timer.elapsed();
+    if (!report) {
+        save.error = toQt(report.error().message());
+        return save;
+    }
+    save.saved = true;
+    save.files = report->files;
+    save.directories = report->directories;
+    save.symlinks = report->symlinks;
+    save.bytes = report->bytes;
+    save.leftOut = report->leftOut;
+    for (const std::string &example : report->examples)
+        save.examples.append(toQt(example));
+    return save;
 }
 
 } // namespace
@@ -85,6 +116,7 @@ Container::~Container()
 {
     disconnect(); // whoever listened may be going away with us; the save itself still happens
     stop(QStringLiteral("the daemon is shutting down"));
+    finishPendingSave();
 }
 
 Result<> Container::start()
@@ -92,7 +124,8 @@ Result<> Container::start()
     if (m_state == ContainerState::Running)
         return {};
     CORDON_TRY(beginStart());
-    if (auto ready = m_sandbox->awaitSetUp(); !ready) {
+    if (auto ready = m_sandbox->awaitSetUp(Isolation::setupReplyTimeoutMs(m_policy.limits.workspaceMb));
+        !ready) {
         releaseSandbox(WorkspaceOnStop::Discard);
         return ready;
     }
@@ -105,6 +138,7 @@ Result<> Container::start()
 
 Result<> Container::beginStart()
 {
+    finishPendingSave(); // the start restores what the last stop saved
     if (m_state == ContainerState::Expired || m_state == ContainerState::Deleted)
         return fail(QStringLiteral("container.gone"),
                     QStringLiteral("container %1 is %2: its files are gone, create a new one")
@@ -177,10 +211,8 @@ void Container::releaseSandbox(WorkspaceOnStop then)
         m_sandbox->destroy();
         m_sandbox.reset();
     }
-    if (m_workspaceDir && m_outputsDir && then == WorkspaceOnStop::Save) {
-        const WorkspaceSave save = saveWorkspace();
-        Q_EMIT workspaceSaved(save);
-    }
+    if (m_workspaceDir && m_outputsDir && then == WorkspaceOnStop::Save)
+        startSave();
     m_workspaceDir.reset();
     m_outputsDir.reset();
     if (m_cgroup && m_cgroupCreated) {
@@ -194,43 +226,46 @@ Result<Files::SourceRoot> Container::filesRoot(const QString &scope) const
     const WorkspacePaths paths = workspace().paths();
     if (scope == QLatin1String("inputs"))
         return Files::SourceRoot(paths.inputs);
+    // Running, or stopped with its save still under way: the tmpfs is where the files are.
+    const auto outputs = m_outputsDir ? m_outputsDir : m_savingOutputsDir;
+    const auto work = m_workspaceDir ? m_workspaceDir : m_savingWorkspaceDir;
     if (scope.isEmpty() || scope == QLatin1String("outputs"))
-        return m_outputsDir ? Files::SourceRoot(m_outputsDir, {}, Isolation::InsideOutputsDir)
-                            : Files::SourceRoot(paths.outputs);
+        return outputs ? Files::SourceRoot(outputs, {}, Isolation::InsideOutputsDir)
+                       : Files::SourceRoot(paths.outputs);
     if (scope == QLatin1String("workspace"))
-        return m_workspaceDir ? Files::SourceRoot(m_workspaceDir, {}, Isolation::InsideWorkDir)
-                              : Files::SourceRoot(paths.work);
+        return work ? Files::SourceRoot(work, {}, Isolation::InsideWorkDir) : Files::SourceRoot(paths.work);
     return fail(QStringLiteral("files.invalid_scope"),
                 QStringLiteral("unknown scope `%1`: use inputs, outputs or workspace").arg(scope));
 }
 
-WorkspaceSave Container::saveWorkspace() const
+// On a thread of its own: a large workspace takes seconds to copy (about 1.8 s per GB on the development
+// machine), and the daemon's loop serves every other client meanwhile. The descriptors travel with the job
+// and keep the tmpfs alive until it is done; until then the container's files are read through them.
+void Container::startSave()
 {
-    Files::MirrorLimits limits;
-    limits.maxBytes = std::int64_t(m_policy.limits.workspaceMb) * MiB;
-    limits.maxEntries = Isolation::workspaceInodes(m_policy.limits.workspaceMb);
-    // A root daemon runs the container as an unprivileged uid, which must own what it restores next time.
-    const Isolation::IdMapping ids = Isolation::idMappingFor(::geteuid(), ::getegid());
-    if (ids.hostUid != ::geteuid())
-        limits.owner = std::make_pair(uid_t(ids.hostUid), gid_t(ids.hostGid));
-    QElapsedTimer timer;
-    timer.start();
-    WorkspaceSave save;
-    const auto report = workspace().save(m_workspaceDir->get(), m_outputsDir->get(), limits);
-    save.milliseconds = timer.elapsed();
-    if (!report) {
-        save.error = toQt(report.error().message());
-        return save;
-    }
-    save.saved = true;
-    save.files = report->files;
-    save.directories = report->directories;
-    save.symlinks = report->symlinks;
-    save.bytes = report->bytes;
-    save.leftOut = report->leftOut;
-    for (const std::string &example : report->examples)
-        save.examples.append(toQt(example));
-    return save;
+    finishPendingSave();
+    m_savingWorkspaceDir = m_workspaceDir;
+    m_savingOutputsDir = m_outputsDir;
+    m_pendingSave =
+        std::async(std::launch::async, [this, workspace = workspace(), dir = m_workspaceDir,
+                                        outputs = m_outputsDir, workspaceMb = m_policy.limits.workspaceMb] {
+            WorkspaceSave save = saveWorkspace(workspace, dir->get(), outputs->get(), workspaceMb);
+            // Posted before the result is ready, and finishPendingSave() waits for the result: `this` is
+            // alive.
+            QMetaObject::invokeMethod(
+                this, [this] { finishPendingSave(); }, Qt::QueuedConnection);
+            return save;
+        });
+}
+
+void Container::finishPendingSave()
+{
+    if (!m_pendingSave.valid())
+        return;
+    const WorkspaceSave save = m_pendingSave.get(); // waits while the copy is still under way
+    m_savingWorkspaceDir.reset();
+    m_savingOutputsDir.reset();
+    Q_EMIT workspaceSaved(save);
 }
 
 Result<> Container::wipe()
@@ -238,6 +273,7 @@ Result<> Container::wipe()
     if (m_state == ContainerState::Running)
         return fail(QStringLiteral("container.running"),
                     QStringLiteral("stop the container before wiping it"));
+    finishPendingSave();
     return workspace().remove();
 }
 

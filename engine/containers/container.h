@@ -16,6 +16,7 @@
 #include <QHash>
 #include <QObject>
 
+#include <future>
 #include <memory>
 #include <optional>
 
@@ -82,9 +83,12 @@ public:
     // Creates the workspace (or reuses it), the cgroup and the sandbox.
     Result<> start();
     // Kills every process inside (runs end as `killed` with `reason`) and releases the cgroup. With Save, the
-    // in-memory workspace is then saved to the host (workspaceSaved() says how it went), so files stay for
-    // the next start; with Discard its memory is simply let go.
+    // in-memory workspace is then saved to the host on a thread (workspaceSaved() says how it went, from the
+    // event loop), so files stay for the next start; with Discard its memory is simply let go.
     void stop(const QString &reason, WorkspaceOnStop then = WorkspaceOnStop::Save);
+    // Waits for a save under way and reports it now (a daemon that stops records it before it exits). A
+    // start and a wipe do this themselves.
+    void finishPendingSave();
     // Removes the workspace. Only when stopped.
     Result<> wipe();
 
@@ -120,7 +124,7 @@ private:
     ContainerRun *findByWireId(quint64 wireId) const;
     Result<QStringList> commandFor(const QString &runId, const ExecRequest &request) const;
     void releaseSandbox(WorkspaceOnStop then);
-    WorkspaceSave saveWorkspace() const;
+    void startSave();
     // Everything up to the setup request; on failure the sandbox is released again.
     Result<> beginStart();
     Result<> launchAndSendSetup(const Isolation::IdMapping &ids);
@@ -133,6 +137,10 @@ private:
     std::unique_ptr<Isolation::Sandbox> m_sandbox;
     std::shared_ptr<const UniqueFd> m_workspaceDir;
     std::shared_ptr<const UniqueFd> m_outputsDir;
+    // The descriptors of a save under way (the copy holds them too), and its result.
+    std::shared_ptr<const UniqueFd> m_savingWorkspaceDir;
+    std::shared_ptr<const UniqueFd> m_savingOutputsDir;
+    std::future<WorkspaceSave> m_pendingSave;
     QHash<QString, ContainerRun *> m_runs;
     quint64 m_nextWireId = 1;
 };

@@ -571,6 +571,9 @@ void ContainerManager::shutdown()
             logStoreFailure(m_store.saveContainer(owned->record), "a container");
         }
     }
+    // The saves run side by side; each is recorded before the daemon goes.
+    for (auto &[id, owned] : m_entries)
+        owned->container->finishPendingSave();
     // One-shot runs lose their network with the daemon; their rows say when.
     for (const QString &id : m_oneShots.keys())
         detachOneShot(id);

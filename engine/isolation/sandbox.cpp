@@ -35,7 +35,7 @@ void Sandbox::adopt(InitProcess init)
     m_init = init;
 }
 
-Result<> Sandbox::awaitSetUp()
+Result<> Sandbox::awaitSetUp(int timeoutMs)
 {
     if (m_init.pid <= 0 || m_init.control < 0)
         return fail(QStringLiteral("sandbox.not_running"), QStringLiteral("launch() the sandbox first"));
@@ -44,7 +44,7 @@ Result<> Sandbox::awaitSetUp()
         return fail(std::move(error));
     };
     SetupHandles handles;
-    auto reply = awaitSetupReply(m_init, SetupReplyTimeoutMs, WorkspaceHandleCount, handles);
+    auto reply = awaitSetupReply(m_init, timeoutMs, WorkspaceHandleCount, handles);
     if (!reply)
         return abort(reply.error());
     if (reply->stage != Stage::None)

@@ -37,7 +37,7 @@ public:
     // has carried the plan out; a spawn sent before it succeeded is dropped with cordon-init when the setup
     // fails, and a failure kills cordon-init.
     void adopt(InitProcess init);
-    Result<> awaitSetUp();
+    Result<> awaitSetUp(int timeoutMs = SetupReplyTimeoutMs);
     // Sends a spawn request with the run's stdin, stdout and stderr; the answer arrives as
     // spawned/spawnFailed.
     Result<> spawn(const SpawnRequest &request, int stdinFd, int stdoutFd, int stderrFd);

@@ -50,6 +50,12 @@ Result<InitProcess> launchInit(const std::string &initPath, const IdMapping &ids
 
 // How long cordon-init may take to carry out a setup request before the start is given up.
 inline constexpr int SetupReplyTimeoutMs = 15000;
+// A container that restores a saved workspace copies up to workspace_mb before it answers: allowed 10 ms a
+// MiB (100 MB/s, a slow disk) beyond the usual wait.
+inline int setupReplyTimeoutMs(int workspaceMb)
+{
+    return SetupReplyTimeoutMs + (workspaceMb > 0 ? workspaceMb : 0) * 10;
+}
 
 // The descriptors a successful setup passes back: one per SetupRequest::handBack entry, in its order, then
 // the proxy listener when the request asked for one.

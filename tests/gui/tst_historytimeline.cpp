@@ -122,18 +122,18 @@ private Q_SLOTS:
         EventTimelineView *timeline = m_history->timeline();
         m_history->tabs()->setCurrentWidget(timeline);
         EventTimelineModel *model = timeline->model();
-        // Newest first: started, stopped (the workspace saved just before), created; each with the
-        // container's name and a line in words.
+        // Newest first: started, the workspace saved (at the latest before the start), stopped, created;
+        // each with the container's name and a line in words.
         QTRY_COMPARE_WITH_TIMEOUT(
             kinds(model),
-            (QStringList{QStringLiteral("container.started"), QStringLiteral("container.stopped"),
-                         QStringLiteral("workspace.saved"), QStringLiteral("container.created")}),
+            (QStringList{QStringLiteral("container.started"), QStringLiteral("workspace.saved"),
+                         QStringLiteral("container.stopped"), QStringLiteral("container.created")}),
             10000);
-        QCOMPARE(model->index(1, EventTimelineModel::DescriptionColumn).data().toString(),
+        QCOMPARE(model->index(2, EventTimelineModel::DescriptionColumn).data().toString(),
                  QStringLiteral("Stopped; its files are kept"));
         QCOMPARE(model->index(0, EventTimelineModel::ContainerColumn).data().toString(),
                  QStringLiteral("lifecycle"));
-        QCOMPARE(model->index(2, EventTimelineModel::DescriptionColumn).data().toString(),
+        QCOMPARE(model->index(1, EventTimelineModel::DescriptionColumn).data().toString(),
                  QStringLiteral("Files saved to disk: 0 files, 0 B"));
         QVERIFY(model->index(3, EventTimelineModel::DescriptionColumn)
                     .data()

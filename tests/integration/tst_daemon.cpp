@@ -695,6 +695,55 @@ private Q_SLOTS:
                  true);
     }
 
+    // The workspace lives in memory (a tmpfs): a daemon that stops normally saves it first, so the next
+    // daemon brings the container back with its files; a killed daemon cannot, and what changed since the
+    // container last stopped is gone, while uploads (kept on the host as they arrive) and the saved copy are
+    // not.
+    void filesSurviveADaemonRestartButNotAKill()
+    {
+        const QString id = create();
+        QVERIFY(!id.isEmpty());
+        QCOMPARE(
+            sh(id, QStringLiteral("echo saved > /mnt/data/a.txt && echo out > /mnt/data/outputs/o.txt && "
+                                  "echo ok"))
+                .value(QStringLiteral("stdout"))
+                .toString(),
+            QStringLiteral("ok\n"));
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("file.upload"),
+                                     {{QStringLiteral("container"), id},
+                                      {QStringLiteral("name"), QStringLiteral("in.txt")},
+                                      {QStringLiteral("content"), QStringLiteral("aW4K")}}));
+        QVERIFY(m_daemon.stop());
+        QVERIFY(m_daemon.start());
+        QCOMPARE(state(id), QStringLiteral("running"));
+        QCOMPARE(sh(id, QStringLiteral("cat /mnt/data/a.txt /mnt/data/outputs/o.txt /mnt/data/inputs/in.txt; "
+                                       "echo lost > /mnt/data/b.txt"))
+                     .value(QStringLiteral("stdout"))
+                     .toString(),
+                 QStringLiteral("saved\nout\nin\n"));
+        auto saved = m_daemon.call(
+            QStringLiteral("history.events"),
+            {{QStringLiteral("container"), id}, {QStringLiteral("kind"), QStringLiteral("workspace.saved")}});
+        QVERIFY_RESULT(saved);
+        const QJsonObject detail = saved->value(QStringLiteral("events"))
+                                       .toArray()
+                                       .first()
+                                       .toObject()
+                                       .value(QStringLiteral("detail"))
+                                       .toObject();
+        QCOMPARE(detail.value(QStringLiteral("files")).toInteger(), 2);
+        QCOMPARE(detail.value(QStringLiteral("bytes")).toInteger(), 10);
+
+        m_daemon.kill();
+        QVERIFY(m_daemon.start());
+        QCOMPARE(state(id), QStringLiteral("running"));
+        QCOMPARE(sh(id, QStringLiteral("cat /mnt/data/a.txt /mnt/data/inputs/in.txt; ls /mnt/data"))
+                     .value(QStringLiteral("stdout"))
+                     .toString(),
+                 QStringLiteral("saved\nin\na.txt\ninputs\noutputs\n"));
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
+    }
+
     void crashMidRunLeavesNothingBehind()
     {
         const QString id = create();
