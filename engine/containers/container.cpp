@@ -179,7 +179,7 @@ Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
     OneShot::LaunchRequest launch;
     launch.id = m_id.toStdString();
     launch.ids = ids;
-    launch.layout = Workspace::Layout::WithCode;
+    launch.layout = Workspace::Layout::Container;
     launch.cgroup = m_cgroup;
     launch.limits = {m_policy.memoryLimitBytes, m_policy.limits.pids};
     launch.replaceStaleGroup = true; // a group left by a daemon that was killed

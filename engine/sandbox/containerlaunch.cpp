@@ -24,6 +24,7 @@ Result<Plan> makeWorkspaceAndPlan(const LaunchRequest &request)
     }
     Isolation::MountPlanInput input = request.plan;
     input.workspace = {paths.work, paths.inputs, paths.outputs, paths.code};
+    input.restoreSaved = request.layout == Workspace::Layout::Container;
     input.insideUid = request.ids.insideUid;
     input.insideGid = request.ids.insideGid;
     auto setup = Isolation::buildMountPlan(input);

@@ -23,7 +23,7 @@ struct LaunchRequest
 {
     std::string id; // the container's id: its workspace's and its cgroup's name
     Isolation::IdMapping ids;
-    Workspace::Layout layout = Workspace::Layout::CommandsOnly;
+    Workspace::Layout layout = Workspace::Layout::OneShot;
     Cgroup::CgroupBackend *cgroup = nullptr; // null: degraded, accepted by the caller
     Cgroup::ResourceLimits limits;
     // A long-lived container's id may name a group that a killed daemon left; a fresh random id cannot.

@@ -191,8 +191,10 @@ Result<SetupRequest> buildMountPlan(const MountPlanInput &input)
     // bound again without exec; inputs/ stays a read-only bind of the host directory uploads go to.
     plan.dir("/mnt");
     plan.tmpfs(InsideWorkDir, workspaceTmpfsOptions(input.workspaceMb), MS_NOSUID | MS_NODEV);
-    plan.restore(workspace.work, InsideWorkDir);
-    plan.restore(workspace.outputs, InsideOutputsDir);
+    if (input.restoreSaved) {
+        plan.restore(workspace.work, InsideWorkDir);
+        plan.restore(workspace.outputs, InsideOutputsDir);
+    }
     plan.selfBind(InsideOutputsDir, MS_NOSUID | MS_NODEV | MS_NOEXEC);
     plan.bind(workspace.inputs, InsideInputsDir, ReadOnlyBind);
     setup.handBack = {InsideWorkDir, InsideOutputsDir};

@@ -38,6 +38,9 @@ struct MountPlanInput
     std::uint32_t insideGid = 1000;
     int tmpMb = 512;
     int workspaceMb = 2048; // the size of the /mnt/data tmpfs
+    // A container that starts again restores what its last stop saved in work/ and outputs/; a one-shot
+    // run's workspace starts empty and has neither.
+    bool restoreSaved = true;
     // An allowlist network policy: cordon-init opens the egress proxy's listener inside the container.
     bool proxyListener = false;
     std::vector<ExtraMount> mounts;

@@ -209,11 +209,12 @@ Result<Workspace> Workspace::create(std::string_view containerId, uid_t ownerUid
     workspace.m_root = canonical + '/' + std::string(containerId);
     const WorkspacePaths paths = workspace.paths(layout);
     CORDON_TRY(makeDir(workspace.m_root, 0700));
-    CORDON_TRY(makeDir(paths.work, 0755));
     CORDON_TRY(makeDir(paths.inputs, 0755));
+    if (layout == Layout::OneShot)
+        return workspace;
+    CORDON_TRY(makeDir(paths.work, 0755));
     CORDON_TRY(makeDir(paths.outputs, 0755));
-    if (!paths.code.empty())
-        CORDON_TRY(makeDir(paths.code, 0755));
+    CORDON_TRY(makeDir(paths.code, 0755));
     // The mount points inputs/ and outputs/ are made in the workspace tmpfs; a save never keeps them (they
     // are other mounts), but a workspace saved by an older Cordon may hold a symlink or file by those names,
     // which the restore would put in their way.
@@ -224,7 +225,7 @@ Result<Workspace> Workspace::create(std::string_view containerId, uid_t ownerUid
         if (::lstat(mountPoint.c_str(), &info) == 0 && !S_ISDIR(info.st_mode))
             CORDON_TRY(Files::removeTree(mountPoint));
     }
-    // When the caller is root, code inside runs as an unprivileged host uid and must own what it may write.
+    // When the caller is root, code inside runs as an unprivileged host uid and must own what it restores.
     if (ownerUid != ::geteuid()) {
         CORDON_TRY(handTo(paths.work, ownerUid, ownerGid));
         CORDON_TRY(handTo(paths.outputs, ownerUid, ownerGid));
@@ -244,13 +245,13 @@ Workspace Workspace::at(std::string_view containerId)
 WorkspacePaths Workspace::paths(Layout layout) const
 {
     return {m_root + "/work", m_root + "/inputs", m_root + "/outputs",
-            layout == Layout::WithCode ? m_root + "/code" : std::string()};
+            layout == Layout::Container ? m_root + "/code" : std::string()};
 }
 
 Result<Files::MirrorReport> Workspace::save(int workspaceDir, int outputsDir,
                                             const Files::MirrorLimits &limits) const
 {
-    const WorkspacePaths where = paths(Layout::CommandsOnly);
+    const WorkspacePaths where = paths(Layout::Container);
     Files::MirrorLimits workLimits = limits;
     workLimits.skipAtTop = {"inputs", "outputs"};
     auto work = Files::saveTree(workspaceDir, where.work, workLimits);

@@ -32,33 +32,34 @@ struct WorkspacePaths
     std::string work;    // /mnt/data as saved at the last stop (without inputs/ and outputs/)
     std::string inputs;  // mounted at /mnt/data/inputs, read-only
     std::string outputs; // /mnt/data/outputs as saved at the last stop
-    std::string code;    // mounted read-only at /mnt/code; empty with Layout::CommandsOnly
+    std::string code;    // mounted read-only at /mnt/code; empty with Layout::OneShot
 };
 
 class Workspace final
 {
 public:
-    // code/ holds the source files of code runs (mounted read-only at /mnt/code); a container that only runs
-    // commands has none.
+    // A long-lived container has code/ (the source files of code runs, mounted read-only at /mnt/code) and
+    // the saved copy of its workspace in work/ and outputs/. A one-shot run takes no code runs and starts
+    // from an empty workspace that is never saved: it has inputs/ only.
     enum class Layout
     {
-        WithCode,
-        CommandsOnly,
+        Container,
+        OneShot,
     };
 
-    // Creates the directories, or reuses them for a container that starts again. The work/inputs and
-    // work/outputs mount points are made here, as real directories, before the sandbox starts: a symlink
-    // planted there by an earlier run would otherwise be in the way. When `ownerUid` is not our effective uid
-    // (the caller is root and code inside runs as an unprivileged host uid), work/ and outputs/ are handed to
-    // `ownerUid`:`ownerGid`. Failures: `workspace.io`, or what removing a planted mount point reported.
+    // Creates the directories, or reuses them for a container that starts again (a symlink or file that an
+    // older Cordon's workspace left at work/inputs or work/outputs is removed: the restore would put it in
+    // the way of the mounts). When `ownerUid` is not our effective uid (the caller is root and code inside
+    // runs as an unprivileged host uid), work/ and outputs/ are handed to `ownerUid`:`ownerGid`. Failures:
+    // `workspace.io`, or what removing a planted entry reported.
     static Result<Workspace> create(std::string_view containerId, uid_t ownerUid, gid_t ownerGid,
-                                    Layout layout = Layout::WithCode);
+                                    Layout layout = Layout::Container);
     // The workspace of an existing container, without changing the disk.
     static Workspace at(std::string_view containerId);
 
     const std::string &root() const { return m_root; }
-    // With Layout::CommandsOnly, `code` is empty.
-    WorkspacePaths paths(Layout layout = Layout::WithCode) const;
+    // With Layout::OneShot, `code` is empty (work/ and outputs/ are named but not made).
+    WorkspacePaths paths(Layout layout = Layout::Container) const;
 
     // Saves a running container's in-memory workspace to work/ and outputs/, each replaced whole
     // (Files::saveTree()): `workspaceDir` and `outputsDir` are the /mnt/data and /mnt/data/outputs that

@@ -158,6 +158,25 @@ private Q_SLOTS:
         QCOMPARE(run(sh(QStringLiteral("echo alive"))).stdoutData, QByteArray("alive\n"));
     }
 
+    // The workspace is a tmpfs charged to the container's memory cgroup: files and processes share the memory
+    // limit, so a workspace_mb larger than the memory cannot be filled past it, and the host's memory stays
+    // bounded by the tier. Writing past the memory ends in the OOM killer, never in the host's memory.
+    void workspaceFilesCountTowardTheMemoryLimit()
+    {
+        auto policy = testPolicy();
+        policy.memoryLimitBytes = 128LL * 1024 * 1024;
+        policy.limits.workspaceMb = 1024;
+        const auto outcome =
+            run(sh(QStringLiteral("i=0; while [ $i -lt 40 ]; do "
+                                  "dd if=/dev/zero of=/mnt/data/f$i bs=1M count=8 2>/dev/null || exit 3; "
+                                  "i=$((i+1)); done; echo all written")),
+                policy);
+        QVERIFY2(outcome.errorClass == ErrorClass::Oom, describe(outcome));
+        QVERIFY(!outcome.stdoutData.contains("all written"));
+        QVERIFY2(outcome.peakMemoryBytes <= policy.memoryLimitBytes * 11 / 10,
+                 qPrintable(QString::number(outcome.peakMemoryBytes)));
+    }
+
     void forkBombIsContainedByThePidsLimit()
     {
         auto policy = testPolicy();

@@ -1593,16 +1593,16 @@ void TestSafeFiles::plainWorkspaceCreateRepairAndRemove()
     const std::string id = Cordon::Containers::newContainerId();
     const std::string expectedRoot = plain(real) + "/nested/dir/containers/" + id;
 
-    auto created = Workspace::create(id, ::geteuid(), ::getegid(), Workspace::Layout::WithCode);
+    auto created = Workspace::create(id, ::geteuid(), ::getegid(), Workspace::Layout::Container);
     QVERIFY_RESULT(created);
     QCOMPARE(created->root(), expectedRoot);
     QCOMPARE(Workspace::at(id).root(), expectedRoot);
-    const auto paths = created->paths(Workspace::Layout::WithCode);
+    const auto paths = created->paths(Workspace::Layout::Container);
     QCOMPARE(paths.work, expectedRoot + "/work");
     QCOMPARE(paths.inputs, expectedRoot + "/inputs");
     QCOMPARE(paths.outputs, expectedRoot + "/outputs");
     QCOMPARE(paths.code, expectedRoot + "/code");
-    QCOMPARE(created->paths(Workspace::Layout::CommandsOnly).code, std::string());
+    QCOMPARE(created->paths(Workspace::Layout::OneShot).code, std::string());
     const auto modeOf = [](const std::string &entry) {
         struct stat st;
         return ::lstat(entry.c_str(), &st) == 0 ? st.st_mode : mode_t(0);
@@ -1621,7 +1621,7 @@ void TestSafeFiles::plainWorkspaceCreateRepairAndRemove()
     QCOMPARE(::chmod(paths.work.c_str(), 0700), 0);
     QVERIFY(makeFile(QByteArray::fromStdString(paths.outputs + "/result.txt"), "kept across starts"));
 
-    auto again = Workspace::create(id, ::geteuid(), ::getegid(), Workspace::Layout::WithCode);
+    auto again = Workspace::create(id, ::geteuid(), ::getegid(), Workspace::Layout::Container);
     QVERIFY_RESULT(again);
     QCOMPARE(again->root(), expectedRoot);
     QCOMPARE(modeOf(paths.work + "/inputs"), mode_t(0));
@@ -1634,19 +1634,32 @@ void TestSafeFiles::plainWorkspaceCreateRepairAndRemove()
     // A root caller hands work/ and outputs/ to the unprivileged uid the code runs as, and nothing else.
     if (isRoot()) {
         const std::string other = Cordon::Containers::newContainerId();
-        auto handed = Workspace::create(other, 65534, 65534, Workspace::Layout::CommandsOnly);
+        auto handed = Workspace::create(other, 65534, 65534, Workspace::Layout::Container);
         QVERIFY_RESULT(handed);
         const auto ownerOf = [](const std::string &entry) {
             struct stat st;
             return ::lstat(entry.c_str(), &st) == 0 ? std::pair(st.st_uid, st.st_gid) : std::pair(~0u, ~0u);
         };
-        const auto otherPaths = handed->paths(Workspace::Layout::CommandsOnly);
+        const auto otherPaths = handed->paths(Workspace::Layout::Container);
         QCOMPARE(ownerOf(otherPaths.work), std::pair(65534u, 65534u));
         QCOMPARE(ownerOf(otherPaths.outputs), std::pair(65534u, 65534u));
         QCOMPARE(ownerOf(otherPaths.inputs), std::pair(0u, 0u));
+        QCOMPARE(ownerOf(otherPaths.code), std::pair(0u, 0u));
         QCOMPARE(ownerOf(handed->root()), std::pair(0u, 0u));
-        QVERIFY(!exists(QByteArray::fromStdString(handed->root() + "/code")));
         QVERIFY_RESULT(handed->remove());
+    }
+
+    // A one-shot run's workspace starts empty and is never saved: inputs/ is all it has on the host.
+    {
+        const std::string fresh = Cordon::Containers::newContainerId();
+        auto oneShot = Workspace::create(fresh, ::geteuid(), ::getegid(), Workspace::Layout::OneShot);
+        QVERIFY_RESULT(oneShot);
+        const auto freshPaths = oneShot->paths(Workspace::Layout::OneShot);
+        QCOMPARE(modeOf(freshPaths.inputs), mode_t(S_IFDIR | 0755));
+        for (const std::string &absent : {freshPaths.work, freshPaths.outputs, oneShot->root() + "/code"})
+            QCOMPARE(modeOf(absent), mode_t(0));
+        QVERIFY(freshPaths.code.empty());
+        QVERIFY_RESULT(oneShot->remove());
     }
 
     QVERIFY_RESULT(again->remove());
