@@ -159,7 +159,7 @@ measure_latency() { # label data_dir cordon_bin_dir json_dir [prefix...]
     if [ "$reference" = 1 ]; then
         names+=("cordon run --json" "cordon run --policy" "cordon run --input --output-dir" "cordon run --stdin")
         cmds+=("$cbin/cordon run --json -- /bin/true" "$cbin/cordon run --policy $work/policy.json -- /bin/true"
-            "$cbin/cordon run --input $work/input.txt --output-dir $data_dir/outputs -- /bin/true"
+            "$cbin/cordon run --input $work/input.txt --output-dir $data_dir-outputs -- /bin/true"
             "$cbin/cordon run --stdin -- /bin/true")
         if [ -n "$shm_base" ]; then
             names+=("cordon run, data dir on tmpfs")
@@ -381,7 +381,8 @@ report=$out_dir/report.md
 } >"$report"
 
 # As the invoking user (root in the recorded numbers).
-mkdir -p "$out_dir/$(id -un)" "$work/data-$(id -un)"
+# The outputs of the --output-dir row go beside the data directory: cordon refuses a place inside it.
+mkdir -p "$out_dir/$(id -un)" "$work/data-$(id -un)" "$work/data-$(id -un)-outputs"
 [ -z "$shm_base" ] || mkdir -p "$shm_base/data-$(id -un)"
 measure_latency "$(id -un)" "$work/data-$(id -un)" "$bin_dir" "$out_dir/$(id -un)"
 {
@@ -394,9 +395,9 @@ ratios=("$(cat "$out_dir/$(id -un)/ratio")")
 if [ -n "$as_user" ]; then
     # The build tree may sit below a 0700 home: copy the programs where the user can read them.
     user_bin=$work/bin-$as_user
-    mkdir -p "$user_bin" "$work/data-$as_user" "$out_dir/$as_user"
+    mkdir -p "$user_bin" "$work/data-$as_user" "$work/data-$as_user-outputs" "$out_dir/$as_user"
     cp "$bin_dir/cordon" "$bin_dir/cordon-cli" "$bin_dir/cordon-init" "$user_bin/"
-    chown -R "$as_user:" "$work/data-$as_user" "$out_dir/$as_user"
+    chown -R "$as_user:" "$work/data-$as_user" "$work/data-$as_user-outputs" "$out_dir/$as_user"
     if [ -n "$shm_base" ]; then
         mkdir -p "$shm_base/data-$as_user" && chown "$as_user:" "$shm_base/data-$as_user"
     fi
