@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+#include "sandbox/secrets/secretmasker.h"
+
+#include "sandbox/json.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace Cordon::Secrets {
+
+namespace {
+
+constexpr std::size_t MaxNameLength = 128;
+constexpr char HexLower[] = "0123456789abcdef";
+constexpr char HexUpper[] = "0123456789ABCDEF";
+constexpr char Base64Standard[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr char Base64Url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+bool isValidName(std::string_view name)
+{
+    if (name.empty() || name.size() > MaxNameLength)
+        return false;
+    const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+    if (!letter(name.front()))
+        return false;
+    return std::all_of(name.begin(), name.end(), [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
+}
+
+std::string hex(std::string_view value, const char *digits)
+{
+    std::string out;
+    out.reserve(value.size() * 2);
+    for (unsigned char c : value) {
+        out += digits[c >> 4];
+        out += digits[c & 15];
+    }
+    return out;
+}
+
+std::string percentEncoded(std::string_view value, const char *digits)
+{
+    std::string out;
+    for (unsigned char c : value) {
+        const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                                c == '-' || c == '.' || c == '_' || c == '~';
+        if (unreserved) {
+            out += char(c);
+        } else {
+            out += '%';
+            out += digits[c >> 4];
+            out += digits[c & 15];
+        }
+    }
+    return out;
+}
+
+// What a JSON writer prints for the value inside its quotes (the engine's own writer, jsonQuote()).
+std::string jsonEscaped(std::string_view value)
+{
+    const std::string quoted = jsonQuote(value);
+    return quoted.substr(1, quoted.size() - 2);
+}
+
+// Base64 without padding.
+std::string base64(std::string_view data, const char *alphabet)
+{
+    std::string out;
+    std::size_t i = 0;
+    for (; i + 3 <= data.size(); i += 3) {
+        const unsigned v = (unsigned(std::uint8_t(data[i])) << 16) |
+                           (unsigned(std::uint8_t(data[i + 1])) << 8) | unsigned(std::uint8_t(data[i + 2]));
+        out += alphabet[(v >> 18) & 63];
+        out += alphabet[(v >> 12) & 63];
+        out += alphabet[(v >> 6) & 63];
+        out += alphabet[v & 63];
+    }
+    if (data.size() - i == 1) {
+        const unsigned v = unsigned(std::uint8_t(data[i])) << 16;
+        out += alphabet[(v >> 18) & 63];
+        out += alphabet[(v >> 12) & 63];
+    } else if (data.size() - i == 2) {
+        const unsigned v =
+            (unsigned(std::uint8_t(data[i])) << 16) | (unsigned(std::uint8_t(data[i + 1])) << 8);
+        out += alphabet[(v >> 18) & 63];
+        out += alphabet[(v >> 12) & 63];
+        out += alphabet[(v >> 6) & 63];
+    }
+    return out;
+}
+
+// The characters of any base64 text holding `value` at a byte offset of `alignment` (mod 3) that `value`
+// alone decides: those whose six bits lie wholly inside it.
+std::string base64Core(std::string_view value, std::size_t alignment, const char *alphabet)
+{
+    std::string padded(alignment, '\0');
+    padded.append(value);
+    const std::string encoded = base64(padded, alphabet);
+    const std::size_t first = (8 * alignment + 5) / 6;
+    const std::size_t end = 8 * (alignment + value.size()) / 6;
+    return end > first ? encoded.substr(first, end - first) : std::string();
+}
+
+std::vector<std::size_t> borders(const std::string &form)
+{
+    std::vector<std::size_t> border(form.size(), 0);
+    for (std::size_t i = 1, k = 0; i < form.size(); ++i) {
+        while (k > 0 && form[i] != form[k])
+            k = border[k - 1];
+        if (form[i] == form[k])
+            ++k;
+        border[i] = k;
+    }
+    return border;
+}
+
+} // namespace
+
+std::vector<std::string> maskedForms(std::string_view value)
+{
+    std::vector<std::string> forms{std::string(value),
+                                   jsonEscaped(value),
+                                   percentEncoded(value, HexUpper),
+                                   percentEncoded(value, HexLower),
+                                   hex(value, HexLower),
+                                   hex(value, HexUpper)};
+    for (const char *alphabet : {Base64Standard, Base64Url}) {
+        for (std::size_t alignment = 0; alignment < 3; ++alignment)
+            forms.push_back(base64Core(value, alignment, alphabet));
+    }
+    std::sort(forms.begin(), forms.end(), [](const std::string &a, const std::string &b) {
+        return a.size() != b.size() ? a.size() > b.size() : a < b;
+    });
+    forms.erase(std::unique(forms.begin(), forms.end()), forms.end());
+    forms.erase(std::remove(forms.begin(), forms.end(), std::string()), forms.end());
+    return forms;
+}
+
+Result<> SecretMasker::add(const std::string &name, std::string_view value)
+{
+    if (!isValidName(name))
+        return fail("secrets.bad_name",
+                    "a secret's name is a variable name ([A-Za-z_][A-Za-z0-9_]*, at most " +
+                        std::to_string(MaxNameLength) + " characters)");
+    if (value.size() < MinValueBytes || value.size() > MaxValueBytes)
+        return fail("secrets.bad_value",
+                    "the value of secret " + name + " must have " + std::to_string(MinValueBytes) + " to " +
+                        std::to_string(MaxValueBytes) + " bytes, it has " + std::to_string(value.size()));
+    const std::string marker = "[secret:" + name + "]";
+    for (std::string &form : maskedForms(value)) {
+        std::vector<std::size_t> border = borders(form);
+        m_patterns.push_back(Pattern{std::move(form), marker, std::move(border)});
+    }
+    std::stable_sort(m_patterns.begin(), m_patterns.end(),
+                     [](const Pattern &a, const Pattern &b) { return a.form.size() > b.form.size(); });
+    return {};
+}
+
+std::string SecretMasker::replaceAll(std::string_view text) const
+{
+    std::string current(text);
+    for (const Pattern &pattern : m_patterns) {
+        std::size_t at = current.find(pattern.form);
+        if (at == std::string::npos)
+            continue;
+        std::string replaced;
+        replaced.reserve(current.size());
+        std::size_t from = 0;
+        while (at != std::string::npos) {
+            replaced.append(current, from, at - from);
+            replaced += pattern.marker;
+            from = at + pattern.form.size();
+            at = current.find(pattern.form, from);
+        }
+        replaced.append(current, from, std::string::npos);
+        current = std::move(replaced);
+    }
+    return current;
+}
+
+std::size_t SecretMasker::pendingPrefix(std::string_view text) const
+{
+    std::size_t longest = 0;
+    for (const Pattern &pattern : m_patterns) {
+        const std::size_t window = std::min(pattern.form.size() - 1, text.size());
+        std::size_t state = 0;
+        for (std::size_t i = text.size() - window; i < text.size(); ++i) {
+            while (state > 0 && (state == pattern.form.size() || text[i] != pattern.form[state]))
+                state = pattern.border[state - 1];
+            if (text[i] == pattern.form[state])
+                ++state;
+        }
+        if (state == pattern.form.size())
+            state = pattern.border[state - 1];
+        longest = std::max(longest, state);
+    }
+    return longest;
+}
+
+std::string SecretMasker::feed(std::string_view chunk)
+{
+    if (m_patterns.empty())
+        return std::string(chunk);
+    std::string masked = replaceAll(m_held + std::string(chunk));
+    const std::size_t hold = pendingPrefix(masked);
+    m_held = masked.substr(masked.size() - hold);
+    masked.resize(masked.size() - hold);
+    return masked;
+}
+
+std::string SecretMasker::finish()
+{
+    std::string rest = std::move(m_held);
+    m_held.clear();
+    return rest;
+}
+
+std::string SecretMasker::maskAll(std::string_view text) const
+{
+    return m_patterns.empty() ? std::string(text) : replaceAll(text);
+}
+
+} // namespace Cordon::Secrets

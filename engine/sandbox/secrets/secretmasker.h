@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+// Masking secrets at the logging boundary (docs/secrets.md): every form in which a program is likely to print
+// an injected value, in a stream that arrives in chunks. Plain C++, so that the launcher's one-shot runs and
+// the daemon mask alike.
+//
+// The forms of a value V (bytes) are: V itself; V JSON-escaped; V percent-encoded (upper- and lower-case hex
+// digits); V in hex (both cases); and V in base64, standard and URL-safe, at each of the three alignments V
+// can have inside a longer encoded text. For base64 only the characters that V alone decides are matched (the
+// one or two at each end that share bits with the neighbouring bytes are not), so at most two characters of
+// a partial symbol stay visible next to the mask. Each form becomes `[secret:NAME]`.
+#pragma once
+
+#include "sandbox/error.h"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace Cordon::Secrets {
+
+// Values shorter than this are refused: a two-letter value would mask half of every output. Longer than
+// MaxValueBytes are refused too (a secret is a token or a key, not a file).
+constexpr std::size_t MinValueBytes = 8;
+constexpr std::size_t MaxValueBytes = 4096;
+
+// The forms of `value` that SecretMasker looks for, longest first, without duplicates.
+std::vector<std::string> maskedForms(std::string_view value);
+
+class SecretMasker final
+{
+public:
+    // Errors: secrets.bad_name (not [A-Za-z_][A-Za-z0-9_]*, or longer than 128), secrets.bad_value (shorter
+    // than MinValueBytes or longer than MaxValueBytes).
+    Result<> add(const std::string &name, std::string_view value);
+    bool empty() const { return m_patterns.empty(); }
+
+    // Masks what `chunk` completes and returns what can be passed on now. Only the shortest tail that could
+    // still become a form with the next chunk is held back, so output that does not look like the start of a
+    // secret (a prompt waiting for input) is never delayed.
+    std::string feed(std::string_view chunk);
+    // The tail held back, masked as far as it goes: the stream has ended.
+    std::string finish();
+
+    // Masks a complete text (an error message, a stored output, an export).
+    std::string maskAll(std::string_view text) const;
+
+private:
+    struct Pattern
+    {
+        std::string form;
+        std::string marker;
+        std::vector<std::size_t> border; // KMP failure function of `form`
+    };
+
+    // Replaces every complete form in `text`.
+    std::string replaceAll(std::string_view text) const;
+    // The length of the longest suffix of `text` that is a proper prefix of some form.
+    std::size_t pendingPrefix(std::string_view text) const;
+
+    std::vector<Pattern> m_patterns;
+    std::string m_held;
+};
+
+} // namespace Cordon::Secrets

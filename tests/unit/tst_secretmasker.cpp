@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// The secret masker at the logging boundary: every form of a value (raw, JSON-escaped, percent-encoded, hex,
+// base64 standard and URL-safe at every alignment) becomes [secret:NAME], also when a form is split across
+// chunks at every possible point, while output that merely resembles a secret's start is not held back.
+#include "sandbox/secrets/secretmasker.h"
+
+#include "testutil.h"
+
+#include <QByteArray>
+#include <QObject>
+#include <QRandomGenerator>
+
+#include <cctype>
+#include <cstring>
+
+using namespace Cordon;
+using Cordon::Secrets::SecretMasker;
+
+namespace {
+
+// A value with characters that every encoding treats differently.
+const std::string Value = "sk-test_9f\"Q/+x=\\ z~%7e\n";
+
+std::string toStd(const QByteArray &bytes)
+{
+    return bytes.toStdString();
+}
+
+// %2F -> %2f, the rest as it is.
+std::string lowerHexEscapes(std::string text)
+{
+    for (std::size_t i = 0; i + 2 < text.size(); ++i) {
+        if (text[i] == '%') {
+            text[i + 1] = char(std::tolower(static_cast<unsigned char>(text[i + 1])));
+            text[i + 2] = char(std::tolower(static_cast<unsigned char>(text[i + 2])));
+        }
+    }
+    return text;
+}
+
+// Every way a program is likely to print the value, each embedded in surrounding text.
+std::vector<std::string> leaks(const std::string &value)
+{
+    const QByteArray raw = QByteArray::fromStdString(value);
+    std::vector<std::string> out{
+        "token=" + value + ";",
+        "{\"token\": \"" +
+            toStd(QByteArray::fromStdString(value)
+                      .replace("\\", "\\\\")
+                      .replace("\"", "\\\"")
+                      .replace("\n", "\\n")) +
+            "\"}",
+        "url?t=" + toStd(raw.toPercentEncoding()) + "&x",
+        "url?t=" + lowerHexEscapes(toStd(raw.toPercentEncoding())) + "&x",
+        "hex " + toStd(raw.toHex()) + " end",
+        "HEX " + toStd(raw.toHex().toUpper()) + " end",
+    };
+    // Base64 of the value after 0, 1 and 2 bytes of other data, standard and URL-safe, padded or not.
+    for (const char *prefix : {"", "a", "ab"}) {
+        const QByteArray data = QByteArray(prefix) + raw + QByteArray("tail");
+        out.push_back("b64 " + toStd(data.toBase64()) + " end");
+        out.push_back("b64url " +
+                      toStd(data.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals)) +
+                      " end");
+    }
+    return out;
+}
+
+bool containsAnyForm(const std::string &text, const std::string &value)
+{
+    for (const std::string &form : Secrets::maskedForms(value)) {
+        if (text.find(form) != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+class TestSecretMasker final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void everyFormIsMaskedInACompleteText()
+    {
+        SecretMasker masker;
+        QVERIFY_RESULT(masker.add("API_TOKEN", Value));
+        for (const std::string &leak : leaks(Value)) {
+            const std::string masked = masker.maskAll(leak);
+            QVERIFY2(!containsAnyForm(masked, Value), masked.c_str());
+            QVERIFY2(masked.find("[secret:API_TOKEN]") != std::string::npos, masked.c_str());
+        }
+        // Checked against Qt's own encoders, not the masker's: ten characters from the middle of the base64
+        // of the value at each alignment must be gone.
+        for (const char *prefix : {"", "a", "ab"}) {
+            const QByteArray data =
+                QByteArray(prefix) + QByteArray::fromStdString(Value) + QByteArray("tail");
+            for (const auto options : {QByteArray::Base64Encoding, QByteArray::Base64UrlEncoding}) {
+                const std::string encoded = toStd(data.toBase64(options));
+                const std::size_t first = (8 * std::strlen(prefix) + 5) / 6;
+                const std::string middle = encoded.substr(first + 4, 10);
+                const std::string masked = masker.maskAll("x " + encoded + " y");
+                QVERIFY2(masked.find(middle) == std::string::npos, (masked + " still has " + middle).c_str());
+            }
+        }
+        // What is not the secret stays as it was.
+        QCOMPARE(masker.maskAll("nothing to hide"), std::string("nothing to hide"));
+    }
+
+    // A program that writes the value in two writes, split anywhere, arrives in two chunks.
+    void aFormSplitAcrossChunksIsStillMasked()
+    {
+        for (const std::string &leak : leaks(Value)) {
+            for (std::size_t cut = 0; cut <= leak.size(); ++cut) {
+                SecretMasker masker;
+                QVERIFY_RESULT(masker.add("API_TOKEN", Value));
+                std::string passed = masker.feed(std::string_view(leak).substr(0, cut));
+                passed += masker.feed(std::string_view(leak).substr(cut));
+                passed += masker.finish();
+                QVERIFY2(!containsAnyForm(passed, Value),
+                         (passed + " cut at " + std::to_string(cut)).c_str());
+                QCOMPARE(passed, masker.maskAll(leak));
+            }
+        }
+    }
+
+    // One byte at a time, with several secrets: the same result as masking the whole text at once.
+    void byteByByteWithSeveralSecrets()
+    {
+        SecretMasker masker;
+        QVERIFY_RESULT(masker.add("FIRST", "first-secret-value"));
+        QVERIFY_RESULT(masker.add("SECOND", "second/secret+value"));
+        const std::string text = "a first-secret-value b " +
+                                 toStd(QByteArray("second/secret+value").toBase64()) +
+                                 " c second%2Fsecret%2Bvalue d";
+        std::string passed;
+        for (char c : text)
+            passed += masker.feed(std::string_view(&c, 1));
+        passed += masker.finish();
+        QCOMPARE(passed, masker.maskAll(text));
+        QVERIFY2(passed.find("[secret:FIRST]") != std::string::npos, passed.c_str());
+        QCOMPARE(std::count(passed.begin(), passed.end(), '['), std::ptrdiff_t(3));
+    }
+
+    // A prompt waiting for input must reach the user now: only a tail that could start a form is held.
+    void onlyAPossibleStartIsHeldBack()
+    {
+        SecretMasker masker;
+        QVERIFY_RESULT(masker.add("API_TOKEN", "zebra-token-123"));
+        QCOMPARE(masker.feed("Enter your name: "), std::string("Enter your name: "));
+        QCOMPARE(masker.feed("hello zeb"), std::string("hello "));
+        QCOMPARE(masker.feed("ra crossing\n"), std::string("zebra crossing\n"));
+        QCOMPARE(masker.finish(), std::string());
+    }
+
+    // Random bytes around random splits: never a form in what passes, always what maskAll gives.
+    void randomChunksNeverLeak()
+    {
+        QRandomGenerator random(20261203);
+        const std::string secret = "rNd-" + std::to_string(random.generate()) + "-value";
+        SecretMasker masker;
+        QVERIFY_RESULT(masker.add("RANDOM", secret));
+        for (int round = 0; round < 200; ++round) {
+            std::string text;
+            for (int part = 0; part < 6; ++part) {
+                const std::vector<std::string> forms = Secrets::maskedForms(secret);
+                text += forms[random.bounded(int(forms.size()))];
+                for (int i = random.bounded(12); i > 0; --i)
+                    text += char(random.bounded(32, 127));
+            }
+            SecretMasker stream;
+            QVERIFY_RESULT(stream.add("RANDOM", secret));
+            std::string passed;
+            for (std::size_t at = 0; at < text.size();) {
+                const std::size_t length = std::min<std::size_t>(random.bounded(1, 9), text.size() - at);
+                passed += stream.feed(std::string_view(text).substr(at, length));
+                at += length;
+            }
+            passed += stream.finish();
+            QVERIFY2(!containsAnyForm(passed, secret), passed.c_str());
+            QCOMPARE(passed, masker.maskAll(text));
+        }
+    }
+
+    void badNamesAndValuesAreRefused()
+    {
+        SecretMasker masker;
+        for (const std::string &name : {std::string(), std::string("1ABC"), std::string("A-B"),
+                                        std::string("A B"), std::string(129, 'A')}) {
+            const auto added = masker.add(name, "long enough value");
+            QVERIFY(!added);
+            QCOMPARE(added.error().code(), std::string("secrets.bad_name"));
+        }
+        for (const std::string &value :
+             {std::string("short"), std::string(Secrets::MaxValueBytes + 1, 'x')}) {
+            const auto added = masker.add("OK_NAME", value);
+            QVERIFY(!added);
+            QCOMPARE(added.error().code(), std::string("secrets.bad_value"));
+        }
+        QVERIFY(masker.empty());
+        QCOMPARE(masker.feed("unchanged"), std::string("unchanged"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSecretMasker)
+#include "tst_secretmasker.moc"
