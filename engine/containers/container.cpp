@@ -138,7 +138,11 @@ Result<> Container::start()
 
 Result<> Container::beginStart()
 {
-    finishPendingSave(); // the start restores what the last stop saved
+    // A death whose release is still queued: its workspace is saved first, or this start would restore the
+    // copy from before it.
+    if (m_sandbox)
+        releaseSandbox(WorkspaceOnStop::Save);
+    CORDON_TRY(saveAgainIfFailed()); // the start restores what the last stop saved
     if (m_state == ContainerState::Expired || m_state == ContainerState::Deleted)
         return fail(QStringLiteral("container.gone"),
                     QStringLiteral("container %1 is %2: its files are gone, create a new one")
@@ -160,9 +164,14 @@ Result<> Container::beginStart()
             run->abandon(oom ? ErrorClass::Oom : ErrorClass::Killed,
                          QStringLiteral("the container's PID 1 died"));
         m_state = ContainerState::Stopped;
-        // We are inside the sandbox's own signal: release it from the event loop.
+        // We are inside the sandbox's own signal: release it from the event loop (unless a start did first).
         QMetaObject::invokeMethod(
-            this, [this] { releaseSandbox(WorkspaceOnStop::Save); }, Qt::QueuedConnection);
+            this,
+            [this, dying = m_sandbox.get()] {
+                if (m_sandbox.get() == dying)
+                    releaseSandbox(WorkspaceOnStop::Save);
+            },
+            Qt::QueuedConnection);
         Q_EMIT died();
     });
     if (auto sent = launchAndSendSetup(Isolation::idMappingFor(::geteuid(), ::getegid())); !sent) {
@@ -246,14 +255,20 @@ void Container::startSave()
     finishPendingSave();
     m_savingWorkspaceDir = m_workspaceDir;
     m_savingOutputsDir = m_outputsDir;
+    const quint64 generation = ++m_saveGeneration;
     m_pendingSave =
-        std::async(std::launch::async, [this, workspace = workspace(), dir = m_workspaceDir,
+        std::async(std::launch::async, [this, generation, workspace = workspace(), dir = m_workspaceDir,
                                         outputs = m_outputsDir, workspaceMb = m_policy.limits.workspaceMb] {
             WorkspaceSave save = saveWorkspace(workspace, dir->get(), outputs->get(), workspaceMb);
             // Posted before the result is ready, and finishPendingSave() waits for the result: `this` is
-            // alive.
+            // alive. A later save's job is not waited for by this one's notice.
             QMetaObject::invokeMethod(
-                this, [this] { finishPendingSave(); }, Qt::QueuedConnection);
+                this,
+                [this, generation] {
+                    if (generation == m_saveGeneration)
+                        finishPendingSave();
+                },
+                Qt::QueuedConnection);
             return save;
         });
 }
@@ -263,9 +278,33 @@ void Container::finishPendingSave()
     if (!m_pendingSave.valid())
         return;
     const WorkspaceSave save = m_pendingSave.get(); // waits while the copy is still under way
+    // A failed save keeps the tmpfs (in memory, through our descriptors) so that nothing is lost: the next
+    // start saves again before it restores, and refuses to start on the old copy if that fails too.
+    if (save.saved) {
+        m_savingWorkspaceDir.reset();
+        m_savingOutputsDir.reset();
+    }
+    Q_EMIT workspaceSaved(save);
+}
+
+Result<> Container::saveAgainIfFailed()
+{
+    finishPendingSave();
+    if (!m_savingWorkspaceDir || !m_savingOutputsDir)
+        return {};
+    const WorkspaceSave save = saveWorkspace(workspace(), m_savingWorkspaceDir->get(),
+                                             m_savingOutputsDir->get(), m_policy.limits.workspaceMb);
+    Q_EMIT workspaceSaved(save);
+    if (!save.saved)
+        return fail(
+            QStringLiteral("container.save_failed"),
+            QStringLiteral("the files of container %1 could not be saved when it stopped, nor now (%2); "
+                           "they are kept in memory: free space where Cordon keeps its data and start it "
+                           "again, or delete the container")
+                .arg(m_id, save.error));
     m_savingWorkspaceDir.reset();
     m_savingOutputsDir.reset();
-    Q_EMIT workspaceSaved(save);
+    return {};
 }
 
 Result<> Container::wipe()
@@ -274,6 +313,8 @@ Result<> Container::wipe()
         return fail(QStringLiteral("container.running"),
                     QStringLiteral("stop the container before wiping it"));
     finishPendingSave();
+    m_savingWorkspaceDir.reset(); // what a failed save kept goes with the files
+    m_savingOutputsDir.reset();
     return workspace().remove();
 }
 

@@ -89,6 +89,10 @@ public:
     // Waits for a save under way and reports it now (a daemon that stops records it before it exits). A
     // start and a wipe do this themselves.
     void finishPendingSave();
+    // A save that failed kept the tmpfs in memory: tries once more (a start does this before it restores
+    // the host copy, and refuses to start on the old copy; a daemon that stops does it too).
+    // container.save_failed when it fails again.
+    Result<> saveAgainIfFailed();
     // Removes the workspace. Only when stopped.
     Result<> wipe();
 
@@ -141,6 +145,7 @@ private:
     std::shared_ptr<const UniqueFd> m_savingWorkspaceDir;
     std::shared_ptr<const UniqueFd> m_savingOutputsDir;
     std::future<WorkspaceSave> m_pendingSave;
+    quint64 m_saveGeneration = 0;
     QHash<QString, ContainerRun *> m_runs;
     quint64 m_nextWireId = 1;
 };

@@ -270,6 +270,8 @@ Result<> ContainerManager::deleteFile(const QString &containerId, const QString 
     if (!found)
         return fail(found.error());
     Entry &target = **found;
+    // A save under way could copy the file before it goes, and bring it back at the next start.
+    target.container->finishPendingSave();
     auto root = target.container->filesRoot(scope);
     if (!root)
         return fail(root.error());

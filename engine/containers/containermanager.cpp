@@ -571,9 +571,10 @@ void ContainerManager::shutdown()
             logStoreFailure(m_store.saveContainer(owned->record), "a container");
         }
     }
-    // The saves run side by side; each is recorded before the daemon goes.
+    // The saves run side by side; each is recorded before the daemon goes, and one that failed is tried
+    // once more (what is still not saved then is lost with the daemon, and the event says why).
     for (auto &[id, owned] : m_entries)
-        owned->container->finishPendingSave();
+        (void)owned->container->saveAgainIfFailed();
     // One-shot runs lose their network with the daemon; their rows say when.
     for (const QString &id : m_oneShots.keys())
         detachOneShot(id);

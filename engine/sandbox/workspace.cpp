@@ -212,6 +212,8 @@ Result<Workspace> Workspace::create(std::string_view containerId, uid_t ownerUid
     CORDON_TRY(makeDir(paths.inputs, 0755));
     if (layout == Layout::OneShot)
         return workspace;
+    CORDON_TRY(Files::restoreInterruptedSave(paths.work));
+    CORDON_TRY(Files::restoreInterruptedSave(paths.outputs));
     CORDON_TRY(makeDir(paths.work, 0755));
     CORDON_TRY(makeDir(paths.outputs, 0755));
     CORDON_TRY(makeDir(paths.code, 0755));
@@ -257,7 +259,12 @@ Result<Files::MirrorReport> Workspace::save(int workspaceDir, int outputsDir,
     auto work = Files::saveTree(workspaceDir, where.work, workLimits);
     if (!work)
         return fail(work.error().wrap("save /mnt/data"));
-    auto outputs = Files::saveTree(outputsDir, where.outputs, limits);
+    // One budget for both: they are one file system inside.
+    Files::MirrorLimits outputsLimits = limits;
+    outputsLimits.maxBytes = std::max<std::int64_t>(limits.maxBytes - work->bytes, 0);
+    outputsLimits.maxEntries =
+        std::max<std::int64_t>(limits.maxEntries - work->files - work->directories - work->symlinks, 0);
+    auto outputs = Files::saveTree(outputsDir, where.outputs, outputsLimits);
     if (!outputs)
         return fail(outputs.error().wrap("save /mnt/data/outputs"));
     Files::MirrorReport total = std::move(*work);

@@ -13,11 +13,14 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QLocalSocket>
 #include <QProcess>
+#include <QStandardPaths>
 
 #include <algorithm>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace CordonTest;
@@ -84,6 +87,14 @@ private:
         return execAndWait(container,
                            {{QStringLiteral("command"),
                              QJsonArray{QStringLiteral("/bin/sh"), QStringLiteral("-c"), script}}});
+    }
+
+    qint64 eventCount(const QString &container, const QString &kind)
+    {
+        auto events =
+            m_daemon.call(QStringLiteral("history.events"),
+                          {{QStringLiteral("container"), container}, {QStringLiteral("kind"), kind}});
+        return events ? events->value(QStringLiteral("total")).toInteger() : -1;
     }
 
     QString state(const QString &container)
@@ -741,6 +752,53 @@ private Q_SLOTS:
                      .value(QStringLiteral("stdout"))
                      .toString(),
                  QStringLiteral("saved\nin\na.txt\ninputs\noutputs\n"));
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
+    }
+
+    // A save that cannot write (a full or read-only disk) must not lose the session: the tmpfs is kept in
+    // memory, the next start saves again before it restores and refuses to start on the old copy while that
+    // fails, and starts with every file once the disk takes writes again.
+    void aFailedSaveKeepsTheFilesUntilItCanSave()
+    {
+        const QString id = create();
+        QVERIFY(!id.isEmpty());
+        QCOMPARE(sh(id, QStringLiteral("echo precious > /mnt/data/p.txt && echo ok"))
+                     .value(QStringLiteral("stdout"))
+                     .toString(),
+                 QStringLiteral("ok\n"));
+        const QByteArray root = QFile::encodeName(Cordon::toQt(Cordon::Containers::dataDirectory()) +
+                                                  QStringLiteral("/containers/") + id);
+        // Root ignores permissions: the immutable attribute stops it instead.
+        const bool asRoot = ::geteuid() == 0;
+        const auto lock = [&](bool locked) {
+            if (asRoot)
+                return QProcess::execute(QStringLiteral("chattr"), {QString::fromLatin1(locked ? "+i" : "-i"),
+                                                                    QString::fromLocal8Bit(root)}) == 0;
+            return ::chmod(root.constData(), locked ? 0500 : 0700) == 0;
+        };
+        if (asRoot && QStandardPaths::findExecutable(QStringLiteral("chattr")).isEmpty())
+            QSKIP("chattr is not installed");
+        if (!lock(true))
+            QSKIP("the data directory's file system takes no immutable attribute");
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.stop"), {{QStringLiteral("id"), id}}));
+        QTRY_VERIFY_WITH_TIMEOUT(eventCount(id, QStringLiteral("workspace.save_failed")) == 1, 10000);
+        auto refused = m_daemon.call(QStringLiteral("container.start"), {{QStringLiteral("id"), id}});
+        QVERIFY(!refused);
+        QCOMPARE(Cordon::toQt(refused.error().code()), QStringLiteral("container.save_failed"));
+        QCOMPARE(state(id), QStringLiteral("stopped"));
+        // Still readable meanwhile, from memory.
+        auto listed = m_daemon.call(
+            QStringLiteral("file.list"),
+            {{QStringLiteral("container"), id}, {QStringLiteral("scope"), QStringLiteral("workspace")}});
+        QVERIFY_RESULT(listed);
+        QVERIFY2(QJsonDocument(*listed).toJson().contains("p.txt"),
+                 QJsonDocument(*listed).toJson().constData());
+
+        QVERIFY(lock(false));
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.start"), {{QStringLiteral("id"), id}}));
+        QCOMPARE(sh(id, QStringLiteral("cat /mnt/data/p.txt")).value(QStringLiteral("stdout")).toString(),
+                 QStringLiteral("precious\n"));
+        QCOMPARE(eventCount(id, QStringLiteral("workspace.saved")), 1);
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
     }
 

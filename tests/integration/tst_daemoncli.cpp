@@ -764,6 +764,7 @@ private Q_SLOTS:
         // become its apparent size on the host's disk.
         const CliResult prepared = sh(QStringLiteral(
             "set -e; printf '#!/bin/sh\necho script ran\n' > /mnt/data/tool.sh; chmod 750 /mnt/data/tool.sh; "
+            "ln /mnt/data/tool.sh /mnt/data/tool-link.sh; "
             "ln -s /etc/hostname /mnt/data/host-link; mkdir -p /mnt/data/empty /mnt/data/ro; "
             "echo frozen > /mnt/data/ro/f; chmod 555 /mnt/data/ro; echo out > /mnt/data/outputs/kept.txt; "
             "truncate -s 1G /mnt/data/sparse; printf tail | dd of=/mnt/data/sparse bs=1 seek=1000000 "
@@ -792,7 +793,8 @@ private Q_SLOTS:
             "/mnt/data/tool.sh; stat -c '%a %F' /mnt/data/tool.sh /mnt/data/empty /mnt/data/ro; "
             "readlink /mnt/data/host-link; cat /mnt/data/ro/f /mnt/data/outputs/kept.txt; "
             "stat -c '%s %b' /mnt/data/sparse; dd if=/mnt/data/sparse bs=1 skip=1000000 count=4 "
-            "2>/dev/null"));
+            "2>/dev/null; echo; stat -c %h /mnt/data/tool.sh; "
+            "[ $(stat -c %i /mnt/data/tool.sh) = $(stat -c %i /mnt/data/tool-link.sh) ] && echo linked"));
         QVERIFY2(restored.status == 0, restored.describe());
         const QByteArrayList lines = restored.out.split('\n');
         QCOMPARE(lines.value(0), QByteArray("script ran"));
@@ -806,6 +808,9 @@ private Q_SLOTS:
         QCOMPARE(sizes.value(0), QByteArray("1073741824"));
         QVERIFY2(sizes.value(1).toLongLong() < 64, lines.value(7)); // 512-byte blocks: the hole stayed a hole
         QCOMPARE(lines.value(8), QByteArray("tail"));
+        // A hard link stays one file with two names, not two copies.
+        QCOMPARE(lines.value(9), QByteArray("2"));
+        QCOMPARE(lines.value(10), QByteArray("linked"));
         // The host's saved copy kept the hole too, and the restore did not follow the link.
         const QString dataDir =
             cordon(args({"daemon", "status", "--json"})).json().value(QStringLiteral("data_dir")).toString();
@@ -814,8 +819,9 @@ private Q_SLOTS:
         QCOMPARE(::stat(QFile::encodeName(work + QStringLiteral("/sparse")).constData(), &sparse), 0);
         QVERIFY2(sparse.st_blocks < 1024, QByteArray::number(qint64(sparse.st_blocks)));
         QVERIFY(QFileInfo(work + QStringLiteral("/host-link")).isSymLink());
-        QVERIFY2(sh(QStringLiteral("chmod 755 /mnt/data/ro; rm -rf /mnt/data/ro /mnt/data/sparse")).status ==
-                     0,
+        QVERIFY2(sh(QStringLiteral("chmod 755 /mnt/data/ro; rm -rf /mnt/data/ro /mnt/data/sparse "
+                                   "/mnt/data/tool-link.sh"))
+                         .status == 0,
                  "clean up");
 
         const CliResult kept = cordon({QStringLiteral("keepalive"), m_container});

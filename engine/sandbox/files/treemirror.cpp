@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
@@ -31,7 +33,9 @@ std::string joined(const std::string &parent, const std::string &name)
 class Mirror final
 {
 public:
-    explicit Mirror(const MirrorLimits &limits) : m_limits(limits), m_buffer(CopyChunk) {}
+    Mirror(const MirrorLimits &limits, int destinationRoot)
+        : m_limits(limits), m_buffer(CopyChunk), m_destinationRoot(destinationRoot)
+    {}
 
     // Copies the entries of `source` (readable) into `destination`; false once a write failed (fatal()).
     bool copyDirectory(int source, int destination, const std::string &rel, int depth);
@@ -44,6 +48,13 @@ public:
 private:
     void leaveOut(const std::string &rel);
     bool writeFailed(const std::string &rel, int error);
+    // A source entry that could not be read: what the sandbox can cause (gone, a link or mount swapped in,
+    // no permission) leaves it out; anything else (EMFILE, ENOMEM, EIO) is the engine's trouble and ends the
+    // copy, so that a partial tree never replaces a good saved copy.
+    bool readFailed(const std::string &rel, int error);
+    // A name the destination refuses as a name (an existing one on a case-insensitive file system, bytes it
+    // will not store, too long) leaves that entry out; other refusals end the copy.
+    bool nameRefused(const std::string &rel, int error);
     bool copyEntry(int source, int destination, const std::string &rel, const std::string &name, int depth);
     bool copyFile(int source, int destination, const std::string &rel, const std::string &name,
                   const struct stat &st);
@@ -54,7 +65,11 @@ private:
 
     MirrorLimits m_limits;
     std::vector<char> m_buffer;
+    int m_destinationRoot;
     std::int64_t m_entries = 0;
+    // Files with more than one link, by source inode: the relative path of their first copy, so that later
+    // names become links again (a venv hard-linked from a package cache is not copied twice).
+    std::map<std::pair<dev_t, ino_t>, std::string> m_linked;
 };
 
 void Mirror::leaveOut(const std::string &rel)
@@ -62,6 +77,34 @@ void Mirror::leaveOut(const std::string &rel)
     ++report.leftOut;
     if (report.examples.size() < MaxExamples)
         report.examples.push_back(escapeForDisplay(rel));
+}
+
+bool Mirror::readFailed(const std::string &rel, int error)
+{
+    switch (error) {
+    case ENOENT:
+        return true; // gone since the directory was read: nothing to keep
+    case ELOOP:
+    case EXDEV:
+    case ENOTDIR:
+    case EACCES:
+    case EPERM:
+    case ENXIO:
+        leaveOut(rel);
+        return true;
+    default:
+        fatal = failErrno("files.mirror", "read " + ticked(escapeForDisplay(rel)), error).value();
+        return false;
+    }
+}
+
+bool Mirror::nameRefused(const std::string &rel, int error)
+{
+    if (error == EEXIST || error == EILSEQ || error == ENAMETOOLONG || error == EINVAL) {
+        leaveOut(rel);
+        return true;
+    }
+    return writeFailed(rel, error);
 }
 
 bool Mirror::writeFailed(const std::string &rel, int error)
@@ -85,10 +128,8 @@ bool Mirror::copyDirectory(int source, int destination, const std::string &rel, 
 {
     std::vector<std::string> names;
     const std::int64_t room = std::max<std::int64_t>(m_limits.maxEntries - m_entries, 0);
-    if (!readDirectoryNames(source, static_cast<std::size_t>(room) + 1, &names)) {
-        leaveOut(rel.empty() ? std::string(".") : rel);
-        return true;
-    }
+    if (!readDirectoryNames(source, static_cast<std::size_t>(room) + 1, &names))
+        return readFailed(rel.empty() ? std::string(".") : rel, errno);
     std::sort(names.begin(), names.end());
     for (const std::string &name : names) {
         const auto &skipped = m_limits.skipAtTop;
@@ -104,11 +145,8 @@ bool Mirror::copyEntry(int source, int destination, const std::string &rel, cons
                        int depth)
 {
     struct stat st;
-    if (::fstatat(source, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (errno != ENOENT) // gone since the directory was read: nothing to keep
-            leaveOut(rel);
-        return true;
-    }
+    if (::fstatat(source, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return readFailed(rel, errno);
     if (m_entries >= m_limits.maxEntries) {
         leaveOut(rel);
         return true;
@@ -123,12 +161,14 @@ bool Mirror::copyEntry(int source, int destination, const std::string &rel, cons
     }
     // A mount below the tree (EXDEV) or a directory swapped for a symlink (ELOOP, ENOTDIR) is left out.
     UniqueFd from = openBeneath(source, name, O_RDONLY | O_DIRECTORY);
-    if (!from.isValid() || ::fstat(from.get(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    if (!from.isValid())
+        return readFailed(rel, errno);
+    if (::fstat(from.get(), &st) != 0 || !S_ISDIR(st.st_mode)) {
         leaveOut(rel);
         return true;
     }
     if (::mkdirat(destination, name.c_str(), 0700) != 0 && errno != EEXIST)
-        return writeFailed(rel, errno);
+        return nameRefused(rel, errno);
     UniqueFd to(::openat(destination, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!to.isValid())
         return writeFailed(rel, errno);
@@ -142,11 +182,25 @@ bool Mirror::copyFile(int source, int destination, const std::string &rel, const
                       const struct stat &listed)
 {
     UniqueFd from = openBeneath(source, name, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (!from.isValid())
+        return readFailed(rel, errno);
     struct stat st;
-    if (!from.isValid() || ::fstat(from.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
-        st.st_ino != listed.st_ino) {
+    if (::fstat(from.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_ino != listed.st_ino) {
         leaveOut(rel);
         return true;
+    }
+    const auto inode = std::make_pair(st.st_dev, st.st_ino);
+    if (st.st_nlink > 1) {
+        if (const auto first = m_linked.find(inode); first != m_linked.end()) {
+            if (::linkat(m_destinationRoot, first->second.c_str(), destination, name.c_str(), 0) == 0) {
+                ++m_entries;
+                ++report.files;
+                return true;
+            }
+            // A file system without hard links (or at its link limit) gets a copy instead.
+            if (errno != EPERM && errno != EMLINK && errno != EOPNOTSUPP)
+                return nameRefused(rel, errno);
+        }
     }
     // Data blocks are what the copy costs; an apparent size is free where the file has holes.
     const std::int64_t data = std::min<std::int64_t>(st.st_size, std::int64_t(st.st_blocks) * 512);
@@ -157,7 +211,7 @@ bool Mirror::copyFile(int source, int destination, const std::string &rel, const
     UniqueFd to(
         ::openat(destination, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!to.isValid())
-        return writeFailed(rel, errno);
+        return nameRefused(rel, errno);
     const int copied = copyData(from.get(), to.get(), st, rel);
     if (copied < 0)
         return false;
@@ -169,6 +223,8 @@ bool Mirror::copyFile(int source, int destination, const std::string &rel, const
     }
     ++m_entries;
     ++report.files;
+    if (st.st_nlink > 1)
+        m_linked.emplace(inode, rel);
     return finish(to.get(), st, rel);
 }
 
@@ -190,12 +246,21 @@ int Mirror::copyData(int from, int to, const struct stat &st, const std::string 
             const ssize_t got = ::pread(from, m_buffer.data(), want, at);
             if (got < 0 && errno == EINTR)
                 continue;
-            if (got <= 0)
-                return got == 0 ? 1 : 0; // shorter than it was (the file shrank), or unreadable
+            if (got == 0)
+                return 1; // shorter than it was (the file shrank)
+            if (got < 0)
+                return readFailed(rel, errno) ? 0 : -1;
+            at += got;
+            // Zeros are left as a hole (the final ftruncate gives the length): a file system without
+            // SEEK_HOLE reports holes as data, and a restore must not turn them into pages.
+            if (std::all_of(m_buffer.data(), m_buffer.data() + got, [](char c) { return c == 0; }))
+                continue;
             if (report.bytes + got > m_limits.maxBytes)
                 return 0; // it grew past what is left
+            const off_t chunkStart = at - got;
             for (ssize_t done = 0; done < got;) {
-                const ssize_t put = ::pwrite(to, m_buffer.data() + done, std::size_t(got - done), at + done);
+                const ssize_t put =
+                    ::pwrite(to, m_buffer.data() + done, std::size_t(got - done), chunkStart + done);
                 if (put < 0 && errno == EINTR)
                     continue;
                 if (put <= 0) {
@@ -205,7 +270,6 @@ int Mirror::copyData(int from, int to, const struct stat &st, const std::string 
                 done += put;
             }
             report.bytes += got;
-            at += got;
         }
         offset = hole;
     }
@@ -220,13 +284,15 @@ bool Mirror::copySymlink(int source, int destination, const std::string &rel, co
 {
     char target[PATH_MAX];
     const ssize_t length = ::readlinkat(source, name.c_str(), target, sizeof target);
-    if (length <= 0 || std::size_t(length) >= sizeof target) {
+    if (length < 0)
+        return readFailed(rel, errno == EINVAL ? ENOENT : errno); // EINVAL: no longer a symlink
+    if (length == 0 || std::size_t(length) >= sizeof target) {
         leaveOut(rel);
         return true;
     }
     target[length] = '\0';
     if (::symlinkat(target, destination, name.c_str()) != 0)
-        return writeFailed(rel, errno);
+        return nameRefused(rel, errno);
     if (m_limits.owner && ::fchownat(destination, name.c_str(), m_limits.owner->first, m_limits.owner->second,
                                      AT_SYMLINK_NOFOLLOW) != 0)
         return writeFailed(rel, errno);
@@ -242,7 +308,7 @@ Result<MirrorReport> mirrorTree(int sourceDir, int destinationDir, const MirrorL
     UniqueFd source(::openat(sourceDir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!source.isValid())
         return failErrno("files.unreadable", "read the directory to copy", errno);
-    Mirror mirror(limits);
+    Mirror mirror(limits, destinationDir);
     if (!mirror.copyDirectory(source.get(), destinationDir, std::string(), 0))
         return fail(*mirror.fatal);
     return mirror.report;
@@ -268,7 +334,7 @@ Result<MirrorReport> saveTree(int sourceDir, const std::string &hostDir, const M
     if (!target.isValid())
         return failErrno("files.io", "save to " + shown + ": open " + ticked(staging), errno);
 
-    Mirror rootOnly(limits);
+    Mirror rootOnly(limits, target.get());
     struct stat rootStat;
     auto report = mirrorTree(sourceDir, target.get(), limits);
     Result<> finished = {};
@@ -280,14 +346,44 @@ Result<MirrorReport> saveTree(int sourceDir, const std::string &hostDir, const M
     }
     if (::renameat2(parent.get(), staging.c_str(), parent.get(), name.c_str(), RENAME_EXCHANGE) != 0) {
         const int error = errno;
-        if (error != ENOENT || ::renameat(parent.get(), staging.c_str(), parent.get(), name.c_str()) != 0) {
+        // No exchange on this file system (NFS, CIFS, some FUSE): two renames, the old copy kept as
+        // <name>.old in between, which restoreInterruptedSave() puts back if we are cut off there.
+        const std::string old = name + ".old";
+        const bool noExchange = error == EINVAL || error == ENOSYS || error == EOPNOTSUPP;
+        const bool hadCopy = error != ENOENT;
+        if (noExchange)
+            CORDON_TRY(removeTree(parentPath + '/' + old));
+        const bool moved =
+            (error == ENOENT || noExchange) &&
+            (!hadCopy || ::renameat(parent.get(), name.c_str(), parent.get(), old.c_str()) == 0) &&
+            ::renameat(parent.get(), staging.c_str(), parent.get(), name.c_str()) == 0;
+        if (!moved) {
+            const int failed = errno;
+            if (hadCopy && noExchange)
+                (void)::renameat(parent.get(), old.c_str(), parent.get(), name.c_str());
             (void)removeTree(parentPath + '/' + staging);
-            return failErrno("files.io", "save to " + shown + ": swap the saved copy in", error);
+            return failErrno("files.io", "save to " + shown + ": swap the saved copy in",
+                             noExchange || error == ENOENT ? failed : error);
         }
+        if (hadCopy)
+            (void)removeTree(parentPath + '/' + old);
+        return report;
     }
     // What was there before the save now has the staging name.
     (void)removeTree(parentPath + '/' + staging);
     return report;
+}
+
+Result<> restoreInterruptedSave(const std::string &hostDir)
+{
+    const std::string old = hostDir + ".old";
+    struct stat st;
+    if (::lstat(hostDir.c_str(), &st) == 0 || errno != ENOENT || ::lstat(old.c_str(), &st) != 0 ||
+        !S_ISDIR(st.st_mode))
+        return {};
+    if (::rename(old.c_str(), hostDir.c_str()) != 0)
+        return failErrno("files.io", "put back " + ticked(escapeForDisplay(old)), errno);
+    return {};
 }
 
 } // namespace Cordon::Files

@@ -43,15 +43,21 @@ struct MirrorReport
 };
 
 // Copies what is below `sourceDir` (any directory descriptor, O_PATH too) into `destinationDir` (an
-// empty directory, opened O_RDONLY|O_DIRECTORY). Entries that cannot be read, or that vanish, are left out
-// and counted. Fatal, with the errno: files.mirror (the destination refused a write: ENOSPC when the tree
-// does not fit, EDQUOT, EIO), files.unreadable (`sourceDir` itself).
+// empty directory, opened O_RDONLY|O_DIRECTORY). Files with several links are linked again in the copy.
+// Entries the sandbox can make unreadable (gone, swapped for a link or a mount, no permission) and names the
+// destination cannot hold are left out and counted. Fatal, with the errno: files.mirror (the destination
+// refused a write: ENOSPC when the tree does not fit, EDQUOT, EIO; or the engine could not read: EMFILE,
+// ENOMEM, EIO), files.unreadable (`sourceDir` itself).
 Result<MirrorReport> mirrorTree(int sourceDir, int destinationDir, const MirrorLimits &limits);
 
 // The engine's side: saves the tree below `sourceDir` to the host directory `hostDir`, which it replaces as a
-// whole (renameat2 RENAME_EXCHANGE with a sibling it filled first), so a save that fails part-way leaves the
+// whole (renameat2 RENAME_EXCHANGE with a sibling it filled first; where the file system has no exchange,
+// two renames with the old copy kept as `<hostDir>.old` in between), so a save that fails part-way leaves the
 // copy saved before it as it was. `hostDir`'s parent must not pass through a symlink. Errors: those of
 // mirrorTree(), files.io (the sibling could not be made or swapped in).
 Result<MirrorReport> saveTree(int sourceDir, const std::string &hostDir, const MirrorLimits &limits);
+
+// Puts `<hostDir>.old` back when `hostDir` is missing: a save cut off between its two renames.
+Result<> restoreInterruptedSave(const std::string &hostDir);
 
 } // namespace Cordon::Files
