@@ -170,8 +170,8 @@ bool Mirror::copyEntry(int source, int destination, const std::string &rel, cons
     if (::mkdirat(destination, name.c_str(), 0700) != 0 && errno != EEXIST)
         return nameRefused(rel, errno);
     UniqueFd to(::openat(destination, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!to.isValid())
-        return writeFailed(rel, errno);
+    if (!to.isValid()) // a file that took the name (a case-insensitive destination) is a refused name
+        return nameRefused(rel, errno == ENOTDIR || errno == ELOOP ? EEXIST : errno);
     ++m_entries;
     ++report.directories;
     // The mode comes last: a directory the sandbox made read-only is filled first.
