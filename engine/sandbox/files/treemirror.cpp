@@ -4,6 +4,7 @@
 #include "sandbox/files/filenames.h"
 #include "sandbox/files/removetree.h"
 #include "sandbox/files/safeopen.h"
+#include "sandbox/files/treecopier.h"
 #include "sandbox/uniquefd.h"
 
 #include <algorithm>
@@ -24,11 +25,6 @@ namespace {
 
 constexpr std::size_t MaxExamples = 20;
 constexpr std::size_t CopyChunk = 256 * 1024;
-
-std::string joined(const std::string &parent, const std::string &name)
-{
-    return parent.empty() ? name : parent + '/' + name;
-}
 
 class Mirror final
 {
@@ -135,7 +131,7 @@ bool Mirror::copyDirectory(int source, int destination, const std::string &rel, 
         const auto &skipped = m_limits.skipAtTop;
         if (rel.empty() && std::find(skipped.begin(), skipped.end(), name) != skipped.end())
             continue;
-        if (!copyEntry(source, destination, joined(rel, name), name, depth))
+        if (!copyEntry(source, destination, joinedPath(rel, name), name, depth))
             return false;
     }
     return true;

@@ -3,6 +3,8 @@
 
 #include "sandbox/json.h"
 
+#include <nettle/base64.h>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -13,8 +15,6 @@ namespace {
 constexpr std::size_t MaxNameLength = 128;
 constexpr char HexLower[] = "0123456789abcdef";
 constexpr char HexUpper[] = "0123456789ABCDEF";
-constexpr char Base64Standard[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-constexpr char Base64Url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 bool isValidName(std::string_view name)
 {
@@ -61,40 +61,31 @@ std::string jsonEscaped(std::string_view value)
     return quoted.substr(1, quoted.size() - 2);
 }
 
-// Base64 without padding.
-std::string base64(std::string_view data, const char *alphabet)
+// Base64 without padding, by nettle (the library that already hashes copied files).
+std::string base64(std::string_view data, bool urlSafe)
 {
-    std::string out;
-    std::size_t i = 0;
-    for (; i + 3 <= data.size(); i += 3) {
-        const unsigned v = (unsigned(std::uint8_t(data[i])) << 16) |
-                           (unsigned(std::uint8_t(data[i + 1])) << 8) | unsigned(std::uint8_t(data[i + 2]));
-        out += alphabet[(v >> 18) & 63];
-        out += alphabet[(v >> 12) & 63];
-        out += alphabet[(v >> 6) & 63];
-        out += alphabet[v & 63];
-    }
-    if (data.size() - i == 1) {
-        const unsigned v = unsigned(std::uint8_t(data[i])) << 16;
-        out += alphabet[(v >> 18) & 63];
-        out += alphabet[(v >> 12) & 63];
-    } else if (data.size() - i == 2) {
-        const unsigned v =
-            (unsigned(std::uint8_t(data[i])) << 16) | (unsigned(std::uint8_t(data[i + 1])) << 8);
-        out += alphabet[(v >> 18) & 63];
-        out += alphabet[(v >> 12) & 63];
-        out += alphabet[(v >> 6) & 63];
-    }
+    base64_encode_ctx context;
+    if (urlSafe)
+        base64url_encode_init(&context);
+    else
+        base64_encode_init(&context);
+    std::string out(BASE64_ENCODE_LENGTH(data.size()) + BASE64_ENCODE_FINAL_LENGTH, '\0');
+    std::size_t length = base64_encode_update(&context, out.data(), data.size(),
+                                              reinterpret_cast<const std::uint8_t *>(data.data()));
+    length += base64_encode_final(&context, out.data() + length);
+    out.resize(length);
+    while (!out.empty() && out.back() == '=')
+        out.pop_back();
     return out;
 }
 
 // The characters of any base64 text holding `value` at a byte offset of `alignment` (mod 3) that `value`
 // alone decides: those whose six bits lie wholly inside it.
-std::string base64Core(std::string_view value, std::size_t alignment, const char *alphabet)
+std::string base64Core(std::string_view value, std::size_t alignment, bool urlSafe)
 {
     std::string padded(alignment, '\0');
     padded.append(value);
-    const std::string encoded = base64(padded, alphabet);
+    const std::string encoded = base64(padded, urlSafe);
     const std::size_t first = (8 * alignment + 5) / 6;
     const std::size_t end = 8 * (alignment + value.size()) / 6;
     return end > first ? encoded.substr(first, end - first) : std::string();
@@ -123,9 +114,9 @@ std::vector<std::string> maskedForms(std::string_view value)
                                    percentEncoded(value, HexLower),
                                    hex(value, HexLower),
                                    hex(value, HexUpper)};
-    for (const char *alphabet : {Base64Standard, Base64Url}) {
+    for (const bool urlSafe : {false, true}) {
         for (std::size_t alignment = 0; alignment < 3; ++alignment)
-            forms.push_back(base64Core(value, alignment, alphabet));
+            forms.push_back(base64Core(value, alignment, urlSafe));
     }
     std::sort(forms.begin(), forms.end(), [](const std::string &a, const std::string &b) {
         return a.size() != b.size() ? a.size() > b.size() : a < b;
