@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QTextBlock>
 #include <QTextCursor>
@@ -25,6 +26,27 @@ QColor stderrColour(const QPalette &palette)
 {
     return palette.color(QPalette::Base).lightnessF() < 0.5 ? QColor(0xff, 0x7b, 0x72)
                                                             : QColor(0xc0, 0x1c, 0x28);
+}
+
+// Inserts `text` in `format`, with each mask the daemon put in place of a secret's value ([secret:NAME])
+// marked, so that a reader sees at once that something was there and what it was.
+void insertMarkingMasks(QTextCursor &cursor, const QString &text, const QTextCharFormat &format,
+                        const QPalette &palette)
+{
+    static const QRegularExpression mask(QStringLiteral("\\[secret:([A-Za-z_][A-Za-z0-9_]*)\\]"));
+    qsizetype at = 0;
+    for (auto it = mask.globalMatch(text); it.hasNext();) {
+        const QRegularExpressionMatch match = it.next();
+        cursor.insertText(text.mid(at, match.capturedStart() - at), format);
+        QTextCharFormat marked = format;
+        marked.setForeground(palette.color(QPalette::HighlightedText));
+        marked.setBackground(palette.color(QPalette::Highlight));
+        marked.setToolTip(
+            OutputConsole::tr("The value of secret %1, masked by Cordon").arg(match.captured(1)));
+        cursor.insertText(match.captured(), marked);
+        at = match.capturedEnd();
+    }
+    cursor.insertText(text.mid(at), format);
 }
 
 } // namespace
@@ -177,7 +199,7 @@ void OutputConsole::flush()
         } else {
             format.setForeground(pal.color(QPalette::Text));
         }
-        cursor.insertText(pending.text, format);
+        insertMarkingMasks(cursor, pending.text, format, pal);
     }
     cursor.endEditBlock();
     m_pending.clear();

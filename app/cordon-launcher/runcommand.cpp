@@ -330,6 +330,18 @@ int runOneShot(RunInvocation invocation)
     request.command = invocation.command;
     request.policy = invocation.policy;
     request.allowDegraded = invocation.allowDegraded;
+    // The policy's secrets, from the user's store (the daemon's file, readable by its owner only).
+    if (!invocation.policy.secrets.empty()) {
+        Result<Secrets::SecretStore> store = Secrets::SecretStore::open(Secrets::SecretStore::defaultPath());
+        Result<std::vector<Secrets::ResolvedSecret>> secrets =
+            store ? Secrets::resolveSecrets(*store, invocation.policy.secrets) : fail(store.error());
+        if (!secrets) {
+            Lite::writeAll(STDERR_FILENO,
+                           Lite::errorReport(secrets.error().message(), secrets.error().hint()));
+            return Cordon::SetupFailureStatus;
+        }
+        request.secrets = std::move(*secrets);
+    }
     request.stdinData = std::move(invocation.stdinData);
     // Ctrl-C (or SIGTERM, SIGHUP) cancels the run and still removes the container, instead of leaving its
     // workspace and cgroup behind.

@@ -33,5 +33,6 @@ int historyCommand(const QStringList &arguments);
 int eventsCommand(const QStringList &arguments);
 int daemonCommand(const QStringList &arguments);
 int networkCommand(const QStringList &arguments);
+int secretCommand(const QStringList &arguments);
 
 } // namespace Cordon::Cli

@@ -29,6 +29,7 @@ const char Usage[] =
     "  history         list recorded runs (`history purge` deletes old ones)\n"
     "  events          list recorded events, or follow new ones\n"
     "  network         a container's allowlist and its proxy decisions; the organisation list\n"
+    "  secret          the host's secrets for runs: set, ls, rm (values never shown)\n"
     "  daemon          status, start, stop, or time-scale of cordond\n"
     "\n"
     "host:\n"
@@ -67,6 +68,7 @@ constexpr Entry Commands[] = {
     {"events", Cordon::Cli::eventsCommand},
     {"daemon", Cordon::Cli::daemonCommand},
     {"network", Cordon::Cli::networkCommand},
+    {"secret", Cordon::Cli::secretCommand},
 };
 
 } // namespace

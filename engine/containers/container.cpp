@@ -356,7 +356,8 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
     std::vector<std::string> argv;
     for (const QString &arg : *command)
         argv.push_back(arg.toStdString());
-    const Isolation::SpawnRequest spawn = OneShot::spawnRequestFor(m_policy, m_nextWireId++, std::move(argv));
+    Isolation::SpawnRequest spawn = OneShot::spawnRequestFor(m_policy, m_nextWireId++, std::move(argv));
+    Secrets::injectSecrets(spawn.env, request.secrets);
 
     const int timeoutS = request.timeoutS > 0 ? qMin(request.timeoutS, m_policy.limits.runTimeoutS)
                                               : m_policy.limits.runTimeoutS;
@@ -364,6 +365,7 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
         runId, spawn.runId, static_cast<qint64>(m_policy.limits.outputMb) * MiB, timeoutS * 1000,
         [this] { return memoryStats(); }, this);
     run->setCommand(*command);
+    run->setSecretMasker(Secrets::maskerFor(request.secrets));
     if (auto started = run->start(*m_sandbox, spawn, request.stdinData, request.keepStdinOpen); !started) {
         delete run;
         return fail(started.error());

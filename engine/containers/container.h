@@ -11,6 +11,7 @@
 #include "sandbox/cgroup/cgroupbackend.h"
 #include "sandbox/files/safecopy.h"
 #include "sandbox/policy/containerpolicy.h"
+#include "sandbox/secrets/secretinjection.h"
 #include "sandbox/workspace.h"
 
 #include <QHash>
@@ -61,6 +62,9 @@ struct ExecRequest
     std::optional<QByteArray> stdinData; // given up front
     bool keepStdinOpen = false;          // stdin stays open for writeStdin()
     int timeoutS = 0;                    // 0: the policy's run_timeout_s; never more than it
+    // The policy's secrets with their values (the manager looks them up): set in the run's environment and
+    // masked in its output.
+    std::vector<Secrets::ResolvedSecret> secrets;
 };
 
 class Container final : public QObject

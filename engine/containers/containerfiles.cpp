@@ -137,7 +137,7 @@ void ContainerManager::upload(const QString &containerId, const QString &name, c
             record.sha256 = toQt(copied->sha256Hex);
             record.size = copied->size;
             record.at = QDateTime::currentMSecsSinceEpoch();
-            logStoreFailure(m_store.recordFile(record), "a file transfer");
+            recordFile(record, "a file transfer");
             touch(owner);
             recordEvent(containerId, {}, QStringLiteral("file.uploaded"), file);
             done(std::move(*copied));
@@ -245,7 +245,7 @@ void ContainerManager::download(const QString &containerId, const QString &scope
                 record.sha256 = toQt(file.sha256Hex);
                 record.size = file.size;
                 record.at = at;
-                logStoreFailure(m_store.recordFile(record), "a file transfer");
+                recordFile(record, "a file transfer");
             }
             if (auto live = liveEntry(containerId))
                 touch(**live);
@@ -294,7 +294,7 @@ Result<> ContainerManager::deleteFile(const QString &containerId, const QString 
     record.scope = scope;
     record.path = path;
     record.at = QDateTime::currentMSecsSinceEpoch();
-    logStoreFailure(m_store.recordFile(record), "a file transfer");
+    recordFile(record, "a file transfer");
     touch(target);
     recordEvent(containerId, {}, QStringLiteral("file.deleted"),
                 {{QStringLiteral("scope"), scope}, {QStringLiteral("path"), path}});

@@ -106,6 +106,9 @@ Result<> ContainerManager::initialize()
     }
     for (const Store::ContainerRecord &record : std::as_const(survivors)) {
         Entry &survivor = *m_entries.at(record.id);
+        // Masked from the first event on; a secret removed meanwhile fails the next run, not the restart.
+        if (auto secrets = resolveSecrets(survivor.container->policy()))
+            rememberSecretValues(survivor, *secrets);
         wireContainer(survivor);
         if (m_cgroup)
             m_cgroup->destroy(record.id.toStdString()); // left behind by a daemon that was killed
@@ -178,10 +181,15 @@ Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy
                              containerStateName(holder->container->state())));
     if (policy.network.type == Policy::NetworkPolicy::Type::Allowlist)
         CORDON_TRY(m_proxy->orgPolicy().checkNarrows(policy.network));
+    // A secret the store lacks is refused now, not at the first run.
+    auto secrets = resolveSecrets(policy);
+    if (!secrets)
+        return fail(secrets.error());
     const QString version = toQt(policy.version());
     CORDON_TRY(m_store.recordPolicyVersion(version, QByteArray::fromStdString(policy.canonicalJson())));
     auto owned = std::make_unique<Entry>();
     Entry &created = *owned;
+    rememberSecretValues(created, *secrets);
     created.record.id = toQt(newContainerId());
     created.record.name = toQt(policy.name);
     created.record.state = QStringLiteral("running");
@@ -451,7 +459,7 @@ void ContainerManager::recordEvent(const QString &containerId, const QString &ru
     event.containerId = containerId;
     event.runId = runId;
     event.kind = kind;
-    event.detail = detail;
+    event.detail = maskedDetail(containerId, detail);
     if (auto id = m_store.recordEvent(event))
         event.id = *id;
     Q_EMIT eventRecorded(event);

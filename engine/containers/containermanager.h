@@ -14,6 +14,7 @@
 #include "sandbox/cgroup/cgroupbackend.h"
 #include "sandbox/files/safecopy.h"
 #include "sandbox/policy/containerpolicy.h"
+#include "sandbox/secrets/secretinjection.h"
 #include "store/historystore.h"
 
 #include <QHash>
@@ -26,6 +27,8 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <set>
 
 namespace Cordon::Containers {
 
@@ -121,6 +124,18 @@ struct ProcessInfo
     qint64 rssBytes = 0;
 };
 
+// One secret of the store as a client is told it: never its value.
+struct SecretListing
+{
+    Secrets::StoredSecret stored;
+    struct User
+    {
+        QString id;
+        QString name;
+    };
+    QList<User> usedBy; // containers, not expired or deleted, whose policy receives it
+};
+
 class ContainerManager final : public QObject
 {
     Q_OBJECT
@@ -202,6 +217,13 @@ public:
     QList<MemorySample> memoryBacklog(const QString &containerId) const;
     NetworkCounts runNetworkCounts(const QString &runId) const;
 
+    // The host's secrets (containersecrets.cpp, docs/secrets.md). Values go in and never come out: runs
+    // receive them, everything recorded or streamed has them masked. Setting or removing one is an event
+    // with the name only.
+    Result<QList<SecretListing>> secrets() const;
+    Result<SecretListing> setSecret(const QString &name, const std::string &value);
+    Result<> removeSecret(const QString &name);
+
     // Stops every container (files stay) for a clean daemon shutdown.
     void shutdown();
 
@@ -225,6 +247,10 @@ private:
         QHash<QString, QJsonObject> inputs; // name -> {path, sha256, size}, for run attribution
         QHash<QString, QString> outputs;    // path -> sha256 after the last run, to find what a run produced
         qint64 uploadingBytes = 0;          // uploads under way, counted against the quota already
+        // Every value of its secrets this daemon has given or would give its runs, masked in its events
+        // (network decisions included) as long as the daemon runs, also after a value changed.
+        std::set<std::pair<std::string, std::string>> secretValues;
+        Secrets::SecretMasker masker;
     };
 
     // Runs `work` (plain file work that touches no manager state) on m_filePool and `finish` with its result
@@ -238,6 +264,20 @@ private:
     void persist(Entry &entry);
     void recordEvent(const QString &containerId, const QString &runId, const QString &kind,
                      const QJsonObject &detail);
+    // The secret store, opened at first use (and again after a failure, so that a fixed file is taken
+    // without a restart).
+    Result<Secrets::SecretStore *> secretStore() const;
+    // The container's policy's secrets with their values now (secrets.not_found names a missing one).
+    Result<std::vector<Secrets::ResolvedSecret>> resolveSecrets(const Policy::ContainerPolicy &policy) const;
+    // Adds values to what the container's events mask.
+    void rememberSecretValues(Entry &entry, const std::vector<Secrets::ResolvedSecret> &secrets);
+    // Every string of `detail` (keys too), masked with the container's secrets.
+    QJsonObject maskedDetail(const QString &containerId, const QJsonObject &detail) const;
+    // The masker of a container or a one-shot run; null when it has no secrets.
+    const Secrets::SecretMasker *maskerOf(const QString &containerId) const;
+    QString maskedText(const QString &containerId, const QString &text) const;
+    // Records a file transfer or an artifact; its path masked (a program may name a file after a secret).
+    void recordFile(Store::FileRecord record, const char *what);
     void recordOrgPolicyError(const QString &message);
     // The container that is not expired or deleted and has this name; names are unique among those.
     const Entry *liveEntryNamed(const QString &name) const;
@@ -272,15 +312,17 @@ private:
     std::unique_ptr<Cgroup::CgroupBackend> m_cgroup;
     std::unique_ptr<Network::EgressProxy> m_proxy;
     std::map<QString, std::unique_ptr<Entry>> m_entries;
-    QHash<QString, QString> m_activeRuns;              // run id -> container id
-    QHash<QString, Store::RunRecord> m_runRecords;     // active runs' records, finished at the end
-    QHash<QString, Store::ContainerRecord> m_oneShots; // one-shot runs whose network the proxy serves
+    QHash<QString, QString> m_activeRuns;                   // run id -> container id
+    QHash<QString, Store::RunRecord> m_runRecords;          // active runs' records, finished at the end
+    QHash<QString, Store::ContainerRecord> m_oneShots;      // one-shot runs whose network the proxy serves
+    QHash<QString, Secrets::SecretMasker> m_oneShotMaskers; // their secrets, masked in their decisions
     // The organisation allowlist's files: a change of content applies at once, other files' events are
     // ignored.
     std::unique_ptr<Network::OrgPolicyWatcher> m_orgWatcher;
     QString m_lastOrgPolicyError; // recorded once, not again for every event while the file stays broken
     QTimer m_expiryTimer;
     QTimer m_sampleTimer;
+    mutable std::optional<Secrets::SecretStore> m_secretStore;
 };
 
 } // namespace Cordon::Containers

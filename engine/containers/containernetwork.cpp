@@ -84,6 +84,9 @@ Result<QString> ContainerManager::attachOneShot(const QString &id, const Policy:
     }
     m_proxy->updatePolicy(id, policy.network);
     m_oneShots.insert(id, record);
+    // The launcher gave the run its secrets from the same store: its decisions mask them too.
+    if (auto secrets = resolveSecrets(policy); secrets && !secrets->empty())
+        m_oneShotMaskers.insert(id, Secrets::maskerFor(*secrets));
     recordEvent(id, {}, QStringLiteral("container.one_shot_started"),
                 {{QStringLiteral("policy_version"), version},
                  {QStringLiteral("network_policy"), toQt(policy.network.toJson())}});
@@ -102,6 +105,7 @@ void ContainerManager::detachOneShot(const QString &id)
     record.lastActiveAt = record.endedAt;
     logStoreFailure(m_store.saveContainer(record), "the end of a one-shot run");
     recordEvent(id, {}, QStringLiteral("container.one_shot_ended"), {});
+    m_oneShotMaskers.remove(id);
 }
 
 void ContainerManager::recordConnection(const Network::ConnectionRecord &record)

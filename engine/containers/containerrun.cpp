@@ -95,8 +95,8 @@ Result<> ContainerRun::start(Isolation::Sandbox &sandbox, const Isolation::Spawn
         if (stdinData)
             m_stdin->write(*stdinData);
     }
-    m_stdout = std::make_unique<OutputCapture>(out[0].release(), m_outputCap);
-    m_stderr = std::make_unique<OutputCapture>(err[0].release(), m_outputCap);
+    m_stdout = std::make_unique<OutputCapture>(out[0].release(), m_outputCap, m_masker);
+    m_stderr = std::make_unique<OutputCapture>(err[0].release(), m_outputCap, m_masker);
     connect(m_stdout.get(), &OutputCapture::received, this,
             [this](const QByteArray &chunk) { Q_EMIT outputReceived(OutputStream::Stdout, chunk); });
     connect(m_stderr.get(), &OutputCapture::received, this,
@@ -239,6 +239,8 @@ void ContainerRun::finish()
         if (m_cancelled && m_outcome.message.isEmpty())
             m_outcome.message = QStringLiteral("cancelled");
     }
+    if (!m_masker.empty())
+        m_outcome.message = toQt(m_masker.maskAll(toPlain(m_outcome.message)));
     Q_EMIT finished();
 }
 

@@ -8,6 +8,7 @@
 #include "core/result.h"
 #include "sandbox/cgroup/cgroupbackend.h"
 #include "sandbox/initprotocol.h"
+#include "sandbox/secrets/secretmasker.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -50,6 +51,8 @@ public:
     const QStringList &command() const { return m_command; }
     void setCommand(QStringList command) { m_command = std::move(command); }
     quint64 wireId() const { return m_wireId; }
+    // The values the run received, masked in its output and its outcome's message. Before start().
+    void setSecretMasker(Secrets::SecretMasker masker) { m_masker = std::move(masker); }
 
     // Creates the pipes and sends the spawn request. With `keepStdinOpen`, stdin stays a pipe that
     // writeStdin() feeds; otherwise the run reads `stdinData` (or nothing) and then end-of-file.
@@ -81,6 +84,7 @@ private:
     qint64 m_outputCap;
     int m_timeoutMs;
     StatsProvider m_stats;
+    Secrets::SecretMasker m_masker;
     qint64 m_oomKillsBefore = 0;
     qint64 m_pidsLimitHitsBefore =
         0; // the container's counter is shared by its runs: a run reports its share

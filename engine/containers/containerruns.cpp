@@ -64,6 +64,15 @@ Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const Exe
                         .arg(m_settings.maxRunsPerContainer)
                         .arg(containerId));
 
+    // Looked up at each run: a secret set again since the last run gives this one its new value.
+    auto secrets = resolveSecrets(target.container->policy());
+    if (!secrets)
+        return fail(secrets.error());
+    rememberSecretValues(target, *secrets);
+    ExecRequest withSecrets = request;
+    withSecrets.secrets = std::move(*secrets);
+    const Secrets::SecretMasker masker = Secrets::maskerFor(withSecrets.secrets);
+
     const QString runId = toQt(newContainerId());
     Store::RunRecord record;
     record.id = runId;
@@ -81,12 +90,22 @@ Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const Exe
         record.inputs.append(input);
     record.idempotencyKey = idempotencyKey;
     record.startedAt = QDateTime::currentMSecsSinceEpoch();
+    for (const Secrets::ResolvedSecret &secret : withSecrets.secrets)
+        record.secrets.append(QJsonObject{{QStringLiteral("name"), toQt(secret.name)},
+                                          {QStringLiteral("env"), toQt(secret.env)},
+                                          {QStringLiteral("fingerprint"), toQt(secret.fingerprint)}});
 
-    auto run = target.container->exec(runId, request);
+    auto run = target.container->exec(runId, withSecrets);
     if (!run)
         return fail(run.error());
     if (!request.language.isEmpty())
         record.command = (*run)->command();
+    // What the client sent is kept as sent, except a secret's value: the code's hash still identifies it.
+    if (!masker.empty()) {
+        record.code = toQt(masker.maskAll(toPlain(record.code)));
+        for (QString &arg : record.command)
+            arg = toQt(masker.maskAll(toPlain(arg)));
+    }
     if (auto inserted = m_store.insertRun(record); !inserted) {
         (*run)->cancel();
         return fail(inserted.error().wrap("record run"));
@@ -95,9 +114,13 @@ Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const Exe
     m_runRecords.insert(runId, record);
     touch(target);
     const RunSnapshot started{.record = record};
-    recordEvent(
-        containerId, runId, QStringLiteral("run.started"),
-        {{QStringLiteral("language"), request.language}, {QStringLiteral("code_sha256"), record.codeSha256}});
+    QJsonArray secretNames;
+    for (const Secrets::ResolvedSecret &secret : withSecrets.secrets)
+        secretNames.append(toQt(secret.name));
+    recordEvent(containerId, runId, QStringLiteral("run.started"),
+                {{QStringLiteral("language"), request.language},
+                 {QStringLiteral("code_sha256"), record.codeSha256},
+                 {QStringLiteral("secrets"), secretNames}});
     Q_EMIT runStarted(started);
     return started;
 }
@@ -125,7 +148,7 @@ void ContainerManager::onRunFinished(Entry &target, ContainerRun *run)
             current.insert(path, sha);
             if (target.outputs.value(path) == sha)
                 continue;
-            record.artifacts.append(QJsonObject{{QStringLiteral("path"), path},
+            record.artifacts.append(QJsonObject{{QStringLiteral("path"), maskedText(target.record.id, path)},
                                                 {QStringLiteral("size"), qint64(file.size)},
                                                 {QStringLiteral("sha256"), sha}});
             Store::FileRecord artifact;
@@ -137,7 +160,7 @@ void ContainerManager::onRunFinished(Entry &target, ContainerRun *run)
             artifact.sha256 = sha;
             artifact.size = file.size;
             artifact.at = record.endedAt;
-            logStoreFailure(m_store.recordFile(artifact), "an artifact");
+            recordFile(artifact, "an artifact");
         }
         target.outputs = current;
     }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Reads one output stream of a run (the read end of a pipe) on the event loop, keeps at most `cap` bytes and
 // drains the rest (CappedOutput), so a flooding program never blocks on a full pipe and never grows our
-// memory.
+// memory. With secrets, what it passes on and keeps is masked first (the logging boundary: nothing of the
+// stream leaves this class unmasked).
 #pragma once
 
 #include "sandbox/cappedoutput.h"
+#include "sandbox/secrets/secretmasker.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -21,10 +23,11 @@ class OutputCapture final : public QObject
     Q_DISABLE_COPY_MOVE(OutputCapture)
 
 public:
-    OutputCapture(int readFd, qint64 cap, QObject *parent = nullptr);
+    OutputCapture(int readFd, qint64 cap, Secrets::SecretMasker masker = {}, QObject *parent = nullptr);
     ~OutputCapture() override;
 
-    QByteArray data() const { return QByteArray::fromStdString(m_output.data()); }
+    // What was kept, masked.
+    QByteArray data() const;
     qint64 totalBytes() const { return m_output.totalBytes(); }
     bool truncated() const { return m_output.truncated(); }
     bool atEnd() const { return m_fd < 0; }
@@ -38,10 +41,14 @@ Q_SIGNALS:
 
 private:
     void readAvailable();
+    void pass(std::string_view kept);
+    void endOfStream();
     void close();
 
     int m_fd;
     CappedOutput m_output;
+    Secrets::SecretMasker m_masker;
+    std::string m_masked; // what was passed on, when there are secrets to mask
     std::unique_ptr<QSocketNotifier> m_notifier;
 };
 

@@ -4,6 +4,7 @@
 #include "core/formatting.h"
 
 #include <QCoreApplication>
+#include <QJsonArray>
 #include <QJsonDocument>
 
 namespace Cordon::EventWords {
@@ -110,8 +111,14 @@ QString describe(const QJsonObject &event)
             .arg(detail.value(QStringLiteral("refused_forks")).toInteger());
     if (kind == QLatin1String("run.started")) {
         const QString language = detail.value(QStringLiteral("language")).toString();
-        return language.isEmpty() ? tr("Run %1 started (a command)").arg(run)
-                                  : tr("Run %1 started (%2)").arg(run, language);
+        QString text = language.isEmpty() ? tr("Run %1 started (a command)").arg(run)
+                                          : tr("Run %1 started (%2)").arg(run, language);
+        QStringList secrets;
+        for (const QJsonValue &name : detail.value(QStringLiteral("secrets")).toArray())
+            secrets.append(Format::displayName(name.toString()));
+        if (!secrets.isEmpty())
+            text += tr(" with secret(s) %1").arg(secrets.join(QStringLiteral(", ")));
+        return text;
     }
     if (kind == QLatin1String("run.finished"))
         return tr("Run %1 ended: %2").arg(run, runOutcome(detail));
@@ -153,6 +160,15 @@ QString describe(const QJsonObject &event)
     if (kind == QLatin1String("daemon.runs_interrupted"))
         return tr("%1 run(s) were interrupted when the daemon stopped")
             .arg(detail.value(QStringLiteral("count")).toInteger());
+    if (kind == QLatin1String("secret.set") || kind == QLatin1String("secret.replaced") ||
+        kind == QLatin1String("secret.removed")) {
+        const QString name = Format::displayName(detail.value(QStringLiteral("name")).toString());
+        if (kind == QLatin1String("secret.removed"))
+            return tr("Secret %1 removed from the store").arg(name);
+        const QString fingerprint = detail.value(QStringLiteral("fingerprint")).toString();
+        return kind == QLatin1String("secret.set") ? tr("Secret %1 set (%2)").arg(name, fingerprint)
+                                                   : tr("Secret %1 set anew (%2)").arg(name, fingerprint);
+    }
     if (kind == QLatin1String("daemon.time_scale"))
         return tr("Idle time now runs %1× faster").arg(detail.value(QStringLiteral("scale")).toDouble());
     // A kind this version does not know: its detail as compact JSON, escaped like any other text from it.

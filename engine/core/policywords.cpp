@@ -167,6 +167,14 @@ QList<Line> policy(const QJsonObject &policy)
     }
     const QStringList env = policy.value(QStringLiteral("env")).toObject().keys();
     lines.append({tr("Environment"), env.isEmpty() ? tr("none set by the policy") : joinedList(env)});
+    // Names only: the values stay in the host's store, and are masked in every output.
+    QStringList secrets;
+    for (const QJsonValue &ref : policy.value(QStringLiteral("secrets")).toArray()) {
+        const QString name = ref.toObject().value(QStringLiteral("name")).toString();
+        const QString variable = ref.toObject().value(QStringLiteral("env")).toString();
+        secrets.append(variable == name ? name : tr("%1 as %2").arg(name, variable));
+    }
+    lines.append({tr("Secrets"), secrets.isEmpty() ? tr("none") : joinedList(secrets)});
     if (policy.value(QStringLiteral("allow_ptrace")).toBool())
         lines.append({tr("Debugging"), tr("ptrace allowed inside the container"), true});
     return lines;

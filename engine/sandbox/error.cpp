@@ -58,6 +58,10 @@ constexpr HintEntry Hints[] = {
      "--max-containers."},
     {"run.timeout", "Raise limits.run_timeout_s in the policy, or --timeout on the command line."},
     {"run.oom", "Choose a larger memory tier (--memory 4g) or make the program use less memory."},
+    {"secrets.store_unsafe",
+     "The store must be a regular file of yours with mode 0600 (chmod 600 it); if others could read it, set "
+     "its secrets anew at their source."},
+    {"secrets.store_corrupt", "Move the file aside and set the secrets again with `cordon secret set NAME`."},
 };
 
 } // namespace

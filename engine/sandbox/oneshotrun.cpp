@@ -198,7 +198,8 @@ Result<> PlainRun::start()
 // As Container::exec() and ContainerRun::start() for a command whose stdin is given up front.
 Result<> PlainRun::sendSpawn()
 {
-    const Isolation::SpawnRequest spawn = spawnRequestFor(m_request.policy, RunWireId, m_request.command);
+    Isolation::SpawnRequest spawn = spawnRequestFor(m_request.policy, RunWireId, m_request.command);
+    Secrets::injectSecrets(spawn.env, m_request.secrets);
 
     auto stdinOpened = m_request.stdinData ? stdinMemfd(*m_request.stdinData) : openDevNull();
     if (!stdinOpened)
@@ -463,8 +464,36 @@ int timeoutSeconds(std::int64_t millis)
 
 PlainRunOutcome runPlain(const PlainRunRequest &request, const OutputSink &onOutput)
 {
-    PlainRun run(request, onOutput);
-    return run.run();
+    if (request.secrets.empty()) {
+        PlainRun run(request, onOutput);
+        return run.run();
+    }
+    // Nothing of the output leaves unmasked: the sink gets each stream through a masker of its own (a value
+    // split over two chunks is still found), the kept output and the message are masked whole.
+    Secrets::SecretMasker streams[2] = {Secrets::maskerFor(request.secrets),
+                                        Secrets::maskerFor(request.secrets)};
+    OutputSink masked;
+    if (onOutput) {
+        masked = [&](int stream, std::string_view chunk) {
+            const std::string passed = streams[stream == 1 ? 0 : 1].feed(chunk);
+            if (!passed.empty())
+                onOutput(stream, passed);
+        };
+    }
+    PlainRun run(request, masked);
+    PlainRunOutcome outcome = run.run();
+    if (onOutput) {
+        for (int stream : {1, 2}) {
+            const std::string rest = streams[stream - 1].finish();
+            if (!rest.empty())
+                onOutput(stream, rest);
+        }
+    }
+    const Secrets::SecretMasker &whole = streams[0];
+    outcome.stdoutData = whole.maskAll(outcome.stdoutData);
+    outcome.stderrData = whole.maskAll(outcome.stderrData);
+    outcome.message = whole.maskAll(outcome.message);
+    return outcome;
 }
 
 } // namespace Cordon::Containers::OneShot

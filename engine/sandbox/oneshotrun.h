@@ -18,6 +18,7 @@
 #include "sandbox/mountplan.h"
 #include "sandbox/outcome.h"
 #include "sandbox/policy/containerpolicy.h"
+#include "sandbox/secrets/secretinjection.h"
 #include "sandbox/uniquefd.h"
 #include "sandbox/workspace.h"
 
@@ -53,6 +54,9 @@ struct PlainRunRequest
     // failure fails the run's setup. Without it the listener is closed, so that the run's connections to the
     // proxy are refused at once instead of waiting for an answer that never comes.
     std::function<Result<>(const std::string &containerId, UniqueFd listener)> attachNetwork;
+    // The policy's secrets with their values: set in the run's environment, and masked in the output passed
+    // to the sink, the output kept and the message.
+    std::vector<Secrets::ResolvedSecret> secrets;
     // Names the user in the advice of a cgroup error; null: /etc/passwd (all a static program can read).
     Cgroup::UserNameLookup userName = nullptr;
 };

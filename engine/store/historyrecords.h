@@ -54,6 +54,7 @@ struct RunRecord
     bool stderrTruncated = false;
     QString message;
     QJsonArray artifacts; // [{path, size, sha256}]
+    QJsonArray secrets;   // [{name, env, fingerprint}]: what the run received, never a value
 };
 
 struct FileRecord

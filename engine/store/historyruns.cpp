@@ -23,9 +23,9 @@ Result<> HistoryStore::insertRun(const RunRecord &run)
         "code_sha256, code, inputs, "
         "idempotency_key, started_at, ended_at, error_class, exit_code, signal, wall_ms, "
         "cpu_ms, peak_memory_bytes, "
-        "stdout, stderr, stdout_truncated, stderr_truncated, message, artifacts, pids_limit_hits) "
+        "stdout, stderr, stdout_truncated, stderr_truncated, message, artifacts, pids_limit_hits, secrets) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-        "?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+        "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
         QStringLiteral("record run %1").arg(run.id));
     if (!stmt)
         return fail(stmt.error());
@@ -53,7 +53,8 @@ Result<> HistoryStore::insertRun(const RunRecord &run)
         .bind(22, run.stderrTruncated)
         .bind(23, run.message)
         .bind(24, QString::fromUtf8(jsonText(run.artifacts)))
-        .bind(25, run.pidsLimitHits);
+        .bind(25, run.pidsLimitHits)
+        .bind(26, QString::fromUtf8(jsonText(run.secrets)));
     return stmt->execute();
 }
 

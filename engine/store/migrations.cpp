@@ -107,9 +107,15 @@ constexpr char SchemaV2[] = R"sql(
 ALTER TABLE runs ADD COLUMN pids_limit_hits INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Which secrets each run received: names and keyed fingerprints, never values (docs/secrets.md).
+constexpr char SchemaV3[] = R"sql(
+ALTER TABLE runs ADD COLUMN secrets TEXT NOT NULL DEFAULT '[]';
+)sql";
+
 constexpr Migration Migrations[] = {
     {1, "create the history tables", SchemaV1},
     {2, "count process-limit hits per run", SchemaV2},
+    {3, "record the secrets a run received", SchemaV3},
 };
 
 } // namespace

@@ -18,7 +18,7 @@ QByteArray runColumns(bool withOutput)
            "cpu_ms, "
            "peak_memory_bytes, " +
            (withOutput ? "stdout, stderr" : "x'', x''") +
-           ", stdout_truncated, stderr_truncated, message, artifacts, pids_limit_hits";
+           ", stdout_truncated, stderr_truncated, message, artifacts, pids_limit_hits, secrets";
 }
 
 ContainerRecord containerFromRow(const Statement &row)
@@ -65,6 +65,7 @@ RunRecord runFromRow(const Statement &row)
     run.message = row.columnText(22);
     run.artifacts = jsonArrayFrom(row.columnBlob(23));
     run.pidsLimitHits = row.columnInt64(24);
+    run.secrets = jsonArrayFrom(row.columnBlob(25));
     return run;
 }
 

@@ -41,6 +41,7 @@ _cordon_options()
         "history purge") echo --older-than --json --help ;;
         events) echo --container --kind --run --limit -f --follow --json --help ;;
         network) echo --json --reload --help ;;
+        secret) echo --json --from-file --help ;;
         "daemon status" | "daemon time-scale") echo --json --help ;;
         "daemon start") echo --time-scale --help ;;
         "daemon stop" | doctor) echo --help ;;
@@ -50,14 +51,15 @@ _cordon_options()
 }
 
 _cordon_value_options='--policy --memory --timeout --input --output-dir --name --idle --language --code
-    --code-file --key --scope --container --class --limit --offset --older-than --kind --run --time-scale --user'
+    --code-file --key --scope --container --class --limit --offset --older-than --kind --run --time-scale --user
+    --from-file'
 
 # Completes the value of option $1 into COMPREPLY.
 _cordon_option_value()
 {
     case $1 in
         --policy) _filedir json ;;
-        --input | --code-file) _filedir ;;
+        --input | --code-file | --from-file) _filedir ;;
         --output-dir) _filedir -d ;;
         --memory) COMPREPLY=($(compgen -W '1g 4g 16g 64g' -- "$cur")) ;;
         --timeout) COMPREPLY=($(compgen -W '30s 1m 5m 10m 1h' -- "$cur")) ;;
@@ -76,7 +78,8 @@ _cordon_option_value()
                 container.kept_alive container.deleted container.oom_kill run.started run.finished
                 run.cancelled file.uploaded file.downloaded file.deleted network.allowed network.denied
                 network.error network.policy_changed network.proxy_failed network.org_policy_reloaded
-                network.org_policy_invalid daemon.runs_interrupted daemon.time_scale' -- "$cur"))
+                network.org_policy_invalid secret.set secret.replaced secret.removed daemon.runs_interrupted
+                daemon.time_scale' -- "$cur"))
             [[ ${COMPREPLY-} == *. ]] && compopt -o nospace
             ;;
         --container)
@@ -113,7 +116,7 @@ _cordon_comp_words_index()
 _cordon()
 {
     local commands='run create ls inspect exec cp files stop start keepalive rm logs history events network
-        daemon demo doctor cgroup-delegate'
+        secret daemon demo doctor cgroup-delegate'
     local cur prev words cword split
     _init_completion -s -n : || return
     local command=${words[1]-}
@@ -215,6 +218,9 @@ _cordon()
             elif ((count == 1)) && [[ ${positional[0]} == @(show|allow) ]]; then
                 _cordon_complete_containers
             fi
+            ;;
+        secret)
+            ((count == 0)) && COMPREPLY=($(compgen -W 'set ls rm' -- "$cur"))
             ;;
         "daemon start")
             # After --, cordond's own options.

@@ -153,6 +153,7 @@ complete -c cordon -n $nosub -a logs -d "Print a finished run's output"
 complete -c cordon -n $nosub -a history -d 'List recorded runs'
 complete -c cordon -n $nosub -a events -d 'List recorded events, or follow new ones'
 complete -c cordon -n $nosub -a network -d "A container's allowlist and its proxy decisions"
+complete -c cordon -n $nosub -a secret -d "The host's secrets for runs (values never shown)"
 complete -c cordon -n $nosub -a daemon -d 'Status, start, stop or time scale of cordond'
 complete -c cordon -n $nosub -a demo -d 'Run hostile programs and show what contained them'
 complete -c cordon -n $nosub -a doctor -d 'Report what this host offers for isolation'
@@ -248,7 +249,7 @@ set -l kinds container. run. file. network. daemon. container.created container.
     container.kept_alive container.deleted container.oom_kill run.started run.finished run.cancelled \
     file.uploaded file.downloaded file.deleted network.allowed network.denied network.error \
     network.policy_changed network.proxy_failed network.org_policy_reloaded network.org_policy_invalid \
-    daemon.runs_interrupted daemon.time_scale
+    secret.set secret.replaced secret.removed daemon.runs_interrupted daemon.time_scale
 complete -c cordon -n $events -l kind -x -a "$kinds" -d 'Only this kind; a trailing dot matches a family'
 complete -c cordon -n $events -l run -x -d "Only this run's events"
 complete -c cordon -n $events -l limit -x -d 'The N most recent events'
@@ -265,6 +266,14 @@ complete -c cordon -n "$network; and __cordon_first_argument" -a org -d 'The org
 set -l network_container "$network; and test (count (__cordon_positionals)) -eq 1
     and contains -- (__cordon_positionals)[1] show allow"
 complete -c cordon -n $network_container -a '(__cordon_containers)'
+
+# secret
+set -l secret '__cordon_is secret'
+complete -c cordon -n $secret -l json -d "Print the daemon's result as JSON"
+complete -c cordon -n $secret -l from-file -r -F -d 'With set: read the value from this file'
+complete -c cordon -n "$secret; and __cordon_first_argument" -a set -d 'Set a secret (value from standard input)'
+complete -c cordon -n "$secret; and __cordon_first_argument" -a ls -d 'Names, fingerprints and users'
+complete -c cordon -n "$secret; and __cordon_first_argument" -a rm -d 'Remove a secret'
 
 # daemon
 set -l daemon_action 'test (count (commandline -opc)) -eq 2; and __cordon_is daemon'

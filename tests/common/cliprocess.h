@@ -4,11 +4,13 @@
 
 #include <QByteArray>
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QThread>
 
 namespace CordonTest {
 
@@ -53,6 +55,27 @@ inline CliResult runProgram(const QString &program, const QStringList &arguments
     }
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
             process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+// Starts `daemon` (cordond with its arguments set) and waits until `cordon daemon status` answers through the
+// socket in the environment; the last status is returned (status 0 once it answers).
+inline CliResult startDaemonAndWait(QProcess &daemon, int timeoutMs = 15000)
+{
+    daemon.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    daemon.start();
+    if (!daemon.waitForStarted(5000))
+        return {-1, {}, daemon.errorString().toUtf8()};
+    QElapsedTimer clock;
+    clock.start();
+    CliResult status;
+    while (clock.elapsed() < timeoutMs) {
+        status = runProgram(builtProgram(QStringLiteral("cordon")),
+                            {QStringLiteral("daemon"), QStringLiteral("status")});
+        if (status.status == 0 || daemon.state() == QProcess::NotRunning)
+            break;
+        QThread::msleep(50);
+    }
+    return status;
 }
 
 } // namespace CordonTest

@@ -161,18 +161,7 @@ private Q_SLOTS:
 
         m_daemon.setProgram(daemon);
         m_daemon.setArguments(args({"--time-scale", "600", "--expiring-soon", "1"}));
-        m_daemon.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        m_daemon.start();
-        QVERIFY2(m_daemon.waitForStarted(5000), qPrintable(m_daemon.errorString()));
-        QElapsedTimer clock;
-        clock.start();
-        CliResult status;
-        while (clock.elapsed() < 15000) {
-            status = cordon(args({"daemon", "status"}));
-            if (status.status == 0 || m_daemon.state() == QProcess::NotRunning)
-                break;
-            QThread::msleep(50);
-        }
+        const CliResult status = startDaemonAndWait(m_daemon);
         QVERIFY2(status.status == 0, status.describe());
         QVERIFY2(status.out.contains("time scale:  600"), status.out);
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The container policy model: strict parsing with exact error codes and field paths, host normalisation and
 // matching, canonical form and version hash.
-#include "sandbox/policy/containerpolicy.h"
 #include "sandbox/json.h"
+#include "sandbox/policy/containerpolicy.h"
 
 #include "testutil.h"
 
@@ -320,7 +320,8 @@ void TestPolicy::rejected_data()
                                << u"policy: the document must be a JSON object, got array"_s;
     QTest::newRow("top string") << QByteArray(R"("x")") << u"policy.wrong_type"_s << u"got string"_s;
     QTest::newRow("top null") << QByteArray("null") << u"policy.wrong_type"_s << u"got null"_s;
-    QTest::newRow("empty document") << QByteArray("") << u"policy.invalid_json"_s << u"unexpected end of data"_s;
+    QTest::newRow("empty document") << QByteArray("") << u"policy.invalid_json"_s
+                                    << u"unexpected end of data"_s;
     QTest::newRow("trailing data") << QByteArray("{} {}") << u"policy.invalid_json"_s
                                    << u"unexpected data after the document"_s;
     QTest::newRow("byte order mark") << QByteArray("\xef\xbb\xbf{}") << u"policy.invalid_json"_s
@@ -360,8 +361,8 @@ void TestPolicy::rejected_data()
                                       << u"name: control character in a string"_s;
     QTest::newRow("raw newline") << QByteArray("{\"name\":\"a\nb\"}") << u"policy.invalid_json"_s
                                  << u"control character"_s;
-    QTest::newRow("lone high surrogate") << QByteArray(R"({"name":"\ud800"})") << u"policy.invalid_json"_s
-                                         << u"name: lone high surrogate"_s;
+    QTest::newRow("lone high surrogate")
+        << QByteArray(R"({"name":"\ud800"})") << u"policy.invalid_json"_s << u"name: lone high surrogate"_s;
     QTest::newRow("lone low surrogate")
         << QByteArray(R"({"name":"\udc00x"})") << u"policy.invalid_json"_s << u"lone low surrogate"_s;
     QTest::newRow("high then not low")
@@ -697,6 +698,35 @@ void TestPolicy::rejected_data()
                                      << u"policy.out_of_range"_s
                                      << u"env.A: the value must be at most 32768 bytes, got 33000"_s;
 
+    // Secrets: names only, each variable from one source.
+    QTest::newRow("secrets not an array") << QByteArray(R"({"secrets":{"name":"A"}})")
+                                          << u"policy.wrong_type"_s << u"secrets: must be an array"_s;
+    QTest::newRow("secret without name")
+        << QByteArray(R"({"secrets":[{"env":"A"}]})") << u"policy.missing_key"_s << u"secrets[0]"_s;
+    QTest::newRow("secret with a value") << QByteArray(R"({"secrets":[{"name":"A","value":"v"}]})")
+                                         << u"policy.unknown_key"_s << u"secrets[0]"_s;
+    QTest::newRow("secret name dash") << QByteArray(R"({"secrets":[{"name":"A-B"}]})")
+                                      << u"policy.invalid_secret"_s << u"secrets[0].name: must match"_s;
+    QTest::newRow("secret name too long")
+        << QByteArray(R"({"secrets":[{"name":")" + QByteArray(129, 'A') + R"("}]})")
+        << u"policy.out_of_range"_s << u"secrets[0].name"_s;
+    QTest::newRow("secret env digit first") << QByteArray(R"({"secrets":[{"name":"A","env":"1A"}]})")
+                                            << u"policy.invalid_secret"_s << u"secrets[0].env: must match"_s;
+    QTest::newRow("secret env twice")
+        << QByteArray(R"({"secrets":[{"name":"A","env":"X"},{"name":"B","env":"X"}]})")
+        << u"policy.invalid_secret"_s << u"secrets[1]: variable X already receives secret A"_s;
+    QTest::newRow("secret env also in env")
+        << QByteArray(R"({"env":{"A":"1"},"secrets":[{"name":"A"}]})") << u"policy.invalid_secret"_s
+        << u"secrets[0]: variable A is also set in env"_s;
+    QTest::newRow("65 secrets") << QByteArray("{\"secrets\":[" +
+                                              commaList(65,
+                                                        [](int i) -> QByteArray {
+                                                            return R"({"name":"S)" + QByteArray::number(i) +
+                                                                   R"("})";
+                                                        }) +
+                                              "]}")
+                                << u"policy.out_of_range"_s << u"secrets"_s;
+
     // Network policy.
     QTest::newRow("type missing") << QByteArray(R"({"network_policy":{}})") << u"policy.missing_key"_s
                                   << u"network_policy.type: is required"_s;
@@ -829,7 +859,7 @@ void TestPolicy::exactMessages_data()
         << u"network_policy.allowed_domains[0]: \"www*.com\": a wildcard is only allowed as a whole leftmost label, as in \"*.example.org\""_s;
     QTest::newRow("hostile key quoted")
         << QByteArray(R"({"x\n\u0000\"":1})")
-        << u"[\"x\\u000a\\u0000\\\"\"]: unknown key (known keys: allow_ptrace, env, expires_after, limits, memory_limit, mounts, name, network_policy)"_s;
+        << u"[\"x\\u000a\\u0000\\\"\"]: unknown key (known keys: allow_ptrace, env, expires_after, limits, memory_limit, mounts, name, network_policy, secrets)"_s;
     QTest::newRow("too deep")
         << nested(16)
         << u"env.A[0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested deeper than 16 levels (line 1, column 27)"_s;
@@ -880,8 +910,8 @@ void TestPolicy::deepNesting()
     QCOMPARE(Cordon::toQt(hostile.error().code()), u"policy.too_deep"_s);
     QVERIFY(Cordon::toQt(hostile.error().message()).contains(u"nested deeper than 16 levels"_s));
 
-    const auto objects = parsePolicy(
-        QByteArray(QByteArray(R"({"a":)").repeated(100) + "1" + QByteArray(100, '}')));
+    const auto objects =
+        parsePolicy(QByteArray(QByteArray(R"({"a":)").repeated(100) + "1" + QByteArray(100, '}')));
     QVERIFY(!objects);
     QCOMPARE(Cordon::toQt(objects.error().code()), u"policy.too_deep"_s);
 }
@@ -1227,7 +1257,8 @@ void TestPolicy::canonicalDefaults()
              u"%1"_s.arg(
                  QLatin1StringView(QCryptographicHash::hash(expected, QCryptographicHash::Sha256).toHex())));
     QCOMPARE(defaults.version(), u"8ab527d3dac05724efbd830fa8996580c6135adb2a642507adadf7f8f9e5d0ad"_s);
-    QVERIFY(QRegularExpression(u"^[0-9a-f]{64}$"_s).match(QString::fromStdString(defaults.version())).hasMatch());
+    QVERIFY(
+        QRegularExpression(u"^[0-9a-f]{64}$"_s).match(QString::fromStdString(defaults.version())).hasMatch());
     QCOMPARE(parsePolicy("{}")->version(), defaults.version());
 }
 
@@ -1241,7 +1272,8 @@ void TestPolicy::canonicalEscaping()
     const QByteArray expected =
         "\"env\":{\"A\":\"\xc3\xa9\xe2\x80\xa8\xf0\x9f\x98\x80\","
         "\"B\":\"quote\\\" backslash\\\\ slash/ tab\\t nl\\n cr\\r bs\\b ff\\f ctl\\u0001 del\x7f\"}";
-    QVERIFY2(QByteArray::fromStdString(policy->canonicalJson()).contains(expected), QByteArray::fromStdString(policy->canonicalJson()).constData());
+    QVERIFY2(QByteArray::fromStdString(policy->canonicalJson()).contains(expected),
+             QByteArray::fromStdString(policy->canonicalJson()).constData());
     QVERIFY(!QByteArray::fromStdString(policy->canonicalJson()).contains(QByteArrayView("\": ")));
 }
 
@@ -1273,8 +1305,9 @@ void TestPolicy::sameMeaningSameVersion()
     QCOMPARE(QByteArray::fromStdString(a->canonicalJson()), QByteArray::fromStdString(b->canonicalJson()));
     QCOMPARE(a->version(), b->version());
     QCOMPARE(a->version(),
-             QString::fromLatin1(
-                 QCryptographicHash::hash(QByteArray::fromStdString(a->canonicalJson()), QCryptographicHash::Sha256).toHex()));
+             QString::fromLatin1(QCryptographicHash::hash(QByteArray::fromStdString(a->canonicalJson()),
+                                                          QCryptographicHash::Sha256)
+                                     .toHex()));
 }
 
 void TestPolicy::differentPolicyDifferentVersion()
@@ -1326,7 +1359,19 @@ void TestPolicy::roundTrip()
     // The canonical form has every field, in sorted order.
     const auto tree = Cordon::Json::read(policy->canonicalJson());
     QVERIFY_RESULT(tree);
-    QCOMPARE(tree->members().size(), std::size_t(8));
+    QCOMPARE(tree->members().size(), std::size_t(8)); // "secrets" only when there are any
+
+    // Secrets round-trip by name; the variable defaults to the name, and they change the version.
+    const auto withSecrets =
+        parsePolicy(R"({"secrets":[{"name":"API_TOKEN"},{"name":"DB_PASSWORD","env":"PGPASSWORD"}]})");
+    QVERIFY_RESULT(withSecrets);
+    QCOMPARE(withSecrets->secrets.size(), std::size_t(2));
+    QCOMPARE(withSecrets->secrets[0].env, std::string("API_TOKEN"));
+    QCOMPARE(withSecrets->secrets[1].env, std::string("PGPASSWORD"));
+    const auto secretsReread = parsePolicy(QByteArray::fromStdString(withSecrets->canonicalJson()));
+    QVERIFY_RESULT(secretsReread);
+    QVERIFY(*secretsReread == *withSecrets);
+    QVERIFY(withSecrets->version() != ContainerPolicy{}.version());
     const Cordon::Json &rule = (*tree)["network_policy"]["allowed_domains"].items().at(3);
     QStringList keys;
     for (const auto &member : rule.members())
@@ -1343,8 +1388,9 @@ void TestPolicy::fromJsonValueAppliesTheSameRules()
     const auto unknown = ContainerPolicy::fromJsonValue(*Cordon::Json::read(R"({"limits":{"cpu":1}})"));
     QVERIFY(!unknown);
     QCOMPARE(unknown.error().code(), "policy.unknown_key");
-    QCOMPARE(unknown.error().message(), "limits.cpu: unknown key (known keys: output_mb, pids, run_timeout_s, "
-                                        "tmp_mb, workspace_mb)");
+    QCOMPARE(unknown.error().message(),
+             "limits.cpu: unknown key (known keys: output_mb, pids, run_timeout_s, "
+             "tmp_mb, workspace_mb)");
 
     const auto array = ContainerPolicy::fromJsonValue(*Cordon::Json::read("[]"));
     QVERIFY(!array);

@@ -164,7 +164,7 @@ private Q_SLOTS:
         auto store = openOrFail(path);
         QVERIFY(store);
         QCOMPARE(store->schemaVersion(), latestSchemaVersion());
-        QCOMPARE(latestSchemaVersion(), 2);
+        QCOMPARE(latestSchemaVersion(), 3);
         QVERIFY(!migrations().empty());
 
         // Private: the history holds code and output.
@@ -195,7 +195,7 @@ private Q_SLOTS:
         QCOMPARE(pragma(*m_store, "foreign_keys"), QStringLiteral("1"));
         QCOMPARE(pragma(*m_store, "busy_timeout"), QStringLiteral("5000"));
         QCOMPARE(pragma(*m_store, "synchronous"), QStringLiteral("1")); // NORMAL
-        QCOMPARE(pragma(*m_store, "user_version"), QStringLiteral("2"));
+        QCOMPARE(pragma(*m_store, "user_version"), QStringLiteral("3"));
         auto ok = m_store->integrityCheck();
         QVERIFY_RESULT(ok);
         QVERIFY(*ok);
@@ -209,7 +209,7 @@ private Q_SLOTS:
 
         auto reopened = openOrFail(m_path);
         QVERIFY(reopened);
-        QCOMPARE(reopened->schemaVersion(), 2);
+        QCOMPARE(reopened->schemaVersion(), 3);
         auto loaded = reopened->run(QStringLiteral("r1"));
         QVERIFY_RESULT(loaded);
         QCOMPARE(loaded->containerId, QStringLiteral("a"));
@@ -225,20 +225,20 @@ private Q_SLOTS:
         {
             auto db = Database::open(path);
             QVERIFY_RESULT(db);
-            QVERIFY_RESULT(db->exec("PRAGMA user_version = 3", QStringLiteral("pretend a newer Cordon")));
+            QVERIFY_RESULT(db->exec("PRAGMA user_version = 4", QStringLiteral("pretend a newer Cordon")));
         }
         Cordon::Error error;
         QVERIFY(!openOrFail(path, &error));
         QCOMPARE(error.code(), "store.migration");
-        QVERIFY2(Cordon::toQt(error.message()).contains(QStringLiteral("schema version 3, newer than the 2")),
+        QVERIFY2(Cordon::toQt(error.message()).contains(QStringLiteral("schema version 4, newer than the 3")),
                  error.message().c_str());
 
-        // Left as it was: still version 3, with the older tables intact.
+        // Left as it was: still version 4, with the older tables intact.
         auto db = Database::open(path);
         QVERIFY_RESULT(db);
         auto version = db->queryInt("PRAGMA user_version", QStringLiteral("read version"));
         QVERIFY_RESULT(version);
-        QCOMPARE(*version, 3);
+        QCOMPARE(*version, 4);
     }
 
     // A history written by the first release: opened by this one, it gains the column and keeps its runs.
@@ -258,20 +258,26 @@ private Q_SLOTS:
         }
         auto store = openOrFail(path);
         QVERIFY(store);
-        QCOMPARE(store->schemaVersion(), 2);
+        QCOMPARE(store->schemaVersion(), 3);
         auto old = store->run(QStringLiteral("old"));
         QVERIFY_RESULT(old);
         QCOMPARE(old->errorClass, QStringLiteral("ok"));
         QCOMPARE(old->pidsLimitHits, 0);
+        QVERIFY(old->secrets.isEmpty());
         // And records it for new runs.
         RunRecord run = makeRun(QStringLiteral("new"), QStringLiteral("c1"), 3);
         run.policyVersion.clear(); // the old history has no policies recorded
+        run.secrets =
+            QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("API_TOKEN")},
+                                   {QStringLiteral("env"), QStringLiteral("TOKEN")},
+                                   {QStringLiteral("fingerprint"), QStringLiteral("hmac-sha256:00")}}};
         QVERIFY_RESULT(store->insertRun(run));
         run.state = QStringLiteral("finished");
         run.errorClass = QStringLiteral("nonzero_exit");
         run.pidsLimitHits = 7;
         QVERIFY_RESULT(store->finishRun(run));
         QCOMPARE(store->run(QStringLiteral("new"))->pidsLimitHits, 7);
+        QCOMPARE(store->run(QStringLiteral("new"))->secrets, run.secrets);
         QCOMPARE(Cordon::Api::runRecordToJson(*store->run(QStringLiteral("new")), false)
                      .value(QStringLiteral("pids_limit_hits"))
                      .toInteger(),

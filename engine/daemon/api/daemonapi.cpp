@@ -20,6 +20,7 @@ DaemonApi::DaemonApi(Containers::ContainerManager &manager, Store::HistoryStore 
     addFileMethods(m_table);
     addNetworkMethods(m_table);
     addHistoryMethods(m_table);
+    addSecretMethods(m_table);
     m_context.server.setHelloExtras({{QStringLiteral("time_scale"), m_context.manager.timeScale()}});
     m_context.server.setSubscribeBacklogProvider([this](const QStringList &topics, const QString &container) {
         QJsonObject backlog;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The daemon's protocol (docs/protocol.md) as a table: each method name maps to one handler, registered by
 // the file of its group (daemonmethods.cpp, containermethods.cpp, runmethods.cpp, filemethods.cpp,
-// networkmethods.cpp, historymethods.cpp). A handler reads its parameters strictly (params.h), asks the
-// container manager or the history store, and shapes the answer.
+// networkmethods.cpp, historymethods.cpp, secretmethods.cpp). A handler reads its parameters strictly
+// (params.h), asks the container manager or the history store, and shapes the answer.
 #pragma once
 
 #include "containers/containermanager.h"
@@ -80,5 +80,6 @@ void addRunMethods(MethodTable &table);
 void addFileMethods(MethodTable &table);
 void addNetworkMethods(MethodTable &table);
 void addHistoryMethods(MethodTable &table);
+void addSecretMethods(MethodTable &table);
 
 } // namespace Cordon::Api

@@ -81,6 +81,7 @@ QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput, qsizet
                      {QStringLiteral("code_sha256"), run.codeSha256},
                      {QStringLiteral("policy_version"), run.policyVersion},
                      {QStringLiteral("inputs"), run.inputs},
+                     {QStringLiteral("secrets"), run.secrets},
                      {QStringLiteral("idempotency_key"), run.idempotencyKey},
                      {QStringLiteral("started_at"), run.startedAt},
                      {QStringLiteral("ended_at"), run.endedAt}};
@@ -217,6 +218,17 @@ QJsonObject eventToJson(const Store::EventRecord &event)
     if (!event.runId.isEmpty())
         json.insert(QStringLiteral("run_id"), event.runId);
     return json;
+}
+
+QJsonObject secretToJson(const Containers::SecretListing &secret)
+{
+    QJsonArray usedBy;
+    for (const Containers::SecretListing::User &user : secret.usedBy)
+        usedBy.append(QJsonObject{{QStringLiteral("id"), user.id}, {QStringLiteral("name"), user.name}});
+    return {{QStringLiteral("name"), toQt(secret.stored.name)},
+            {QStringLiteral("set_at"), qint64(secret.stored.setAtMs)},
+            {QStringLiteral("fingerprint"), toQt(secret.stored.fingerprint)},
+            {QStringLiteral("used_by"), usedBy}};
 }
 
 } // namespace Cordon::Api

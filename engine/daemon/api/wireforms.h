@@ -41,6 +41,10 @@ QJsonObject orgPolicyToJson(const Network::OrgPolicy &org);
 // host is empty (a request that could not be parsed) also has "target", its request line quoted and cut.
 QJsonObject networkSummaryToJson(const Containers::NetworkSummary &summary);
 
+// A secret as secret.list shows it: {name, set_at, fingerprint, used_by: [{id, name}]}, never its
+// value.
+QJsonObject secretToJson(const Containers::SecretListing &secret);
+
 // The protocol's `event` object: container and run_id only when the event has them.
 QJsonObject eventToJson(const Store::EventRecord &event);
 

@@ -4,6 +4,7 @@
 #include "sandbox/policy/canonicaljson.h"
 #include "sandbox/policy/fields.h"
 #include "sandbox/quoteuntrusted.h"
+#include "sandbox/secrets/secretrules.h"
 #include "sandbox/sha256.h"
 
 #include <algorithm>
@@ -18,8 +19,8 @@ constexpr int MaxExpiryMinutes = 7 * 24 * 60;
 
 bool isNameCharacter(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-           c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
 }
 
 bool isEnvName(std::string_view name)
@@ -44,8 +45,9 @@ Result<std::string> readName(const Json &value)
     if (name->empty())
         return fail("policy.out_of_range", at(path, "must not be empty"));
     if (!std::all_of(name->begin(), name->end(), isNameCharacter))
-        return fail("policy.invalid_name",
-                    at(path, "may only contain A-Z, a-z, 0-9, \".\", \"_\" and \"-\", got " + quoteUntrusted(*name)));
+        return fail(
+            "policy.invalid_name",
+            at(path, "may only contain A-Z, a-z, 0-9, \".\", \"_\" and \"-\", got " + quoteUntrusted(*name)));
     // The name may end up in a path or a file name; "." and ".." would mean a directory, not a container.
     if (*name == "." || *name == "..")
         return fail("policy.invalid_name", at(path, "must not be \".\" or \"..\""));
@@ -69,9 +71,10 @@ Result<std::int64_t> readMemoryLimit(const Json &value)
         return fail("policy.invalid_memory_limit",
                     at(path, memoryLimitRule() + ", got " + Fields::numberText(value)));
     }
-    return fail("policy.wrong_type",
-                at(path, "must be a tier string (\"1g\", \"4g\", \"16g\", \"64g\") or an integer byte count, got " +
-                             (value.isNumber() ? Fields::numberText(value) : Fields::typeName(value))));
+    return fail(
+        "policy.wrong_type",
+        at(path, "must be a tier string (\"1g\", \"4g\", \"16g\", \"64g\") or an integer byte count, got " +
+                     (value.isNumber() ? Fields::numberText(value) : Fields::typeName(value))));
 }
 
 Result<ExpiresAfter> readExpiresAfter(const Json &value)
@@ -97,7 +100,8 @@ Result<Limits> readLimits(const Json &value)
 {
     const std::string_view path = "limits";
     CORDON_TRY(Fields::expectObject(value, path));
-    CORDON_TRY(Fields::checkKeys(value, path, {"run_timeout_s", "pids", "tmp_mb", "workspace_mb", "output_mb"}));
+    CORDON_TRY(
+        Fields::checkKeys(value, path, {"run_timeout_s", "pids", "tmp_mb", "workspace_mb", "output_mb"}));
     Limits limits;
     CORDON_TRY(Fields::readInteger(value, path, "run_timeout_s", 1, 86400, limits.runTimeoutS));
     CORDON_TRY(Fields::readInteger(value, path, "pids", 1, 65536, limits.pids));
@@ -116,7 +120,8 @@ Result<std::string> normaliseMountPath(std::string_view text, std::string_view p
     if (std::any_of(text.begin(), text.end(), [](char c) { return (c >= 0 && c < 0x20) || c == 0x7f; }))
         return fail("policy.invalid_mount", at(path, "contains a control character"));
     if (!text.starts_with('/'))
-        return fail("policy.invalid_mount", at(path, "must be an absolute path, got " + quoteUntrusted(text)));
+        return fail("policy.invalid_mount",
+                    at(path, "must be an absolute path, got " + quoteUntrusted(text)));
     std::string normalised;
     for (std::size_t start = 1; start <= text.size();) {
         std::size_t end = text.find('/', start);
@@ -127,7 +132,8 @@ Result<std::string> normaliseMountPath(std::string_view text, std::string_view p
         // Rejected, not resolved: what ".." means depends on symlinks on the host, which we do not follow
         // here.
         if (segment == "..")
-            return fail("policy.invalid_mount", at(path, "must not contain \"..\", got " + quoteUntrusted(text)));
+            return fail("policy.invalid_mount",
+                        at(path, "must not contain \"..\", got " + quoteUntrusted(text)));
         if (segment.empty() || segment == ".")
             continue;
         normalised += '/';
@@ -163,12 +169,13 @@ Result<Mount> readMount(const Json &value, std::string_view path)
     const std::string targetPath = jsonMemberPath(path, "target");
     const std::string_view workspace = "/mnt/data";
     if (mount.target == workspace || isBeneath(mount.target, workspace))
-        return fail("policy.invalid_mount",
-                    at(targetPath, "/mnt/data is the workspace; choose another directory under /mnt/ or /opt/, got " +
-                                       quoteUntrusted(mount.target)));
+        return fail(
+            "policy.invalid_mount",
+            at(targetPath, "/mnt/data is the workspace; choose another directory under /mnt/ or /opt/, got " +
+                               quoteUntrusted(mount.target)));
     if (!isBeneath(mount.target, "/mnt") && !isBeneath(mount.target, "/opt"))
-        return fail("policy.invalid_mount",
-                    at(targetPath, "must be a directory under /mnt/ or /opt/, got " + quoteUntrusted(mount.target)));
+        return fail("policy.invalid_mount", at(targetPath, "must be a directory under /mnt/ or /opt/, got " +
+                                                               quoteUntrusted(mount.target)));
     CORDON_TRY(Fields::readBool(value, path, "read_only", mount.readOnly));
     return mount;
 }
@@ -192,7 +199,8 @@ Result<std::vector<Mount>> readMounts(const Json &value)
             // host; and the order of the two mounts would decide which one wins.
             if (isBeneath(earlier.target, mount->target) || isBeneath(mount->target, earlier.target))
                 return fail("policy.invalid_mount",
-                            at(targetPath, quoteUntrusted(mount->target) + " and " + quoteUntrusted(earlier.target) +
+                            at(targetPath, quoteUntrusted(mount->target) + " and " +
+                                               quoteUntrusted(earlier.target) +
                                                " are nested; mount targets must not contain each other"));
         }
         mounts.push_back(std::move(*mount));
@@ -205,14 +213,16 @@ Result<std::map<std::string, std::string>> readEnv(const Json &value)
     const std::string_view path = "env";
     CORDON_TRY(Fields::expectObject(value, path));
     if (value.members().size() > MaxEnvEntries)
-        return fail("policy.out_of_range", at(path, "must have at most " + std::to_string(MaxEnvEntries) +
-                                                        " variables, got " + std::to_string(value.members().size())));
+        return fail("policy.out_of_range",
+                    at(path, "must have at most " + std::to_string(MaxEnvEntries) + " variables, got " +
+                                 std::to_string(value.members().size())));
     std::map<std::string, std::string> env;
     for (const auto &[name, entry] : value.members()) {
         const std::string itemPath = jsonMemberPath(path, name);
         if (codePointCount(name) > MaxEnvNameLength)
-            return fail("policy.out_of_range",
-                        at(itemPath, "the name must be at most " + std::to_string(MaxEnvNameLength) + " characters"));
+            return fail(
+                "policy.out_of_range",
+                at(itemPath, "the name must be at most " + std::to_string(MaxEnvNameLength) + " characters"));
         if (!isEnvName(name))
             return fail("policy.invalid_env", at(itemPath, "the name must match [A-Za-z_][A-Za-z0-9_]*"));
         Result<std::string> text = Fields::toString(entry, itemPath, MaxEnvValueBytes);
@@ -222,12 +232,61 @@ Result<std::map<std::string, std::string>> readEnv(const Json &value)
         if (text->find('\0') != std::string::npos)
             return fail("policy.invalid_env", at(itemPath, "the value contains a NUL character"));
         if (text->size() > MaxEnvValueBytes)
-            return fail("policy.out_of_range", at(itemPath, "the value must be at most " +
-                                                                std::to_string(MaxEnvValueBytes) + " bytes, got " +
-                                                                std::to_string(text->size())));
+            return fail("policy.out_of_range",
+                        at(itemPath, "the value must be at most " + std::to_string(MaxEnvValueBytes) +
+                                         " bytes, got " + std::to_string(text->size())));
         env.emplace(name, std::move(*text));
     }
     return env;
+}
+
+Result<SecretRef> readSecretRef(const Json &value, std::string_view path)
+{
+    CORDON_TRY(Fields::expectObject(value, path));
+    CORDON_TRY(Fields::checkKeys(value, path, {"name", "env"}));
+    CORDON_TRY(Fields::requireKey(value, path, "name"));
+    SecretRef ref;
+    const std::string namePath = jsonMemberPath(path, "name");
+    Result<std::string> name = Fields::toString(value["name"], namePath, Secrets::MaxNameLength);
+    if (!name)
+        return fail(name.error());
+    if (!Secrets::isSecretName(*name))
+        return fail("policy.invalid_secret",
+                    at(namePath, "must match [A-Za-z_][A-Za-z0-9_]*, got " + quoteUntrusted(*name)));
+    ref.name = std::move(*name);
+    ref.env = ref.name;
+    if (!value["env"].isUndefined()) {
+        const std::string envPath = jsonMemberPath(path, "env");
+        Result<std::string> env = Fields::toString(value["env"], envPath, MaxEnvNameLength);
+        if (!env)
+            return fail(env.error());
+        if (!isEnvName(*env))
+            return fail("policy.invalid_secret",
+                        at(envPath, "must match [A-Za-z_][A-Za-z0-9_]*, got " + quoteUntrusted(*env)));
+        ref.env = std::move(*env);
+    }
+    return ref;
+}
+
+Result<std::vector<SecretRef>> readSecrets(const Json &value)
+{
+    const std::string_view path = "secrets";
+    CORDON_TRY(Fields::expectArray(value, path, MaxSecretRefs));
+    std::vector<SecretRef> secrets;
+    for (std::size_t i = 0; i < value.items().size(); ++i) {
+        const std::string itemPath = jsonIndexPath(path, i);
+        Result<SecretRef> ref = readSecretRef(value.items()[i], itemPath);
+        if (!ref)
+            return fail(ref.error());
+        for (const SecretRef &earlier : secrets) {
+            if (earlier.env == ref->env)
+                return fail(
+                    "policy.invalid_secret",
+                    at(itemPath, "variable " + ref->env + " already receives secret " + earlier.name));
+        }
+        secrets.push_back(std::move(*ref));
+    }
+    return secrets;
 }
 
 } // namespace
@@ -243,10 +302,11 @@ Result<ContainerPolicy> ContainerPolicy::fromJson(std::string_view json)
 Result<ContainerPolicy> ContainerPolicy::fromJsonValue(const Json &document)
 {
     if (!document.isObject())
-        return fail("policy.wrong_type", at({}, "the document must be a JSON object, got " + Fields::typeName(document)));
+        return fail("policy.wrong_type",
+                    at({}, "the document must be a JSON object, got " + Fields::typeName(document)));
     CORDON_TRY(Fields::checkKeys(document, {},
-                                 {"name", "memory_limit", "expires_after", "network_policy", "limits", "mounts",
-                                  "env", "allow_ptrace"}));
+                                 {"name", "memory_limit", "expires_after", "network_policy", "limits",
+                                  "mounts", "env", "secrets", "allow_ptrace"}));
     ContainerPolicy policy;
     // Each optional field: absent keeps the default, present must be valid.
     const auto read = [&document](std::string_view key, auto reader, auto &out) -> Result<> {
@@ -268,6 +328,13 @@ Result<ContainerPolicy> ContainerPolicy::fromJsonValue(const Json &document)
     CORDON_TRY(read("limits", readLimits, policy.limits));
     CORDON_TRY(read("mounts", readMounts, policy.mounts));
     CORDON_TRY(read("env", readEnv, policy.env));
+    CORDON_TRY(read("secrets", readSecrets, policy.secrets));
+    for (std::size_t i = 0; i < policy.secrets.size(); ++i) {
+        if (policy.env.count(policy.secrets[i].env) != 0)
+            return fail("policy.invalid_secret", at(jsonIndexPath("secrets", i),
+                                                    "variable " + policy.secrets[i].env +
+                                                        " is also set in env; a variable has one source"));
+    }
     CORDON_TRY(Fields::readBool(document, {}, "allow_ptrace", policy.allowPtrace));
     return policy;
 }
@@ -282,9 +349,9 @@ Json ContainerPolicy::toJson() const
     for (const auto &[variable, value] : env)
         envObject.insert(variable, value);
     // A tier is written as its name so that stored policies stay readable; any other size as a byte count.
-    const Json memory = isMemoryTier(memoryLimitBytes) ? Json(formatMemoryLimit(memoryLimitBytes))
-                                                       : Json(memoryLimitBytes);
-    return Json::object({
+    const Json memory =
+        isMemoryTier(memoryLimitBytes) ? Json(formatMemoryLimit(memoryLimitBytes)) : Json(memoryLimitBytes);
+    Json document = Json::object({
         {"name", name},
         {"memory_limit", memory},
         {"expires_after", Json::object({{"anchor", expiresAfter.anchor}, {"minutes", expiresAfter.minutes}})},
@@ -298,6 +365,14 @@ Json ContainerPolicy::toJson() const
         {"env", std::move(envObject)},
         {"allow_ptrace", allowPtrace},
     });
+    // Written only when there are any, so that a policy without secrets keeps the version it always had.
+    if (!secrets.empty()) {
+        Json::Array refs;
+        for (const SecretRef &ref : secrets)
+            refs.push_back(Json::object({{"name", ref.name}, {"env", ref.env}}));
+        document.insert("secrets", Json(std::move(refs)));
+    }
+    return document;
 }
 
 std::string ContainerPolicy::canonicalJson() const

@@ -30,7 +30,6 @@ constexpr std::size_t MaxEnvEntries = 128;
 constexpr std::size_t MaxEnvNameLength = 256;
 constexpr std::size_t MaxEnvValueBytes = 32 * 1024;
 
-
 struct Limits
 {
     int runTimeoutS = Defaults::RunTimeoutS; // run_timeout_s: 1..86400, wall-clock seconds per run
@@ -59,6 +58,17 @@ struct ExpiresAfter
     bool operator==(const ExpiresAfter &other) const = default;
 };
 
+// A secret from the host's store (docs/secrets.md) that each run receives as an environment variable.
+struct SecretRef
+{
+    std::string name; // the store's name: [A-Za-z_][A-Za-z0-9_]*, at most 128 characters
+    std::string env;  // the variable the run sees; the name when the policy leaves it out
+
+    bool operator==(const SecretRef &other) const = default;
+};
+
+constexpr std::size_t MaxSecretRefs = 64;
+
 struct ContainerPolicy
 {
     std::string name = "sandbox"; // 1..64 characters of [A-Za-z0-9._-], not "." or ".."
@@ -70,6 +80,8 @@ struct ContainerPolicy
     std::vector<Mount> mounts; // at most 32, unique targets, no target inside another
     // At most 128; names [A-Za-z_][A-Za-z0-9_]*; values UTF-8 without NUL, <= 32 KiB.
     std::map<std::string, std::string> env;
+    // At most 64; each variable once and not also in env. Names only: values stay in the store.
+    std::vector<SecretRef> secrets;
     bool allowPtrace = false; // allow_ptrace: lets debuggers inside use ptrace (the seccomp filter allows it)
 
     // Strict: unknown keys, wrong types, duplicate keys, out-of-range values are errors with stable codes
@@ -79,7 +91,8 @@ struct ContainerPolicy
     // The same rules for a document already read (for example a protocol message's member).
     static Result<ContainerPolicy> fromJsonValue(const Json &document);
 
-    // Every field with its value, network rules in object form; fromJsonValue reads it back to an equal policy.
+    // Every field with its value, network rules in object form; fromJsonValue reads it back to an equal
+    // policy.
     Json toJson() const;
     // toJson() in canonical form (see canonicaljson.h): sorted keys, no whitespace. Two documents that mean
     // the same policy (key order, "1g" or 1073741824, "PYPI.ORG." or "pypi.org") give the same bytes.

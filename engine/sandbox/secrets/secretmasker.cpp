@@ -12,19 +12,8 @@ namespace Cordon::Secrets {
 
 namespace {
 
-constexpr std::size_t MaxNameLength = 128;
 constexpr char HexLower[] = "0123456789abcdef";
 constexpr char HexUpper[] = "0123456789ABCDEF";
-
-bool isValidName(std::string_view name)
-{
-    if (name.empty() || name.size() > MaxNameLength)
-        return false;
-    const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
-    if (!letter(name.front()))
-        return false;
-    return std::all_of(name.begin(), name.end(), [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
-}
 
 std::string hex(std::string_view value, const char *digits)
 {
@@ -128,14 +117,8 @@ std::vector<std::string> maskedForms(std::string_view value)
 
 Result<> SecretMasker::add(const std::string &name, std::string_view value)
 {
-    if (!isValidName(name))
-        return fail("secrets.bad_name",
-                    "a secret's name is a variable name ([A-Za-z_][A-Za-z0-9_]*, at most " +
-                        std::to_string(MaxNameLength) + " characters)");
-    if (value.size() < MinValueBytes || value.size() > MaxValueBytes)
-        return fail("secrets.bad_value",
-                    "the value of secret " + name + " must have " + std::to_string(MinValueBytes) + " to " +
-                        std::to_string(MaxValueBytes) + " bytes, it has " + std::to_string(value.size()));
+    CORDON_TRY(checkSecretName(name));
+    CORDON_TRY(checkSecretValue(name, value));
     const std::string marker = "[secret:" + name + "]";
     for (std::string &form : maskedForms(value)) {
         std::vector<std::size_t> border = borders(form);

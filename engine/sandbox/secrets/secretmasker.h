@@ -11,6 +11,7 @@
 #pragma once
 
 #include "sandbox/error.h"
+#include "sandbox/secrets/secretrules.h"
 
 #include <cstddef>
 #include <string>
@@ -19,19 +20,13 @@
 
 namespace Cordon::Secrets {
 
-// Values shorter than this are refused: a two-letter value would mask half of every output. Longer than
-// MaxValueBytes are refused too (a secret is a token or a key, not a file).
-constexpr std::size_t MinValueBytes = 8;
-constexpr std::size_t MaxValueBytes = 4096;
-
 // The forms of `value` that SecretMasker looks for, longest first, without duplicates.
 std::vector<std::string> maskedForms(std::string_view value);
 
 class SecretMasker final
 {
 public:
-    // Errors: secrets.bad_name (not [A-Za-z_][A-Za-z0-9_]*, or longer than 128), secrets.bad_value (shorter
-    // than MinValueBytes or longer than MaxValueBytes).
+    // Errors: checkSecretName() and checkSecretValue() (secretrules.h).
     Result<> add(const std::string &name, std::string_view value);
     bool empty() const { return m_patterns.empty(); }
 

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+// ContainerManager: the host's secrets (docs/secrets.md). The store holds the values; the manager gives each
+// run the values its policy names and masks them in everything it records or streams about the container.
+#include "containers/containermanager.h"
+
+#include "core/plainbridge.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+
+#include <algorithm>
+
+namespace Cordon::Containers {
+
+namespace {
+
+QJsonValue maskedValue(const Secrets::SecretMasker &masker, const QJsonValue &value);
+
+QJsonObject maskedObject(const Secrets::SecretMasker &masker, const QJsonObject &object)
+{
+    QJsonObject out;
+    for (auto it = object.begin(); it != object.end(); ++it)
+        out.insert(toQt(masker.maskAll(toPlain(it.key()))), maskedValue(masker, it.value()));
+    return out;
+}
+
+QJsonValue maskedValue(const Secrets::SecretMasker &masker, const QJsonValue &value)
+{
+    if (value.isString())
+        return toQt(masker.maskAll(toPlain(value.toString())));
+    if (value.isObject())
+        return maskedObject(masker, value.toObject());
+    if (value.isArray()) {
+        QJsonArray out;
+        for (const QJsonValue &item : value.toArray())
+            out.append(maskedValue(masker, item));
+        return out;
+    }
+    return value;
+}
+
+} // namespace
+
+Result<Secrets::SecretStore *> ContainerManager::secretStore() const
+{
+    if (!m_secretStore) {
+        auto opened = Secrets::SecretStore::open(Secrets::SecretStore::defaultPath());
+        if (!opened)
+            return fail(opened.error());
+        m_secretStore = std::move(*opened);
+    }
+    return &*m_secretStore;
+}
+
+Result<std::vector<Secrets::ResolvedSecret>>
+ContainerManager::resolveSecrets(const Policy::ContainerPolicy &policy) const
+{
+    if (policy.secrets.empty())
+        return std::vector<Secrets::ResolvedSecret>{};
+    auto store = secretStore();
+    if (!store)
+        return fail(store.error());
+    auto resolved = Secrets::resolveSecrets(**store, policy.secrets);
+    if (!resolved)
+        return fail(resolved.error().wrap("policy " + policy.name));
+    return resolved;
+}
+
+void ContainerManager::rememberSecretValues(Entry &entry, const std::vector<Secrets::ResolvedSecret> &secrets)
+{
+    bool grew = false;
+    for (const Secrets::ResolvedSecret &secret : secrets)
+        grew |= entry.secretValues.emplace(secret.name, secret.value).second;
+    if (!grew)
+        return;
+    Secrets::SecretMasker masker;
+    for (const auto &[name, value] : entry.secretValues)
+        (void)masker.add(name, value);
+    entry.masker = std::move(masker);
+}
+
+const Secrets::SecretMasker *ContainerManager::maskerOf(const QString &containerId) const
+{
+    const Secrets::SecretMasker *masker = nullptr;
+    if (const auto found = m_entries.find(containerId); found != m_entries.end())
+        masker = &found->second->masker;
+    else if (const auto oneShot = m_oneShotMaskers.constFind(containerId); oneShot != m_oneShotMaskers.cend())
+        masker = &*oneShot;
+    return masker && !masker->empty() ? masker : nullptr;
+}
+
+QJsonObject ContainerManager::maskedDetail(const QString &containerId, const QJsonObject &detail) const
+{
+    const Secrets::SecretMasker *masker = maskerOf(containerId);
+    return masker ? maskedObject(*masker, detail) : detail;
+}
+
+QString ContainerManager::maskedText(const QString &containerId, const QString &text) const
+{
+    const Secrets::SecretMasker *masker = maskerOf(containerId);
+    return masker ? toQt(masker->maskAll(toPlain(text))) : text;
+}
+
+void ContainerManager::recordFile(Store::FileRecord record, const char *what)
+{
+    record.path = maskedText(record.containerId, record.path);
+    logStoreFailure(m_store.recordFile(record), what);
+}
+
+Result<QList<SecretListing>> ContainerManager::secrets() const
+{
+    auto store = secretStore();
+    if (!store)
+        return fail(store.error());
+    QList<SecretListing> listings;
+    for (Secrets::StoredSecret &stored : (*store)->list()) {
+        SecretListing listing{std::move(stored), {}};
+        for (const auto &[id, entry] : m_entries) {
+            const ContainerState state = entry->container->state();
+            if (state == ContainerState::Expired || state == ContainerState::Deleted)
+                continue;
+            const auto &refs = entry->container->policy().secrets;
+            if (std::any_of(refs.begin(), refs.end(),
+                            [&](const Policy::SecretRef &ref) { return ref.name == listing.stored.name; }))
+                listing.usedBy.append({id, entry->record.name});
+        }
+        listings.append(std::move(listing));
+    }
+    return listings;
+}
+
+Result<SecretListing> ContainerManager::setSecret(const QString &name, const std::string &value)
+{
+    auto store = secretStore();
+    if (!store)
+        return fail(store.error());
+    const std::string plainName = toPlain(name);
+    const bool replaced = (*store)->contains(plainName);
+    CORDON_TRY((*store)->set(plainName, value, QDateTime::currentMSecsSinceEpoch()));
+    // Containers that use it mask the new value from now on (their next run receives it).
+    const Secrets::ResolvedSecret resolved{plainName, {}, value, (*store)->fingerprint(value)};
+    for (const auto &[id, entry] : m_entries) {
+        const auto &refs = entry->container->policy().secrets;
+        if (std::any_of(refs.begin(), refs.end(),
+                        [&](const Policy::SecretRef &ref) { return ref.name == plainName; }))
+            rememberSecretValues(*entry, {resolved});
+    }
+    recordEvent(
+        {}, {}, replaced ? QStringLiteral("secret.replaced") : QStringLiteral("secret.set"),
+        {{QStringLiteral("name"), name}, {QStringLiteral("fingerprint"), toQt(resolved.fingerprint)}});
+    auto listed = secrets();
+    if (!listed)
+        return fail(listed.error());
+    for (const SecretListing &listing : *listed) {
+        if (listing.stored.name == plainName)
+            return listing;
+    }
+    return fail(QStringLiteral("secrets.not_found"), QStringLiteral("secret %1 vanished").arg(name));
+}
+
+Result<> ContainerManager::removeSecret(const QString &name)
+{
+    auto store = secretStore();
+    if (!store)
+        return fail(store.error());
+    CORDON_TRY((*store)->remove(toPlain(name)));
+    recordEvent({}, {}, QStringLiteral("secret.removed"), {{QStringLiteral("name"), name}});
+    return {};
+}
+
+} // namespace Cordon::Containers

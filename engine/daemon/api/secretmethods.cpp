@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// secret.*: the host's secret store (docs/secrets.md). Values come in with secret.set and never go out:
+// answers carry names, times, fingerprints and the containers that use each secret.
+#include "daemon/api/methodtable.h"
+#include "daemon/api/params.h"
+#include "daemon/api/wireforms.h"
+
+#include <QJsonArray>
+
+namespace Cordon::Api {
+
+namespace {
+
+Result<QJsonObject> list(ApiContext &context, const QJsonObject &)
+{
+    auto secrets = context.manager.secrets();
+    if (!secrets)
+        return fail(secrets.error());
+    QJsonArray out;
+    for (const Containers::SecretListing &listing : *secrets)
+        out.append(secretToJson(listing));
+    return QJsonObject{{QStringLiteral("secrets"), out}};
+}
+
+Result<QJsonObject> set(ApiContext &context, const QJsonObject &params)
+{
+    auto name = requireString(params, QStringLiteral("name"));
+    if (!name)
+        return fail(name.error());
+    // The value is never quoted back, not even in an error: a message may end up in a log.
+    const QJsonValue value = params.value(QStringLiteral("value"));
+    if (!value.isString())
+        return fail(invalidParams(QStringLiteral("`value` must be a string")));
+    auto set = context.manager.setSecret(*name, value.toString().toStdString());
+    if (!set)
+        return fail(set.error());
+    return wrap(QStringLiteral("secret"), secretToJson(*set));
+}
+
+Result<QJsonObject> remove(ApiContext &context, const QJsonObject &params)
+{
+    auto name = requireString(params, QStringLiteral("name"));
+    if (!name)
+        return fail(name.error());
+    CORDON_TRY(context.manager.removeSecret(*name));
+    return QJsonObject{};
+}
+
+} // namespace
+
+void addSecretMethods(MethodTable &table)
+{
+    table.add(QStringLiteral("secret.list"), {}, list);
+    table.add(QStringLiteral("secret.set"), {QStringLiteral("name"), QStringLiteral("value")}, set);
+    table.add(QStringLiteral("secret.remove"), {QStringLiteral("name")}, remove);
+}
+
+} // namespace Cordon::Api

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+// A run's secrets, from the policy's names to the values it receives (docs/secrets.md): looked up in the
+// store at run start, put in the run's environment, and masked in everything the run's output becomes.
+#pragma once
+
+#include "sandbox/error.h"
+#include "sandbox/policy/containerpolicy.h"
+#include "sandbox/secrets/secretmasker.h"
+#include "sandbox/secrets/secretstore.h"
+
+#include <string>
+#include <vector>
+
+namespace Cordon::Secrets {
+
+struct ResolvedSecret
+{
+    std::string name;
+    std::string env;
+    std::string value;
+    std::string fingerprint; // SecretStore::fingerprint(value)
+};
+
+// Each of the policy's secrets with its value now. secrets.not_found names the first one the store lacks and
+// the command that sets it.
+Result<std::vector<ResolvedSecret>> resolveSecrets(const SecretStore &store,
+                                                   const std::vector<Policy::SecretRef> &refs);
+
+// Sets each secret's variable in `env` ("NAME=value" entries), replacing an entry of the same name.
+void injectSecrets(std::vector<std::string> &env, const std::vector<ResolvedSecret> &secrets);
+
+// A masker for the values (SecretMasker::add never fails for values the store accepted).
+SecretMasker maskerFor(const std::vector<ResolvedSecret> &secrets);
+
+} // namespace Cordon::Secrets

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+#include "sandbox/secrets/secretstore.h"
+
+#include "sandbox/files/pendingfile.h"
+#include "sandbox/json.h"
+#include "sandbox/readall.h"
+#include "sandbox/secrets/secretrules.h"
+#include "sandbox/uniquefd.h"
+#include "sandbox/workspace.h"
+#include "sandbox/writeall.h"
+
+#include <nettle/hmac.h>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace Cordon::Secrets {
+
+namespace {
+
+constexpr int Format = 1;
+constexpr std::size_t KeyBytes = 32;
+// Every secret at its largest, JSON-escaped at worst six bytes a byte, with room for names and times.
+constexpr std::size_t MaxFileBytes = MaxStoredSecrets * (MaxValueBytes * 6 + 512) + 4096;
+constexpr char FileName[] = "secrets.json";
+
+std::string hex(std::string_view bytes)
+{
+    static constexpr char Digits[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : bytes) {
+        out += Digits[c >> 4];
+        out += Digits[c & 15];
+    }
+    return out;
+}
+
+bool fromHex(std::string_view text, std::string &out)
+{
+    const auto digit = [](char c) -> int {
+        if (c >= '0' && c <= '9')
+            return c - '0';
+        if (c >= 'a' && c <= 'f')
+            return c - 'a' + 10;
+        return -1;
+    };
+    if (text.size() % 2 != 0)
+        return false;
+    out.clear();
+    for (std::size_t i = 0; i < text.size(); i += 2) {
+        const int high = digit(text[i]), low = digit(text[i + 1]);
+        if (high < 0 || low < 0)
+            return false;
+        out += char(high * 16 + low);
+    }
+    return true;
+}
+
+Result<std::string> randomKey()
+{
+    std::string key(KeyBytes, '\0');
+    std::size_t filled = 0;
+    while (filled < key.size()) {
+        const ssize_t got = ::getrandom(key.data() + filled, key.size() - filled, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return failErrno("secrets.store_io", "getrandom", errno);
+        filled += static_cast<std::size_t>(got);
+    }
+    return key;
+}
+
+Error corrupt(const std::string &path, std::string_view why)
+{
+    return Error("secrets.store_corrupt", "the secret store " + path + " is not one Cordon wrote (" +
+                                              std::string(why) +
+                                              "); move it aside and set the secrets again");
+}
+
+std::string directoryOf(const std::string &path)
+{
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string baseName(const std::string &path)
+{
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+} // namespace
+
+std::string SecretStore::defaultPath()
+{
+    return Containers::dataDirectory() + "/" + FileName;
+}
+
+Result<SecretStore> SecretStore::open(std::string path)
+{
+    SecretStore store;
+    store.m_path = std::move(path);
+    UniqueFd fd(::open(store.m_path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (fd.get() < 0) {
+        if (errno != ENOENT)
+            return failErrno(errno == ELOOP ? "secrets.store_unsafe" : "secrets.store_io",
+                             "open the secret store " + store.m_path, errno);
+        auto key = randomKey();
+        if (!key)
+            return fail(key.error());
+        store.m_key = std::move(*key);
+        return store;
+    }
+    struct stat status
+    {
+    };
+    if (::fstat(fd.get(), &status) != 0)
+        return failErrno("secrets.store_io", "stat the secret store " + store.m_path, errno);
+    if (!S_ISREG(status.st_mode))
+        return fail("secrets.store_unsafe", "the secret store " + store.m_path + " is not a regular file");
+    if (status.st_uid != ::geteuid())
+        return fail("secrets.store_unsafe", "the secret store " + store.m_path + " belongs to another user");
+    if ((status.st_mode & 077) != 0)
+        return fail("secrets.store_unsafe", "the secret store " + store.m_path +
+                                                " may be read or written by others: chmod 600 it, and "
+                                                "consider its values exposed");
+    auto text =
+        readToEnd(fd.get(), MaxFileBytes, "the secret store", "secrets.store_io", "secrets.store_corrupt");
+    if (!text)
+        return fail(text.error());
+    auto document = Json::read(*text, JsonLimits{MaxFileBytes, 8, MaxStoredSecrets + 8});
+    if (!document)
+        return fail(corrupt(store.m_path, document.error().message()));
+    if ((*document)["format"].toInteger(0) != Format)
+        return fail(corrupt(store.m_path, "unknown format"));
+    if (!fromHex((*document)["fingerprint_key"].toString(), store.m_key) || store.m_key.size() != KeyBytes)
+        return fail(corrupt(store.m_path, "bad fingerprint_key"));
+    const Json &secrets = (*document)["secrets"];
+    if (!secrets.isObject() || secrets.members().size() > MaxStoredSecrets)
+        return fail(corrupt(store.m_path, "bad secrets"));
+    for (const auto &[name, entry] : secrets.members()) {
+        const Json &value = entry["value"];
+        if (!value.isString() || !isSecretName(name) || !checkSecretValue(name, value.toString()))
+            return fail(corrupt(store.m_path, "bad secret " + name));
+        store.m_entries[name] = Entry{value.toString(), entry["set_at_ms"].toInteger(0)};
+    }
+    return store;
+}
+
+Result<> SecretStore::set(const std::string &name, std::string_view value, std::int64_t nowMs)
+{
+    CORDON_TRY(checkSecretName(name));
+    CORDON_TRY(checkSecretValue(name, value));
+    if (!contains(name) && m_entries.size() >= MaxStoredSecrets)
+        return fail("secrets.store_full", "the secret store holds " + std::to_string(MaxStoredSecrets) +
+                                              " secrets, its limit: remove one first");
+    std::map<std::string, Entry> next = m_entries;
+    next[name] = Entry{std::string(value), nowMs};
+    CORDON_TRY(save(next));
+    m_entries = std::move(next);
+    return {};
+}
+
+Result<> SecretStore::remove(const std::string &name)
+{
+    if (!contains(name))
+        return fail(value(name).error());
+    std::map<std::string, Entry> next = m_entries;
+    next.erase(name);
+    CORDON_TRY(save(next));
+    m_entries = std::move(next);
+    return {};
+}
+
+Result<std::string> SecretStore::value(const std::string &name) const
+{
+    const auto found = m_entries.find(name);
+    if (found == m_entries.end()) {
+        CORDON_TRY(checkSecretName(name));
+        return fail("secrets.not_found", "no secret named " + name +
+                                             " in the store: set it with `cordon secret set " + name + "`");
+    }
+    return found->second.value;
+}
+
+std::vector<StoredSecret> SecretStore::list() const
+{
+    std::vector<StoredSecret> out;
+    for (const auto &[name, entry] : m_entries)
+        out.push_back(StoredSecret{name, entry.setAtMs, fingerprint(entry.value)});
+    return out;
+}
+
+std::string SecretStore::fingerprint(std::string_view value) const
+{
+    hmac_sha256_ctx context;
+    hmac_sha256_set_key(&context, m_key.size(), reinterpret_cast<const std::uint8_t *>(m_key.data()));
+    hmac_sha256_update(&context, value.size(), reinterpret_cast<const std::uint8_t *>(value.data()));
+    std::uint8_t digest[SHA256_DIGEST_SIZE];
+    hmac_sha256_digest(&context, sizeof digest, digest);
+    return "hmac-sha256:" + hex({reinterpret_cast<const char *>(digest), 16});
+}
+
+Result<> SecretStore::save(const std::map<std::string, Entry> &entries) const
+{
+    Json secrets = Json::object();
+    for (const auto &[name, entry] : entries)
+        secrets.insert(name, Json::object({{"value", entry.value}, {"set_at_ms", entry.setAtMs}}));
+    const Json document =
+        Json::object({{"format", Format}, {"fingerprint_key", hex(m_key)}, {"secrets", std::move(secrets)}});
+    const std::string directory = directoryOf(m_path);
+    if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST)
+        return failErrno("secrets.store_io", "create " + directory, errno);
+    UniqueFd dirFd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dirFd.get() < 0)
+        return failErrno("secrets.store_io", "open " + directory, errno);
+    auto pending = Files::PendingFile::create(dirFd.get(), directory);
+    if (!pending)
+        return fail(Error("secrets.store_io", pending.error().message(), pending.error().sysErrno()));
+    // 0600 before the first byte is written: the file is nameless (O_TMPFILE) or has a random name until
+    // then.
+    if (::fchmod(pending->fd(), 0600) != 0)
+        return failErrno("secrets.store_io", "chmod the new secret store", errno);
+    int written = writeFully(pending->fd(), document.serializeIndented() + "\n");
+    if (written == 0 && ::fsync(pending->fd()) != 0)
+        written = errno;
+    if (written != 0)
+        return failErrno("secrets.store_io", "write the secret store " + m_path, written);
+    auto committed = pending->commit(baseName(m_path), m_path, Files::ExistingName::Replace);
+    if (!committed)
+        return fail(Error("secrets.store_io", committed.error().message(), committed.error().sysErrno()));
+    ::fsync(dirFd.get());
+    return {};
+}
+
+} // namespace Cordon::Secrets

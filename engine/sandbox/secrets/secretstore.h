@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// The secrets the host holds for its containers (docs/secrets.md): names with values, in one file of the
+// data folder that only its owner can read (mode 0600, in the 0700 data folder), never in the history
+// database. The daemon is its only writer; the `cordon` launcher reads it for one-shot runs. Plain C++.
+//
+// The file is JSON: {"format": 1, "fingerprint_key": <64 hex>, "secrets": {NAME: {"value", "set_at_ms"}}}.
+// It is replaced whole at each change (a new file, fsync'd, renamed over the old one), so a crash leaves the
+// old store or the new one, never half of one.
+#pragma once
+
+#include "sandbox/error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace Cordon::Secrets {
+
+// More would be a store used as a database; each value is at most MaxValueBytes.
+constexpr std::size_t MaxStoredSecrets = 256;
+
+struct StoredSecret
+{
+    std::string name;
+    std::int64_t setAtMs = 0; // when the value was last set, ms since the epoch
+    std::string fingerprint;  // fingerprint() of the value
+};
+
+class SecretStore final
+{
+public:
+    // <dataDirectory()>/secrets.json.
+    static std::string defaultPath();
+
+    // Reads the store at `path`; a missing file is an empty store (created at the first set()).
+    // secrets.store_unsafe when it is not a regular file of ours, or others may read or write it (group or
+    // other mode bits, as ssh refuses a private key); secrets.store_corrupt when it is not a store this code
+    // wrote; secrets.store_io for read errors.
+    static Result<SecretStore> open(std::string path);
+
+    // Checks name and value (secretrules.h), then writes the whole store. secrets.store_full past
+    // MaxStoredSecrets, secrets.store_io when the file cannot be written (the store in memory is unchanged).
+    Result<> set(const std::string &name, std::string_view value, std::int64_t nowMs);
+    // secrets.not_found for a name the store does not hold.
+    Result<> remove(const std::string &name);
+
+    bool contains(const std::string &name) const { return m_entries.count(name) != 0; }
+    // secrets.not_found, with the command that sets it.
+    Result<std::string> value(const std::string &name) const;
+    // Names in order, with when each was set and its fingerprint; never values.
+    std::vector<StoredSecret> list() const;
+
+    // "hmac-sha256:" and the first 32 hex digits of HMAC-SHA256(store key, value). Runs record it: the same
+    // value gives the same fingerprint in one store, so a reviewer can tell which value a run had without
+    // the value, and without the key nobody can test guesses against it.
+    std::string fingerprint(std::string_view value) const;
+
+    const std::string &path() const { return m_path; }
+
+private:
+    struct Entry
+    {
+        std::string value;
+        std::int64_t setAtMs = 0;
+    };
+
+    Result<> save(const std::map<std::string, Entry> &entries) const;
+
+    std::string m_path;
+    std::string m_key; // 32 random bytes, made with the store
+    std::map<std::string, Entry> m_entries;
+};
+
+} // namespace Cordon::Secrets

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// The host's secret store on a real file: values survive a reopen, the file is the owner's alone (0600,
+// replaced whole), a file others may read or one Cordon did not write is refused, fingerprints are keyed,
+// and a policy's secrets resolve into the run's environment.
+#include "sandbox/secrets/secretinjection.h"
+#include "sandbox/secrets/secretstore.h"
+
+#include "testutil.h"
+
+#include <QDir>
+#include <QFile>
+#include <QObject>
+#include <QTemporaryDir>
+
+#include <sys/stat.h>
+
+using namespace Cordon;
+using Cordon::Secrets::SecretStore;
+
+class TestSecretStore final : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    std::string path(const char *name) const { return m_dir.filePath(QString::fromUtf8(name)).toStdString(); }
+
+private Q_SLOTS:
+    void valuesSurviveAReopenInAPrivateFile()
+    {
+        const std::string file = path("store/secrets.json");
+        auto store = SecretStore::open(file);
+        QVERIFY_RESULT(store);
+        QVERIFY(store->list().empty());
+        QVERIFY(!QFile::exists(QString::fromStdString(file))); // nothing written before the first set
+        QVERIFY_RESULT(store->set("API_TOKEN", "value-with \"quotes\" and \xc3\xa9", 1000));
+        QVERIFY_RESULT(store->set("OTHER", "other-value", 2000));
+        QVERIFY_RESULT(store->set("API_TOKEN", "replaced-value", 3000));
+
+        struct stat info
+        {
+        };
+        QCOMPARE(::stat(file.c_str(), &info), 0);
+        QCOMPARE(info.st_mode & 0777, 0600u);
+        QCOMPARE(QDir(QString::fromStdString(file)).entryList(QDir::Files | QDir::Hidden).size(), 0);
+        // Nothing left beside it: each write is one new file renamed over the old one.
+        QCOMPARE(QDir(m_dir.filePath(QStringLiteral("store"))).entryList(QDir::Files | QDir::Hidden),
+                 QStringList{QStringLiteral("secrets.json")});
+
+        auto reopened = SecretStore::open(file);
+        QVERIFY_RESULT(reopened);
+        QCOMPARE(reopened->value("API_TOKEN").value_or(""), std::string("replaced-value"));
+        const auto listed = reopened->list();
+        QCOMPARE(listed.size(), std::size_t(2));
+        QCOMPARE(listed[0].name, std::string("API_TOKEN"));
+        QCOMPARE(listed[0].setAtMs, std::int64_t(3000));
+        QCOMPARE(listed[0].fingerprint, store->fingerprint("replaced-value"));
+
+        QVERIFY_RESULT(reopened->remove("OTHER"));
+        QCOMPARE(SecretStore::open(file)->list().size(), std::size_t(1));
+        const auto missing = reopened->remove("OTHER");
+        QVERIFY(!missing);
+        QCOMPARE(missing.error().code(), std::string("secrets.not_found"));
+        QVERIFY(missing.error().message().find("cordon secret set OTHER") != std::string::npos);
+    }
+
+    void fingerprintsAreKeyedPerStore()
+    {
+        auto one = SecretStore::open(path("one.json"));
+        auto two = SecretStore::open(path("two.json"));
+        QVERIFY_RESULT(one);
+        QVERIFY_RESULT(two);
+        QVERIFY_RESULT(one->set("A_KEY", "same-value", 1));
+        QVERIFY_RESULT(two->set("A_KEY", "same-value", 1));
+        QCOMPARE(one->fingerprint("same-value"),
+                 SecretStore::open(path("one.json"))->fingerprint("same-value"));
+        QVERIFY(one->fingerprint("same-value") != two->fingerprint("same-value"));
+        QVERIFY(one->fingerprint("same-value") != one->fingerprint("other-value"));
+        QVERIFY(QString::fromStdString(one->fingerprint("same-value"))
+                    .startsWith(QStringLiteral("hmac-sha256:")));
+        // Neither the value nor its plain hash is the fingerprint.
+        QVERIFY(one->fingerprint("same-value").find("same-value") == std::string::npos);
+    }
+
+    void badNamesAndValuesAreRefusedAndNothingChanges()
+    {
+        auto store = SecretStore::open(path("bad.json"));
+        QVERIFY_RESULT(store);
+        const std::pair<std::string, std::string> cases[] = {
+            {"1A", "long-enough"},
+            {"A-B", "long-enough"},
+            {"", "long-enough"},
+            {std::string(129, 'A'), "long-enough"},
+        };
+        for (const auto &[name, value] : cases) {
+            const auto set = store->set(name, value, 1);
+            QVERIFY(!set);
+            QCOMPARE(set.error().code(), std::string("secrets.bad_name"));
+        }
+        for (const std::string &value :
+             {std::string("short"), std::string(4097, 'v'), std::string("with\0nul-byte", 13),
+              std::string("latin1 \xe9 value")}) {
+            const auto set = store->set("NAME", value, 1);
+            QVERIFY(!set);
+            QCOMPARE(set.error().code(), std::string("secrets.bad_value"));
+            QVERIFY(set.error().message().find(value.substr(0, 5)) == std::string::npos || value == "short");
+        }
+        QVERIFY(store->list().empty());
+        QVERIFY(!QFile::exists(QString::fromStdString(path("bad.json"))));
+    }
+
+    void unsafeOrForeignFilesAreRefused()
+    {
+        const std::string file = path("unsafe.json");
+        auto store = SecretStore::open(file);
+        QVERIFY_RESULT(store);
+        QVERIFY_RESULT(store->set("A_KEY", "some-value", 1));
+        QCOMPARE(::chmod(file.c_str(), 0640), 0);
+        auto loose = SecretStore::open(file);
+        QVERIFY(!loose);
+        QCOMPARE(loose.error().code(), std::string("secrets.store_unsafe"));
+        QCOMPARE(::chmod(file.c_str(), 0600), 0);
+
+        const std::string link = path("link.json");
+        QCOMPARE(::symlink(file.c_str(), link.c_str()), 0);
+        auto linked = SecretStore::open(link);
+        QVERIFY(!linked);
+        QCOMPARE(linked.error().code(), std::string("secrets.store_unsafe"));
+
+        const std::string garbage = path("garbage.json");
+        QFile junk(QString::fromStdString(garbage));
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write(R"({"format": 1, "fingerprint_key": "00", "secrets": {}})");
+        junk.close();
+        QCOMPARE(::chmod(garbage.c_str(), 0600), 0);
+        auto foreign = SecretStore::open(garbage);
+        QVERIFY(!foreign);
+        QCOMPARE(foreign.error().code(), std::string("secrets.store_corrupt"));
+    }
+
+    void aPolicysSecretsResolveIntoTheEnvironment()
+    {
+        auto store = SecretStore::open(path("resolve.json"));
+        QVERIFY_RESULT(store);
+        QVERIFY_RESULT(store->set("API_TOKEN", "token-value-1", 1));
+        QVERIFY_RESULT(store->set("UNUSED", "never-given-out", 1));
+        const std::vector<Policy::SecretRef> refs{{"API_TOKEN", "TOKEN"}, {"API_TOKEN", "SECOND"}};
+        auto resolved = Secrets::resolveSecrets(*store, refs);
+        QVERIFY_RESULT(resolved);
+        std::vector<std::string> env{"PATH=/usr/bin", "TOKEN=from-elsewhere"};
+        Secrets::injectSecrets(env, *resolved);
+        std::sort(env.begin(), env.end());
+        QCOMPARE(env,
+                 (std::vector<std::string>{"PATH=/usr/bin", "SECOND=token-value-1", "TOKEN=token-value-1"}));
+        QCOMPARE(resolved->at(0).fingerprint, store->fingerprint("token-value-1"));
+
+        const auto missing = Secrets::resolveSecrets(*store, {{"NOT_SET", "NOT_SET"}});
+        QVERIFY(!missing);
+        QCOMPARE(missing.error().code(), std::string("secrets.not_found"));
+        QCOMPARE(Secrets::maskerFor(*resolved).maskAll("x token-value-1 y"),
+                 std::string("x [secret:API_TOKEN] y"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSecretStore)
+#include "tst_secretstore.moc"
