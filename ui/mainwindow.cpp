@@ -23,6 +23,7 @@
 #include "paletteicon.h"
 #include "processgauge.h"
 #include "runpanel.h"
+#include "secretsdialog.h"
 #include "settingsdialog.h"
 #include "welcomepage.h"
 #include "workbenchsettings.h"
@@ -315,6 +316,10 @@ void MainWindow::buildActions()
     m_settingsAction->setMenuRole(QAction::PreferencesRole);
     m_settingsAction->setToolTip(tr("Defaults for new containers, the theme, the organisation allowlist and "
                                     "the data location (Ctrl+,)"));
+    m_secretsAction = new QAction(tr("&Secrets…"), this);
+    m_secretsAction->setObjectName(QStringLiteral("secretsAction"));
+    m_secretsAction->setToolTip(tr("The secrets this computer holds for containers: set, remove, and which "
+                                   "containers use each (values are never shown)"));
     m_quitAction = new QAction(tr("&Quit"), this);
     m_quitAction->setShortcut(QKeySequence::Quit);
     // Delete would otherwise fire while the user deletes text in the editor.
@@ -327,6 +332,7 @@ void MainWindow::buildActions()
     connect(m_deleteAction, &QAction::triggered, this, &MainWindow::deleteCurrent);
     connect(m_keepAliveAction, &QAction::triggered, this, [this] { keepAlive(m_currentId); });
     connect(m_settingsAction, &QAction::triggered, this, &MainWindow::showSettings);
+    connect(m_secretsAction, &QAction::triggered, this, &MainWindow::showSecrets);
     connect(m_inspectAction, &QAction::triggered, this, &MainWindow::inspectCurrent);
     connect(m_copyIdAction, &QAction::triggered, this, &MainWindow::copyCurrentId);
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
@@ -346,6 +352,7 @@ void MainWindow::buildActions()
     QMenu *editMenu = menuBar()->addMenu(tr("&Edit"));
     editMenu->addAction(m_copyIdAction);
     editMenu->addSeparator();
+    editMenu->addAction(m_secretsAction);
     editMenu->addAction(m_settingsAction);
     QMenu *runMenu = menuBar()->addMenu(tr("&Run"));
     runMenu->addAction(m_runPanel->runAction());
@@ -694,6 +701,14 @@ void MainWindow::showSettings()
 {
     auto *dialog = new SettingsDialog(*m_connection, this);
     dialog->setObjectName(QStringLiteral("settingsDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+}
+
+void MainWindow::showSecrets()
+{
+    auto *dialog = new SecretsDialog(*m_connection, this);
+    dialog->setObjectName(QStringLiteral("secretsDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->open();
 }

@@ -68,6 +68,7 @@ public:
     void createDemoContainer();
     void showCreateDialog();
     void showSettings();
+    void showSecrets();
     // The Demo menu's programs: loads one into the selected container's editor (creating or starting a
     // container first when there is none running) and runs it.
     void runDemo(const DemoScript &script);
@@ -150,6 +151,7 @@ private:
     QAction *m_keepAliveAction = nullptr;
     QAction *m_quitAction = nullptr;
     QAction *m_settingsAction = nullptr;
+    QAction *m_secretsAction = nullptr;
     QAction *m_inspectAction = nullptr;
     QAction *m_copyIdAction = nullptr;
     bool m_showingWelcome = false; // Help › Welcome Page over a non-empty list, until a container is chosen

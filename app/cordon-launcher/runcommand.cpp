@@ -414,6 +414,18 @@ int runOneShot(RunInvocation invocation)
     outcome.refused = std::move(refused);
     if (!exportProblem.empty())
         outcome.message = exportProblem;
+    // Names the run chose (a file may be named after a value) are shown masked, as its output is; the files
+    // in --output-dir keep their names.
+    if (!request.secrets.empty()) {
+        const Secrets::SecretMasker masker = Secrets::maskerFor(request.secrets);
+        for (OneShotArtifact &artifact : outcome.artifacts)
+            artifact.path = masker.maskAll(artifact.path);
+        for (OneShotRefusal &refusal : outcome.refused) {
+            refusal.path = masker.maskAll(refusal.path);
+            refusal.reason = masker.maskAll(refusal.reason);
+        }
+        outcome.message = masker.maskAll(outcome.message);
+    }
 
     if (invocation.json) {
         Json json = outcomeJson(outcome, invocation.policy.version());

@@ -17,6 +17,7 @@
 
 #include <QJsonArray>
 
+#include <csignal>
 #include <fcntl.h>
 #include <termios.h>
 #include <unistd.h>
@@ -38,18 +39,46 @@ std::string withoutLineEnd(std::string text)
     return text;
 }
 
+// The terminal's settings while echo is off, for a signal that ends us before they are restored.
+termios g_savedTerminal{};
+
+extern "C" void restoreTerminalAndRaise(int signalNumber)
+{
+    ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &g_savedTerminal); // async-signal-safe
+    ::signal(signalNumber, SIG_DFL);
+    ::raise(signalNumber);
+}
+
 // Reads one line from the terminal with echo off; the prompt goes to stderr so that stdout stays clean.
+// Ctrl-C, a hang-up or a kill while it waits give the terminal its echo back before the program ends.
 Result<std::string> readFromTerminal(const QString &name)
 {
     termios saved{};
     if (::tcgetattr(STDIN_FILENO, &saved) != 0)
         return failErrno(std::string("cli.input"), "read the terminal's settings", errno);
+    g_savedTerminal = saved;
+    constexpr int Signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction restoring
+    {
+    };
+    restoring.sa_handler = restoreTerminalAndRaise;
+    sigemptyset(&restoring.sa_mask);
+    struct sigaction previous[std::size(Signals)]{};
+    for (std::size_t i = 0; i < std::size(Signals); ++i)
+        ::sigaction(Signals[i], &restoring, &previous[i]);
     termios quiet = saved;
     quiet.c_lflag &= ~tcflag_t(ECHO);
     quiet.c_lflag |= ECHONL;
     printErr(QStringLiteral("value for %1 (not shown): ").arg(name));
-    if (::tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) != 0)
-        return failErrno(std::string("cli.input"), "turn the terminal's echo off", errno);
+    const auto restoreHandlers = [&] {
+        for (std::size_t i = 0; i < std::size(Signals); ++i)
+            ::sigaction(Signals[i], &previous[i], nullptr);
+    };
+    if (::tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) != 0) {
+        const int error = errno;
+        restoreHandlers();
+        return failErrno(std::string("cli.input"), "turn the terminal's echo off", error);
+    }
     std::string line;
     char c = 0;
     ssize_t got = 0;
@@ -57,6 +86,7 @@ Result<std::string> readFromTerminal(const QString &name)
         line += c;
     const int readErrno = errno;
     ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
+    restoreHandlers();
     if (got < 0)
         return failErrno(std::string("cli.input"), "read the value", readErrno);
     return line;

@@ -312,10 +312,14 @@ private:
     std::unique_ptr<Cgroup::CgroupBackend> m_cgroup;
     std::unique_ptr<Network::EgressProxy> m_proxy;
     std::map<QString, std::unique_ptr<Entry>> m_entries;
-    QHash<QString, QString> m_activeRuns;                   // run id -> container id
-    QHash<QString, Store::RunRecord> m_runRecords;          // active runs' records, finished at the end
-    QHash<QString, Store::ContainerRecord> m_oneShots;      // one-shot runs whose network the proxy serves
-    QHash<QString, Secrets::SecretMasker> m_oneShotMaskers; // their secrets, masked in their decisions
+    QHash<QString, QString> m_activeRuns;              // run id -> container id
+    QHash<QString, Store::RunRecord> m_runRecords;     // active runs' records, finished at the end
+    QHash<QString, Store::ContainerRecord> m_oneShots; // one-shot runs whose network the proxy serves
+    // One-shot runs' secrets, masked in their decisions; kept after a run ends (a connection may report its
+    // end later), the oldest dropped past MaxOneShotMaskers.
+    static constexpr std::size_t MaxOneShotMaskers = 1024;
+    QHash<QString, Secrets::SecretMasker> m_oneShotMaskers;
+    std::deque<QString> m_oneShotMaskerOrder;
     // The organisation allowlist's files: a change of content applies at once, other files' events are
     // ignored.
     std::unique_ptr<Network::OrgPolicyWatcher> m_orgWatcher;

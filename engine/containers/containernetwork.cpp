@@ -85,8 +85,15 @@ Result<QString> ContainerManager::attachOneShot(const QString &id, const Policy:
     m_proxy->updatePolicy(id, policy.network);
     m_oneShots.insert(id, record);
     // The launcher gave the run its secrets from the same store: its decisions mask them too.
-    if (auto secrets = resolveSecrets(policy); secrets && !secrets->empty())
+    if (auto secrets = resolveSecrets(policy); secrets && !secrets->empty()) {
         m_oneShotMaskers.insert(id, Secrets::maskerFor(*secrets));
+        m_oneShotMaskerOrder.push_back(id);
+        // Kept after the run ended, for decisions reported late; the oldest go past a bound.
+        while (m_oneShotMaskerOrder.size() > MaxOneShotMaskers) {
+            m_oneShotMaskers.remove(m_oneShotMaskerOrder.front());
+            m_oneShotMaskerOrder.pop_front();
+        }
+    }
     recordEvent(id, {}, QStringLiteral("container.one_shot_started"),
                 {{QStringLiteral("policy_version"), version},
                  {QStringLiteral("network_policy"), toQt(policy.network.toJson())}});
@@ -104,8 +111,10 @@ void ContainerManager::detachOneShot(const QString &id)
     record.endedAt = QDateTime::currentMSecsSinceEpoch();
     record.lastActiveAt = record.endedAt;
     logStoreFailure(m_store.saveContainer(record), "the end of a one-shot run");
+    // Decisions the ledger still holds for the run are written now; its masker stays (rememberOneShotMasker)
+    // for a connection that reports its end later.
+    m_ledger->flushContainer(id);
     recordEvent(id, {}, QStringLiteral("container.one_shot_ended"), {});
-    m_oneShotMaskers.remove(id);
 }
 
 void ContainerManager::recordConnection(const Network::ConnectionRecord &record)

@@ -87,7 +87,7 @@ Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const Exe
             ? QJsonDocument(QJsonArray::fromStringList(request.command)).toJson(QJsonDocument::Compact)
             : request.code.toUtf8());
     for (const QJsonObject &input : std::as_const(target.inputs))
-        record.inputs.append(input);
+        record.inputs.append(maskedDetail(containerId, input)); // an upload may be named after a value
     record.idempotencyKey = idempotencyKey;
     record.startedAt = QDateTime::currentMSecsSinceEpoch();
     for (const Secrets::ResolvedSecret &secret : withSecrets.secrets)
@@ -100,11 +100,16 @@ Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const Exe
         return fail(run.error());
     if (!request.language.isEmpty())
         record.command = (*run)->command();
-    // What the client sent is kept as sent, except a secret's value: the code's hash still identifies it.
+    // What the client sent is kept as sent, except a secret's value. The hash is then of what is kept: a hash
+    // of the text with the value would let anyone test guesses of the value against it.
     if (!masker.empty()) {
         record.code = toQt(masker.maskAll(toPlain(record.code)));
         for (QString &arg : record.command)
             arg = toQt(masker.maskAll(toPlain(arg)));
+        record.codeSha256 = sha256Hex(
+            request.language.isEmpty()
+                ? QJsonDocument(QJsonArray::fromStringList(record.command)).toJson(QJsonDocument::Compact)
+                : record.code.toUtf8());
     }
     if (auto inserted = m_store.insertRun(record); !inserted) {
         (*run)->cancel();

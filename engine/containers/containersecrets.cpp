@@ -43,6 +43,8 @@ QJsonValue maskedValue(const Secrets::SecretMasker &masker, const QJsonValue &va
 
 Result<Secrets::SecretStore *> ContainerManager::secretStore() const
 {
+    if (m_secretStore && m_secretStore->changedOnDisk())
+        m_secretStore.reset();
     if (!m_secretStore) {
         auto opened = Secrets::SecretStore::open(Secrets::SecretStore::defaultPath());
         if (!opened)

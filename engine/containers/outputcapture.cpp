@@ -11,7 +11,7 @@
 namespace Cordon::Containers {
 
 OutputCapture::OutputCapture(int readFd, qint64 cap, Secrets::SecretMasker masker, QObject *parent)
-    : QObject(parent), m_fd(readFd), m_output(cap), m_masker(std::move(masker))
+    : QObject(parent), m_fd(readFd), m_output(cap), m_masker(std::move(masker)), m_cap(cap)
 {
     ::fcntl(m_fd, F_SETFL, ::fcntl(m_fd, F_GETFL) | O_NONBLOCK);
     m_notifier = std::make_unique<QSocketNotifier>(m_fd, QSocketNotifier::Read);
@@ -42,7 +42,16 @@ void OutputCapture::pass(std::string_view kept)
         Q_EMIT received(QByteArray(kept.data(), static_cast<qsizetype>(kept.size())));
         return;
     }
-    const std::string masked = m_masker.feed(kept);
+    keepMasked(m_masker.feed(kept));
+}
+
+void OutputCapture::keepMasked(std::string masked)
+{
+    const auto room = static_cast<std::size_t>(std::max<qint64>(0, m_cap - qint64(m_masked.size())));
+    if (masked.size() > room) {
+        masked.resize(room); // what a mask replaced is gone already: a cut here shows nothing of a value
+        m_maskedTruncated = true;
+    }
     m_masked += masked;
     if (!masked.empty())
         Q_EMIT received(QByteArray::fromStdString(masked));
@@ -53,10 +62,7 @@ void OutputCapture::endOfStream()
     close();
     if (!m_masker.empty()) {
         // A tail held back because it could have become a secret with the next chunk: there is none.
-        const std::string rest = m_masker.finish();
-        m_masked += rest;
-        if (!rest.empty())
-            Q_EMIT received(QByteArray::fromStdString(rest));
+        keepMasked(m_masker.finish());
     }
     Q_EMIT finished();
 }

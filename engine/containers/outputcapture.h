@@ -29,7 +29,7 @@ public:
     // What was kept, masked.
     QByteArray data() const;
     qint64 totalBytes() const { return m_output.totalBytes(); }
-    bool truncated() const { return m_output.truncated(); }
+    bool truncated() const { return m_output.truncated() || m_maskedTruncated; }
     bool atEnd() const { return m_fd < 0; }
 
     // Reads whatever is available now, then stops watching and closes the pipe.
@@ -42,6 +42,7 @@ Q_SIGNALS:
 private:
     void readAvailable();
     void pass(std::string_view kept);
+    void keepMasked(std::string masked);
     void endOfStream();
     void close();
 
@@ -49,6 +50,9 @@ private:
     CappedOutput m_output;
     Secrets::SecretMasker m_masker;
     std::string m_masked; // what was passed on, when there are secrets to mask
+    // A mask may be longer than the value it replaces: what is passed on and kept stays within the cap too.
+    bool m_maskedTruncated = false;
+    qint64 m_cap;
     std::unique_ptr<QSocketNotifier> m_notifier;
 };
 

@@ -490,8 +490,16 @@ PlainRunOutcome runPlain(const PlainRunRequest &request, const OutputSink &onOut
         }
     }
     const Secrets::SecretMasker &whole = streams[0];
-    outcome.stdoutData = whole.maskAll(outcome.stdoutData);
-    outcome.stderrData = whole.maskAll(outcome.stderrData);
+    // A mask may be longer than the value it replaces: the kept output stays within the cap all the same.
+    const auto cap = static_cast<std::size_t>(request.policy.limits.outputMb) * MiB;
+    for (auto [data, truncated] : {std::pair{&outcome.stdoutData, &outcome.stdoutTruncated},
+                                   std::pair{&outcome.stderrData, &outcome.stderrTruncated}}) {
+        *data = whole.maskAll(*data);
+        if (data->size() > cap) {
+            data->resize(cap);
+            *truncated = true;
+        }
+    }
     outcome.message = whole.maskAll(outcome.message);
     return outcome;
 }

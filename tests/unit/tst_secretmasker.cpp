@@ -154,6 +154,42 @@ private Q_SLOTS:
         QCOMPARE(masker.finish(), std::string());
     }
 
+    // How other writers and normalisers print a value: lower-cased (a host name), JSON with every non-ASCII
+    // character escaped (Python's default), JSON with "/" escaped (PHP).
+    void otherWritersFormsAreMasked()
+    {
+        SecretMasker masker;
+        const std::string value = "MiXeD/p\xc3\xa4ss-\xf0\x9f\x94\x91-Key";
+        QVERIFY_RESULT(masker.add("KEY", value));
+        for (const std::string &leak :
+             {std::string("host mixed/p\xc3\xa4ss-\xf0\x9f\x94\x91-key.example"),
+              std::string(R"({"k": "MiXeD/p\u00e4ss-\ud83d\udd11-Key"})"),
+              std::string(R"({"k":"MiXeD\/p\u00e4ss-\ud83d\udd11-Key"})"),
+              std::string("{\"k\":\"MiXeD\\/p\xc3\xa4ss-\xf0\x9f\x94\x91-Key\"}")}) {
+            const std::string masked = masker.maskAll(leak);
+            QVERIFY2(masked.find("[secret:KEY]") != std::string::npos, masked.c_str());
+            QVERIFY2(masked.find("p\xc3\xa4ss") == std::string::npos &&
+                         masked.find("u00e4ss") == std::string::npos,
+                     masked.c_str());
+        }
+    }
+
+    // A stream cut at its cap, or a program that prints the start of a value last: the start is masked too,
+    // once it is long enough to tell (MinMaskedTail); shorter tails that merely could start it pass.
+    void aValueCutShortAtTheEndIsMasked()
+    {
+        SecretMasker masker;
+        QVERIFY_RESULT(masker.add("API_TOKEN", "zebra-token-123"));
+        QCOMPARE(masker.feed("output ends in zebra-tok"), std::string("output ends in "));
+        QCOMPARE(masker.finish(), std::string("[secret:API_TOKEN]"));
+        QCOMPARE(masker.maskAll("kept up to the cap: zebra-to"),
+                 std::string("kept up to the cap: [secret:API_TOKEN]"));
+        QCOMPARE(masker.maskAll("a zebra"), std::string("a [secret:API_TOKEN]"));
+        QCOMPARE(masker.maskAll("a zeb"), std::string("a zeb"));
+        QCOMPARE(masker.feed("the end: zeb"), std::string("the end: "));
+        QCOMPARE(masker.finish(), std::string("zeb"));
+    }
+
     // Random bytes around random splits: never a form in what passes, always what maskAll gives.
     void randomChunksNeverLeak()
     {

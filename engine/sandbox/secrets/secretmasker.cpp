@@ -2,6 +2,7 @@
 #include "sandbox/secrets/secretmasker.h"
 
 #include "sandbox/json.h"
+#include "sandbox/utf8.h"
 
 #include <nettle/base64.h>
 
@@ -80,6 +81,47 @@ std::string base64Core(std::string_view value, std::size_t alignment, bool urlSa
     return end > first ? encoded.substr(first, end - first) : std::string();
 }
 
+// JSON as writers that escape every non-ASCII character write it (Python's json.dumps by default):
+// \u00e4, surrogate pairs beyond the basic plane, lower-case hex digits.
+std::string jsonAsciiEscaped(std::string_view value)
+{
+    const std::string escaped = jsonEscaped(value);
+    std::string out;
+    for (std::size_t i = 0; i < escaped.size();) {
+        char32_t codePoint = 0;
+        const std::size_t length = decodeUtf8(escaped, i, &codePoint);
+        if (length <= 1 || codePoint < 0x80) {
+            out += escaped[i];
+            i += length == 0 ? 1 : length;
+            continue;
+        }
+        const auto unit = [&out](unsigned code) {
+            out += "\\u";
+            for (int shift = 12; shift >= 0; shift -= 4)
+                out += HexLower[(code >> shift) & 15];
+        };
+        if (codePoint >= 0x10000) {
+            unit(0xD800 + ((codePoint - 0x10000) >> 10));
+            unit(0xDC00 + ((codePoint - 0x10000) & 0x3FF));
+        } else {
+            unit(codePoint);
+        }
+        i += length;
+    }
+    return out;
+}
+
+// A value as a logger or a host-name normaliser lower-cases it (a host name is recorded in lower case).
+std::string lowerCase(std::string_view value)
+{
+    std::string out(value);
+    for (char &c : out) {
+        if (c >= 'A' && c <= 'Z')
+            c = char(c - 'A' + 'a');
+    }
+    return out;
+}
+
 std::vector<std::size_t> borders(const std::string &form)
 {
     std::vector<std::size_t> border(form.size(), 0);
@@ -97,8 +139,22 @@ std::vector<std::size_t> borders(const std::string &form)
 
 std::vector<std::string> maskedForms(std::string_view value)
 {
+    // JSON with "/" escaped too, as PHP writes it (with non-ASCII escaped, its default).
+    const auto slashEscaped = [](const std::string &json) {
+        std::string out;
+        for (char c : json) {
+            if (c == '/')
+                out += '\\';
+            out += c;
+        }
+        return out;
+    };
     std::vector<std::string> forms{std::string(value),
+                                   lowerCase(value),
                                    jsonEscaped(value),
+                                   jsonAsciiEscaped(value),
+                                   slashEscaped(jsonEscaped(value)),
+                                   slashEscaped(jsonAsciiEscaped(value)),
                                    percentEncoded(value, HexUpper),
                                    percentEncoded(value, HexLower),
                                    hex(value, HexLower),
@@ -181,16 +237,35 @@ std::string SecretMasker::feed(std::string_view chunk)
     return masked;
 }
 
+std::string SecretMasker::maskedTail(std::string text, std::size_t tail) const
+{
+    if (tail < MinMaskedTail)
+        return text;
+    const std::string_view held = std::string_view(text).substr(text.size() - tail);
+    for (const Pattern &pattern : m_patterns) {
+        if (pattern.form.starts_with(held)) {
+            text.resize(text.size() - tail);
+            return text + pattern.marker;
+        }
+    }
+    return text;
+}
+
 std::string SecretMasker::finish()
 {
     std::string rest = std::move(m_held);
     m_held.clear();
-    return rest;
+    const std::size_t tail = rest.size();
+    return maskedTail(std::move(rest), tail);
 }
 
 std::string SecretMasker::maskAll(std::string_view text) const
 {
-    return m_patterns.empty() ? std::string(text) : replaceAll(text);
+    if (m_patterns.empty())
+        return std::string(text);
+    std::string masked = replaceAll(text);
+    const std::size_t tail = pendingPrefix(masked);
+    return maskedTail(std::move(masked), tail);
 }
 
 } // namespace Cordon::Secrets

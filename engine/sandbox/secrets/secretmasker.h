@@ -3,11 +3,12 @@
 // an injected value, in a stream that arrives in chunks. Plain C++, so that the launcher's one-shot runs and
 // the daemon mask alike.
 //
-// The forms of a value V (bytes) are: V itself; V JSON-escaped; V percent-encoded (upper- and lower-case hex
-// digits); V in hex (both cases); and V in base64, standard and URL-safe, at each of the three alignments V
-// can have inside a longer encoded text. For base64 only the characters that V alone decides are matched (the
-// one or two at each end that share bits with the neighbouring bytes are not), so at most two characters of
-// a partial symbol stay visible next to the mask. Each form becomes `[secret:NAME]`.
+// The forms of a value V (bytes) are: V itself and lower-cased (host names are recorded so); V JSON-escaped,
+// also with every non-ASCII character as \uXXXX and with "/" as "\/"; V percent-encoded (upper- and
+// lower-case hex digits); V in hex (both cases); and V in base64, standard and URL-safe, at each of the three
+// alignments V can have inside a longer encoded text. For base64 only the characters that V alone decides are
+// matched (the one or two at each end that share bits with the neighbouring bytes are not), so at most two
+// characters of a partial symbol stay visible next to the mask. Each form becomes `[secret:NAME]`.
 #pragma once
 
 #include "sandbox/error.h"
@@ -34,11 +35,16 @@ public:
     // still become a form with the next chunk is held back, so output that does not look like the start of a
     // secret (a prompt waiting for input) is never delayed.
     std::string feed(std::string_view chunk);
-    // The tail held back, masked as far as it goes: the stream has ended.
+    // The tail held back: the stream has ended (or was cut at its cap). A tail of at least MinMaskedTail
+    // bytes that is the start of a form is masked too: a value cut short by an output cap, or printed in
+    // part, must not leave its first bytes behind.
     std::string finish();
 
-    // Masks a complete text (an error message, a stored output, an export).
+    // Masks a complete text (an error message, a stored output, an export): the same as feed() and finish()
+    // of the whole text.
     std::string maskAll(std::string_view text) const;
+
+    static constexpr std::size_t MinMaskedTail = 4;
 
 private:
     struct Pattern
@@ -52,6 +58,8 @@ private:
     std::string replaceAll(std::string_view text) const;
     // The length of the longest suffix of `text` that is a proper prefix of some form.
     std::size_t pendingPrefix(std::string_view text) const;
+    // `text` with its last `tail` bytes (a proper prefix of some form) masked when long enough.
+    std::string maskedTail(std::string text, std::size_t tail) const;
 
     std::vector<Pattern> m_patterns;
     std::string m_held;

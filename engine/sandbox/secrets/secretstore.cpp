@@ -128,6 +128,9 @@ Result<SecretStore> SecretStore::open(std::string path)
         return fail("secrets.store_unsafe", "the secret store " + store.m_path +
                                                 " may be read or written by others: chmod 600 it, and "
                                                 "consider its values exposed");
+    store.m_identity = FileIdentity{status.st_dev, status.st_ino, status.st_size,
+                                    std::int64_t(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec,
+                                    status.st_mode};
     auto text =
         readToEnd(fd.get(), MaxFileBytes, "the secret store", "secrets.store_io", "secrets.store_corrupt");
     if (!text)
@@ -205,7 +208,7 @@ std::string SecretStore::fingerprint(std::string_view value) const
     return "hmac-sha256:" + hex({reinterpret_cast<const char *>(digest), 16});
 }
 
-Result<> SecretStore::save(const std::map<std::string, Entry> &entries) const
+Result<> SecretStore::save(const std::map<std::string, Entry> &entries)
 {
     Json secrets = Json::object();
     for (const auto &[name, entry] : entries)
@@ -234,7 +237,25 @@ Result<> SecretStore::save(const std::map<std::string, Entry> &entries) const
     if (!committed)
         return fail(Error("secrets.store_io", committed.error().message(), committed.error().sysErrno()));
     ::fsync(dirFd.get());
+    m_identity = currentIdentity();
     return {};
+}
+
+SecretStore::FileIdentity SecretStore::currentIdentity() const
+{
+    struct stat status
+    {
+    };
+    if (::lstat(m_path.c_str(), &status) != 0)
+        return {};
+    return FileIdentity{status.st_dev, status.st_ino, status.st_size,
+                        std::int64_t(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec,
+                        status.st_mode};
+}
+
+bool SecretStore::changedOnDisk() const
+{
+    return currentIdentity() != m_identity;
 }
 
 } // namespace Cordon::Secrets

@@ -60,18 +60,37 @@ public:
 
     const std::string &path() const { return m_path; }
 
+    // The file is no longer the one this store read or wrote (replaced, removed, its mode changed): a holder
+    // that keeps the store open (the daemon) opens it again, so that the user's change, and a refusal of a
+    // file others may now read, take effect.
+    bool changedOnDisk() const;
+
 private:
+    // What identifies the file as read or written; all zero when there was none.
+    struct FileIdentity
+    {
+        std::uint64_t device = 0;
+        std::uint64_t inode = 0;
+        std::int64_t size = 0;
+        std::int64_t modifiedNs = 0;
+        std::uint32_t mode = 0;
+
+        bool operator==(const FileIdentity &other) const = default;
+    };
+    FileIdentity currentIdentity() const;
+
     struct Entry
     {
         std::string value;
         std::int64_t setAtMs = 0;
     };
 
-    Result<> save(const std::map<std::string, Entry> &entries) const;
+    Result<> save(const std::map<std::string, Entry> &entries);
 
     std::string m_path;
     std::string m_key; // 32 random bytes, made with the store
     std::map<std::string, Entry> m_entries;
+    FileIdentity m_identity;
 };
 
 } // namespace Cordon::Secrets

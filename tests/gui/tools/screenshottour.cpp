@@ -21,6 +21,7 @@
 #include "networkpanel.h"
 #include "outcomebanner.h"
 #include "runpanel.h"
+#include "secretsdialog.h"
 #include "settingsdialog.h"
 #include "welcomepage.h"
 #include "workbenchsettings.h"
@@ -403,6 +404,29 @@ int main(int argc, char *argv[])
     if (!save(over(window, *settings, true), out, QStringLiteral("settings.png")))
         return 1;
     settings->reject();
+    settle(300);
+
+    // Secrets: two in the store, one used by a container (names and fingerprints only).
+    call(QStringLiteral("secret.set"),
+         {{QStringLiteral("name"), QStringLiteral("OPENAI_API_KEY")},
+          {QStringLiteral("value"), QStringLiteral("sk-tour-0123456789abcdef")}});
+    call(QStringLiteral("secret.set"), {{QStringLiteral("name"), QStringLiteral("PGPASSWORD")},
+                                        {QStringLiteral("value"), QStringLiteral("tour-password-42")}});
+    call(QStringLiteral("container.create"),
+         {{QStringLiteral("policy"),
+           QJsonObject{
+               {QStringLiteral("name"), QStringLiteral("agent")},
+               {QStringLiteral("secrets"),
+                QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("OPENAI_API_KEY")}}}}}}});
+    window.showSecrets();
+    SecretsDialog *secrets = nullptr;
+    if (!waitFor([&] { return (secrets = window.findChild<SecretsDialog *>()) && secrets->isVisible(); },
+                 5000))
+        return fail("opening Secrets");
+    settle(800);
+    if (!save(over(window, *secrets, true), out, QStringLiteral("secrets.png")))
+        return 1;
+    secrets->reject();
     settle(300);
 
     // The trainer's Demo menu, open over the window, and the memory bomb in presentation mode.
