@@ -174,6 +174,44 @@ private Q_SLOTS:
         }
     }
 
+    // base64 as `base64` (76 columns), PEM (64, CRLF here) and a terminal wrap it: the line breaks that fall
+    // inside the value do not hide it, in a complete text and in a stream split anywhere.
+    void wrappedBase64IsMasked()
+    {
+        const std::string value = "wrapped-secret-" + std::string(60, 'q') + "-end";
+        for (const int columns : {76, 64, 10}) {
+            for (const char *prefix : {"", "a", "ab", "some longer prefix before it: "}) {
+                const std::string encoded = toStd(
+                    QByteArray(QByteArray(prefix) + QByteArray::fromStdString(value) + "tail").toBase64());
+                std::string wrapped;
+                for (std::size_t at = 0; at < encoded.size(); at += columns)
+                    wrapped += encoded.substr(at, columns) + (columns == 64 ? "\r\n" : "\n");
+                SecretMasker masker;
+                QVERIFY_RESULT(masker.add("WRAPPED", value));
+                const std::string masked = masker.maskAll(wrapped);
+                QVERIFY2(masked.find("[secret:WRAPPED]") != std::string::npos, masked.c_str());
+                // No run of the inner encoding, however it was wrapped, is left.
+                std::string unwrapped = masked;
+                std::erase_if(unwrapped, [](char c) { return c == '\n' || c == '\r'; });
+                const std::size_t first = (8 * std::strlen(prefix) + 5) / 6;
+                QVERIFY2(unwrapped.find(encoded.substr(first + 2, 12)) == std::string::npos, masked.c_str());
+                for (std::size_t cut = 0; cut <= wrapped.size(); cut += 7) {
+                    SecretMasker stream;
+                    QVERIFY_RESULT(stream.add("WRAPPED", value));
+                    std::string passed = stream.feed(std::string_view(wrapped).substr(0, cut));
+                    passed += stream.feed(std::string_view(wrapped).substr(cut));
+                    passed += stream.finish();
+                    QCOMPARE(passed, masked);
+                }
+            }
+        }
+        // Line breaks are skipped only inside base64-like forms: a value with other characters is not
+        // matched across them.
+        SecretMasker masker;
+        QVERIFY_RESULT(masker.add("SPACED", "two words here"));
+        QCOMPARE(masker.maskAll("two words\nhere"), std::string("two words\nhere"));
+    }
+
     // A stream cut at its cap, or a program that prints the start of a value last: the start is masked too,
     // once it is long enough to tell (MinMaskedTail); shorter tails that merely could start it pass.
     void aValueCutShortAtTheEndIsMasked()
@@ -201,7 +239,11 @@ private Q_SLOTS:
             std::string text;
             for (int part = 0; part < 6; ++part) {
                 const std::vector<std::string> forms = Secrets::maskedForms(secret);
-                text += forms[random.bounded(int(forms.size()))];
+                std::string form = forms[random.bounded(int(forms.size()))];
+                // Now and then wrapped, as base64 writers and terminals wrap.
+                if (random.bounded(3) == 0)
+                    form.insert(random.bounded(int(form.size())), random.bounded(2) ? "\n" : "\r\n");
+                text += form;
                 for (int i = random.bounded(12); i > 0; --i)
                     text += char(random.bounded(32, 127));
             }

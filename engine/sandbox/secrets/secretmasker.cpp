@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <tuple>
 
 namespace Cordon::Secrets {
 
@@ -122,6 +123,18 @@ std::string lowerCase(std::string_view value)
     return out;
 }
 
+bool isLineBreak(char c)
+{
+    return c == '\n' || c == '\r';
+}
+
+// Both alphabets, standard and URL-safe.
+bool isBase64Character(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+           c == '/' || c == '-' || c == '_';
+}
+
 std::vector<std::size_t> borders(const std::string &form)
 {
     std::vector<std::size_t> border(form.size(), 0);
@@ -178,18 +191,74 @@ Result<> SecretMasker::add(const std::string &name, std::string_view value)
     const std::string marker = "[secret:" + name + "]";
     for (std::string &form : maskedForms(value)) {
         std::vector<std::size_t> border = borders(form);
-        m_patterns.push_back(Pattern{std::move(form), marker, std::move(border)});
+        const bool acrossLineBreaks = std::all_of(form.begin(), form.end(), isBase64Character);
+        m_patterns.push_back(Pattern{std::move(form), marker, std::move(border), acrossLineBreaks});
     }
     std::stable_sort(m_patterns.begin(), m_patterns.end(),
                      [](const Pattern &a, const Pattern &b) { return a.form.size() > b.form.size(); });
     return {};
 }
 
+std::pair<std::size_t, std::size_t> SecretMasker::findForm(std::string_view text, const Pattern &pattern,
+                                                           std::size_t from)
+{
+    constexpr auto none = std::pair{std::string_view::npos, std::string_view::npos};
+    if (!pattern.acrossLineBreaks || text.find_first_of("\r\n", from) == std::string_view::npos) {
+        const std::size_t at = text.find(pattern.form, from);
+        return at == std::string_view::npos ? none : std::pair{at, at + pattern.form.size()};
+    }
+    // KMP over the characters that are not line breaks, remembering where the last form.size() of them
+    // were, so that a match's start is known in the text as it is: linear however hostile the output.
+    const std::size_t length = pattern.form.size();
+    std::vector<std::size_t> positions(length);
+    std::size_t state = 0;
+    std::size_t seen = 0;
+    for (std::size_t i = from; i < text.size(); ++i) {
+        if (isLineBreak(text[i]))
+            continue;
+        while (state > 0 && text[i] != pattern.form[state])
+            state = pattern.border[state - 1];
+        if (text[i] == pattern.form[state])
+            ++state;
+        positions[seen++ % length] = i;
+        if (state == length)
+            return {positions[(seen - length) % length], i + 1};
+    }
+    return none;
+}
+
+std::size_t SecretMasker::pendingPrefixOf(std::string_view text, const Pattern &pattern)
+{
+    const std::size_t length = pattern.form.size();
+    // Far enough back to see length - 1 characters that count (line breaks do not, for such patterns).
+    std::size_t begin = text.size();
+    for (std::size_t counted = 0; begin > 0 && counted + 1 < length;) {
+        --begin;
+        if (!(pattern.acrossLineBreaks && isLineBreak(text[begin])))
+            ++counted;
+    }
+    std::vector<std::size_t> positions(length);
+    std::size_t state = 0;
+    std::size_t seen = 0;
+    for (std::size_t i = begin; i < text.size(); ++i) {
+        if (pattern.acrossLineBreaks && isLineBreak(text[i]))
+            continue;
+        while (state > 0 && (state == length || text[i] != pattern.form[state]))
+            state = pattern.border[state - 1];
+        if (text[i] == pattern.form[state])
+            ++state;
+        positions[seen++ % length] = i;
+    }
+    if (state == length)
+        state = pattern.border[state - 1];
+    return state == 0 ? 0 : text.size() - positions[(seen - state) % length];
+}
+
 std::string SecretMasker::replaceAll(std::string_view text) const
 {
     std::string current(text);
     for (const Pattern &pattern : m_patterns) {
-        std::size_t at = current.find(pattern.form);
+        auto [at, end] = findForm(current, pattern, 0);
         if (at == std::string::npos)
             continue;
         std::string replaced;
@@ -198,8 +267,8 @@ std::string SecretMasker::replaceAll(std::string_view text) const
         while (at != std::string::npos) {
             replaced.append(current, from, at - from);
             replaced += pattern.marker;
-            from = at + pattern.form.size();
-            at = current.find(pattern.form, from);
+            from = end;
+            std::tie(at, end) = findForm(current, pattern, from);
         }
         replaced.append(current, from, std::string::npos);
         current = std::move(replaced);
@@ -210,19 +279,8 @@ std::string SecretMasker::replaceAll(std::string_view text) const
 std::size_t SecretMasker::pendingPrefix(std::string_view text) const
 {
     std::size_t longest = 0;
-    for (const Pattern &pattern : m_patterns) {
-        const std::size_t window = std::min(pattern.form.size() - 1, text.size());
-        std::size_t state = 0;
-        for (std::size_t i = text.size() - window; i < text.size(); ++i) {
-            while (state > 0 && (state == pattern.form.size() || text[i] != pattern.form[state]))
-                state = pattern.border[state - 1];
-            if (text[i] == pattern.form[state])
-                ++state;
-        }
-        if (state == pattern.form.size())
-            state = pattern.border[state - 1];
-        longest = std::max(longest, state);
-    }
+    for (const Pattern &pattern : m_patterns)
+        longest = std::max(longest, pendingPrefixOf(text, pattern));
     return longest;
 }
 
@@ -242,8 +300,11 @@ std::string SecretMasker::maskedTail(std::string text, std::size_t tail) const
     if (tail < MinMaskedTail)
         return text;
     const std::string_view held = std::string_view(text).substr(text.size() - tail);
+    std::string withoutBreaks(held);
+    std::erase_if(withoutBreaks, isLineBreak);
     for (const Pattern &pattern : m_patterns) {
-        if (pattern.form.starts_with(held)) {
+        if (pattern.form.starts_with(held) ||
+            (pattern.acrossLineBreaks && pattern.form.starts_with(withoutBreaks))) {
             text.resize(text.size() - tail);
             return text + pattern.marker;
         }

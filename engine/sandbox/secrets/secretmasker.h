@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace Cordon::Secrets {
@@ -52,7 +53,17 @@ private:
         std::string form;
         std::string marker;
         std::vector<std::size_t> border; // KMP failure function of `form`
+        // Matched across line breaks (CR, LF) too: a form made only of base64 characters, as base64 and
+        // PEM writers wrap it at 64 or 76 columns and terminals wrap long tokens.
+        bool acrossLineBreaks = false;
     };
+
+    // The first occurrence of `pattern` in `text` at or after `from`, as [start, end); {npos, npos} if none.
+    static std::pair<std::size_t, std::size_t> findForm(std::string_view text, const Pattern &pattern,
+                                                        std::size_t from);
+    // The length of the longest suffix of `text` that is a proper prefix of `pattern` (line breaks inside
+    // skipped as findForm skips them).
+    static std::size_t pendingPrefixOf(std::string_view text, const Pattern &pattern);
 
     // Replaces every complete form in `text`.
     std::string replaceAll(std::string_view text) const;
