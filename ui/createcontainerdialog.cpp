@@ -10,9 +10,11 @@
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListView>
+#include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRadioButton>
@@ -58,6 +60,7 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
       m_memory(new QComboBox(this)),
       m_idleMinutes(spinBox(this, WorkbenchSettings::MinIdleMinutes, WorkbenchSettings::MaxIdleMinutes,
                             WorkbenchSettings::defaultIdleMinutes(), tr(" min"))),
+      m_secrets(new QListWidget(this)), m_secretsNote(new QLabel(this)),
       m_networkOff(new QRadioButton(tr("O&ff — only loopback inside the container"), this)),
       m_networkAllowlist(new QRadioButton(tr("A&llowlist — chosen hosts through the egress proxy"), this)),
       m_allowlist(new AllowlistEditor(connection, AllowlistEditor::Mode::Container, this)),
@@ -96,6 +99,18 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     m_idleMinutes->setAccessibleName(tr("Idle minutes before expiry"));
     m_idleMinutes->setToolTip(
         tr("After this long without activity the container is deleted with its files."));
+
+    m_secrets->setObjectName(QStringLiteral("createSecrets"));
+    m_secrets->setAccessibleName(tr("Secrets the runs receive"));
+    m_secrets->setToolTip(tr("Each checked secret reaches every run as an environment variable of its name; "
+                             "its value is masked in all output. Edit › Secrets… adds and changes them."));
+    m_secrets->setMaximumHeight(90);
+    m_secrets->setVisible(false);
+    m_secretsNote->setObjectName(QStringLiteral("createSecretsNote"));
+    m_secretsNote->setWordWrap(true);
+    m_secretsNote->setForegroundRole(QPalette::PlaceholderText);
+    m_secretsNote->setText(tr("None in the store: Edit › Secrets… adds one."));
+    loadSecrets();
 
     m_networkOff->setObjectName(QStringLiteral("networkOffButton"));
     m_networkOff->setAccessibleName(tr("Network off"));
@@ -171,6 +186,8 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     form->addRow(QString(), hint(tr("A run that needs more is stopped by the kernel.")));
     form->addRow(tr("&Idle expiry:"), m_idleMinutes);
     form->addRow(QString(), hint(tr("Deleted with its files after this long without activity.")));
+    form->addRow(tr("&Secrets:"), m_secrets);
+    form->addRow(QString(), m_secretsNote);
     auto *networkChoice = new QVBoxLayout;
     networkChoice->addWidget(m_networkOff);
     networkChoice->addWidget(m_networkAllowlist);
@@ -238,7 +255,32 @@ QJsonObject CreateContainerDialog::policy() const
                                                {QStringLiteral("output_mb"), m_outputMb->value()}}}};
     if (!m_name->text().isEmpty())
         described.insert(QStringLiteral("name"), m_name->text());
+    QJsonArray secrets;
+    for (int row = 0; row < m_secrets->count(); ++row) {
+        if (m_secrets->item(row)->checkState() == Qt::Checked)
+            secrets.append(QJsonObject{{QStringLiteral("name"), m_secrets->item(row)->text()}});
+    }
+    if (!secrets.isEmpty())
+        described.insert(QStringLiteral("secrets"), secrets);
     return described;
+}
+
+void CreateContainerDialog::loadSecrets()
+{
+    m_connection.call(QStringLiteral("secret.list"), {}, this, [this](Result<QJsonObject> result) {
+        if (!result)
+            return; // the store cannot be read: the note stays, and Create works without secrets
+        m_secrets->clear();
+        for (const QJsonValue &secret : result->value(QStringLiteral("secrets")).toArray()) {
+            auto *item =
+                new QListWidgetItem(secret.toObject().value(QStringLiteral("name")).toString(), m_secrets);
+            item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+            item->setCheckState(Qt::Unchecked);
+        }
+        m_secrets->setVisible(m_secrets->count() > 0);
+        m_secretsNote->setVisible(m_secrets->count() == 0);
+        adjustSize();
+    });
 }
 
 void CreateContainerDialog::validate()

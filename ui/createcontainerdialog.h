@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // "New container": a name, a memory tier, the idle minutes before it expires, the network (off, or an
 // allowlist edited in the same AllowlistEditor as the network panel's and checked by the daemon before Create
-// is offered), and the advanced limits folded away. Creating starts the sandbox, which takes a moment: the
-// dialog stays open with a busy note until the daemon answers, and shows the daemon's error in words if it
-// refuses.
+// is offered), the secrets from the host's store its runs receive (names only), and the advanced limits
+// folded away. Creating starts the sandbox, which takes a moment: the dialog stays open with a busy note
+// until the daemon answers, and shows the daemon's error in words if it refuses.
 #pragma once
 
 #include <QDialog>
@@ -14,6 +14,7 @@ class QDialogButtonBox;
 class QGroupBox;
 class QLabel;
 class QLineEdit;
+class QListWidget;
 class QProgressBar;
 class QRadioButton;
 class QSpinBox;
@@ -45,6 +46,8 @@ public:
     AllowlistEditor *allowlistEditor() const { return m_allowlist; }
     // Chooses the network: false for off, true for an allowlist.
     void setAllowlistChosen(bool allowlist);
+    // The secrets of the store offered as checkboxes (from secret.list); those checked go into the policy.
+    QListWidget *secretsList() const { return m_secrets; }
     // Whether Create is offered now (the name is valid, the allowlist checked and acceptable).
     bool canCreate() const;
 
@@ -53,6 +56,7 @@ public:
 private:
     void validate();
     void showOrganisation();
+    void loadSecrets();
     void setBusy(bool busy);
     void showError(const QString &text);
 
@@ -65,6 +69,8 @@ private:
     QLabel *m_nameError;
     QComboBox *m_memory;
     QSpinBox *m_idleMinutes;
+    QListWidget *m_secrets;
+    QLabel *m_secretsNote;
     QRadioButton *m_networkOff;
     QRadioButton *m_networkAllowlist;
     AllowlistEditor *m_allowlist;

@@ -5,6 +5,7 @@
 #include "guitest.h"
 #include "windowtest.h"
 
+#include "createcontainerdialog.h"
 #include "outputconsole.h"
 #include "secretsdialog.h"
 #include "testutil.h"
@@ -12,6 +13,7 @@
 #include <QAction>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -109,13 +111,17 @@ private Q_SLOTS:
         QVERIFY(value->text().isEmpty());
         QVERIFY2(!visibleTexts(dialog).contains(secret), qPrintable(visibleTexts(dialog)));
 
-        auto created = CordonGuiTest::callAndWait(
-            m_window->connection(), QStringLiteral("container.create"),
-            {{QStringLiteral("policy"),
-              QJsonObject{
-                  {QStringLiteral("name"), QStringLiteral("uses-token")},
-                  {QStringLiteral("secrets"),
-                   QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("API_TOKEN")}}}}}}});
+        // The New Container dialog offers it; checked, it is in the policy the dialog creates.
+        CreateContainerDialog create(m_window->connection());
+        create.setName(QStringLiteral("uses-token"));
+        QTRY_COMPARE(create.secretsList()->count(), 1);
+        QVERIFY(!create.policy().contains(QStringLiteral("secrets")));
+        QCOMPARE(create.secretsList()->item(0)->text(), QStringLiteral("API_TOKEN"));
+        create.secretsList()->item(0)->setCheckState(Qt::Checked);
+        QCOMPARE(create.policy().value(QStringLiteral("secrets")).toArray(),
+                 (QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("API_TOKEN")}}}));
+        auto created = CordonGuiTest::callAndWait(m_window->connection(), QStringLiteral("container.create"),
+                                                  {{QStringLiteral("policy"), create.policy()}});
         QVERIFY_RESULT(created);
         dialog->reload();
         QTRY_COMPARE(finished.size(), 4);
