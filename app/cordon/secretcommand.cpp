@@ -64,8 +64,14 @@ Result<std::string> readFromTerminal(const QString &name)
     restoring.sa_handler = restoreTerminalAndRaise;
     sigemptyset(&restoring.sa_mask);
     struct sigaction previous[std::size(Signals)]{};
-    for (std::size_t i = 0; i < std::size(Signals); ++i)
+    for (std::size_t i = 0; i < std::size(Signals); ++i) {
         ::sigaction(Signals[i], &restoring, &previous[i]);
+        // A signal this process ignores (SIGINT in a background job) stays ignored.
+        if (previous[i].sa_handler == SIG_IGN)
+            ::sigaction(Signals[i], &previous[i], nullptr);
+    }
+    // Ctrl-Z stops us with echo off; the shell saves and restores the terminal's settings around a job
+    // it stops (bash and zsh do), so it is left to it.
     termios quiet = saved;
     quiet.c_lflag &= ~tcflag_t(ECHO);
     quiet.c_lflag |= ECHONL;

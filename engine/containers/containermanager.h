@@ -317,7 +317,8 @@ private:
     QHash<QString, Store::ContainerRecord> m_oneShots; // one-shot runs whose network the proxy serves
     // One-shot runs' secrets, masked in their decisions; kept after a run ends (a connection may report its
     // end later), the oldest dropped past MaxOneShotMaskers.
-    static constexpr std::size_t MaxOneShotMaskers = 1024;
+    // A masker of two 4 KiB secrets takes about 1 MB; a late decision comes within seconds of the end.
+    static constexpr std::size_t MaxOneShotMaskers = 64;
     QHash<QString, Secrets::SecretMasker> m_oneShotMaskers;
     std::deque<QString> m_oneShotMaskerOrder;
     // The organisation allowlist's files: a change of content applies at once, other files' events are

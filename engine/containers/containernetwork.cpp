@@ -111,8 +111,8 @@ void ContainerManager::detachOneShot(const QString &id)
     record.endedAt = QDateTime::currentMSecsSinceEpoch();
     record.lastActiveAt = record.endedAt;
     logStoreFailure(m_store.saveContainer(record), "the end of a one-shot run");
-    // Decisions the ledger still holds for the run are written now; its masker stays (rememberOneShotMasker)
-    // for a connection that reports its end later.
+    // Decisions the ledger still holds for the run are written now; its masker stays (m_oneShotMaskers, the
+    // last MaxOneShotMaskers runs) for a connection that reports its end later.
     m_ledger->flushContainer(id);
     recordEvent(id, {}, QStringLiteral("container.one_shot_ended"), {});
 }

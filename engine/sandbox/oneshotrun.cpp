@@ -494,7 +494,7 @@ PlainRunOutcome runPlain(const PlainRunRequest &request, const OutputSink &onOut
     const auto cap = static_cast<std::size_t>(request.policy.limits.outputMb) * MiB;
     for (auto [data, truncated] : {std::pair{&outcome.stdoutData, &outcome.stdoutTruncated},
                                    std::pair{&outcome.stderrData, &outcome.stderrTruncated}}) {
-        *data = whole.maskAll(*data);
+        *data = whole.maskOutput(*data);
         if (data->size() > cap) {
             data->resize(cap);
             *truncated = true;

@@ -120,7 +120,7 @@ private Q_SLOTS:
                 passed += masker.finish();
                 QVERIFY2(!containsAnyForm(passed, Value),
                          (passed + " cut at " + std::to_string(cut)).c_str());
-                QCOMPARE(passed, masker.maskAll(leak));
+                QCOMPARE(passed, masker.maskOutput(leak));
             }
         }
     }
@@ -138,7 +138,7 @@ private Q_SLOTS:
         for (char c : text)
             passed += masker.feed(std::string_view(&c, 1));
         passed += masker.finish();
-        QCOMPARE(passed, masker.maskAll(text));
+        QCOMPARE(passed, masker.maskOutput(text));
         QVERIFY2(passed.find("[secret:FIRST]") != std::string::npos, passed.c_str());
         QCOMPARE(std::count(passed.begin(), passed.end(), '['), std::ptrdiff_t(3));
     }
@@ -212,6 +212,42 @@ private Q_SLOTS:
         QCOMPARE(masker.maskAll("two words\nhere"), std::string("two words\nhere"));
     }
 
+    // Two secrets that share characters: one shorter form complete inside the start of a longer one (split
+    // across chunks right there), and two forms that overlap. Nothing of either is left.
+    void overlappingSecretsLeaveNothing()
+    {
+        SecretMasker nested;
+        QVERIFY_RESULT(nested.add("PW", "hunter2pass"));
+        QVERIFY_RESULT(nested.add("URL", "postgres://app:hunter2pass@db.internal/prod"));
+        const std::string text = "connect postgres://app:hunter2pass@db.internal/prod now";
+        for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+            SecretMasker stream = nested;
+            std::string passed = stream.feed(std::string_view(text).substr(0, cut));
+            passed += stream.feed(std::string_view(text).substr(cut));
+            passed += stream.finish();
+            QCOMPARE(passed, std::string("connect [secret:URL] now"));
+        }
+        SecretMasker overlapping;
+        QVERIFY_RESULT(overlapping.add("A", "abcdefgh12"));
+        QVERIFY_RESULT(overlapping.add("B", "12XYZsecret"));
+        const std::string masked = overlapping.maskAll("x abcdefgh12XYZsecret y");
+        QVERIFY2(masked.find("abcdefgh") == std::string::npos &&
+                     masked.find("XYZsecret") == std::string::npos,
+                 masked.c_str());
+        QCOMPARE(std::count(masked.begin(), masked.end(), '['), std::ptrdiff_t(1));
+    }
+
+    // Empty lines after the start of a form end it: a stream does not hold them back, however many.
+    void lineBreaksAreNotHeldWithoutLimit()
+    {
+        SecretMasker masker;
+        QVERIFY_RESULT(masker.add("TOKEN", "Tok3nValue8"));
+        QCOMPARE(masker.feed("x T"), std::string("x "));
+        const std::string lines(100000, '\n');
+        QCOMPARE(masker.feed(lines), "T" + lines);
+        QCOMPARE(masker.finish(), std::string());
+    }
+
     // A stream cut at its cap, or a program that prints the start of a value last: the start is masked too,
     // once it is long enough to tell (MinMaskedTail); shorter tails that merely could start it pass.
     void aValueCutShortAtTheEndIsMasked()
@@ -220,10 +256,15 @@ private Q_SLOTS:
         QVERIFY_RESULT(masker.add("API_TOKEN", "zebra-token-123"));
         QCOMPARE(masker.feed("output ends in zebra-tok"), std::string("output ends in "));
         QCOMPARE(masker.finish(), std::string("[secret:API_TOKEN]"));
-        QCOMPARE(masker.maskAll("kept up to the cap: zebra-to"),
+        QCOMPARE(masker.maskOutput("kept up to the cap: zebra-to"),
                  std::string("kept up to the cap: [secret:API_TOKEN]"));
-        QCOMPARE(masker.maskAll("a zebra"), std::string("a [secret:API_TOKEN]"));
-        QCOMPARE(masker.maskAll("a zeb"), std::string("a zeb"));
+        QCOMPARE(masker.maskOutput("a zebra"), std::string("a [secret:API_TOKEN]"));
+        QCOMPARE(masker.maskOutput("a zeb"), std::string("a zeb"));
+        // Line breaks after the start stay, and do not count toward its length.
+        QCOMPARE(masker.maskOutput("a zebra\r\n\r\n"), std::string("a [secret:API_TOKEN]\r\n\r\n"));
+        QCOMPARE(masker.maskOutput("X: z\r\n\r\n"), std::string("X: z\r\n\r\n"));
+        // A field is not an output that was cut: only complete forms are masked in it.
+        QCOMPARE(masker.maskAll("a field ending in zebra"), std::string("a field ending in zebra"));
         QCOMPARE(masker.feed("the end: zeb"), std::string("the end: "));
         QCOMPARE(masker.finish(), std::string("zeb"));
     }
@@ -257,7 +298,7 @@ private Q_SLOTS:
             }
             passed += stream.finish();
             QVERIFY2(!containsAnyForm(passed, secret), passed.c_str());
-            QCOMPARE(passed, masker.maskAll(text));
+            QCOMPARE(passed, masker.maskOutput(text));
         }
     }
 

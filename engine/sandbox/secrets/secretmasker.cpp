@@ -135,9 +135,9 @@ bool isBase64Character(char c)
            c == '/' || c == '-' || c == '_';
 }
 
-std::vector<std::size_t> borders(const std::string &form)
+std::vector<std::uint32_t> borders(const std::string &form)
 {
-    std::vector<std::size_t> border(form.size(), 0);
+    std::vector<std::uint32_t> border(form.size(), 0);
     for (std::size_t i = 1, k = 0; i < form.size(); ++i) {
         while (k > 0 && form[i] != form[k])
             k = border[k - 1];
@@ -190,143 +190,174 @@ Result<> SecretMasker::add(const std::string &name, std::string_view value)
     CORDON_TRY(checkSecretValue(name, value));
     const std::string marker = "[secret:" + name + "]";
     for (std::string &form : maskedForms(value)) {
-        std::vector<std::size_t> border = borders(form);
+        std::vector<std::uint32_t> border = borders(form);
         const bool acrossLineBreaks = std::all_of(form.begin(), form.end(), isBase64Character);
-        m_patterns.push_back(Pattern{std::move(form), marker, std::move(border), acrossLineBreaks});
+        m_patterns.push_back(Pattern{std::move(form), marker, std::move(border), acrossLineBreaks, {}});
     }
     std::stable_sort(m_patterns.begin(), m_patterns.end(),
                      [](const Pattern &a, const Pattern &b) { return a.form.size() > b.form.size(); });
     return {};
 }
 
-std::pair<std::size_t, std::size_t> SecretMasker::findForm(std::string_view text, const Pattern &pattern,
-                                                           std::size_t from)
+namespace {
+
+// Whether a run of line breaks may stand between two characters of a form that is found across them: one
+// line end, as writers that wrap put it ("\n", "\r\n", "\r"). A longer run ends any partial match, so that
+// a program printing empty lines cannot make a stream hold them back.
+bool isOneLineEnd(std::string_view run)
 {
-    constexpr auto none = std::pair{std::string_view::npos, std::string_view::npos};
-    if (!pattern.acrossLineBreaks || text.find_first_of("\r\n", from) == std::string_view::npos) {
-        const std::size_t at = text.find(pattern.form, from);
-        return at == std::string_view::npos ? none : std::pair{at, at + pattern.form.size()};
-    }
-    // KMP over the characters that are not line breaks, remembering where the last form.size() of them
-    // were, so that a match's start is known in the text as it is: linear however hostile the output.
-    const std::size_t length = pattern.form.size();
-    std::vector<std::size_t> positions(length);
-    std::size_t state = 0;
-    std::size_t seen = 0;
-    for (std::size_t i = from; i < text.size(); ++i) {
-        if (isLineBreak(text[i]))
-            continue;
-        while (state > 0 && text[i] != pattern.form[state])
-            state = pattern.border[state - 1];
-        if (text[i] == pattern.form[state])
-            ++state;
-        positions[seen++ % length] = i;
-        if (state == length)
-            return {positions[(seen - length) % length], i + 1};
-    }
-    return none;
+    return run == "\n" || run == "\r\n" || run == "\r";
 }
 
-std::size_t SecretMasker::pendingPrefixOf(std::string_view text, const Pattern &pattern)
+} // namespace
+
+template<typename OnMatch>
+SecretMasker::ScanEnd SecretMasker::scan(std::string_view text, std::size_t begin, const Pattern &pattern,
+                                         bool skipBreaks, OnMatch onMatch)
 {
     const std::size_t length = pattern.form.size();
-    // Far enough back to see length - 1 characters that count (line breaks do not, for such patterns).
-    std::size_t begin = text.size();
-    for (std::size_t counted = 0; begin > 0 && counted + 1 < length;) {
-        --begin;
-        if (!(pattern.acrossLineBreaks && isLineBreak(text[begin])))
-            ++counted;
-    }
-    std::vector<std::size_t> positions(length);
+    std::vector<std::uint32_t> &positions =
+        pattern.positions; // where the last `length` counted characters were
+    positions.assign(length, 0);
     std::size_t state = 0;
     std::size_t seen = 0;
+    std::size_t breakStart = std::string_view::npos;
     for (std::size_t i = begin; i < text.size(); ++i) {
-        if (pattern.acrossLineBreaks && isLineBreak(text[i]))
+        const char c = text[i];
+        if (skipBreaks && isLineBreak(c)) {
+            if (breakStart == std::string_view::npos)
+                breakStart = i;
             continue;
-        while (state > 0 && (state == length || text[i] != pattern.form[state]))
+        }
+        if (breakStart != std::string_view::npos) {
+            if (!isOneLineEnd(text.substr(breakStart, i - breakStart)))
+                state = 0;
+            breakStart = std::string_view::npos;
+        }
+        while (state > 0 && (state == length || c != pattern.form[state]))
             state = pattern.border[state - 1];
-        if (text[i] == pattern.form[state])
+        if (c == pattern.form[state])
             ++state;
-        positions[seen++ % length] = i;
+        positions[seen++ % length] = std::uint32_t(i - begin);
+        if (state == length)
+            onMatch(begin + positions[(seen - length) % length], i + 1);
     }
     if (state == length)
         state = pattern.border[state - 1];
-    return state == 0 ? 0 : text.size() - positions[(seen - state) % length];
+    // Trailing breaks longer than one line end: nothing that came before can continue.
+    if (breakStart != std::string_view::npos && !isOneLineEnd(text.substr(breakStart)))
+        state = 0;
+    return {state, state == 0 ? text.size() : begin + positions[(seen - state) % length]};
 }
 
-std::string SecretMasker::replaceAll(std::string_view text) const
+std::vector<SecretMasker::Span> SecretMasker::matches(std::string_view text) const
 {
-    std::string current(text);
+    const bool hasBreaks = text.find_first_of("\r\n") != std::string_view::npos;
+    std::vector<Span> found;
     for (const Pattern &pattern : m_patterns) {
-        auto [at, end] = findForm(current, pattern, 0);
-        if (at == std::string::npos)
-            continue;
-        std::string replaced;
-        replaced.reserve(current.size());
-        std::size_t from = 0;
-        while (at != std::string::npos) {
-            replaced.append(current, from, at - from);
-            replaced += pattern.marker;
-            from = end;
-            std::tie(at, end) = findForm(current, pattern, from);
-        }
-        replaced.append(current, from, std::string::npos);
-        current = std::move(replaced);
+        scan(text, 0, pattern, hasBreaks && pattern.acrossLineBreaks,
+             [&](std::size_t start, std::size_t end) {
+                 found.push_back({start, end, &pattern.marker});
+             });
     }
-    return current;
+    // Occurrences that overlap (two secrets sharing characters, one form inside another) become one span:
+    // masking them one after the other would leave part of one of them.
+    std::sort(found.begin(), found.end(), [](const Span &a, const Span &b) {
+        return a.start != b.start ? a.start < b.start : a.end > b.end;
+    });
+    std::vector<Span> merged;
+    for (const Span &span : found) {
+        if (!merged.empty() && span.start < merged.back().end) {
+            merged.back().end = std::max(merged.back().end, span.end);
+            continue;
+        }
+        merged.push_back(span);
+    }
+    return merged;
 }
 
-std::size_t SecretMasker::pendingPrefix(std::string_view text) const
+std::string SecretMasker::replaced(std::string_view text, const std::vector<Span> &spans)
 {
-    std::size_t longest = 0;
-    for (const Pattern &pattern : m_patterns)
-        longest = std::max(longest, pendingPrefixOf(text, pattern));
-    return longest;
+    std::string out;
+    out.reserve(text.size());
+    std::size_t from = 0;
+    for (const Span &span : spans) {
+        out.append(text.substr(from, span.start - from));
+        out += *span.marker;
+        from = span.end;
+    }
+    out.append(text.substr(from));
+    return out;
+}
+
+std::size_t SecretMasker::pendingStart(std::string_view text) const
+{
+    std::size_t start = text.size();
+    for (const Pattern &pattern : m_patterns) {
+        // Far enough back for form.size() - 1 counted characters, each after at most one line end.
+        const std::size_t window = pattern.acrossLineBreaks ? 3 * pattern.form.size() : pattern.form.size();
+        const std::size_t begin = text.size() > window ? text.size() - window : 0;
+        const ScanEnd end =
+            scan(text, begin, pattern, pattern.acrossLineBreaks, [](std::size_t, std::size_t) {});
+        start = std::min(start, end.partialStart);
+    }
+    return start;
 }
 
 std::string SecretMasker::feed(std::string_view chunk)
 {
     if (m_patterns.empty())
         return std::string(chunk);
-    std::string masked = replaceAll(m_held + std::string(chunk));
-    const std::size_t hold = pendingPrefix(masked);
-    m_held = masked.substr(masked.size() - hold);
-    masked.resize(masked.size() - hold);
-    return masked;
+    const std::string text = m_held + std::string(chunk);
+    // Held back: the tail that could still become a form, and any match that reaches into it (a shorter
+    // form complete inside a longer one's start must wait for the longer one to end or fail).
+    std::size_t cut = pendingStart(text);
+    std::vector<Span> spans = matches(text);
+    for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+        if (it->end > cut)
+            cut = std::min(cut, it->start);
+    }
+    std::erase_if(spans, [cut](const Span &span) { return span.end > cut; });
+    m_held = text.substr(cut);
+    return replaced(std::string_view(text).substr(0, cut), spans);
 }
 
-std::string SecretMasker::maskedTail(std::string text, std::size_t tail) const
+std::string SecretMasker::maskedEnd(std::string_view text) const
 {
-    if (tail < MinMaskedTail)
-        return text;
-    const std::string_view held = std::string_view(text).substr(text.size() - tail);
-    std::string withoutBreaks(held);
-    std::erase_if(withoutBreaks, isLineBreak);
+    std::string masked = replaced(text, matches(text));
+    // The start of a form left at the very end (a value cut at the output cap, or printed in part): masked
+    // once it has MinMaskedTail characters that count; line breaks after it stay.
+    std::size_t end = masked.size();
+    while (end > 0 && isLineBreak(masked[end - 1]))
+        --end;
+    const std::string_view body = std::string_view(masked).substr(0, end);
+    const std::size_t start = pendingStart(body);
+    std::string counted(body.substr(start));
+    std::erase_if(counted, isLineBreak);
+    if (counted.size() < MinMaskedTail)
+        return masked;
     for (const Pattern &pattern : m_patterns) {
-        if (pattern.form.starts_with(held) ||
-            (pattern.acrossLineBreaks && pattern.form.starts_with(withoutBreaks))) {
-            text.resize(text.size() - tail);
-            return text + pattern.marker;
-        }
+        if (pattern.form.starts_with(counted))
+            return masked.substr(0, start) + pattern.marker + masked.substr(end);
     }
-    return text;
+    return masked;
 }
 
 std::string SecretMasker::finish()
 {
-    std::string rest = std::move(m_held);
+    const std::string rest = std::move(m_held);
     m_held.clear();
-    const std::size_t tail = rest.size();
-    return maskedTail(std::move(rest), tail);
+    return m_patterns.empty() ? rest : maskedEnd(rest);
 }
 
 std::string SecretMasker::maskAll(std::string_view text) const
 {
-    if (m_patterns.empty())
-        return std::string(text);
-    std::string masked = replaceAll(text);
-    const std::size_t tail = pendingPrefix(masked);
-    return maskedTail(std::move(masked), tail);
+    return m_patterns.empty() ? std::string(text) : replaced(text, matches(text));
+}
+
+std::string SecretMasker::maskOutput(std::string_view text) const
+{
+    return m_patterns.empty() ? std::string(text) : maskedEnd(text);
 }
 
 } // namespace Cordon::Secrets

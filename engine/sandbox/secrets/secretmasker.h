@@ -15,9 +15,9 @@
 #include "sandbox/secrets/secretrules.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace Cordon::Secrets {
@@ -37,13 +37,15 @@ public:
     // secret (a prompt waiting for input) is never delayed.
     std::string feed(std::string_view chunk);
     // The tail held back: the stream has ended (or was cut at its cap). A tail of at least MinMaskedTail
-    // bytes that is the start of a form is masked too: a value cut short by an output cap, or printed in
-    // part, must not leave its first bytes behind.
+    // characters that is the start of a form is masked too: a value cut short by an output cap, or printed
+    // in part, must not leave its first bytes behind.
     std::string finish();
 
-    // Masks a complete text (an error message, a stored output, an export): the same as feed() and finish()
-    // of the whole text.
+    // Masks every complete form in a text (an error message, an event's field, a path). Overlapping
+    // occurrences become one mask.
     std::string maskAll(std::string_view text) const;
+    // Masks a whole output as feed() and finish() would: also the start of a form left at its very end.
+    std::string maskOutput(std::string_view text) const;
 
     static constexpr std::size_t MinMaskedTail = 4;
 
@@ -52,25 +54,37 @@ private:
     {
         std::string form;
         std::string marker;
-        std::vector<std::size_t> border; // KMP failure function of `form`
-        // Matched across line breaks (CR, LF) too: a form made only of base64 characters, as base64 and
-        // PEM writers wrap it at 64 or 76 columns and terminals wrap long tokens.
+        std::vector<std::uint32_t> border; // KMP failure function of `form`
+        // Matched across line breaks too (one line end between two characters): a form made only of base64
+        // characters, as base64 and PEM writers wrap it at 64 or 76 columns and terminals wrap long tokens.
         bool acrossLineBreaks = false;
+        // Scratch space of scan(), kept so that a stream's every chunk does not allocate it anew.
+        mutable std::vector<std::uint32_t> positions;
+    };
+    struct Span
+    {
+        std::size_t start;
+        std::size_t end;
+        const std::string *marker;
+    };
+    struct ScanEnd
+    {
+        std::size_t state;        // characters of the form matched at the end of the text
+        std::size_t partialStart; // where that partial match starts; the text's size when there is none
     };
 
-    // The first occurrence of `pattern` in `text` at or after `from`, as [start, end); {npos, npos} if none.
-    static std::pair<std::size_t, std::size_t> findForm(std::string_view text, const Pattern &pattern,
-                                                        std::size_t from);
-    // The length of the longest suffix of `text` that is a proper prefix of `pattern` (line breaks inside
-    // skipped as findForm skips them).
-    static std::size_t pendingPrefixOf(std::string_view text, const Pattern &pattern);
-
-    // Replaces every complete form in `text`.
-    std::string replaceAll(std::string_view text) const;
-    // The length of the longest suffix of `text` that is a proper prefix of some form.
-    std::size_t pendingPrefix(std::string_view text) const;
-    // `text` with its last `tail` bytes (a proper prefix of some form) masked when long enough.
-    std::string maskedTail(std::string text, std::size_t tail) const;
+    // KMP of `pattern` over text[begin..]: onMatch(start, end) for every occurrence, overlapping ones too;
+    // with skipBreaks, one line end between two characters is skipped. Linear in the text.
+    template<typename OnMatch>
+    static ScanEnd scan(std::string_view text, std::size_t begin, const Pattern &pattern, bool skipBreaks,
+                        OnMatch onMatch);
+    // Every occurrence of every form, overlapping ones merged, in order.
+    std::vector<Span> matches(std::string_view text) const;
+    static std::string replaced(std::string_view text, const std::vector<Span> &spans);
+    // Where the longest suffix of `text` that is a proper prefix of some form starts (text.size() if none).
+    std::size_t pendingStart(std::string_view text) const;
+    // maskAll() and the start of a form left at the very end of `text` masked.
+    std::string maskedEnd(std::string_view text) const;
 
     std::vector<Pattern> m_patterns;
     std::string m_held;

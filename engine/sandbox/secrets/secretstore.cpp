@@ -128,9 +128,7 @@ Result<SecretStore> SecretStore::open(std::string path)
         return fail("secrets.store_unsafe", "the secret store " + store.m_path +
                                                 " may be read or written by others: chmod 600 it, and "
                                                 "consider its values exposed");
-    store.m_identity = FileIdentity{status.st_dev, status.st_ino, status.st_size,
-                                    std::int64_t(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec,
-                                    status.st_mode};
+    store.m_identity = identityOf(status);
     auto text =
         readToEnd(fd.get(), MaxFileBytes, "the secret store", "secrets.store_io", "secrets.store_corrupt");
     if (!text)
@@ -241,6 +239,20 @@ Result<> SecretStore::save(const std::map<std::string, Entry> &entries)
     return {};
 }
 
+SecretStore::FileIdentity SecretStore::identityOf(const struct stat &status)
+{
+    const auto nanoseconds = [](const timespec &time) {
+        return std::int64_t(time.tv_sec) * 1000000000 + time.tv_nsec;
+    };
+    return FileIdentity{status.st_dev,
+                        status.st_ino,
+                        status.st_size,
+                        nanoseconds(status.st_mtim),
+                        nanoseconds(status.st_ctim),
+                        status.st_mode,
+                        status.st_uid};
+}
+
 SecretStore::FileIdentity SecretStore::currentIdentity() const
 {
     struct stat status
@@ -248,9 +260,7 @@ SecretStore::FileIdentity SecretStore::currentIdentity() const
     };
     if (::lstat(m_path.c_str(), &status) != 0)
         return {};
-    return FileIdentity{status.st_dev, status.st_ino, status.st_size,
-                        std::int64_t(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec,
-                        status.st_mode};
+    return identityOf(status);
 }
 
 bool SecretStore::changedOnDisk() const

@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 #include <vector>
 
 namespace Cordon::Secrets {
@@ -73,11 +74,14 @@ private:
         std::uint64_t inode = 0;
         std::int64_t size = 0;
         std::int64_t modifiedNs = 0;
+        std::int64_t changedNs = 0; // ctime: a chmod, a chown, a rewrite in place
         std::uint32_t mode = 0;
+        std::uint32_t owner = 0;
 
         bool operator==(const FileIdentity &other) const = default;
     };
     FileIdentity currentIdentity() const;
+    static FileIdentity identityOf(const struct stat &status);
 
     struct Entry
     {
