@@ -39,6 +39,13 @@ QJsonValue maskedValue(const Secrets::SecretMasker &masker, const QJsonValue &va
     return value;
 }
 
+// Whether the policy gives its runs the secret of this name.
+bool receives(const Policy::ContainerPolicy &policy, const std::string &name)
+{
+    return std::any_of(policy.secrets.begin(), policy.secrets.end(),
+                       [&](const Policy::SecretRef &ref) { return ref.name == name; });
+}
+
 } // namespace
 
 Result<Secrets::SecretStore *> ContainerManager::secretStore() const
@@ -121,9 +128,7 @@ Result<QList<SecretListing>> ContainerManager::secrets() const
             const ContainerState state = entry->container->state();
             if (state == ContainerState::Expired || state == ContainerState::Deleted)
                 continue;
-            const auto &refs = entry->container->policy().secrets;
-            if (std::any_of(refs.begin(), refs.end(),
-                            [&](const Policy::SecretRef &ref) { return ref.name == listing.stored.name; }))
+            if (receives(entry->container->policy(), listing.stored.name))
                 listing.usedBy.append({id, entry->record.name});
         }
         listings.append(std::move(listing));
@@ -142,9 +147,7 @@ Result<SecretListing> ContainerManager::setSecret(const QString &name, const std
     // Containers that use it mask the new value from now on (their next run receives it).
     const Secrets::ResolvedSecret resolved{plainName, {}, value, (*store)->fingerprint(value)};
     for (const auto &[id, entry] : m_entries) {
-        const auto &refs = entry->container->policy().secrets;
-        if (std::any_of(refs.begin(), refs.end(),
-                        [&](const Policy::SecretRef &ref) { return ref.name == plainName; }))
+        if (receives(entry->container->policy(), plainName))
             rememberSecretValues(*entry, {resolved});
     }
     recordEvent(
