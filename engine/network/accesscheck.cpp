@@ -16,7 +16,8 @@ QString mismatch(const std::vector<Policy::DomainRule> &rules, const Target &tar
         return {};
     QList<const Policy::DomainRule *> candidates;
     for (const Policy::DomainRule &rule : rules) {
-        if (rule.matchesHost(toPlain(target.host)) && !(rule.wildcard && Authority{target.host, 1}.isIpLiteral()))
+        if (rule.matchesHost(toPlain(target.host)) &&
+            !(rule.wildcard && Authority{target.host, 1}.isIpLiteral()))
             candidates.append(&rule);
     }
     if (candidates.isEmpty())
@@ -36,8 +37,8 @@ QString mismatch(const std::vector<Policy::DomainRule> &rules, const Target &tar
                    "tunnel cannot be checked%2")
             .arg(target.host, owner);
     candidates = keep([&](const Policy::DomainRule *rule) {
-        return rule->methods.empty() ||
-               std::find(rule->methods.begin(), rule->methods.end(), toPlain(target.method)) != rule->methods.end();
+        return rule->methods.empty() || std::find(rule->methods.begin(), rule->methods.end(),
+                                                  toPlain(target.method)) != rule->methods.end();
     });
     if (candidates.isEmpty())
         return QStringLiteral("method %1 not allowed for %2%3").arg(target.method, target.host, owner);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "network/connectionrecord.h"
 
+#include <QJsonArray>
+
 namespace Cordon::Network {
 
 QString decisionName(Decision decision)
@@ -37,6 +39,12 @@ QJsonObject ConnectionRecord::toJson() const
     };
     if (host.isEmpty())
         json.insert(QStringLiteral("target"), target);
+    if (tlsTerminated)
+        json.insert(QStringLiteral("tls_terminated"), true);
+    if (!secretsSent.isEmpty())
+        json.insert(QStringLiteral("secrets_sent"), QJsonArray::fromStringList(secretsSent));
+    if (!secretRefused.isEmpty())
+        json.insert(QStringLiteral("secret_refused"), secretRefused);
     return json;
 }
 

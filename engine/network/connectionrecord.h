@@ -8,6 +8,7 @@
 #include <QJsonObject>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 namespace Cordon::Network {
 
@@ -52,10 +53,16 @@ struct ConnectionRecord
     qint64 bytesUp = 0;   // to the upstream: request heads, bodies and tunnel data
     qint64 bytesDown = 0; // from the upstream to the client
     qint64 durationMs = 0;
+    // Domain secrets (docs/secrets.md): the proxy terminated this CONNECT's TLS (and reads the requests
+    // inside it, each recorded on its own); the secrets whose values it put into this request; the secret
+    // whose placeholder made it refuse the request (an attempted exfiltration).
+    bool tlsTerminated = false;
+    QStringList secretsSent;
+    QString secretRefused;
 
     // {"container_id", "connection_id", "request_index", "started_at" (ISO 8601), "host", "port", "method",
     // "path", "decision", "reason", "status", "address", "bytes_up", "bytes_down", "duration_ms"}, and
-    // "target" when host is empty.
+    // "target" when host is empty, "tls_terminated" when true, "secrets_sent" and "secret_refused" when set.
     QJsonObject toJson() const;
 };
 

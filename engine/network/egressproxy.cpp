@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "network/egressproxy.h"
 
+#include "network/domainsecrets.h"
 #include "network/proxyconnection.h"
 #include "network/proxycontext.h"
 #include "network/proxylistener.h"
 #include "network/resolver.h"
 
-#include <QTcpSocket>
+#include <QSslConfiguration>
+#include <QSslSocket>
 
 #include <unistd.h>
 
@@ -38,6 +40,7 @@ EgressProxy::Container &EgressProxy::containerFor(const QString &containerId)
         container.context->containerId = containerId;
         container.context->org = m_org;
         container.context->resolver = m_resolver.get();
+        container.context->upstreamTrust = m_upstreamTrust;
         it = m_containers.insert(containerId, container);
     }
     return *it;
@@ -104,6 +107,22 @@ void EgressProxy::setLimits(const QString &containerId, const ProxyLimits &limit
     containerFor(containerId).context->limits = limits;
 }
 
+void EgressProxy::setDomainSecrets(const QString &containerId, std::shared_ptr<const DomainSecrets> secrets,
+                                   std::shared_ptr<InterceptionAuthority> authority)
+{
+    ContainerContext &context = *containerFor(containerId).context;
+    context.secrets = std::move(secrets);
+    context.authority = std::move(authority);
+}
+
+void EgressProxy::setUpstreamTrust(const QList<QSslCertificate> &extra)
+{
+    m_upstreamTrust =
+        std::make_shared<const QList<QSslCertificate>>(QSslConfiguration::systemCaCertificates() + extra);
+    for (Container &container : m_containers)
+        container.context->upstreamTrust = m_upstreamTrust;
+}
+
 int EgressProxy::connectionCount(const QString &containerId) const
 {
     const auto it = m_containers.constFind(containerId);
@@ -120,7 +139,11 @@ void EgressProxy::recheck(Container &container)
 
 void EgressProxy::accept(const QString &containerId, qintptr descriptor)
 {
-    auto *socket = new QTcpSocket();
+    Container &container = containerFor(containerId);
+    // A QSslSocket is plain TCP until the proxy starts TLS on it, which it does only for a CONNECT to a
+    // domain of the container's domain secrets.
+    const bool mayTerminate = container.context->secrets && !container.context->secrets->isEmpty();
+    QTcpSocket *socket = mayTerminate ? new QSslSocket() : new QTcpSocket();
     if (!socket->setSocketDescriptor(descriptor)) {
         ::close(int(descriptor));
         delete socket;
@@ -129,7 +152,6 @@ void EgressProxy::accept(const QString &containerId, qintptr descriptor)
     // Without it, Nagle holds the second small segment of a TLS 1.3 server's first flight (tickets, then the
     // response) until the client's delayed ACK: 40 ms on every new connection (docs/benchmarks.md).
     socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-    Container &container = containerFor(containerId);
     // Connections over the limit are answered and closed, but still pass through a ProxyConnection so that
     // they are recorded like every other refusal. They do not count against the limit themselves.
     const bool overLimit = container.connections.size() >= container.context->limits.maxConnections;

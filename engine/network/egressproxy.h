@@ -15,6 +15,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QSslCertificate>
 #include <QString>
 
 #include <memory>
@@ -22,6 +23,8 @@
 namespace Cordon::Network {
 
 struct ContainerContext;
+class DomainSecrets;
+class InterceptionAuthority;
 class ProxyConnection;
 class ProxyListener;
 class Resolver;
@@ -60,6 +63,15 @@ public:
     // up the new timeouts the next time they start a timer.
     void setLimits(const QString &containerId, const ProxyLimits &limits);
 
+    // The container's domain secrets and the authority whose certificates the proxy presents for their
+    // domains (docs/secrets.md). Connections accepted from now on can be terminated; null or empty secrets
+    // make every CONNECT a blind tunnel again (and every placeholder is then just text).
+    void setDomainSecrets(const QString &containerId, std::shared_ptr<const DomainSecrets> secrets,
+                          std::shared_ptr<InterceptionAuthority> authority);
+    // The certificates upstreams of terminated TLS are verified against: the host's trust store and
+    // `extra` (cordond --upstream-ca: a test CA, or an organisation's own).
+    void setUpstreamTrust(const QList<QSslCertificate> &extra);
+
     // Client connections of the container now open.
     int connectionCount(const QString &containerId) const;
 
@@ -85,6 +97,7 @@ private:
 
     std::shared_ptr<Resolver> m_resolver;
     std::shared_ptr<const OrgPolicy> m_org;
+    std::shared_ptr<const QList<QSslCertificate>> m_upstreamTrust;
     QHash<QString, Container> m_containers;
     quint64 m_nextConnectionId = 1;
 };

@@ -59,6 +59,7 @@ struct Target
 bool ruleMatches(const Policy::DomainRule &rule, const Target &target);
 
 // The first rule of rules that matches target, or nullptr.
-const Policy::DomainRule *findMatchingRule(const std::vector<Policy::DomainRule> &rules, const Target &target);
+const Policy::DomainRule *findMatchingRule(const std::vector<Policy::DomainRule> &rules,
+                                           const Target &target);
 
 } // namespace Cordon::Network

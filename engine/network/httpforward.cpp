@@ -17,9 +17,9 @@ QString limitReason(const ByteBudget &budget)
 } // namespace
 
 HttpForward::HttpForward(QTcpSocket *client, QTcpSocket *upstream, HttpRequestParser &parser,
-                         QByteArray &pending, ByteBudget &budget, QObject *parent)
-    : QObject(parent), m_client(client), m_upstream(upstream), m_parser(parser), m_pending(pending),
-      m_budget(budget), m_response(parser.head().method)
+                         QByteArray upstreamHead, QByteArray &pending, ByteBudget &budget, QObject *parent)
+    : QObject(parent), m_client(client), m_upstream(upstream), m_parser(parser),
+      m_head(std::move(upstreamHead)), m_pending(pending), m_budget(budget), m_response(parser.head().method)
 {}
 
 void HttpForward::start()
@@ -31,7 +31,7 @@ void HttpForward::start()
     connect(m_upstream, &QTcpSocket::disconnected, this, &HttpForward::pumpResponse);
     connect(m_client, &QTcpSocket::disconnected, this, &HttpForward::clientGone);
 
-    const QByteArray head = m_parser.head().upstreamHead();
+    const QByteArray head = std::exchange(m_head, QByteArray());
     if (!m_budget.spend(head.size())) {
         fail(0, Decision::Denied, limitReason(m_budget));
         return;

@@ -22,10 +22,11 @@ class HttpForward final : public QObject
     Q_OBJECT
 
 public:
-    // parser is in Body or Done with this request's head; pending holds client bytes read but not parsed yet,
-    // and keeps what follows this request (a pipelined next request). Nothing is owned.
-    HttpForward(QTcpSocket *client, QTcpSocket *upstream, HttpRequestParser &parser, QByteArray &pending,
-                ByteBudget &budget, QObject *parent = nullptr);
+    // parser is in Body or Done with this request's head; upstreamHead is that head as it goes upstream
+    // (HttpRequestHead::upstreamHead(), with domain secrets put in); pending holds client bytes read but not
+    // parsed yet, and keeps what follows this request (a pipelined next request). Nothing is owned.
+    HttpForward(QTcpSocket *client, QTcpSocket *upstream, HttpRequestParser &parser, QByteArray upstreamHead,
+                QByteArray &pending, ByteBudget &budget, QObject *parent = nullptr);
 
     void start();
     // Stops at once without finished() or failed(): the owner is closing the connection itself.
@@ -55,6 +56,7 @@ private:
     QTcpSocket *m_client;
     QTcpSocket *m_upstream;
     HttpRequestParser &m_parser;
+    QByteArray m_head;
     QByteArray &m_pending;
     ByteBudget &m_budget;
     HttpResponseFramer m_response;

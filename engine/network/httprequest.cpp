@@ -209,6 +209,10 @@ struct HttpRequestParser::Impl
 
 HttpRequestParser::HttpRequestParser() : m_impl(std::make_unique<Impl>()) {}
 
+HttpRequestParser::HttpRequestParser(const Authority &tunnel)
+    : m_impl(std::make_unique<Impl>()), m_tunnel(tunnel)
+{}
+
 HttpRequestParser::~HttpRequestParser() = default;
 
 void HttpRequestParser::failWith(Error error)
@@ -280,7 +284,7 @@ qsizetype HttpRequestParser::feedHead(QByteArrayView data)
     m_impl->raw.upgrade = m_impl->parser.upgrade != 0;
     m_impl->raw.keepAlive = http_should_keep_alive(&m_impl->parser) != 0;
     m_impl->raw.parserChunked = (m_impl->parser.flags & F_CHUNKED) != 0;
-    Result<HttpRequestHead> checked = checkRequestHead(m_impl->raw);
+    Result<HttpRequestHead> checked = checkRequestHead(m_impl->raw, m_tunnel);
     if (!checked) {
         failWith(checked.error());
         return 0;

@@ -17,6 +17,7 @@
 #include <QList>
 
 #include <memory>
+#include <optional>
 
 namespace Cordon::Network {
 
@@ -51,6 +52,8 @@ struct HttpRequestHead
     QString path;
     Body body = Body::None;
     quint64 contentLength = 0;
+    // The port the scheme implies: 80, or 443 inside a terminated tunnel (Host leaves it out).
+    quint16 defaultPort = 80;
     // The client lets the connection stay open after this exchange (HTTP/1.1 without "Connection: close").
     bool keepAlive = false;
 
@@ -76,6 +79,9 @@ public:
     };
 
     HttpRequestParser();
+    // A parser for the requests inside TLS that the proxy terminated for `tunnel`: origin-form targets, a
+    // Host field naming the tunnel's authority, no CONNECT.
+    explicit HttpRequestParser(const Authority &tunnel);
     ~HttpRequestParser();
     HttpRequestParser(const HttpRequestParser &) = delete;
     HttpRequestParser &operator=(const HttpRequestParser &) = delete;
@@ -102,6 +108,7 @@ public:
 private:
     struct Impl;
     std::unique_ptr<Impl> m_impl;
+    std::optional<Authority> m_tunnel;
     State m_state = State::Head;
     HttpRequestHead m_head;
     Error m_error;

@@ -108,9 +108,32 @@ Result<void> checkHostField(const std::optional<QByteArray> &value, const Author
     return {};
 }
 
+// A request inside a terminated tunnel: "/path?query" to the tunnel's host, which its Host field must name.
+Result<HttpRequestHead> checkTunnelledHead(HttpRequestHead head, const RawHead &raw,
+                                           const std::optional<QByteArray> &host, const Authority &tunnel)
+{
+    if (head.isConnect())
+        return refused(QStringLiteral("CONNECT inside a tunnel is not allowed"));
+    if (!raw.url.startsWith('/'))
+        return badRequest(
+            QStringLiteral("request target %1 inside the tunnel to %2: send origin-form (/path)")
+                .arg(shown(raw.url), tunnel.toString()));
+    if (raw.url.contains('#'))
+        return badRequest(QStringLiteral("a fragment in the request target"));
+    if (!host && head.versionMinor == 1)
+        return badRequest(QStringLiteral("an HTTP/1.1 request without a Host field"));
+    CORDON_TRY(checkHostField(host, tunnel, 443, QStringLiteral("tunnel to")));
+    head.authority = tunnel;
+    head.defaultPort = 443;
+    head.originForm = raw.url;
+    const qsizetype query = raw.url.indexOf('?');
+    head.path = QString::fromLatin1(query < 0 ? raw.url : raw.url.left(query));
+    return head;
+}
+
 } // namespace
 
-Result<HttpRequestHead> checkRequestHead(const RawHead &raw)
+Result<HttpRequestHead> checkRequestHead(const RawHead &raw, const std::optional<Authority> &tunnel)
 {
     if (raw.versionMajor != 1 || raw.versionMinor > 1)
         return badRequest(QStringLiteral("HTTP version %1.%2 is not supported (only HTTP/1.0 and HTTP/1.1)")
@@ -197,6 +220,8 @@ Result<HttpRequestHead> checkRequestHead(const RawHead &raw)
             QStringLiteral("protocol upgrades (Upgrade: websocket) are not supported; use wss:// or "
                            "https://, which go through CONNECT"));
 
+    if (tunnel)
+        return checkTunnelledHead(std::move(head), raw, host, *tunnel);
     if (connect) {
         if (head.body != HttpRequestHead::Body::None)
             return badRequest(QStringLiteral("a CONNECT request must not have a body"));
@@ -263,7 +288,7 @@ QByteArray HttpRequestHead::upstreamHead() const
         }
     }
     QByteArray out = method + ' ' + originForm + " HTTP/1." + QByteArray::number(versionMinor) + "\r\n";
-    out += "Host: " + authority.hostHeader(80).toLatin1() + "\r\n";
+    out += "Host: " + authority.hostHeader(defaultPort).toLatin1() + "\r\n";
     for (const HttpHeader &field : headers) {
         if (!dropped.contains(field.name.toLower()))
             out += field.name + ": " + field.value + "\r\n";

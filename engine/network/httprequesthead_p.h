@@ -5,6 +5,8 @@
 #include "core/result.h"
 #include "network/httprequest.h"
 
+#include <optional>
+
 namespace Cordon::Network {
 
 struct RawHead
@@ -21,7 +23,8 @@ struct RawHead
 };
 
 // The proxy's rules for a request head (see httprequest.h); the result has trimmed values and a checked
-// authority.
-Result<HttpRequestHead> checkRequestHead(const RawHead &raw);
+// authority. With `tunnel` (a request inside TLS the proxy terminated for that authority) the target must be
+// origin-form and the Host field must name the tunnel's authority; CONNECT is refused.
+Result<HttpRequestHead> checkRequestHead(const RawHead &raw, const std::optional<Authority> &tunnel = {});
 
 } // namespace Cordon::Network

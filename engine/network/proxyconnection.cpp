@@ -82,16 +82,16 @@ void ProxyConnection::readHead()
         }
         if (!m_headTimer.isActive())
             m_headTimer.start(m_context->limits.headTimeoutMs);
-        const qsizetype used = m_parser.feed(m_pending);
+        const qsizetype used = m_parser->feed(m_pending);
         m_pending.remove(0, used);
-        switch (m_parser.state()) {
+        switch (m_parser->state()) {
         case HttpRequestParser::State::Head:
             continue;
         case HttpRequestParser::State::Failed:
             beginRecord();
-            refuse(statusForError(m_parser.error()),
-                   statusForError(m_parser.error()) == 403 ? Decision::Denied : Decision::Error,
-                   toQt(m_parser.error().message()));
+            refuse(statusForError(m_parser->error()),
+                   statusForError(m_parser->error()) == 403 ? Decision::Denied : Decision::Error,
+                   toQt(m_parser->error().message()));
             return;
         case HttpRequestParser::State::Body:
         case HttpRequestParser::State::Done:
@@ -104,7 +104,7 @@ void ProxyConnection::readHead()
 void ProxyConnection::headParsed()
 {
     m_headTimer.stop();
-    const HttpRequestHead &head = m_parser.head();
+    const HttpRequestHead &head = m_parser->head();
     m_target = head.policyTarget();
     beginRecord();
     // The name decides first; a name that is not allowed is never resolved, or the proxy itself would be a
@@ -114,6 +114,8 @@ void ProxyConnection::headParsed()
         refuse(403, Decision::Denied, verdict.reason);
         return;
     }
+    if (!applySecrets())
+        return;
     emit started(m_record);
     if (m_upstream && !head.isConnect() && sameEndpoint(m_target, m_upstreamTarget) &&
         m_upstream->state() == QAbstractSocket::ConnectedState &&
@@ -127,7 +129,7 @@ void ProxyConnection::headParsed()
     m_connector = new UpstreamConnector(*m_context->resolver, m_context->limits, this);
     connect(m_connector, &UpstreamConnector::connected, this, &ProxyConnection::upstreamConnected);
     connect(m_connector, &UpstreamConnector::failed, this, &ProxyConnection::upstreamFailed);
-    m_connector->start(m_target, verdict.allowPrivateAddresses);
+    m_connector->start(m_target, verdict.allowPrivateAddresses, interceptsTarget());
 }
 
 void ProxyConnection::upstreamConnected(QTcpSocket *socket, const QHostAddress &address)
@@ -149,7 +151,11 @@ void ProxyConnection::upstreamConnected(QTcpSocket *socket, const QHostAddress &
                    : verdict.reason);
         return;
     }
-    if (m_parser.head().isConnect())
+    if (m_intercepting)
+        startUpstreamTls(&ProxyConnection::startForward);
+    else if (m_parser->head().isConnect() && interceptsTarget())
+        startInterception();
+    else if (m_parser->head().isConnect())
         startTunnel();
     else
         startForward();
@@ -181,7 +187,8 @@ void ProxyConnection::startTunnel()
 void ProxyConnection::startForward()
 {
     m_phase = Phase::Forwarding;
-    m_forward = new HttpForward(m_client, m_upstream, m_parser, m_pending, m_budget, this);
+    m_forward = new HttpForward(m_client, m_upstream, *m_parser, std::exchange(m_outgoingHead, QByteArray()),
+                                m_pending, m_budget, this);
     connect(m_forward, &HttpForward::finished, this, &ProxyConnection::exchangeFinished);
     connect(m_forward, &HttpForward::failed, this, &ProxyConnection::exchangeFailed);
     connect(m_forward, &HttpForward::activity, this,
@@ -202,7 +209,7 @@ void ProxyConnection::exchangeFinished(bool keepClient, bool keepUpstream)
         return;
     }
     // The next request on this connection is parsed and checked from scratch.
-    m_parser.next();
+    m_parser->next();
     ++m_requestIndex;
     m_phase = Phase::Head;
     QMetaObject::invokeMethod(this, &ProxyConnection::readHead, Qt::QueuedConnection);

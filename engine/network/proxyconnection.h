@@ -3,7 +3,9 @@
 // normalise the target, match it against both allowlists by name (a name that is not allowed is never
 // resolved), resolve on the host, refuse if any address is not public, connect to exactly that address; then
 // a tunnel (CONNECT, with the TLS server name checked) or plain HTTP exchanges, each request on a keep-alive
-// connection checked again. Anything unexpected closes the connection: fail closed.
+// connection checked again. A CONNECT to a domain of the container's domain secrets is not a tunnel: the
+// proxy terminates its TLS and checks and forwards each request inside (proxyconnectiontls.cpp). Anything
+// unexpected closes the connection: fail closed.
 #pragma once
 
 #include "network/connectionrecord.h"
@@ -58,6 +60,7 @@ private:
     {
         Head,
         Connecting,
+        Handshaking, // TLS with the upstream, then with the client, for a terminated CONNECT
         Forwarding,
         Tunnelling,
         Closing,
@@ -70,6 +73,15 @@ private:
     void upstreamFailed(int status, Decision decision, const QString &reason, const QHostAddress &address);
     void startTunnel();
     void startForward();
+    // Domain secrets: m_outgoingHead is the head for the upstream with values put in; false when a
+    // placeholder refused the request (already answered).
+    bool applySecrets();
+    // Whether this request's upstream is a TLS connection the proxy makes itself.
+    bool interceptsTarget() const;
+    void startInterception();
+    void startUpstreamTls(void (ProxyConnection::*then)());
+    void clientTlsReady();
+    void endHandshake();
     void exchangeFinished(bool keepClient, bool keepUpstream);
     void exchangeFailed(int status, Decision decision, const QString &reason);
     void tunnelFinished(Decision decision, const QString &reason);
@@ -89,7 +101,11 @@ private:
     std::shared_ptr<ContainerContext> m_context;
     QTcpSocket *m_client;
     quint64 m_connectionId;
-    HttpRequestParser m_parser;
+    std::unique_ptr<HttpRequestParser> m_parser = std::make_unique<HttpRequestParser>();
+    QByteArray m_outgoingHead;
+    // Inside TLS the proxy terminated: m_client and m_upstream are encrypted QSslSockets.
+    bool m_intercepting = false;
+    QList<QMetaObject::Connection> m_handshake;
     QByteArray m_pending;
     ByteBudget m_budget;
     Phase m_phase = Phase::Head;

@@ -33,9 +33,11 @@ void ProxyConnection::clientDisconnected()
         closeNow();
         return;
     }
-    if (m_phase == Phase::Connecting) {
+    if (m_phase == Phase::Connecting || m_phase == Phase::Handshaking) {
+        endHandshake();
         finishRecord(Decision::Allowed,
-                     QStringLiteral("the client closed the connection before the upstream answered"), 0);
+                     QStringLiteral("the client closed the connection before the upstream answered"),
+                     m_record.status);
     } else if (m_phase == Phase::Head && !m_anyRecord) {
         beginRecord();
         finishRecord(Decision::Error,
@@ -89,6 +91,7 @@ void ProxyConnection::recheckPolicy()
         refuse(403, Decision::Denied, reason);
         return;
     }
+    endHandshake();
     stopHelpers();
     finishRecord(Decision::Denied, reason, m_record.status);
     closeNow();
@@ -113,15 +116,16 @@ void ProxyConnection::beginRecord()
     m_record.connectionId = m_connectionId;
     m_record.requestIndex = m_requestIndex;
     m_record.startedAt = m_requestIndex == 0 ? previous.startedAt : QDateTime::currentDateTimeUtc();
-    if (m_parser.state() == HttpRequestParser::State::Body ||
-        m_parser.state() == HttpRequestParser::State::Done) {
+    m_record.tlsTerminated = m_intercepting;
+    if (m_parser->state() == HttpRequestParser::State::Body ||
+        m_parser->state() == HttpRequestParser::State::Done) {
         m_record.host = m_target.host;
         m_record.port = m_target.port;
         m_record.method = m_target.method;
         m_record.path = m_target.path;
     }
     if (m_record.host.isEmpty()) {
-        const QByteArray line = m_parser.requestLine();
+        const QByteArray line = m_parser->requestLine();
         if (!line.isEmpty())
             m_record.target =
                 QString::fromStdString(quoteUntrusted(std::string_view(line.data(), line.size())));
@@ -215,6 +219,12 @@ void ProxyConnection::closeGracefully()
     // answer is flushed, our side is shut down for writing, and what the client still sends is read and
     // dropped until it closes, for at most CloseGraceMs without progress.
     m_idleTimer.start(CloseGraceMs);
+    if (m_intercepting) {
+        // Inside TLS: a close_notify after what is buffered, then the socket closes; a shutdown() of the
+        // descriptor would cut the TLS stream short.
+        m_client->disconnectFromHost();
+        return;
+    }
     connect(m_client, &QTcpSocket::readyRead, this, [this] { m_client->skip(m_client->bytesAvailable()); });
     connect(m_client, &QTcpSocket::bytesWritten, this, [this] {
         m_idleTimer.start(CloseGraceMs);
@@ -231,6 +241,7 @@ void ProxyConnection::closeNow()
     if (m_phase == Phase::Closed)
         return;
     m_phase = Phase::Closed;
+    endHandshake();
     m_idleTimer.stop();
     m_headTimer.stop();
     stopHelpers();

@@ -8,6 +8,8 @@
 #include "network/proxylimits.h"
 #include "sandbox/policy/networkpolicy.h"
 
+#include <QList>
+#include <QSslCertificate>
 #include <QString>
 
 #include <memory>
@@ -15,6 +17,8 @@
 
 namespace Cordon::Network {
 
+class DomainSecrets;
+class InterceptionAuthority;
 class Resolver;
 
 struct ContainerContext
@@ -25,6 +29,11 @@ struct ContainerContext
     std::shared_ptr<const OrgPolicy> org = std::make_shared<const OrgPolicy>();
     ProxyLimits limits;
     Resolver *resolver = nullptr;
+    // Domain secrets (null: none): the proxy terminates TLS to their domains with certificates of the
+    // container's authority, and verifies those upstreams against upstreamTrust.
+    std::shared_ptr<const DomainSecrets> secrets;
+    std::shared_ptr<InterceptionAuthority> authority;
+    std::shared_ptr<const QList<QSslCertificate>> upstreamTrust;
 
     AccessVerdict check(const Target &target) const
     {

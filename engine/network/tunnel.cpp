@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "network/tunnel.h"
 
-#include "network/tlssni.h"
 #include "core/plainbridge.h"
+#include "network/tlssni.h"
 #include "sandbox/policy/domainrule.h"
 #include "sandbox/quoteuntrusted.h"
 

@@ -4,7 +4,7 @@
 #include "network/addressguard.h"
 #include "network/resolver.h"
 
-#include <QTcpSocket>
+#include <QSslSocket>
 
 namespace Cordon::Network {
 
@@ -29,8 +29,9 @@ UpstreamConnector::~UpstreamConnector()
     delete m_socket;
 }
 
-void UpstreamConnector::start(const Target &target, bool allowPrivateAddresses)
+void UpstreamConnector::start(const Target &target, bool allowPrivateAddresses, bool tls)
 {
+    m_tls = tls;
     m_target = target;
     m_allowPrivate = allowPrivateAddresses;
     // An IP literal reached this point only because a rule names it; there is nothing to resolve.
@@ -87,7 +88,7 @@ void UpstreamConnector::resolved(const QList<QHostAddress> &addresses, const QSt
 void UpstreamConnector::dial(const QHostAddress &address)
 {
     m_address = address;
-    m_socket = new QTcpSocket();
+    m_socket = m_tls ? new QSslSocket() : new QTcpSocket();
     // Nagle would hold back small writes (a TLS handshake record) while we wait for nothing.
     m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
     connect(m_socket, &QTcpSocket::connected, this, [this] {

@@ -32,8 +32,9 @@ public:
     UpstreamConnector(Resolver &resolver, const ProxyLimits &limits, QObject *parent = nullptr);
     ~UpstreamConnector() override;
 
-    // Starts; emits exactly one of connected() or failed(), later (never from within start()).
-    void start(const Target &target, bool allowPrivateAddresses);
+    // Starts; emits exactly one of connected() or failed(), later (never from within start()). With tls the
+    // socket is a QSslSocket, still unencrypted, for the caller to start TLS on.
+    void start(const Target &target, bool allowPrivateAddresses, bool tls = false);
 
 signals:
     // The socket is connected and now belongs to the receiver (it has no parent).
@@ -52,6 +53,7 @@ private:
     ProxyLimits m_limits;
     Target m_target;
     bool m_allowPrivate = false;
+    bool m_tls = false;
     QHostAddress m_address;
     QTimer m_timer;
     // Resolver callbacks are bound to this context; deleting it drops a late answer.

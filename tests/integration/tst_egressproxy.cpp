@@ -4,7 +4,9 @@
 // made by the openssl command at test time) stand in for the internet, and a scripted resolver proves when
 // the proxy resolves and what it connects to. Raw sockets send what real clients would not; curl and Python's
 // urllib are the real clients. Every test asserts the exact answer and the connection record.
+#include "network/domainsecrets.h"
 #include "network/egressproxy.h"
+#include "network/interceptionauthority.h"
 #include "network/resolver.h"
 #include "sandbox/json.h"
 
@@ -210,6 +212,7 @@ public:
 
     int connections = 0;
     int handshakes = 0;
+    QList<QByteArray> heads; // every request head that arrived, decrypted
 
 protected:
     void incomingConnection(qintptr descriptor) override
@@ -221,11 +224,12 @@ protected:
         ++connections;
         auto buffer = std::make_shared<QByteArray>();
         connect(socket, &QSslSocket::encrypted, this, [this] { ++handshakes; });
-        connect(socket, &QSslSocket::readyRead, socket, [socket, buffer] {
+        connect(socket, &QSslSocket::readyRead, socket, [this, socket, buffer] {
             *buffer += socket->readAll();
             const qsizetype end = buffer->indexOf("\r\n\r\n");
             if (end < 0)
                 return;
+            heads.append(buffer->left(end + 4));
             const QByteArray target = buffer->split(' ').value(1);
             const QByteArray body = "secure hello " + target;
             socket->write("HTTP/1.1 200 OK\r\nContent-Length: " + QByteArray::number(body.size()) +
@@ -377,10 +381,14 @@ private slots:
     void removeListenerClosesEverything();
     void curlThroughProxy();
     void pythonUrllibThroughProxy();
+    void domainSecretsGoOnlyToTheirDomain();
+    void domainSecretUpstreamMustBeTrusted();
 
 private:
     void setPolicy(const QByteArray &rules);
-    std::unique_ptr<QSslSocket> openTunnel(const QByteArray &authority, const QString &serverName);
+    std::unique_ptr<QSslSocket> openTunnel(const QByteArray &authority, const QString &serverName,
+                                           const QSslCertificate &trusted = QSslCertificate());
+    std::shared_ptr<InterceptionAuthority> setDomainSecrets(quint16 port);
     QByteArray localRule(quint16 port, const QByteArray &extra = QByteArray()) const;
 
     QTemporaryDir m_dir;
@@ -484,7 +492,8 @@ void TestEgressProxy::setPolicy(const QByteArray &rules)
 // Sends CONNECT, waits for "200 Connection established", then starts TLS on the same socket with serverName
 // as SNI and as the name to verify. Null when the proxy did not answer 200.
 std::unique_ptr<QSslSocket> TestEgressProxy::openTunnel(const QByteArray &authority,
-                                                        const QString &serverName)
+                                                        const QString &serverName,
+                                                        const QSslCertificate &trusted)
 {
     auto socket = std::make_unique<QSslSocket>();
     socket->connectToHost(QHostAddress::LocalHost, m_port);
@@ -498,7 +507,7 @@ std::unique_ptr<QSslSocket> TestEgressProxy::openTunnel(const QByteArray &author
     if (!head.startsWith("HTTP/1.1 200 ") || !head.endsWith("\r\n\r\n"))
         return nullptr;
     QSslConfiguration configuration = socket->sslConfiguration();
-    configuration.setCaCertificates({m_ca});
+    configuration.setCaCertificates({trusted.isNull() ? m_ca : trusted});
     socket->setSslConfiguration(configuration);
     socket->setPeerVerifyName(serverName);
     socket->startClientEncryption();
@@ -1241,6 +1250,175 @@ if ca:
     if (m_haveTls)
         expected += "secure hello /pys\nhttps denied: True\n";
     QCOMPARE(output, expected);
+}
+
+namespace {
+
+const QByteArray TokenPlaceholder = "cordon-placeholder-API_TOKEN-0123456789abcdef0123456789abcdef";
+const QByteArray OtherPlaceholder = "cordon-placeholder-OTHER-fedcba9876543210fedcba9876543210";
+
+} // namespace
+
+// API_TOKEN may go to localhost, OTHER to upstream.test (both names of the TLS upstream); 127.0.0.1 is the
+// same server without a secret. The upstream's own certificate comes from the test CA, which the proxy is
+// told to trust.
+std::shared_ptr<InterceptionAuthority> TestEgressProxy::setDomainSecrets(quint16 port)
+{
+    const QByteArray ports =
+        "[" + QByteArray::number(port) + ", " + QByteArray::number(m_plain->serverPort()) + "]";
+    setPolicy(R"([{"domain": "localhost", "ports": )" + ports + R"(, "allow_private_addresses": true},
+                  {"domain": "upstream.test", "ports": )" +
+              ports + R"(, "allow_private_addresses": true},
+                  {"domain": "127.0.0.1", "ports": )" +
+              ports + R"(, "allow_private_addresses": true}])");
+    m_resolver->answers.insert(str("upstream.test"), {answer({"127.0.0.1"})});
+    auto authority = InterceptionAuthority::create(Container, {str("localhost"), str("upstream.test")});
+    if (!authority)
+        qFatal("no authority: %s", authority.error().message().c_str());
+    m_proxy->setDomainSecrets(
+        Container,
+        std::make_shared<const DomainSecrets>(QList<DomainSecretValue>{
+            {str("API_TOKEN"), {str("localhost")}, TokenPlaceholder, "real-api-token-1234"},
+            {str("OTHER"), {str("upstream.test")}, OtherPlaceholder, "other-secret-5678"}}),
+        *authority);
+    m_proxy->setUpstreamTrust({m_ca});
+    return *authority;
+}
+
+void TestEgressProxy::domainSecretsGoOnlyToTheirDomain()
+{
+    if (!m_haveTls)
+        SKIP_UNLESS_MUST_WORK("no openssl command or no TLS in Qt");
+    const quint16 up = m_tls->serverPort();
+    const QByteArray port = QByteArray::number(up);
+    const std::shared_ptr<InterceptionAuthority> authority = setDomainSecrets(up);
+
+    // To its own domain: the proxy terminates TLS with the container's authority, and the upstream gets the
+    // value in the URL and in a header, never the placeholder.
+    std::unique_ptr<QSslSocket> socket =
+        openTunnel("localhost:" + port, str("localhost"), authority->certificate());
+    QVERIFY(socket);
+    QVERIFY(waitUntil([&] { return socket->isEncrypted(); }));
+    QCOMPARE(socket->peerCertificate().issuerInfo(QSslCertificate::CommonName),
+             QStringList{str("Cordon container c1 CA")});
+    socket->write("GET /v1?key=" + TokenPlaceholder + " HTTP/1.1\r\nHost: localhost:" + port +
+                  "\r\nAuthorization: Bearer " + TokenPlaceholder + "\r\n\r\n");
+    QByteArray reply;
+    QVERIFY(waitUntil([&] {
+        reply += socket->readAll();
+        return reply.endsWith("secure hello /v1?key=real-api-token-1234");
+    }));
+    QCOMPARE(m_tls->heads.size(), 1);
+    QVERIFY2(m_tls->heads.first().contains("\r\nAuthorization: Bearer real-api-token-1234\r\n"),
+             m_tls->heads.first().constData());
+    QVERIFY(!m_tls->heads.first().contains("cordon-placeholder"));
+    QTRY_VERIFY(m_finished->size() >= 2);
+    QList<ConnectionRecord> seen = records(*m_finished);
+    QCOMPARE(seen.at(0).method, str("CONNECT"));
+    QVERIFY(seen.at(0).tlsTerminated);
+    QCOMPARE(seen.at(0).status, 200);
+    QCOMPARE(seen.at(1).method, str("GET"));
+    QCOMPARE(seen.at(1).path, str("/v1"));
+    QCOMPARE(seen.at(1).decision, Decision::Allowed);
+    QCOMPARE(seen.at(1).secretsSent, QStringList{str("API_TOKEN")});
+    QVERIFY(seen.at(1).tlsTerminated);
+    socket.reset();
+    m_finished->clear();
+
+    // The same placeholder to another domain the proxy terminates: refused inside the tunnel, recorded, and
+    // nothing reaches the upstream.
+    socket = openTunnel("upstream.test:" + port, str("upstream.test"), authority->certificate());
+    QVERIFY(socket);
+    QVERIFY(waitUntil([&] { return socket->isEncrypted(); }));
+    socket->write("GET /collect HTTP/1.1\r\nHost: upstream.test:" + port +
+                  "\r\nX-Stolen: " + TokenPlaceholder + "\r\n\r\n");
+    reply.clear();
+    QVERIFY(waitUntil([&] {
+        reply += socket->readAll();
+        return reply.contains("\r\n\r\n") && reply.endsWith("\n");
+    }));
+    QVERIFY2(reply.startsWith("HTTP/1.1 403 "), reply.constData());
+    QVERIFY(reply.endsWith("blocked by sandbox policy: secret API_TOKEN may only be sent to localhost\n"));
+    QCOMPARE(m_tls->heads.size(), 1);
+    QTRY_VERIFY(m_finished->size() >= 2);
+    seen = records(*m_finished);
+    QCOMPARE(seen.at(1).decision, Decision::Denied);
+    QCOMPARE(seen.at(1).status, 403);
+    QCOMPARE(seen.at(1).secretRefused, str("API_TOKEN"));
+    socket.reset();
+    m_finished->clear();
+
+    // Plain HTTP: to another allowed host, and to the secret's own domain without TLS. Both refused.
+    for (const QByteArray &host : {QByteArray("127.0.0.1"), QByteArray("localhost")}) {
+        Client client(m_port);
+        client.send("GET http://" + host + ":" + QByteArray::number(m_plain->serverPort()) +
+                    "/ HTTP/1.1\r\nAuthorization: " + TokenPlaceholder + "\r\n\r\n");
+        const auto refused = client.response();
+        QVERIFY(refused);
+        QCOMPARE(refused->status, 403);
+        QVERIFY2(
+            refused->body.contains(host == "localhost" ? "only over HTTPS" : "may only be sent to localhost"),
+            refused->body.constData());
+    }
+    QVERIFY(m_plain->requests.isEmpty());
+    QTRY_COMPARE(m_finished->size(), 2);
+    for (const ConnectionRecord &record : records(*m_finished))
+        QCOMPARE(record.secretRefused, str("API_TOKEN"));
+    m_finished->clear();
+
+    // A host without a domain secret stays a blind tunnel: the client sees the upstream's own certificate
+    // (it trusts only the test CA here), and what it sends inside is not read.
+    const int handshakes = m_tls->handshakes;
+    socket = openTunnel("127.0.0.1:" + port, str("127.0.0.1"), m_ca);
+    QVERIFY(socket);
+    QVERIFY(waitUntil([&] { return socket->isEncrypted(); }));
+    QCOMPARE(socket->peerCertificate(), m_certificate);
+    socket->write("GET /blind HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Token: " + OtherPlaceholder + "\r\n\r\n");
+    reply.clear();
+    QVERIFY(waitUntil([&] {
+        reply += socket->readAll();
+        return reply.endsWith("secure hello /blind");
+    }));
+    QCOMPARE(m_tls->handshakes, handshakes + 1);
+    QVERIFY(m_tls->heads.last().contains(OtherPlaceholder));
+    QTRY_COMPARE(m_finished->size(), 1);
+    QVERIFY(!records(*m_finished).first().tlsTerminated);
+}
+
+void TestEgressProxy::domainSecretUpstreamMustBeTrusted()
+{
+    if (!m_haveTls)
+        SKIP_UNLESS_MUST_WORK("no openssl command or no TLS in Qt");
+    const quint16 up = m_tls->serverPort();
+    const std::shared_ptr<InterceptionAuthority> authority = setDomainSecrets(up);
+
+    // An upstream whose certificate the host does not trust never gets the secret: the CONNECT is refused
+    // before any tunnel exists.
+    m_proxy->setUpstreamTrust({});
+    Client client(m_port);
+    client.send("CONNECT localhost:" + QByteArray::number(up) + " HTTP/1.1\r\n\r\n");
+    const auto refused = client.response();
+    QVERIFY(refused);
+    QCOMPARE(refused->status, 502);
+    QTRY_COMPARE(m_finished->size(), 1);
+    ConnectionRecord record = records(*m_finished).first();
+    QCOMPARE(record.decision, Decision::Denied);
+    QVERIFY2(record.reason.contains(str("is not trusted")), qPrintable(record.reason));
+    QVERIFY(m_tls->heads.isEmpty());
+    m_finished->clear();
+
+    // A program that does not trust the container's authority ends its own handshake; recorded as such.
+    m_proxy->setUpstreamTrust({m_ca});
+    const std::unique_ptr<QSslSocket> socket =
+        openTunnel("localhost:" + QByteArray::number(up), str("localhost"));
+    QVERIFY(socket);
+    QTRY_COMPARE(m_finished->size(), 1);
+    record = records(*m_finished).first();
+    QCOMPARE(record.decision, Decision::Error);
+    QVERIFY2(record.reason.contains(str("did not accept the proxy's certificate")),
+             qPrintable(record.reason));
+    QVERIFY(!socket->isEncrypted());
+    QVERIFY(m_tls->heads.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestEgressProxy)

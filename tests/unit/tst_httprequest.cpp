@@ -34,9 +34,9 @@ struct Parsed
 };
 
 // Feeds bytes in pieces of step (0: all at once) through head and body, like a connection would.
-Parsed parse(const QByteArray &bytes, qsizetype step = 0)
+Parsed parse(const QByteArray &bytes, qsizetype step = 0, const std::optional<Authority> &tunnel = {})
 {
-    HttpRequestParser parser;
+    HttpRequestParser parser = tunnel ? HttpRequestParser(*tunnel) : HttpRequestParser();
     Parsed result;
     QByteArray pending;
     qsizetype offered = 0;
@@ -114,6 +114,7 @@ private slots:
     void keepAlive();
     void keepAliveSecondRequestChecked();
     void upstreamHead();
+    void insideATerminatedTunnel();
     void response_data();
     void response();
     void responseTrailingBytesAndErrors();
@@ -504,6 +505,37 @@ void TestHttpRequest::keepAliveSecondRequestChecked()
     parser.feed(pending);
     QCOMPARE(parser.state(), HttpRequestParser::State::Failed);
     QCOMPARE(parser.error().code(), "network.bad_request");
+}
+
+void TestHttpRequest::insideATerminatedTunnel()
+{
+    // Requests inside TLS the proxy terminated for api.example.com:443 (domain secrets): origin-form, to the
+    // tunnel's own authority, and the upstream head names it without the default port.
+    const Authority tunnel{str("api.example.com"), 443};
+    Parsed ok =
+        parse("POST /v1/x?y=1 HTTP/1.1\r\nHost: API.example.com\r\nContent-Length: 2\r\n\r\nhi", 0, tunnel);
+    QCOMPARE(ok.state, HttpRequestParser::State::Done);
+    QCOMPARE(ok.head.path, str("/v1/x"));
+    QCOMPARE(ok.head.policyTarget().host, str("api.example.com"));
+    QCOMPARE(ok.head.policyTarget().port, quint16(443));
+    QVERIFY(ok.head.upstreamHead().startsWith("POST /v1/x?y=1 HTTP/1.1\r\nHost: api.example.com\r\n"));
+    QVERIFY(parse("GET / HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n", 0, tunnel).state ==
+            HttpRequestParser::State::Done);
+
+    const auto refusedWith = [&](const QByteArray &request, const char *code, const char *text) {
+        const Parsed parsed = parse(request, 0, tunnel);
+        QCOMPARE(parsed.state, HttpRequestParser::State::Failed);
+        QCOMPARE(parsed.code, str(code));
+        QVERIFY2(parsed.message.contains(str(text)), qPrintable(parsed.message));
+    };
+    refusedWith("GET / HTTP/1.1\r\nHost: other.example.com\r\n\r\n", "network.request_refused", "disagrees");
+    refusedWith("GET / HTTP/1.1\r\nHost: api.example.com:8443\r\n\r\n", "network.request_refused",
+                "disagrees");
+    refusedWith("GET / HTTP/1.1\r\n\r\n", "network.bad_request", "without a Host field");
+    refusedWith("GET http://api.example.com/ HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+                "network.bad_request", "send origin-form");
+    refusedWith("CONNECT evil.example.net:443 HTTP/1.1\r\nHost: evil.example.net:443\r\n\r\n",
+                "network.request_refused", "CONNECT inside a tunnel");
 }
 
 void TestHttpRequest::upstreamHead()

@@ -727,6 +727,39 @@ void TestPolicy::rejected_data()
                                               "]}")
                                 << u"policy.out_of_range"_s << u"secrets"_s;
 
+    // Domain secrets.
+    const QByteArray api = R"("allowed_domains":["api.example.com"])";
+    QTest::newRow("domain secret with a value")
+        << QByteArray(R"({"network_policy":{"type":"allowlist",)" + api +
+                      R"(,"domain_secrets":[{"domain":"api.example.com","name":"T","value":"v"}]}})")
+        << u"policy.invalid_secret"_s << u"domain_secrets[0].value: a policy never holds a secret's value"_s;
+    QTest::newRow("domain secret unlisted domain")
+        << QByteArray(R"({"network_policy":{"type":"allowlist",)" + api +
+                      R"(,"domain_secrets":[{"domain":"evil.example.net","name":"T"}]}})")
+        << u"policy.invalid_secret"_s
+        << u"domain_secrets[0]: secret T goes to evil.example.net, which allowed_domains does not allow"_s;
+    QTest::newRow("domain secret address")
+        << QByteArray(R"({"network_policy":{"type":"allowlist","allowed_domains":["192.0.2.1"],)"
+                      R"("domain_secrets":[{"domain":"192.0.2.1","name":"T"}]}})")
+        << u"policy.invalid_secret"_s << u"must be a host name, not an address"_s;
+    QTest::newRow("domain secret bad name")
+        << QByteArray(R"({"network_policy":{"type":"allowlist",)" + api +
+                      R"(,"domain_secrets":[{"domain":"api.example.com","name":"A-B"}]}})")
+        << u"policy.invalid_secret"_s << u"domain_secrets[0].name: must match"_s;
+    QTest::newRow("domain secret twice")
+        << QByteArray(R"({"network_policy":{"type":"allowlist",)" + api +
+                      R"(,"domain_secrets":[{"domain":"api.example.com","name":"T"},)"
+                      R"({"domain":"API.example.com.","name":"T"}]}})")
+        << u"policy.invalid_secret"_s << u"domain_secrets[1]: secret T for api.example.com is listed twice"_s;
+    QTest::newRow("domain secret variable also in env")
+        << QByteArray(R"({"env":{"T":"1"},"network_policy":{"type":"allowlist",)" + api +
+                      R"(,"domain_secrets":[{"domain":"api.example.com","name":"T"}]}})")
+        << u"policy.invalid_secret"_s << u"variable T would hold the domain secret's placeholder"_s;
+    QTest::newRow("domain secret disabled")
+        << QByteArray(R"({"network_policy":{"type":"disabled",)"
+                      R"("domain_secrets":[{"domain":"api.example.com","name":"T"}]}})")
+        << u"policy.invalid_value"_s << u"domain_secrets: must be empty"_s;
+
     // Network policy.
     QTest::newRow("type missing") << QByteArray(R"({"network_policy":{}})") << u"policy.missing_key"_s
                                   << u"network_policy.type: is required"_s;
@@ -1372,6 +1405,19 @@ void TestPolicy::roundTrip()
     QVERIFY_RESULT(secretsReread);
     QVERIFY(*secretsReread == *withSecrets);
     QVERIFY(withSecrets->version() != ContainerPolicy{}.version());
+
+    // Domain secrets: normalised, read back equal, and a wildcard rule covers a domain of its own.
+    const auto withDomainSecrets = parsePolicy(
+        R"({"network_policy":{"type":"allowlist","allowed_domains":["*.example.com"],)"
+        R"("domain_secrets":[{"domain":"API.Example.com.","name":"API_TOKEN"},{"domain":"b.example.com","name":"API_TOKEN"}]}})");
+    QVERIFY_RESULT(withDomainSecrets);
+    QCOMPARE(withDomainSecrets->network.domainSecrets.size(), std::size_t(2));
+    QCOMPARE(withDomainSecrets->network.domainSecrets[0].domain, std::string("api.example.com"));
+    const auto domainSecretsReread =
+        parsePolicy(QByteArray::fromStdString(withDomainSecrets->canonicalJson()));
+    QVERIFY_RESULT(domainSecretsReread);
+    QVERIFY(*domainSecretsReread == *withDomainSecrets);
+    QVERIFY(!QByteArray::fromStdString(policy->canonicalJson()).contains("domain_secrets"));
     const Cordon::Json &rule = (*tree)["network_policy"]["allowed_domains"].items().at(3);
     QStringList keys;
     for (const auto &member : rule.members())

@@ -83,8 +83,9 @@ void append(std::string &out, const Json &value)
         std::vector<const Json::Member *> members;
         for (const Json::Member &member : value.members())
             members.push_back(&member);
-        std::sort(members.begin(), members.end(),
-                  [](const Json::Member *a, const Json::Member *b) { return lessInUtf16(a->first, b->first); });
+        std::sort(members.begin(), members.end(), [](const Json::Member *a, const Json::Member *b) {
+            return lessInUtf16(a->first, b->first);
+        });
         out += '{';
         bool first = true;
         for (const Json::Member *member : members) {

@@ -244,15 +244,10 @@ Result<SecretRef> readSecretRef(const Json &value, std::string_view path)
 {
     CORDON_TRY(Fields::expectObject(value, path));
     CORDON_TRY(Fields::checkKeys(value, path, {"name", "env"}));
-    CORDON_TRY(Fields::requireKey(value, path, "name"));
     SecretRef ref;
-    const std::string namePath = jsonMemberPath(path, "name");
-    Result<std::string> name = Fields::toString(value["name"], namePath, Secrets::MaxNameLength);
+    Result<std::string> name = Fields::readSecretName(value, path);
     if (!name)
         return fail(name.error());
-    if (!Secrets::isSecretName(*name))
-        return fail("policy.invalid_secret",
-                    at(namePath, "must match [A-Za-z_][A-Za-z0-9_]*, got " + quoteUntrusted(*name)));
     ref.name = std::move(*name);
     ref.env = ref.name;
     if (!value["env"].isUndefined()) {
@@ -334,6 +329,17 @@ Result<ContainerPolicy> ContainerPolicy::fromJsonValue(const Json &document)
             return fail("policy.invalid_secret", at(jsonIndexPath("secrets", i),
                                                     "variable " + policy.secrets[i].env +
                                                         " is also set in env; a variable has one source"));
+    }
+    for (std::size_t i = 0; i < policy.network.domainSecrets.size(); ++i) {
+        const std::string &variable = policy.network.domainSecrets[i].name;
+        const bool injected = std::any_of(policy.secrets.begin(), policy.secrets.end(),
+                                          [&](const SecretRef &ref) { return ref.env == variable; });
+        if (policy.env.count(variable) != 0 || injected)
+            return fail("policy.invalid_secret",
+                        at(jsonIndexPath("network_policy.domain_secrets", i),
+                           "variable " + variable +
+                               " would hold the domain secret's placeholder and is also set in env or "
+                               "secrets; a variable has one source"));
     }
     CORDON_TRY(Fields::readBool(document, {}, "allow_ptrace", policy.allowPtrace));
     return policy;

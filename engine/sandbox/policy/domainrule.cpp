@@ -50,7 +50,8 @@ std::vector<std::string_view> split(std::string_view text, char separator)
     std::vector<std::string_view> parts;
     for (std::size_t start = 0;;) {
         const std::size_t end = text.find(separator, start);
-        parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+        parts.push_back(
+            text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
         if (end == std::string_view::npos)
             return parts;
         start = end + 1;
@@ -243,7 +244,8 @@ Result<std::string> normaliseHostFor(std::string_view text, std::string_view sho
         if (label.empty())
             return invalid(shown, "has an empty label");
         if (label.size() > MaxLabelLength)
-            return invalid(shown, "has a label longer than " + std::to_string(MaxLabelLength) + " characters");
+            return invalid(shown,
+                           "has a label longer than " + std::to_string(MaxLabelLength) + " characters");
         if (label.starts_with('-') || label.ends_with('-'))
             return invalid(shown, "has a label that starts or ends with \"-\"");
         for (char c : label) {
@@ -257,8 +259,9 @@ Result<std::string> normaliseHostFor(std::string_view text, std::string_view sho
 
     if (endsInNumber(host)) {
         if (!isCanonicalIpv4(host))
-            return invalid(shown, "is not a canonical IPv4 address (alternate encodings such as 127.1, "
-                                  "0x7f000001, 2130706433 or 0177.0.0.1 are refused; write a.b.c.d in decimal)");
+            return invalid(shown,
+                           "is not a canonical IPv4 address (alternate encodings such as 127.1, "
+                           "0x7f000001, 2130706433 or 0177.0.0.1 are refused; write a.b.c.d in decimal)");
         if (!ascii)
             return invalid(shown, "IPv4 addresses must be written with ASCII digits and dots");
         if (host == "0.0.0.0")
@@ -305,7 +308,8 @@ std::string DomainRule::pattern() const
 
 const std::vector<std::string> &knownHttpMethods()
 {
-    static const std::vector<std::string> Methods = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
+    static const std::vector<std::string> Methods = {"GET",   "HEAD",   "POST",   "PUT",
+                                                     "PATCH", "DELETE", "OPTIONS"};
     return Methods;
 }
 
@@ -391,7 +395,8 @@ Result<DomainRule> parseDomainRule(std::string_view entry)
 Result<std::string> checkPathPrefix(std::string_view prefix)
 {
     const auto bad = [&](std::string_view why) {
-        return fail("policy.invalid_domain", "path prefix " + quoteUntrusted(prefix) + ": " + std::string(why));
+        return fail("policy.invalid_domain",
+                    "path prefix " + quoteUntrusted(prefix) + ": " + std::string(why));
     };
     if (!prefix.starts_with('/'))
         return bad("must start with \"/\"");

@@ -2,6 +2,7 @@
 #include "sandbox/policy/fields.h"
 
 #include "sandbox/quoteuntrusted.h"
+#include "sandbox/secrets/secretrules.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,8 +18,8 @@ Result<Json> readDocument(std::string_view bytes)
     if (document)
         return document;
     static const std::pair<std::string_view, std::string_view> Codes[] = {
-        {"json.invalid", "policy.invalid_json"},    {"json.duplicate_key", "policy.duplicate_key"},
-        {"json.too_deep", "policy.too_deep"},       {"json.too_large", "policy.too_large"},
+        {"json.invalid", "policy.invalid_json"},      {"json.duplicate_key", "policy.duplicate_key"},
+        {"json.too_deep", "policy.too_deep"},         {"json.too_large", "policy.too_large"},
         {"json.out_of_range", "policy.out_of_range"},
     };
     const Error &error = document.error();
@@ -76,8 +77,9 @@ Result<> expectArray(const Json &value, std::string_view path, std::size_t maxEn
     if (!value.isArray())
         return fail("policy.wrong_type", at(path, "must be an array, got " + typeName(value)));
     if (value.items().size() > maxEntries)
-        return fail("policy.out_of_range", at(path, "must have at most " + std::to_string(maxEntries) +
-                                                        " entries, got " + std::to_string(value.items().size())));
+        return fail("policy.out_of_range",
+                    at(path, "must have at most " + std::to_string(maxEntries) + " entries, got " +
+                                 std::to_string(value.items().size())));
     return {};
 }
 
@@ -127,8 +129,9 @@ Result<std::int64_t> toInteger(const Json &value, std::string_view path, std::in
 {
     std::int64_t number = 0;
     if (!isIntegral(value, &number))
-        return fail("policy.wrong_type",
-                    at(path, "must be an integer, got " + (value.isNumber() ? numberText(value) : typeName(value))));
+        return fail(
+            "policy.wrong_type",
+            at(path, "must be an integer, got " + (value.isNumber() ? numberText(value) : typeName(value))));
     if (number < min || number > max)
         return fail("policy.out_of_range", at(path, "must be between " + std::to_string(min) + " and " +
                                                         std::to_string(max) + ", got " + numberText(value)));
@@ -149,8 +152,9 @@ Result<> checkKeys(const Json &object, std::string_view path, std::initializer_l
     std::string list;
     for (std::string_view name : names)
         list += (list.empty() ? "" : ", ") + std::string(name);
-    return fail("policy.unknown_key", at(jsonMemberPath(path, *std::min_element(unknown.begin(), unknown.end())),
-                                         "unknown key (known keys: " + list + ")"));
+    return fail("policy.unknown_key",
+                at(jsonMemberPath(path, *std::min_element(unknown.begin(), unknown.end())),
+                   "unknown key (known keys: " + list + ")"));
 }
 
 Result<> requireKey(const Json &object, std::string_view path, std::string_view key)
@@ -183,6 +187,19 @@ Result<> readBool(const Json &object, std::string_view path, std::string_view ke
         return fail(flag.error());
     out = *flag;
     return {};
+}
+
+Result<std::string> readSecretName(const Json &object, std::string_view path)
+{
+    CORDON_TRY(requireKey(object, path, "name"));
+    const std::string namePath = jsonMemberPath(path, "name");
+    Result<std::string> name = toString(object["name"], namePath, Secrets::MaxNameLength);
+    if (!name)
+        return fail(name.error());
+    if (!Secrets::isSecretName(*name))
+        return fail("policy.invalid_secret",
+                    at(namePath, "must match [A-Za-z_][A-Za-z0-9_]*, got " + quoteUntrusted(*name)));
+    return name;
 }
 
 } // namespace Cordon::Policy::Fields

@@ -58,5 +58,8 @@ Result<> requireKey(const Json &object, std::string_view path, std::string_view 
 Result<> readInteger(const Json &object, std::string_view path, std::string_view key, std::int64_t min,
                      std::int64_t max, int &out);
 Result<> readBool(const Json &object, std::string_view path, std::string_view key, bool &out);
+// The required "name" of a secret reference at path: a string in environment-variable syntax
+// (Secrets::isSecretName), policy.invalid_secret otherwise.
+Result<std::string> readSecretName(const Json &object, std::string_view path);
 
 } // namespace Cordon::Policy::Fields

@@ -17,8 +17,7 @@ constexpr std::size_t MaxMethodLength = 16;
 // A host of 253 characters, brackets and ":65535", with room for the Unicode spelling of a name.
 constexpr std::size_t MaxDomainEntryLength = 512;
 
-template <typename T>
-bool contains(const std::vector<T> &list, const T &value)
+template<typename T> bool contains(const std::vector<T> &list, const T &value)
 {
     return std::find(list.begin(), list.end(), value) != list.end();
 }
@@ -77,7 +76,8 @@ Result<DomainRule> ruleFromObject(const Json &object, std::string_view path)
                 for (const std::string &name : known)
                     list += (list.empty() ? "" : ", ") + name;
                 return fail("policy.invalid_domain",
-                            at(itemPath, "unknown HTTP method " + quoteUntrusted(*method) + " (known: " + list + ")"));
+                            at(itemPath,
+                               "unknown HTTP method " + quoteUntrusted(*method) + " (known: " + list + ")"));
             }
             if (contains(rule->methods, upper))
                 return fail("policy.invalid_domain", at(itemPath, "method " + upper + " is listed twice"));
@@ -89,7 +89,8 @@ Result<DomainRule> ruleFromObject(const Json &object, std::string_view path)
         CORDON_TRY(Fields::expectArray(value, prefixesPath, MaxRulePathPrefixes));
         for (std::size_t i = 0; i < value.items().size(); ++i) {
             const std::string itemPath = jsonIndexPath(prefixesPath, i);
-            const Result<std::string> prefix = Fields::toString(value.items()[i], itemPath, MaxPathPrefixLength);
+            const Result<std::string> prefix =
+                Fields::toString(value.items()[i], itemPath, MaxPathPrefixLength);
             if (!prefix)
                 return fail(prefix.error());
             Result<std::string> checked = checkPathPrefix(*prefix);
@@ -109,7 +110,53 @@ Result<DomainRule> ruleFromObject(const Json &object, std::string_view path)
     return normalised;
 }
 
+Result<DomainSecret> readDomainSecret(const Json &value, std::string_view path)
+{
+    CORDON_TRY(Fields::expectObject(value, path));
+    if (!value["value"].isUndefined())
+        return fail("policy.invalid_secret",
+                    at(jsonMemberPath(path, "value"),
+                       "a policy never holds a secret's value (policies are recorded in the history): set it "
+                       "with `cordon secret set NAME` and give only its name here"));
+    CORDON_TRY(Fields::checkKeys(value, path, {"domain", "name"}));
+    CORDON_TRY(Fields::requireKey(value, path, "domain"));
+    DomainSecret secret;
+    Result<std::string> name = Fields::readSecretName(value, path);
+    if (!name)
+        return fail(name.error());
+    secret.name = std::move(*name);
+    const std::string domainPath = jsonMemberPath(path, "domain");
+    const Result<std::string> domain = Fields::toString(value["domain"], domainPath, MaxDomainEntryLength);
+    if (!domain)
+        return fail(domain.error());
+    Result<std::string> host = normaliseHost(*domain);
+    if (!host)
+        return fail(host.error().wrap(domainPath));
+    // The proxy presents a certificate for exactly this name; an address or a pattern has none to present.
+    DomainRule asRule;
+    asRule.host = *host;
+    if (asRule.isIpLiteral())
+        return fail("policy.invalid_secret", at(domainPath, "must be a host name, not an address"));
+    secret.domain = std::move(*host);
+    return secret;
+}
+
 } // namespace
+
+Result<> checkDomainSecrets(const NetworkPolicy &policy, std::string_view path)
+{
+    for (std::size_t i = 0; i < policy.domainSecrets.size(); ++i) {
+        const DomainSecret &secret = policy.domainSecrets[i];
+        const bool allowed =
+            std::any_of(policy.allowedDomains.begin(), policy.allowedDomains.end(),
+                        [&](const DomainRule &rule) { return rule.matchesHost(secret.domain); });
+        if (!allowed)
+            return fail("policy.invalid_secret", at(jsonIndexPath(jsonMemberPath(path, "domain_secrets"), i),
+                                                    "secret " + secret.name + " goes to " + secret.domain +
+                                                        ", which allowed_domains does not allow"));
+    }
+    return {};
+}
 
 Result<DomainRule> domainRuleFromJson(const Json &value, std::string_view path)
 {
@@ -130,7 +177,8 @@ Result<DomainRule> domainRuleFromJson(const Json &value, std::string_view path)
 
 Error duplicateRuleError(const DomainRule &rule, std::string_view path)
 {
-    return Error("policy.invalid_domain", at(path, "the rule for " + quoteUntrusted(rule.pattern()) + " is listed twice"));
+    return Error("policy.invalid_domain",
+                 at(path, "the rule for " + quoteUntrusted(rule.pattern()) + " is listed twice"));
 }
 
 std::string networkTypeName(NetworkPolicy::Type type)
@@ -141,7 +189,7 @@ std::string networkTypeName(NetworkPolicy::Type type)
 Result<NetworkPolicy> NetworkPolicy::fromJson(const Json &value, std::string_view path)
 {
     CORDON_TRY(Fields::expectObject(value, path));
-    CORDON_TRY(Fields::checkKeys(value, path, {"type", "allowed_domains"}));
+    CORDON_TRY(Fields::checkKeys(value, path, {"type", "allowed_domains", "domain_secrets"}));
     // "type" is required: {"allowed_domains": [...]} alone would otherwise silently mean "disabled".
     const std::string typePath = jsonMemberPath(path, "type");
     CORDON_TRY(Fields::requireKey(value, path, "type"));
@@ -155,13 +203,12 @@ Result<NetworkPolicy> NetworkPolicy::fromJson(const Json &value, std::string_vie
         return fail("policy.invalid_value",
                     at(typePath, "must be \"disabled\" or \"allowlist\", got " + quoteUntrusted(*typeName)));
     const Json &domains = value["allowed_domains"];
-    if (domains.isUndefined())
-        return policy;
     const std::string domainsPath = jsonMemberPath(path, "allowed_domains");
-    CORDON_TRY(Fields::expectArray(domains, domainsPath, MaxAllowedDomains));
-    if (policy.type == Type::Disabled && !domains.items().empty())
+    if (!domains.isUndefined())
+        CORDON_TRY(Fields::expectArray(domains, domainsPath, MaxAllowedDomains));
+    if (policy.type == Type::Disabled && !domains.isUndefined() && !domains.items().empty())
         return fail("policy.invalid_value", at(domainsPath, "must be empty when type is \"disabled\""));
-    for (std::size_t i = 0; i < domains.items().size(); ++i) {
+    for (std::size_t i = 0; !domains.isUndefined() && i < domains.items().size(); ++i) {
         const std::string itemPath = jsonIndexPath(domainsPath, i);
         Result<DomainRule> rule = domainRuleFromJson(domains.items()[i], itemPath);
         if (!rule)
@@ -170,6 +217,25 @@ Result<NetworkPolicy> NetworkPolicy::fromJson(const Json &value, std::string_vie
             return fail(duplicateRuleError(*rule, itemPath));
         policy.allowedDomains.push_back(std::move(*rule));
     }
+
+    const Json &secrets = value["domain_secrets"];
+    if (secrets.isUndefined())
+        return policy;
+    const std::string secretsPath = jsonMemberPath(path, "domain_secrets");
+    CORDON_TRY(Fields::expectArray(secrets, secretsPath, MaxDomainSecrets));
+    if (policy.type == Type::Disabled && !secrets.items().empty())
+        return fail("policy.invalid_value", at(secretsPath, "must be empty when type is \"disabled\""));
+    for (std::size_t i = 0; i < secrets.items().size(); ++i) {
+        const std::string itemPath = jsonIndexPath(secretsPath, i);
+        Result<DomainSecret> secret = readDomainSecret(secrets.items()[i], itemPath);
+        if (!secret)
+            return fail(secret.error());
+        if (contains(policy.domainSecrets, *secret))
+            return fail("policy.invalid_secret", at(itemPath, "secret " + secret->name + " for " +
+                                                                  secret->domain + " is listed twice"));
+        policy.domainSecrets.push_back(std::move(*secret));
+    }
+    CORDON_TRY(checkDomainSecrets(policy, path));
     return policy;
 }
 
@@ -199,7 +265,16 @@ Json NetworkPolicy::toJson() const
     Json::Array domains;
     for (const DomainRule &rule : allowedDomains)
         domains.push_back(domainRuleToJson(rule));
-    return Json::object({{"type", networkTypeName(type)}, {"allowed_domains", Json(std::move(domains))}});
+    Json document =
+        Json::object({{"type", networkTypeName(type)}, {"allowed_domains", Json(std::move(domains))}});
+    // Only when there are some, so that the versions of policies without them stay what they were.
+    if (!domainSecrets.empty()) {
+        Json::Array secrets;
+        for (const DomainSecret &secret : domainSecrets)
+            secrets.push_back(Json::object({{"domain", secret.domain}, {"name", secret.name}}));
+        document.insert("domain_secrets", Json(std::move(secrets)));
+    }
+    return document;
 }
 
 } // namespace Cordon::Policy

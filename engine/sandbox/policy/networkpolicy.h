@@ -13,6 +13,18 @@
 namespace Cordon::Policy {
 
 constexpr std::size_t MaxAllowedDomains = 256;
+constexpr std::size_t MaxDomainSecrets = 64;
+
+// A secret that only the egress proxy holds (docs/secrets.md, "Domain secrets"): the sandbox's variable
+// `name` carries a placeholder, and the proxy puts the store's value of secret `name` in its place in
+// requests to `domain` (HTTPS only, which it terminates for that domain).
+struct DomainSecret
+{
+    std::string domain; // a host name in normaliseHost() form, no wildcard, no address
+    std::string name;   // the variable in the sandbox and the secret in the store
+
+    bool operator==(const DomainSecret &other) const = default;
+};
 
 struct NetworkPolicy
 {
@@ -25,13 +37,17 @@ struct NetworkPolicy
     // Normalised rules (see normaliseDomainRule); empty for Disabled. An empty allowlist allows nothing, but
     // unlike Disabled the container still gets a proxy that answers every request with a policy denial.
     std::vector<DomainRule> allowedDomains;
+    // Each domain is one the allowlist allows; a name may be given to several domains.
+    std::vector<DomainSecret> domainSecrets;
 
     // {"type":"disabled"} or {"type":"allowlist","allowed_domains":[...]}; entries are strings
     // (parseDomainRule) or objects {"domain", "ports", "methods", "path_prefixes",
-    // "allow_private_addresses"}. path is the key path of value in the document, for messages
-    // ("network_policy").
+    // "allow_private_addresses"}; "domain_secrets" lists {"domain", "name"} (a "value" is refused: values
+    // live in the secret store, never in a policy). path is the key path of value in the document, for
+    // messages ("network_policy").
     static Result<NetworkPolicy> fromJson(const Json &value, std::string_view path);
-    // Every field, every rule in object form; fromJson reads it back to an equal policy.
+    // Every field, every rule in object form ("domain_secrets" only when there are some); fromJson reads it
+    // back to an equal policy.
     Json toJson() const;
 
     bool operator==(const NetworkPolicy &other) const = default;
@@ -44,6 +60,10 @@ std::string networkTypeName(NetworkPolicy::Type type);
 // messages ("network_policy.allowed_domains[2]"). The one reader behind NetworkPolicy::fromJson, the
 // organisation file and the daemon's network.check.
 Result<DomainRule> domainRuleFromJson(const Json &value, std::string_view path);
+// policy.invalid_secret unless every domain secret's domain is allowed by the allowlist (path
+// names the policy in messages). fromJson checks it; so does a caller that combines secrets and rules.
+Result<> checkDomainSecrets(const NetworkPolicy &policy, std::string_view path);
+
 // A rule in the object form toJson() writes (every key, lists sorted).
 Json domainRuleToJson(const DomainRule &rule);
 // policy.invalid_domain: the entry at path repeats an earlier rule of the same list.

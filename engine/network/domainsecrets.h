@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// What the proxy does with a container's domain secrets (docs/secrets.md, "Domain secrets"). The sandbox
+// holds only placeholders; in a request head to a secret's domain over TLS the proxy terminated, each
+// placeholder becomes the secret's value on the way upstream. A placeholder anywhere else (another host,
+// plain HTTP, a CONNECT target) refuses the request: the value is never sent there, and the attempt is
+// recorded. Pure: bytes in, bytes and a verdict out.
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace Cordon::Network {
+
+struct DomainSecretValue
+{
+    QString name;           // the variable in the sandbox and the secret in the store
+    QStringList domains;    // where its value may go, normalised host names
+    QByteArray placeholder; // what the sandbox sees: placeholderFor()
+    QByteArray value;       // never leaves the daemon except to one of domains
+};
+
+// "cordon-placeholder-<name>-<32 hex digits>": recognisable in a log, random so that the sandbox cannot
+// guess another container's, and made of characters no encoding changes.
+QByteArray newPlaceholder(const QString &name);
+
+class DomainSecrets
+{
+public:
+    struct Verdict
+    {
+        // The request may go on (with the values substituted into the head).
+        bool allowed = true;
+        // When refused: the secret whose placeholder was found and why it may not go here.
+        QString refusedSecret;
+        QString reason;
+        // Secrets whose values were put into the head, in the order of first occurrence, each once.
+        QStringList sent;
+    };
+
+    DomainSecrets() = default;
+    explicit DomainSecrets(QList<DomainSecretValue> secrets);
+
+    bool isEmpty() const { return m_secrets.isEmpty(); }
+    const QList<DomainSecretValue> &secrets() const { return m_secrets; }
+    // Whether the proxy terminates TLS for connections to host: some secret may be sent there.
+    bool intercepts(const QString &host) const;
+
+    // For a request head on its way to host: with `terminated` (inside TLS the proxy terminated for host),
+    // placeholders of secrets for host are replaced by their values in `head`; any other placeholder, and any
+    // placeholder when not terminated, refuses. Placeholders are found in any letter case.
+    Verdict apply(QByteArray &head, const QString &host, bool terminated) const;
+
+private:
+    QList<DomainSecretValue> m_secrets;
+};
+
+} // namespace Cordon::Network

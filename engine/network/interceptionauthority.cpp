@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+#include "network/interceptionauthority.h"
+
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+namespace Cordon::Network {
+
+namespace {
+
+// A leaf lives a week and is made again a day before it ends: a container may live for weeks (kept alive),
+// and short leaves keep what a stolen one could do short too.
+constexpr int LeafValidDays = 7;
+constexpr qint64 LeafRenewSeconds = 24 * 3600;
+// Clocks of the sandbox and the host are the same; an hour back covers a host clock set back a little.
+constexpr long BackdateSeconds = 3600;
+
+struct PkeyFree
+{
+    void operator()(EVP_PKEY *key) const { EVP_PKEY_free(key); }
+};
+struct X509Free
+{
+    void operator()(X509 *cert) const { X509_free(cert); }
+};
+struct BioFree
+{
+    void operator()(BIO *bio) const { BIO_free(bio); }
+};
+using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
+using X509Ptr = std::unique_ptr<X509, X509Free>;
+using BioPtr = std::unique_ptr<BIO, BioFree>;
+
+tl::unexpected<Error> cryptoFailure(const QString &what)
+{
+    char text[256] = "unknown error";
+    if (const unsigned long code = ERR_get_error(); code != 0)
+        ERR_error_string_n(code, text, sizeof text);
+    ERR_clear_error();
+    return fail(QStringLiteral("network.tls_authority"),
+                QStringLiteral("%1: %2").arg(what, QString::fromLatin1(text)));
+}
+
+PkeyPtr newKey()
+{
+    return PkeyPtr(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
+}
+
+bool setName(X509_NAME *name, const QString &commonName)
+{
+    const QByteArray cn = commonName.toUtf8().left(64);
+    return X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
+                                      reinterpret_cast<const unsigned char *>("Cordon"), -1, -1, 0) == 1 &&
+           X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                                      reinterpret_cast<const unsigned char *>(cn.constData()), int(cn.size()),
+                                      -1, 0) == 1;
+}
+
+bool addExtension(X509 *cert, X509 *issuer, int nid, const QByteArray &value)
+{
+    X509V3_CTX context;
+    X509V3_set_ctx_nodb(&context);
+    X509V3_set_ctx(&context, issuer, cert, nullptr, nullptr, 0);
+    X509_EXTENSION *extension = X509V3_EXT_nconf_nid(nullptr, &context, nid, value.constData());
+    if (!extension)
+        return false;
+    const bool added = X509_add_ext(cert, extension, -1) == 1;
+    X509_EXTENSION_free(extension);
+    return added;
+}
+
+// A certificate with a random 128-bit serial, valid from an hour ago for `days`, for `key`'s public half.
+X509Ptr newCertificate(EVP_PKEY *key, const QString &commonName, long days)
+{
+    X509Ptr cert(X509_new());
+    if (!cert || X509_set_version(cert.get(), 2) != 1)
+        return nullptr;
+    BIGNUM *serial = BN_new();
+    const bool serialSet = serial && BN_rand(serial, 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) == 1 &&
+                           BN_to_ASN1_INTEGER(serial, X509_get_serialNumber(cert.get())) != nullptr;
+    BN_free(serial);
+    if (!serialSet || !X509_gmtime_adj(X509_getm_notBefore(cert.get()), -BackdateSeconds) ||
+        !X509_gmtime_adj(X509_getm_notAfter(cert.get()), days * 24 * 3600) ||
+        X509_set_pubkey(cert.get(), key) != 1 || !setName(X509_get_subject_name(cert.get()), commonName))
+        return nullptr;
+    return cert;
+}
+
+Result<QByteArray> toPem(X509 *cert)
+{
+    BioPtr bio(BIO_new(BIO_s_mem()));
+    if (!bio || PEM_write_bio_X509(bio.get(), cert) != 1)
+        return cryptoFailure(QStringLiteral("writing a certificate"));
+    char *data = nullptr;
+    const long size = BIO_get_mem_data(bio.get(), &data);
+    return QByteArray(data, qsizetype(size));
+}
+
+Result<QSslKey> toQtKey(EVP_PKEY *key)
+{
+    BioPtr bio(BIO_new(BIO_s_mem()));
+    if (!bio || PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1)
+        return cryptoFailure(QStringLiteral("writing a key"));
+    char *data = nullptr;
+    const long size = BIO_get_mem_data(bio.get(), &data);
+    QByteArray pem(data, qsizetype(size));
+    QSslKey qtKey(pem, QSsl::Ec, QSsl::Pem, QSsl::PrivateKey);
+    // The PEM held the key in the clear; wipe our copy of it.
+    pem.fill('\0');
+    if (qtKey.isNull())
+        return fail(QStringLiteral("network.tls_authority"),
+                    QStringLiteral("Qt could not read a new EC key"));
+    return qtKey;
+}
+
+} // namespace
+
+struct InterceptionAuthority::Key
+{
+    PkeyPtr key;
+    X509Ptr certificate;
+};
+
+InterceptionAuthority::InterceptionAuthority() : m_key(std::make_unique<Key>()) {}
+
+InterceptionAuthority::~InterceptionAuthority() = default;
+
+Result<std::shared_ptr<InterceptionAuthority>>
+InterceptionAuthority::create(const QString &containerId, const QStringList &domains, int validDays)
+{
+    if (domains.isEmpty())
+        return fail(QStringLiteral("network.tls_authority"), QStringLiteral("a CA for no domain"));
+    std::shared_ptr<InterceptionAuthority> authority(new InterceptionAuthority());
+    authority->m_domains = domains;
+    Key &key = *authority->m_key;
+    key.key = newKey();
+    if (!key.key)
+        return cryptoFailure(QStringLiteral("making the CA key"));
+    key.certificate =
+        newCertificate(key.key.get(), QStringLiteral("Cordon container %1 CA").arg(containerId), validDays);
+    if (!key.certificate)
+        return cryptoFailure(QStringLiteral("making the CA certificate"));
+    X509 *cert = key.certificate.get();
+    X509_set_issuer_name(cert, X509_get_subject_name(cert));
+    QByteArray permitted = "critical";
+    for (const QString &domain : domains)
+        permitted += ",permitted;DNS:" + domain.toLatin1();
+    if (!addExtension(cert, cert, NID_basic_constraints, "critical,CA:TRUE,pathlen:0") ||
+        !addExtension(cert, cert, NID_key_usage, "critical,keyCertSign,cRLSign") ||
+        !addExtension(cert, cert, NID_subject_key_identifier, "hash") ||
+        !addExtension(cert, cert, NID_name_constraints, permitted) ||
+        X509_sign(cert, key.key.get(), EVP_sha256()) == 0)
+        return cryptoFailure(QStringLiteral("signing the CA certificate"));
+    auto pem = toPem(cert);
+    if (!pem)
+        return fail(pem.error());
+    authority->m_certificate = QSslCertificate(*pem, QSsl::Pem);
+    authority->m_notAfter = authority->m_certificate.expiryDate();
+    if (authority->m_certificate.isNull())
+        return fail(QStringLiteral("network.tls_authority"), QStringLiteral("Qt could not read the CA"));
+    return authority;
+}
+
+Result<InterceptionAuthority::Leaf> InterceptionAuthority::leafFor(const QString &host)
+{
+    if (!m_domains.contains(host))
+        return fail(QStringLiteral("network.tls_authority"),
+                    QStringLiteral("no certificate is issued for %1: it has no domain secret").arg(host));
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    if (const auto cached = m_leaves.constFind(host);
+        cached != m_leaves.cend() && now.secsTo(cached->certificate.expiryDate()) > LeafRenewSeconds)
+        return *cached;
+    if (now.secsTo(m_notAfter) <= LeafRenewSeconds)
+        return fail(QStringLiteral("network.tls_authority"),
+                    QStringLiteral("the container's CA expires on %1: restart the container for a new one")
+                        .arg(m_notAfter.toString(Qt::ISODate)));
+
+    PkeyPtr leafKey = newKey();
+    if (!leafKey)
+        return cryptoFailure(QStringLiteral("making a leaf key"));
+    const long days = std::min<long>(LeafValidDays, now.secsTo(m_notAfter) / (24 * 3600));
+    X509Ptr cert = newCertificate(leafKey.get(), host, std::max<long>(days, 1));
+    if (!cert)
+        return cryptoFailure(QStringLiteral("making a leaf certificate"));
+    X509 *leaf = cert.get();
+    X509_set_issuer_name(leaf, X509_get_subject_name(m_key->certificate.get()));
+    if (!addExtension(leaf, m_key->certificate.get(), NID_basic_constraints, "critical,CA:FALSE") ||
+        !addExtension(leaf, m_key->certificate.get(), NID_key_usage, "critical,digitalSignature") ||
+        !addExtension(leaf, m_key->certificate.get(), NID_ext_key_usage, "serverAuth") ||
+        !addExtension(leaf, m_key->certificate.get(), NID_subject_alt_name, "DNS:" + host.toLatin1()) ||
+        !addExtension(leaf, m_key->certificate.get(), NID_authority_key_identifier, "keyid:always") ||
+        X509_sign(leaf, m_key->key.get(), EVP_sha256()) == 0)
+        return cryptoFailure(QStringLiteral("signing a leaf certificate"));
+    auto pem = toPem(leaf);
+    if (!pem)
+        return fail(pem.error());
+    auto key = toQtKey(leafKey.get());
+    if (!key)
+        return fail(key.error());
+    Leaf made{QSslCertificate(*pem, QSsl::Pem), *key};
+    m_leaves.insert(host, made);
+    return made;
+}
+
+} // namespace Cordon::Network
