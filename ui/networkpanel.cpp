@@ -11,7 +11,10 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QLabel>
+#include <QMap>
 #include <QPushButton>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -38,6 +41,38 @@ QLabel *note(QWidget *parent, const QString &objectName)
     return label;
 }
 
+// "Secret API_TOKEN: sent to api.example.com (3 requests); refused to other.example.net (1 request)", one
+// line per secret, from network.summary's "secrets".
+QString secretDeliveriesText(const QJsonArray &rows)
+{
+    QMap<QString, QStringList> sent;
+    QMap<QString, QStringList> refused;
+    for (const QJsonValue &value : rows) {
+        const QJsonObject row = value.toObject();
+        const qint64 count = row[QStringLiteral("count")].toInteger();
+        const QString host = row[QStringLiteral("host")].toString();
+        const QString entry = count == 1 ? NetworkPanel::tr("%1 (1 request)").arg(host)
+                                         : NetworkPanel::tr("%1 (%2 requests)").arg(host).arg(count);
+        (row[QStringLiteral("decision")].toString() == QStringLiteral("refused")
+             ? refused
+             : sent)[row[QStringLiteral("secret")].toString()]
+            .append(entry);
+    }
+    QStringList lines;
+    QStringList names = sent.keys() + refused.keys();
+    names.removeDuplicates();
+    names.sort();
+    for (const QString &name : std::as_const(names)) {
+        QStringList parts;
+        if (sent.contains(name))
+            parts.append(NetworkPanel::tr("sent to %1").arg(sent[name].join(QStringLiteral(", "))));
+        if (refused.contains(name))
+            parts.append(NetworkPanel::tr("refused to %1").arg(refused[name].join(QStringLiteral(", "))));
+        lines.append(NetworkPanel::tr("Secret %1: %2").arg(name, parts.join(QStringLiteral("; "))));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 } // namespace
 
 NetworkPanel::NetworkPanel(DaemonConnection &connection, QWidget *parent)
@@ -53,7 +88,8 @@ NetworkPanel::NetworkPanel(DaemonConnection &connection, QWidget *parent)
       m_message(note(this, QStringLiteral("networkMessage"))), m_decisions(new NetworkDecisionModel(this)),
       m_decisionView(new QTableView(this)), m_allowHost(new QPushButton(tr("Allow T&his Host"), this)),
       m_refresh(new QPushButton(tr("Re&fresh"), this)),
-      m_decisionNote(note(this, QStringLiteral("decisionNote")))
+      m_decisionNote(note(this, QStringLiteral("decisionNote"))),
+      m_secretDeliveries(note(this, QStringLiteral("secretDeliveries")))
 {
     setObjectName(QStringLiteral("networkPanel"));
     m_noneNote->setAlignment(Qt::AlignCenter);
@@ -177,6 +213,12 @@ QWidget *NetworkPanel::buildAllowlistPage()
     decisionButtons->addWidget(m_allowHost);
     auto *decisionLayout = new QVBoxLayout(decisionBox);
     decisionLayout->addWidget(m_decisionView, 1);
+    m_secretDeliveries->setToolTip(
+        tr("Domain secrets: the proxy puts a secret's value into requests to its "
+           "domain only, and refuses a request that carries its placeholder anywhere "
+           "else"));
+    m_secretDeliveries->hide();
+    decisionLayout->addWidget(m_secretDeliveries);
     decisionLayout->addLayout(decisionButtons);
 
     auto *vertical = new QSplitter(Qt::Vertical, this);
@@ -442,6 +484,10 @@ void NetworkPanel::refreshDecisions()
             const QString host = current.data(NetworkDecisionModel::HostRole).toString();
             const QString decision = current.data(NetworkDecisionModel::DecisionRole).toString();
             m_decisions->setHosts(result->value(QStringLiteral("hosts")).toArray());
+            const QString deliveries =
+                secretDeliveriesText(result->value(QStringLiteral("secrets")).toArray());
+            m_secretDeliveries->setText(deliveries);
+            m_secretDeliveries->setVisible(!deliveries.isEmpty());
             if (const int row = m_decisions->find(host, decision); current.isValid() && row >= 0)
                 m_decisionView->selectionModel()->setCurrentIndex(m_decisions->index(row, 0),
                                                                   QItemSelectionModel::ClearAndSelect |

@@ -52,6 +52,7 @@ public:
     OrgAllowlistEditor *organisationEditor() const { return m_org; }
     NetworkDecisionModel *decisionModel() const { return m_decisions; }
     QTableView *decisionView() const { return m_decisionView; }
+    QLabel *secretDeliveries() const { return m_secretDeliveries; }
     QPushButton *applyButton() const { return m_apply; }
     QPushButton *revertButton() const { return m_revert; }
     QPushButton *allowHostButton() const { return m_allowHost; }
@@ -115,6 +116,8 @@ private:
     QPushButton *m_allowHost;
     QPushButton *m_refresh;
     QLabel *m_decisionNote;
+    // Where domain secrets went, from the same summary: hidden while there is nothing to say.
+    QLabel *m_secretDeliveries;
 };
 
 } // namespace Cordon::Ui

@@ -56,6 +56,10 @@ int showCommand(DaemonSession &session, const QString &reference, bool json)
         printOut(QStringLiteral("%1: allowlist\n").arg(id));
         for (const QJsonValue &rule : network.value(QStringLiteral("allowed_domains")).toArray())
             printOut(QStringLiteral("  allow %1\n").arg(ruleText(rule)));
+        for (const QJsonValue &secret : network.value(QStringLiteral("domain_secrets")).toArray())
+            printOut(QStringLiteral("  secret %1 only to %2 (TLS terminated there)\n")
+                         .arg(secret[QStringLiteral("name")].toString(),
+                              secret[QStringLiteral("domain")].toString()));
     }
     const QJsonArray hosts = summary->value(QStringLiteral("hosts")).toArray();
     if (hosts.isEmpty()) {
@@ -83,6 +87,22 @@ int showCommand(DaemonSession &session, const QString &reference, bool json)
                      .arg(row.value(QStringLiteral("count")).toInteger(), 6)
                      .arg(host, -32)
                      .arg(row.value(QStringLiteral("last_reason")).toString()));
+    }
+    // Where domain secrets went: the requests that carried a value, and the ones refused for a placeholder.
+    const QJsonArray secrets = summary->value(QStringLiteral("secrets")).toArray();
+    if (!secrets.isEmpty())
+        printOut(QStringLiteral("\n%1 %2 %3 %4\n")
+                     .arg(QStringLiteral("SECRET"), -20)
+                     .arg(QStringLiteral("WHAT"), -8)
+                     .arg(QStringLiteral("COUNT"), 6)
+                     .arg(QStringLiteral("HOST")));
+    for (const QJsonValue &value : secrets) {
+        const QJsonObject row = value.toObject();
+        printOut(QStringLiteral("%1 %2 %3 %4\n")
+                     .arg(row.value(QStringLiteral("secret")).toString(), -20)
+                     .arg(row.value(QStringLiteral("decision")).toString(), -8)
+                     .arg(row.value(QStringLiteral("count")).toInteger(), 6)
+                     .arg(row.value(QStringLiteral("host")).toString()));
     }
     return 0;
 }

@@ -69,7 +69,14 @@ int main(int argc, char *argv[])
         QStringLiteral("Network decisions itemised in the history per run (five times as many per container "
                        "for connections of no run); the rest are counted (default 1000)."),
         QStringLiteral("N"), QStringLiteral("1000"));
-    parser.addOptions({timeScale, maxContainers, maxRuns, sampleHz, expiringLead, degraded, networkRows});
+    const QCommandLineOption upstreamCa(
+        QStringLiteral("upstream-ca"),
+        QStringLiteral(
+            "Also trust the CAs in this PEM file for upstreams of domain secrets (the proxy checks "
+            "them against the host's trust store otherwise); may be given more than once."),
+        QStringLiteral("file"));
+    parser.addOptions(
+        {timeScale, maxContainers, maxRuns, sampleHz, expiringLead, degraded, networkRows, upstreamCa});
     parser.process(app);
 
     Cordon::Containers::ManagerSettings settings;
@@ -86,6 +93,7 @@ int main(int argc, char *argv[])
     settings.expiringSoonLeadSeconds = parser.value(expiringLead).toInt(&ok);
     allOk &= ok && settings.expiringSoonLeadSeconds >= 0;
     settings.allowDegraded = parser.isSet(degraded);
+    settings.upstreamCaFiles = parser.values(upstreamCa);
     settings.networkRowsPerRun = parser.value(networkRows).toInt(&ok);
     allOk &= ok && settings.networkRowsPerRun >= 10 && settings.networkRowsPerRun <= 1000000;
     if (!allOk) {

@@ -193,6 +193,7 @@ Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
     launch.limits = {m_policy.memoryLimitBytes, m_policy.limits.pids};
     launch.replaceStaleGroup = true; // a group left by a daemon that was killed
     launch.plan = OneShot::mountPlanInput(m_policy);
+    launch.trustBundlePem = m_trustBundlePem;
     OneShot::LaunchedContainer launched;
     const Result<> sent = OneShot::launchContainer(launch, launched);
     m_sandbox->adopt(launched.init);
@@ -358,6 +359,8 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
         argv.push_back(arg.toStdString());
     Isolation::SpawnRequest spawn = OneShot::spawnRequestFor(m_policy, m_nextWireId++, std::move(argv));
     Secrets::injectSecrets(spawn.env, request.secrets);
+    if (!m_trustBundlePem.empty())
+        Isolation::addTrustBundleVariables(spawn.env);
 
     const int timeoutS = request.timeoutS > 0 ? qMin(request.timeoutS, m_policy.limits.runTimeoutS)
                                               : m_policy.limits.runTimeoutS;

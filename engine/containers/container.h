@@ -113,6 +113,9 @@ public:
     int takeProxyListener() { return m_sandbox ? m_sandbox->takeProxyListener() : -1; }
     // A new network policy for a running container (the proxy enforces it; the namespaces stay as they are).
     void setNetworkPolicy(const Policy::NetworkPolicy &network) { m_policy.network = network; }
+    // The CA bundle its next start mounts at /etc/cordon/ca-certificates.crt, and which its runs' TLS
+    // variables name (domain secrets); empty: none.
+    void setTrustBundle(std::string pem) { m_trustBundlePem = std::move(pem); }
     QList<pid_t> processes() const;
     // Where a file scope's files are now (inputs, outputs or workspace; empty is outputs): while running,
     // inside the workspace tmpfs through the descriptors cordon-init handed back (it is mounted only inside
@@ -139,6 +142,7 @@ private:
 
     QString m_id;
     Policy::ContainerPolicy m_policy;
+    std::string m_trustBundlePem;
     Cgroup::CgroupBackend *m_cgroup;
     ContainerState m_state = ContainerState::Stopped;
     bool m_cgroupCreated = false;

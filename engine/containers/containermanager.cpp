@@ -63,6 +63,15 @@ Result<> ContainerManager::initialize()
         return fail(org.error().wrap("organisation allowlist"));
     m_proxy = std::make_unique<Network::EgressProxy>();
     m_proxy->setOrgPolicy(*org);
+    QList<QSslCertificate> upstreamCas;
+    for (const QString &file : std::as_const(m_settings.upstreamCaFiles)) {
+        const QList<QSslCertificate> read = QSslCertificate::fromPath(file, QSsl::Pem);
+        if (read.isEmpty())
+            return fail(QStringLiteral("network.invalid_ca"),
+                        QStringLiteral("--upstream-ca %1: no PEM certificate could be read").arg(file));
+        upstreamCas += read;
+    }
+    m_proxy->setUpstreamTrust(upstreamCas);
     connect(m_proxy.get(), &Network::EgressProxy::connectionFinished, this,
             &ContainerManager::recordConnection);
     m_orgWatcher = std::make_unique<Network::OrgPolicyWatcher>(
@@ -114,7 +123,10 @@ Result<> ContainerManager::initialize()
             m_cgroup->destroy(record.id.toStdString()); // left behind by a daemon that was killed
         survivor.container->setState(ContainerState::Stopped);
         if (record.state == QLatin1String("running")) {
-            if (auto started = survivor.container->start(); started) {
+            Result<> started = prepareDomainSecrets(survivor);
+            if (started)
+                started = survivor.container->start();
+            if (started) {
                 attachProxy(survivor);
                 recordEvent(record.id, {}, QStringLiteral("container.restarted"), {});
             } else {
@@ -198,8 +210,12 @@ Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy
     created.record.timeScale = m_settings.timeScale;
     created.record.createdAt = now();
     created.container = std::make_unique<Container>(created.record.id, policy, m_cgroup.get());
-    if (auto started = created.container->start(); !started) {
+    Result<> started = prepareDomainSecrets(created);
+    if (started)
+        started = created.container->start();
+    if (!started) {
         created.container->wipe();
+        detachProxy(created.record.id); // what prepareDomainSecrets() gave the proxy
         return fail(started.error());
     }
     const QString id = created.record.id;
@@ -372,6 +388,7 @@ Result<ContainerSnapshot> ContainerManager::start(const QString &id)
         if (runningCount() >= m_settings.maxContainers)
             return fail(QStringLiteral("container.limit"),
                         QStringLiteral("%1 containers are running, the limit").arg(m_settings.maxContainers));
+        CORDON_TRY(prepareDomainSecrets(started));
         CORDON_TRY(started.container->start());
         attachProxy(started);
         started.record.state = QStringLiteral("running");

@@ -44,6 +44,9 @@ struct ManagerSettings
     // What network decisions may make the history hold (containers/networkledger.h).
     int networkRowsPerRun = 1000;
     int networkCoalesceMs = 10000;
+    // PEM files of CAs that upstreams of terminated TLS (domain secrets) may also be signed by, besides the
+    // host's trust store: cordond --upstream-ca (a test CA, or an organisation's own).
+    QStringList upstreamCaFiles;
 };
 
 // One memory reading of a container's cgroup; the API layer gives it its wire form (daemon/api/wireforms.h).
@@ -112,8 +115,9 @@ struct HostDecisions
 
 struct NetworkSummary
 {
-    QList<HostDecisions> hosts; // by host, then decision
-    qint64 events = 0;          // decisions on record for the container (every row's count summed)
+    QList<HostDecisions> hosts;           // by host, then decision
+    QList<Store::SecretDelivery> secrets; // where domain secrets went, or were refused
+    qint64 events = 0;                    // decisions on record for the container (every row's count summed)
 };
 
 // One process of a container, from /proc/PID/status.
@@ -197,7 +201,10 @@ public:
     // Both answer the list in force afterwards.
     Result<Network::OrgPolicy> reloadOrgPolicy();
     Result<Network::OrgPolicy> setOrgPolicy(const QJsonArray &domains);
-    Result<ContainerSnapshot> updateNetwork(const QString &containerId, const Policy::NetworkPolicy &network);
+    // keepDomainSecrets: the request did not name domain_secrets, and the container's stay (an allowlist
+    // editor that does not know them); changing them needs a stopped container.
+    Result<ContainerSnapshot> updateNetwork(const QString &containerId, Policy::NetworkPolicy network,
+                                            bool keepDomainSecrets = false);
     Result<NetworkSummary> networkSummary(const QString &containerId) const;
 
     // A one-shot run's network (`cordon run` with an allowlist, which the launcher runs without the daemon):
@@ -251,6 +258,10 @@ private:
         // (network decisions included) as long as the daemon runs, also after a value changed.
         std::set<std::pair<std::string, std::string>> secretValues;
         Secrets::SecretMasker masker;
+        // Domain secrets (containerdomainsecrets.cpp): the placeholder of each name, kept while the daemon
+        // runs, and the authority of the container's terminated TLS, made again at each start.
+        std::map<std::string, QByteArray> placeholders;
+        std::shared_ptr<Network::InterceptionAuthority> authority;
     };
 
     // Runs `work` (plain file work that touches no manager state) on m_filePool and `finish` with its result
@@ -293,6 +304,12 @@ private:
     void wireContainer(Entry &entry);
     int runningCount() const;
     void attachProxy(Entry &entry);
+    // Before a start: the container's authority and CA bundle, placeholders and the proxy's values
+    // (nothing for a policy without domain secrets). secrets.not_found for a name the store lacks.
+    Result<> prepareDomainSecrets(Entry &entry);
+    // At each run: the values looked up again and given to the proxy; returns the placeholders as the run's
+    // variables.
+    Result<std::vector<Secrets::ResolvedSecret>> domainSecretsForRun(Entry &entry);
     void detachProxy(const QString &containerId);
     void recordConnection(const Network::ConnectionRecord &record);
     // The history is the record of what happened, but a failed write must not stop a container: it is logged.

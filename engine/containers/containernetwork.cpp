@@ -47,6 +47,10 @@ Result<> ContainerManager::checkOneShot(const QString &id, const Policy::Contain
     if (policy.network.type != Policy::NetworkPolicy::Type::Allowlist)
         return fail(QStringLiteral("protocol.invalid_params"),
                     QStringLiteral("a one-shot run's network is served only for an allowlist policy"));
+    if (!policy.network.domainSecrets.empty())
+        return fail(QStringLiteral("policy.invalid_secret"),
+                    QStringLiteral("domain secrets need a container of their own (`cordon create --policy "
+                                   "FILE`, then `cordon exec`); a one-shot run takes only \"secrets\""));
     if (m_entries.count(id) != 0 || m_oneShots.contains(id) || m_store.container(id))
         return fail(QStringLiteral("container.exists"),
                     QStringLiteral("a container with id `%1` is already recorded").arg(id));
@@ -182,7 +186,8 @@ Result<Network::OrgPolicy> ContainerManager::setOrgPolicy(const QJsonArray &doma
 }
 
 Result<ContainerSnapshot> ContainerManager::updateNetwork(const QString &containerId,
-                                                          const Policy::NetworkPolicy &network)
+                                                          Policy::NetworkPolicy network,
+                                                          bool keepDomainSecrets)
 {
     auto found = liveEntry(containerId);
     if (!found)
@@ -197,6 +202,15 @@ Result<ContainerSnapshot> ContainerManager::updateNetwork(const QString &contain
             QStringLiteral("network.restart_required"),
             QStringLiteral("switching the network between disabled and allowlist needs a stopped container: "
                            "stop it, change the policy, start it"));
+    // An allowlist editor that knows nothing of domain secrets keeps them; each must still be allowed.
+    if (keepDomainSecrets && network.type == Policy::NetworkPolicy::Type::Allowlist)
+        network.domainSecrets = current.network.domainSecrets;
+    CORDON_TRY(Policy::checkDomainSecrets(network, "network_policy"));
+    // The sandbox's CA bundle and placeholders are made at start.
+    if (running && network.domainSecrets != current.network.domainSecrets)
+        return fail(QStringLiteral("network.restart_required"),
+                    QStringLiteral("domain secrets change with the container stopped: stop it, change the "
+                                   "policy, start it"));
     if (network.type == Policy::NetworkPolicy::Type::Allowlist)
         CORDON_TRY(m_proxy->orgPolicy().checkNarrows(network));
 
@@ -232,6 +246,10 @@ Result<NetworkSummary> ContainerManager::networkSummary(const QString &container
                                            group.lastReason, group.lastAt});
         summary.events += group.count;
     }
+    auto secrets = m_store.secretDeliveries(containerId);
+    if (!secrets)
+        return fail(secrets.error());
+    summary.secrets = std::move(*secrets);
     return summary;
 }
 

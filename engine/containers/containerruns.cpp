@@ -69,8 +69,12 @@ Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const Exe
     if (!secrets)
         return fail(secrets.error());
     rememberSecretValues(target, *secrets);
+    auto placeholders = domainSecretsForRun(target);
+    if (!placeholders)
+        return fail(placeholders.error());
     ExecRequest withSecrets = request;
     withSecrets.secrets = std::move(*secrets);
+    withSecrets.secrets.insert(withSecrets.secrets.end(), placeholders->begin(), placeholders->end());
     const Secrets::SecretMasker masker = Secrets::maskerFor(withSecrets.secrets);
 
     const QString runId = toQt(newContainerId());
@@ -90,10 +94,19 @@ Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const Exe
         record.inputs.append(maskedDetail(containerId, input)); // an upload may be named after a value
     record.idempotencyKey = idempotencyKey;
     record.startedAt = QDateTime::currentMSecsSinceEpoch();
-    for (const Secrets::ResolvedSecret &secret : withSecrets.secrets)
-        record.secrets.append(QJsonObject{{QStringLiteral("name"), toQt(secret.name)},
-                                          {QStringLiteral("env"), toQt(secret.env)},
-                                          {QStringLiteral("fingerprint"), toQt(secret.fingerprint)}});
+    for (const Secrets::ResolvedSecret &secret : withSecrets.secrets) {
+        QJsonObject recorded{{QStringLiteral("name"), toQt(secret.name)},
+                             {QStringLiteral("env"), toQt(secret.env)},
+                             {QStringLiteral("fingerprint"), toQt(secret.fingerprint)}};
+        // A domain secret: the run got a placeholder; the proxy sends the value only to these.
+        if (!secret.domains.empty()) {
+            QJsonArray domains;
+            for (const std::string &domain : secret.domains)
+                domains.append(toQt(domain));
+            recorded.insert(QStringLiteral("domains"), domains);
+        }
+        record.secrets.append(recorded);
+    }
 
     auto run = target.container->exec(runId, withSecrets);
     if (!run)

@@ -39,10 +39,18 @@ QJsonValue maskedValue(const Secrets::SecretMasker &masker, const QJsonValue &va
     return value;
 }
 
-// Whether the policy gives its runs the secret of this name.
+bool hasDomainSecret(const Policy::ContainerPolicy &policy, const std::string &name)
+{
+    const auto &domainSecrets = policy.network.domainSecrets;
+    return std::any_of(domainSecrets.begin(), domainSecrets.end(),
+                       [&](const Policy::DomainSecret &secret) { return secret.name == name; });
+}
+
+// Whether the policy gives its runs the secret of this name, or its proxy (a domain secret).
 bool receives(const Policy::ContainerPolicy &policy, const std::string &name)
 {
-    return std::any_of(policy.secrets.begin(), policy.secrets.end(),
+    return hasDomainSecret(policy, name) ||
+           std::any_of(policy.secrets.begin(), policy.secrets.end(),
                        [&](const Policy::SecretRef &ref) { return ref.name == name; });
 }
 
@@ -145,10 +153,14 @@ Result<SecretListing> ContainerManager::setSecret(const QString &name, const std
     const bool replaced = (*store)->contains(plainName);
     CORDON_TRY((*store)->set(plainName, value, QDateTime::currentMSecsSinceEpoch()));
     // Containers that use it mask the new value from now on (their next run receives it).
-    const Secrets::ResolvedSecret resolved{plainName, {}, value, (*store)->fingerprint(value)};
+    const Secrets::ResolvedSecret resolved{plainName, {}, value, (*store)->fingerprint(value), {}};
     for (const auto &[id, entry] : m_entries) {
         if (receives(entry->container->policy(), plainName))
             rememberSecretValues(*entry, {resolved});
+        // The proxy of a running container sends the new value from the next request on.
+        if (hasDomainSecret(entry->container->policy(), plainName) &&
+            entry->container->state() == ContainerState::Running)
+            (void)domainSecretsForRun(*entry);
     }
     recordEvent(
         {}, {}, replaced ? QStringLiteral("secret.replaced") : QStringLiteral("secret.set"),

@@ -38,13 +38,14 @@ NetworkLedger::NetworkLedger(Writer writer, int rowsPerRun, int coalesceMs, QObj
 void NetworkLedger::add(const QString &containerId, const QString &runId, const QString &kind,
                         const QJsonObject &detail)
 {
-    const QString key = QStringList{containerId,
-                                    runId,
-                                    kind,
-                                    detail.value(QStringLiteral("host")).toString(),
-                                    detail.value(QStringLiteral("target")).toString(),
-                                    detail.value(QStringLiteral("reason")).toString()}
-                            .join(QChar(0));
+    const QString key =
+        QStringList{containerId, runId, kind, detail.value(QStringLiteral("host")).toString(),
+                    detail.value(QStringLiteral("target")).toString(),
+                    detail.value(QStringLiteral("reason")).toString(),
+                    // Where secrets went is never summed into a row that does not name them.
+                    detail.value(QStringLiteral("secrets_sent")).toVariant().toStringList().join(u','),
+                    detail.value(QStringLiteral("secret_refused")).toString()}
+            .join(QChar(0));
     const qint64 at = now();
     auto window = m_windows.find(key);
     if (window != m_windows.end() && at - window->openedAt < m_coalesceMs) {

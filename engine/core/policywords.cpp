@@ -174,6 +174,15 @@ QList<Line> policy(const QJsonObject &policy)
         const QString variable = ref.toObject().value(QStringLiteral("env")).toString();
         secrets.append(variable == name ? name : tr("%1 as %2").arg(name, variable));
     }
+    // Domain secrets: the runs hold a placeholder; the proxy sends the value to one domain only.
+    const QJsonArray domainSecrets = policy.value(QStringLiteral("network_policy"))
+                                         .toObject()
+                                         .value(QStringLiteral("domain_secrets"))
+                                         .toArray();
+    for (const QJsonValue &ref : domainSecrets)
+        secrets.append(tr("%1 only to %2 (through the proxy)")
+                           .arg(ref.toObject().value(QStringLiteral("name")).toString(),
+                                ref.toObject().value(QStringLiteral("domain")).toString()));
     lines.append({tr("Secrets"), secrets.isEmpty() ? tr("none") : joinedList(secrets)});
     if (policy.value(QStringLiteral("allow_ptrace")).toBool())
         lines.append({tr("Debugging"), tr("ptrace allowed inside the container"), true});

@@ -31,7 +31,7 @@ QString mismatch(const std::vector<Policy::DomainRule> &rules, const Target &tar
     if (candidates.isEmpty())
         return QStringLiteral("port %1 is not allowed for %2%3")
             .arg(QString::number(target.port), target.host, owner);
-    if (target.isTunnel())
+    if (target.isTunnel() && !target.terminated)
         return QStringLiteral(
                    "%1 is only allowed for plain HTTP with listed methods or paths; an HTTPS (CONNECT) "
                    "tunnel cannot be checked%2")

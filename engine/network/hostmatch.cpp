@@ -126,7 +126,7 @@ bool ruleMatches(const Policy::DomainRule &rule, const Target &target)
     if (!rule.matchesHost(literal.host) || !rule.matchesPort(target.port))
         return false;
     if (target.isTunnel())
-        return rule.methods.empty() && rule.pathPrefixes.empty();
+        return target.terminated || (rule.methods.empty() && rule.pathPrefixes.empty());
     if (!rule.methods.empty() &&
         std::find(rule.methods.begin(), rule.methods.end(), toPlain(target.method)) == rule.methods.end())
         return false;

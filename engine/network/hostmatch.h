@@ -46,6 +46,9 @@ struct Target
     quint16 port = 0;
     QString method;
     QString path;
+    // A CONNECT the proxy terminates (domain secrets): each request inside is checked on its own, so a rule
+    // that lists methods or paths may allow the tunnel itself.
+    bool terminated = false;
 
     bool isTunnel() const { return method == QLatin1StringView("CONNECT"); }
 };

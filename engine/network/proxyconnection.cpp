@@ -106,6 +106,7 @@ void ProxyConnection::headParsed()
     m_headTimer.stop();
     const HttpRequestHead &head = m_parser->head();
     m_target = head.policyTarget();
+    m_target.terminated = head.isConnect() && interceptsTarget();
     beginRecord();
     // The name decides first; a name that is not allowed is never resolved, or the proxy itself would be a
     // DNS exfiltration channel ("CONNECT <secret>.attacker.tld", SECURITY.md 2.1 and 2.11).

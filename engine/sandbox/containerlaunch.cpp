@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/containerlaunch.h"
 
+#include "sandbox/files/pendingfile.h"
+#include "sandbox/uniquefd.h"
+#include "sandbox/writeall.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <future>
 #include <string_view>
@@ -11,6 +18,27 @@ namespace Cordon::Containers::OneShot {
 namespace {
 
 using Plan = std::pair<Workspace, Isolation::SetupRequest>;
+
+// The trust bundle beside the workspace's directories, out of the sandbox's reach except through its
+// read-only mount; replaced whole, so that a start never mounts half a file.
+Result<std::string> writeTrustBundle(const std::string &root, const std::string &pem)
+{
+    UniqueFd dir(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (dir.get() < 0)
+        return failErrno("workspace.io", "open " + root, errno);
+    auto pending = Files::PendingFile::create(dir.get(), root);
+    if (!pending)
+        return fail(pending.error());
+    if (::fchmod(pending->fd(), 0644) != 0)
+        return failErrno("workspace.io", "chmod the CA bundle", errno);
+    if (const int written = writeFully(pending->fd(), pem); written != 0)
+        return failErrno("workspace.io", "write the CA bundle in " + root, written);
+    const std::string name = "ca-certificates.crt";
+    auto committed = pending->commit(name, root + '/' + name, Files::ExistingName::Replace);
+    if (!committed)
+        return fail(committed.error());
+    return root + '/' + name;
+}
 
 Result<Plan> makeWorkspaceAndPlan(const LaunchRequest &request)
 {
@@ -23,6 +51,12 @@ Result<Plan> makeWorkspaceAndPlan(const LaunchRequest &request)
             return fail(prepared.error());
     }
     Isolation::MountPlanInput input = request.plan;
+    if (!request.trustBundlePem.empty()) {
+        auto bundle = writeTrustBundle(workspace->root(), request.trustBundlePem);
+        if (!bundle)
+            return fail(bundle.error());
+        input.trustBundle = std::move(*bundle);
+    }
     input.workspace = {paths.work, paths.inputs, paths.outputs, paths.code};
     input.restoreSaved = request.layout == Workspace::Layout::Container;
     input.insideUid = request.ids.insideUid;

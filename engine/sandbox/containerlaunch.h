@@ -30,6 +30,9 @@ struct LaunchRequest
     bool replaceStaleGroup = false;
     // The mount plan's input without the workspace, which this fills in.
     Isolation::MountPlanInput plan;
+    // When set, written to the workspace root as ca-certificates.crt and mounted read-only at
+    // Isolation::InsideTrustBundle (domain secrets: the system's CAs and the container's authority).
+    std::string trustBundlePem;
     // Called on the workspace thread once the workspace exists, before the plan (inputs are copied in here).
     std::function<Result<>(const WorkspacePaths &)> prepareWorkspace;
 };

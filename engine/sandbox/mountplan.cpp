@@ -204,6 +204,9 @@ Result<SetupRequest> buildMountPlan(const MountPlanInput &input)
     if (!workspace.code.empty())
         plan.bind(workspace.code, InsideCodeDir, ReadOnlyBind | MS_NOEXEC);
 
+    if (!input.trustBundle.empty())
+        plan.bind(input.trustBundle, InsideTrustBundle, ReadOnlyBind | MS_NOEXEC);
+
     for (const ExtraMount &mount : input.mounts) {
         const std::uint64_t flags = MS_NOSUID | MS_NODEV | (mount.readOnly ? MS_RDONLY : 0);
         plan.bind(mount.host, mount.target, flags);
@@ -220,6 +223,16 @@ std::string workspaceTmpfsOptions(int workspaceMb)
 std::int64_t workspaceInodes(int workspaceMb)
 {
     return std::max<std::int64_t>(std::int64_t(workspaceMb) * 256, 8192);
+}
+
+void addTrustBundleVariables(std::vector<std::string> &env)
+{
+    for (const char *name : {"SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "PIP_CERT",
+                             "GIT_SSL_CAINFO", "AWS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"}) {
+        const std::string prefix = std::string(name) + '=';
+        std::erase_if(env, [&](const std::string &entry) { return entry.starts_with(prefix); });
+        env.push_back(prefix + InsideTrustBundle);
+    }
 }
 
 std::vector<std::string> runEnvironment(bool proxyListener,

@@ -44,6 +44,9 @@ struct MountPlanInput
     // An allowlist network policy: cordon-init opens the egress proxy's listener inside the container.
     bool proxyListener = false;
     std::vector<ExtraMount> mounts;
+    // A CA bundle on the host (the system's CAs and the container's own authority, for domain secrets):
+    // mounted read-only at InsideTrustBundle. Empty: none.
+    std::string trustBundle;
     std::string hostRoot = "/"; // tests plan against a fake host tree
 };
 
@@ -59,6 +62,7 @@ enum WorkspaceHandle : std::size_t
 };
 constexpr const char *InsideCodeDir = "/mnt/code";
 constexpr const char *InsidePath = "/usr/local/bin:/usr/bin:/bin";
+constexpr const char *InsideTrustBundle = "/etc/cordon/ca-certificates.crt";
 
 // The whole plan, its bind sources included; `sandbox.invalid_workspace` when a workspace path is relative.
 Result<SetupRequest> buildMountPlan(const MountPlanInput &input);
@@ -67,6 +71,10 @@ Result<SetupRequest> buildMountPlan(const MountPlanInput &input);
 // empty files cannot take unbounded kernel memory either.
 std::string workspaceTmpfsOptions(int workspaceMb);
 std::int64_t workspaceInodes(int workspaceMb);
+
+// The variables that point TLS clients at InsideTrustBundle: OpenSSL (SSL_CERT_FILE), curl, Python's
+// requests, pip, git, the AWS SDKs, and Node (NODE_EXTRA_CA_CERTS, which adds to its built-in list).
+void addTrustBundleVariables(std::vector<std::string> &env);
 
 // The whole environment of a run, sorted by name: a fixed minimum (PATH, HOME, LANG, TERM, USER, LOGNAME,
 // TMPDIR; the proxy variables with an allowlist) with `policyEnv` on top. Nothing of the caller's.

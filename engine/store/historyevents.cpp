@@ -124,6 +124,35 @@ Result<QList<DecisionGroup>> HistoryStore::networkDecisions(const QString &conta
     }
 }
 
+Result<QList<SecretDelivery>> HistoryStore::secretDeliveries(const QString &containerId) const
+{
+    auto stmt = m_db.prepare(
+        "SELECT sent.value, coalesce(json_extract(detail, '$.host'), ''), 0, sum(" + QByteArray(RowWeight) +
+            "), max(at) FROM events, json_each(json_extract(detail, '$.secrets_sent')) AS sent "
+            "WHERE container_id = ?1 AND kind = 'network.allowed' AND json_type(detail, '$.secrets_sent') = "
+            "'array' GROUP BY 1, 2 "
+            "UNION ALL SELECT json_extract(detail, '$.secret_refused'), coalesce(json_extract(detail, "
+            "'$.host'), "
+            "''), 1, sum(" +
+            QByteArray(RowWeight) +
+            "), max(at) FROM events WHERE container_id = ?1 AND kind = 'network.denied' AND "
+            "json_type(detail, '$.secret_refused') = 'text' GROUP BY 1, 2 ORDER BY 1, 3, 2",
+        QStringLiteral("count where secrets went"));
+    if (!stmt)
+        return fail(stmt.error());
+    stmt->bind(1, containerId);
+    QList<SecretDelivery> deliveries;
+    for (;;) {
+        auto row = stmt->step();
+        if (!row)
+            return fail(row.error());
+        if (!*row)
+            return deliveries;
+        deliveries.append(SecretDelivery{stmt->columnText(0), stmt->columnText(1), stmt->columnInt64(2) != 0,
+                                         stmt->columnInt64(3), stmt->columnInt64(4)});
+    }
+}
+
 Result<QHash<QString, qint64>>
 HistoryStore::eventCounts(const QString &containerId, const QString &kindPrefix, const QString &runId) const
 {

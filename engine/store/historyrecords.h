@@ -92,6 +92,18 @@ struct DecisionGroup
     QString lastReason;
 };
 
+// Where a container's domain secrets went, from its network decisions: a secret and a host, with how many
+// requests carried the value there (`secrets_sent`) or were refused for carrying its placeholder
+// (`secret_refused`).
+struct SecretDelivery
+{
+    QString secret;
+    QString host;
+    bool refused = false;
+    qint64 count = 0;
+    qint64 lastAt = 0;
+};
+
 // Empty strings and zero times do not filter. since is inclusive, until exclusive; both compare started_at.
 // limit < 0 means no limit; limit 0 returns only the total.
 struct RunFilter

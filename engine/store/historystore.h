@@ -68,6 +68,9 @@ public:
     // A container's network decisions grouped by kind, host, unparsed target and suppression, each with its
     // exact count (row weights summed), latest time and latest reason.
     Result<QList<DecisionGroup>> networkDecisions(const QString &containerId) const;
+    // Per secret and host, the requests that carried its value or were refused for its placeholder (row
+    // weights summed); by secret, then host, sent before refused.
+    Result<QList<SecretDelivery>> secretDeliveries(const QString &containerId) const;
     Result<QHash<QString, qint64>> eventCounts(const QString &containerId, const QString &kindPrefix,
                                                const QString &runId = {}) const;
 

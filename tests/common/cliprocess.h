@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -76,6 +77,19 @@ inline CliResult startDaemonAndWait(QProcess &daemon, int timeoutMs = 15000)
         QThread::msleep(50);
     }
     return status;
+}
+
+// The bytes of the history a daemon with this data folder keeps: history.db, its WAL and journal, as one
+// haystack for tests that prove a value is not in it.
+inline QByteArray historyFileBytes(const QString &dataDir)
+{
+    QByteArray bytes;
+    for (const char *name : {"history.db", "history.db-wal", "history.db-journal"}) {
+        QFile file(dataDir + QLatin1Char('/') + QString::fromUtf8(name));
+        if (file.open(QIODevice::ReadOnly))
+            bytes += file.readAll();
+    }
+    return bytes;
 }
 
 } // namespace CordonTest

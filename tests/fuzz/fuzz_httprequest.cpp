@@ -2,7 +2,8 @@
 // Fuzzes the proxy's request reader the way a connection drives it: bytes in pieces (the first input byte
 // picks the piece size), keep-alive requests one after another, bodies re-framed. Besides memory errors it
 // checks what the upstream would receive: a head with CRLF line ends only and no empty line before its end,
-// and a re-framed chunked body that ends with the last chunk. The response framer reads the same bytes.
+// and a re-framed chunked body that ends with the last chunk; inside a terminated tunnel, requests only to
+// the tunnel's host. The response framer reads the same bytes.
 #include "network/httprequest.h"
 #include "network/httpresponse.h"
 
@@ -41,7 +42,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const qsizetype step = 1 + data[0] % 64;
     const QByteArrayView input(reinterpret_cast<const char *>(data) + 1, qsizetype(size) - 1);
 
-    HttpRequestParser parser;
+    // The top bit picks the reader of requests inside a tunnel the proxy terminates (domain secrets).
+    const bool tunnelled = (data[0] & 0x80) != 0;
+    HttpRequestParser parser = tunnelled
+                                   ? HttpRequestParser(Authority{QStringLiteral("api.example.com"), 443})
+                                   : HttpRequestParser();
     QByteArray pending;
     QByteArray body;
     qsizetype offered = 0;
@@ -65,6 +70,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (parser.state() == HttpRequestParser::State::Done) {
             const HttpRequestHead &head = parser.head();
             check(!head.authority.host.isEmpty() && head.authority.port != 0);
+            // Inside a tunnel every request goes to the tunnel's own host, in origin-form.
+            if (tunnelled)
+                check(head.authority.host == QLatin1String("api.example.com") &&
+                      head.originForm.startsWith('/') && !head.isConnect());
             checkUpstreamHead(head.upstreamHead());
             if (head.body == HttpRequestHead::Body::Chunked)
                 check(body.endsWith("0\r\n\r\n"));

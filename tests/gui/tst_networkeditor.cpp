@@ -395,6 +395,58 @@ private Q_SLOTS:
         QTRY_VERIFY(!m_panel->allowHostButton()->isEnabled()); // listed now
     }
 
+    void secretDeliveriesAreShownAndApplyKeepsThem()
+    {
+        // A container with a domain secret for example.com: a program sends its placeholder there over plain
+        // HTTP, which the proxy refuses (the value goes only over HTTPS, which it terminates).
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("secret.set"),
+                                     {{QStringLiteral("name"), QStringLiteral("API_TOKEN")},
+                                      {QStringLiteral("value"), QStringLiteral("gui-test-value-123")}}));
+        QJsonObject network = allowlist({QStringLiteral("example.com")});
+        network.insert(QStringLiteral("domain_secrets"),
+                       QJsonArray{QJsonObject{{QStringLiteral("domain"), QStringLiteral("example.com")},
+                                              {QStringLiteral("name"), QStringLiteral("API_TOKEN")}}});
+        const auto created = m_daemon.call(
+            QStringLiteral("container.create"),
+            {{QStringLiteral("policy"), QJsonObject{{QStringLiteral("name"), QStringLiteral("net-secret")},
+                                                    {QStringLiteral("network_policy"), network}}}});
+        QVERIFY_RESULT(created);
+        const QString id =
+            created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        const auto started = m_daemon.call(
+            QStringLiteral("run.exec"),
+            {{QStringLiteral("container"), id},
+             {QStringLiteral("command"),
+              QJsonArray{QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                         QStringLiteral(
+                             "curl -s -m 5 http://example.com/ -H \"Authorization: Bearer $API_TOKEN\"")}}});
+        QVERIFY_RESULT(started);
+        const QJsonObject run = started->value(QStringLiteral("run")).toObject();
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("run.wait"),
+                                     {{QStringLiteral("run_id"), run.value(QStringLiteral("id"))}}));
+
+        m_panel->setContainer(containerJson(id));
+        m_panel->onEvent(QStringLiteral("run.finished"), {{QStringLiteral("run"), run}});
+        QTRY_VERIFY(m_panel->secretDeliveries()->isVisible());
+        QCOMPARE(m_panel->secretDeliveries()->text(),
+                 QStringLiteral("Secret API_TOKEN: refused to example.com (1 request)"));
+
+        // The allowlist editor knows nothing of domain secrets; applying a list keeps them.
+        typeEntry(editor(), QStringLiteral("pypi.org"));
+        QTest::keyClick(editor()->entryField(), Qt::Key_Return);
+        QTRY_VERIFY(m_panel->applyButton()->isEnabled());
+        QTest::mouseClick(m_panel->applyButton(), Qt::LeftButton);
+        QTRY_VERIFY(domainsOf(containerJson(id)).contains(QStringLiteral("pypi.org")));
+        const QJsonArray kept = containerJson(id)[QStringLiteral("policy")][QStringLiteral("network_policy")]
+                                                 [QStringLiteral("domain_secrets")]
+                                                     .toArray();
+        QCOMPARE(kept.size(), 1);
+
+        // A container without them shows nothing.
+        m_panel->setContainer(containerJson(m_id));
+        QTRY_VERIFY(!m_panel->secretDeliveries()->isVisible());
+    }
+
     void createDialogOffersAnAllowlist()
     {
         CreateContainerDialog dialog(*m_connection);

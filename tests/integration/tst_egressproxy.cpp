@@ -10,6 +10,7 @@
 #include "network/resolver.h"
 #include "sandbox/json.h"
 
+#include "testca.h"
 #include "testutil.h"
 
 #include <QDeadlineTimer>
@@ -410,41 +411,23 @@ private:
 void TestEgressProxy::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    const QString openssl = QStandardPaths::findExecutable(str("openssl"));
-    if (openssl.isEmpty() || !QSslSocket::supportsSsl()) {
+    const std::optional<CordonTest::TestCa> ca =
+        QSslSocket::supportsSsl()
+            ? CordonTest::makeTestCa(m_dir.path(), str("DNS:localhost,DNS:upstream.test,IP:127.0.0.1"))
+            : std::nullopt;
+    if (!ca) {
         if (qEnvironmentVariableIntValue("CORDON_MUST_WORK") == 1)
             QFAIL("no openssl command or no TLS in Qt");
         qWarning("no openssl command or no TLS in Qt: the HTTPS tests are skipped");
         return;
     }
-    const auto run = [&](const QStringList &arguments) {
-        QProcess process;
-        process.setWorkingDirectory(m_dir.path());
-        process.start(openssl, arguments);
-        return process.waitForFinished(30000) && process.exitCode() == 0;
-    };
-    QFile extensions(m_dir.filePath(str("server.ext")));
-    QVERIFY(extensions.open(QIODevice::WriteOnly));
-    extensions.write("subjectAltName=DNS:localhost,DNS:upstream.test,IP:127.0.0.1\n");
-    extensions.close();
-    const QStringList ec{str("-newkey"), str("ec"), str("-pkeyopt"), str("ec_paramgen_curve:prime256v1"),
-                         str("-nodes")};
-    QVERIFY(run(QStringList{str("req"), str("-x509")} + ec +
-                QStringList{str("-keyout"), str("ca.key"), str("-out"), str("ca.pem"), str("-days"), str("2"),
-                            str("-subj"), str("/CN=Cordon test CA")}));
-    QVERIFY(run(QStringList{str("req")} + ec +
-                QStringList{str("-keyout"), str("server.key"), str("-out"), str("server.csr"), str("-subj"),
-                            str("/CN=localhost")}));
-    QVERIFY(run({str("x509"), str("-req"), str("-in"), str("server.csr"), str("-CA"), str("ca.pem"),
-                 str("-CAkey"), str("ca.key"), str("-CAcreateserial"), str("-out"), str("server.pem"),
-                 str("-days"), str("2"), str("-extfile"), str("server.ext")}));
-    const auto read = [&](const char *name) {
-        QFile file(m_dir.filePath(str(name)));
+    const auto read = [](const QString &path) {
+        QFile file(path);
         return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
     };
-    m_ca = QSslCertificate(read("ca.pem"));
-    m_certificate = QSslCertificate(read("server.pem"));
-    m_key = QSslKey(read("server.key"), QSsl::Ec);
+    m_ca = QSslCertificate(read(ca->caPem));
+    m_certificate = QSslCertificate(read(ca->serverPem));
+    m_key = QSslKey(read(ca->serverKey), QSsl::Ec);
     QVERIFY(!m_ca.isNull() && !m_certificate.isNull() && !m_key.isNull());
     m_haveTls = true;
 }
@@ -1266,7 +1249,10 @@ std::shared_ptr<InterceptionAuthority> TestEgressProxy::setDomainSecrets(quint16
 {
     const QByteArray ports =
         "[" + QByteArray::number(port) + ", " + QByteArray::number(m_plain->serverPort()) + "]";
-    setPolicy(R"([{"domain": "localhost", "ports": )" + ports + R"(, "allow_private_addresses": true},
+    // localhost only for GET /v1: a rule with methods or paths allows a CONNECT the proxy terminates, and
+    // applies to each request inside.
+    setPolicy(R"([{"domain": "localhost", "ports": )" + ports +
+              R"(, "methods": ["GET"], "path_prefixes": ["/v1"], "allow_private_addresses": true},
                   {"domain": "upstream.test", "ports": )" +
               ports + R"(, "allow_private_addresses": true},
                   {"domain": "127.0.0.1", "ports": )" +
@@ -1312,8 +1298,20 @@ void TestEgressProxy::domainSecretsGoOnlyToTheirDomain()
     QVERIFY2(m_tls->heads.first().contains("\r\nAuthorization: Bearer real-api-token-1234\r\n"),
              m_tls->heads.first().constData());
     QVERIFY(!m_tls->heads.first().contains("cordon-placeholder"));
+    // The rule's paths hold inside the tunnel (a new one: the upstream closes after each answer).
     QTRY_VERIFY(m_finished->size() >= 2);
     QList<ConnectionRecord> seen = records(*m_finished);
+    socket = openTunnel("localhost:" + port, str("localhost"), authority->certificate());
+    QVERIFY(socket);
+    QVERIFY(waitUntil([&] { return socket->isEncrypted(); }));
+    socket->write("GET /admin HTTP/1.1\r\nHost: localhost:" + port + "\r\n\r\n");
+    reply.clear();
+    QVERIFY(waitUntil([&] {
+        reply += socket->readAll();
+        return reply.endsWith("\n") && reply.contains("403");
+    }));
+    QVERIFY2(reply.contains("path /admin not allowed for localhost"), reply.constData());
+    QCOMPARE(m_tls->heads.size(), 1);
     QCOMPARE(seen.at(0).method, str("CONNECT"));
     QVERIFY(seen.at(0).tlsTerminated);
     QCOMPARE(seen.at(0).status, 200);
@@ -1352,7 +1350,7 @@ void TestEgressProxy::domainSecretsGoOnlyToTheirDomain()
     for (const QByteArray &host : {QByteArray("127.0.0.1"), QByteArray("localhost")}) {
         Client client(m_port);
         client.send("GET http://" + host + ":" + QByteArray::number(m_plain->serverPort()) +
-                    "/ HTTP/1.1\r\nAuthorization: " + TokenPlaceholder + "\r\n\r\n");
+                    "/v1 HTTP/1.1\r\nAuthorization: " + TokenPlaceholder + "\r\n\r\n");
         const auto refused = client.response();
         QVERIFY(refused);
         QCOMPARE(refused->status, 403);

@@ -47,12 +47,6 @@ QStringList args(std::initializer_list<const char *> list)
     return result;
 }
 
-QByteArray readFile(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
 // The characters of `encoded` (base64 of bytes that hold the value at byte `offset`) that only the value's
 // bits decide: the neighbours' bits share the characters at each end.
 QByteArray base64Inner(const QByteArray &encoded, int offset, int length)
@@ -127,13 +121,7 @@ private:
     }
 
     // Everything Cordon keeps about the runs, as files on disk.
-    QByteArray historyBytes()
-    {
-        QByteArray bytes;
-        for (const char *name : {"history.db", "history.db-wal", "history.db-journal"})
-            bytes += readFile(m_dataDir + QLatin1Char('/') + QString::fromUtf8(name));
-        return bytes;
-    }
+    QByteArray historyBytes() const { return historyFileBytes(m_dataDir); }
 
     void verifyNoLeak(const QByteArray &where, const QByteArray &text)
     {

@@ -59,11 +59,12 @@ Result<QJsonObject> updateNetwork(ApiContext &context, const QJsonObject &params
     auto id = requireString(params, QStringLiteral("id"));
     if (!id)
         return fail(id.error());
-    auto network = Policy::NetworkPolicy::fromJson(toPlain(params.value(QStringLiteral("network_policy"))),
-                                                   "network_policy");
+    const QJsonValue given = params.value(QStringLiteral("network_policy"));
+    auto network = Policy::NetworkPolicy::fromJson(toPlain(given), "network_policy");
     if (!network)
         return fail(network.error());
-    auto container = context.manager.updateNetwork(*id, *network);
+    const bool keepDomainSecrets = !given.toObject().contains(QStringLiteral("domain_secrets"));
+    auto container = context.manager.updateNetwork(*id, std::move(*network), keepDomainSecrets);
     if (!container)
         return fail(container.error());
     return wrap(QStringLiteral("container"), containerToJson(*container));

@@ -204,7 +204,17 @@ QJsonObject networkSummaryToJson(const Containers::NetworkSummary &summary)
             json.insert(QStringLiteral("suppressed"), true);
         hosts.append(json);
     }
-    return {{QStringLiteral("hosts"), hosts}, {QStringLiteral("events"), summary.events}};
+    QJsonArray secrets;
+    for (const Store::SecretDelivery &row : summary.secrets)
+        secrets.append(QJsonObject{
+            {QStringLiteral("secret"), row.secret},
+            {QStringLiteral("host"), row.host},
+            {QStringLiteral("decision"), row.refused ? QStringLiteral("refused") : QStringLiteral("sent")},
+            {QStringLiteral("count"), row.count},
+            {QStringLiteral("last_at"), row.lastAt}});
+    return {{QStringLiteral("hosts"), hosts},
+            {QStringLiteral("secrets"), secrets},
+            {QStringLiteral("events"), summary.events}};
 }
 
 QJsonObject eventToJson(const Store::EventRecord &event)

@@ -14,7 +14,7 @@ Result<std::vector<ResolvedSecret>> resolveSecrets(const SecretStore &store,
         if (!value)
             return fail(value.error());
         const std::string fingerprint = store.fingerprint(*value);
-        resolved.push_back(ResolvedSecret{ref.name, ref.env, std::move(*value), fingerprint});
+        resolved.push_back(ResolvedSecret{ref.name, ref.env, std::move(*value), fingerprint, {}});
     }
     return resolved;
 }

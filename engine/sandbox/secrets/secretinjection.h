@@ -19,6 +19,9 @@ struct ResolvedSecret
     std::string env;
     std::string value;
     std::string fingerprint; // SecretStore::fingerprint(value)
+    // A domain secret: `value` is its placeholder (what the run receives), `fingerprint` is the real value's,
+    // and these are where the proxy may send the real value.
+    std::vector<std::string> domains;
 };
 
 // Each of the policy's secrets with its value now. secrets.not_found names the first one the store lacks and

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// ContainerManager: domain secrets (docs/secrets.md, "Domain secrets"). A container whose policy lists
+// network_policy.domain_secrets gets, at each start, a new certificate authority whose key stays in this
+// process, a CA bundle (the host's CAs and that authority) mounted read-only in the sandbox, and one
+// placeholder per secret name, which its runs receive in the variable of that name. The store's values go
+// only to the egress proxy, looked up again at each run; events and output mask values and placeholders
+// alike.
+#include "containers/containermanager.h"
+
+#include "network/domainsecrets.h"
+#include "network/interceptionauthority.h"
+
+#include <QFile>
+
+#include <map>
+
+namespace Cordon::Containers {
+
+namespace {
+
+// Debian's bundle of the CAs the host trusts (ca-certificates); absent when that package is not installed,
+// and then the sandbox trusts only the container's authority through these variables.
+constexpr const char *HostBundle = "/etc/ssl/certs/ca-certificates.crt";
+
+// Each secret name once, with every domain it may go to, in the policy's order.
+std::vector<std::pair<std::string, QStringList>> domainsByName(const Policy::NetworkPolicy &network)
+{
+    std::vector<std::pair<std::string, QStringList>> names;
+    for (const Policy::DomainSecret &secret : network.domainSecrets) {
+        auto found = std::find_if(names.begin(), names.end(),
+                                  [&](const auto &entry) { return entry.first == secret.name; });
+        if (found == names.end())
+            found = names.insert(names.end(), {secret.name, {}});
+        found->second.append(toQt(secret.domain));
+    }
+    return names;
+}
+
+} // namespace
+
+Result<> ContainerManager::prepareDomainSecrets(Entry &entry)
+{
+    const QString id = entry.record.id;
+    const Policy::NetworkPolicy &network = entry.container->policy().network;
+    if (network.domainSecrets.empty()) {
+        entry.authority.reset();
+        entry.container->setTrustBundle({});
+        if (m_proxy)
+            m_proxy->setDomainSecrets(id, nullptr, nullptr);
+        return {};
+    }
+    QStringList domains;
+    for (const auto &[name, to] : domainsByName(network)) {
+        for (const QString &domain : to) {
+            if (!domains.contains(domain))
+                domains.append(domain);
+        }
+        if (entry.placeholders.count(name) == 0)
+            entry.placeholders.emplace(name, Network::newPlaceholder(toQt(name)));
+    }
+    auto authority = Network::InterceptionAuthority::create(id, domains);
+    if (!authority)
+        return fail(authority.error());
+    entry.authority = *authority;
+    QByteArray bundle;
+    if (QFile host(QString::fromLatin1(HostBundle)); host.open(QIODevice::ReadOnly))
+        bundle = host.readAll() + '\n';
+    bundle += entry.authority->certificatePem();
+    entry.container->setTrustBundle(bundle.toStdString());
+    auto values = domainSecretsForRun(entry);
+    if (!values)
+        return fail(values.error());
+    return {};
+}
+
+Result<std::vector<Secrets::ResolvedSecret>> ContainerManager::domainSecretsForRun(Entry &entry)
+{
+    const auto names = domainsByName(entry.container->policy().network);
+    if (names.empty())
+        return std::vector<Secrets::ResolvedSecret>{};
+    std::vector<Policy::SecretRef> refs;
+    for (const auto &[name, domains] : names)
+        refs.push_back({name, name});
+    Policy::ContainerPolicy lookup;
+    lookup.name = entry.container->policy().name;
+    lookup.secrets = refs;
+    auto values = resolveSecrets(lookup);
+    if (!values)
+        return fail(values.error());
+
+    QList<Network::DomainSecretValue> forProxy;
+    std::vector<Secrets::ResolvedSecret> placeholders;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const auto &[name, domains] = names[i];
+        const QByteArray &placeholder = entry.placeholders.at(name);
+        forProxy.append({toQt(name), domains, placeholder, QByteArray::fromStdString((*values)[i].value)});
+        Secrets::ResolvedSecret variable{name, name, placeholder.toStdString(), (*values)[i].fingerprint, {}};
+        for (const QString &domain : domains)
+            variable.domains.push_back(toPlain(domain));
+        placeholders.push_back(std::move(variable));
+    }
+    // Both are masked as [secret:NAME]: the value (which could come back from its domain into the output)
+    // and the placeholder (which stands for it).
+    rememberSecretValues(entry, *values);
+    rememberSecretValues(entry, placeholders);
+    if (m_proxy)
+        m_proxy->setDomainSecrets(entry.record.id, std::make_shared<const Network::DomainSecrets>(forProxy),
+                                  entry.authority);
+    return placeholders;
+}
+
+} // namespace Cordon::Containers

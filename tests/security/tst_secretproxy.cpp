@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+// Domain secrets end to end (docs/secrets.md): a real cordond trusting a test CA (--upstream-ca), a real
+// container, curl and Python inside it, and an HTTPS server on the host's loopback (Python's http.server
+// with a certificate from the test CA) that logs every request head it receives. The sandbox holds only a
+// placeholder; the value arrives at its domain and nowhere else; a placeholder sent elsewhere is refused and
+// recorded; a domain without secrets is a blind tunnel; nothing of the value or the placeholder is kept.
+#include "cliprocess.h"
+#include "sandboxtest.h"
+#include "testca.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+using namespace CordonTest;
+
+namespace {
+
+const QByteArray Value = QByteArrayLiteral("sk-live-7Hq2Zr9Xw4Lp0Vb8Nd3K");
+
+// Logs the request line and head of every request to argv[3]/requests.log and answers "secure hello PATH";
+// prints its port once it listens.
+const char *const ServerScript =
+    "import http.server, ssl, sys\n"
+    "cert, key, log = sys.argv[1], sys.argv[2], sys.argv[3]\n"
+    "class Handler(http.server.BaseHTTPRequestHandler):\n"
+    "    protocol_version = \"HTTP/1.1\"\n"
+    "    def do_GET(self):\n"
+    "        with open(log, \"ab\") as out:\n"
+    "            out.write((self.requestline + \"\\n\" + str(self.headers) + \"---\\n\").encode())\n"
+    "        body = b\"secure hello \" + self.path.encode()\n"
+    "        self.send_response(200)\n"
+    "        self.send_header(\"Content-Length\", str(len(body)))\n"
+    "        self.end_headers()\n"
+    "        self.wfile.write(body)\n"
+    "    def log_message(self, *args):\n"
+    "        pass\n"
+    "server = http.server.ThreadingHTTPServer((\"127.0.0.1\", 0), Handler)\n"
+    "context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)\n"
+    "context.load_cert_chain(cert, key)\n"
+    "server.socket = context.wrap_socket(server.socket, server_side=True)\n"
+    "print(server.server_address[1], flush=True)\n"
+    "server.serve_forever()\n";
+
+CliResult cordon(const QStringList &arguments, const QByteArray &input = {})
+{
+    return runProgram(builtProgram(QStringLiteral("cordon")), arguments, input);
+}
+
+// JSON output without the indentation, so that a field can be looked for as one string.
+QByteArray compact(const QByteArray &json)
+{
+    return QJsonDocument::fromJson(json).toJson(QJsonDocument::Compact);
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestSecretProxy final : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_socketDir{QDir::tempPath() + QStringLiteral("/cdsp-XXXXXX")};
+    QTemporaryDir m_files;
+    QProcess m_server;
+    QProcess m_daemon;
+    QString m_dataDir;
+    QString m_ca;
+    QByteArray m_port;
+    QString m_container;
+
+    QString writeFile(const QString &name, const QByteArray &bytes)
+    {
+        const QString path = m_files.filePath(name);
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+            return {};
+        return path;
+    }
+
+    QByteArray serverLog() { return readFile(m_files.filePath(QStringLiteral("requests.log"))); }
+
+    QByteArray historyBytes() const { return historyFileBytes(m_dataDir); }
+
+    CliResult sh(const QString &container, const QByteArray &script)
+    {
+        return cordon({QStringLiteral("exec"), container, QStringLiteral("--"), QStringLiteral("/bin/sh"),
+                       QStringLiteral("-c"), QString::fromUtf8(script)});
+    }
+
+    QByteArray policy(const QByteArray &name, const QByteArray &secretsJson)
+    {
+        const QByteArray rule =
+            "{\"domain\": \"%1\", \"ports\": [" + m_port + "], \"allow_private_addresses\": true}";
+        return "{\"name\": \"" + name +
+               "\", \"network_policy\": {\"type\": \"allowlist\", \"allowed_domains\": [" +
+               QByteArray(rule).replace("%1", "localhost") + ", " +
+               QByteArray(rule).replace("%1", "127.0.0.1") + "], \"domain_secrets\": " + secretsJson + "}}";
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_socketDir.isValid() && m_files.isValid());
+        m_dataDir = qEnvironmentVariable("CORDON_DATA_DIR");
+        const std::optional<TestCa> ca =
+            makeTestCa(m_files.path(), QStringLiteral("DNS:localhost,IP:127.0.0.1"));
+        const QString python = QStandardPaths::findExecutable(QStringLiteral("python3"));
+        if (!ca || python.isEmpty()) {
+            if (qEnvironmentVariableIntValue("CORDON_MUST_WORK") == 1)
+                QFAIL("no openssl or python3 command");
+            QSKIP("no openssl or python3 command");
+        }
+        m_ca = ca->caPem;
+        m_server.start(python, {QStringLiteral("-c"), QString::fromUtf8(ServerScript), ca->serverPem,
+                                ca->serverKey, m_files.filePath(QStringLiteral("requests.log"))});
+        QVERIFY(m_server.waitForReadyRead(20000));
+        m_port = m_server.readLine().trimmed();
+        QVERIFY2(m_port.toInt() > 0, m_port.constData());
+
+        qputenv("CORDON_SOCKET", QFile::encodeName(m_socketDir.filePath(QStringLiteral("d.sock"))));
+        qputenv("CORDON_DAEMON", "/nonexistent/cordond");
+        QVERIFY(QDir(m_files.path()).mkpath(QStringLiteral("config/cordon")));
+        QVERIFY(!writeFile(QStringLiteral("config/cordon/org-policy.json"),
+                           R"({"allowed_domains": [{"domain": "localhost", "ports": [)" + m_port +
+                               R"(], "allow_private_addresses": true}, {"domain": "127.0.0.1", "ports": [)" +
+                               m_port + R"(], "allow_private_addresses": true}]})")
+                     .isEmpty());
+        qputenv("XDG_CONFIG_HOME", QFile::encodeName(m_files.filePath(QStringLiteral("config"))));
+        m_daemon.setProgram(builtProgram(QStringLiteral("cordond")));
+        m_daemon.setArguments({QStringLiteral("--upstream-ca"), m_ca});
+        const CliResult status = startDaemonAndWait(m_daemon);
+        QVERIFY2(status.status == 0, status.describe());
+
+        const CliResult set = cordon(
+            {QStringLiteral("secret"), QStringLiteral("set"), QStringLiteral("API_TOKEN")}, Value + "\n");
+        QVERIFY2(set.status == 0, set.describe());
+        const QString file = writeFile(QStringLiteral("holder.json"),
+                                       policy("holder", R"([{"domain": "localhost", "name": "API_TOKEN"}])"));
+        const CliResult created = cordon({QStringLiteral("create"), QStringLiteral("--policy"), file});
+        QVERIFY2(created.status == 0, created.describe());
+        m_container = QString::fromUtf8(created.out).trimmed();
+    }
+
+    void cleanupTestCase()
+    {
+        cordon({QStringLiteral("daemon"), QStringLiteral("stop")});
+        if (!m_daemon.waitForFinished(30000))
+            m_daemon.kill();
+        m_server.kill();
+        m_server.waitForFinished(5000);
+    }
+
+    void theValueReachesOnlyItsDomain()
+    {
+        const QByteArray port = m_port;
+        // Plain string literals for the URLs: moc reads two slashes in a raw string as a comment.
+        const QByteArray local = "https://localhost:" + port;
+        const QByteArray script = "printenv API_TOKEN | cut -c1-19\n"
+                                  "echo \"whole: $API_TOKEN\"\n"
+                                  "grep -c 'PRIVATE KEY' /etc/cordon/ca-certificates.crt\n"
+                                  "curl -sS " +
+                                  local +
+                                  "/v1 -H \"Authorization: Bearer $API_TOKEN\"; echo\n"
+                                  "python3 -c 'import os, urllib.request\n"
+                                  "request = urllib.request.Request(\"" +
+                                  local +
+                                  "/py\", headers={\"X-Api-Key\": os.environ[\"API_TOKEN\"]})\n"
+                                  "print(urllib.request.urlopen(request, timeout=20).read().decode())'\n"
+                                  "curl -s http://127.0.0.1:" +
+                                  port + "/steal -H \"X-Stolen: $API_TOKEN\"; echo\n";
+        const CliResult run = sh(m_container, script);
+        QVERIFY2(run.status == 0, run.describe());
+        // The sandbox holds a placeholder, masked where the run prints it whole; the bundle has no key.
+        QVERIFY2(run.out.startsWith("cordon-placeholder-\nwhole: [secret:API_TOKEN]\n0\n"), run.describe());
+        QVERIFY2(run.out.contains("secure hello /v1\n"), run.describe());
+        QVERIFY2(run.out.contains("secure hello /py\n"), run.describe());
+        QVERIFY2(
+            run.out.contains("blocked by sandbox policy: secret API_TOKEN may only be sent to localhost"),
+            run.describe());
+
+        // What arrived: the value in both requests to localhost, never the placeholder, nothing at /steal.
+        const QByteArray log = serverLog();
+        QVERIFY2(log.contains(QByteArray("Authorization: Bearer " + Value + "\n")), log.constData());
+        QVERIFY2(log.contains(QByteArray("X-Api-Key: " + Value + "\n")), log.constData());
+        QVERIFY(!log.contains("cordon-placeholder"));
+        QVERIFY(!log.contains("/steal"));
+
+        // Recorded: where the secret went, and the attempt to send it elsewhere.
+        const CliResult allowed =
+            cordon({QStringLiteral("events"), QStringLiteral("--json"), QStringLiteral("--container"),
+                    m_container, QStringLiteral("--kind"), QStringLiteral("network.allowed")});
+        QVERIFY2(compact(allowed.out).contains(R"("secrets_sent":["API_TOKEN"])"), allowed.describe());
+        QVERIFY2(compact(allowed.out).contains(R"("tls_terminated":true)"), allowed.describe());
+        const CliResult denied =
+            cordon({QStringLiteral("events"), QStringLiteral("--json"), QStringLiteral("--container"),
+                    m_container, QStringLiteral("--kind"), QStringLiteral("network.denied")});
+        QVERIFY2(compact(denied.out).contains(R"("secret_refused":"API_TOKEN")"), denied.describe());
+        const CliResult history = cordon({QStringLiteral("history"), QStringLiteral("--json"),
+                                          QStringLiteral("--container"), m_container});
+        QVERIFY2(compact(history.out).contains(R"("domains":["localhost"])"), history.describe());
+
+        // Kept nowhere: neither the value nor the placeholder.
+        for (const QByteArray &kept : {historyBytes(), allowed.out, denied.out, history.out}) {
+            QVERIFY(!kept.contains(Value));
+            QVERIFY(!kept.contains("cordon-placeholder-API_TOKEN-"));
+        }
+    }
+
+    void aDomainWithoutSecretsIsABlindTunnel()
+    {
+        // curl trusts only the test CA here: it connects only if it sees the server's own certificate.
+        const QByteArray ca = readFile(m_ca);
+        const CliResult run =
+            sh(m_container,
+               "printf '%s' '" + ca +
+                   "' > /tmp/test-ca.pem\ncurl -sS --cacert /tmp/test-ca.pem https://127.0.0.1:" + m_port +
+                   "/blind -H \"X-Token: $API_TOKEN\"");
+        QVERIFY2(run.status == 0 && run.out == "secure hello /blind", run.describe());
+        // Not intercepted, so the placeholder went as it was: worthless there.
+        QVERIFY(serverLog().contains("X-Token: cordon-placeholder-API_TOKEN-"));
+    }
+
+    void badDomainSecretPoliciesAreClearErrors()
+    {
+        const auto refused = [&](const QByteArray &name, const QByteArray &secretsJson,
+                                 const char *expected) {
+            const QString file =
+                writeFile(QString::fromUtf8(name) + QStringLiteral(".json"), policy(name, secretsJson));
+            const CliResult created = cordon({QStringLiteral("create"), QStringLiteral("--policy"), file});
+            QVERIFY2(created.status != 0 && created.err.contains(expected), created.describe());
+        };
+        refused("unknown", R"([{"domain": "localhost", "name": "NOT_IN_STORE"}])",
+                "cordon secret set NOT_IN_STORE");
+        refused("inline", R"([{"domain": "localhost", "name": "API_TOKEN", "value": "x"}])",
+                "a policy never holds a secret's value");
+        refused("elsewhere", R"([{"domain": "api.example.com", "name": "API_TOKEN"}])",
+                "which allowed_domains does not allow");
+        // A one-shot run has no container to hold an authority.
+        const QString file =
+            writeFile(QStringLiteral("oneshot.json"),
+                      policy("oneshot", R"([{"domain": "localhost", "name": "API_TOKEN"}])"));
+        const CliResult oneShot = cordon({QStringLiteral("run"), QStringLiteral("--policy"), file,
+                                          QStringLiteral("--"), QStringLiteral("/bin/true")});
+        QVERIFY2(oneShot.status != 0 && oneShot.err.contains("domain secrets need a container"),
+                 oneShot.describe());
+        const CliResult status = cordon({QStringLiteral("daemon"), QStringLiteral("status")});
+        QVERIFY2(status.status == 0, status.describe());
+    }
+};
+
+CORDON_SANDBOX_TEST_MAIN(TestSecretProxy)
+#include "tst_secretproxy.moc"
