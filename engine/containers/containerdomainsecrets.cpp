@@ -2,7 +2,9 @@
 // ContainerManager: domain secrets (docs/secrets.md, "Domain secrets"). A container whose policy lists
 // network_policy.domain_secrets gets, at each start, a new certificate authority whose key stays in this
 // process, a CA bundle (the host's CAs and that authority) mounted read-only in the sandbox, and one
-// placeholder per secret name, which its runs receive in the variable of that name. The store's values go
+// placeholder per secret name, which its runs receive in the variable of that name. A placeholder is keyed
+// by the store (an HMAC of the container and the name), so it stays the same across daemon restarts: a
+// program that saved it in its workspace (.netrc, .env) keeps working. The store's values go
 // only to the egress proxy, looked up again at each run; events and output mask values and placeholders
 // alike.
 #include "containers/containermanager.h"
@@ -44,19 +46,24 @@ Result<> ContainerManager::prepareDomainSecrets(Entry &entry)
     const Policy::NetworkPolicy &network = entry.container->policy().network;
     if (network.domainSecrets.empty()) {
         entry.authority.reset();
+        entry.proxySecrets.reset();
         entry.container->setTrustBundle({});
         if (m_proxy)
             m_proxy->setDomainSecrets(id, nullptr, nullptr);
         return {};
     }
+    auto store = secretStore();
+    if (!store)
+        return fail(store.error());
     QStringList domains;
     for (const auto &[name, to] : domainsByName(network)) {
         for (const QString &domain : to) {
             if (!domains.contains(domain))
                 domains.append(domain);
         }
-        if (entry.placeholders.count(name) == 0)
-            entry.placeholders.emplace(name, Network::newPlaceholder(toQt(name)));
+        const std::string mac = (*store)->fingerprint("cordon-placeholder:" + toPlain(id) + ':' + name);
+        entry.placeholders[name] =
+            Network::placeholderFor(toQt(name), QByteArray::fromStdString(mac.substr(mac.find(':') + 1)));
     }
     auto authority = Network::InterceptionAuthority::create(id, domains);
     if (!authority)
@@ -103,10 +110,31 @@ Result<std::vector<Secrets::ResolvedSecret>> ContainerManager::domainSecretsForR
     // and the placeholder (which stands for it).
     rememberSecretValues(entry, *values);
     rememberSecretValues(entry, placeholders);
+    entry.proxySecrets = std::make_shared<const Network::DomainSecrets>(forProxy);
     if (m_proxy)
-        m_proxy->setDomainSecrets(entry.record.id, std::make_shared<const Network::DomainSecrets>(forProxy),
-                                  entry.authority);
+        m_proxy->setDomainSecrets(entry.record.id, entry.proxySecrets, entry.authority);
     return placeholders;
+}
+
+void ContainerManager::updateDomainSecret(const std::string &name, const QByteArray &value)
+{
+    for (const auto &[id, entry] : m_entries) {
+        if (!entry->proxySecrets)
+            continue;
+        QList<Network::DomainSecretValue> secrets = entry->proxySecrets->secrets();
+        bool changed = false;
+        for (Network::DomainSecretValue &secret : secrets) {
+            if (toPlain(secret.name) == name) {
+                secret.value = value;
+                changed = true;
+            }
+        }
+        if (!changed)
+            continue;
+        entry->proxySecrets = std::make_shared<const Network::DomainSecrets>(secrets);
+        if (m_proxy && m_proxy->hasListener(id))
+            m_proxy->setDomainSecrets(id, entry->proxySecrets, entry->authority);
+    }
 }
 
 } // namespace Cordon::Containers

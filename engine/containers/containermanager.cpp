@@ -130,6 +130,7 @@ Result<> ContainerManager::initialize()
                 attachProxy(survivor);
                 recordEvent(record.id, {}, QStringLiteral("container.restarted"), {});
             } else {
+                detachProxy(record.id);
                 recordEvent(record.id, {}, QStringLiteral("container.restart_failed"),
                             {{QStringLiteral("error"), toQt(started.error().message())}});
             }
@@ -388,8 +389,13 @@ Result<ContainerSnapshot> ContainerManager::start(const QString &id)
         if (runningCount() >= m_settings.maxContainers)
             return fail(QStringLiteral("container.limit"),
                         QStringLiteral("%1 containers are running, the limit").arg(m_settings.maxContainers));
-        CORDON_TRY(prepareDomainSecrets(started));
-        CORDON_TRY(started.container->start());
+        Result<> launched = prepareDomainSecrets(started);
+        if (launched)
+            launched = started.container->start();
+        if (!launched) {
+            detachProxy(id); // what prepareDomainSecrets() gave the proxy
+            return fail(launched.error());
+        }
         attachProxy(started);
         started.record.state = QStringLiteral("running");
         started.warned = false;

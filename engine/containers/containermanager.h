@@ -262,6 +262,8 @@ private:
         // runs, and the authority of the container's terminated TLS, made again at each start.
         std::map<std::string, QByteArray> placeholders;
         std::shared_ptr<Network::InterceptionAuthority> authority;
+        // What the proxy was last given; given again when a start hands the proxy a new listener.
+        std::shared_ptr<const Network::DomainSecrets> proxySecrets;
     };
 
     // Runs `work` (plain file work that touches no manager state) on m_filePool and `finish` with its result
@@ -310,6 +312,9 @@ private:
     // At each run: the values looked up again and given to the proxy; returns the placeholders as the run's
     // variables.
     Result<std::vector<Secrets::ResolvedSecret>> domainSecretsForRun(Entry &entry);
+    // A secret set or removed (an empty value): the proxies of the containers that send it use the new value,
+    // or refuse its placeholder, from the next request on.
+    void updateDomainSecret(const std::string &name, const QByteArray &value);
     void detachProxy(const QString &containerId);
     void recordConnection(const Network::ConnectionRecord &record);
     // The history is the record of what happened, but a failed write must not stop a container: it is logged.

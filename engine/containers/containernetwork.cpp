@@ -32,6 +32,9 @@ void ContainerManager::attachProxy(Entry &target)
         return;
     }
     m_proxy->updatePolicy(target.record.id, policy.network);
+    // A new listener starts from a new context: the domain secrets prepared for this start go with it.
+    if (target.proxySecrets)
+        m_proxy->setDomainSecrets(target.record.id, target.proxySecrets, target.authority);
 }
 
 void ContainerManager::detachProxy(const QString &containerId)

@@ -157,11 +157,9 @@ Result<SecretListing> ContainerManager::setSecret(const QString &name, const std
     for (const auto &[id, entry] : m_entries) {
         if (receives(entry->container->policy(), plainName))
             rememberSecretValues(*entry, {resolved});
-        // The proxy of a running container sends the new value from the next request on.
-        if (hasDomainSecret(entry->container->policy(), plainName) &&
-            entry->container->state() == ContainerState::Running)
-            (void)domainSecretsForRun(*entry);
     }
+    // The proxies of running containers send the new value from the next request on.
+    updateDomainSecret(plainName, QByteArray::fromStdString(value));
     recordEvent(
         {}, {}, replaced ? QStringLiteral("secret.replaced") : QStringLiteral("secret.set"),
         {{QStringLiteral("name"), name}, {QStringLiteral("fingerprint"), toQt(resolved.fingerprint)}});
@@ -181,6 +179,8 @@ Result<> ContainerManager::removeSecret(const QString &name)
     if (!store)
         return fail(store.error());
     CORDON_TRY((*store)->remove(toPlain(name)));
+    // A domain secret's placeholder is refused from now on, not sent as it is.
+    updateDomainSecret(toPlain(name), {});
     recordEvent({}, {}, QStringLiteral("secret.removed"), {{QStringLiteral("name"), name}});
     return {};
 }

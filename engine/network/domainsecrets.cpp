@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "network/domainsecrets.h"
 
-#include <QRandomGenerator>
-
 #include <algorithm>
 
 namespace Cordon::Network {
 
-QByteArray newPlaceholder(const QString &name)
+QByteArray placeholderFor(const QString &name, const QByteArray &hex)
 {
-    quint32 words[4];
-    QRandomGenerator::system()->fillRange(words);
-    const QByteArray random(reinterpret_cast<const char *>(words), sizeof words);
-    return "cordon-placeholder-" + name.toLatin1() + '-' + random.toHex();
+    return "cordon-placeholder-" + name.toLatin1() + '-' + hex;
 }
 
 DomainSecrets::DomainSecrets(QList<DomainSecretValue> secrets) : m_secrets(std::move(secrets)) {}
@@ -22,6 +17,27 @@ bool DomainSecrets::intercepts(const QString &host) const
     return std::any_of(m_secrets.begin(), m_secrets.end(),
                        [&](const DomainSecretValue &secret) { return secret.domains.contains(host); });
 }
+
+namespace {
+
+bool hasControlCharacter(const QByteArray &value)
+{
+    return std::any_of(value.begin(), value.end(), [](char c) {
+        return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f;
+    });
+}
+
+// Whether `at` lies in the value of a header field: after the request line, and after the colon of its line.
+bool inFieldValue(const QByteArray &head, qsizetype at)
+{
+    const qsizetype lineStart = head.lastIndexOf('\n', at);
+    if (lineStart < 0)
+        return false; // the request line
+    const qsizetype colon = head.indexOf(':', lineStart);
+    return colon >= 0 && colon < at && head.indexOf('\n', lineStart + 1) > colon;
+}
+
+} // namespace
 
 DomainSecrets::Verdict DomainSecrets::apply(QByteArray &head, const QString &host, bool terminated) const
 {
@@ -41,32 +57,35 @@ DomainSecrets::Verdict DomainSecrets::apply(QByteArray &head, const QString &hos
     if (found.isEmpty())
         return verdict;
     std::sort(found.begin(), found.end(), [](const Found &a, const Found &b) { return a.at < b.at; });
-    for (const Found &hit : found) {
-        if (terminated && hit.secret->domains.contains(host))
-            continue;
+    const auto refuse = [&](const DomainSecretValue &secret, const QString &reason) {
         verdict.allowed = false;
-        verdict.refusedSecret = hit.secret->name;
-        verdict.reason =
-            hit.secret->domains.contains(host)
-                ? QStringLiteral("secret %1 is sent to %2 only over HTTPS").arg(hit.secret->name, host)
-                : QStringLiteral("secret %1 may only be sent to %2")
-                      .arg(hit.secret->name, hit.secret->domains.join(QStringLiteral(", ")));
+        verdict.refusedSecret = secret.name;
+        verdict.reason = reason;
         return verdict;
-    }
+    };
     for (const Found &hit : found) {
-        // A line break in a value would end the header field and let the value write fields of its own.
-        const QByteArray &value = hit.secret->value;
-        if (std::any_of(value.begin(), value.end(), [](char c) {
-                return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f;
-            })) {
-            verdict.allowed = false;
-            verdict.refusedSecret = hit.secret->name;
-            verdict.reason =
-                QStringLiteral("secret %1 holds a control character and cannot be put in a request "
-                               "head")
-                    .arg(hit.secret->name);
-            return verdict;
-        }
+        const DomainSecretValue &secret = *hit.secret;
+        if (!secret.domains.contains(host))
+            return refuse(secret, QStringLiteral("secret %1 may only be sent to %2")
+                                      .arg(secret.name, secret.domains.join(QStringLiteral(", "))));
+        if (!terminated)
+            return refuse(secret,
+                          QStringLiteral("secret %1 is sent to %2 only over HTTPS").arg(secret.name, host));
+        // Servers repeat URLs in error pages and redirects, which would bring the value back into the
+        // sandbox.
+        if (!inFieldValue(head, hit.at))
+            return refuse(secret,
+                          QStringLiteral("secret %1 goes only in a header field's value, not in the URL "
+                                         "or a field name")
+                              .arg(secret.name));
+        if (secret.value.isEmpty())
+            return refuse(secret, QStringLiteral("secret %1 is no longer in the store (cordon secret set %1)")
+                                      .arg(secret.name));
+        // A line break in a value would end the field and let the value write fields of its own.
+        if (hasControlCharacter(secret.value))
+            return refuse(secret, QStringLiteral("secret %1 holds a control character and cannot be put in a "
+                                                 "header field")
+                                      .arg(secret.name));
     }
     // From the end, so that earlier offsets stay valid; placeholders never overlap (each ends in 32 random
     // hex digits after a name no placeholder contains).

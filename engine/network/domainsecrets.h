@@ -18,12 +18,12 @@ struct DomainSecretValue
     QString name;           // the variable in the sandbox and the secret in the store
     QStringList domains;    // where its value may go, normalised host names
     QByteArray placeholder; // what the sandbox sees: placeholderFor()
-    QByteArray value;       // never leaves the daemon except to one of domains
+    QByteArray value;       // never leaves the daemon except to one of domains; empty: removed from the store
 };
 
-// "cordon-placeholder-<name>-<32 hex digits>": recognisable in a log, random so that the sandbox cannot
-// guess another container's, and made of characters no encoding changes.
-QByteArray newPlaceholder(const QString &name);
+// "cordon-placeholder-<name>-<hex>": recognisable in a log, made of characters no encoding changes; `hex`
+// (32 digits) must be unguessable, so that the sandbox cannot guess another container's.
+QByteArray placeholderFor(const QString &name, const QByteArray &hex);
 
 class DomainSecrets
 {
@@ -48,8 +48,10 @@ public:
     bool intercepts(const QString &host) const;
 
     // For a request head on its way to host: with `terminated` (inside TLS the proxy terminated for host),
-    // placeholders of secrets for host are replaced by their values in `head`; any other placeholder, and any
-    // placeholder when not terminated, refuses. Placeholders are found in any letter case.
+    // placeholders of secrets for host in header field values are replaced by their values in `head`. Any
+    // other placeholder refuses: for another host, without TLS, in the request line (servers echo URLs back)
+    // or a field name, of a secret removed from the store (an empty value), or whose value has a control
+    // character. Placeholders are found in any letter case.
     Verdict apply(QByteArray &head, const QString &host, bool terminated) const;
 
 private:

@@ -147,9 +147,11 @@ InterceptionAuthority::create(const QString &containerId, const QStringList &dom
         return cryptoFailure(QStringLiteral("making the CA certificate"));
     X509 *cert = key.certificate.get();
     X509_set_issuer_name(cert, X509_get_subject_name(cert));
+    // Each domain and not its subdomains (a DNS constraint covers both), and no address at all.
     QByteArray permitted = "critical";
     for (const QString &domain : domains)
-        permitted += ",permitted;DNS:" + domain.toLatin1();
+        permitted += ",permitted;DNS:" + domain.toLatin1() + ",excluded;DNS:." + domain.toLatin1();
+    permitted += ",excluded;IP:0.0.0.0/0.0.0.0,excluded;IP:::/::";
     if (!addExtension(cert, cert, NID_basic_constraints, "critical,CA:TRUE,pathlen:0") ||
         !addExtension(cert, cert, NID_key_usage, "critical,keyCertSign,cRLSign") ||
         !addExtension(cert, cert, NID_subject_key_identifier, "hash") ||

@@ -130,7 +130,7 @@ void ProxyConnection::headParsed()
     m_connector = new UpstreamConnector(*m_context->resolver, m_context->limits, this);
     connect(m_connector, &UpstreamConnector::connected, this, &ProxyConnection::upstreamConnected);
     connect(m_connector, &UpstreamConnector::failed, this, &ProxyConnection::upstreamFailed);
-    m_connector->start(m_target, verdict.allowPrivateAddresses, interceptsTarget());
+    m_connector->start(m_target, verdict.allowPrivateAddresses, m_target.terminated || m_intercepting);
 }
 
 void ProxyConnection::upstreamConnected(QTcpSocket *socket, const QHostAddress &address)
@@ -154,7 +154,7 @@ void ProxyConnection::upstreamConnected(QTcpSocket *socket, const QHostAddress &
     }
     if (m_intercepting)
         startUpstreamTls(&ProxyConnection::startForward);
-    else if (m_parser->head().isConnect() && interceptsTarget())
+    else if (m_parser->head().isConnect() && m_target.terminated)
         startInterception();
     else if (m_parser->head().isConnect())
         startTunnel();

@@ -76,7 +76,7 @@ private:
     // Domain secrets: m_outgoingHead is the head for the upstream with values put in; false when a
     // placeholder refused the request (already answered).
     bool applySecrets();
-    // Whether this request's upstream is a TLS connection the proxy makes itself.
+    // Whether the proxy terminates a CONNECT to this request's host (a domain secret may go there).
     bool interceptsTarget() const;
     void startInterception();
     void startUpstreamTls(void (ProxyConnection::*then)());

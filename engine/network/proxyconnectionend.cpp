@@ -221,7 +221,11 @@ void ProxyConnection::closeGracefully()
     m_idleTimer.start(CloseGraceMs);
     if (m_intercepting) {
         // Inside TLS: a close_notify after what is buffered, then the socket closes; a shutdown() of the
-        // descriptor would cut the TLS stream short.
+        // descriptor would cut the TLS stream short. What the client still sends is read and dropped
+        // meanwhile.
+        connect(m_client, &QTcpSocket::readyRead, this,
+                [this] { m_client->skip(m_client->bytesAvailable()); });
+        m_client->skip(m_client->bytesAvailable());
         m_client->disconnectFromHost();
         return;
     }

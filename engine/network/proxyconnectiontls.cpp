@@ -58,15 +58,15 @@ bool ProxyConnection::applySecrets()
 
 bool ProxyConnection::interceptsTarget() const
 {
-    return m_context->secrets && m_context->authority && (m_intercepting || m_parser->head().isConnect()) &&
-           m_context->secrets->intercepts(m_target.host);
+    return m_context->secrets && m_context->authority && m_context->secrets->intercepts(m_target.host);
 }
 
 void ProxyConnection::startInterception()
 {
     m_phase = Phase::Handshaking;
     m_record.tlsTerminated = true;
-    if (!qobject_cast<QSslSocket *>(m_client)) {
+    // Decided when the CONNECT was checked (a rule with methods or paths allowed it only because of this).
+    if (!qobject_cast<QSslSocket *>(m_client) || !m_context->authority) {
         refuse(502, Decision::Error, QStringLiteral("the proxy cannot terminate TLS on this connection"));
         return;
     }
@@ -101,17 +101,21 @@ void ProxyConnection::startUpstreamTls(void (ProxyConnection::*then)())
         (this->*then)();
     }));
     // Never ignored: a certificate the host does not trust is where a secret would go to the wrong party.
+    // The refusal is queued: it drops the socket, which is still inside its handshake here.
     m_handshake.append(
         connect(upstream, &QSslSocket::sslErrors, this, [this](const QList<QSslError> &errors) {
             endHandshake();
-            refuse(502, Decision::Denied,
-                   QStringLiteral("the TLS certificate of %1 is not trusted: %2")
-                       .arg(m_target.host, errorList(errors)));
+            const QString reason = QStringLiteral("the TLS certificate of %1 is not trusted: %2")
+                                       .arg(m_target.host, errorList(errors));
+            QMetaObject::invokeMethod(
+                this, [this, reason] { refuse(502, Decision::Denied, reason); }, Qt::QueuedConnection);
         }));
     m_handshake.append(connect(upstream, &QSslSocket::errorOccurred, this, [this, upstream] {
         endHandshake();
-        refuse(502, Decision::Error,
-               QStringLiteral("TLS to %1 failed: %2").arg(m_target.host, upstream->errorString()));
+        const QString reason =
+            QStringLiteral("TLS to %1 failed: %2").arg(m_target.host, upstream->errorString());
+        QMetaObject::invokeMethod(
+            this, [this, reason] { refuse(502, Decision::Error, reason); }, Qt::QueuedConnection);
     }));
     upstream->startClientEncryption();
 }
@@ -119,6 +123,12 @@ void ProxyConnection::startUpstreamTls(void (ProxyConnection::*then)())
 void ProxyConnection::clientTlsReady()
 {
     auto *client = qobject_cast<QSslSocket *>(m_client);
+    // Again: bytes may have come while the proxy spoke TLS upstream, and they would be read as a handshake.
+    if (!m_pending.isEmpty() || m_client->bytesAvailable() > 0) {
+        refuse(400, Decision::Error,
+               QStringLiteral("data after the CONNECT head, before the tunnel was open"));
+        return;
+    }
     auto leaf = m_context->authority->leafFor(m_target.host);
     if (!leaf) {
         refuse(502, Decision::Error, toQt(leaf.error().message()));

@@ -1287,20 +1287,33 @@ void TestEgressProxy::domainSecretsGoOnlyToTheirDomain()
     QVERIFY(waitUntil([&] { return socket->isEncrypted(); }));
     QCOMPARE(socket->peerCertificate().issuerInfo(QSslCertificate::CommonName),
              QStringList{str("Cordon container c1 CA")});
-    socket->write("GET /v1?key=" + TokenPlaceholder + " HTTP/1.1\r\nHost: localhost:" + port +
-                  "\r\nAuthorization: Bearer " + TokenPlaceholder + "\r\n\r\n");
+    socket->write("GET /v1 HTTP/1.1\r\nHost: localhost:" + port + "\r\nAuthorization: Bearer " +
+                  TokenPlaceholder + "\r\n\r\n");
     QByteArray reply;
     QVERIFY(waitUntil([&] {
         reply += socket->readAll();
-        return reply.endsWith("secure hello /v1?key=real-api-token-1234");
+        return reply.endsWith("secure hello /v1");
     }));
     QCOMPARE(m_tls->heads.size(), 1);
     QVERIFY2(m_tls->heads.first().contains("\r\nAuthorization: Bearer real-api-token-1234\r\n"),
              m_tls->heads.first().constData());
     QVERIFY(!m_tls->heads.first().contains("cordon-placeholder"));
-    // The rule's paths hold inside the tunnel (a new one: the upstream closes after each answer).
     QTRY_VERIFY(m_finished->size() >= 2);
     QList<ConnectionRecord> seen = records(*m_finished);
+    // Never in the URL, which servers echo back (a new tunnel: the upstream closes after each answer).
+    socket = openTunnel("localhost:" + port, str("localhost"), authority->certificate());
+    QVERIFY(socket);
+    QVERIFY(waitUntil([&] { return socket->isEncrypted(); }));
+    socket->write("GET /v1?key=" + TokenPlaceholder + " HTTP/1.1\r\nHost: localhost:" + port + "\r\n\r\n");
+    reply.clear();
+    QVERIFY(waitUntil([&] {
+        reply += socket->readAll();
+        return reply.endsWith("\n") && reply.contains("403");
+    }));
+    QVERIFY2(reply.contains("not in the URL"), reply.constData());
+    QCOMPARE(m_tls->heads.size(), 1);
+
+    // The rule's paths hold inside the tunnel.
     socket = openTunnel("localhost:" + port, str("localhost"), authority->certificate());
     QVERIFY(socket);
     QVERIFY(waitUntil([&] { return socket->isEncrypted(); }));

@@ -16,6 +16,7 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QThread>
 
 using namespace CordonTest;
 
@@ -230,6 +231,41 @@ private Q_SLOTS:
         QVERIFY2(run.status == 0 && run.out == "secure hello /blind", run.describe());
         // Not intercepted, so the placeholder went as it was: worthless there.
         QVERIFY(serverLog().contains("X-Token: cordon-placeholder-API_TOKEN-"));
+    }
+
+    void thePlaceholderOutlivesADaemonRestartAndARemovedSecretIsRefused()
+    {
+        // A program may have saved the placeholder in its workspace (.netrc, .env): it stays the same when
+        // the daemon restarts, and the new daemon's proxy still puts the value in its place.
+        const QByteArray hash = "printenv API_TOKEN | sha256sum | cut -c1-16";
+        const CliResult before = sh(m_container, hash);
+        QVERIFY2(before.status == 0 && before.out.size() == 17, before.describe());
+        QVERIFY(cordon({QStringLiteral("daemon"), QStringLiteral("stop")}).status == 0);
+        QVERIFY(m_daemon.waitForFinished(30000));
+        const CliResult status = startDaemonAndWait(m_daemon);
+        QVERIFY2(status.status == 0, status.describe());
+        const CliResult after = sh(m_container, hash + "\ncurl -sS https://localhost:" + m_port +
+                                                    "/again -H \"Authorization: Bearer $API_TOKEN\"");
+        QVERIFY2(after.status == 0 && after.out == before.out + "secure hello /again", after.describe());
+        QVERIFY(serverLog().contains(QByteArray("GET /again HTTP/1.1\nHost: localhost:" + m_port)));
+
+        // Removed from the store while a program still runs: the proxy refuses the placeholder instead of
+        // sending it as it is (the next run would not start without the secret).
+        const CliResult background =
+            sh(m_container, "(sleep 3; curl -sS https://localhost:" + m_port +
+                                "/gone -H \"Authorization: Bearer $API_TOKEN\" > /tmp/gone.txt 2>&1) "
+                                "> /dev/null 2>&1 &");
+        QVERIFY2(background.status == 0, background.describe());
+        const CliResult removed =
+            cordon({QStringLiteral("secret"), QStringLiteral("rm"), QStringLiteral("API_TOKEN")});
+        QVERIFY2(removed.status == 0, removed.describe());
+        QThread::sleep(5);
+        const CliResult set = cordon(
+            {QStringLiteral("secret"), QStringLiteral("set"), QStringLiteral("API_TOKEN")}, Value + "\n");
+        QVERIFY2(set.status == 0, set.describe());
+        const CliResult gone = sh(m_container, "cat /tmp/gone.txt");
+        QVERIFY2(gone.out.contains("secret API_TOKEN is no longer in the store"), gone.describe());
+        QVERIFY(!serverLog().contains("/gone"));
     }
 
     void badDomainSecretPoliciesAreClearErrors()

@@ -67,13 +67,10 @@ class TestDomainSecrets : public QObject
     Q_OBJECT
 
 private slots:
-    void placeholdersAreRandomAndNamed()
+    void placeholdersAreNamed()
     {
-        const QByteArray a = newPlaceholder(str("API_TOKEN"));
-        const QByteArray b = newPlaceholder(str("API_TOKEN"));
-        QVERIFY(a != b);
-        QVERIFY(a.startsWith("cordon-placeholder-API_TOKEN-"));
-        QCOMPARE(a.size(), qsizetype(QByteArray("cordon-placeholder-API_TOKEN-").size() + 32));
+        QCOMPARE(placeholderFor(str("API_TOKEN"), "0123456789abcdef0123456789abcdef"),
+                 QByteArray("cordon-placeholder-API_TOKEN-0123456789abcdef0123456789abcdef"));
     }
 
     void valuesGoOnlyToTheirDomainOverTerminatedTls()
@@ -84,14 +81,28 @@ private slots:
         QVERIFY(!secrets.intercepts(str("example.com")));
 
         QByteArray head =
-            "GET /v1?key=cordon-placeholder-API_TOKEN-0123456789abcdef0123456789abcdef HTTP/1.1\r\n"
-            "Host: api.example.com\r\n"
-            "Authorization: Bearer CORDON-PLACEHOLDER-API_TOKEN-0123456789ABCDEF0123456789ABCDEF\r\n\r\n";
+            "GET /v1 HTTP/1.1\r\nHost: api.example.com\r\n"
+            "Authorization: Bearer CORDON-PLACEHOLDER-API_TOKEN-0123456789ABCDEF0123456789ABCDEF\r\n"
+            "X-Key: cordon-placeholder-API_TOKEN-0123456789abcdef0123456789abcdef\r\n\r\n";
         DomainSecrets::Verdict verdict = secrets.apply(head, str("api.example.com"), true);
         QVERIFY(verdict.allowed);
         QCOMPARE(verdict.sent, QStringList{str("API_TOKEN")});
-        QCOMPARE(head, QByteArray("GET /v1?key=real-token-value HTTP/1.1\r\nHost: api.example.com\r\n"
-                                  "Authorization: Bearer real-token-value\r\n\r\n"));
+        QCOMPARE(head,
+                 QByteArray("GET /v1 HTTP/1.1\r\nHost: api.example.com\r\n"
+                            "Authorization: Bearer real-token-value\r\nX-Key: real-token-value\r\n\r\n"));
+
+        // Not in the URL (servers echo it back into the sandbox) nor in a field name.
+        for (const QByteArray &misplaced :
+             {QByteArray("GET /v1?key=cordon-placeholder-API_TOKEN-0123456789abcdef0123456789abcdef "
+                         "HTTP/1.1\r\n\r\n"),
+              QByteArray("GET / HTTP/1.1\r\nX-cordon-placeholder-API_TOKEN-0123456789abcdef0123456789abcdef: "
+                         "1\r\n\r\n")}) {
+            QByteArray copy = misplaced;
+            verdict = secrets.apply(copy, str("api.example.com"), true);
+            QVERIFY(!verdict.allowed);
+            QVERIFY2(verdict.reason.contains(str("not in the URL")), qPrintable(verdict.reason));
+            QCOMPARE(copy, misplaced);
+        }
 
         // The same placeholder to another domain, even one the proxy terminates: refused, head untouched.
         QByteArray other =
@@ -120,6 +131,19 @@ private slots:
         verdict = secrets.apply(none, str("x"), false);
         QVERIFY(verdict.allowed);
         QVERIFY(verdict.sent.isEmpty());
+    }
+
+    void aRemovedSecretIsRefusedNotSentAsItIs()
+    {
+        const DomainSecrets secrets({{str("GONE"),
+                                      {str("api.example.com")},
+                                      "cordon-placeholder-GONE-00000000000000000000000000000000",
+                                      QByteArray()}});
+        QByteArray head =
+            "GET / HTTP/1.1\r\nA: cordon-placeholder-GONE-00000000000000000000000000000000\r\n\r\n";
+        const DomainSecrets::Verdict verdict = secrets.apply(head, str("api.example.com"), true);
+        QVERIFY(!verdict.allowed);
+        QCOMPARE(verdict.reason, str("secret GONE is no longer in the store (cordon secret set GONE)"));
     }
 
     void aValueWithALineBreakNeverEntersAHead()
