@@ -46,8 +46,9 @@ SecretsDialog::SecretsDialog(DaemonConnection &connection, QWidget *parent)
 {
     setWindowTitle(tr("Secrets"));
     auto *intro = new QLabel(tr("Secrets stay on this computer. A container's policy names the ones its runs "
-                                "receive as environment variables; their values are shown as "
-                                "<b>[secret:NAME]</b> in every output Cordon keeps. Values can be set, never "
+                                "receive as environment variables, and the domain secrets its proxy puts into "
+                                "requests to one domain while the runs hold only a placeholder; values are shown "
+                                "as <b>[secret:NAME]</b> in every output Cordon keeps. Values can be set, never "
                                 "read back."),
                              this);
     intro->setWordWrap(true);

@@ -35,6 +35,7 @@
 #include <QDockWidget>
 #include <QGroupBox>
 #include <QJsonArray>
+#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPainter>
@@ -348,15 +349,22 @@ int main(int argc, char *argv[])
            QJsonArray{QStringLiteral("pypi.org"), QStringLiteral("files.pythonhosted.org"),
                       QStringLiteral("registry.npmjs.org"), QStringLiteral("github.com"),
                       QStringLiteral("*.githubusercontent.com")}}});
+    // PYPI_TOKEN is a domain secret: the program holds a placeholder, which the proxy refuses over plain
+    // HTTP.
+    call(QStringLiteral("secret.set"),
+         {{QStringLiteral("name"), QStringLiteral("PYPI_TOKEN")},
+          {QStringLiteral("value"), QStringLiteral("pypi-tour-0123456789abcdef")}});
+    const QJsonObject pypiToken{{QStringLiteral("domain"), QStringLiteral("pypi.org")},
+                                {QStringLiteral("name"), QStringLiteral("PYPI_TOKEN")}};
+    const QJsonObject packagesNetwork{
+        {QStringLiteral("type"), QStringLiteral("allowlist")},
+        {QStringLiteral("allowed_domains"),
+         QJsonArray{QStringLiteral("pypi.org"), QStringLiteral("files.pythonhosted.org")}},
+        {QStringLiteral("domain_secrets"), QJsonArray{pypiToken}}};
     const QJsonObject created =
         call(QStringLiteral("container.create"),
-             {{QStringLiteral("policy"),
-               QJsonObject{{QStringLiteral("name"), QStringLiteral("packages")},
-                           {QStringLiteral("network_policy"),
-                            QJsonObject{{QStringLiteral("type"), QStringLiteral("allowlist")},
-                                        {QStringLiteral("allowed_domains"),
-                                         QJsonArray{QStringLiteral("pypi.org"),
-                                                    QStringLiteral("files.pythonhosted.org")}}}}}}});
+             {{QStringLiteral("policy"), QJsonObject{{QStringLiteral("name"), QStringLiteral("packages")},
+                                                     {QStringLiteral("network_policy"), packagesNetwork}}}});
     const QString packages =
         created.value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
     if (packages.isEmpty())
@@ -366,12 +374,14 @@ int main(int argc, char *argv[])
     window.selectContainer(packages);
     panel->setCode(QStringLiteral("python"),
                    QStringLiteral("# Tries the hosts a package install and a careless script would contact.\n"
-                                  "import urllib.request\n"
+                                  "import os, urllib.request\n"
+                                  "token = {'Authorization': 'Bearer ' + os.environ['PYPI_TOKEN']}\n"
                                   "for url in ['https://pypi.org/simple/requests/', 'https://github.com/',\n"
-                                  "            'https://example.com/', 'https://pypi.org/simple/numpy/',\n"
+                                  "            'https://example.com/', 'http://pypi.org/simple/numpy/',\n"
                                   "            'http://169.254.169.254/latest/meta-data/']:\n"
                                   "    try:\n"
-                                  "        print(url, urllib.request.urlopen(url, timeout=5).status)\n"
+                                  "        request = urllib.request.Request(url, headers=token)\n"
+                                  "        print(url, urllib.request.urlopen(request, timeout=5).status)\n"
                                   "    except Exception as error:\n"
                                   "        print(url, error)\n"));
     panel->runAction()->trigger();
@@ -380,7 +390,10 @@ int main(int argc, char *argv[])
     auto *network = window.networkPanel();
     panel->outputTabs()->setCurrentWidget(network);
     network->refreshDecisions();
-    if (!waitFor([&] { return network->decisionModel()->rowCount() >= 3; }, 15000))
+    const auto decisionsShown = [&] {
+        return network->decisionModel()->rowCount() >= 3 && network->secretDeliveries()->isVisible();
+    };
+    if (!waitFor(decisionsShown, 15000))
         return fail("listing the network decisions");
     for (int row = 0; row < network->decisionModel()->rowCount(); ++row) {
         if (network->decisionModel()->index(row, 0).data().toString() == QLatin1String("github.com"))
