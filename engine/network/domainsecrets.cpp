@@ -2,12 +2,53 @@
 #include "network/domainsecrets.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace Cordon::Network {
 
 QByteArray placeholderFor(const QString &name, const QByteArray &hex)
 {
     return "cordon-placeholder-" + name.toLatin1() + '-' + hex;
+}
+
+EchoScrubber::EchoScrubber(QList<QByteArray> values)
+{
+    for (QByteArray &value : values) {
+        if (value.isEmpty())
+            continue;
+        m_hold = std::max(m_hold, value.size() - 1);
+        m_values.append(std::move(value));
+    }
+}
+
+QByteArray EchoScrubber::feed(QByteArrayView data)
+{
+    if (m_values.isEmpty())
+        return data.toByteArray();
+    m_pending.append(data);
+    for (const QByteArray &value : std::as_const(m_values)) {
+        for (qsizetype at = m_pending.indexOf(value); at >= 0;
+             at = m_pending.indexOf(value, at + value.size()))
+            m_pending.replace(at, value.size(), QByteArray(value.size(), '*'));
+    }
+    // A value cut at the end is wholly within the last m_hold bytes: complete ones were replaced above.
+    const qsizetype ready = std::max<qsizetype>(0, m_pending.size() - m_hold);
+    QByteArray out = m_pending.left(ready);
+    m_pending.remove(0, ready);
+    return out;
+}
+
+QByteArray EchoScrubber::finish()
+{
+    return std::exchange(m_pending, QByteArray());
+}
+
+QList<QByteArray> DomainSecrets::values() const
+{
+    QList<QByteArray> out;
+    for (const DomainSecretValue &secret : m_secrets)
+        out.append(secret.value);
+    return out;
 }
 
 DomainSecrets::DomainSecrets(QList<DomainSecretValue> secrets) : m_secrets(std::move(secrets)) {}

@@ -25,6 +25,27 @@ struct DomainSecretValue
 // (32 digits) must be unguessable, so that the sandbox cannot guess another container's.
 QByteArray placeholderFor(const QString &name, const QByteArray &hex);
 
+// Replaces each value in a response stream with as many '*' as it has bytes, so that an upstream that
+// repeats a value (an error message quoting the key it was sent) does not hand it to the sandbox. Lengths
+// stay the same, so the response's framing (Content-Length, chunk sizes) stays true. Matches the raw bytes
+// only: a compressed or re-encoded echo passes. Holds back fewer bytes than the longest value between calls.
+class EchoScrubber
+{
+public:
+    explicit EchoScrubber(QList<QByteArray> values);
+
+    bool isEmpty() const { return m_values.isEmpty(); }
+    // The bytes that may go to the client now.
+    QByteArray feed(QByteArrayView data);
+    // The rest, at the end of the response.
+    QByteArray finish();
+
+private:
+    QList<QByteArray> m_values;
+    qsizetype m_hold = 0;
+    QByteArray m_pending;
+};
+
 class DomainSecrets
 {
 public:
@@ -43,6 +64,8 @@ public:
     explicit DomainSecrets(QList<DomainSecretValue> secrets);
 
     bool isEmpty() const { return m_secrets.isEmpty(); }
+    // Every value the proxy holds, for an EchoScrubber.
+    QList<QByteArray> values() const;
     const QList<DomainSecretValue> &secrets() const { return m_secrets; }
     // Whether the proxy terminates TLS for connections to host: some secret may be sent there.
     bool intercepts(const QString &host) const;

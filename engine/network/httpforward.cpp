@@ -109,7 +109,10 @@ void HttpForward::pumpResponse()
             fail(0, Decision::Denied, limitReason(m_budget));
             return;
         }
-        m_client->write(chunk.constData(), used);
+        QByteArray out = m_echo.feed(QByteArrayView(chunk).first(used));
+        if (m_response.isComplete())
+            out += m_echo.finish();
+        m_client->write(out);
         m_bytesDown += used;
         m_relayed = m_relayed || used > 0;
         moved = true;
@@ -125,6 +128,8 @@ void HttpForward::pumpResponse()
                            : QStringLiteral("the upstream closed the connection without a response"));
             return;
         }
+        // A response that ends with the connection: what the scrubber held back goes too.
+        m_client->write(m_echo.finish());
     }
     if (m_response.isComplete())
         maybeFinish();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "network/connectionrecord.h"
+#include "network/domainsecrets.h"
 #include "network/httpresponse.h"
 #include "network/proxylimits.h"
 
@@ -27,6 +28,9 @@ public:
     // parsed yet, and keeps what follows this request (a pipelined next request). Nothing is owned.
     HttpForward(QTcpSocket *client, QTcpSocket *upstream, HttpRequestParser &parser, QByteArray upstreamHead,
                 QByteArray &pending, ByteBudget &budget, QObject *parent = nullptr);
+
+    // Inside TLS the proxy terminated for domain secrets: each value in the response becomes '*'s.
+    void scrubEchoes(QList<QByteArray> values) { m_echo = EchoScrubber(std::move(values)); }
 
     void start();
     // Stops at once without finished() or failed(): the owner is closing the connection itself.
@@ -60,6 +64,7 @@ private:
     QByteArray &m_pending;
     ByteBudget &m_budget;
     HttpResponseFramer m_response;
+    EchoScrubber m_echo{{}};
     qint64 m_bytesUp = 0;
     qint64 m_bytesDown = 0;
     bool m_requestDone = false;

@@ -146,6 +146,25 @@ private slots:
         QCOMPARE(verdict.reason, str("secret GONE is no longer in the store (cordon secret set GONE)"));
     }
 
+    void echoedValuesBecomeStarsOfTheSameLength()
+    {
+        // Split across reads at every point, with a second value and a near miss around it.
+        const QByteArray response =
+            "HTTP/1.1 401\r\n\r\nkey sk-secret-1 rejected; also sk-secret-2, not sk-secret-";
+        const QByteArray expected =
+            "HTTP/1.1 401\r\n\r\nkey *********** rejected; also ***********, not sk-secret-";
+        for (qsizetype cut = 0; cut <= response.size(); ++cut) {
+            EchoScrubber scrubber({QByteArray("sk-secret-1"), QByteArray("sk-secret-2"), QByteArray()});
+            QByteArray out = scrubber.feed(QByteArrayView(response).first(cut));
+            out += scrubber.feed(QByteArrayView(response).sliced(cut));
+            out += scrubber.finish();
+            QCOMPARE(out, expected);
+        }
+        EchoScrubber none({});
+        QVERIFY(none.isEmpty());
+        QCOMPARE(none.feed("abc"), QByteArray("abc"));
+    }
+
     void aValueWithALineBreakNeverEntersAHead()
     {
         const DomainSecrets secrets({{str("BAD"),
