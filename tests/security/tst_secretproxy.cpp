@@ -14,6 +14,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QThread>
@@ -212,8 +213,21 @@ private Q_SLOTS:
                                           QStringLiteral("--container"), m_container});
         QVERIFY2(compact(history.out).contains(R"("domains":["localhost"])"), history.describe());
 
+        // `cordon network show`: the secret's domain, and where it went.
+        const CliResult shown = cordon({QStringLiteral("network"), QStringLiteral("show"), m_container});
+        QVERIFY2(shown.out.contains("secret API_TOKEN only to localhost (TLS terminated there)"),
+                 shown.describe());
+        QVERIFY2(QRegularExpression(QStringLiteral("API_TOKEN +sent +2 localhost"))
+                     .match(QString::fromUtf8(shown.out))
+                     .hasMatch(),
+                 shown.describe());
+        QVERIFY2(QRegularExpression(QStringLiteral("API_TOKEN +refused +1 127\\.0\\.0\\.1"))
+                     .match(QString::fromUtf8(shown.out))
+                     .hasMatch(),
+                 shown.describe());
+
         // Kept nowhere: neither the value nor the placeholder.
-        for (const QByteArray &kept : {historyBytes(), allowed.out, denied.out, history.out}) {
+        for (const QByteArray &kept : {historyBytes(), allowed.out, denied.out, history.out, shown.out}) {
             QVERIFY(!kept.contains(Value));
             QVERIFY(!kept.contains("cordon-placeholder-API_TOKEN-"));
         }
