@@ -45,11 +45,12 @@ Result<> ContainerManager::prepareDomainSecrets(Entry &entry)
     const QString id = entry.record.id;
     const Policy::NetworkPolicy &network = entry.container->policy().network;
     if (network.domainSecrets.empty()) {
+        // Only a container that had some (a policy changed while stopped) has anything to take back.
+        if (entry.proxySecrets && m_proxy)
+            m_proxy->setDomainSecrets(id, nullptr, nullptr);
         entry.authority.reset();
         entry.proxySecrets.reset();
         entry.container->setTrustBundle({});
-        if (m_proxy)
-            m_proxy->setDomainSecrets(id, nullptr, nullptr);
         return {};
     }
     auto store = secretStore();
