@@ -75,7 +75,6 @@ Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const Exe
     ExecRequest withSecrets = request;
     withSecrets.secrets = std::move(*secrets);
     withSecrets.secrets.insert(withSecrets.secrets.end(), placeholders->begin(), placeholders->end());
-    const Secrets::SecretMasker masker = Secrets::maskerFor(withSecrets.secrets);
 
     const QString runId = toQt(newContainerId());
     Store::RunRecord record;
@@ -113,12 +112,13 @@ Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const Exe
         return fail(run.error());
     if (!request.language.isEmpty())
         record.command = (*run)->command();
-    // What the client sent is kept as sent, except a secret's value. The hash is then of what is kept: a hash
-    // of the text with the value would let anyone test guesses of the value against it.
-    if (!masker.empty()) {
-        record.code = toQt(masker.maskAll(toPlain(record.code)));
+    // What the client sent is kept as sent, except a secret's value (the container's masker holds every value
+    // and placeholder it was given, this run's included). The hash is then of what is kept: a hash of the
+    // text with the value would let anyone test guesses of the value against it.
+    if (!withSecrets.secrets.empty()) {
+        record.code = maskedText(containerId, record.code);
         for (QString &arg : record.command)
-            arg = toQt(masker.maskAll(toPlain(arg)));
+            arg = maskedText(containerId, arg);
         record.codeSha256 = sha256Hex(
             request.language.isEmpty()
                 ? QJsonDocument(QJsonArray::fromStringList(record.command)).toJson(QJsonDocument::Compact)
