@@ -194,6 +194,15 @@ private slots:
         QCOMPARE(ca.exitCode, 0);
         QVERIFY2(ca.output.contains("X509v3 Name Constraints: critical"), ca.output.constData());
         QVERIFY(ca.output.contains("DNS:api.example.com") && ca.output.contains("DNS:localhost"));
+        // Not their subdomains, and no address at all (a DNS constraint alone would allow both).
+        const qsizetype excluded = ca.output.indexOf("Excluded:");
+        QVERIFY2(excluded > 0, ca.output.constData());
+        const QByteArray excludedPart = ca.output.mid(excluded);
+        QVERIFY2(excludedPart.contains("DNS:.api.example.com") && excludedPart.contains("DNS:.localhost"),
+                 ca.output.constData());
+        QVERIFY2(excludedPart.contains("IP:0.0.0.0/0.0.0.0") &&
+                     excludedPart.contains("IP:0:0:0:0:0:0:0:0/0:0:0:0:0:0:0:0"),
+                 excludedPart.left(300).constData());
         QVERIFY(ca.output.contains("CA:TRUE, pathlen:0"));
         QVERIFY(ca.output.contains("ASN1 OID: prime256v1"));
 
