@@ -28,6 +28,7 @@
 #include <QTimer>
 
 #include <fcntl.h>
+#include <functional>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -397,6 +398,9 @@ private:
     std::unique_ptr<QSslSocket> openTunnel(const QByteArray &authority, const QString &serverName,
                                            const QSslCertificate &trusted = QSslCertificate());
     std::shared_ptr<InterceptionAuthority> setDomainSecrets(quint16 port);
+    QByteArray askThroughTunnel(const QByteArray &authority, const QString &serverName,
+                                const QSslCertificate &trusted, const QByteArray &request,
+                                const std::function<bool(const QByteArray &)> &complete);
     QByteArray localRule(quint16 port, const QByteArray &extra = QByteArray()) const;
 
     QTemporaryDir m_dir;
@@ -1278,6 +1282,25 @@ std::shared_ptr<InterceptionAuthority> TestEgressProxy::setDomainSecrets(quint16
     return *authority;
 }
 
+// Opens a tunnel trusting `trusted`, sends `request` once TLS is up, and returns what came back when
+// `complete` says so; empty when the tunnel or the answer did not come.
+QByteArray TestEgressProxy::askThroughTunnel(const QByteArray &authority, const QString &serverName,
+                                             const QSslCertificate &trusted, const QByteArray &request,
+                                             const std::function<bool(const QByteArray &)> &complete)
+{
+    const std::unique_ptr<QSslSocket> socket = openTunnel(authority, serverName, trusted);
+    if (!socket || !waitUntil([&] { return socket->isEncrypted(); }))
+        return {};
+    socket->write(request);
+    QByteArray reply;
+    return waitUntil([&] {
+        reply += socket->readAll();
+        return complete(reply);
+    })
+               ? reply
+               : QByteArray();
+}
+
 void TestEgressProxy::domainSecretsGoOnlyToTheirDomain()
 {
     if (!m_haveTls)
@@ -1307,46 +1330,30 @@ void TestEgressProxy::domainSecretsGoOnlyToTheirDomain()
     QVERIFY(!m_tls->heads.first().contains("cordon-placeholder"));
     QTRY_VERIFY(m_finished->size() >= 2);
     QList<ConnectionRecord> seen = records(*m_finished);
-    // A server that repeats the value: the sandbox gets as many '*' as it has bytes, never the value.
-    socket = openTunnel("localhost:" + port, str("localhost"), authority->certificate());
-    QVERIFY(socket);
-    QVERIFY(waitUntil([&] { return socket->isEncrypted(); }));
-    socket->write("GET /v1/echo HTTP/1.1\r\nHost: localhost:" + port + "\r\nAuthorization: Bearer " +
-                  TokenPlaceholder + "\r\n\r\n");
-    reply.clear();
-    QVERIFY(waitUntil([&] {
-        reply += socket->readAll();
-        return reply.contains("secure hello /v1/echo auth=");
-    }));
-    QVERIFY(waitUntil([&] {
-        reply += socket->readAll();
-        return reply.endsWith(QByteArray("auth=Bearer " + QByteArray(int(qstrlen("real-api-token-1234")), '*')));
-    }));
+    // A server that repeats the value: the sandbox gets as many '*' as it has bytes, never the value. (A new
+    // tunnel each time: the upstream closes after each answer.)
+    const QByteArray stars = "auth=Bearer " + QByteArray(int(qstrlen("real-api-token-1234")), '*');
+    const auto refusedAnswer = [](const QByteArray &got) {
+        return got.endsWith("\n") && got.contains("403");
+    };
+    reply = askThroughTunnel("localhost:" + port, str("localhost"), authority->certificate(),
+                             "GET /v1/echo HTTP/1.1\r\nHost: localhost:" + port +
+                                 "\r\nAuthorization: Bearer " + TokenPlaceholder + "\r\n\r\n",
+                             [&](const QByteArray &got) { return got.endsWith(stars); });
+    QVERIFY2(reply.contains(QByteArray("secure hello /v1/echo " + stars)), reply.constData());
     QVERIFY(!reply.contains("real-api-token-1234"));
 
-    // Never in the URL, which servers echo back (a new tunnel: the upstream closes after each answer).
-    socket = openTunnel("localhost:" + port, str("localhost"), authority->certificate());
-    QVERIFY(socket);
-    QVERIFY(waitUntil([&] { return socket->isEncrypted(); }));
-    socket->write("GET /v1?key=" + TokenPlaceholder + " HTTP/1.1\r\nHost: localhost:" + port + "\r\n\r\n");
-    reply.clear();
-    QVERIFY(waitUntil([&] {
-        reply += socket->readAll();
-        return reply.endsWith("\n") && reply.contains("403");
-    }));
+    // Never in the URL, which servers echo back.
+    reply = askThroughTunnel("localhost:" + port, str("localhost"), authority->certificate(),
+                             "GET /v1?key=" + TokenPlaceholder + " HTTP/1.1\r\nHost: localhost:" + port +
+                                 "\r\n\r\n",
+                             refusedAnswer);
     QVERIFY2(reply.contains("not in the URL"), reply.constData());
     QCOMPARE(m_tls->heads.size(), 2);
 
     // The rule's paths hold inside the tunnel.
-    socket = openTunnel("localhost:" + port, str("localhost"), authority->certificate());
-    QVERIFY(socket);
-    QVERIFY(waitUntil([&] { return socket->isEncrypted(); }));
-    socket->write("GET /admin HTTP/1.1\r\nHost: localhost:" + port + "\r\n\r\n");
-    reply.clear();
-    QVERIFY(waitUntil([&] {
-        reply += socket->readAll();
-        return reply.endsWith("\n") && reply.contains("403");
-    }));
+    reply = askThroughTunnel("localhost:" + port, str("localhost"), authority->certificate(),
+                             "GET /admin HTTP/1.1\r\nHost: localhost:" + port + "\r\n\r\n", refusedAnswer);
     QVERIFY2(reply.contains("path /admin not allowed for localhost"), reply.constData());
     QCOMPARE(m_tls->heads.size(), 2);
     QCOMPARE(seen.at(0).method, str("CONNECT"));
