@@ -45,12 +45,13 @@ SecretsDialog::SecretsDialog(DaemonConnection &connection, QWidget *parent)
     : QDialog(parent), m_connection(connection)
 {
     setWindowTitle(tr("Secrets"));
-    auto *intro = new QLabel(tr("Secrets stay on this computer. A container's policy names the ones its runs "
-                                "receive as environment variables, and the domain secrets its proxy puts into "
-                                "requests to one domain while the runs hold only a placeholder; values are shown "
-                                "as <b>[secret:NAME]</b> in every output Cordon keeps. Values can be set, never "
-                                "read back."),
-                             this);
+    auto *intro =
+        new QLabel(tr("Secrets stay on this computer. A container's policy names the ones its runs "
+                      "receive as environment variables, and the domain secrets its proxy puts into "
+                      "requests to one domain while the runs hold only a placeholder; values are shown "
+                      "as <b>[secret:NAME]</b> in every output Cordon keeps. Values can be set, never "
+                      "read back."),
+                   this);
     intro->setWordWrap(true);
 
     m_table = new QTableWidget(0, ColumnCount, this);
@@ -77,6 +78,9 @@ SecretsDialog::SecretsDialog(DaemonConnection &connection, QWidget *parent)
     m_set->setObjectName(QStringLiteral("setSecret"));
     m_remove = new QPushButton(tr("&Remove…"), this);
     m_remove->setObjectName(QStringLiteral("removeSecret"));
+    m_valuesIn = new QLabel(this);
+    m_valuesIn->setObjectName(QStringLiteral("secretsValuesIn"));
+    m_valuesIn->setWordWrap(true);
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("secretsMessage"));
     m_message->setWordWrap(true);
@@ -92,6 +96,7 @@ SecretsDialog::SecretsDialog(DaemonConnection &connection, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(intro);
     layout->addWidget(m_table, 1);
+    layout->addWidget(m_valuesIn);
     layout->addLayout(form);
     layout->addWidget(m_message);
     layout->addWidget(buttons);
@@ -136,6 +141,12 @@ void SecretsDialog::reload()
             return;
         }
         showSecrets(result->value(QStringLiteral("secrets")).toArray());
+        m_valuesIn->setText(
+            result->value(QStringLiteral("values_in")).toString() == QLatin1String("secret-service")
+                ? tr("Values are kept in the desktop keyring (Secret Service); a locked keyring "
+                     "must be unlocked before a run can receive them.")
+                : tr("Values are kept in the data folder's secrets.json, readable by you alone "
+                     "(mode 0600)."));
         Q_EMIT finished(true);
     });
 }
@@ -200,6 +211,11 @@ void SecretsDialog::showSecrets(const QJsonArray &secrets)
     }
     m_table->resizeColumnsToContents();
     updateButtons();
+}
+
+QString SecretsDialog::valuesInText() const
+{
+    return m_valuesIn->text();
 }
 
 void SecretsDialog::setMessage(const QString &text, bool problem)

@@ -35,6 +35,8 @@ public:
     // The last secret.list answer.
     const QJsonArray &secrets() const { return m_secrets; }
     QString message() const;
+    // Where the store keeps its values, as the dialog says it under the table.
+    QString valuesInText() const;
 
 Q_SIGNALS:
     // A set, remove or reload answered.
@@ -53,6 +55,7 @@ private:
     QPushButton *m_set;
     QPushButton *m_remove;
     QLabel *m_message;
+    QLabel *m_valuesIn;
 };
 
 } // namespace Cordon::Ui

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "runcommand.h"
+
+#include "keyringreader.h"
 #include "oneshotnetwork.h"
 
 #include "daemon/lite/output.h"
@@ -332,7 +334,9 @@ int runOneShot(RunInvocation invocation)
     request.allowDegraded = invocation.allowDegraded;
     // The policy's secrets, from the user's store (the daemon's file, readable by its owner only).
     if (!invocation.policy.secrets.empty()) {
-        Result<Secrets::SecretStore> store = Secrets::SecretStore::open(Secrets::SecretStore::defaultPath());
+        KeyringReader keyring; // for a store whose values are in the desktop keyring
+        Result<Secrets::SecretStore> store =
+            Secrets::SecretStore::open(Secrets::SecretStore::defaultPath(), &keyring);
         Result<std::vector<Secrets::ResolvedSecret>> secrets =
             store ? Secrets::resolveSecrets(*store, invocation.policy.secrets) : fail(store.error());
         if (!secrets) {

@@ -150,6 +150,14 @@ int setCommand(DaemonSession &session, const QString &name, const QString &fromF
     return 0;
 }
 
+// Where the daemon's store keeps values, as `secret ls` says it below the table.
+QString valuesInText(const QString &valuesIn)
+{
+    if (valuesIn == QLatin1String("secret-service"))
+        return QStringLiteral("values are kept in the desktop keyring (Secret Service)\n");
+    return QStringLiteral("values are kept in the data folder's secrets.json (mode 0600)\n");
+}
+
 int listCommand(DaemonSession &session, bool json)
 {
     auto listed = session.call(QStringLiteral("secret.list"));
@@ -160,8 +168,9 @@ int listCommand(DaemonSession &session, bool json)
         printJson(secrets);
         return 0;
     }
+    const QString valuesIn = valuesInText(listed->value(QStringLiteral("values_in")).toString());
     if (secrets.isEmpty()) {
-        printOut(QStringLiteral("no secrets: set one with `cordon secret set NAME`\n"));
+        printOut(QStringLiteral("no secrets: set one with `cordon secret set NAME`; ") + valuesIn);
         return 0;
     }
     Table table({QStringLiteral("NAME"), QStringLiteral("SET"), QStringLiteral("FINGERPRINT"),
@@ -173,7 +182,7 @@ int listCommand(DaemonSession &session, bool json)
                       secret.value(QStringLiteral("fingerprint")).toString(),
                       usedByText(secret.value(QStringLiteral("used_by")).toArray())});
     }
-    printOut(table.toString());
+    printOut(table.toString() + valuesIn);
     return 0;
 }
 

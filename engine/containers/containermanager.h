@@ -15,6 +15,7 @@
 #include "sandbox/files/safecopy.h"
 #include "sandbox/policy/containerpolicy.h"
 #include "sandbox/secrets/secretinjection.h"
+#include "secretservice/secretservicevault.h"
 #include "store/historystore.h"
 
 #include <QHash>
@@ -229,6 +230,8 @@ public:
     // with the name only.
     Result<QList<SecretListing>> secrets() const;
     Result<SecretListing> setSecret(const QString &name, const std::string &value);
+    // Where the store keeps its values: "file" (its own 0600 file) or "secret-service" (the desktop keyring).
+    Result<QString> secretValuesIn() const;
     Result<> removeSecret(const QString &name);
 
     // Stops every container (files stay) for a clean daemon shutdown.
@@ -349,6 +352,8 @@ private:
     QString m_lastOrgPolicyError; // recorded once, not again for every event while the file stays broken
     QTimer m_expiryTimer;
     QTimer m_sampleTimer;
+    // The desktop keyring, for a store made while one was open (declared first: the store points at it).
+    mutable Secrets::SecretServiceVault m_secretVault;
     mutable std::optional<Secrets::SecretStore> m_secretStore;
 };
 

@@ -61,7 +61,7 @@ Result<Secrets::SecretStore *> ContainerManager::secretStore() const
     if (m_secretStore && m_secretStore->changedOnDisk())
         m_secretStore.reset();
     if (!m_secretStore) {
-        auto opened = Secrets::SecretStore::open(Secrets::SecretStore::defaultPath());
+        auto opened = Secrets::SecretStore::open(Secrets::SecretStore::defaultPath(), &m_secretVault);
         if (!opened)
             return fail(opened.error());
         m_secretStore = std::move(*opened);
@@ -144,6 +144,14 @@ Result<QList<SecretListing>> ContainerManager::secrets() const
     return listings;
 }
 
+Result<QString> ContainerManager::secretValuesIn() const
+{
+    auto store = secretStore();
+    if (!store)
+        return fail(store.error());
+    return toQt((*store)->valuesIn());
+}
+
 Result<SecretListing> ContainerManager::setSecret(const QString &name, const std::string &value)
 {
     auto store = secretStore();
@@ -160,9 +168,10 @@ Result<SecretListing> ContainerManager::setSecret(const QString &name, const std
     }
     // The proxies of running containers send the new value from the next request on.
     updateDomainSecret(plainName, QByteArray::fromStdString(value));
-    recordEvent(
-        {}, {}, replaced ? QStringLiteral("secret.replaced") : QStringLiteral("secret.set"),
-        {{QStringLiteral("name"), name}, {QStringLiteral("fingerprint"), toQt(resolved.fingerprint)}});
+    recordEvent({}, {}, replaced ? QStringLiteral("secret.replaced") : QStringLiteral("secret.set"),
+                {{QStringLiteral("name"), name},
+                 {QStringLiteral("fingerprint"), toQt(resolved.fingerprint)},
+                 {QStringLiteral("values_in"), toQt((*store)->valuesIn())}});
     auto listed = secrets();
     if (!listed)
         return fail(listed.error());

@@ -62,6 +62,12 @@ constexpr HintEntry Hints[] = {
      "The store must be a regular file of yours with mode 0600 (chmod 600 it); if others could read it, set "
      "its secrets anew at their source."},
     {"secrets.store_corrupt", "Move the file aside and set the secrets again with `cordon secret set NAME`."},
+    {"secrets.keyring_unavailable",
+     "The secret store keeps its values in the desktop keyring: start the daemon in the desktop session that "
+     "unlocks it (where DBUS_SESSION_BUS_ADDRESS reaches it)."},
+    {"secrets.keyring_locked",
+     "Unlock the keyring (log in to the desktop, or open it in Passwords and Keys), then try again; Cordon "
+     "never asks for its password."},
 };
 
 } // namespace

@@ -58,6 +58,23 @@ inline CliResult runProgram(const QString &program, const QStringList &arguments
             process.readAllStandardOutput(), process.readAllStandardError()};
 }
 
+// `cordon ARGUMENTS` as a user types it (the launcher, which hands most commands to cordon-cli), with `input`
+// on its standard input.
+inline CliResult cordon(const QStringList &arguments, const QByteArray &input = {},
+                        const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
+{
+    return runProgram(builtProgram(QStringLiteral("cordon")), arguments, input, environment);
+}
+
+// args({"secret", "ls"}): a command line from literals.
+inline QStringList args(std::initializer_list<const char *> list)
+{
+    QStringList result;
+    for (const char *arg : list)
+        result.append(QString::fromUtf8(arg));
+    return result;
+}
+
 // Starts `daemon` (cordond with its arguments set) and waits until `cordon daemon status` answers through the
 // socket in the environment; the last status is returned (status 0 once it answers).
 inline CliResult startDaemonAndWait(QProcess &daemon, int timeoutMs = 15000)

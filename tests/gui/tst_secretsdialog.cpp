@@ -108,6 +108,9 @@ private Q_SLOTS:
         QCOMPARE(table->rowCount(), 1);
         QCOMPARE(table->item(0, 0)->text(), QStringLiteral("API_TOKEN"));
         QVERIFY(table->item(0, 3)->text().startsWith(QStringLiteral("hmac-sha256:")));
+        // No keyring reaches the test's daemon: the dialog says the file holds the values.
+        QVERIFY2(dialog->valuesInText().contains(QStringLiteral("secrets.json")),
+                 qPrintable(dialog->valuesInText()));
         QVERIFY(value->text().isEmpty());
         QVERIFY2(!visibleTexts(dialog).contains(secret), qPrintable(visibleTexts(dialog)));
 

@@ -18,15 +18,6 @@
 
 using namespace CordonTest;
 
-namespace {
-
-CliResult cordon(const QStringList &arguments, const QByteArray &input = {})
-{
-    return runProgram(builtProgram(QStringLiteral("cordon")), arguments, input);
-}
-
-} // namespace
-
 class TestCli final : public QObject
 {
     Q_OBJECT

@@ -38,12 +38,6 @@ QString fullCliPath()
     return QCoreApplication::applicationDirPath() + QStringLiteral("/cordon-cli");
 }
 
-CliResult cordon(const QStringList &arguments, const QByteArray &input = {},
-                 const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
-{
-    return runProgram(cordonPath(), arguments, input, environment);
-}
-
 // What differs between two runs of the same command: run ids, times and memory.
 QByteArray normalized(QByteArray text)
 {
@@ -55,14 +49,6 @@ QByteArray normalized(QByteArray text)
     result.replace(logs, QStringLiteral("logs RUN"));
     result.replace(usage, QStringLiteral("USAGE"));
     return result.toUtf8();
-}
-
-QStringList args(std::initializer_list<const char *> list)
-{
-    QStringList result;
-    for (const char *arg : list)
-        result.append(QString::fromUtf8(arg));
-    return result;
 }
 
 QString sha256Hex(const QByteArray &data)

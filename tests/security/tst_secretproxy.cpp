@@ -49,11 +49,6 @@ const char *const ServerScript =
     "print(server.server_address[1], flush=True)\n"
     "server.serve_forever()\n";
 
-CliResult cordon(const QStringList &arguments, const QByteArray &input = {})
-{
-    return runProgram(builtProgram(QStringLiteral("cordon")), arguments, input);
-}
-
 // JSON output without the indentation, so that a field can be looked for as one string.
 QByteArray compact(const QByteArray &json)
 {

@@ -34,19 +34,6 @@ const QByteArray Secret = QByteArrayLiteral("tok-9f8e/7d6c+5b4a=\"q\\ \xc3\xa9nd
 // Mixed case: a host name is recorded in lower case.
 const QByteArray HostSecret = QByteArrayLiteral("Exfil7Q2w9E4r8T");
 
-CliResult cordon(const QStringList &arguments, const QByteArray &input = {})
-{
-    return runProgram(builtProgram(QStringLiteral("cordon")), arguments, input);
-}
-
-QStringList args(std::initializer_list<const char *> list)
-{
-    QStringList result;
-    for (const char *arg : list)
-        result.append(QString::fromUtf8(arg));
-    return result;
-}
-
 // The characters of `encoded` (base64 of bytes that hold the value at byte `offset`) that only the value's
 // bits decide: the neighbours' bits share the characters at each end.
 QByteArray base64Inner(const QByteArray &encoded, int offset, int length)

@@ -17,6 +17,48 @@
 using namespace Cordon;
 using Cordon::Secrets::SecretStore;
 
+namespace {
+
+// A vault in memory, as the desktop keyring behaves for the store (tst_secretkeyring has the real one).
+class MemoryVault final : public Secrets::SecretVault
+{
+public:
+    bool open = true;
+    std::map<std::string, std::string> values; // "<store id>/<name>"
+
+    bool usable() override { return open; }
+    std::string kind() const override { return "memory"; }
+    Result<std::string> read(const std::string &storeId, const std::string &name) override
+    {
+        const auto found = values.find(storeId + "/" + name);
+        if (found == values.end())
+            return fail("secrets.keyring_missing", "no value for " + name);
+        return found->second;
+    }
+    Result<> write(const std::string &storeId, const std::string &name, std::string_view value) override
+    {
+        if (!open)
+            return fail(std::string("secrets.keyring_locked"), std::string("locked"));
+        values[storeId + "/" + name] = std::string(value);
+        return {};
+    }
+    Result<> erase(const std::string &storeId, const std::string &name) override
+    {
+        if (!open)
+            return fail(std::string("secrets.keyring_locked"), std::string("locked"));
+        values.erase(storeId + "/" + name);
+        return {};
+    }
+};
+
+QByteArray fileBytes(const std::string &path)
+{
+    QFile file(QString::fromStdString(path));
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace
+
 class TestSecretStore final : public QObject
 {
     Q_OBJECT
@@ -136,6 +178,67 @@ private Q_SLOTS:
         auto foreign = SecretStore::open(garbage);
         QVERIFY(!foreign);
         QCOMPARE(foreign.error().code(), std::string("secrets.store_corrupt"));
+    }
+
+    void aStoreMadeWithAUsableVaultKeepsItsValuesThere()
+    {
+        MemoryVault vault;
+        const std::string file = path("vaulted.json");
+        auto store = SecretStore::open(file, &vault);
+        QVERIFY_RESULT(store);
+        QCOMPARE(store->valuesIn(), std::string("memory"));
+        QVERIFY_RESULT(store->set("API_TOKEN", "vaulted-value-1", 1000));
+        QCOMPARE(vault.values.size(), std::size_t(1));
+        QCOMPARE(vault.values.begin()->second, std::string("vaulted-value-1"));
+        QVERIFY(!fileBytes(file).contains("vaulted-value-1"));
+        QVERIFY(fileBytes(file).contains(QByteArray::fromStdString(store->fingerprint("vaulted-value-1"))));
+
+        // Reopened: where the values are is the file's to say, not the caller's.
+        auto reopened = SecretStore::open(file, &vault);
+        QVERIFY_RESULT(reopened);
+        QCOMPARE(reopened->value("API_TOKEN").value(), std::string("vaulted-value-1"));
+        QCOMPARE(reopened->list().at(0).fingerprint, store->fingerprint("vaulted-value-1"));
+        // Without the vault (the launcher): the names are there, the values are not.
+        auto without = SecretStore::open(file);
+        QVERIFY_RESULT(without);
+        QCOMPARE(without->list().size(), std::size_t(1));
+        QCOMPARE(without->value("API_TOKEN").error().code(), std::string("secrets.keyring_unavailable"));
+        QCOMPARE(without->set("OTHER", "other-value-1", 1).error().code(),
+                 std::string("secrets.keyring_unavailable"));
+
+        // A value changed in the vault behind the store's back is refused, not given to a run.
+        vault.values.begin()->second = "swapped-value-2";
+        QCOMPARE(reopened->value("API_TOKEN").error().code(), std::string("secrets.keyring_changed"));
+        QVERIFY(reopened->value("API_TOKEN").error().message().find("swapped") == std::string::npos);
+
+        // A locked vault changes nothing, in it or in the file.
+        vault.open = false;
+        const QByteArray before = fileBytes(file);
+        QCOMPARE(reopened->set("API_TOKEN", "new-value-123", 2).error().code(),
+                 std::string("secrets.keyring_locked"));
+        QCOMPARE(reopened->remove("API_TOKEN").error().code(), std::string("secrets.keyring_locked"));
+        QCOMPARE(fileBytes(file), before);
+        vault.open = true;
+        QVERIFY_RESULT(reopened->remove("API_TOKEN"));
+        QVERIFY(vault.values.empty());
+
+        // A store made while the vault is locked keeps its values in its file, from then on.
+        vault.open = false;
+        auto fallback = SecretStore::open(path("fallback.json"), &vault);
+        QVERIFY_RESULT(fallback);
+        QVERIFY(fallback->valuesInFile());
+        QVERIFY_RESULT(fallback->set("API_TOKEN", "file-value-1", 1));
+        vault.open = true;
+        auto stillFile = SecretStore::open(path("fallback.json"), &vault);
+        QVERIFY_RESULT(stillFile);
+        QVERIFY(stillFile->valuesInFile());
+        QCOMPARE(stillFile->value("API_TOKEN").value(), std::string("file-value-1"));
+        QVERIFY(vault.values.empty());
+
+        // Two stores never share a vault entry.
+        auto second = SecretStore::open(path("second.json"), &vault);
+        QVERIFY_RESULT(second);
+        QVERIFY(second->vaultId() != reopened->vaultId());
     }
 
     void aPolicysSecretsResolveIntoTheEnvironment()

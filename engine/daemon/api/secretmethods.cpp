@@ -16,10 +16,13 @@ Result<QJsonObject> list(ApiContext &context, const QJsonObject &)
     auto secrets = context.manager.secrets();
     if (!secrets)
         return fail(secrets.error());
+    auto valuesIn = context.manager.secretValuesIn();
+    if (!valuesIn)
+        return fail(valuesIn.error());
     QJsonArray out;
     for (const Containers::SecretListing &listing : *secrets)
         out.append(secretToJson(listing));
-    return QJsonObject{{QStringLiteral("secrets"), out}};
+    return QJsonObject{{QStringLiteral("secrets"), out}, {QStringLiteral("values_in"), *valuesIn}};
 }
 
 Result<QJsonObject> set(ApiContext &context, const QJsonObject &params)

@@ -100,10 +100,11 @@ std::string SecretStore::defaultPath()
     return Containers::dataDirectory() + "/" + FileName;
 }
 
-Result<SecretStore> SecretStore::open(std::string path)
+Result<SecretStore> SecretStore::open(std::string path, SecretVault *vault)
 {
     SecretStore store;
     store.m_path = std::move(path);
+    store.m_vault = vault;
     UniqueFd fd(::open(store.m_path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     if (fd.get() < 0) {
         if (errno != ENOENT)
@@ -113,6 +114,8 @@ Result<SecretStore> SecretStore::open(std::string path)
         if (!key)
             return fail(key.error());
         store.m_key = std::move(*key);
+        if (vault && vault->usable())
+            store.m_valuesIn = vault->kind();
         return store;
     }
     struct stat status
@@ -140,14 +143,30 @@ Result<SecretStore> SecretStore::open(std::string path)
         return fail(corrupt(store.m_path, "unknown format"));
     if (!fromHex((*document)["fingerprint_key"].toString(), store.m_key) || store.m_key.size() != KeyBytes)
         return fail(corrupt(store.m_path, "bad fingerprint_key"));
+    // A store from before values could be kept elsewhere has no "values_in": its values are in it.
+    const Json &valuesIn = (*document)["values_in"];
+    store.m_valuesIn = valuesIn.isUndefined() ? std::string(FileValues) : valuesIn.toString();
+    if (store.m_valuesIn.empty())
+        return fail(corrupt(store.m_path, "bad values_in"));
     const Json &secrets = (*document)["secrets"];
     if (!secrets.isObject() || secrets.members().size() > MaxStoredSecrets)
         return fail(corrupt(store.m_path, "bad secrets"));
     for (const auto &[name, entry] : secrets.members()) {
-        const Json &value = entry["value"];
-        if (!value.isString() || !isSecretName(name) || !checkSecretValue(name, value.toString()))
-            return fail(corrupt(store.m_path, "bad secret " + name));
-        store.m_entries[name] = Entry{value.toString(), entry["set_at_ms"].toInteger(0)};
+        if (!isSecretName(name))
+            return fail(corrupt(store.m_path, "bad secret name"));
+        Entry read{{}, entry["set_at_ms"].toInteger(0), {}};
+        if (store.valuesInFile()) {
+            const Json &value = entry["value"];
+            if (!value.isString() || !checkSecretValue(name, value.toString()))
+                return fail(corrupt(store.m_path, "bad secret " + name));
+            read.value = value.toString();
+            read.fingerprint = store.fingerprint(read.value);
+        } else {
+            read.fingerprint = entry["fingerprint"].toString();
+            if (read.fingerprint.rfind("hmac-sha256:", 0) != 0)
+                return fail(corrupt(store.m_path, "bad fingerprint of " + name));
+        }
+        store.m_entries[name] = std::move(read);
     }
     return store;
 }
@@ -160,7 +179,17 @@ Result<> SecretStore::set(const std::string &name, std::string_view value, std::
         return fail("secrets.store_full", "the secret store holds " + std::to_string(MaxStoredSecrets) +
                                               " secrets, its limit: remove one first");
     std::map<std::string, Entry> next = m_entries;
-    next[name] = Entry{std::string(value), nowMs};
+    if (valuesInFile()) {
+        next[name] = Entry{std::string(value), nowMs, fingerprint(value)};
+    } else {
+        // The value first: should the file then fail to be written, value() finds the new value under the
+        // old fingerprint and refuses it (secrets.keyring_changed) rather than give a run the wrong one.
+        auto held = vault();
+        if (!held)
+            return fail(held.error());
+        CORDON_TRY((*held)->write(vaultId(), name, value));
+        next[name] = Entry{{}, nowMs, fingerprint(value)};
+    }
     CORDON_TRY(save(next));
     m_entries = std::move(next);
     return {};
@@ -170,6 +199,12 @@ Result<> SecretStore::remove(const std::string &name)
 {
     if (!contains(name))
         return fail(value(name).error());
+    if (!valuesInFile()) {
+        auto held = vault();
+        if (!held)
+            return fail(held.error());
+        CORDON_TRY((*held)->erase(vaultId(), name));
+    }
     std::map<std::string, Entry> next = m_entries;
     next.erase(name);
     CORDON_TRY(save(next));
@@ -185,14 +220,40 @@ Result<std::string> SecretStore::value(const std::string &name) const
         return fail("secrets.not_found", "no secret named " + name +
                                              " in the store: set it with `cordon secret set " + name + "`");
     }
-    return found->second.value;
+    if (valuesInFile())
+        return found->second.value;
+    auto held = vault();
+    if (!held)
+        return fail(held.error());
+    auto read = (*held)->read(vaultId(), name);
+    if (read && fingerprint(*read) != found->second.fingerprint)
+        return fail("secrets.keyring_changed",
+                    "the keyring's value of secret " + name +
+                        " is not the one Cordon stored (it was changed outside Cordon): set it again with "
+                        "`cordon secret set " +
+                        name + "`");
+    return read;
+}
+
+Result<SecretVault *> SecretStore::vault() const
+{
+    if (!m_vault || m_vault->kind() != m_valuesIn)
+        return fail("secrets.keyring_unavailable", "the values of the secret store " + m_path +
+                                                       " are kept in the " + m_valuesIn +
+                                                       " vault, which this program cannot read");
+    return m_vault;
+}
+
+std::string SecretStore::vaultId() const
+{
+    return fingerprint("cordon-vault-id").substr(12, 16);
 }
 
 std::vector<StoredSecret> SecretStore::list() const
 {
     std::vector<StoredSecret> out;
     for (const auto &[name, entry] : m_entries)
-        out.push_back(StoredSecret{name, entry.setAtMs, fingerprint(entry.value)});
+        out.push_back(StoredSecret{name, entry.setAtMs, entry.fingerprint});
     return out;
 }
 
@@ -209,10 +270,16 @@ std::string SecretStore::fingerprint(std::string_view value) const
 Result<> SecretStore::save(const std::map<std::string, Entry> &entries)
 {
     Json secrets = Json::object();
-    for (const auto &[name, entry] : entries)
-        secrets.insert(name, Json::object({{"value", entry.value}, {"set_at_ms", entry.setAtMs}}));
-    const Json document =
-        Json::object({{"format", Format}, {"fingerprint_key", hex(m_key)}, {"secrets", std::move(secrets)}});
+    for (const auto &[name, entry] : entries) {
+        secrets.insert(
+            name, valuesInFile()
+                      ? Json::object({{"value", entry.value}, {"set_at_ms", entry.setAtMs}})
+                      : Json::object({{"fingerprint", entry.fingerprint}, {"set_at_ms", entry.setAtMs}}));
+    }
+    const Json document = Json::object({{"format", Format},
+                                        {"fingerprint_key", hex(m_key)},
+                                        {"values_in", m_valuesIn},
+                                        {"secrets", std::move(secrets)}});
     const std::string directory = directoryOf(m_path);
     if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST)
         return failErrno("secrets.store_io", "create " + directory, errno);

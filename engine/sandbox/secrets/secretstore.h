@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
 // The secrets the host holds for its containers (docs/secrets.md): names with values, in one file of the
 // data folder that only its owner can read (mode 0600, in the 0700 data folder), never in the history
-// database. The daemon is its only writer; the `cordon` launcher reads it for one-shot runs. Plain C++.
+// database; or, when the store was made while a desktop keyring was open, names in that file and values in
+// the keyring (a SecretVault). The daemon is its only writer; the `cordon` launcher reads it for one-shot
+// runs. Plain C++.
 //
-// The file is JSON: {"format": 1, "fingerprint_key": <64 hex>, "secrets": {NAME: {"value", "set_at_ms"}}}.
-// It is replaced whole at each change (a new file, fsync'd, renamed over the old one), so a crash leaves the
-// old store or the new one, never half of one.
+// The file is JSON: {"format": 1, "fingerprint_key": <64 hex>, "values_in": "file" | <vault kind>,
+// "secrets": {NAME: {"value", "set_at_ms"}}}, with {"fingerprint", "set_at_ms"} in place of the value when a
+// vault holds it. It is replaced whole at each change (a new file, fsync'd, renamed over the old one), so a
+// crash leaves the old store or the new one, never half of one.
 #pragma once
 
 #include "sandbox/error.h"
+#include "sandbox/secrets/secretvault.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -36,11 +40,13 @@ public:
     // <dataDirectory()>/secrets.json.
     static std::string defaultPath();
 
-    // Reads the store at `path`; a missing file is an empty store (created at the first set()).
-    // secrets.store_unsafe when it is not a regular file of ours, or others may read or write it (group or
-    // other mode bits, as ssh refuses a private key); secrets.store_corrupt when it is not a store this code
-    // wrote; secrets.store_io for read errors.
-    static Result<SecretStore> open(std::string path);
+    // Reads the store at `path`; a missing file is an empty store (created at the first set()), which keeps
+    // its values in `vault` when one is given and usable() now, else in its own file. A store keeps them
+    // where it was made to: a store of the keyring opened without a vault lists its secrets, and value()
+    // refuses. secrets.store_unsafe when it is not a regular file of ours, or others may read or write it
+    // (group or other mode bits, as ssh refuses a private key); secrets.store_corrupt when it is not a store
+    // this code wrote; secrets.store_io for read errors.
+    static Result<SecretStore> open(std::string path, SecretVault *vault = nullptr);
 
     // Checks name and value (secretrules.h), then writes the whole store. secrets.store_full past
     // MaxStoredSecrets, secrets.store_io when the file cannot be written (the store in memory is unchanged).
@@ -49,7 +55,8 @@ public:
     Result<> remove(const std::string &name);
 
     bool contains(const std::string &name) const { return m_entries.count(name) != 0; }
-    // secrets.not_found, with the command that sets it.
+    // secrets.not_found, with the command that sets it; the vault's errors, and secrets.keyring_changed when
+    // the vault's value is not the one this store set (changed outside Cordon).
     Result<std::string> value(const std::string &name) const;
     // Names in order, with when each was set and its fingerprint; never values.
     std::vector<StoredSecret> list() const;
@@ -60,6 +67,14 @@ public:
     std::string fingerprint(std::string_view value) const;
 
     const std::string &path() const { return m_path; }
+    // "file", or the kind() of the vault that holds the values.
+    const std::string &valuesIn() const { return m_valuesIn; }
+    bool valuesInFile() const { return m_valuesIn == FileValues; }
+    // What names this store in its vault: derived from its key, so two stores (two data folders) never
+    // share a value, and nothing of the key is given away.
+    std::string vaultId() const;
+
+    static constexpr char FileValues[] = "file";
 
     // The file is no longer the one this store read or wrote (replaced, removed, its mode changed): a holder
     // that keeps the store open (the daemon) opens it again, so that the user's change, and a refusal of a
@@ -85,16 +100,22 @@ private:
 
     struct Entry
     {
-        std::string value;
+        std::string value; // empty when a vault holds it
         std::int64_t setAtMs = 0;
+        std::string fingerprint;
     };
 
     Result<> save(const std::map<std::string, Entry> &entries);
+    // The vault of a store whose values are not in its file: secrets.keyring_unavailable when this program
+    // has none of its kind.
+    Result<SecretVault *> vault() const;
 
     std::string m_path;
     std::string m_key; // 32 random bytes, made with the store
     std::map<std::string, Entry> m_entries;
     FileIdentity m_identity;
+    std::string m_valuesIn = FileValues;
+    SecretVault *m_vault = nullptr; // not owned; null in the launcher
 };
 
 } // namespace Cordon::Secrets
