@@ -75,8 +75,45 @@ int upload(DaemonSession &session, const QString &source, const Endpoint &target
     return 0;
 }
 
+// `cp` when the artifact scan kept a file back (docs/cli.md, docs/artifact-scan.md): not the 1 of other
+// refusals, so that a script can tell "a secret was about to leave" from "a symlink was skipped".
+constexpr int BlockedByScanStatus = 3;
+
+bool anyBlocked(const QJsonArray &refused)
+{
+    return std::any_of(refused.begin(), refused.end(), [](const QJsonValue &entry) {
+        return entry.toObject().value(QStringLiteral("code")).toString() == QLatin1String("files.blocked");
+    });
+}
+
+// The artifact scan's findings, a line each: file[!member]:line (or @offset) rule severity excerpt.
+void printFindings(const QString &scope, const QJsonArray &scanned)
+{
+    for (const QJsonValue &value : scanned) {
+        const QJsonObject file = value.toObject();
+        const QString action = file.value(QStringLiteral("action")).toString();
+        const QJsonArray findings = file.value(QStringLiteral("findings")).toArray();
+        printErr(QStringLiteral("cordon: scan %1/%2: %3, %4 finding%5\n")
+                     .arg(scope, escapeName(file.value(QStringLiteral("path")).toString()), action)
+                     .arg(findings.size())
+                     .arg(findings.size() == 1 ? QString() : QStringLiteral("s")));
+        for (const QJsonValue &item : findings) {
+            const QJsonObject finding = item.toObject();
+            const qint64 line = finding.value(QStringLiteral("line")).toInteger();
+            const QString where =
+                line > 0 ? QStringLiteral(":%1").arg(line)
+                         : QStringLiteral("@%1").arg(finding.value(QStringLiteral("offset")).toInteger());
+            printErr(QStringLiteral("  %1%2  %3 (%4)  %5\n")
+                         .arg(escapeName(finding.value(QStringLiteral("path")).toString()), where,
+                              finding.value(QStringLiteral("rule")).toString(),
+                              finding.value(QStringLiteral("severity")).toString(),
+                              escapeName(finding.value(QStringLiteral("excerpt")).toString())));
+        }
+    }
+}
+
 int download(DaemonSession &session, const Endpoint &source, const QString &destination, bool allowWorkspace,
-             const QString &existing, bool json)
+             const QString &existing, const QString &overrideReason, bool json)
 {
     const ContainerPath from = parseContainerPath(source.path);
     if (from.scope == QLatin1String("workspace") && !allowWorkspace)
@@ -93,12 +130,14 @@ int download(DaemonSession &session, const Endpoint &source, const QString &dest
     auto id = session.resolveContainerId(source.container);
     if (!id)
         return reportError(id.error());
-    auto copied = session.call(QStringLiteral("file.download"),
-                               {{QStringLiteral("container"), *id},
-                                {QStringLiteral("scope"), from.scope},
-                                {QStringLiteral("path"), from.path},
-                                {QStringLiteral("destination"), target.absoluteFilePath()},
-                                {QStringLiteral("existing"), existing}});
+    QJsonObject params{{QStringLiteral("container"), *id},
+                       {QStringLiteral("scope"), from.scope},
+                       {QStringLiteral("path"), from.path},
+                       {QStringLiteral("destination"), target.absoluteFilePath()},
+                       {QStringLiteral("existing"), existing}};
+    if (!overrideReason.isEmpty())
+        params.insert(QStringLiteral("override_reason"), overrideReason);
+    auto copied = session.call(QStringLiteral("file.download"), params);
     // A name already in DIR is kept unless asked otherwise: say how to ask.
     const QString takenHint =
         QStringLiteral("cordon: names already in %1 were kept; --keep-both saves the "
@@ -111,10 +150,12 @@ int download(DaemonSession &session, const Endpoint &source, const QString &dest
         return status;
     }
     const QJsonArray refused = copied->value(QStringLiteral("refused")).toArray();
+    const int refusedStatus = anyBlocked(refused) ? BlockedByScanStatus : 1;
     if (json) {
         printJson(*copied);
-        return refused.isEmpty() ? 0 : 1;
+        return refused.isEmpty() ? 0 : refusedStatus;
     }
+    printFindings(from.scope, copied->value(QStringLiteral("scanned")).toArray());
     const QDir into(target.absoluteFilePath());
     for (const QJsonValue &value : copied->value(QStringLiteral("copied")).toArray()) {
         const QJsonObject file = value.toObject();
@@ -153,7 +194,10 @@ int download(DaemonSession &session, const Endpoint &source, const QString &dest
         printErr(QStringLiteral("cordon: %1 entr%2 not copied; everything else was\n")
                      .arg(refused.size())
                      .arg(refused.size() == 1 ? QStringLiteral("y was") : QStringLiteral("ies were")));
-    return refused.isEmpty() ? 0 : 1;
+    if (anyBlocked(refused))
+        printErr(QStringLiteral("cordon: the artifact scan kept files back; review the findings, then "
+                                "--override-scan REASON saves them anyway (the reason is recorded)\n"));
+    return refused.isEmpty() ? 0 : refusedStatus;
 }
 
 } // namespace
@@ -172,7 +216,9 @@ int cpCommand(const QStringList &arguments)
         "\n"
         "Container paths may also be written /mnt/data/outputs/PATH, or PATH alone for outputs/PATH.\n"
         "DIR is always a directory (created if missing). Downloads never follow symlinks and refuse\n"
-        "hardlinks, special files and unsafe names: those are listed, and the exit status is 1."));
+        "hardlinks, special files and unsafe names: those are listed, and the exit status is 1.\n"
+        "Downloads are scanned for secrets, keys, tokens, cookies and internal addresses first: the\n"
+        "findings are listed, and a file the container's policy blocks is kept back (exit status 3)."));
     parser.addHelpOption();
     const QCommandLineOption workspaceOption(
         QStringLiteral("workspace"),
@@ -185,7 +231,11 @@ int cpCommand(const QStringList &arguments)
     const QCommandLineOption keepBothOption(
         QStringLiteral("keep-both"),
         QStringLiteral("Downloads whose name is taken in DIR are saved as NAME (2).EXT, NAME (3).EXT, ..."));
-    parser.addOptions({workspaceOption, forceOption, keepBothOption, jsonOption});
+    const QCommandLineOption overrideOption(
+        QStringLiteral("override-scan"),
+        QStringLiteral("Save files the artifact scan would keep back; the reason is recorded in the events."),
+        QStringLiteral("reason"));
+    parser.addOptions({workspaceOption, forceOption, keepBothOption, overrideOption, jsonOption});
     parser.addPositionalArgument(QStringLiteral("source"), QStringLiteral("FILE or ID:PATH."),
                                  QStringLiteral("SRC"));
     parser.addPositionalArgument(QStringLiteral("destination"), QStringLiteral("ID:[NAME] or DIR."),
@@ -206,6 +256,10 @@ int cpCommand(const QStringList &arguments)
 
     if (parser.isSet(forceOption) && parser.isSet(keepBothOption))
         return usageError(command, QStringLiteral("choose one of --force and --keep-both"));
+    if (parser.isSet(overrideOption) && parser.value(overrideOption).trimmed().isEmpty())
+        return usageError(command, QStringLiteral("--override-scan needs a reason"));
+    if (destination.inContainer && parser.isSet(overrideOption))
+        return usageError(command, QStringLiteral("--override-scan is for downloads"));
     if (destination.inContainer && (parser.isSet(forceOption) || parser.isSet(keepBothOption)))
         return usageError(command, QStringLiteral("--%1 is for downloads: an input is never replaced")
                                        .arg(parser.isSet(forceOption) ? QStringLiteral("force")
@@ -220,7 +274,7 @@ int cpCommand(const QStringList &arguments)
                              : parser.isSet(keepBothOption) ? QStringLiteral("keep_both")
                                                             : QStringLiteral("refuse");
     return download(session, source, destination.path, parser.isSet(workspaceOption), existing,
-                    parser.isSet(jsonOption));
+                    parser.value(overrideOption).trimmed(), parser.isSet(jsonOption));
 }
 
 } // namespace Cordon::Cli

@@ -170,6 +170,7 @@ namespace {
 // What a download's copy produced, before the manager records it.
 struct DownloadCopy
 {
+    std::vector<InspectedFile> inspected;
     std::vector<Files::CopiedFile> copied;
     std::vector<Files::RefusedEntry> refused;
     std::optional<Error> refusal; // a single file's refusal, which is the request's answer
@@ -180,7 +181,7 @@ struct DownloadCopy
 
 void ContainerManager::download(const QString &containerId, const QString &scope, const QString &path,
                                 const QString &destination, Files::ExistingName existing,
-                                Done<FileReport> done)
+                                Done<FileReport> done, const QString &overrideReason)
 {
     auto found = liveEntry(containerId);
     if (!found)
@@ -206,10 +207,21 @@ void ContainerManager::download(const QString &containerId, const QString &scope
     Files::CopyLimits limits = limitsFor(target.container->policy(), scope);
     limits.existingNames = existing;
     const QString shownScope = scope.isEmpty() ? QStringLiteral("outputs") : scope;
+    // Scanned on the worker, each file in its pending copy; the masker is copied for that thread.
+    auto inspection = std::make_shared<ArtifactInspection>(target.container->policy().artifactScan,
+                                                           target.masker, toPlain(overrideReason));
+    limits.inspect = [inspection](int fd, const std::string &relative) {
+        return inspection->inspect(fd, relative);
+    };
     offload<DownloadCopy>(
-        [root = *root, relative = toPlain(path), destination = encoded(destination),
-         limits]() -> Result<DownloadCopy> {
+        [root = *root, relative = toPlain(path), destination = encoded(destination), limits,
+         inspection]() -> Result<DownloadCopy> {
             DownloadCopy result;
+            // Whatever was copied or refused, the findings go with the answer.
+            const auto withFindings = [&]() {
+                result.inspected = inspection->files();
+                return result;
+            };
             if (relative.empty()) {
                 auto report = Files::exportTree(root, destination, limits);
                 if (!report)
@@ -217,22 +229,24 @@ void ContainerManager::download(const QString &containerId, const QString &scope
                 result.copied = std::move(report->copied);
                 result.refused = std::move(report->refused);
                 result.truncated = report->truncated;
-                return result;
+                return withFindings();
             }
             const std::string fileName = relative.substr(relative.rfind('/') + 1);
             auto file = Files::exportFile(root, relative, destination + '/' + fileName, limits);
             if (file) {
                 result.copied.push_back(std::move(*file));
             } else if (isRefusalCode(toQt(file.error().code()))) {
-                result.refusal = file.error();
+                // A file the scan blocked is a report with its findings, not a failed request.
+                if (file.error().code() != "files.blocked")
+                    result.refusal = file.error();
                 result.refused.push_back(
                     Files::RefusedEntry{relative, file.error().code(), file.error().message()});
             } else {
                 return fail(file.error());
             }
-            return result;
+            return withFindings();
         },
-        [this, containerId, shownScope, done = std::move(done)](Result<DownloadCopy> copy) {
+        [this, containerId, shownScope, overrideReason, done = std::move(done)](Result<DownloadCopy> copy) {
             if (!copy)
                 return done(fail(copy.error()));
             const qint64 at = QDateTime::currentMSecsSinceEpoch();
@@ -250,6 +264,7 @@ void ContainerManager::download(const QString &containerId, const QString &scope
             if (auto live = liveEntry(containerId))
                 touch(**live);
             // A download that copied nothing is still a decision worth proving: what was refused, and why.
+            recordArtifactFindings(containerId, shownScope, copy->inspected, overrideReason);
             recordEvent(containerId, {}, QStringLiteral("file.downloaded"),
                         {{QStringLiteral("scope"), shownScope},
                          {QStringLiteral("files"), qint64(copy->copied.size())},
@@ -260,8 +275,51 @@ void ContainerManager::download(const QString &containerId, const QString &scope
             answer.report.copied = std::move(copy->copied);
             answer.report.refused = std::move(copy->refused);
             answer.report.truncated = copy->truncated;
+            answer.inspected = std::move(copy->inspected);
+            for (InspectedFile &file : answer.inspected) {
+                file.path = toPlain(maskedText(containerId, toQt(file.path)));
+                for (Scan::Finding &finding : file.findings)
+                    finding.path = toPlain(maskedText(containerId, toQt(finding.path)));
+            }
             done(std::move(answer));
         });
+}
+
+void ContainerManager::recordArtifactFindings(const QString &containerId, const QString &scope,
+                                              const std::vector<InspectedFile> &files,
+                                              const QString &overrideReason)
+{
+    if (files.empty())
+        return;
+    // Which run wrote each file: the last artifact record of its path.
+    QHash<QString, QString> writer;
+    if (auto records = m_store.files(containerId)) {
+        for (const Store::FileRecord &record : *records) {
+            if (record.direction == QLatin1String("artifact"))
+                writer.insert(record.path, record.runId);
+        }
+    }
+    for (const InspectedFile &file : files) {
+        const QString path = maskedText(containerId, toQt(file.path));
+        QStringList rules;
+        for (const Scan::Finding &finding : file.findings) {
+            if (!rules.contains(toQt(finding.rule)))
+                rules.append(toQt(finding.rule));
+        }
+        const QString runId = writer.value(path);
+        recordEvent(containerId, runId, QStringLiteral("artifact.finding"),
+                    {{QStringLiteral("scope"), scope},
+                     {QStringLiteral("path"), path},
+                     {QStringLiteral("action"), toQt(file.action)},
+                     {QStringLiteral("rules"), QJsonArray::fromStringList(rules)},
+                     {QStringLiteral("findings"), qint64(file.findings.size())}});
+        if (file.action == "overridden")
+            recordEvent(containerId, runId, QStringLiteral("artifact.override"),
+                        {{QStringLiteral("scope"), scope},
+                         {QStringLiteral("path"), path},
+                         {QStringLiteral("rules"), QJsonArray::fromStringList(rules)},
+                         {QStringLiteral("reason"), maskedText(containerId, overrideReason)}});
+    }
 }
 
 Result<> ContainerManager::deleteFile(const QString &containerId, const QString &scope, const QString &path)

@@ -4,6 +4,7 @@
 // all in the store. Single-threaded on the Qt event loop; nothing here blocks for long.
 #pragma once
 
+#include "containers/artifactinspection.h"
 #include "containers/container.h"
 #include "containers/networkledger.h"
 #include "core/plainbridge.h"
@@ -98,6 +99,8 @@ struct FileReport
 {
     QString scope;
     Files::CopyReport report;
+    // A download's artifact scan: the files with findings, and what became of each (docs/artifact-scan.md).
+    std::vector<InspectedFile> inspected = {};
 };
 
 // A container's egress decisions per host and decision, from its recorded network.* events.
@@ -190,7 +193,8 @@ public:
     // copied entry names where it went (`saved_as`, relative to the destination). Refusals are recorded in
     // the file.downloaded event too, also when a single file's refusal is the request's error.
     void download(const QString &containerId, const QString &scope, const QString &path,
-                  const QString &destination, Files::ExistingName existing, Done<FileReport> done);
+                  const QString &destination, Files::ExistingName existing, Done<FileReport> done,
+                  const QString &overrideReason = {});
     Result<> deleteFile(const QString &containerId, const QString &scope, const QString &path);
 
     Result<QList<ProcessInfo>> processes(const QString &containerId) const;
@@ -280,6 +284,10 @@ private:
     void persist(Entry &entry);
     void recordEvent(const QString &containerId, const QString &runId, const QString &kind,
                      const QJsonObject &detail);
+    // An artifact.finding event per scanned file with findings, and an artifact.override for each saved
+    // despite them, each tied to the run that last wrote the file.
+    void recordArtifactFindings(const QString &containerId, const QString &scope,
+                                const std::vector<InspectedFile> &files, const QString &overrideReason);
     // The secret store, opened at first use (and again after a failure, so that a fixed file is taken
     // without a restart).
     Result<Secrets::SecretStore *> secretStore() const;

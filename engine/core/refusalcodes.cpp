@@ -14,7 +14,8 @@ bool isRefusalCode(QStringView code)
         QStringLiteral("files.device"),     QStringLiteral("files.bad_name"),
         QStringLiteral("files.too_large"),  QStringLiteral("files.too_deep"),
         QStringLiteral("files.too_many"),   QStringLiteral("files.not_regular"),
-        QStringLiteral("files.unreadable"), QStringLiteral("files.exists")};
+        QStringLiteral("files.unreadable"), QStringLiteral("files.exists"),
+        QStringLiteral("files.blocked")};
     return refusals.contains(code);
 }
 

@@ -218,6 +218,7 @@ complete -c cordon -n '__cordon_is exec; and not __cordon_first_argument; and no
 complete -c cordon -n '__cordon_is cp' -l workspace -d 'Allow downloading from the whole workspace'
 complete -c cordon -n '__cordon_is cp' -s f -l force -d 'Downloads replace files of the same name'
 complete -c cordon -n '__cordon_is cp' -l keep-both -d 'Downloads of a taken name are saved as NAME (2).EXT'
+complete -c cordon -n '__cordon_is cp' -l override-scan -x -d 'Save files the artifact scan would keep back (a reason)'
 complete -c cordon -n '__cordon_is cp' -l json -d 'Print what was copied and refused as JSON'
 set -l cp_endpoint '__cordon_is cp; and test (count (__cordon_positionals)) -lt 2'
 complete -c cordon -n $cp_endpoint -a '(__cordon_cp_candidates)'

@@ -66,6 +66,16 @@ inline CliResult cordon(const QStringList &arguments, const QByteArray &input = 
     return runProgram(builtProgram(QStringLiteral("cordon")), arguments, input, environment);
 }
 
+// Writes `json` to NAME.json in `folder`; its path, or empty when it could not be written.
+inline QString writePolicyFile(const QString &folder, const QString &name, const QByteArray &json)
+{
+    const QString path = folder + QLatin1Char('/') + name + QStringLiteral(".json");
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size())
+        return {};
+    return path;
+}
+
 // args({"secret", "ls"}): a command line from literals.
 inline QStringList args(std::initializer_list<const char *> list)
 {

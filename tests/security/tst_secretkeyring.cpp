@@ -51,11 +51,7 @@ private:
 
     QString writePolicy(const QString &name, const QByteArray &json)
     {
-        const QString path = m_dir.filePath(name + QStringLiteral(".json"));
-        QFile file(path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size())
-            return {};
-        return path;
+        return writePolicyFile(m_dir.path(), name, json);
     }
 
     std::string vaultId() const

@@ -100,11 +100,7 @@ private:
 
     QString writePolicy(const QString &name, const QByteArray &json)
     {
-        const QString path = m_files.filePath(name + QStringLiteral(".json"));
-        QFile file(path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size())
-            return {};
-        return path;
+        return writePolicyFile(m_files.path(), name, json);
     }
 
     // Everything Cordon keeps about the runs, as files on disk.

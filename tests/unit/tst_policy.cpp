@@ -202,6 +202,10 @@ void TestPolicy::accepted_data()
     QTest::addColumn<QByteArray>("fragment");
 
     QTest::newRow("name 1 char") << QByteArray(R"({"name":"a"})") << QByteArray(R"("name":"a")");
+    for (const char *mode : {"block", "warn", "redact", "off"})
+        QTest::newRow((std::string("artifact_scan ") + mode).c_str())
+            << QByteArray("{\"artifact_scan\":\"") + mode + "\"}"
+            << QByteArray("\"artifact_scan\":\"") + mode + '"';
     QTest::newRow("name 64 chars") << QByteArray(R"({"name":")" + QByteArray(64, 'n') + R"("})")
                                    << QByteArray(R"("name":")" + QByteArray(64, 'n') + '"');
     QTest::newRow("name charset") << QByteArray(R"({"name":"A-z_0.9"})") << QByteArray(R"("name":"A-z_0.9")");
@@ -315,6 +319,11 @@ void TestPolicy::rejected_data()
     QTest::addColumn<QString>("code");
     QTest::addColumn<QString>("message");
 
+    QTest::newRow("artifact_scan unknown")
+        << QByteArray(R"({"artifact_scan":"sometimes"})") << u"policy.invalid_value"_s
+        << u"artifact_scan: must be \"default\", \"block\", \"warn\", \"redact\" or \"off\", got \"sometimes\""_s;
+    QTest::newRow("artifact_scan type")
+        << QByteArray(R"({"artifact_scan":true})") << u"policy.wrong_type"_s << u"artifact_scan"_s;
     // Document shape and syntax.
     QTest::newRow("top array") << QByteArray("[]") << u"policy.wrong_type"_s
                                << u"policy: the document must be a JSON object, got array"_s;
@@ -892,7 +901,7 @@ void TestPolicy::exactMessages_data()
         << u"network_policy.allowed_domains[0]: \"www*.com\": a wildcard is only allowed as a whole leftmost label, as in \"*.example.org\""_s;
     QTest::newRow("hostile key quoted")
         << QByteArray(R"({"x\n\u0000\"":1})")
-        << u"[\"x\\u000a\\u0000\\\"\"]: unknown key (known keys: allow_ptrace, env, expires_after, limits, memory_limit, mounts, name, network_policy, secrets)"_s;
+        << u"[\"x\\u000a\\u0000\\\"\"]: unknown key (known keys: allow_ptrace, artifact_scan, env, expires_after, limits, memory_limit, mounts, name, network_policy, secrets)"_s;
     QTest::newRow("too deep")
         << nested(16)
         << u"env.A[0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested deeper than 16 levels (line 1, column 27)"_s;

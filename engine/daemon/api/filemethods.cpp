@@ -95,12 +95,19 @@ void download(ApiContext &context, const QJsonObject &params, Respond respond)
         return respond(fail(!target        ? target.error()
                             : !destination ? destination.error()
                                            : existing.error()));
-    context.manager.download(target->container, target->scope, target->path, *destination, *existing,
-                             [respond](Result<Containers::FileReport> download) {
-                                 if (!download)
-                                     return respond(fail(download.error()));
-                                 respond(fileDownloadToJson(*download));
-                             });
+    // Files the artifact scan would block are saved anyway with a reason, which the events keep.
+    const QJsonValue overrideReason = params.value(QStringLiteral("override_reason"));
+    if (!overrideReason.isUndefined() &&
+        (!overrideReason.isString() || overrideReason.toString().trimmed().isEmpty()))
+        return respond(fail(invalidParams(QStringLiteral("`override_reason` must be a non-empty string"))));
+    context.manager.download(
+        target->container, target->scope, target->path, *destination, *existing,
+        [respond](Result<Containers::FileReport> download) {
+            if (!download)
+                return respond(fail(download.error()));
+            respond(fileDownloadToJson(*download));
+        },
+        overrideReason.toString().trimmed());
 }
 
 } // namespace
@@ -117,7 +124,8 @@ void addFileMethods(MethodTable &table)
               {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path")}, remove);
     table.addDeferred(QStringLiteral("file.download"),
                       {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path"),
-                       QStringLiteral("destination"), QStringLiteral("existing")},
+                       QStringLiteral("destination"), QStringLiteral("existing"),
+                       QStringLiteral("override_reason")},
                       download);
 }
 

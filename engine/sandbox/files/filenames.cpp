@@ -22,7 +22,6 @@ constexpr CodePointRange EscapedCodePoints[] = {
 #include "sandbox/files/escapedcodepoints.inc"
 };
 
-
 bool isC1Control(char32_t c)
 {
     return c >= 0x80 && c <= 0x9f;

@@ -44,7 +44,7 @@ Result<PendingFile> PendingFile::create(int dirFd, std::string shownDir)
     PendingFile file;
     file.m_dirFd = dirFd;
     file.m_shownDir = std::move(shownDir);
-    file.m_fd = UniqueFd(::openat(dirFd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, DestinationMode));
+    file.m_fd = UniqueFd(::openat(dirFd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, DestinationMode));
     if (file.m_fd.isValid())
         return file;
     // EOPNOTSUPP/EISDIR/EINVAL: this file system (or kernel) has no O_TMPFILE. Anything else is a real
@@ -53,8 +53,8 @@ Result<PendingFile> PendingFile::create(int dirFd, std::string shownDir)
         return failErrno("files.destination", "create a file in " + ticked(file.m_shownDir), errno);
     for (int attempt = 0; attempt < 16; ++attempt) {
         std::string name = partialName();
-        file.m_fd = UniqueFd(::openat(dirFd, name.c_str(),
-                                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, DestinationMode));
+        file.m_fd = UniqueFd(::openat(dirFd, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                                      DestinationMode));
         if (file.m_fd.isValid()) {
             file.m_tempName = std::move(name);
             return file;

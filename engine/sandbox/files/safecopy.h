@@ -10,6 +10,7 @@
 #include "sandbox/uniquefd.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +56,18 @@ enum class ExistingName
     KeepBoth, // the copy takes the first free name of "name (2).ext", "name (3).ext", ...: never a clash
 };
 
+// What a download's inspection decided for one file it copied (CopyLimits::inspect).
+struct Inspection
+{
+    // Empty: the file is saved. Otherwise it is not, and `refused` lists it with this code and reason.
+    std::string refusalCode = {};
+    std::string refusalReason = {};
+    // The inspection rewrote the pending copy (a redaction): the size and SHA-256 of what is saved.
+    bool rewritten = false;
+    std::int64_t size = 0;
+    std::string sha256Hex = {};
+};
+
 struct CopyLimits
 {
     // Larger files are refused (files.too_large), never truncated.
@@ -72,6 +85,10 @@ struct CopyLimits
     int maxDepth = 32;
     // Not a limit but how names meet: downloads only. See ExistingName.
     ExistingName existingNames = ExistingName::Refuse;
+    // Downloads only: called with each complete copy before it gets its name, with the copy's descriptor
+    // (open for reading and writing, a file nobody else holds, so what it reads is what will be saved) and
+    // the source's relative path. It may refuse the file or rewrite the copy. The artifact scan.
+    std::function<Inspection(int fd, const std::string &relativePath)> inspect = {};
 };
 
 constexpr int MaxSupportedDepth = 256;

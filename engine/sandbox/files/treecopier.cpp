@@ -301,6 +301,19 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const std::string &
                                            " bytes while being copied"});
         return;
     }
+    std::int64_t savedBytes = copied->bytes;
+    std::string savedSha256 = copied->sha256Hex;
+    if (pending && m_limits.inspect) {
+        const Inspection inspection = m_limits.inspect(pending->fd(), rel);
+        if (!inspection.refusalCode.empty()) {
+            refuse(shown, {inspection.refusalCode, inspection.refusalReason});
+            return;
+        }
+        if (inspection.rewritten) {
+            savedBytes = inspection.size;
+            savedSha256 = inspection.sha256Hex;
+        }
+    }
     std::string savedAs;
     if (pending) {
         const auto committed =
@@ -318,7 +331,7 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const std::string &
             slash == std::string::npos ? std::string_view() : std::string_view(rel).substr(0, slash);
         savedAs = m_filesOnly ? *committed : joinedPath(relParent, *committed);
     }
-    m_report.copied.push_back(CopiedFile{rel, copied->bytes, copied->sha256Hex, savedAs});
+    m_report.copied.push_back(CopiedFile{rel, savedBytes, savedSha256, savedAs});
     m_report.totalBytes += copied->bytes;
 }
 

@@ -294,6 +294,42 @@ Result<ContainerPolicy> ContainerPolicy::fromJson(std::string_view json)
     return fromJsonValue(*document);
 }
 
+const char *artifactScanName(ArtifactScan mode)
+{
+    switch (mode) {
+    case ArtifactScan::Block:
+        return "block";
+    case ArtifactScan::Warn:
+        return "warn";
+    case ArtifactScan::Redact:
+        return "redact";
+    case ArtifactScan::Off:
+        return "off";
+    case ArtifactScan::Default:
+        break;
+    }
+    return "default";
+}
+
+namespace {
+
+Result<ArtifactScan> readArtifactScan(const Json &value)
+{
+    const Result<std::string> name = Fields::toString(value, "artifact_scan", 32);
+    if (!name)
+        return fail(name.error());
+    for (ArtifactScan mode : {ArtifactScan::Default, ArtifactScan::Block, ArtifactScan::Warn,
+                              ArtifactScan::Redact, ArtifactScan::Off}) {
+        if (*name == artifactScanName(mode))
+            return mode;
+    }
+    return fail("policy.invalid_value", at("artifact_scan", "must be \"default\", \"block\", \"warn\", "
+                                                            "\"redact\" or \"off\", got " +
+                                                                quoteUntrusted(*name)));
+}
+
+} // namespace
+
 Result<ContainerPolicy> ContainerPolicy::fromJsonValue(const Json &document)
 {
     if (!document.isObject())
@@ -301,7 +337,7 @@ Result<ContainerPolicy> ContainerPolicy::fromJsonValue(const Json &document)
                     at({}, "the document must be a JSON object, got " + Fields::typeName(document)));
     CORDON_TRY(Fields::checkKeys(document, {},
                                  {"name", "memory_limit", "expires_after", "network_policy", "limits",
-                                  "mounts", "env", "secrets", "allow_ptrace"}));
+                                  "mounts", "env", "secrets", "allow_ptrace", "artifact_scan"}));
     ContainerPolicy policy;
     // Each optional field: absent keeps the default, present must be valid.
     const auto read = [&document](std::string_view key, auto reader, auto &out) -> Result<> {
@@ -342,6 +378,7 @@ Result<ContainerPolicy> ContainerPolicy::fromJsonValue(const Json &document)
                                "secrets; a variable has one source"));
     }
     CORDON_TRY(Fields::readBool(document, {}, "allow_ptrace", policy.allowPtrace));
+    CORDON_TRY(read("artifact_scan", readArtifactScan, policy.artifactScan));
     return policy;
 }
 
@@ -371,6 +408,9 @@ Json ContainerPolicy::toJson() const
         {"env", std::move(envObject)},
         {"allow_ptrace", allowPtrace},
     });
+    // Written only when not the default, so that older policies keep their versions.
+    if (artifactScan != ArtifactScan::Default)
+        document.insert("artifact_scan", artifactScanName(artifactScan));
     // Written only when there are any, so that a policy without secrets keeps the version it always had.
     if (!secrets.empty()) {
         Json::Array refs;

@@ -69,6 +69,19 @@ struct SecretRef
 
 constexpr std::size_t MaxSecretRefs = 64;
 
+// What a download does with what the artifact scan finds (docs/artifact-scan.md).
+enum class ArtifactScan
+{
+    Default, // a secret's value blocks the file, the other rules warn
+    Block,   // any finding blocks the file
+    Warn,    // the file is copied, the findings reported
+    Redact,  // the copy has every finding replaced (an archive with findings is blocked)
+    Off,     // no scan
+};
+
+// "default", "block", "warn", "redact", "off".
+const char *artifactScanName(ArtifactScan mode);
+
 struct ContainerPolicy
 {
     std::string name = "sandbox"; // 1..64 characters of [A-Za-z0-9._-], not "." or ".."
@@ -83,6 +96,7 @@ struct ContainerPolicy
     // At most 64; each variable once and not also in env. Names only: values stay in the store.
     std::vector<SecretRef> secrets;
     bool allowPtrace = false; // allow_ptrace: lets debuggers inside use ptrace (the seccomp filter allows it)
+    ArtifactScan artifactScan = ArtifactScan::Default; // artifact_scan
 
     // Strict: unknown keys, wrong types, duplicate keys, out-of-range values are errors with stable codes
     // (policy.*) and messages that start with the field path ("limits.pids: must be between 1 and 65536, got

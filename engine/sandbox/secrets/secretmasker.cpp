@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <tuple>
 
 namespace Cordon::Secrets {
@@ -255,10 +256,24 @@ std::vector<SecretMasker::Span> SecretMasker::matches(std::string_view text) con
     const bool hasBreaks = text.find_first_of("\r\n") != std::string_view::npos;
     std::vector<Span> found;
     for (const Pattern &pattern : m_patterns) {
-        scan(text, 0, pattern, hasBreaks && pattern.acrossLineBreaks,
-             [&](std::size_t start, std::size_t end) {
-                 found.push_back({start, end, &pattern.marker});
-             });
+        const bool skipBreaks = hasBreaks && pattern.acrossLineBreaks;
+        if (!skipBreaks) {
+            // A plain substring search: glibc's memmem is several times faster than the byte-at-a-time KMP
+            // on a large text (an artifact being scanned), with the same occurrences, overlapping ones too.
+            const std::string &form = pattern.form;
+            for (std::size_t from = 0; from + form.size() <= text.size();) {
+                const void *hit = ::memmem(text.data() + from, text.size() - from, form.data(), form.size());
+                if (!hit)
+                    break;
+                const std::size_t start = std::size_t(static_cast<const char *>(hit) - text.data());
+                found.push_back({start, start + form.size(), &pattern.marker});
+                from = start + 1;
+            }
+            continue;
+        }
+        scan(text, 0, pattern, true, [&](std::size_t start, std::size_t end) {
+            found.push_back({start, end, &pattern.marker});
+        });
     }
     // Occurrences that overlap (two secrets sharing characters, one form inside another) become one span:
     // masking them one after the other would leave part of one of them.
@@ -274,6 +289,17 @@ std::vector<SecretMasker::Span> SecretMasker::matches(std::string_view text) con
         merged.push_back(span);
     }
     return merged;
+}
+
+std::vector<SecretMasker::Occurrence> SecretMasker::occurrences(std::string_view text) const
+{
+    std::vector<Occurrence> out;
+    for (const Span &span : matches(text)) {
+        // The marker is "[secret:NAME]".
+        const std::string_view marker = *span.marker;
+        out.push_back({span.start, span.end, marker.substr(8, marker.size() - 9)});
+    }
+    return out;
 }
 
 std::string SecretMasker::replaced(std::string_view text, const std::vector<Span> &spans)

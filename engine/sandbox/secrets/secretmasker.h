@@ -49,6 +49,16 @@ public:
 
     static constexpr std::size_t MinMaskedTail = 4;
 
+    // Where maskAll() would put a mask, in order, overlapping occurrences merged: for the artifact scan,
+    // which reports where a value is rather than rewriting the text.
+    struct Occurrence
+    {
+        std::size_t start;
+        std::size_t end;
+        std::string_view name; // of the secret (of the first, where two overlap)
+    };
+    std::vector<Occurrence> occurrences(std::string_view text) const;
+
 private:
     struct Pattern
     {

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+#include "containers/artifactinspection.h"
+
+#include "sandbox/sha256.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace Cordon::Containers {
+
+namespace {
+
+// The findings as a refusal's reason: the first few, each "rule (line N)".
+std::string summary(const std::vector<Scan::Finding> &findings)
+{
+    std::string text = "the artifact scan found ";
+    for (std::size_t i = 0; i < findings.size() && i < 3; ++i) {
+        const Scan::Finding &finding = findings[i];
+        text += (i ? ", " : "") + finding.rule;
+        if (finding.line > 0)
+            text += " (line " + std::to_string(finding.line) + ")";
+        else if (finding.path.find('!') != std::string::npos)
+            text += " (in " + finding.path.substr(finding.path.find('!') + 1) + ")";
+    }
+    if (findings.size() > 3)
+        text += " and " + std::to_string(findings.size() - 3) + " more";
+    return text;
+}
+
+bool blocks(Policy::ArtifactScan mode, const std::vector<Scan::Finding> &findings)
+{
+    if (mode == Policy::ArtifactScan::Block)
+        return true;
+    // The default: a secret's own value never leaves; patterns are worth a warning.
+    for (const Scan::Finding &finding : findings) {
+        if (finding.rule == "secret.value")
+            return true;
+    }
+    return false;
+}
+
+Result<std::string> readAll(int fd)
+{
+    struct stat status
+    {
+    };
+    if (::fstat(fd, &status) != 0)
+        return failErrno("scan.read", "stat the copy", errno);
+    std::string bytes(std::size_t(status.st_size), '\0');
+    std::size_t filled = 0;
+    while (filled < bytes.size()) {
+        const ssize_t got = ::pread(fd, bytes.data() + filled, bytes.size() - filled, off_t(filled));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return failErrno("scan.read", "read the copy", got < 0 ? errno : EIO);
+        filled += std::size_t(got);
+    }
+    return bytes;
+}
+
+} // namespace
+
+ArtifactInspection::ArtifactInspection(Policy::ArtifactScan mode, Secrets::SecretMasker secrets,
+                                       std::string overrideReason)
+    : m_mode(mode), m_secrets(std::move(secrets)), m_overrideReason(std::move(overrideReason))
+{}
+
+Files::Inspection ArtifactInspection::inspect(int fd, const std::string &relativePath)
+{
+    if (m_mode == Policy::ArtifactScan::Off)
+        return {};
+    if (!m_scanner) {
+        Scan::ArtifactScanner::Options options;
+        options.secrets = m_secrets.empty() ? nullptr : &m_secrets;
+        m_scanner = Scan::ArtifactScanner::create(std::move(options));
+    }
+    // A file that cannot be scanned does not leave: the scan fails closed.
+    if (!*m_scanner)
+        return {"files.blocked", "the artifact scan cannot run: " + m_scanner->error().message()};
+    auto findings = (*m_scanner)->scanFile(fd, relativePath);
+    if (!findings)
+        return {"files.blocked", "the artifact scan could not read the copy: " + findings.error().message()};
+    if (findings->empty())
+        return {};
+    InspectedFile file{relativePath, "warned", std::move(*findings)};
+    Files::Inspection verdict;
+    const bool unscanned = std::any_of(file.findings.begin(), file.findings.end(),
+                                       [](const Scan::Finding &f) { return f.rule == "scan.too_large"; });
+    if (m_mode == Policy::ArtifactScan::Redact) {
+        verdict = unscanned
+                      ? Files::Inspection{"files.blocked", "a file too large to scan cannot be redacted"}
+                      : redact(fd, relativePath);
+        file.action = verdict.refusalCode.empty() ? "redacted" : "blocked";
+        if (!verdict.refusalCode.empty())
+            verdict.refusalReason = summary(file.findings) + "; " + verdict.refusalReason;
+    } else if (blocks(m_mode, file.findings)) {
+        file.action = m_overrideReason.empty() ? "blocked" : "overridden";
+        if (m_overrideReason.empty())
+            verdict = {"files.blocked", summary(file.findings)};
+    }
+    m_files.push_back(std::move(file));
+    return verdict;
+}
+
+Files::Inspection ArtifactInspection::redact(int fd, const std::string &relativePath)
+{
+    auto bytes = readAll(fd);
+    if (!bytes)
+        return {"files.blocked", bytes.error().message()};
+    // An archive's members cannot be rewritten in place, and what was not scanned cannot be redacted.
+    if (Scan::ArtifactScanner::isArchive(*bytes))
+        return {"files.blocked", "an archive cannot be redacted"};
+    const std::string redacted = (*m_scanner)->redacted(*bytes);
+    if (::ftruncate(fd, 0) != 0 ||
+        ::pwrite(fd, redacted.data(), redacted.size(), 0) != ssize_t(redacted.size()))
+        return {"files.blocked", "could not write the redacted copy of " + relativePath};
+    return {{}, {}, true, std::int64_t(redacted.size()), sha256Hex(redacted)};
+}
+
+} // namespace Cordon::Containers

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// The artifact scan of one download (docs/artifact-scan.md): each file copied out of a container is scanned
+// in its pending copy, before it gets its name, and saved, redacted or refused as the container's policy says
+// (`artifact_scan`). The copy is ours alone, so what is scanned is what is saved: the sandbox cannot change a
+// file between its scan and its download. Runs on the download's worker thread; one download, one instance.
+#pragma once
+
+#include "sandbox/files/safecopy.h"
+#include "sandbox/policy/containerpolicy.h"
+#include "sandbox/secrets/secretmasker.h"
+#include "scan/artifactscanner.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace Cordon::Containers {
+
+struct InspectedFile
+{
+    std::string path; // relative to the scope, as copied
+    // "blocked" (not saved), "warned" (saved as it was), "redacted" (saved with the findings replaced),
+    // "overridden" (would have been blocked; saved because the user gave a reason).
+    std::string action;
+    std::vector<Scan::Finding> findings;
+};
+
+class ArtifactInspection
+{
+public:
+    // `overrideReason` non-empty: files the policy would block are saved, and say so ("overridden").
+    ArtifactInspection(Policy::ArtifactScan mode, Secrets::SecretMasker secrets, std::string overrideReason);
+
+    // CopyLimits::inspect.
+    Files::Inspection inspect(int fd, const std::string &relativePath);
+    // The files with findings, in copy order.
+    const std::vector<InspectedFile> &files() const { return m_files; }
+
+private:
+    Files::Inspection redact(int fd, const std::string &relativePath);
+
+    Policy::ArtifactScan m_mode;
+    Secrets::SecretMasker m_secrets;
+    std::string m_overrideReason;
+    std::optional<Result<Scan::ArtifactScanner>> m_scanner; // made at the first file
+    std::vector<InspectedFile> m_files;
+};
+
+} // namespace Cordon::Containers

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: MIT
+#include "scan/artifactscanner.h"
+
+#include "sandbox/secrets/secretmasker.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <archive.h>
+#include <archive_entry.h>
+#include <pcre2.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace Cordon::Scan {
+
+namespace {
+
+// One search may take this many backtracking steps; a pattern that needs more on some input ends that
+// search there (the file is still reported on what was found), instead of running for minutes.
+constexpr std::uint32_t MatchLimit = 10'000'000;
+// Where a text is told from a binary, as git and grep do: a NUL in the first bytes.
+constexpr std::size_t BinaryProbeBytes = 8000;
+
+struct Span
+{
+    std::size_t start;
+    std::size_t end;
+    std::size_t rule; // index in the rules, or SecretRule
+    std::string_view secretName;
+};
+constexpr std::size_t SecretRule = static_cast<std::size_t>(-1);
+
+double entropyBits(std::string_view text)
+{
+    std::array<std::size_t, 256> counts{};
+    for (unsigned char c : text)
+        ++counts[c];
+    double bits = 0;
+    for (std::size_t count : counts) {
+        if (count == 0)
+            continue;
+        const double p = double(count) / double(text.size());
+        bits -= p * std::log2(p);
+    }
+    return bits;
+}
+
+// Random-looking enough for a generic assignment: see ScanRule::minEntropy.
+bool looksRandom(std::string_view text, double minEntropy)
+{
+    if (entropyBits(text) < minEntropy)
+        return false;
+    bool lower = false, upper = false, digit = false, other = false;
+    for (unsigned char c : text) {
+        lower |= c >= 'a' && c <= 'z';
+        upper |= c >= 'A' && c <= 'Z';
+        digit |= c >= '0' && c <= '9';
+        other |= !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'));
+    }
+    return int(lower) + int(upper) + int(digit) + int(other) >= 3 || text.size() >= 20;
+}
+
+bool isHostNameByte(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+}
+
+std::string starred(std::string_view match)
+{
+    if (match.size() <= 8)
+        return std::string(match.size(), '*');
+    std::string out(match.substr(0, 4));
+    out.append(match.size() - 6, '*');
+    out.append(match.substr(match.size() - 2));
+    // A match may span lines (a PEM header does not, a cookie line does not): keep the excerpt on one.
+    std::replace_if(
+        out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
+    return out;
+}
+
+bool startsWith(std::string_view bytes, std::string_view prefix)
+{
+    return bytes.substr(0, prefix.size()) == prefix;
+}
+
+} // namespace
+
+struct ArtifactScanner::Compiled
+{
+    std::vector<ScanRule> rules;
+    std::vector<pcre2_code *> codes;
+    pcre2_match_context *context = nullptr;
+    pcre2_jit_stack *jitStack = nullptr;
+    const Secrets::SecretMasker *secrets = nullptr;
+    ScanLimits limits;
+
+    ~Compiled()
+    {
+        for (pcre2_code *code : codes)
+            pcre2_code_free(code);
+        pcre2_match_context_free(context);
+        pcre2_jit_stack_free(jitStack);
+    }
+
+    // Every match of every rule and secret in `bytes`, in order; of overlapping ones the first kept, and
+    // of those starting together the most severe.
+    std::vector<Span> spans(std::string_view bytes) const;
+    void scanContent(std::string_view bytes, const std::string &path, int depth, std::int64_t &budget,
+                     std::vector<Finding> &findings) const;
+    void scanArchive(std::string_view bytes, const std::string &path, int depth, std::int64_t &budget,
+                     std::vector<Finding> &findings) const;
+};
+
+std::vector<Span> ArtifactScanner::Compiled::spans(std::string_view bytes) const
+{
+    std::vector<Span> found;
+    pcre2_match_data *data = nullptr;
+    for (std::size_t index = 0; index < codes.size(); ++index) {
+        pcre2_match_data_free(data);
+        data = pcre2_match_data_create_from_pattern(codes[index], nullptr);
+        PCRE2_SIZE from = 0;
+        while (from <= bytes.size()) {
+            const int matched = pcre2_match(codes[index], reinterpret_cast<PCRE2_SPTR>(bytes.data()),
+                                            bytes.size(), from, 0, data, context);
+            if (matched < 0) // no match, or the match limit: this rule is done with this text
+                break;
+            const PCRE2_SIZE *vector = pcre2_get_ovector_pointer(data);
+            // The first group when the rule has one and it took part, else the whole match.
+            const bool grouped = matched >= 2 && vector[2] != PCRE2_UNSET;
+            std::size_t start = grouped ? vector[2] : vector[0];
+            const std::size_t end = grouped ? vector[3] : vector[1];
+            const ScanRule &rule = rules[index];
+            if (rule.extendOverHostName) {
+                while (start > 0 && isHostNameByte(bytes[start - 1]))
+                    --start;
+            }
+            if (rule.minEntropy <= 0 || looksRandom(bytes.substr(start, end - start), rule.minEntropy))
+                found.push_back({start, end, index, {}});
+            from = vector[1] > vector[0] ? vector[1] : vector[0] + 1;
+        }
+    }
+    pcre2_match_data_free(data);
+    if (secrets) {
+        for (const Secrets::SecretMasker::Occurrence &occurrence : secrets->occurrences(bytes))
+            found.push_back({occurrence.start, occurrence.end, SecretRule, occurrence.name});
+    }
+    const auto severity = [this](const Span &span) {
+        return span.rule == SecretRule ? 3 : int(rules[span.rule].severity);
+    };
+    std::sort(found.begin(), found.end(), [&](const Span &a, const Span &b) {
+        if (a.start != b.start)
+            return a.start < b.start;
+        return severity(a) > severity(b);
+    });
+    std::vector<Span> kept;
+    for (const Span &span : found) {
+        if (!kept.empty() && span.start < kept.back().end) {
+            // One place, one finding: the more severe of two overlapping ones.
+            if (severity(span) > severity(kept.back()))
+                kept.back() = span;
+            continue;
+        }
+        kept.push_back(span);
+    }
+    return kept;
+}
+
+void ArtifactScanner::Compiled::scanContent(std::string_view bytes, const std::string &path, int depth,
+                                            std::int64_t &budget, std::vector<Finding> &findings) const
+{
+    if (isArchive(bytes)) {
+        if (depth >= limits.maxArchiveDepth) {
+            findings.push_back({path, 0, 0, "archive.bomb", Severity::High,
+                                "archives nested more than " + std::to_string(limits.maxArchiveDepth) +
+                                    " deep: not opened"});
+            return;
+        }
+        scanArchive(bytes, path, depth + 1, budget, findings);
+        return;
+    }
+    const bool binary = std::memchr(bytes.data(), '\0', std::min(bytes.size(), BinaryProbeBytes)) != nullptr;
+    std::int64_t line = 1;
+    std::size_t counted = 0;
+    for (const Span &span : spans(bytes)) {
+        if (findings.size() >= limits.maxFindingsPerFile)
+            return;
+        line += std::count(bytes.begin() + counted, bytes.begin() + span.start, '\n');
+        counted = span.start;
+        Finding finding{path, binary ? 0 : line, std::int64_t(span.start), {}, Severity::High, {}};
+        if (span.rule == SecretRule) {
+            finding.rule = "secret.value";
+            finding.excerpt = "[secret:" + std::string(span.secretName) + "]";
+        } else {
+            finding.rule = rules[span.rule].name;
+            finding.severity = rules[span.rule].severity;
+            finding.excerpt = starred(bytes.substr(span.start, span.end - span.start));
+        }
+        findings.push_back(std::move(finding));
+    }
+}
+
+void ArtifactScanner::Compiled::scanArchive(std::string_view bytes, const std::string &path, int depth,
+                                            std::int64_t &budget, std::vector<Finding> &findings) const
+{
+    std::unique_ptr<archive, int (*)(archive *)> reader(archive_read_new(), archive_read_free);
+    archive_read_support_filter_gzip(reader.get());
+    archive_read_support_format_zip(reader.get());
+    archive_read_support_format_tar(reader.get());
+    archive_read_support_format_gnutar(reader.get());
+    archive_read_support_format_raw(reader.get()); // a gzip of one file
+    const auto unreadable = [&](const std::string &where) {
+        const char *why = archive_error_string(reader.get());
+        findings.push_back({where, 0, 0, "archive.unreadable", Severity::Medium,
+                            std::string("not scanned: ") + (why ? why : "a damaged archive")});
+    };
+    if (archive_read_open_memory(reader.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
+        unreadable(path);
+        return;
+    }
+    int members = 0;
+    archive_entry *entry = nullptr;
+    std::string content;
+    std::array<char, 65536> block;
+    for (;;) {
+        const int next = archive_read_next_header(reader.get(), &entry);
+        if (next == ARCHIVE_EOF)
+            return;
+        if (next < ARCHIVE_WARN) {
+            unreadable(path);
+            return;
+        }
+        if (++members > limits.maxArchiveMembers) {
+            findings.push_back(
+                {path, 0, 0, "archive.bomb", Severity::High,
+                 "more than " + std::to_string(limits.maxArchiveMembers) + " members: the rest not scanned"});
+            return;
+        }
+        if (archive_entry_filetype(entry) != AE_IFREG)
+            continue;
+        const char *name = archive_entry_pathname(entry);
+        const std::string member = path + "!" + (name && *name ? name : "data");
+        content.clear();
+        for (;;) {
+            const la_ssize_t got = archive_read_data(reader.get(), block.data(), block.size());
+            if (got == 0)
+                break;
+            if (got < 0) {
+                unreadable(member);
+                return;
+            }
+            if (budget - got < 0) {
+                findings.push_back({member, 0, 0, "archive.bomb", Severity::High,
+                                    "expands past " + std::to_string(limits.maxScannedBytes / (1024 * 1024)) +
+                                        " MiB: the rest not scanned"});
+                return;
+            }
+            budget -= got;
+            content.append(block.data(), std::size_t(got));
+        }
+        scanContent(content, member, depth, budget, findings);
+        if (findings.size() >= limits.maxFindingsPerFile)
+            return;
+    }
+}
+
+ArtifactScanner::ArtifactScanner(std::unique_ptr<Compiled> compiled) : m_compiled(std::move(compiled)) {}
+ArtifactScanner::ArtifactScanner(ArtifactScanner &&) noexcept = default;
+ArtifactScanner &ArtifactScanner::operator=(ArtifactScanner &&) noexcept = default;
+ArtifactScanner::~ArtifactScanner() = default;
+
+Result<ArtifactScanner> ArtifactScanner::create(Options options)
+{
+    auto compiled = std::make_unique<Compiled>();
+    std::vector<std::string> suffixes = defaultInternalSuffixes();
+    suffixes.insert(suffixes.end(), options.extraInternalSuffixes.begin(),
+                    options.extraInternalSuffixes.end());
+    compiled->rules = scanRules(suffixes);
+    compiled->secrets = options.secrets;
+    compiled->limits = options.limits;
+    compiled->context = pcre2_match_context_create(nullptr);
+    compiled->jitStack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, nullptr);
+    if (!compiled->context || !compiled->jitStack)
+        return fail("scan.bad_rule", "cannot allocate the pattern matcher");
+    pcre2_set_match_limit(compiled->context, MatchLimit);
+    pcre2_jit_stack_assign(compiled->context, nullptr, compiled->jitStack);
+    for (const ScanRule &rule : compiled->rules) {
+        int code = 0;
+        PCRE2_SIZE offset = 0;
+        pcre2_code *pattern = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(rule.pattern.c_str()),
+                                            PCRE2_ZERO_TERMINATED, 0, &code, &offset, nullptr);
+        if (!pattern) {
+            PCRE2_UCHAR message[256];
+            pcre2_get_error_message(code, message, sizeof message);
+            return fail("scan.bad_rule", std::string("rule ") + rule.name + " does not compile at byte " +
+                                             std::to_string(offset) + ": " +
+                                             reinterpret_cast<char *>(message));
+        }
+        // Without JIT (a kernel that refuses executable memory) the interpreter runs the same patterns.
+        pcre2_jit_compile(pattern, PCRE2_JIT_COMPLETE);
+        compiled->codes.push_back(pattern);
+    }
+    return ArtifactScanner(std::move(compiled));
+}
+
+std::vector<Finding> ArtifactScanner::scan(std::string_view bytes, const std::string &path) const
+{
+    std::vector<Finding> findings;
+    std::int64_t budget = m_compiled->limits.maxScannedBytes;
+    m_compiled->scanContent(bytes, path, 0, budget, findings);
+    return findings;
+}
+
+Result<std::vector<Finding>> ArtifactScanner::scanFile(int fd, const std::string &path) const
+{
+    struct stat status
+    {
+    };
+    if (::fstat(fd, &status) != 0)
+        return failErrno("scan.read", "stat " + path, errno);
+    const std::int64_t cap = m_compiled->limits.maxScannedBytes;
+    if (status.st_size > cap)
+        return std::vector<Finding>{
+            {path, 0, 0, "scan.too_large", Severity::Medium,
+             "larger than " + std::to_string(cap / (1024 * 1024)) + " MiB: not scanned"}};
+    if (status.st_size == 0)
+        return scan({}, path);
+    // Mapped, not read: the page cache's pages are scanned where they are, without a copy (on these
+    // machines a copy of a large file costs as much as the scan). The caller owns the file (a download's
+    // pending copy, which nothing else can truncate under the mapping).
+    void *mapped = ::mmap(nullptr, std::size_t(status.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (mapped == MAP_FAILED)
+        return failErrno("scan.read", "map " + path, errno);
+    std::vector<Finding> findings =
+        scan({static_cast<const char *>(mapped), std::size_t(status.st_size)}, path);
+    ::munmap(mapped, std::size_t(status.st_size));
+    return findings;
+}
+
+bool ArtifactScanner::isArchive(std::string_view bytes)
+{
+    return startsWith(bytes, "PK\x03\x04") || startsWith(bytes, "PK\x05\x06") ||
+           startsWith(bytes, "\x1f\x8b") || (bytes.size() >= 262 && (bytes.substr(257, 5) == "ustar"));
+}
+
+std::string ArtifactScanner::redacted(std::string_view bytes) const
+{
+    std::string out;
+    out.reserve(bytes.size());
+    std::size_t from = 0;
+    for (const Span &span : m_compiled->spans(bytes)) {
+        out.append(bytes.substr(from, span.start - from));
+        out += span.rule == SecretRule ? "[secret:" + std::string(span.secretName) + "]"
+                                       : "[redacted:" + std::string(m_compiled->rules[span.rule].name) + "]";
+        from = span.end;
+    }
+    out.append(bytes.substr(from));
+    return out;
+}
+
+const std::vector<ScanRule> &ArtifactScanner::rules() const
+{
+    return m_compiled->rules;
+}
+
+} // namespace Cordon::Scan

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// The artifact scan (docs/artifact-scan.md): what a file about to leave a container holds that should not
+// leave with it. The rules of scanrules.h, matched with PCRE2 (JIT, a match limit per search, so every rule
+// ends in bounded time), and the values of the container's secrets in every form the masker knows. Zip, tar
+// and gzip files are opened with libarchive and their members scanned in turn, nested archives too, within
+// Limits: an archive that would pass them is a finding (archive.bomb), never a hang. Plain C++.
+#pragma once
+
+#include "sandbox/error.h"
+#include "scan/scanrules.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace Cordon::Secrets {
+class SecretMasker;
+}
+
+namespace Cordon::Scan {
+
+struct Finding
+{
+    // The file's path as given, then "!member" for each archive it is inside: "logs.zip!app/run.log".
+    std::string path;
+    std::int64_t line = 0;   // 1-based, in a text (0 in a binary)
+    std::int64_t offset = 0; // bytes from the start of the file or member
+    // A rule's name, "secret.value" for a secret's value, "archive.bomb" past the limits,
+    // "archive.unreadable" for a damaged archive, "scan.too_large" for a file too large to scan.
+    std::string rule;
+    Severity severity = Severity::High;
+    // The match with all but its first four and last two bytes starred (never a whole credential), or
+    // [secret:NAME] for a secret's value, or a sentence for the archive findings.
+    std::string excerpt;
+};
+
+struct ScanLimits
+{
+    std::int64_t maxScannedBytes = 256 * 1024 * 1024; // a file, or all of an archive's members expanded
+    int maxArchiveDepth = 3;                          // archives inside archives
+    int maxArchiveMembers = 10000;                    // in one archive, nested ones counted in theirs
+    std::size_t maxFindingsPerFile = 200;             // the rest are counted, not listed
+};
+
+class ArtifactScanner
+{
+public:
+    struct Options
+    {
+        const Secrets::SecretMasker *secrets = nullptr; // the container's secrets; may be null
+        std::vector<std::string> extraInternalSuffixes; // the organisation's, added to the defaults
+        ScanLimits limits;
+    };
+
+    // scan.bad_rule when a pattern does not compile (a rule table or a suffix list mistake).
+    static Result<ArtifactScanner> create(Options options);
+    ArtifactScanner(ArtifactScanner &&) noexcept;
+    ArtifactScanner &operator=(ArtifactScanner &&) noexcept;
+    ~ArtifactScanner();
+
+    // The findings in `bytes`, the content of the file `path`; archives are opened.
+    std::vector<Finding> scan(std::string_view bytes, const std::string &path) const;
+    // Scans the regular file open at `fd` (at most limits.maxScannedBytes; a larger file is a scan.too_large
+    // finding). The file is mapped: the caller must own it, so that nothing truncates it meanwhile (a
+    // download's pending copy). scan.read when it cannot be mapped.
+    Result<std::vector<Finding>> scanFile(int fd, const std::string &path) const;
+
+    // Whether `bytes` is an archive this scanner opens (zip, tar, gzip): such a file is refused, not
+    // redacted, under "redact" (its members cannot be rewritten in place).
+    static bool isArchive(std::string_view bytes);
+    // `bytes` with every finding's match replaced: [redacted:RULE], or [secret:NAME] for a value.
+    std::string redacted(std::string_view bytes) const;
+
+    // The rules in use, for tests and `cordon doctor`.
+    const std::vector<ScanRule> &rules() const;
+
+private:
+    struct Compiled;
+    explicit ArtifactScanner(std::unique_ptr<Compiled> compiled);
+    std::unique_ptr<Compiled> m_compiled;
+};
+
+} // namespace Cordon::Scan

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+// The artifact scan on the way out (docs/artifact-scan.md), as a user meets it: a real cordond, the real CLI,
+// real containers whose runs write a secret's value (raw, base64, inside a tar.gz and a nested zip), a cloud
+// key, a private key and clean files into outputs/. Under each `artifact_scan` mode `cordon cp` saves,
+// redacts or keeps back exactly what the mode says, exits 3 when it kept something back, lists the findings
+// masked, and records an artifact.finding event tied to the run that wrote the file; an override saves the
+// file and records the reason; bad input is a clear error and the daemon stays up.
+#include "cliprocess.h"
+#include "sandboxtest.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+using namespace CordonTest;
+
+namespace {
+
+const QByteArray Secret = QByteArrayLiteral("tok-9f8e/7d6c+5b4a=0123456789");
+
+// What every container's run writes into outputs/.
+const char WriteOutputs[] =
+    "import base64, io, os, tarfile, zipfile\n"
+    "os.chdir('/mnt/data/outputs')\n"
+    "token = os.environ['TOKEN']\n"
+    "open('clean.txt', 'w').write('rows: 42\\n')\n"
+    "open('leak.txt', 'w').write('debug: token=' + token + '\\n')\n"
+    "open('leak.b64', 'w').write(base64.b64encode(token.encode()).decode() + '\\n')\n"
+    "open('warn.txt', 'w').write('line one\\naws_access_key_id = AKIAQ3EXAMPLE7JX2KPL\\n')\n"
+    "data = ('secret=' + token + '\\n').encode()\n"
+    "with tarfile.open('bundle.tar.gz', 'w:gz') as t:\n"
+    "    info = tarfile.TarInfo('logs/run.log'); info.size = len(data); t.addfile(info, io.BytesIO(data))\n"
+    "inner = io.BytesIO()\n"
+    "with zipfile.ZipFile(inner, 'w', zipfile.ZIP_DEFLATED) as z:\n"
+    "    z.writestr('id_ed25519', '-----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaA==\\n')\n"
+    "with zipfile.ZipFile('keys.zip', 'w', zipfile.ZIP_DEFLATED) as z:\n"
+    "    z.writestr('inner.zip', inner.getvalue())\n";
+
+} // namespace
+
+class TestArtifactDownload final : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir{QDir::tempPath() + QStringLiteral("/cart-XXXXXX")};
+    QProcess m_daemon;
+    QString m_dataDir;
+
+    QString writePolicy(const QString &name, const QByteArray &json)
+    {
+        return writePolicyFile(m_dir.path(), name, json);
+    }
+
+    // A container named `name` under `mode` ("" for none) whose one run wrote the outputs; its id.
+    QString containerWithOutputs(const QString &name, const QString &mode)
+    {
+        QByteArray policy = "{\"name\": \"" + name.toUtf8() +
+                            "\", \"secrets\": [{\"name\": \"API_TOKEN\", \"env\": \"TOKEN\"}]";
+        if (!mode.isEmpty())
+            policy += ", \"artifact_scan\": \"" + mode.toUtf8() + "\"";
+        policy += "}";
+        const CliResult created =
+            cordon({QStringLiteral("create"), QStringLiteral("--policy"), writePolicy(name, policy)});
+        if (created.status != 0)
+            return {};
+        const CliResult run =
+            cordon({QStringLiteral("exec"), name, QStringLiteral("--"), QStringLiteral("python3"),
+                    QStringLiteral("-c"), QString::fromLatin1(WriteOutputs)});
+        if (run.status != 0) {
+            qWarning("%s", run.describe().constData());
+            return {};
+        }
+        return QString::fromUtf8(created.out).trimmed();
+    }
+
+    QString downloadDir(const QString &name) const { return m_dir.filePath(QStringLiteral("dl-") + name); }
+
+    QByteArray saved(const QString &name, const QString &file) const
+    {
+        QFile in(downloadDir(name) + QLatin1Char('/') + file);
+        return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
+    }
+
+    bool exists(const QString &name, const QString &file) const
+    {
+        return QFile::exists(downloadDir(name) + QLatin1Char('/') + file);
+    }
+
+    QJsonArray artifactEvents(const QString &name)
+    {
+        const CliResult events =
+            cordon({QStringLiteral("events"), QStringLiteral("--json"), QStringLiteral("--container"), name});
+        QJsonArray out;
+        const QJsonArray all =
+            QJsonDocument::fromJson(events.out).object().value(QStringLiteral("events")).toArray();
+        for (const QJsonValue &value : all) {
+            if (value.toObject()
+                    .value(QStringLiteral("kind"))
+                    .toString()
+                    .startsWith(QLatin1String("artifact.")))
+                out.append(value);
+        }
+        return out;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_dataDir = qEnvironmentVariable("CORDON_DATA_DIR");
+        qputenv("CORDON_SOCKET", QFile::encodeName(m_dir.filePath(QStringLiteral("d.sock"))));
+        qputenv("CORDON_DAEMON", "/nonexistent/cordond");
+        m_daemon.setProgram(builtProgram(QStringLiteral("cordond")));
+        const CliResult status = startDaemonAndWait(m_daemon);
+        QVERIFY2(status.status == 0, status.describe());
+        QCOMPARE(cordon(args({"secret", "set", "API_TOKEN"}), Secret).status, 0);
+    }
+
+    void cleanupTestCase()
+    {
+        cordon(args({"daemon", "stop"}));
+        if (!m_daemon.waitForFinished(30000)) {
+            m_daemon.kill();
+            m_daemon.waitForFinished(5000);
+        }
+    }
+
+    // The default: a secret's value is kept back wherever it is (raw, base64, inside archives); patterns
+    // warn.
+    void byDefaultASecretsValueNeverLeaves()
+    {
+        const QString id = containerWithOutputs(QStringLiteral("plain"), {});
+        QVERIFY(!id.isEmpty());
+        const CliResult copied =
+            cordon({QStringLiteral("cp"), QStringLiteral("plain:"), downloadDir(QStringLiteral("plain"))});
+        QCOMPARE(copied.status, 3);
+        for (const char *kept : {"leak.txt", "leak.b64", "bundle.tar.gz"})
+            QVERIFY2(!exists(QStringLiteral("plain"), QString::fromLatin1(kept)), kept);
+        for (const char *savedFile : {"clean.txt", "warn.txt", "keys.zip"})
+            QVERIFY2(exists(QStringLiteral("plain"), QString::fromLatin1(savedFile)), savedFile);
+        // The findings say where, and show no value.
+        QVERIFY2(copied.err.contains("bundle.tar.gz!logs/run.log:1  secret.value (high)  [secret:API_TOKEN]"),
+                 copied.err.constData());
+        QVERIFY2(copied.err.contains("warn.txt:2  aws.access_key_id (high)  AKIA**************PL"),
+                 copied.err.constData());
+        QVERIFY2(copied.err.contains("keys.zip!inner.zip!id_ed25519:1  private_key.openssh"),
+                 copied.err.constData());
+        QVERIFY(!copied.err.contains(Secret) && !copied.out.contains(Secret));
+        QVERIFY(!copied.err.contains("AKIAQ3EXAMPLE7JX2KPL"));
+
+        // Each file with findings is an event of the run that wrote it.
+        const QJsonArray events = artifactEvents(QStringLiteral("plain"));
+        QCOMPARE(events.size(), 5);
+        const CliResult history = cordon({QStringLiteral("history"), QStringLiteral("--json"),
+                                          QStringLiteral("--container"), QStringLiteral("plain")});
+        for (const QJsonValue &value : events) {
+            const QJsonObject event = value.toObject();
+            QCOMPARE(event.value(QStringLiteral("kind")).toString(), QStringLiteral("artifact.finding"));
+            const QString runId = event.value(QStringLiteral("run_id")).toString();
+            QVERIFY2(!runId.isEmpty() && history.out.contains(runId.toUtf8()), history.describe());
+        }
+        QVERIFY(!historyFileBytes(m_dataDir).contains(Secret));
+    }
+
+    void anOverrideSavesTheFileAndKeepsTheReason()
+    {
+        const CliResult copied = cordon(
+            {QStringLiteral("cp"), QStringLiteral("--override-scan"), QStringLiteral("test token, revoked"),
+             QStringLiteral("plain:outputs/leak.txt"), downloadDir(QStringLiteral("override"))});
+        QVERIFY2(copied.status == 0, copied.describe());
+        QVERIFY(saved(QStringLiteral("override"), QStringLiteral("leak.txt")).contains(Secret));
+        bool recorded = false;
+        for (const QJsonValue &value : artifactEvents(QStringLiteral("plain"))) {
+            const QJsonObject event = value.toObject();
+            recorded |=
+                event.value(QStringLiteral("kind")).toString() == QLatin1String("artifact.override") &&
+                event.value(QStringLiteral("detail")).toObject().value(QStringLiteral("reason")).toString() ==
+                    QLatin1String("test token, revoked");
+        }
+        QVERIFY(recorded);
+    }
+
+    void blockKeepsBackEveryFinding()
+    {
+        QVERIFY(!containerWithOutputs(QStringLiteral("strict"), QStringLiteral("block")).isEmpty());
+        const CliResult copied = cordon({QStringLiteral("cp"), QStringLiteral("--json"),
+                                         QStringLiteral("strict:"), downloadDir(QStringLiteral("strict"))});
+        QCOMPARE(copied.status, 3);
+        const QJsonObject answer = QJsonDocument::fromJson(copied.out).object();
+        QCOMPARE(answer.value(QStringLiteral("copied")).toArray().size(), 1); // clean.txt
+        QCOMPARE(answer.value(QStringLiteral("scanned")).toArray().size(), 5);
+        QVERIFY(exists(QStringLiteral("strict"), QStringLiteral("clean.txt")));
+        QVERIFY(!exists(QStringLiteral("strict"), QStringLiteral("warn.txt")));
+    }
+
+    void redactReplacesWhatItFoundAndKeepsBackArchives()
+    {
+        QVERIFY(!containerWithOutputs(QStringLiteral("redacting"), QStringLiteral("redact")).isEmpty());
+        const CliResult copied = cordon(
+            {QStringLiteral("cp"), QStringLiteral("redacting:"), downloadDir(QStringLiteral("redacting"))});
+        QCOMPARE(copied.status, 3); // the archives
+        QCOMPARE(saved(QStringLiteral("redacting"), QStringLiteral("leak.txt")),
+                 QByteArray("debug: token=[secret:API_TOKEN]\n"));
+        QCOMPARE(saved(QStringLiteral("redacting"), QStringLiteral("warn.txt")),
+                 QByteArray("line one\naws_access_key_id = [redacted:aws.access_key_id]\n"));
+        QVERIFY(!saved(QStringLiteral("redacting"), QStringLiteral("leak.b64"))
+                     .contains(Secret.toBase64().left(20)));
+        QVERIFY(!exists(QStringLiteral("redacting"), QStringLiteral("bundle.tar.gz")));
+        QVERIFY(!exists(QStringLiteral("redacting"), QStringLiteral("keys.zip")));
+        QVERIFY2(copied.err.contains("an archive cannot be redacted"), copied.err.constData());
+    }
+
+    void offCopiesEverything()
+    {
+        QVERIFY(!containerWithOutputs(QStringLiteral("unscanned"), QStringLiteral("off")).isEmpty());
+        const CliResult copied = cordon(
+            {QStringLiteral("cp"), QStringLiteral("unscanned:"), downloadDir(QStringLiteral("unscanned"))});
+        QVERIFY2(copied.status == 0, copied.describe());
+        QVERIFY(saved(QStringLiteral("unscanned"), QStringLiteral("leak.txt")).contains(Secret));
+        QVERIFY(artifactEvents(QStringLiteral("unscanned")).isEmpty());
+    }
+
+    void badInputIsAClearErrorAndTheDaemonStaysUp()
+    {
+        const CliResult empty =
+            cordon({QStringLiteral("cp"), QStringLiteral("--override-scan"), QStringLiteral(" "),
+                    QStringLiteral("plain:"), downloadDir(QStringLiteral("bad"))});
+        QVERIFY2(empty.status == 2 && empty.err.contains("--override-scan needs a reason"), empty.describe());
+        const QString policy = writePolicy(QStringLiteral("badmode"), R"({"artifact_scan": "sometimes"})");
+        const CliResult created = cordon({QStringLiteral("create"), QStringLiteral("--policy"), policy});
+        QVERIFY2(created.status != 0 && created.err.contains("artifact_scan: must be"), created.describe());
+        QVERIFY(cordon(args({"daemon", "status"})).status == 0);
+    }
+};
+
+CORDON_SANDBOX_TEST_MAIN(TestArtifactDownload)
+#include "tst_artifactdownload.moc"
