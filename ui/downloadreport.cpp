@@ -41,6 +41,8 @@ QString refusalWords(const QString &code, const QString &reason)
         return tr("larger than the container's workspace limit");
     if (code == QLatin1String("files.bad_name"))
         return tr("a name that is not safe to use on this computer");
+    if (code == QLatin1String("files.blocked"))
+        return tr("kept back by the artifact scan: %1").arg(reason);
     return reason;
 }
 
@@ -56,8 +58,13 @@ DownloadReport::DownloadReport(QString destination, bool skipTaken)
     : m_destination(std::move(destination)), m_skipTaken(skipTaken)
 {}
 
-void DownloadReport::addAnswer(const QJsonObject &answer)
+void DownloadReport::addAnswer(const QJsonObject &answer, const QString &scope)
 {
+    for (const QJsonValue &entry : answer.value(QStringLiteral("scanned")).toArray()) {
+        QJsonObject file = entry.toObject();
+        file.insert(QStringLiteral("scope"), scope);
+        m_scanned.append(file);
+    }
     for (const QJsonValue &entry : answer.value(QStringLiteral("copied")).toArray())
         m_copied.append(entry);
     for (const QJsonValue &entry : answer.value(QStringLiteral("refused")).toArray()) {
@@ -67,6 +74,17 @@ void DownloadReport::addAnswer(const QJsonObject &answer)
         else
             m_refused.append(refused);
     }
+}
+
+QStringList DownloadReport::blockedPaths() const
+{
+    QStringList paths;
+    for (const QJsonValue &entry : m_scanned) {
+        const QJsonObject file = entry.toObject();
+        if (file.value(QStringLiteral("action")).toString() == QLatin1String("blocked"))
+            paths.append(file.value(QStringLiteral("path")).toString());
+    }
+    return paths;
 }
 
 bool DownloadReport::addFailure(const QString &path, const Error &error)
@@ -109,6 +127,26 @@ QString DownloadReport::summary() const
         lines.append(tr("Refused %1, not copied:").arg(fileCount(m_refused.size())));
         for (const QJsonValue &entry : m_refused)
             lines.append(refusalLine(entry.toObject()));
+    }
+    // Saved but worth a look before it is shared.
+    for (const QJsonValue &entry : m_scanned) {
+        const QJsonObject file = entry.toObject();
+        const QString action = file.value(QStringLiteral("action")).toString();
+        if (action == QLatin1String("blocked"))
+            continue; // listed with the refusals
+        QStringList rules;
+        for (const QJsonValue &finding : file.value(QStringLiteral("findings")).toArray()) {
+            const QString rule = finding.toObject().value(QStringLiteral("rule")).toString();
+            if (!rules.contains(rule))
+                rules.append(rule);
+        }
+        lines.append(tr("• %1 %2: the artifact scan found %3")
+                         .arg(Format::displayName(file.value(QStringLiteral("path")).toString()),
+                              action == QLatin1String("redacted") ? tr("was saved redacted")
+                              : action == QLatin1String("overridden")
+                                  ? tr("was saved on your reason")
+                                  : tr("was saved; check it before sharing"),
+                              rules.join(QStringLiteral(", "))));
     }
     lines.append(m_errors);
     return lines.join(QLatin1Char('\n'));

@@ -30,8 +30,8 @@ public:
     // a refusal.
     DownloadReport(QString destination, bool skipTaken);
 
-    // A `file.download` answer.
-    void addAnswer(const QJsonObject &answer);
+    // A `file.download` answer for a transfer from `scope` (which each `scanned` entry then carries).
+    void addAnswer(const QJsonObject &answer, const QString &scope = {});
     // A request that failed: a single file's refusal (`path` is the file; true: the other files can still be
     // tried) or a failure that ends the download (false).
     bool addFailure(const QString &path, const Error &error);
@@ -40,6 +40,10 @@ public:
     qsizetype copiedCount() const { return m_copied.size(); }
     qsizetype skippedCount() const { return m_skipped.size(); }
     qsizetype refusedCount() const { return m_refused.size(); }
+    // The artifact scan's findings, a `scanned` entry per file ({path, action, findings}), in answer order.
+    const QJsonArray &scanned() const { return m_scanned; }
+    // The files the scan kept back (action "blocked"), relative to `scope`'s root as downloaded.
+    QStringList blockedPaths() const;
     // Something the user should look at: a refusal or a failure (skips are what they asked for).
     bool hasProblems() const { return !m_refused.isEmpty() || !m_errors.isEmpty(); }
     // The first line gives every count; then renamed copies, refusals with reasons, failures.
@@ -50,6 +54,7 @@ private:
     bool m_skipTaken;
     QJsonArray m_copied;
     QJsonArray m_refused;
+    QJsonArray m_scanned;
     QStringList m_skipped;
     QStringList m_errors;
 };

@@ -5,6 +5,7 @@
 #include "csvtable.h"
 #include "daemonconnection.h"
 #include "downloadreport.h"
+#include "scanfindingsdialog.h"
 #include "workbenchsettings.h"
 #include "workspacefilemodel.h"
 
@@ -257,6 +258,11 @@ QString FileBrowser::message() const
 QString FileBrowser::previewCaption() const
 {
     return m_previewCaption->text();
+}
+
+QString FileBrowser::previewMessage() const
+{
+    return m_previewNote->text();
 }
 
 QString FileBrowser::previewKind() const
@@ -532,7 +538,7 @@ void FileBrowser::startDownload(const QString &destination, const QList<Transfer
 }
 
 void FileBrowser::downloadNext(QList<Transfer> remaining, const QString &existing,
-                               const std::shared_ptr<DownloadReport> &report)
+                               const std::shared_ptr<DownloadReport> &report, const QString &overrideReason)
 {
     if (remaining.isEmpty()) {
         setBusy(false);
@@ -540,24 +546,52 @@ void FileBrowser::downloadNext(QList<Transfer> remaining, const QString &existin
         m_downloadFolder = report->destination();
         m_openFolderButton->setVisible(report->copiedCount() > 0);
         Q_EMIT operationFinished();
+        if (overrideReason.isEmpty() && !report->blockedPaths().isEmpty())
+            offerDownloadAnyway(report, existing);
         return;
     }
     const Transfer transfer = remaining.takeFirst();
-    m_connection.call(QStringLiteral("file.download"),
-                      {{QStringLiteral("container"), m_containerId},
+    QJsonObject params{{QStringLiteral("container"), m_containerId},
                        {QStringLiteral("scope"), transfer.scope},
                        {QStringLiteral("path"), transfer.path},
                        {QStringLiteral("destination"), report->destination()},
-                       {QStringLiteral("existing"), existing}},
-                      this,
-                      [this, remaining, existing, report, transfer](Result<QJsonObject> result) mutable {
-                          // One file's refusal leaves the others to try; anything else ends the download.
-                          if (result)
-                              report->addAnswer(*result);
-                          else if (!report->addFailure(transfer.path, result.error()))
-                              remaining.clear();
-                          downloadNext(remaining, existing, report);
-                      });
+                       {QStringLiteral("existing"), existing}};
+    if (!overrideReason.isEmpty())
+        params.insert(QStringLiteral("override_reason"), overrideReason);
+    m_connection.call(
+        QStringLiteral("file.download"), params, this,
+        [this, remaining, existing, report, transfer, overrideReason](Result<QJsonObject> result) mutable {
+            // One file's refusal leaves the others to try; anything else ends the download.
+            if (result)
+                report->addAnswer(*result, transfer.scope);
+            else if (!report->addFailure(transfer.path, result.error()))
+                remaining.clear();
+            downloadNext(remaining, existing, report, overrideReason);
+        });
+}
+
+void FileBrowser::offerDownloadAnyway(const std::shared_ptr<DownloadReport> &report, const QString &existing)
+{
+    auto *dialog = new ScanFindingsDialog(report->scanned(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    const QString containerId = m_containerId;
+    connect(dialog, &QDialog::accepted, this, [this, dialog, report, existing, containerId] {
+        if (containerId != m_containerId || m_containerId.isEmpty())
+            return; // another container was chosen meanwhile
+        QList<Transfer> blocked;
+        for (const QJsonValue &entry : report->scanned()) {
+            const QJsonObject file = entry.toObject();
+            if (file.value(QStringLiteral("action")).toString() == QLatin1String("blocked"))
+                blocked.append({file.value(QStringLiteral("scope")).toString(),
+                                file.value(QStringLiteral("path")).toString()});
+        }
+        setMessage(QString());
+        setBusy(true);
+        m_progress->setRange(0, 0);
+        downloadNext(blocked, existing, std::make_shared<DownloadReport>(report->destination(), false),
+                     dialog->reason());
+    });
+    dialog->open();
 }
 
 void FileBrowser::confirmDelete()
@@ -673,7 +707,15 @@ void FileBrowser::preview(const QModelIndex &row)
             }
             const QJsonArray copied = result->value(QStringLiteral("copied")).toArray();
             if (copied.isEmpty()) {
-                showPreviewMessage(tr("No preview of %1: nothing was copied.").arg(name));
+                // The artifact scan keeps a file back from a preview as from a download.
+                const QJsonArray refused = result->value(QStringLiteral("refused")).toArray();
+                const QJsonObject first = refused.isEmpty() ? QJsonObject() : refused.first().toObject();
+                showPreviewMessage(
+                    refused.isEmpty()
+                        ? tr("No preview of %1: nothing was copied.").arg(name)
+                        : tr("No preview of %1: %2")
+                              .arg(name, refusalWords(first.value(QStringLiteral("code")).toString(),
+                                                      first.value(QStringLiteral("reason")).toString())));
                 return;
             }
             const QString local =

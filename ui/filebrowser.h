@@ -73,6 +73,8 @@ public:
 
     // The preview pane's current page, for tests: "none", "text", "table", "image" or "message".
     QString previewKind() const;
+    // The note the preview pane shows on its "message" page ("Loading …", "No preview of …").
+    QString previewMessage() const;
     QPlainTextEdit *textPreview() const { return m_textPreview; }
     // The line above the preview naming the file ("outputs/result.txt · 12 B"); empty without a file.
     QString previewCaption() const;
@@ -107,8 +109,11 @@ private:
     // `existing` is file.download's: refuse, replace or keep_both.
     void startDownload(const QString &destination, const QList<Transfer> &transfers, const QString &existing,
                        bool skipTaken);
+    // `overrideReason` non-empty: files the artifact scan would keep back are saved, for that reason.
     void downloadNext(QList<Transfer> remaining, const QString &existing,
-                      const std::shared_ptr<DownloadReport> &report);
+                      const std::shared_ptr<DownloadReport> &report, const QString &overrideReason = {});
+    // The scan kept files back: shows the findings (ScanFindingsDialog) and, given a reason, downloads them.
+    void offerDownloadAnyway(const std::shared_ptr<DownloadReport> &report, const QString &existing);
     void deleteNext(QList<Transfer> remaining, QStringList errors);
     void showPreviewFile(const QString &localPath, const QString &name);
     void showPreviewMessage(const QString &text);

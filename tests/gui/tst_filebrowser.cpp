@@ -2,8 +2,8 @@
 // The file browser against a real cordond: a file dropped on the tree is uploaded into inputs/, a program
 // reads it and writes outputs, the outputs appear with their sizes, a download gives the same bytes, a
 // planted symlink is refused and the message says so, a name already in the destination asks Replace / Keep
-// Both / Skip and each does what it says, Open Folder opens the destination, previews show text and CSV, and
-// delete removes a file.
+// Both / Skip and each does what it says, Open Folder opens the destination, previews show text and CSV,
+// delete removes a file, and a file the artifact scan keeps back is saved only with a reason.
 #include "guitest.h"
 
 #include "codeeditor.h"
@@ -12,6 +12,7 @@
 #include "mainwindow.h"
 #include "outcomebanner.h"
 #include "runpanel.h"
+#include "scanfindingsdialog.h"
 #include "workbenchsettings.h"
 #include "workspacefilemodel.h"
 
@@ -19,6 +20,7 @@
 #include <QCryptographicHash>
 #include <QDesktopServices>
 #include <QDropEvent>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -27,6 +29,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTreeView>
+#include <QTreeWidget>
 #include <QUrl>
 
 using namespace Cordon::Ui;
@@ -51,7 +54,9 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_daemon.start());
-        const auto created = m_daemon.createContainer(QStringLiteral("files-test"));
+        // "block": any finding of the artifact scan keeps a file back, which the last test needs.
+        const auto created = m_daemon.createContainer(
+            QStringLiteral("files-test"), {{QStringLiteral("artifact_scan"), QStringLiteral("block")}});
         QVERIFY2(created, created ? "" : created.error().describe().c_str());
         m_containerId = *created;
 
@@ -311,6 +316,61 @@ private Q_SLOTS:
             10000);
         QVERIFY(
             m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("table.csv")).isValid());
+    }
+
+    // The artifact scan keeps a file with a cloud key back; the findings dialog shows where and what, and
+    // Download Anyway needs a reason, which the daemon records with the file saved.
+    void theScanKeepsAFileBackUntilAReasonIsGiven()
+    {
+        runProgram(QStringLiteral("open('/mnt/data/outputs/creds.txt', 'w').write('x\\naws_access_key_id = "
+                                  "AKIAQ3EXAMPLE7JX2KPL\\n')\n"));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("creds.txt")).isValid(),
+            10000);
+        QTemporaryDir destination;
+        QSignalSpy finished(m_browser, &FileBrowser::operationFinished);
+        m_browser->downloadTo(destination.path(), {m_browser->model()->indexOf(QStringLiteral("outputs"),
+                                                                               QStringLiteral("creds.txt"))});
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(m_browser->message().contains(QStringLiteral("kept back by the artifact scan")),
+                 qPrintable(m_browser->message()));
+        QVERIFY(!QFileInfo::exists(destination.filePath(QStringLiteral("creds.txt"))));
+
+        // Nor is it previewed: a preview is a download too.
+        m_browser->preview(
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("creds.txt")));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            m_browser->previewMessage().contains(QStringLiteral("kept back by the artifact scan")), 10000);
+        ScanFindingsDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = m_browser->findChild<ScanFindingsDialog *>()) != nullptr);
+        QCOMPARE(dialog->findings()->topLevelItemCount(), 1);
+        const QTreeWidgetItem *finding = dialog->findings()->topLevelItem(0);
+        QCOMPARE(finding->text(0), QStringLiteral("creds.txt"));
+        QCOMPARE(finding->text(1), QStringLiteral("line 2"));
+        QCOMPARE(finding->text(2), QStringLiteral("aws.access_key_id"));
+        QCOMPARE(finding->text(4), QStringLiteral("AKIA**************PL"));
+        QVERIFY(!dialog->downloadAnywayButton()->isEnabled());
+        dialog->reasonField()->setText(QStringLiteral("   "));
+        QVERIFY(!dialog->downloadAnywayButton()->isEnabled());
+        dialog->reasonField()->setText(QStringLiteral("the example key of the AWS docs"));
+        QVERIFY(dialog->downloadAnywayButton()->isEnabled());
+        dialog->downloadAnywayButton()->click();
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(m_browser->message().contains(QStringLiteral("was saved on your reason")),
+                 qPrintable(m_browser->message()));
+        QVERIFY(readFile(destination.filePath(QStringLiteral("creds.txt"))).contains("AKIAQ3EXAMPLE7JX2KPL"));
+        const auto overrides = m_daemon.call(QStringLiteral("history.events"),
+                                             {{QStringLiteral("container"), m_containerId},
+                                              {QStringLiteral("kind"), QStringLiteral("artifact.override")}});
+        QVERIFY(overrides);
+        const QJsonArray events = overrides->value(QStringLiteral("events")).toArray();
+        QCOMPARE(events.size(), 1);
+        QCOMPARE(events.first()
+                     .toObject()
+                     .value(QStringLiteral("detail"))
+                     .toObject()
+                     .value(QStringLiteral("reason")),
+                 QJsonValue(QStringLiteral("the example key of the AWS docs")));
     }
 
     void cleanupTestCase()

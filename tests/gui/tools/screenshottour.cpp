@@ -21,6 +21,7 @@
 #include "networkpanel.h"
 #include "outcomebanner.h"
 #include "runpanel.h"
+#include "scanfindingsdialog.h"
 #include "secretsdialog.h"
 #include "settingsdialog.h"
 #include "welcomepage.h"
@@ -36,6 +37,7 @@
 #include <QGroupBox>
 #include <QJsonArray>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPainter>
@@ -440,6 +442,52 @@ int main(int argc, char *argv[])
     if (!save(over(window, *secrets, true), out, QStringLiteral("secrets.png")))
         return 1;
     secrets->reject();
+    settle(300);
+
+    // A download the artifact scan keeps back: a container whose policy blocks every finding, a run that
+    // leaves a key and a cookie in its outputs, and the findings dialog that asks for a reason.
+    const QString review = call(QStringLiteral("container.create"),
+                                {{QStringLiteral("policy"),
+                                  QJsonObject{{QStringLiteral("name"), QStringLiteral("review")},
+                                              {QStringLiteral("artifact_scan"), QStringLiteral("block")}}}})
+                               .value(QStringLiteral("container"))
+                               .toObject()
+                               .value(QStringLiteral("id"))
+                               .toString();
+    const QJsonObject started = call(
+        QStringLiteral("run.exec"),
+        {{QStringLiteral("container"), review},
+         {QStringLiteral("command"),
+          QJsonArray{QStringLiteral("sh"), QStringLiteral("-c"),
+                     QStringLiteral("cd /mnt/data/outputs && printf 'region=eu-west-1\\naws_access_key_id = "
+                                    "AKIAQ3EXAMPLE7JX2KPL\\ndb_host = 10.20.30.40\\n' > deploy.env && printf "
+                                    "'Set-Cookie: session=8f14e45fceea167a5a36dedd4bea2543; Path=/\\n' > "
+                                    "headers.txt && echo ok > summary.txt")}}});
+    call(QStringLiteral("run.wait"),
+         {{QStringLiteral("run_id"),
+           started.value(QStringLiteral("run")).toObject().value(QStringLiteral("id"))}});
+    window.selectContainer(review);
+    panel->outputTabs()->setCurrentWidget(files);
+    if (!waitFor(
+            [&] {
+                return files->model()
+                    ->indexOf(QStringLiteral("outputs"), QStringLiteral("deploy.env"))
+                    .isValid();
+            },
+            10000))
+        return fail("listing the review container's outputs");
+    QTemporaryDir reviewDownloads;
+    files->downloadTo(reviewDownloads.path(), {files->model()->rootIndex(QStringLiteral("outputs"))});
+    ScanFindingsDialog *findings = nullptr;
+    if (!waitFor(
+            [&] { return (findings = window.findChild<ScanFindingsDialog *>()) && findings->isVisible(); },
+            30000))
+        return fail("showing the artifact scan's findings");
+    findings->reasonField()->setText(QStringLiteral("rotated key, reviewed by the security team"));
+    settle(800);
+    if (!save(over(window, *findings, true), out, QStringLiteral("scan-findings.png")))
+        return 1;
+    findings->reject();
     settle(300);
 
     // The trainer's Demo menu, open over the window, and the memory bomb in presentation mode.
