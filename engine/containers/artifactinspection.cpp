@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "containers/artifactinspection.h"
 
+#include "sandbox/readall.h"
 #include "sandbox/sha256.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace Cordon::Containers {
@@ -39,26 +38,6 @@ bool blocks(Policy::ArtifactScan mode, const std::vector<Scan::Finding> &finding
             return true;
     }
     return false;
-}
-
-Result<std::string> readAll(int fd)
-{
-    struct stat status
-    {
-    };
-    if (::fstat(fd, &status) != 0)
-        return failErrno("scan.read", "stat the copy", errno);
-    std::string bytes(std::size_t(status.st_size), '\0');
-    std::size_t filled = 0;
-    while (filled < bytes.size()) {
-        const ssize_t got = ::pread(fd, bytes.data() + filled, bytes.size() - filled, off_t(filled));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return failErrno("scan.read", "read the copy", got < 0 ? errno : EIO);
-        filled += std::size_t(got);
-    }
-    return bytes;
 }
 
 } // namespace
@@ -107,7 +86,11 @@ Files::Inspection ArtifactInspection::inspect(int fd, const std::string &relativ
 
 Files::Inspection ArtifactInspection::redact(int fd, const std::string &relativePath)
 {
-    auto bytes = readAll(fd);
+    // The copy's writer left the offset at its end.
+    if (::lseek(fd, 0, SEEK_SET) != 0)
+        return {"files.blocked", "could not read the copy of " + relativePath};
+    auto bytes = readToEnd(fd, std::size_t(Scan::ScanLimits{}.maxScannedBytes), "the copy", "scan.read",
+                           "scan.too_large");
     if (!bytes)
         return {"files.blocked", bytes.error().message()};
     // An archive's members cannot be rewritten in place, and what was not scanned cannot be redacted.
