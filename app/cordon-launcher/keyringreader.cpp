@@ -8,6 +8,7 @@
 #include "sandbox/uniquefd.h"
 
 #include <cerrno>
+#include <csignal>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -68,6 +69,10 @@ Result<std::string> KeyringReader::read(const std::string &storeId, const std::s
     writeEnd = UniqueFd();
     auto answer = readToEnd(readEnd.get(), MaxAnswerBytes, "the keyring reader's answer",
                             "secrets.keyring_unavailable", "secrets.keyring_unavailable");
+    // An answer past the cap leaves the reader blocked on a full pipe: it must not be waited for so.
+    if (!answer)
+        ::kill(pid, SIGKILL);
+    readEnd = UniqueFd();
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

@@ -32,12 +32,27 @@ bool blocks(Policy::ArtifactScan mode, const std::vector<Scan::Finding> &finding
 {
     if (mode == Policy::ArtifactScan::Block)
         return true;
-    // The default: a secret's own value never leaves; patterns are worth a warning.
+    // The default: a secret's own value never leaves, nor does what could not be fully scanned; patterns
+    // are worth a warning. Under "warn" nothing is kept back.
+    if (mode == Policy::ArtifactScan::Warn)
+        return false;
+    return std::any_of(findings.begin(), findings.end(),
+                       [](const Scan::Finding &finding) { return Scan::isBlockingByDefault(finding.rule); });
+}
+
+// Why a file with these findings cannot be redacted, or empty when it can: a redaction replaces matches
+// in place, so it needs the whole text searched, and a private key's body is not part of its match.
+std::string unredactable(const std::vector<Scan::Finding> &findings)
+{
     for (const Scan::Finding &finding : findings) {
-        if (finding.rule == "secret.value")
-            return true;
+        if (finding.rule.rfind("archive.", 0) == 0 || finding.path.find('!') != std::string::npos)
+            return "an archive cannot be redacted";
+        if (finding.rule.rfind("scan.", 0) == 0)
+            return "a file not fully scanned cannot be redacted";
+        if (finding.rule.rfind("private_key.", 0) == 0)
+            return "a private key cannot be redacted (its body is not part of the match)";
     }
-    return false;
+    return {};
 }
 
 } // namespace
@@ -66,19 +81,20 @@ Files::Inspection ArtifactInspection::inspect(int fd, const std::string &relativ
         return {};
     InspectedFile file{relativePath, "warned", std::move(*findings)};
     Files::Inspection verdict;
-    const bool unscanned = std::any_of(file.findings.begin(), file.findings.end(),
-                                       [](const Scan::Finding &f) { return f.rule == "scan.too_large"; });
     if (m_mode == Policy::ArtifactScan::Redact) {
-        verdict = unscanned
-                      ? Files::Inspection{"files.blocked", "a file too large to scan cannot be redacted"}
-                      : redact(fd, relativePath);
+        const std::string why = unredactable(file.findings);
+        verdict = why.empty() ? redact(fd, relativePath) : Files::Inspection{"files.blocked", why};
         file.action = verdict.refusalCode.empty() ? "redacted" : "blocked";
         if (!verdict.refusalCode.empty())
             verdict.refusalReason = summary(file.findings) + "; " + verdict.refusalReason;
     } else if (blocks(m_mode, file.findings)) {
-        file.action = m_overrideReason.empty() ? "blocked" : "overridden";
-        if (m_overrideReason.empty())
-            verdict = {"files.blocked", summary(file.findings)};
+        file.action = "blocked";
+        verdict = {"files.blocked", summary(file.findings)};
+    }
+    // A reason given: what would be kept back is saved as it is.
+    if (file.action == "blocked" && !m_overrideReason.empty()) {
+        file.action = "overridden";
+        verdict = {};
     }
     m_files.push_back(std::move(file));
     return verdict;
@@ -93,14 +109,16 @@ Files::Inspection ArtifactInspection::redact(int fd, const std::string &relative
                            "scan.too_large");
     if (!bytes)
         return {"files.blocked", bytes.error().message()};
-    // An archive's members cannot be rewritten in place, and what was not scanned cannot be redacted.
+    // An archive's members cannot be rewritten in place.
     if (Scan::ArtifactScanner::isArchive(*bytes))
         return {"files.blocked", "an archive cannot be redacted"};
-    const std::string redacted = (*m_scanner)->redacted(*bytes);
+    const std::optional<std::string> redacted = (*m_scanner)->redacted(*bytes);
+    if (!redacted)
+        return {"files.blocked", "a file not fully scanned cannot be redacted"};
     if (::ftruncate(fd, 0) != 0 ||
-        ::pwrite(fd, redacted.data(), redacted.size(), 0) != ssize_t(redacted.size()))
+        ::pwrite(fd, redacted->data(), redacted->size(), 0) != ssize_t(redacted->size()))
         return {"files.blocked", "could not write the redacted copy of " + relativePath};
-    return {{}, {}, true, std::int64_t(redacted.size()), sha256Hex(redacted)};
+    return {{}, {}, true, std::int64_t(redacted->size()), sha256Hex(*redacted)};
 }
 
 } // namespace Cordon::Containers

@@ -246,9 +246,13 @@ void ContainerManager::download(const QString &containerId, const QString &scope
             }
             return withFindings();
         },
-        [this, containerId, shownScope, overrideReason, done = std::move(done)](Result<DownloadCopy> copy) {
-            if (!copy)
+        [this, containerId, shownScope, overrideReason, inspection,
+         done = std::move(done)](Result<DownloadCopy> copy) {
+            if (!copy) {
+                // What was saved before the copy failed was scanned too, and an override of it is evidence.
+                recordArtifactFindings(containerId, shownScope, inspection->files(), overrideReason);
                 return done(fail(copy.error()));
+            }
             const qint64 at = QDateTime::currentMSecsSinceEpoch();
             for (const Files::CopiedFile &file : copy->copied) {
                 Store::FileRecord record;

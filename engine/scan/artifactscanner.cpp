@@ -12,7 +12,6 @@
 #include <array>
 #include <cmath>
 #include <cstring>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +24,11 @@ namespace {
 constexpr std::uint32_t MatchLimit = 10'000'000;
 // Where a text is told from a binary, as git and grep do: a NUL in the first bytes.
 constexpr std::size_t BinaryProbeBytes = 8000;
+// The longest DNS name.
+constexpr std::size_t MaxHostNameBytes = 253;
+// Matches of one rule in one text kept before the search stops (scan.incomplete): a file of nothing but
+// private addresses must not hold the daemon's memory hostage.
+constexpr std::size_t MaxSpansPerRule = 100'000;
 
 struct Span
 {
@@ -72,11 +76,13 @@ bool isHostNameByte(char c)
 
 std::string starred(std::string_view match)
 {
-    if (match.size() <= 8)
-        return std::string(match.size(), '*');
-    std::string out(match.substr(0, 4));
-    out.append(match.size() - 6, '*');
-    out.append(match.substr(match.size() - 2));
+    // At most a quarter at the start and an eighth at the end: enough to recognise a key, never enough to
+    // use or guess it.
+    const std::size_t head = std::min<std::size_t>(4, match.size() / 4);
+    const std::size_t tail = std::min<std::size_t>(2, match.size() / 8);
+    std::string out(match.substr(0, head));
+    out.append(match.size() - head - tail, '*');
+    out.append(match.substr(match.size() - tail));
     // A match may span lines (a PEM header does not, a cookie line does not): keep the excerpt on one.
     std::replace_if(
         out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
@@ -107,16 +113,17 @@ struct ArtifactScanner::Compiled
         pcre2_jit_stack_free(jitStack);
     }
 
-    // Every match of every rule and secret in `bytes`, in order; of overlapping ones the first kept, and
-    // of those starting together the most severe.
-    std::vector<Span> spans(std::string_view bytes) const;
+    // Every match of every rule and secret in `bytes`, in order; overlapping ones become one span, their
+    // union, named after the most severe. `incomplete` is set when a search hit its match limit, or a rule
+    // its MaxSpansPerRule, so that the text was not searched to its end.
+    std::vector<Span> spans(std::string_view bytes, bool &incomplete) const;
     void scanContent(std::string_view bytes, const std::string &path, int depth, std::int64_t &budget,
                      std::vector<Finding> &findings) const;
     void scanArchive(std::string_view bytes, const std::string &path, int depth, std::int64_t &budget,
                      std::vector<Finding> &findings) const;
 };
 
-std::vector<Span> ArtifactScanner::Compiled::spans(std::string_view bytes) const
+std::vector<Span> ArtifactScanner::Compiled::spans(std::string_view bytes, bool &incomplete) const
 {
     std::vector<Span> found;
     pcre2_match_data *data = nullptr;
@@ -124,11 +131,20 @@ std::vector<Span> ArtifactScanner::Compiled::spans(std::string_view bytes) const
         pcre2_match_data_free(data);
         data = pcre2_match_data_create_from_pattern(codes[index], nullptr);
         PCRE2_SIZE from = 0;
+        std::size_t previousEnd = 0;
+        std::size_t ofRule = 0;
         while (from <= bytes.size()) {
             const int matched = pcre2_match(codes[index], reinterpret_cast<PCRE2_SPTR>(bytes.data()),
                                             bytes.size(), from, 0, data, context);
-            if (matched < 0) // no match, or the match limit: this rule is done with this text
+            if (matched < 0) {
+                // No more matches; anything else (the match limit, the JIT stack) left text unsearched.
+                incomplete |= matched != PCRE2_ERROR_NOMATCH;
                 break;
+            }
+            if (++ofRule > MaxSpansPerRule) {
+                incomplete = true;
+                break;
+            }
             const PCRE2_SIZE *vector = pcre2_get_ovector_pointer(data);
             // The first group when the rule has one and it took part, else the whole match.
             const bool grouped = matched >= 2 && vector[2] != PCRE2_UNSET;
@@ -136,9 +152,14 @@ std::vector<Span> ArtifactScanner::Compiled::spans(std::string_view bytes) const
             const std::size_t end = grouped ? vector[3] : vector[1];
             const ScanRule &rule = rules[index];
             if (rule.extendOverHostName) {
-                while (start > 0 && isHostNameByte(bytes[start - 1]))
+                // A host name is at most 253 bytes, and never reaches back into the previous match: a text
+                // of "a.lan.lan..." would otherwise be walked back over at every match.
+                const std::size_t floor =
+                    std::max(previousEnd, start > MaxHostNameBytes ? start - MaxHostNameBytes : 0);
+                while (start > floor && isHostNameByte(bytes[start - 1]))
                     --start;
             }
+            previousEnd = end;
             if (rule.minEntropy <= 0 || looksRandom(bytes.substr(start, end - start), rule.minEntropy))
                 found.push_back({start, end, index, {}});
             from = vector[1] > vector[0] ? vector[1] : vector[0] + 1;
@@ -160,9 +181,14 @@ std::vector<Span> ArtifactScanner::Compiled::spans(std::string_view bytes) const
     std::vector<Span> kept;
     for (const Span &span : found) {
         if (!kept.empty() && span.start < kept.back().end) {
-            // One place, one finding: the more severe of two overlapping ones.
-            if (severity(span) > severity(kept.back()))
-                kept.back() = span;
+            // One place, one finding: the union of overlapping matches (a redaction must cover all of
+            // them), named after the most severe.
+            Span &last = kept.back();
+            last.end = std::max(last.end, span.end);
+            if (severity(span) > severity(last)) {
+                last.rule = span.rule;
+                last.secretName = span.secretName;
+            }
             continue;
         }
         kept.push_back(span);
@@ -174,25 +200,32 @@ void ArtifactScanner::Compiled::scanContent(std::string_view bytes, const std::s
                                             std::int64_t &budget, std::vector<Finding> &findings) const
 {
     if (isArchive(bytes)) {
-        if (depth >= limits.maxArchiveDepth) {
+        if (depth >= limits.maxArchiveDepth)
             findings.push_back({path, 0, 0, "archive.bomb", Severity::High,
                                 "archives nested more than " + std::to_string(limits.maxArchiveDepth) +
                                     " deep: not opened"});
-            return;
-        }
-        scanArchive(bytes, path, depth + 1, budget, findings);
-        return;
+        else
+            scanArchive(bytes, path, depth + 1, budget, findings);
+        // And the archive's own bytes below: text appended to it, a zip comment, an uncompressed tar's
+        // contents are there and in no member.
     }
     const bool binary = std::memchr(bytes.data(), '\0', std::min(bytes.size(), BinaryProbeBytes)) != nullptr;
+    // The list is capped, but never at the cost of a finding that keeps the file back.
+    std::size_t listed = 0, blocking = 0;
+    for (const Finding &finding : findings)
+        ++(isBlockingByDefault(finding.rule) ? blocking : listed);
     std::int64_t line = 1;
     std::size_t counted = 0;
-    for (const Span &span : spans(bytes)) {
-        if (findings.size() >= limits.maxFindingsPerFile)
-            return;
+    bool incomplete = false;
+    for (const Span &span : spans(bytes, incomplete)) {
+        const bool isSecret = span.rule == SecretRule;
+        if ((isSecret ? blocking : listed) >= limits.maxFindingsPerFile)
+            continue;
+        ++(isSecret ? blocking : listed);
         line += std::count(bytes.begin() + counted, bytes.begin() + span.start, '\n');
         counted = span.start;
         Finding finding{path, binary ? 0 : line, std::int64_t(span.start), {}, Severity::High, {}};
-        if (span.rule == SecretRule) {
+        if (isSecret) {
             finding.rule = "secret.value";
             finding.excerpt = "[secret:" + std::string(span.secretName) + "]";
         } else {
@@ -202,6 +235,9 @@ void ArtifactScanner::Compiled::scanContent(std::string_view bytes, const std::s
         }
         findings.push_back(std::move(finding));
     }
+    if (incomplete)
+        findings.push_back({path, 0, 0, "scan.incomplete", Severity::Medium,
+                            "a search stopped at its bound before the end: not fully scanned"});
 }
 
 void ArtifactScanner::Compiled::scanArchive(std::string_view bytes, const std::string &path, int depth,
@@ -263,8 +299,6 @@ void ArtifactScanner::Compiled::scanArchive(std::string_view bytes, const std::s
             content.append(block.data(), std::size_t(got));
         }
         scanContent(content, member, depth, budget, findings);
-        if (findings.size() >= limits.maxFindingsPerFile)
-            return;
     }
 }
 
@@ -329,16 +363,28 @@ Result<std::vector<Finding>> ArtifactScanner::scanFile(int fd, const std::string
              "larger than " + std::to_string(cap / (1024 * 1024)) + " MiB: not scanned"}};
     if (status.st_size == 0)
         return scan({}, path);
-    // Mapped, not read: the page cache's pages are scanned where they are, without a copy (on these
-    // machines a copy of a large file costs as much as the scan). The caller owns the file (a download's
-    // pending copy, which nothing else can truncate under the mapping).
-    void *mapped = ::mmap(nullptr, std::size_t(status.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    if (mapped == MAP_FAILED)
-        return failErrno("scan.read", "map " + path, errno);
-    std::vector<Finding> findings =
-        scan({static_cast<const char *>(mapped), std::size_t(status.st_size)}, path);
-    ::munmap(mapped, std::size_t(status.st_size));
-    return findings;
+    // Read, not mapped: a mapping dies with SIGBUS, and the daemon with it, when the file shrinks or its
+    // file system fails (a pending copy on NFS or FUSE has a name others may reach). The buffer is not
+    // zeroed first: the read fills it.
+    const std::size_t size = std::size_t(status.st_size);
+    const auto buffer = std::make_unique_for_overwrite<char[]>(size);
+    std::size_t filled = 0;
+    while (filled < size) {
+        const ssize_t got = ::pread(fd, buffer.get() + filled, size - filled, off_t(filled));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return failErrno("scan.read", "read " + path, errno);
+        if (got == 0)
+            break; // shorter than it was: scan what is there
+        filled += std::size_t(got);
+    }
+    return scan({buffer.get(), filled}, path);
+}
+
+bool isBlockingByDefault(std::string_view rule)
+{
+    return rule == "secret.value" || rule.substr(0, 8) == "archive." || rule.substr(0, 5) == "scan.";
 }
 
 bool ArtifactScanner::isArchive(std::string_view bytes)
@@ -347,12 +393,16 @@ bool ArtifactScanner::isArchive(std::string_view bytes)
            startsWith(bytes, "\x1f\x8b") || (bytes.size() >= 262 && (bytes.substr(257, 5) == "ustar"));
 }
 
-std::string ArtifactScanner::redacted(std::string_view bytes) const
+std::optional<std::string> ArtifactScanner::redacted(std::string_view bytes) const
 {
+    bool incomplete = false;
+    const std::vector<Span> spans = m_compiled->spans(bytes, incomplete);
+    if (incomplete)
+        return std::nullopt;
     std::string out;
     out.reserve(bytes.size());
     std::size_t from = 0;
-    for (const Span &span : m_compiled->spans(bytes)) {
+    for (const Span &span : spans) {
         out.append(bytes.substr(from, span.start - from));
         out += span.rule == SecretRule ? "[secret:" + std::string(span.secretName) + "]"
                                        : "[redacted:" + std::string(m_compiled->rules[span.rule].name) + "]";

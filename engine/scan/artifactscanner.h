@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,7 +29,8 @@ struct Finding
     std::int64_t line = 0;   // 1-based, in a text (0 in a binary)
     std::int64_t offset = 0; // bytes from the start of the file or member
     // A rule's name, "secret.value" for a secret's value, "archive.bomb" past the limits,
-    // "archive.unreadable" for a damaged archive, "scan.too_large" for a file too large to scan.
+    // "archive.unreadable" for a damaged archive, "scan.too_large" for a file too large to scan,
+    // "scan.incomplete" for a search stopped at its bound.
     std::string rule;
     Severity severity = Severity::High;
     // The match with all but its first four and last two bytes starred (never a whole credential), or
@@ -41,8 +43,13 @@ struct ScanLimits
     std::int64_t maxScannedBytes = 256 * 1024 * 1024; // a file, or all of an archive's members expanded
     int maxArchiveDepth = 3;                          // archives inside archives
     int maxArchiveMembers = 10000;                    // in one archive, nested ones counted in theirs
-    std::size_t maxFindingsPerFile = 200;             // the rest are counted, not listed
+    // Listed per file, and as many again of those that keep a file back; the scan itself goes on.
+    std::size_t maxFindingsPerFile = 200;
 };
+
+// What keeps a file back under the default policy: a secret's value, and anything not fully scanned
+// (archive.bomb, archive.unreadable, scan.too_large, scan.incomplete): the scan fails closed.
+bool isBlockingByDefault(std::string_view rule);
 
 class ArtifactScanner
 {
@@ -62,16 +69,16 @@ public:
 
     // The findings in `bytes`, the content of the file `path`; archives are opened.
     std::vector<Finding> scan(std::string_view bytes, const std::string &path) const;
-    // Scans the regular file open at `fd` (at most limits.maxScannedBytes; a larger file is a scan.too_large
-    // finding). The file is mapped: the caller must own it, so that nothing truncates it meanwhile (a
-    // download's pending copy). scan.read when it cannot be mapped.
+    // Reads the regular file open at `fd` (at most limits.maxScannedBytes; a larger file is a scan.too_large
+    // finding) and scans it. scan.read on a read error.
     Result<std::vector<Finding>> scanFile(int fd, const std::string &path) const;
 
     // Whether `bytes` is an archive this scanner opens (zip, tar, gzip): such a file is refused, not
     // redacted, under "redact" (its members cannot be rewritten in place).
     static bool isArchive(std::string_view bytes);
-    // `bytes` with every finding's match replaced: [redacted:RULE], or [secret:NAME] for a value.
-    std::string redacted(std::string_view bytes) const;
+    // `bytes` with every finding's match replaced: [redacted:RULE], or [secret:NAME] for a value; nullopt
+    // when a search stopped at its bound before the end (what it did not reach cannot be redacted).
+    std::optional<std::string> redacted(std::string_view bytes) const;
 
     // The rules in use, for tests and `cordon doctor`.
     const std::vector<ScanRule> &rules() const;

@@ -3,7 +3,11 @@
 
 #include <libsecret/secret.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 namespace Cordon::Secrets {
 
@@ -64,6 +68,41 @@ Error locked(const std::string &what)
     return Error("secrets.keyring_locked",
                  "the desktop keyring is locked, so " + what + " cannot be read or changed");
 }
+
+// Cancels `cancellable` after `timeout` unless destroyed first. A write checks that the collection is
+// unlocked, but the service may still prompt: the keyring locked between the check and the write (libsecret
+// then unlocks it, with a dialog), or a confirm-before-delete setting. The daemon gives such a prompt up
+// instead of waiting on a dialog nobody may be looking at.
+class CancelAfter
+{
+public:
+    CancelAfter(GCancellable *cancellable, std::chrono::seconds timeout)
+        : m_thread([this, cancellable, timeout] {
+              std::unique_lock lock(m_mutex);
+              if (!m_finished.wait_for(lock, timeout, [this] { return m_done; }))
+                  g_cancellable_cancel(cancellable);
+          })
+    {}
+    ~CancelAfter()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_done = true;
+        }
+        m_finished.notify_one();
+        m_thread.join();
+    }
+    CancelAfter(const CancelAfter &) = delete;
+    CancelAfter &operator=(const CancelAfter &) = delete;
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_finished;
+    bool m_done = false;
+    std::thread m_thread; // last: it runs as soon as it is made
+};
+
+constexpr std::chrono::seconds PromptTimeout{10};
 
 // The attributes that name one value. The strings must outlive the table.
 std::unique_ptr<GHashTable, HashTableUnref> attributesFor(const std::string &storeId, const std::string &name)
@@ -165,9 +204,14 @@ Result<> SecretServiceVault::write(const std::string &storeId, const std::string
     std::unique_ptr<SecretValue, ValueUnref> secret(
         secret_value_new(value.data(), static_cast<gssize>(value.size()), "text/plain"));
     GError *rawError = nullptr;
-    const gboolean stored =
-        secret_service_store_sync(static_cast<SecretService *>(m_service), &schema(), attributes.get(),
-                                  SECRET_COLLECTION_DEFAULT, label.c_str(), secret.get(), nullptr, &rawError);
+    std::unique_ptr<GCancellable, ObjectUnref> cancellable(g_cancellable_new());
+    gboolean stored = false;
+    {
+        const CancelAfter giveUp(cancellable.get(), PromptTimeout);
+        stored = secret_service_store_sync(static_cast<SecretService *>(m_service), &schema(),
+                                           attributes.get(), SECRET_COLLECTION_DEFAULT, label.c_str(),
+                                           secret.get(), cancellable.get(), &rawError);
+    }
     std::unique_ptr<GError, GErrorFree> error(rawError);
     if (!stored)
         return fail("secrets.keyring_io",
@@ -180,9 +224,13 @@ Result<> SecretServiceVault::erase(const std::string &storeId, const std::string
     CORDON_TRY(checkDefaultUnlocked());
     const auto attributes = attributesFor(storeId, name);
     GError *rawError = nullptr;
-    // False with no error when nothing matched.
-    secret_service_clear_sync(static_cast<SecretService *>(m_service), &schema(), attributes.get(), nullptr,
-                              &rawError);
+    std::unique_ptr<GCancellable, ObjectUnref> cancellable(g_cancellable_new());
+    {
+        const CancelAfter giveUp(cancellable.get(), PromptTimeout);
+        // False with no error when nothing matched.
+        secret_service_clear_sync(static_cast<SecretService *>(m_service), &schema(), attributes.get(),
+                                  cancellable.get(), &rawError);
+    }
     std::unique_ptr<GError, GErrorFree> error(rawError);
     if (error)
         return fail("secrets.keyring_io",

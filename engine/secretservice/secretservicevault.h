@@ -5,7 +5,9 @@
 // "org.cordon.Secret", labelled "Cordon secret NAME".
 //
 // It never asks the user anything: a locked keyring is an error (secrets.keyring_locked) that says to unlock
-// it, never a prompt, because the daemon that calls it would wait on a dialog the user may not see.
+// it, never a prompt, because the daemon that calls it would wait on a dialog the user may not see. Reads
+// search without unlocking; a write checks the lock first, and should the service prompt all the same (the
+// keyring locked in between, a confirm-delete setting) the write is given up after 10 seconds.
 // Every call is synchronous (a local D-Bus round trip); the service is connected on first use.
 #pragma once
 
