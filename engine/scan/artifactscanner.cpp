@@ -12,6 +12,9 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -363,11 +366,17 @@ Result<std::vector<Finding>> ArtifactScanner::scanFile(int fd, const std::string
              "larger than " + std::to_string(cap / (1024 * 1024)) + " MiB: not scanned"}};
     if (status.st_size == 0)
         return scan({}, path);
-    // Read, not mapped: a mapping dies with SIGBUS, and the daemon with it, when the file shrinks or its
-    // file system fails (a pending copy on NFS or FUSE has a name others may reach). The buffer is not
-    // zeroed first: the read fills it.
+    // Read, not mapped: a mapping of the file dies with SIGBUS, and the daemon with it, when the file
+    // shrinks or its file system fails (a pending copy on NFS or FUSE has a name others may reach). The
+    // buffer is anonymous memory populated in one call: faulting its pages in one by one as the read fills
+    // them cost as much as the scan on these machines (docs/benchmarks.md).
     const std::size_t size = std::size_t(status.st_size);
-    const auto buffer = std::make_unique_for_overwrite<char[]>(size);
+    void *memory =
+        ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (memory == MAP_FAILED)
+        return failErrno("scan.read", "allocate " + std::to_string(size) + " bytes to scan " + path, errno);
+    const std::unique_ptr<char, std::function<void(char *)>> buffer(
+        static_cast<char *>(memory), [size](char *mapped) { ::munmap(mapped, size); });
     std::size_t filled = 0;
     while (filled < size) {
         const ssize_t got = ::pread(fd, buffer.get() + filled, size - filled, off_t(filled));

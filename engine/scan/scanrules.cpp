@@ -90,7 +90,7 @@ std::vector<ScanRule> scanRules(const std::vector<std::string> &internalSuffixes
          "ANTHROPIC_API_KEY=sk-ant-api03-Ex4mpleKeyValue_ThatIsLongEnough-0123456789\n",
          "keys start with sk-ant-api03-\n"},
         {"jwt", Severity::Medium, "a JSON Web Token (a signed header and payload)",
-         "\\b(eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,})", 0,
+         "(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,})", 0,
          "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTQyIn0.c2lnbmF0dXJlLWV4YW1wbGU\n",
          "eyJhbGciOiJIUzI1NiJ9 alone is only a header\n"},
         {"credential.assignment", Severity::Medium,
