@@ -58,11 +58,12 @@ DownloadReport::DownloadReport(QString destination, bool skipTaken)
     : m_destination(std::move(destination)), m_skipTaken(skipTaken)
 {}
 
-void DownloadReport::addAnswer(const QJsonObject &answer, const QString &scope)
+void DownloadReport::addAnswer(const QJsonObject &answer, const QString &scope, const QString &path)
 {
     for (const QJsonValue &entry : answer.value(QStringLiteral("scanned")).toArray()) {
         QJsonObject file = entry.toObject();
         file.insert(QStringLiteral("scope"), scope);
+        file.insert(QStringLiteral("transfer"), path);
         m_scanned.append(file);
     }
     for (const QJsonValue &entry : answer.value(QStringLiteral("copied")).toArray())

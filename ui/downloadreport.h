@@ -30,8 +30,9 @@ public:
     // a refusal.
     DownloadReport(QString destination, bool skipTaken);
 
-    // A `file.download` answer for a transfer from `scope` (which each `scanned` entry then carries).
-    void addAnswer(const QJsonObject &answer, const QString &scope = {});
+    // A `file.download` answer for a transfer of `path` from `scope` (empty: the whole scope); each `scanned`
+    // entry then carries both ("scope", "transfer"), for Download Anyway to ask for it again.
+    void addAnswer(const QJsonObject &answer, const QString &scope = {}, const QString &path = {});
     // A request that failed: a single file's refusal (`path` is the file; true: the other files can still be
     // tried) or a failure that ends the download (false).
     bool addFailure(const QString &path, const Error &error);

@@ -423,7 +423,7 @@ QList<FileBrowser::Transfer> FileBrowser::transfersFor(const QModelIndexList &ro
         if (seen.contains(key))
             return;
         seen.insert(key);
-        transfers.append({scope, path});
+        transfers.append({scope, path, {}});
     };
     for (const QModelIndex &row : rows) {
         const QModelIndex index = row.siblingAtColumn(WorkspaceFileModel::NameColumn);
@@ -554,7 +554,9 @@ void FileBrowser::downloadNext(QList<Transfer> remaining, const QString &existin
     QJsonObject params{{QStringLiteral("container"), m_containerId},
                        {QStringLiteral("scope"), transfer.scope},
                        {QStringLiteral("path"), transfer.path},
-                       {QStringLiteral("destination"), report->destination()},
+                       {QStringLiteral("destination"),
+                        transfer.into.isEmpty() ? report->destination()
+                                                : report->destination() + QLatin1Char('/') + transfer.into},
                        {QStringLiteral("existing"), existing}};
     if (!overrideReason.isEmpty())
         params.insert(QStringLiteral("override_reason"), overrideReason);
@@ -563,7 +565,7 @@ void FileBrowser::downloadNext(QList<Transfer> remaining, const QString &existin
         [this, remaining, existing, report, transfer, overrideReason](Result<QJsonObject> result) mutable {
             // One file's refusal leaves the others to try; anything else ends the download.
             if (result)
-                report->addAnswer(*result, transfer.scope);
+                report->addAnswer(*result, transfer.scope, transfer.path);
             else if (!report->addFailure(transfer.path, result.error()))
                 remaining.clear();
             downloadNext(remaining, existing, report, overrideReason);
@@ -581,9 +583,16 @@ void FileBrowser::offerDownloadAnyway(const std::shared_ptr<DownloadReport> &rep
         QList<Transfer> blocked;
         for (const QJsonValue &entry : report->scanned()) {
             const QJsonObject file = entry.toObject();
-            if (file.value(QStringLiteral("action")).toString() == QLatin1String("blocked"))
-                blocked.append({file.value(QStringLiteral("scope")).toString(),
-                                file.value(QStringLiteral("path")).toString()});
+            if (file.value(QStringLiteral("action")).toString() != QLatin1String("blocked"))
+                continue;
+            // From a whole scope the file goes where that download would have put it: its folder below the
+            // destination. A file asked for alone lands in the destination itself, as it would have.
+            const QString path = file.value(QStringLiteral("path")).toString();
+            const bool fromScope = file.value(QStringLiteral("transfer")).toString().isEmpty();
+            const QString folder =
+                path.contains(QLatin1Char('/')) ? path.section(QLatin1Char('/'), 0, -2) : QString();
+            blocked.append(
+                {file.value(QStringLiteral("scope")).toString(), path, fromScope ? folder : QString()});
         }
         setMessage(QString());
         setBusy(true);

@@ -95,6 +95,7 @@ private:
     {
         QString scope;
         QString path; // empty: the whole scope
+        QString into; // a folder below the destination to save it in; empty: the destination itself
     };
 
     void chooseUpload();

@@ -371,6 +371,27 @@ private Q_SLOTS:
                      .toObject()
                      .value(QStringLiteral("reason")),
                  QJsonValue(QStringLiteral("the example key of the AWS docs")));
+
+        // From a whole-scope download, Download Anyway puts a file kept back in a subfolder where the
+        // download would have put it.
+        runProgram(
+            QStringLiteral("import os\nos.makedirs('/mnt/data/outputs/sub', exist_ok=True)\n"
+                           "open('/mnt/data/outputs/sub/deep.txt', 'w').write('token: ghp_R2d2C3poExample"
+                           "TokenValue0123456789ab\\n')\n"));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("sub/deep.txt")).isValid(),
+            10000);
+        QTemporaryDir whole;
+        m_browser->downloadTo(whole.path(), {m_browser->model()->rootIndex(QStringLiteral("outputs"))});
+        QVERIFY(finished.wait(30000));
+        ScanFindingsDialog *again = nullptr;
+        QTRY_VERIFY((again = m_browser->findChild<ScanFindingsDialog *>()) != nullptr && again->isVisible());
+        again->reasonField()->setText(QStringLiteral("test tokens"));
+        again->downloadAnywayButton()->click();
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(QFileInfo::exists(whole.filePath(QStringLiteral("sub/deep.txt"))),
+                 qPrintable(m_browser->message()));
+        QVERIFY(QFileInfo::exists(whole.filePath(QStringLiteral("creds.txt"))));
     }
 
     void cleanupTestCase()
