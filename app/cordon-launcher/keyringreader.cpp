@@ -42,7 +42,7 @@ std::string findReader()
 
 std::string KeyringReader::kind() const
 {
-    return "secret-service"; // SecretServiceVault::Kind, which this static program cannot link
+    return Secrets::SecretServiceKind;
 }
 
 Result<std::string> KeyringReader::read(const std::string &storeId, const std::string &name)

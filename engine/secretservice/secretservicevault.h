@@ -18,8 +18,6 @@ namespace Cordon::Secrets {
 class SecretServiceVault final : public SecretVault
 {
 public:
-    static constexpr char Kind[] = "secret-service";
-
     SecretServiceVault() = default;
     ~SecretServiceVault() override;
     SecretServiceVault(const SecretServiceVault &) = delete;
@@ -27,7 +25,7 @@ public:
 
     // A service on the session bus with an unlocked default collection.
     bool usable() override;
-    std::string kind() const override { return Kind; }
+    std::string kind() const override { return SecretServiceKind; }
     Result<std::string> read(const std::string &storeId, const std::string &name) override;
     Result<> write(const std::string &storeId, const std::string &name, std::string_view value) override;
     Result<> erase(const std::string &storeId, const std::string &name) override;

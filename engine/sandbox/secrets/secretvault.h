@@ -13,6 +13,10 @@
 
 namespace Cordon::Secrets {
 
+// The kind() of the desktop keyring's vault, as secrets.json names it: here, so that the launcher's reader
+// of that vault (which cannot link it) names it the same.
+constexpr char SecretServiceKind[] = "secret-service";
+
 class SecretVault
 {
 public:
