@@ -3,6 +3,7 @@
 
 #include "core/formatting.h"
 #include "csvtable.h"
+#include "csvuploaddialog.h"
 #include "daemonconnection.h"
 #include "downloadreport.h"
 #include "scanfindingsdialog.h"
@@ -358,10 +359,11 @@ void FileBrowser::uploadFiles(const QStringList &hostPaths)
     setBusy(true);
     m_progress->setRange(0, int(hostPaths.size()));
     m_progress->setValue(0);
-    uploadNext(hostPaths, int(hostPaths.size()), {}, {});
+    uploadNext(m_containerId, hostPaths, int(hostPaths.size()), {}, {});
 }
 
-void FileBrowser::uploadNext(QStringList remaining, int total, QStringList done, QStringList failed)
+void FileBrowser::uploadNext(const QString &containerId, QStringList remaining, int total, QStringList done,
+                             QStringList failed)
 {
     if (remaining.isEmpty()) {
         setBusy(false);
@@ -386,21 +388,53 @@ void FileBrowser::uploadNext(QStringList remaining, int total, QStringList done,
                                     QString::number(total)));
     if (QFileInfo(hostPath).isDir()) {
         failed.append(tr("• %1: a folder (upload the files in it)").arg(Format::displayName(name)));
-        uploadNext(remaining, total, done, failed);
+        uploadNext(containerId, remaining, total, done, failed);
         return;
     }
-    m_connection.call(
-        QStringLiteral("file.upload"),
-        {{QStringLiteral("container"), m_containerId},
-         {QStringLiteral("name"), name},
-         {QStringLiteral("path"), hostPath}},
-        this, [this, remaining, total, done, failed, name](Result<QJsonObject> result) mutable {
-            if (result)
-                done.append(Format::displayName(name));
-            else
-                failed.append(tr("• %1: %2").arg(Format::displayName(name), toQt(result.error().message())));
-            uploadNext(remaining, total, done, failed);
-        });
+    const auto send = [this, containerId, remaining, total, done, failed, name,
+                       hostPath](const QJsonObject &pseudonymize) {
+        QJsonObject params{{QStringLiteral("container"), containerId},
+                           {QStringLiteral("name"), name},
+                           {QStringLiteral("path"), hostPath}};
+        if (!pseudonymize.isEmpty())
+            params.insert(QStringLiteral("pseudonymize"), pseudonymize);
+        m_connection.call(
+            QStringLiteral("file.upload"), params, this,
+            [this, containerId, remaining, total, done, failed, name](Result<QJsonObject> result) mutable {
+                if (!result) {
+                    failed.append(
+                        tr("• %1: %2").arg(Format::displayName(name), toQt(result.error().message())));
+                    return uploadNext(containerId, remaining, total, done, failed);
+                }
+                const QJsonObject pseudonymized = result->value(QStringLiteral("file"))
+                                                      .toObject()
+                                                      .value(QStringLiteral("pseudonymized"))
+                                                      .toObject();
+                QStringList columns;
+                for (const QJsonValue &column : pseudonymized.value(QStringLiteral("columns")).toArray())
+                    columns.append(Format::displayName(column.toString()));
+                done.append(columns.isEmpty()
+                                ? Format::displayName(name)
+                                : tr("%1 (pseudonymised: %2)")
+                                      .arg(Format::displayName(name), columns.join(QStringLiteral(", "))));
+                uploadNext(containerId, remaining, total, done, failed);
+            });
+    };
+    // A table may hold personal data: the user chooses the columns that reach the container as pseudonyms
+    // (docs/pseudonymize.md).
+    const QString suffix = QFileInfo(hostPath).suffix().toLower();
+    if (suffix != QLatin1String("csv") && suffix != QLatin1String("tsv"))
+        return send({});
+    auto *dialog = new CsvUploadDialog(m_connection, hostPath, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::finished, this,
+            [this, dialog, send, containerId, remaining, total, done, failed, name](int outcome) mutable {
+                if (outcome == QDialog::Accepted)
+                    return send(dialog->pseudonymizeRequest());
+                failed.append(tr("• %1: not uploaded (cancelled)").arg(Format::displayName(name)));
+                uploadNext(containerId, remaining, total, done, failed);
+            });
+    dialog->open();
 }
 
 QModelIndexList FileBrowser::selectedRows() const

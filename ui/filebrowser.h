@@ -101,7 +101,9 @@ private:
     void chooseUpload();
     void chooseDownload();
     void confirmDelete();
-    void uploadNext(QStringList remaining, int total, QStringList done, QStringList failed);
+    // Uploads go to the container they were started for, also when another is chosen meanwhile.
+    void uploadNext(const QString &containerId, QStringList remaining, int total, QStringList done,
+                    QStringList failed);
     // Names the transfers would take that `destination` already has (relative to it).
     QStringList takenNames(const QString &destination, const QList<Transfer> &transfers) const;
     // Replace / Keep Both / Skip / Cancel for the names already there.

@@ -7,6 +7,8 @@
 #include "commands.h"
 #include "daemoncli.h"
 
+#include "sandbox/secrets/pseudonymkey.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -33,7 +35,16 @@ Endpoint parseEndpoint(const QString &text)
     return {true, text.left(colon), text.mid(colon + 1)};
 }
 
-int upload(DaemonSession &session, const QString &source, const Endpoint &target, bool json)
+// --pseudonymize and its companions: the chosen columns of a CSV upload become keyed pseudonyms.
+struct PseudonymizeChoice
+{
+    QStringList columns; // empty: uploaded as it is
+    QString key;
+    QString header; // auto, yes, no
+};
+
+int upload(DaemonSession &session, const QString &source, const Endpoint &target,
+           const PseudonymizeChoice &pseudonymize, bool json)
 {
     const QFileInfo info(source);
     if (!info.exists())
@@ -57,10 +68,17 @@ int upload(DaemonSession &session, const QString &source, const Endpoint &target
     auto id = session.resolveContainerId(target.container);
     if (!id)
         return reportError(id.error());
-    auto uploaded =
-        session.call(QStringLiteral("file.upload"), {{QStringLiteral("container"), *id},
-                                                     {QStringLiteral("name"), name},
-                                                     {QStringLiteral("path"), info.absoluteFilePath()}});
+    QJsonObject params{{QStringLiteral("container"), *id},
+                       {QStringLiteral("name"), name},
+                       {QStringLiteral("path"), info.absoluteFilePath()}};
+    if (!pseudonymize.columns.isEmpty()) {
+        QJsonObject request{{QStringLiteral("columns"), QJsonArray::fromStringList(pseudonymize.columns)},
+                            {QStringLiteral("key"), pseudonymize.key}};
+        if (pseudonymize.header != QLatin1String("auto"))
+            request.insert(QStringLiteral("header"), pseudonymize.header == QLatin1String("yes"));
+        params.insert(QStringLiteral("pseudonymize"), request);
+    }
+    auto uploaded = session.call(QStringLiteral("file.upload"), params);
     if (!uploaded)
         return reportError(uploaded.error());
     if (json) {
@@ -72,6 +90,30 @@ int upload(DaemonSession &session, const QString &source, const Endpoint &target
                  .arg(source, *id, escapeName(file.value(QStringLiteral("path")).toString()),
                       formatBytes(file.value(QStringLiteral("size")).toInteger()),
                       file.value(QStringLiteral("sha256")).toString()));
+    const QJsonObject done = file.value(QStringLiteral("pseudonymized")).toObject();
+    if (!done.isEmpty()) {
+        QStringList columns;
+        for (const QJsonValue &column : done.value(QStringLiteral("columns")).toArray())
+            columns.append(escapeName(column.toString()));
+        printOut(
+            QStringLiteral("pseudonymised %1 value%2 in %3 row%4, column%5 %6, with key %7 (%8); the "
+                           "source (sha256 %9) stayed on the host\n")
+                .arg(done.value(QStringLiteral("values")).toInteger())
+                .arg(done.value(QStringLiteral("values")).toInteger() == 1 ? QString() : QStringLiteral("s"))
+                .arg(done.value(QStringLiteral("rows")).toInteger())
+                .arg(done.value(QStringLiteral("rows")).toInteger() == 1 ? QString() : QStringLiteral("s"))
+                .arg(columns.size() == 1 ? QString() : QStringLiteral("s"),
+                     columns.join(QStringLiteral(", ")),
+                     escapeName(done.value(QStringLiteral("key")).toString()),
+                     done.value(QStringLiteral("key_id")).toString(),
+                     done.value(QStringLiteral("source_sha256")).toString()));
+        if (const qint64 shortRows = done.value(QStringLiteral("short_rows")).toInteger(); shortRows > 0)
+            printErr(
+                QStringLiteral(
+                    "cordon: %1 row%2 had fewer fields than the columns named, and kept them as they were\n")
+                    .arg(shortRows)
+                    .arg(shortRows == 1 ? QString() : QStringLiteral("s")));
+    }
     return 0;
 }
 
@@ -210,6 +252,9 @@ int cpCommand(const QStringList &arguments)
         "Copy a file into a container, or files out of one.\n"
         "\n"
         "  cordon cp FILE ID:[NAME]         upload to /mnt/data/inputs/NAME (read-only inside)\n"
+        "  cordon cp --pseudonymize COLUMN[,COLUMN...] data.csv ID:\n"
+        "                                   upload a CSV file with those columns' values replaced by\n"
+        "                                   keyed pseudonyms (psn_...); the key stays on the host\n"
         "  cordon cp ID:outputs/PATH DIR    download one file from /mnt/data/outputs\n"
         "  cordon cp ID: DIR                download everything in /mnt/data/outputs\n"
         "  cordon cp --workspace ID:/mnt/data/PATH DIR    download from anywhere in the workspace\n"
@@ -235,7 +280,21 @@ int cpCommand(const QStringList &arguments)
         QStringLiteral("override-scan"),
         QStringLiteral("Save files the artifact scan would keep back; the reason is recorded in the events."),
         QStringLiteral("reason"));
-    parser.addOptions({workspaceOption, forceOption, keepBothOption, overrideOption, jsonOption});
+    const QCommandLineOption pseudonymizeOption(
+        QStringLiteral("pseudonymize"),
+        QStringLiteral(
+            "Upload a CSV file with these columns (header names, or positions from 1) pseudonymised."),
+        QStringLiteral("columns"));
+    const QCommandLineOption keyOption(
+        QStringLiteral("pseudonym-key"),
+        QStringLiteral("The secret store's pseudonym key to use (made at its first use; default: default)."),
+        QStringLiteral("name"), QString::fromLatin1(Secrets::DefaultPseudonymKey));
+    const QCommandLineOption headerOption(
+        QStringLiteral("csv-header"),
+        QStringLiteral("Whether the CSV file's first row names its columns: auto (guessed), yes or no."),
+        QStringLiteral("auto|yes|no"), QStringLiteral("auto"));
+    parser.addOptions({workspaceOption, forceOption, keepBothOption, overrideOption, pseudonymizeOption,
+                       keyOption, headerOption, jsonOption});
     parser.addPositionalArgument(QStringLiteral("source"), QStringLiteral("FILE or ID:PATH."),
                                  QStringLiteral("SRC"));
     parser.addPositionalArgument(QStringLiteral("destination"), QStringLiteral("ID:[NAME] or DIR."),
@@ -265,11 +324,26 @@ int cpCommand(const QStringList &arguments)
                                        .arg(parser.isSet(forceOption) ? QStringLiteral("force")
                                                                       : QStringLiteral("keep-both")));
 
+    PseudonymizeChoice pseudonymize{{}, parser.value(keyOption), parser.value(headerOption)};
+    for (const QString &column : parser.value(pseudonymizeOption).split(QLatin1Char(',')))
+        if (!column.trimmed().isEmpty())
+            pseudonymize.columns.append(column.trimmed());
+    const bool csvOptions =
+        parser.isSet(pseudonymizeOption) || parser.isSet(keyOption) || parser.isSet(headerOption);
+    if (csvOptions && !destination.inContainer)
+        return usageError(command, QStringLiteral("--pseudonymize is for uploads"));
+    if (csvOptions && pseudonymize.columns.isEmpty())
+        return usageError(command,
+                          QStringLiteral("--pseudonymize needs the columns, e.g. --pseudonymize email,name"));
+    if (!QStringList{QStringLiteral("auto"), QStringLiteral("yes"), QStringLiteral("no")}.contains(
+            pseudonymize.header))
+        return usageError(command, QStringLiteral("--csv-header is auto, yes or no"));
+
     DaemonSession session;
     if (auto connected = session.connect(); !connected)
         return reportError(connected.error());
     if (destination.inContainer)
-        return upload(session, source.path, destination, parser.isSet(jsonOption));
+        return upload(session, source.path, destination, pseudonymize, parser.isSet(jsonOption));
     const QString existing = parser.isSet(forceOption)      ? QStringLiteral("replace")
                              : parser.isSet(keepBothOption) ? QStringLiteral("keep_both")
                                                             : QStringLiteral("refuse");

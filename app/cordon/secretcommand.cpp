@@ -169,8 +169,17 @@ int listCommand(DaemonSession &session, bool json)
         return 0;
     }
     const QString valuesIn = valuesInText(listed->value(QStringLiteral("values_in")).toString());
+    // Keys of `cordon cp --pseudonymize`: in the same store, never given to a run.
+    QString keys;
+    for (const QJsonValue &value : listed->value(QStringLiteral("pseudonym_keys")).toArray()) {
+        const QJsonObject key = value.toObject();
+        keys +=
+            QStringLiteral("pseudonym key %1 (%2), made %3\n")
+                .arg(key.value(QStringLiteral("name")).toString(), key.value(QStringLiteral("id")).toString(),
+                     formatTime(key.value(QStringLiteral("created_at")).toInteger()));
+    }
     if (secrets.isEmpty()) {
-        printOut(QStringLiteral("no secrets: set one with `cordon secret set NAME`; ") + valuesIn);
+        printOut(QStringLiteral("no secrets: set one with `cordon secret set NAME`; ") + valuesIn + keys);
         return 0;
     }
     Table table({QStringLiteral("NAME"), QStringLiteral("SET"), QStringLiteral("FINGERPRINT"),
@@ -182,7 +191,7 @@ int listCommand(DaemonSession &session, bool json)
                       secret.value(QStringLiteral("fingerprint")).toString(),
                       usedByText(secret.value(QStringLiteral("used_by")).toArray())});
     }
-    printOut(table.toString() + valuesIn);
+    printOut(table.toString() + valuesIn + keys);
     return 0;
 }
 

@@ -3,6 +3,7 @@
 // explicit request, the whole workspace, always through the fd-based safe copier: code in the container may
 // have planted symlinks, hardlinks, fifos or odd names there.
 #include "containers/containermanager.h"
+#include "containers/csvupload.h"
 #include "core/refusalcodes.h"
 
 #include "core/plainbridge.h"
@@ -13,6 +14,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QTemporaryDir>
 
 #include <cerrno>
@@ -57,18 +59,37 @@ Files::CopyLimits limitsFor(const Policy::ContainerPolicy &policy, const QString
 
 } // namespace
 
-template<typename T> void ContainerManager::offload(std::function<Result<T>()> work, Done<T> finish)
+namespace {
+
+// What an upload's worker did: the file copied in, and what pseudonymising it found.
+struct UploadCopy
 {
-    m_filePool.start([this, work = std::move(work), finish = std::move(finish)]() mutable {
-        auto result = std::make_shared<Result<T>>(work());
-        // Queued to the manager: if it is gone by then, the event goes with it.
-        QMetaObject::invokeMethod(
-            this, [finish = std::move(finish), result] { finish(std::move(*result)); }, Qt::QueuedConnection);
-    });
+    Files::CopiedFile file;
+    std::optional<Csv::PseudonymizeReport> pseudonymized;
+};
+
+QJsonObject pseudonymizedToJson(const Csv::PseudonymizeReport &report, const Secrets::PseudonymKey &key)
+{
+    QJsonArray columns;
+    for (const std::string &column : report.columns)
+        columns.append(toQt(column));
+    return {{QStringLiteral("columns"), columns},
+            {QStringLiteral("header"), report.header},
+            {QStringLiteral("delimiter"), QString(QLatin1Char(report.delimiter))},
+            {QStringLiteral("key"), toQt(key.name)},
+            {QStringLiteral("key_id"), toQt(key.id)},
+            {QStringLiteral("source_sha256"), toQt(report.sourceSha256)},
+            {QStringLiteral("source_size"), qint64(report.sourceBytes)},
+            {QStringLiteral("rows"), qint64(report.rows)},
+            {QStringLiteral("values"), qint64(report.values)},
+            {QStringLiteral("short_rows"), qint64(report.shortRows)}};
 }
 
+} // namespace
+
 void ContainerManager::upload(const QString &containerId, const QString &name, const QString &hostPath,
-                              const std::optional<QByteArray> &content, Done<Files::CopiedFile> done)
+                              const std::optional<QByteArray> &content, Done<UploadReport> done,
+                              const std::optional<PseudonymizeRequest> &pseudonymize)
 {
     auto found = liveEntry(containerId);
     if (!found)
@@ -82,6 +103,20 @@ void ContainerManager::upload(const QString &containerId, const QString &name, c
                          QStringLiteral("import `%1`: the name is not valid Unicode").arg(shown(name))));
     if (!content && hostPath.isEmpty())
         return done(fail(QStringLiteral("files.no_source"), QStringLiteral("give a path or content")));
+    // The key first: an upload that cannot be pseudonymised must not start at all.
+    std::optional<Secrets::PseudonymKey> key;
+    Csv::PseudonymizeOptions options;
+    if (pseudonymize) {
+        auto keyed = pseudonymKey(pseudonymize->key);
+        if (!keyed)
+            return done(fail(keyed.error()));
+        key = std::move(*keyed);
+        for (const QString &column : pseudonymize->columns)
+            options.columns.push_back(toPlain(column));
+        for (int position : pseudonymize->positions)
+            options.positions.push_back(static_cast<std::size_t>(position - 1));
+        options.header = pseudonymize->header;
+    }
     const std::string inputs = target.container->workspace().paths().inputs;
     Files::CopyLimits limits = limitsFor(target.container->policy());
     // The workspace quota covers everything uploaded: a new file must fit beside the inputs already there
@@ -98,23 +133,48 @@ void ContainerManager::upload(const QString &containerId, const QString &name, c
                 .arg(target.container->policy().limits.workspaceMb)
                 .arg(used)));
     limits.maxFileBytes = limits.maxTotalBytes - used;
+    options.maxBytes = limits.maxFileBytes;
     target.uploadingBytes += incoming;
-    offload<Files::CopiedFile>(
-        [inputs, limits, name = toPlain(name), source = encoded(hostPath),
-         content]() -> Result<Files::CopiedFile> {
-            if (!content)
-                return Files::importFile(source, inputs, name, limits);
-            // Content sent over the socket goes through a private temporary file, so one code path copies.
+    std::optional<std::string> bytes;
+    if (content)
+        bytes = content->toStdString();
+    offload<UploadCopy>(
+        [inputs, limits, name = toPlain(name), source = encoded(hostPath), bytes = std::move(bytes), options,
+         pseudonyms = key ? std::optional<Secrets::Pseudonymizer>(Secrets::Pseudonymizer(key->bytes))
+                          : std::nullopt]() -> Result<UploadCopy> {
+            if (!bytes && !pseudonyms) {
+                auto copied = Files::importFile(source, inputs, name, limits);
+                if (!copied)
+                    return fail(copied.error());
+                return UploadCopy{std::move(*copied), std::nullopt};
+            }
+            // Content sent over the socket, and a pseudonymised CSV, go through a private staging file, so
+            // that one code path copies into inputs/.
             QTemporaryDir staging;
             if (!staging.isValid())
                 return fail(QStringLiteral("files.io"), QStringLiteral("cannot create a staging directory"));
-            QFile file(staging.filePath(QStringLiteral("upload")));
-            if (!file.open(QIODevice::WriteOnly) || file.write(*content) != content->size())
-                return fail(QStringLiteral("files.io"), QStringLiteral("cannot stage the upload"));
-            file.close();
-            return Files::importFile(encoded(file.fileName()), inputs, name, limits);
+            const std::string staged = encoded(staging.filePath(QStringLiteral("upload")));
+            std::optional<Csv::PseudonymizeReport> report;
+            if (pseudonyms) {
+                auto fd = openCsvSource(source, bytes);
+                if (!fd)
+                    return fail(fd.error());
+                auto made = stagePseudonymizedCsv(fd->get(), staged, *pseudonyms, options);
+                if (!made)
+                    return fail(made.error());
+                report = std::move(*made);
+            } else {
+                QFile file(staging.filePath(QStringLiteral("upload")));
+                if (!file.open(QIODevice::WriteOnly) ||
+                    file.write(bytes->data(), qint64(bytes->size())) != qint64(bytes->size()))
+                    return fail(QStringLiteral("files.io"), QStringLiteral("cannot stage the upload"));
+            }
+            auto copied = Files::importFile(staged, inputs, name, limits);
+            if (!copied)
+                return fail(copied.error());
+            return UploadCopy{std::move(*copied), std::move(report)};
         },
-        [this, containerId, incoming, done = std::move(done)](Result<Files::CopiedFile> copied) {
+        [this, containerId, incoming, key, done = std::move(done)](Result<UploadCopy> copied) {
             if (auto any = entry(containerId))
                 (*any)->uploadingBytes -= incoming;
             if (!copied)
@@ -123,24 +183,31 @@ void ContainerManager::upload(const QString &containerId, const QString &name, c
             if (!live)
                 return done(fail(live.error()));
             Entry &owner = **live;
-            const QString path = toQt(copied->relativePath);
-            const QJsonObject file{{QStringLiteral("path"), path},
-                                   {QStringLiteral("scope"), QStringLiteral("inputs")},
-                                   {QStringLiteral("size"), qint64(copied->size)},
-                                   {QStringLiteral("sha256"), toQt(copied->sha256Hex)}};
+            const QString path = toQt(copied->file.relativePath);
+            QJsonObject file{{QStringLiteral("path"), path},
+                             {QStringLiteral("scope"), QStringLiteral("inputs")},
+                             {QStringLiteral("size"), qint64(copied->file.size)},
+                             {QStringLiteral("sha256"), toQt(copied->file.sha256Hex)}};
             owner.inputs.insert(path, file);
+            UploadReport report{std::move(copied->file)};
+            if (copied->pseudonymized) {
+                report.pseudonymized = pseudonymizedToJson(*copied->pseudonymized, *key);
+                file.insert(QStringLiteral("pseudonymized"), report.pseudonymized);
+            }
             Store::FileRecord record;
             record.containerId = containerId;
             record.direction = QStringLiteral("upload");
             record.scope = QStringLiteral("inputs");
             record.path = path;
-            record.sha256 = toQt(copied->sha256Hex);
-            record.size = copied->size;
+            record.sha256 = toQt(report.file.sha256Hex);
+            record.size = report.file.size;
             record.at = QDateTime::currentMSecsSinceEpoch();
+            if (!report.pseudonymized.isEmpty())
+                record.detail = {{QStringLiteral("pseudonymized"), report.pseudonymized}};
             recordFile(record, "a file transfer");
             touch(owner);
             recordEvent(containerId, {}, QStringLiteral("file.uploaded"), file);
-            done(std::move(*copied));
+            done(std::move(report));
         });
 }
 

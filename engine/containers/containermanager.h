@@ -12,6 +12,7 @@
 #include "network/egressproxy.h"
 #include "network/orgpolicy.h"
 #include "network/orgpolicywatcher.h"
+#include "pseudonymize/csvpseudonymizer.h"
 #include "sandbox/cgroup/cgroupbackend.h"
 #include "sandbox/files/safecopy.h"
 #include "sandbox/policy/containerpolicy.h"
@@ -103,6 +104,32 @@ struct FileReport
     std::vector<InspectedFile> inspected = {};
 };
 
+// An upload of a CSV file with chosen columns pseudonymised (docs/pseudonymize.md).
+struct PseudonymizeRequest
+{
+    QStringList columns;        // names from the header, or 1-based positions when no name matches
+    QList<int> positions;       // 1-based positions, exactly
+    std::optional<bool> header; // unset: guessed from the file
+    QString key;                // the pseudonym key's name in the secret store
+};
+
+// An upload as its client is told it.
+struct UploadReport
+{
+    Files::CopiedFile file;
+    // Empty unless pseudonymised: {columns, header, delimiter, key, key_id, source_sha256, source_size, rows,
+    // values, short_rows}, as the file's history and its file.uploaded event keep it.
+    QJsonObject pseudonymized = {};
+};
+
+// A CSV file's first rows and their pseudonyms under a key, for the upload dialog.
+struct CsvPreviewReport
+{
+    Csv::CsvPreview preview;
+    QString key;
+    QString keyId;
+};
+
 // A container's egress decisions per host and decision, from its recorded network.* events.
 struct HostDecisions
 {
@@ -185,9 +212,14 @@ public:
     // manager's state happen before the copy, and what the copy changes is recorded after it, when the
     // container is looked up again (it may have gone meanwhile).
     template<typename T> using Done = std::function<void(Result<T>)>;
-    // The file as it now is in inputs/.
+    // The file as it now is in inputs/. With `pseudonymize`, a CSV file whose chosen columns' values became
+    // pseudonyms under the key of that name (made at its first use); the source is never copied as it is.
     void upload(const QString &containerId, const QString &name, const QString &hostPath,
-                const std::optional<QByteArray> &content, Done<Files::CopiedFile> done);
+                const std::optional<QByteArray> &content, Done<UploadReport> done,
+                const std::optional<PseudonymizeRequest> &pseudonymize = std::nullopt);
+    // The first `maxRows` rows of a CSV file on the host (or sent as content), with their pseudonyms.
+    void previewCsv(const QString &hostPath, const std::optional<QByteArray> &content,
+                    std::optional<bool> header, const QString &key, int maxRows, Done<CsvPreviewReport> done);
     void listFiles(const QString &containerId, const QString &scope, Done<FileReport> done);
     // `existing` says what a name already at the destination gets (refused unless asked otherwise). Each
     // copied entry names where it went (`saved_as`, relative to the destination). Refusals are recorded in
@@ -236,6 +268,8 @@ public:
     Result<SecretListing> setSecret(const QString &name, const std::string &value);
     // Where the store keeps its values: "file" (its own 0600 file) or "secret-service" (the desktop keyring).
     Result<QString> secretValuesIn() const;
+    // The secret store's pseudonym keys: names, ids, when each was made; never the keys.
+    Result<std::vector<Secrets::StoredPseudonymKey>> pseudonymKeys() const;
     Result<> removeSecret(const QString &name);
 
     // Stops every container (files stay) for a clean daemon shutdown.
@@ -293,6 +327,8 @@ private:
     Result<Secrets::SecretStore *> secretStore() const;
     // The container's policy's secrets with their values now (secrets.not_found names a missing one).
     Result<std::vector<Secrets::ResolvedSecret>> resolveSecrets(const Policy::ContainerPolicy &policy) const;
+    // The pseudonym key of that name, made at its first use (containerpseudonyms.cpp).
+    Result<Secrets::PseudonymKey> pseudonymKey(const QString &name) const;
     // Adds values to what the container's events mask.
     void rememberSecretValues(Entry &entry, const std::vector<Secrets::ResolvedSecret> &secrets);
     // Every string of `detail` (keys too), masked with the container's secrets.
@@ -364,5 +400,16 @@ private:
     mutable Secrets::SecretServiceVault m_secretVault;
     mutable std::optional<Secrets::SecretStore> m_secretStore;
 };
+
+// Runs `work` on the file pool and hands its result to `finish` on the manager's thread.
+template<typename T> void ContainerManager::offload(std::function<Result<T>()> work, Done<T> finish)
+{
+    m_filePool.start([this, work = std::move(work), finish = std::move(finish)]() mutable {
+        auto result = std::make_shared<Result<T>>(work());
+        // Queued to the manager: if it is gone by then, the event goes with it.
+        QMetaObject::invokeMethod(
+            this, [finish = std::move(finish), result] { finish(std::move(*result)); }, Qt::QueuedConnection);
+    });
+}
 
 } // namespace Cordon::Containers

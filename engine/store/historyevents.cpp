@@ -17,10 +17,10 @@ constexpr const char *RowWeight = "coalesce(json_extract(detail, '$.count'), 1)"
 
 Result<qint64> HistoryStore::recordFile(const FileRecord &file)
 {
-    auto stmt =
-        m_db.prepare("INSERT INTO files (container_id, run_id, direction, scope, path, sha256, size, at) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                     QStringLiteral("record %1 of `%2`").arg(file.direction, file.path));
+    auto stmt = m_db.prepare(
+        "INSERT INTO files (container_id, run_id, direction, scope, path, sha256, size, at, detail) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        QStringLiteral("record %1 of `%2`").arg(file.direction, file.path));
     if (!stmt)
         return fail(stmt.error());
     stmt->bind(1, file.containerId)
@@ -30,7 +30,8 @@ Result<qint64> HistoryStore::recordFile(const FileRecord &file)
         .bind(5, file.path)
         .bind(6, file.sha256)
         .bind(7, file.size)
-        .bind(8, file.at);
+        .bind(8, file.at)
+        .bind(9, QString::fromUtf8(jsonText(file.detail)));
     CORDON_TRY(stmt->execute());
     return m_db.lastInsertRowId();
 }

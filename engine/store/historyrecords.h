@@ -68,6 +68,8 @@ struct FileRecord
     QString sha256;
     qint64 size = 0;
     qint64 at = 0;
+    // What was done to it on its way: {"pseudonymized": {...}} for a pseudonymised upload (docs/history.md).
+    QJsonObject detail;
 };
 
 struct EventRecord

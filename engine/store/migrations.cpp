@@ -112,10 +112,17 @@ constexpr char SchemaV3[] = R"sql(
 ALTER TABLE runs ADD COLUMN secrets TEXT NOT NULL DEFAULT '[]';
 )sql";
 
+// What was done to a file on its way (docs/pseudonymize.md): an upload's pseudonymised columns, the key's id
+// and the sha256 before; JSON like events' details.
+constexpr char SchemaV4[] = R"sql(
+ALTER TABLE files ADD COLUMN detail TEXT NOT NULL DEFAULT '{}';
+)sql";
+
 constexpr Migration Migrations[] = {
     {1, "create the history tables", SchemaV1},
     {2, "count process-limit hits per run", SchemaV2},
     {3, "record the secrets a run received", SchemaV3},
+    {4, "record how a file was transformed", SchemaV4},
 };
 
 } // namespace

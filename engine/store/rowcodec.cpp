@@ -7,7 +7,7 @@ namespace Cordon::Store {
 
 const char ContainerColumns[] = "id, name, state, policy_version, memory_limit, time_scale, created_at, "
                                 "last_active_at, expires_at, ended_at";
-const char FileColumns[] = "id, container_id, run_id, direction, scope, path, sha256, size, at";
+const char FileColumns[] = "id, container_id, run_id, direction, scope, path, sha256, size, at, detail";
 const char EventColumns[] = "id, at, container_id, run_id, kind, detail";
 
 QByteArray runColumns(bool withOutput)
@@ -81,6 +81,7 @@ FileRecord fileFromRow(const Statement &row)
     file.sha256 = row.columnText(6);
     file.size = row.columnInt64(7);
     file.at = row.columnInt64(8);
+    file.detail = jsonObjectFrom(row.columnBlob(9));
     return file;
 }
 

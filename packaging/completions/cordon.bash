@@ -33,7 +33,7 @@ _cordon_options()
         ls) echo -a --all --json -q --quiet --names --no-start --help ;;
         inspect | stop | start | keepalive | logs) echo --json --help ;;
         exec) echo --stdin --language --code --code-file --timeout --key --json --help ;;
-        cp) echo --workspace -f --force --keep-both --override-scan --json --help ;;
+        cp) echo --workspace -f --force --keep-both --override-scan --pseudonymize --pseudonym-key --csv-header --json --help ;;
         files) echo --scope --json --help ;;
         "files rm") echo --scope --help ;;
         rm) echo -f --force --json --help ;;
@@ -52,7 +52,7 @@ _cordon_options()
 
 _cordon_value_options='--policy --memory --timeout --input --output-dir --name --idle --language --code
     --code-file --key --scope --container --class --limit --offset --older-than --kind --run --time-scale --user
-    --from-file --override-scan'
+    --from-file --override-scan --pseudonymize --pseudonym-key --csv-header'
 
 # Completes the value of option $1 into COMPREPLY.
 _cordon_option_value()
@@ -66,6 +66,7 @@ _cordon_option_value()
         --idle) COMPREPLY=($(compgen -W '20m 1h 2h 1d 7d' -- "$cur")) ;;
         --language) COMPREPLY=($(compgen -W 'python bash node' -- "$cur")) ;;
         --scope) COMPREPLY=($(compgen -W 'inputs outputs workspace' -- "$cur")) ;;
+        --csv-header) COMPREPLY=($(compgen -W 'auto yes no' -- "$cur")) ;;
         --class)
             COMPREPLY=($(compgen -W 'ok nonzero_exit oom timeout killed setup_failed' -- "$cur"))
             ;;

@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -104,6 +105,40 @@ inline CliResult startDaemonAndWait(QProcess &daemon, int timeoutMs = 15000)
         QThread::msleep(50);
     }
     return status;
+}
+
+// A cordond of the test's own, on a socket in `dir`: `cordon` never starts another. Status 0 once it answers.
+inline CliResult startPrivateDaemon(QProcess &daemon, const QString &dir)
+{
+    qputenv("CORDON_SOCKET", QFile::encodeName(dir + QStringLiteral("/d.sock")));
+    qputenv("CORDON_DAEMON", "/nonexistent/cordond");
+    daemon.setProgram(builtProgram(QStringLiteral("cordond")));
+    return startDaemonAndWait(daemon);
+}
+
+// `cordon daemon stop`, then a kill if it does not end.
+inline void stopPrivateDaemon(QProcess &daemon)
+{
+    runProgram(builtProgram(QStringLiteral("cordon")), {QStringLiteral("daemon"), QStringLiteral("stop")});
+    if (!daemon.waitForFinished(30000)) {
+        daemon.kill();
+        daemon.waitForFinished(5000);
+    }
+}
+
+// The recorded events of `container` whose kind starts with `kindPrefix` (`cordon events --json`).
+inline QJsonArray eventsOfKind(const QString &container, const QString &kindPrefix)
+{
+    const CliResult events = runProgram(
+        builtProgram(QStringLiteral("cordon")),
+        {QStringLiteral("events"), QStringLiteral("--json"), QStringLiteral("--container"), container});
+    QJsonArray out;
+    for (const QJsonValue &value :
+         QJsonDocument::fromJson(events.out).object().value(QStringLiteral("events")).toArray()) {
+        if (value.toObject().value(QStringLiteral("kind")).toString().startsWith(kindPrefix))
+            out.append(value);
+    }
+    return out;
 }
 
 // The bytes of the history a daemon with this data folder keeps: history.db, its WAL and journal, as one

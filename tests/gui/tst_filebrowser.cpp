@@ -7,6 +7,7 @@
 #include "guitest.h"
 
 #include "codeeditor.h"
+#include "csvuploaddialog.h"
 #include "daemonconnection.h"
 #include "filebrowser.h"
 #include "mainwindow.h"
@@ -17,10 +18,13 @@
 #include "workspacefilemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
 #include <QCryptographicHash>
 #include <QDesktopServices>
 #include <QDropEvent>
+#include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -392,6 +396,73 @@ private Q_SLOTS:
         QVERIFY2(QFileInfo::exists(whole.filePath(QStringLiteral("sub/deep.txt"))),
                  qPrintable(m_browser->message()));
         QVERIFY(QFileInfo::exists(whole.filePath(QStringLiteral("creds.txt"))));
+    }
+
+    // Uploading a CSV file asks which columns reach the container as pseudonyms, and shows them before.
+    void aCsvUploadAsksWhichColumnsToPseudonymise()
+    {
+        const QString path = m_host.filePath(QStringLiteral("people.csv"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("name,email,visits\nAda Lovelace,ada@example.org,3\nAlan Turing,\"alan@example.org\",5\n");
+        file.close();
+        QSignalSpy finished(m_browser, &FileBrowser::operationFinished);
+        m_browser->uploadFiles({path});
+        CsvUploadDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = m_browser->findChild<CsvUploadDialog *>()) != nullptr && dialog->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->isLoaded(), 10000);
+        QVERIFY(dialog->headerBox()->isChecked());
+        QCOMPARE(dialog->columnList()->count(), 3);
+        QCOMPARE(dialog->columnList()->item(1)->text(), QStringLiteral("email"));
+        QCOMPARE(dialog->previewTable()->rowCount(), 2);
+        QCOMPARE(dialog->previewTable()->item(0, 1)->text(), QStringLiteral("ada@example.org"));
+        QCOMPARE(dialog->uploadButton()->text(), QStringLiteral("Upload As Is"));
+        QVERIFY2(dialog->statusLabel()->text().contains(QStringLiteral("comma-separated")),
+                 qPrintable(dialog->statusLabel()->text()));
+
+        // Checked: the column shows what the container will see.
+        dialog->columnList()->item(1)->setCheckState(Qt::Checked);
+        const QString pseudonym = dialog->previewTable()->item(0, 1)->text();
+        QVERIFY2(pseudonym.startsWith(QStringLiteral("psn_")) && pseudonym.size() == 20,
+                 qPrintable(pseudonym));
+        QCOMPARE(dialog->previewTable()->item(0, 0)->text(), QStringLiteral("Ada Lovelace"));
+        QCOMPARE(dialog->uploadButton()->text(), QStringLiteral("Upload with 1 Column Pseudonymised"));
+        dialog->uploadButton()->click();
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(m_browser->message().contains(QStringLiteral("people.csv (pseudonymised: email)")),
+                 qPrintable(m_browser->message()));
+        runProgram(QStringLiteral("import sys\ntext = open('/mnt/data/inputs/people.csv').read()\n"
+                                  "sys.exit(0 if '%1' in text and 'ada@' not in text and 'alan@' not in text "
+                                  "and text.startswith('name,email,visits\\nAda Lovelace,') else 3)\n")
+                       .arg(pseudonym));
+        const auto uploads = m_daemon.call(QStringLiteral("history.events"),
+                                           {{QStringLiteral("container"), m_containerId},
+                                            {QStringLiteral("kind"), QStringLiteral("file.uploaded")}});
+        QVERIFY(uploads);
+        QJsonObject done;
+        for (const QJsonValue &event : uploads->value(QStringLiteral("events")).toArray()) {
+            const QJsonObject detail = event.toObject().value(QStringLiteral("detail")).toObject();
+            if (detail.value(QStringLiteral("path")).toString() == QLatin1String("people.csv"))
+                done = detail.value(QStringLiteral("pseudonymized")).toObject();
+        }
+        QCOMPARE(done.value(QStringLiteral("columns")).toArray(), QJsonArray{QStringLiteral("email")});
+        QCOMPARE(done.value(QStringLiteral("values")).toInteger(), 2);
+
+        // Cancelled: nothing is uploaded, and the message says so.
+        const QString second = m_host.filePath(QStringLiteral("second.tsv"));
+        QFile tsv(second);
+        QVERIFY(tsv.open(QIODevice::WriteOnly));
+        tsv.write("a\tb\n1\t2\n");
+        tsv.close();
+        m_browser->uploadFiles({second});
+        QTRY_VERIFY((dialog = m_browser->findChild<CsvUploadDialog *>()) != nullptr && dialog->isVisible());
+        const qsizetype before = finished.count();
+        dialog->reject(); // the upload ends here and then, without a round trip to the daemon
+        QTRY_COMPARE(finished.count(), before + 1);
+        QVERIFY2(m_browser->message().contains(QStringLiteral("second.tsv: not uploaded (cancelled)")),
+                 qPrintable(m_browser->message()));
+        QVERIFY(
+            !m_browser->model()->indexOf(QStringLiteral("inputs"), QStringLiteral("second.tsv")).isValid());
     }
 
     void cleanupTestCase()

@@ -91,44 +91,17 @@ private:
         return QFile::exists(downloadDir(name) + QLatin1Char('/') + file);
     }
 
-    QJsonArray artifactEvents(const QString &name)
-    {
-        const CliResult events =
-            cordon({QStringLiteral("events"), QStringLiteral("--json"), QStringLiteral("--container"), name});
-        QJsonArray out;
-        const QJsonArray all =
-            QJsonDocument::fromJson(events.out).object().value(QStringLiteral("events")).toArray();
-        for (const QJsonValue &value : all) {
-            if (value.toObject()
-                    .value(QStringLiteral("kind"))
-                    .toString()
-                    .startsWith(QLatin1String("artifact.")))
-                out.append(value);
-        }
-        return out;
-    }
-
 private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
         m_dataDir = qEnvironmentVariable("CORDON_DATA_DIR");
-        qputenv("CORDON_SOCKET", QFile::encodeName(m_dir.filePath(QStringLiteral("d.sock"))));
-        qputenv("CORDON_DAEMON", "/nonexistent/cordond");
-        m_daemon.setProgram(builtProgram(QStringLiteral("cordond")));
-        const CliResult status = startDaemonAndWait(m_daemon);
+        const CliResult status = startPrivateDaemon(m_daemon, m_dir.path());
         QVERIFY2(status.status == 0, status.describe());
         QCOMPARE(cordon(args({"secret", "set", "API_TOKEN"}), Secret).status, 0);
     }
 
-    void cleanupTestCase()
-    {
-        cordon(args({"daemon", "stop"}));
-        if (!m_daemon.waitForFinished(30000)) {
-            m_daemon.kill();
-            m_daemon.waitForFinished(5000);
-        }
-    }
+    void cleanupTestCase() { stopPrivateDaemon(m_daemon); }
 
     // The default: a secret's value is kept back wherever it is (raw, base64, inside archives); patterns
     // warn.
@@ -154,7 +127,7 @@ private Q_SLOTS:
         QVERIFY(!copied.err.contains("AKIAQ3EXAMPLE7JX2KPL"));
 
         // Each file with findings is an event of the run that wrote it.
-        const QJsonArray events = artifactEvents(QStringLiteral("plain"));
+        const QJsonArray events = eventsOfKind(QStringLiteral("plain"), QStringLiteral("artifact."));
         QCOMPARE(events.size(), 5);
         const CliResult history = cordon({QStringLiteral("history"), QStringLiteral("--json"),
                                           QStringLiteral("--container"), QStringLiteral("plain")});
@@ -175,7 +148,7 @@ private Q_SLOTS:
         QVERIFY2(copied.status == 0, copied.describe());
         QVERIFY(saved(QStringLiteral("override"), QStringLiteral("leak.txt")).contains(Secret));
         bool recorded = false;
-        for (const QJsonValue &value : artifactEvents(QStringLiteral("plain"))) {
+        for (const QJsonValue &value : eventsOfKind(QStringLiteral("plain"), QStringLiteral("artifact."))) {
             const QJsonObject event = value.toObject();
             recorded |=
                 event.value(QStringLiteral("kind")).toString() == QLatin1String("artifact.override") &&
@@ -222,7 +195,7 @@ private Q_SLOTS:
             {QStringLiteral("cp"), QStringLiteral("unscanned:"), downloadDir(QStringLiteral("unscanned"))});
         QVERIFY2(copied.status == 0, copied.describe());
         QVERIFY(saved(QStringLiteral("unscanned"), QStringLiteral("leak.txt")).contains(Secret));
-        QVERIFY(artifactEvents(QStringLiteral("unscanned")).isEmpty());
+        QVERIFY(eventsOfKind(QStringLiteral("unscanned"), QStringLiteral("artifact.")).isEmpty());
     }
 
     void badInputIsAClearErrorAndTheDaemonStaysUp()

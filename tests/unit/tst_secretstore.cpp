@@ -241,6 +241,75 @@ private Q_SLOTS:
         QVERIFY(second->vaultId() != reopened->vaultId());
     }
 
+    void pseudonymKeysAreMadeOnceKeptPrivateAndNeverSecrets()
+    {
+        const std::string file = path("keys/secrets.json");
+        auto store = SecretStore::open(file);
+        QVERIFY_RESULT(store);
+        auto made = store->pseudonymKey("default", 1000);
+        QVERIFY_RESULT(made);
+        QCOMPARE(made->bytes.size(), Secrets::PseudonymKeyBytes);
+        QCOMPARE(made->id, Secrets::pseudonymKeyId(made->bytes));
+        QVERIFY(made->id.rfind("pk-", 0) == 0);
+        // Asked again, and after a reopen: the same key, so pseudonyms stay the same across uploads.
+        QCOMPARE(store->pseudonymKey("default", 2000)->bytes, made->bytes);
+        auto reopened = SecretStore::open(file);
+        QVERIFY_RESULT(reopened);
+        QCOMPARE(reopened->pseudonymKey("default", 3000)->bytes, made->bytes);
+        QCOMPARE(reopened->pseudonymKeys().size(), std::size_t(1));
+        QCOMPARE(reopened->pseudonymKeys().at(0).id, made->id);
+        QCOMPARE(reopened->pseudonymKeys().at(0).createdAtMs, std::int64_t(1000));
+        // Another name is another key; the file stays the owner's alone.
+        auto project = reopened->pseudonymKey("project_x", 4000);
+        QVERIFY_RESULT(project);
+        QVERIFY(project->bytes != made->bytes);
+        struct stat status
+        {
+        };
+        QCOMPARE(::stat(file.c_str(), &status), 0);
+        QCOMPARE(status.st_mode & 0777, 0600u);
+        // A key is not a secret: no policy can name it, so no run can receive it.
+        QVERIFY(!reopened->contains("default"));
+        QCOMPARE(reopened->value("default").error().code(), std::string("secrets.not_found"));
+        QVERIFY(reopened->list().empty());
+        QCOMPARE(reopened->pseudonymKey("bad name", 1).error().code(), std::string("secrets.bad_name"));
+        // Setting and removing secrets keeps the keys.
+        QVERIFY_RESULT(reopened->set("API_TOKEN", "token-value-1", 5000));
+        QVERIFY_RESULT(reopened->remove("API_TOKEN"));
+        auto again = SecretStore::open(file);
+        QVERIFY_RESULT(again);
+        QCOMPARE(again->pseudonymKeys().size(), std::size_t(2));
+        QCOMPARE(again->pseudonymKey("project_x", 1)->bytes, project->bytes);
+
+        // A key whose id does not match is a file Cordon did not write.
+        QByteArray text = fileBytes(file);
+        text.replace(QByteArray::fromStdString(made->id), "pk-0000000000000000");
+        QFile edited(QString::fromStdString(file));
+        QVERIFY(edited.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        edited.write(text);
+        edited.close();
+        QCOMPARE(SecretStore::open(file).error().code(), std::string("secrets.store_corrupt"));
+    }
+
+    void aVaultHoldsPseudonymKeysApartFromSecrets()
+    {
+        MemoryVault vault;
+        const std::string file = path("vaulted-keys.json");
+        auto store = SecretStore::open(file, &vault);
+        QVERIFY_RESULT(store);
+        auto made = store->pseudonymKey("default", 1);
+        QVERIFY_RESULT(made);
+        QCOMPARE(vault.values.size(), std::size_t(1));
+        QVERIFY(vault.values.begin()->first.find("/pseudonym-key:default") != std::string::npos);
+        QVERIFY(!fileBytes(file).contains(QByteArray::fromStdString(made->bytes).toHex()));
+        auto reopened = SecretStore::open(file, &vault);
+        QVERIFY_RESULT(reopened);
+        QCOMPARE(reopened->pseudonymKey("default", 2)->bytes, made->bytes);
+        // Changed in the keyring behind the store's back: refused, never a different key used silently.
+        vault.values.begin()->second = std::string(64, 'a');
+        QCOMPARE(reopened->pseudonymKey("default", 3).error().code(), std::string("secrets.keyring_changed"));
+    }
+
     void aPolicysSecretsResolveIntoTheEnvironment()
     {
         auto store = SecretStore::open(path("resolve.json"));

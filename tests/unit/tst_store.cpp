@@ -164,7 +164,7 @@ private Q_SLOTS:
         auto store = openOrFail(path);
         QVERIFY(store);
         QCOMPARE(store->schemaVersion(), latestSchemaVersion());
-        QCOMPARE(latestSchemaVersion(), 3);
+        QCOMPARE(latestSchemaVersion(), 4);
         QVERIFY(!migrations().empty());
 
         // Private: the history holds code and output.
@@ -195,7 +195,7 @@ private Q_SLOTS:
         QCOMPARE(pragma(*m_store, "foreign_keys"), QStringLiteral("1"));
         QCOMPARE(pragma(*m_store, "busy_timeout"), QStringLiteral("5000"));
         QCOMPARE(pragma(*m_store, "synchronous"), QStringLiteral("1")); // NORMAL
-        QCOMPARE(pragma(*m_store, "user_version"), QStringLiteral("3"));
+        QCOMPARE(pragma(*m_store, "user_version"), QStringLiteral("4"));
         auto ok = m_store->integrityCheck();
         QVERIFY_RESULT(ok);
         QVERIFY(*ok);
@@ -209,7 +209,7 @@ private Q_SLOTS:
 
         auto reopened = openOrFail(m_path);
         QVERIFY(reopened);
-        QCOMPARE(reopened->schemaVersion(), 3);
+        QCOMPARE(reopened->schemaVersion(), 4);
         auto loaded = reopened->run(QStringLiteral("r1"));
         QVERIFY_RESULT(loaded);
         QCOMPARE(loaded->containerId, QStringLiteral("a"));
@@ -225,20 +225,20 @@ private Q_SLOTS:
         {
             auto db = Database::open(path);
             QVERIFY_RESULT(db);
-            QVERIFY_RESULT(db->exec("PRAGMA user_version = 4", QStringLiteral("pretend a newer Cordon")));
+            QVERIFY_RESULT(db->exec("PRAGMA user_version = 5", QStringLiteral("pretend a newer Cordon")));
         }
         Cordon::Error error;
         QVERIFY(!openOrFail(path, &error));
         QCOMPARE(error.code(), "store.migration");
-        QVERIFY2(Cordon::toQt(error.message()).contains(QStringLiteral("schema version 4, newer than the 3")),
+        QVERIFY2(Cordon::toQt(error.message()).contains(QStringLiteral("schema version 5, newer than the 4")),
                  error.message().c_str());
 
-        // Left as it was: still version 4, with the older tables intact.
+        // Left as it was: still version 5, with the older tables intact.
         auto db = Database::open(path);
         QVERIFY_RESULT(db);
         auto version = db->queryInt("PRAGMA user_version", QStringLiteral("read version"));
         QVERIFY_RESULT(version);
-        QCOMPARE(*version, 4);
+        QCOMPARE(*version, 5);
     }
 
     // A history written by the first release: opened by this one, it gains the column and keeps its runs.
@@ -258,7 +258,7 @@ private Q_SLOTS:
         }
         auto store = openOrFail(path);
         QVERIFY(store);
-        QCOMPARE(store->schemaVersion(), 3);
+        QCOMPARE(store->schemaVersion(), 4);
         auto old = store->run(QStringLiteral("old"));
         QVERIFY_RESULT(old);
         QCOMPARE(old->errorClass, QStringLiteral("ok"));
@@ -693,8 +693,13 @@ private Q_SLOTS:
     {
         QVERIFY(seed());
         QVERIFY_RESULT(m_store->insertRun(makeRun(QStringLiteral("r"), QStringLiteral("a"), 10)));
-        auto uploadId =
-            m_store->recordFile(makeFile(20, QStringLiteral("a"), QStringLiteral("inputs/data.csv")));
+        FileRecord pseudonymized = makeFile(20, QStringLiteral("a"), QStringLiteral("inputs/data.csv"));
+        const QJsonObject transform{
+            {QStringLiteral("pseudonymized"),
+             QJsonObject{{QStringLiteral("columns"), QJsonArray{QStringLiteral("email")}},
+                         {QStringLiteral("key_id"), QStringLiteral("pk-0123456789abcdef")}}}};
+        pseudonymized.detail = transform;
+        auto uploadId = m_store->recordFile(pseudonymized);
         QVERIFY_RESULT(uploadId);
         auto artifactId = m_store->recordFile(
             makeFile(30, QStringLiteral("a"), QStringLiteral("plot \u00e9.png"), QStringLiteral("r")));
@@ -715,6 +720,8 @@ private Q_SLOTS:
         QCOMPARE(upload.sha256, sha256Hex("inputs/data.csv"));
         QCOMPARE(upload.size, 123);
         QCOMPARE(upload.at, 20);
+        QCOMPARE(upload.detail, transform);
+        QVERIFY(all->at(1).detail.isEmpty());
 
         auto ofRun = m_store->files(QStringLiteral("a"), QStringLiteral("r"));
         QVERIFY_RESULT(ofRun);

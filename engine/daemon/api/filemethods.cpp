@@ -42,6 +42,58 @@ Result<FileTarget> fileTarget(const QJsonObject &params)
     return FileTarget{*container, *scope, *path};
 }
 
+// How many columns and rows a preview or a pseudonymisation request may name: a table, not a database.
+constexpr int MaxPseudonymColumns = 1000;
+constexpr int MaxPreviewRows = 50;
+
+// `header` of a CSV request: true, false, or absent for the file's own guess.
+Result<std::optional<bool>> csvHeader(const QJsonObject &params)
+{
+    const QJsonValue value = params.value(QStringLiteral("header"));
+    if (value.isUndefined() || value.isNull())
+        return std::optional<bool>();
+    if (!value.isBool())
+        return fail(invalidParams(QStringLiteral("`header` must be true, false or null")));
+    return std::optional<bool>(value.toBool());
+}
+
+// file.upload's `pseudonymize`: {"columns": [name or position...], "header"?, "key"?} (docs/protocol.md).
+Result<std::optional<Containers::PseudonymizeRequest>> pseudonymizeRequest(const QJsonObject &params)
+{
+    const QJsonValue value = params.value(QStringLiteral("pseudonymize"));
+    if (value.isUndefined() || value.isNull())
+        return std::optional<Containers::PseudonymizeRequest>();
+    if (!value.isObject())
+        return fail(invalidParams(QStringLiteral("`pseudonymize` must be an object with `columns`")));
+    const QJsonObject object = value.toObject();
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        if (it.key() != QLatin1String("columns") && it.key() != QLatin1String("header") &&
+            it.key() != QLatin1String("key"))
+            return fail(invalidParams(QStringLiteral("`pseudonymize` has no member `%1`").arg(it.key())));
+    }
+    Containers::PseudonymizeRequest request;
+    const QJsonValue columns = object.value(QStringLiteral("columns"));
+    if (!columns.isArray() || columns.toArray().isEmpty() || columns.toArray().size() > MaxPseudonymColumns)
+        return fail(invalidParams(
+            QStringLiteral("`pseudonymize.columns` must list 1 to %1 columns").arg(MaxPseudonymColumns)));
+    for (const QJsonValue &column : columns.toArray()) {
+        if (column.isString() && !column.toString().isEmpty())
+            request.columns.append(column.toString());
+        else if (column.isDouble() && column.toInteger(0) >= 1 && column.toInteger(0) <= 100000)
+            request.positions.append(int(column.toInteger()));
+        else
+            return fail(invalidParams(
+                QStringLiteral("each of `pseudonymize.columns` is a column name or a position from 1")));
+    }
+    auto header = csvHeader(object);
+    auto key = optionalString(object, QStringLiteral("key"));
+    if (!header || !key)
+        return fail(!header ? header.error() : key.error());
+    request.header = *header;
+    request.key = *key;
+    return std::optional<Containers::PseudonymizeRequest>(std::move(request));
+}
+
 void upload(ApiContext &context, const QJsonObject &params, Respond respond)
 {
     auto container = requireString(params, QStringLiteral("container"));
@@ -55,11 +107,45 @@ void upload(ApiContext &context, const QJsonObject &params, Respond respond)
                                        : content.error()));
     if (path->isEmpty() == !content->has_value())
         return respond(fail(invalidParams(QStringLiteral("give exactly one of `path` and `content`"))));
-    context.manager.upload(*container, *name, *path, *content, [respond](Result<Files::CopiedFile> file) {
-        if (!file)
-            return respond(fail(file.error()));
-        respond(wrap(QStringLiteral("file"), fileToJson(*file, QStringLiteral("inputs"))));
-    });
+    auto pseudonymize = pseudonymizeRequest(params);
+    if (!pseudonymize)
+        return respond(fail(pseudonymize.error()));
+    context.manager.upload(
+        *container, *name, *path, *content,
+        [respond](Result<Containers::UploadReport> uploaded) {
+            if (!uploaded)
+                return respond(fail(uploaded.error()));
+            QJsonObject file = fileToJson(uploaded->file, QStringLiteral("inputs"));
+            if (!uploaded->pseudonymized.isEmpty())
+                file.insert(QStringLiteral("pseudonymized"), uploaded->pseudonymized);
+            respond(wrap(QStringLiteral("file"), file));
+        },
+        *pseudonymize);
+}
+
+// A CSV file on the host (or sent as content) before its upload: the dialect, the first rows and their
+// pseudonyms under the key, so that a dialog can show what the container would receive.
+void csvPreview(ApiContext &context, const QJsonObject &params, Respond respond)
+{
+    auto path = optionalString(params, QStringLiteral("path"));
+    auto content = optionalBase64(params, QStringLiteral("content"));
+    auto key = optionalString(params, QStringLiteral("key"));
+    auto header = csvHeader(params);
+    auto rows = optionalInteger(params, QStringLiteral("rows"), 10, 1, MaxPreviewRows);
+    if (!path || !content || !key || !header || !rows)
+        return respond(fail(!path      ? path.error()
+                            : !content ? content.error()
+                            : !key     ? key.error()
+                            : !header  ? header.error()
+                                       : rows.error()));
+    if (path->isEmpty() == !content->has_value())
+        return respond(fail(invalidParams(QStringLiteral("give exactly one of `path` and `content`"))));
+    context.manager.previewCsv(*path, *content, *header, *key, int(*rows),
+                               [respond](Result<Containers::CsvPreviewReport> preview) {
+                                   if (!preview)
+                                       return respond(fail(preview.error()));
+                                   respond(csvPreviewToJson(*preview));
+                               });
 }
 
 void list(ApiContext &context, const QJsonObject &params, Respond respond)
@@ -116,8 +202,12 @@ void addFileMethods(MethodTable &table)
 {
     table.addDeferred(QStringLiteral("file.upload"),
                       {QStringLiteral("container"), QStringLiteral("name"), QStringLiteral("path"),
-                       QStringLiteral("content")},
+                       QStringLiteral("content"), QStringLiteral("pseudonymize")},
                       upload);
+    table.addDeferred(QStringLiteral("file.csv_preview"),
+                      {QStringLiteral("path"), QStringLiteral("content"), QStringLiteral("key"),
+                       QStringLiteral("header"), QStringLiteral("rows")},
+                      csvPreview);
     table.addDeferred(QStringLiteral("file.list"),
                       {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path")}, list);
     table.add(QStringLiteral("file.delete"),

@@ -19,10 +19,21 @@ Result<QJsonObject> list(ApiContext &context, const QJsonObject &)
     auto valuesIn = context.manager.secretValuesIn();
     if (!valuesIn)
         return fail(valuesIn.error());
+    auto keys = context.manager.pseudonymKeys();
+    if (!keys)
+        return fail(keys.error());
     QJsonArray out;
     for (const Containers::SecretListing &listing : *secrets)
         out.append(secretToJson(listing));
-    return QJsonObject{{QStringLiteral("secrets"), out}, {QStringLiteral("values_in"), *valuesIn}};
+    // The keys of CSV pseudonymisation (docs/pseudonymize.md) live in the same store, and never leave it.
+    QJsonArray pseudonymKeys;
+    for (const Secrets::StoredPseudonymKey &key : *keys)
+        pseudonymKeys.append(QJsonObject{{QStringLiteral("name"), toQt(key.name)},
+                                         {QStringLiteral("id"), toQt(key.id)},
+                                         {QStringLiteral("created_at"), qint64(key.createdAtMs)}});
+    return QJsonObject{{QStringLiteral("secrets"), out},
+                       {QStringLiteral("values_in"), *valuesIn},
+                       {QStringLiteral("pseudonym_keys"), pseudonymKeys}};
 }
 
 Result<QJsonObject> set(ApiContext &context, const QJsonObject &params)

@@ -130,6 +130,36 @@ QJsonObject fileToJson(const Files::CopiedFile &file, const QString &scope)
             {QStringLiteral("sha256"), toQt(file.sha256Hex)}};
 }
 
+QJsonObject csvPreviewToJson(const Containers::CsvPreviewReport &report)
+{
+    const auto table = [](const std::vector<Csv::Row> &rows) {
+        QJsonArray array;
+        for (const Csv::Row &row : rows) {
+            QJsonArray cells;
+            for (const std::string &cell : row)
+                cells.append(toQt(cell));
+            array.append(cells);
+        }
+        return array;
+    };
+    QJsonArray names;
+    for (const std::string &name : report.preview.names)
+        names.append(toQt(name));
+    const Csv::CsvPreview &preview = report.preview;
+    return {{QStringLiteral("delimiter"), QString(QLatin1Char(preview.delimiter))},
+            {QStringLiteral("line_ending"), preview.lineEnding == "\r\n" ? QStringLiteral("crlf")
+                                            : preview.lineEnding == "\r" ? QStringLiteral("cr")
+                                                                         : QStringLiteral("lf")},
+            {QStringLiteral("byte_order_mark"), preview.byteOrderMark},
+            {QStringLiteral("header"), preview.header},
+            {QStringLiteral("columns"), names},
+            {QStringLiteral("rows"), table(preview.rows)},
+            {QStringLiteral("pseudonyms"), table(preview.pseudonyms)},
+            {QStringLiteral("truncated"), preview.truncated},
+            {QStringLiteral("key"), report.key},
+            {QStringLiteral("key_id"), report.keyId}};
+}
+
 namespace {
 
 QJsonArray refusedToJson(const std::vector<Files::RefusedEntry> &refused)

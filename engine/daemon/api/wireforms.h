@@ -33,6 +33,9 @@ QJsonObject fileToJson(const Files::CopiedFile &file, const QString &scope);
 // file.list's answer: {files, refused, truncated}; file.download's: {copied (with saved_as), refused}.
 QJsonObject fileListingToJson(const Containers::FileReport &listing);
 QJsonObject fileDownloadToJson(const Containers::FileReport &download);
+// file.csv_preview's answer: {delimiter, line_ending, byte_order_mark, header, columns, rows, pseudonyms,
+// truncated, key, key_id}.
+QJsonObject csvPreviewToJson(const Containers::CsvPreviewReport &report);
 QJsonArray processesToJson(const QList<Containers::ProcessInfo> &processes);
 
 // The organisation allowlist in force: {allowed_domains, path, administered, source}.

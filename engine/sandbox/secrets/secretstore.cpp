@@ -24,8 +24,11 @@ namespace {
 constexpr int Format = 1;
 constexpr std::size_t KeyBytes = 32;
 // Every secret at its largest, JSON-escaped at worst six bytes a byte, with room for names and times.
-constexpr std::size_t MaxFileBytes = MaxStoredSecrets * (MaxValueBytes * 6 + 512) + 4096;
+constexpr std::size_t MaxFileBytes =
+    MaxStoredSecrets * (MaxValueBytes * 6 + 512) + MaxPseudonymKeys * (PseudonymKeyBytes * 2 + 512) + 4096;
 constexpr char FileName[] = "secrets.json";
+// A vault holds pseudonym keys under this prefix and the key's name: the colon keeps them apart from secrets.
+constexpr char PseudonymVaultPrefix[] = "pseudonym-key:";
 
 std::string hex(std::string_view bytes)
 {
@@ -168,6 +171,24 @@ Result<SecretStore> SecretStore::open(std::string path, SecretVault *vault)
         }
         store.m_entries[name] = std::move(read);
     }
+    // A store from before pseudonym keys has none.
+    const Json &keys = (*document)["pseudonym_keys"];
+    if (!keys.isUndefined() && (!keys.isObject() || keys.members().size() > MaxPseudonymKeys))
+        return fail(corrupt(store.m_path, "bad pseudonym_keys"));
+    if (keys.isObject()) {
+        for (const auto &[name, entry] : keys.members()) {
+            if (!isSecretName(name))
+                return fail(corrupt(store.m_path, "bad pseudonym key name"));
+            KeyEntry read{{}, entry["id"].toString(), entry["created_at_ms"].toInteger(0)};
+            if (store.valuesInFile() &&
+                (!fromHex(entry["key"].toString(), read.bytes) || read.bytes.size() != PseudonymKeyBytes ||
+                 pseudonymKeyId(read.bytes) != read.id))
+                return fail(corrupt(store.m_path, "bad pseudonym key " + name));
+            if (read.id.rfind("pk-", 0) != 0)
+                return fail(corrupt(store.m_path, "bad id of pseudonym key " + name));
+            store.m_keys[name] = std::move(read);
+        }
+    }
     return store;
 }
 
@@ -190,7 +211,7 @@ Result<> SecretStore::set(const std::string &name, std::string_view value, std::
         CORDON_TRY((*held)->write(vaultId(), name, value));
         next[name] = Entry{{}, nowMs, fingerprint(value)};
     }
-    CORDON_TRY(save(next));
+    CORDON_TRY(save(next, m_keys));
     m_entries = std::move(next);
     return {};
 }
@@ -207,7 +228,7 @@ Result<> SecretStore::remove(const std::string &name)
     }
     std::map<std::string, Entry> next = m_entries;
     next.erase(name);
-    CORDON_TRY(save(next));
+    CORDON_TRY(save(next, m_keys));
     m_entries = std::move(next);
     return {};
 }
@@ -267,7 +288,59 @@ std::string SecretStore::fingerprint(std::string_view value) const
     return "hmac-sha256:" + hex({reinterpret_cast<const char *>(digest), 16});
 }
 
-Result<> SecretStore::save(const std::map<std::string, Entry> &entries)
+Result<PseudonymKey> SecretStore::pseudonymKey(const std::string &name, std::int64_t nowMs)
+{
+    CORDON_TRY(checkSecretName(name));
+    const std::string vaultName = std::string(PseudonymVaultPrefix) + name;
+    if (const auto found = m_keys.find(name); found != m_keys.end()) {
+        if (valuesInFile())
+            return PseudonymKey{name, found->second.id, found->second.bytes};
+        auto held = vault();
+        if (!held)
+            return fail(held.error());
+        auto read = (*held)->read(vaultId(), vaultName);
+        if (!read)
+            return fail(read.error());
+        std::string bytes;
+        if (!fromHex(*read, bytes) || pseudonymKeyId(bytes) != found->second.id)
+            return fail("secrets.keyring_changed",
+                        "the keyring's pseudonym key " + name +
+                            " is not the one Cordon made (it was changed outside "
+                            "Cordon): pseudonyms made with it cannot be made again");
+        return PseudonymKey{name, found->second.id, std::move(bytes)};
+    }
+    if (m_keys.size() >= MaxPseudonymKeys)
+        return fail("secrets.store_full", "the secret store holds " + std::to_string(MaxPseudonymKeys) +
+                                              " pseudonym keys, its limit");
+    auto bytes = randomKey();
+    if (!bytes)
+        return fail(bytes.error());
+    const std::string id = pseudonymKeyId(*bytes);
+    std::map<std::string, KeyEntry> next = m_keys;
+    if (valuesInFile()) {
+        next[name] = KeyEntry{*bytes, id, nowMs};
+    } else {
+        auto held = vault();
+        if (!held)
+            return fail(held.error());
+        CORDON_TRY((*held)->write(vaultId(), vaultName, hex(*bytes)));
+        next[name] = KeyEntry{{}, id, nowMs};
+    }
+    CORDON_TRY(save(m_entries, next));
+    m_keys = std::move(next);
+    return PseudonymKey{name, id, std::move(*bytes)};
+}
+
+std::vector<StoredPseudonymKey> SecretStore::pseudonymKeys() const
+{
+    std::vector<StoredPseudonymKey> out;
+    for (const auto &[name, entry] : m_keys)
+        out.push_back(StoredPseudonymKey{name, entry.id, entry.createdAtMs});
+    return out;
+}
+
+Result<> SecretStore::save(const std::map<std::string, Entry> &entries,
+                           const std::map<std::string, KeyEntry> &keys)
 {
     Json secrets = Json::object();
     for (const auto &[name, entry] : entries) {
@@ -276,10 +349,18 @@ Result<> SecretStore::save(const std::map<std::string, Entry> &entries)
                       ? Json::object({{"value", entry.value}, {"set_at_ms", entry.setAtMs}})
                       : Json::object({{"fingerprint", entry.fingerprint}, {"set_at_ms", entry.setAtMs}}));
     }
+    Json pseudonymKeys = Json::object();
+    for (const auto &[name, entry] : keys) {
+        Json stored = Json::object({{"id", entry.id}, {"created_at_ms", entry.createdAtMs}});
+        if (valuesInFile())
+            stored.insert("key", hex(entry.bytes));
+        pseudonymKeys.insert(name, std::move(stored));
+    }
     const Json document = Json::object({{"format", Format},
                                         {"fingerprint_key", hex(m_key)},
                                         {"values_in", m_valuesIn},
-                                        {"secrets", std::move(secrets)}});
+                                        {"secrets", std::move(secrets)},
+                                        {"pseudonym_keys", std::move(pseudonymKeys)}});
     const std::string directory = directoryOf(m_path);
     if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST)
         return failErrno("secrets.store_io", "create " + directory, errno);

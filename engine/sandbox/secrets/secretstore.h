@@ -6,12 +6,14 @@
 // runs. Plain C++.
 //
 // The file is JSON: {"format": 1, "fingerprint_key": <64 hex>, "values_in": "file" | <vault kind>,
-// "secrets": {NAME: {"value", "set_at_ms"}}}, with {"fingerprint", "set_at_ms"} in place of the value when a
-// vault holds it. It is replaced whole at each change (a new file, fsync'd, renamed over the old one), so a
+// "secrets": {NAME: {"value", "set_at_ms"}}, "pseudonym_keys": {NAME: {"key": <64 hex>, "id",
+// "created_at_ms"}}}, with {"fingerprint", "set_at_ms"} in place of the value, and no "key", when a vault
+// holds them. It is replaced whole at each change (a new file, fsync'd, renamed over the old one), so a
 // crash leaves the old store or the new one, never half of one.
 #pragma once
 
 #include "sandbox/error.h"
+#include "sandbox/secrets/pseudonymkey.h"
 #include "sandbox/secrets/secretvault.h"
 
 #include <cstddef>
@@ -26,6 +28,16 @@ namespace Cordon::Secrets {
 
 // More would be a store used as a database; each value is at most MaxValueBytes.
 constexpr std::size_t MaxStoredSecrets = 256;
+
+// More pseudonym keys would be one per file rather than per user or project.
+constexpr std::size_t MaxPseudonymKeys = 64;
+
+struct StoredPseudonymKey
+{
+    std::string name;
+    std::string id; // pseudonymKeyId() of the key
+    std::int64_t createdAtMs = 0;
+};
 
 struct StoredSecret
 {
@@ -60,6 +72,15 @@ public:
     Result<std::string> value(const std::string &name) const;
     // Names in order, with when each was set and its fingerprint; never values.
     std::vector<StoredSecret> list() const;
+
+    // The pseudonym key of that name (secret-name syntax), made from the system's random source at its first
+    // use and kept where the values are: in this file, or in the vault under "pseudonym-key:NAME", a name no
+    // secret can have. Policies name secrets only, so a key never reaches a run. secrets.bad_name,
+    // secrets.store_full past MaxPseudonymKeys, the vault's errors, secrets.keyring_changed when the vault's
+    // key is not the one this store made.
+    Result<PseudonymKey> pseudonymKey(const std::string &name, std::int64_t nowMs);
+    // Names in order, with ids and when each was made; never the keys.
+    std::vector<StoredPseudonymKey> pseudonymKeys() const;
 
     // "hmac-sha256:" and the first 32 hex digits of HMAC-SHA256(store key, value). Runs record it: the same
     // value gives the same fingerprint in one store, so a reviewer can tell which value a run had without
@@ -105,7 +126,14 @@ private:
         std::string fingerprint;
     };
 
-    Result<> save(const std::map<std::string, Entry> &entries);
+    struct KeyEntry
+    {
+        std::string bytes; // empty when a vault holds it
+        std::string id;
+        std::int64_t createdAtMs = 0;
+    };
+
+    Result<> save(const std::map<std::string, Entry> &entries, const std::map<std::string, KeyEntry> &keys);
     // The vault of a store whose values are not in its file: secrets.keyring_unavailable when this program
     // has none of its kind.
     Result<SecretVault *> vault() const;
@@ -113,6 +141,7 @@ private:
     std::string m_path;
     std::string m_key; // 32 random bytes, made with the store
     std::map<std::string, Entry> m_entries;
+    std::map<std::string, KeyEntry> m_keys;
     FileIdentity m_identity;
     std::string m_valuesIn = FileValues;
     SecretVault *m_vault = nullptr; // not owned; null in the launcher

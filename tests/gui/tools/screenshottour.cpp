@@ -7,6 +7,7 @@
 #include "codeeditor.h"
 #include "containerlistmodel.h"
 #include "createcontainerdialog.h"
+#include "csvuploaddialog.h"
 #include "daemonconnection.h"
 #include "eventtimelinemodel.h"
 #include "eventtimelineview.h"
@@ -38,6 +39,7 @@
 #include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPainter>
@@ -221,14 +223,28 @@ int main(int argc, char *argv[])
         QFile file(upload);
         if (!file.open(QIODevice::WriteOnly))
             return fail("writing the file to upload");
-        file.write("site,day,temperature\nnorth,mon,11.5\nnorth,tue,12.25\nsouth,"
-                   "mon,17\nsouth,tue,18.5\n"
-                   "east,mon,14\neast,tue,13.5\n");
+        file.write("site,day,temperature,observer\nnorth,mon,11.5,ada@example.org\nnorth,tue,12.25,"
+                   "ada@example.org\nsouth,mon,17,alan@example.org\nsouth,tue,18.5,grace@example.org\n"
+                   "east,mon,14,alan@example.org\neast,tue,13.5,grace@example.org\n");
     }
     auto *files = window.findChild<FileBrowser *>();
     bool uploaded = false;
     QObject::connect(files, &FileBrowser::operationFinished, files, [&] { uploaded = true; });
     files->uploadFiles({upload});
+    // Upload CSV: the observers' addresses reach the container as pseudonyms.
+    CsvUploadDialog *csvDialog = nullptr;
+    if (!waitFor(
+            [&] {
+                csvDialog = files->findChild<CsvUploadDialog *>();
+                return csvDialog && csvDialog->isVisible() && csvDialog->isLoaded();
+            },
+            10000))
+        return fail("opening Upload CSV");
+    csvDialog->columnList()->item(3)->setCheckState(Qt::Checked);
+    settle(300);
+    if (!save(over(window, *csvDialog, true), out, prefix + QStringLiteral("csv-upload.png")))
+        return 1;
+    csvDialog->uploadButton()->click();
     if (!waitFor([&] { return uploaded; }, 30000))
         return fail("uploading a file");
     panel->setCode(QStringLiteral("python"),
