@@ -58,8 +58,9 @@ std::string unredactable(const std::vector<Scan::Finding> &findings)
 } // namespace
 
 ArtifactInspection::ArtifactInspection(Policy::ArtifactScan mode, Secrets::SecretMasker secrets,
-                                       std::string overrideReason)
-    : m_mode(mode), m_secrets(std::move(secrets)), m_overrideReason(std::move(overrideReason))
+                                       std::string overrideReason, std::vector<std::string> internalSuffixes)
+    : m_mode(mode), m_secrets(std::move(secrets)), m_overrideReason(std::move(overrideReason)),
+      m_internalSuffixes(std::move(internalSuffixes))
 {}
 
 Files::Inspection ArtifactInspection::inspect(int fd, const std::string &relativePath)
@@ -69,6 +70,7 @@ Files::Inspection ArtifactInspection::inspect(int fd, const std::string &relativ
     if (!m_scanner) {
         Scan::ArtifactScanner::Options options;
         options.secrets = m_secrets.empty() ? nullptr : &m_secrets;
+        options.extraInternalSuffixes = m_internalSuffixes;
         m_scanner = Scan::ArtifactScanner::create(std::move(options));
     }
     // A file that cannot be scanned does not leave: the scan fails closed.

@@ -29,7 +29,9 @@ class ArtifactInspection
 {
 public:
     // `overrideReason` non-empty: files the policy would block are saved, and say so ("overridden").
-    ArtifactInspection(Policy::ArtifactScan mode, Secrets::SecretMasker secrets, std::string overrideReason);
+    // `internalSuffixes`: the organisation's own internal domains, reported beside the usual ones.
+    ArtifactInspection(Policy::ArtifactScan mode, Secrets::SecretMasker secrets, std::string overrideReason,
+                       std::vector<std::string> internalSuffixes = {});
 
     // CopyLimits::inspect.
     Files::Inspection inspect(int fd, const std::string &relativePath);
@@ -42,6 +44,7 @@ private:
     Policy::ArtifactScan m_mode;
     Secrets::SecretMasker m_secrets;
     std::string m_overrideReason;
+    std::vector<std::string> m_internalSuffixes;
     std::optional<Result<Scan::ArtifactScanner>> m_scanner; // made at the first file
     std::vector<InspectedFile> m_files;
 };

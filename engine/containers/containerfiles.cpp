@@ -275,8 +275,9 @@ void ContainerManager::download(const QString &containerId, const QString &scope
     limits.existingNames = existing;
     const QString shownScope = scope.isEmpty() ? QStringLiteral("outputs") : scope;
     // Scanned on the worker, each file in its pending copy; the masker is copied for that thread.
-    auto inspection = std::make_shared<ArtifactInspection>(target.container->policy().artifactScan,
-                                                           target.masker, toPlain(overrideReason));
+    auto inspection =
+        std::make_shared<ArtifactInspection>(target.container->policy().artifactScan, target.masker,
+                                             toPlain(overrideReason), orgPolicy().internalSuffixes());
     limits.inspect = [inspection](int fd, const std::string &relative) {
         return inspection->inspect(fd, relative);
     };

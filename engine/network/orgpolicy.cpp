@@ -14,6 +14,8 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <sys/stat.h>
 
@@ -169,8 +171,20 @@ Result<OrgPolicy> OrgPolicy::saveUserFile(const QJsonArray &domains, const QStri
                     QStringLiteral("the organisation allowlist is set by your administrator in %1; %2 is not "
                                    "used while that file exists")
                         .arg(systemFile, userFile));
-    const QByteArray bytes = QJsonDocument(QJsonObject{{QStringLiteral("allowed_domains"), domains}})
-                                 .toJson(QJsonDocument::Indented);
+    // The allowlist editor writes the domains only: the suffixes the file already lists stay.
+    QJsonObject document{{QStringLiteral("allowed_domains"), domains}};
+    if (entryExists(userFile)) {
+        if (const Result<QByteArray> current = readFile(userFile)) {
+            if (const Result<OrgPolicy> old = fromJson(*current, Source::User, userFile);
+                old && !old->internalSuffixes().empty()) {
+                QJsonArray suffixes;
+                for (const std::string &suffix : old->internalSuffixes())
+                    suffixes.append(toQt(suffix));
+                document.insert(QStringLiteral("internal_suffixes"), suffixes);
+            }
+        }
+    }
+    const QByteArray bytes = QJsonDocument(document).toJson(QJsonDocument::Indented);
     Result<OrgPolicy> parsed = fromJson(bytes, Source::User, userFile);
     if (!parsed)
         return parsed;
@@ -194,24 +208,68 @@ Result<OrgPolicy> OrgPolicy::saveUserFile(const QJsonArray &domains, const QStri
     return parsed;
 }
 
+namespace {
+
+// "internal_suffixes": host-name suffixes, each a dot-separated list of labels of letters, digits and hyphens
+// (a leading dot is dropped), compared in lower case.
+Result<std::vector<std::string>> readInternalSuffixes(const Json &document)
+{
+    const Json &list = document["internal_suffixes"];
+    std::vector<std::string> suffixes;
+    if (list.isUndefined())
+        return suffixes;
+    CORDON_TRY(Policy::Fields::expectArray(list, "internal_suffixes", OrgPolicy::MaxInternalSuffixes));
+    for (std::size_t i = 0; i < list.items().size(); ++i) {
+        const std::string where = "internal_suffixes[" + std::to_string(i) + "]";
+        auto text = Policy::Fields::toString(list.items()[i], where, 253);
+        if (!text)
+            return fail(text.error());
+        std::string suffix = text->starts_with('.') ? text->substr(1) : *text;
+        std::transform(suffix.begin(), suffix.end(), suffix.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
+        const bool labelsOk =
+            !suffix.empty() && !suffix.starts_with('.') && !suffix.ends_with('.') &&
+            suffix.find("..") == std::string::npos &&
+            suffix.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-.") == std::string::npos;
+        if (!labelsOk)
+            return fail(
+                "policy.invalid_domain",
+                Policy::Fields::at(where, "`" + *text +
+                                              "` is not a host-name suffix (labels of letters, digits "
+                                              "and hyphens, such as corp.example.com)"));
+        if (std::find(suffixes.begin(), suffixes.end(), suffix) == suffixes.end())
+            suffixes.push_back(std::move(suffix));
+    }
+    return suffixes;
+}
+
+} // namespace
+
 Result<OrgPolicy> OrgPolicy::fromJson(QByteArrayView json, Source source, const QString &path)
 {
-    const auto read = [&json]() -> Result<Policy::NetworkPolicy> {
+    std::vector<std::string> suffixes;
+    const auto read = [&json, &suffixes]() -> Result<Policy::NetworkPolicy> {
         Result<Json> document = Policy::Fields::readDocument(toPlain(json));
         if (!document)
             return fail(document.error());
         CORDON_TRY(Policy::Fields::expectObject(*document, {}));
-        CORDON_TRY(Policy::Fields::checkKeys(*document, {}, {"allowed_domains"}));
+        CORDON_TRY(Policy::Fields::checkKeys(*document, {}, {"allowed_domains", "internal_suffixes"}));
         CORDON_TRY(Policy::Fields::requireKey(*document, {}, "allowed_domains"));
+        auto listed = readInternalSuffixes(*document);
+        if (!listed)
+            return fail(listed.error());
+        suffixes = std::move(*listed);
         // The entries are read exactly like a container's, so that both lists mean the same thing.
-        Json asPolicy = std::move(*document);
+        Json asPolicy = Json::object({{"allowed_domains", (*document)["allowed_domains"]}});
         asPolicy.insert("type", "allowlist");
         return Policy::NetworkPolicy::fromJson(asPolicy, {});
     };
     const Result<Policy::NetworkPolicy> policy = read();
     if (!policy)
         return fail(policy.error().wrap(toPlain(path)));
-    return OrgPolicy(policy->allowedDomains, source, path);
+    OrgPolicy org(policy->allowedDomains, source, path);
+    org.m_internalSuffixes = std::move(suffixes);
+    return org;
 }
 
 QString OrgPolicy::describe() const

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The organisation allowlist: the outer bound every container's allowlist must stay inside. It is a file
 // {"allowed_domains": [...]} with the entries of a container's network_policy.allowed_domains (strings or
-// rule objects, docs/policy.md). An administrator's read-only /etc/cordon/org-policy.json wins over the
-// user's $XDG_CONFIG_HOME/cordon/org-policy.json. No file at all means an empty list: nothing may be reached
-// until someone writes down what may (docs/network.md).
+// rule objects, docs/policy.md), and optionally "internal_suffixes": the organisation's own internal domains,
+// which the artifact scan reports in downloads beside the usual ones (docs/artifact-scan.md). An
+// administrator's read-only /etc/cordon/org-policy.json wins over the user's
+// $XDG_CONFIG_HOME/cordon/org-policy.json. No file at all means an empty list: nothing may be reached until
+// someone writes down what may (docs/network.md).
 #pragma once
 
 #include "core/result.h"
@@ -42,11 +44,12 @@ public:
     // Parses a document; path is the file it came from, for messages.
     static Result<OrgPolicy> fromJson(QByteArrayView json, Source source, const QString &path);
 
-    // Writes the user's file: {"allowed_domains": domains}, read back through fromJson() first (the loader's
-    // own parser, so nothing is written that load() would refuse), then replaced atomically (a temporary file
-    // renamed over it, mode 0644, the folder created). Refused while an administrator's file exists at
-    // systemPath: that file wins, and writing the user's would change nothing. Returns the list as written.
-    // Errors: network.org_policy_administered, network.org_policy_unwritable, policy.* (with the file name).
+    // Writes the user's file: {"allowed_domains": domains} with the file's internal_suffixes kept, read back
+    // through fromJson() first (the loader's own parser, so nothing is written that load() would refuse),
+    // then replaced atomically (a temporary file renamed over it, mode 0644, the folder created). Refused
+    // while an administrator's file exists at systemPath: that file wins, and writing the user's would change
+    // nothing. Returns the list as written. Errors: network.org_policy_administered,
+    // network.org_policy_unwritable, policy.* (with the file name).
     static Result<OrgPolicy> saveUserFile(const QJsonArray &domains, const QString &systemPath,
                                           const QString &userPath);
     // saveUserFile(domains, systemPath(), userPath()).
@@ -64,6 +67,10 @@ public:
     const QString &path() const { return m_path; }
     bool isAdministered() const { return m_source == Source::System; }
     const std::vector<Policy::DomainRule> &rules() const { return m_rules; }
+    // Host-name suffixes the organisation counts as internal ("corp.example.com"), lower case, without a
+    // leading dot; at most MaxInternalSuffixes.
+    const std::vector<std::string> &internalSuffixes() const { return m_internalSuffixes; }
+    static constexpr std::size_t MaxInternalSuffixes = 64;
     // "missing", "user" or "system": how the protocol and the history name the source.
     QString sourceName() const;
 
@@ -89,6 +96,7 @@ public:
 
 private:
     std::vector<Policy::DomainRule> m_rules;
+    std::vector<std::string> m_internalSuffixes;
     Source m_source = Source::Missing;
     QString m_path;
 };

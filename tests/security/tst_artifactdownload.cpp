@@ -96,6 +96,11 @@ private Q_SLOTS:
     {
         QVERIFY(m_dir.isValid());
         m_dataDir = qEnvironmentVariable("CORDON_DATA_DIR");
+        // The organisation counts its build farm's domain as internal (an administrator's file stands in).
+        const QString org =
+            writePolicy(QStringLiteral("org-policy"),
+                        R"({"allowed_domains": [], "internal_suffixes": ["build.acme-corp.example"]})");
+        qputenv("CORDON_SYSTEM_ORG_POLICY", QFile::encodeName(org));
         const CliResult status = startPrivateDaemon(m_daemon, m_dir.path());
         QVERIFY2(status.status == 0, status.describe());
         QCOMPARE(cordon(args({"secret", "set", "API_TOKEN"}), Secret).status, 0);
@@ -196,6 +201,27 @@ private Q_SLOTS:
         QVERIFY2(copied.status == 0, copied.describe());
         QVERIFY(saved(QStringLiteral("unscanned"), QStringLiteral("leak.txt")).contains(Secret));
         QVERIFY(eventsOfKind(QStringLiteral("unscanned"), QStringLiteral("artifact.")).isEmpty());
+    }
+
+    // The organisation's own internal domains are findings too, beside the usual suffixes.
+    void theOrganisationsInternalDomainsAreFound()
+    {
+        const CliResult created =
+            cordon({QStringLiteral("create"), QStringLiteral("--name"), QStringLiteral("org")});
+        QVERIFY2(created.status == 0, created.describe());
+        const CliResult run =
+            cordon({QStringLiteral("exec"), QStringLiteral("org"), QStringLiteral("--"), QStringLiteral("sh"),
+                    QStringLiteral("-c"),
+                    QStringLiteral("echo 'artifacts: https://ci7.build.acme-corp.example/job/42' "
+                                   "> /mnt/data/outputs/links.txt; echo 'see acme-corp.example' > "
+                                   "/mnt/data/outputs/public.txt")});
+        QVERIFY2(run.status == 0, run.describe());
+        const CliResult copied =
+            cordon({QStringLiteral("cp"), QStringLiteral("org:"), downloadDir(QStringLiteral("org"))});
+        QVERIFY2(copied.status == 0, copied.describe()); // a pattern warns by default
+        QVERIFY2(copied.err.contains("links.txt:1  address.internal_host"), copied.err.constData());
+        QVERIFY2(!copied.err.contains("public.txt"), copied.err.constData());
+        QVERIFY(exists(QStringLiteral("org"), QStringLiteral("links.txt")));
     }
 
     void badInputIsAClearErrorAndTheDaemonStaysUp()

@@ -110,6 +110,7 @@ private slots:
     void loadBrokenSystemFileFailsClosed();
     void loadRejectsUnknownKeys();
     void saveUserFile();
+    void internalSuffixes();
 };
 
 void TestHostMatch::authorityAccepted_data()
@@ -636,6 +637,37 @@ void TestHostMatch::saveUserFile()
     QCOMPARE(toQt(governed.error().code()), str("network.org_policy_administered"));
     QVERIFY(toQt(governed.error().message()).contains(system));
     QCOMPARE(OrgPolicy::load(dir.filePath(str("none.json")), user)->rules().size(), std::size_t(2));
+}
+
+// The organisation's own internal domains for the artifact scan: read, normalised, checked, and kept when the
+// allowlist editor writes the file.
+void TestHostMatch::internalSuffixes()
+{
+    const QString path = str("/x/org-policy.json");
+    const Result<OrgPolicy> read = OrgPolicy::fromJson(
+        R"({"allowed_domains": [], "internal_suffixes": [".Corp.Example.com", "build-farm", "build-farm"]})",
+        OrgPolicy::Source::User, path);
+    QVERIFY_RESULT(read);
+    QCOMPARE(read->internalSuffixes(), (std::vector<std::string>{"corp.example.com", "build-farm"}));
+    const auto code = [&](const QByteArray &json) {
+        const Result<OrgPolicy> parsed = OrgPolicy::fromJson(json, OrgPolicy::Source::User, path);
+        return parsed ? QString() : toQt(parsed.error().code());
+    };
+    QCOMPARE(code(R"({"allowed_domains": [], "internal_suffixes": ["a..b"]})"), str("policy.invalid_domain"));
+    QCOMPARE(code(R"({"allowed_domains": [], "internal_suffixes": ["x y"]})"), str("policy.invalid_domain"));
+    QCOMPARE(code(R"({"allowed_domains": [], "internal_suffixes": ["."]})"), str("policy.invalid_domain"));
+    QCOMPARE(code(R"({"allowed_domains": [], "internal_suffixes": "corp"})"), str("policy.wrong_type"));
+    QCOMPARE(code(R"({"allowed_domains": [], "internal_suffixes": [7]})"), str("policy.wrong_type"));
+
+    QTemporaryDir dir;
+    const QString system = dir.filePath(str("etc/org-policy.json"));
+    const QString user = dir.filePath(str("config/org-policy.json"));
+    QVERIFY(QDir().mkpath(dir.filePath(str("config"))));
+    QVERIFY(writeFile(user, R"({"allowed_domains": [], "internal_suffixes": ["corp.example.com"]})"));
+    const Result<OrgPolicy> saved = OrgPolicy::saveUserFile(QJsonArray{str("pypi.org")}, system, user);
+    QVERIFY_RESULT(saved);
+    QCOMPARE(saved->internalSuffixes(), std::vector<std::string>{"corp.example.com"});
+    QCOMPARE(OrgPolicy::load(system, user)->internalSuffixes(), std::vector<std::string>{"corp.example.com"});
 }
 
 QTEST_GUILESS_MAIN(TestHostMatch)

@@ -230,7 +230,11 @@ QJsonObject orgPolicyToJson(const Network::OrgPolicy &org)
     QJsonArray rules;
     for (const Policy::DomainRule &rule : org.rules())
         rules.append(toQt(Policy::domainRuleToJson(rule)));
+    QJsonArray suffixes;
+    for (const std::string &suffix : org.internalSuffixes())
+        suffixes.append(toQt(suffix));
     return {{QStringLiteral("allowed_domains"), rules},
+            {QStringLiteral("internal_suffixes"), suffixes},
             {QStringLiteral("path"), org.path()},
             {QStringLiteral("administered"), org.isAdministered()},
             {QStringLiteral("source"), org.sourceName()}};
