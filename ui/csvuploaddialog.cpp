@@ -23,6 +23,8 @@ constexpr int PreviewRows = 8;
 
 QString delimiterName(const QString &delimiter)
 {
+    if (delimiter.isEmpty())
+        return QObject::tr("one column");
     if (delimiter == QLatin1String(","))
         return QObject::tr("comma-separated");
     if (delimiter == QLatin1String(";"))
@@ -97,18 +99,26 @@ CsvUploadDialog::CsvUploadDialog(DaemonConnection &connection, const QString &ho
 
 void CsvUploadDialog::requestPreview(bool explicitHeader)
 {
+    // Nothing is uploaded from a table the user has not seen: Upload waits for the answer.
     m_loaded = false;
+    m_upload->setEnabled(false);
+    m_header->setEnabled(false);
     QJsonObject params{{QStringLiteral("path"), m_hostPath}, {QStringLiteral("rows"), PreviewRows}};
     if (explicitHeader)
         params.insert(QStringLiteral("header"), m_header->isChecked());
-    m_connection.call(QStringLiteral("file.csv_preview"), params, this, [this](Result<QJsonObject> result) {
-        if (result)
-            showPreview(*result);
-        else
-            showError(toQt(result.error().message()));
-        m_loaded = true;
-        Q_EMIT previewLoaded();
-    });
+    const int request = ++m_request;
+    m_connection.call(QStringLiteral("file.csv_preview"), params, this,
+                      [this, request](Result<QJsonObject> result) {
+                          if (request != m_request)
+                              return;
+                          if (result)
+                              showPreview(*result);
+                          else
+                              showError(toQt(result.error().message()));
+                          m_loaded = true;
+                          m_upload->setEnabled(true);
+                          Q_EMIT previewLoaded();
+                      });
 }
 
 void CsvUploadDialog::showPreview(const QJsonObject &preview)
@@ -128,6 +138,10 @@ void CsvUploadDialog::showPreview(const QJsonObject &preview)
     }
     m_header->setChecked(preview.value(QStringLiteral("header")).toBool());
     m_header->setEnabled(true);
+    // A guess on even evidence is shown as one: the first row goes in raw if it is data taken for names.
+    m_header->setText(preview.value(QStringLiteral("header_sure")).toBool()
+                          ? tr("First row is a header")
+                          : tr("First row is a header (a guess: check the first row above)"));
     const int rows = int(preview.value(QStringLiteral("rows")).toArray().size());
     const bool truncated = preview.value(QStringLiteral("truncated")).toBool();
     const QString shown =
@@ -208,7 +222,7 @@ QJsonObject CsvUploadDialog::pseudonymizeRequest() const
     if (columns.isEmpty())
         return {};
     return {{QStringLiteral("columns"), columns},
-            {QStringLiteral("header"), m_preview.value(QStringLiteral("header")).toBool()},
+            {QStringLiteral("header"), m_header->isChecked()},
             {QStringLiteral("key"), m_preview.value(QStringLiteral("key")).toString()}};
 }
 

@@ -26,7 +26,8 @@ class CsvUploadDialog final : public QDialog
 public:
     CsvUploadDialog(DaemonConnection &connection, const QString &hostPath, QWidget *parent = nullptr);
 
-    // file.upload's `pseudonymize` for the choice made, or an empty object for "as it is".
+    // file.upload's `pseudonymize` for the choice made (positions, and the header as the checkbox says), or
+    // an empty object for "as it is".
     QJsonObject pseudonymizeRequest() const;
 
     QListWidget *columnList() const { return m_columns; }
@@ -50,6 +51,7 @@ private:
     QString m_hostPath;
     QJsonObject m_preview;
     bool m_loaded = false;
+    int m_request = 0; // the newest preview asked for: older answers are dropped
     QListWidget *m_columns;
     QTableWidget *m_table;
     QCheckBox *m_header;

@@ -206,14 +206,17 @@ int secretCommand(const QStringList &arguments)
         "  set NAME [--from-file PATH]  set a secret; the value from standard input, not echoed on a\n"
         "                               terminal (one trailing line break is dropped)\n"
         "  ls                           names, when each was set, its fingerprint, the containers using it\n"
-        "  rm NAME                      remove a secret (runs that need it fail until it is set again)"));
+        "  rm NAME                      remove a secret (runs that need it fail until it is set again)\n"
+        "  rm --pseudonym-key NAME      forget a pseudonym key: its pseudonyms can never be made again"));
     parser.addHelpOption();
     const QCommandLineOption jsonOption(QStringLiteral("json"),
                                         QStringLiteral("Print the daemon's result as JSON."));
     const QCommandLineOption fromFileOption(QStringLiteral("from-file"),
                                             QStringLiteral("Read the value from this file."),
                                             QStringLiteral("path"));
-    parser.addOptions({jsonOption, fromFileOption});
+    const QCommandLineOption keyOption(QStringLiteral("pseudonym-key"),
+                                       QStringLiteral("`rm` forgets the pseudonym key NAME, not a secret."));
+    parser.addOptions({jsonOption, fromFileOption, keyOption});
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("set, ls or rm."),
                                  QStringLiteral("set|ls|rm [NAME]"));
     if (auto done = parseCommandLine(parser, arguments, command))
@@ -228,6 +231,8 @@ int secretCommand(const QStringList &arguments)
         return usageError(command, QStringLiteral("say set, ls or rm"));
     if (parser.isSet(fromFileOption) && action != QLatin1String("set"))
         return usageError(command, QStringLiteral("--from-file goes with `set`"));
+    if (parser.isSet(keyOption) && action != QLatin1String("rm"))
+        return usageError(command, QStringLiteral("--pseudonym-key goes with `rm`"));
 
     DaemonSession session;
     if (auto connected = session.connect(); !connected)
@@ -237,12 +242,15 @@ int secretCommand(const QStringList &arguments)
         return setCommand(session, positional.at(1), parser.value(fromFileOption), json);
     if (action == QLatin1String("ls"))
         return listCommand(session, json);
+    const bool key = parser.isSet(keyOption);
     if (auto removed =
-            session.call(QStringLiteral("secret.remove"), {{QStringLiteral("name"), positional.at(1)}});
+            session.call(QStringLiteral("secret.remove"), {{QStringLiteral("name"), positional.at(1)},
+                                                           {QStringLiteral("pseudonym_key"), key}});
         !removed)
         return reportError(removed.error());
     if (!json)
-        printOut(QStringLiteral("secret %1 removed\n").arg(positional.at(1)));
+        printOut((key ? QStringLiteral("pseudonym key %1 removed\n") : QStringLiteral("secret %1 removed\n"))
+                     .arg(positional.at(1)));
     else
         printJson(QJsonObject{});
     return 0;

@@ -17,6 +17,7 @@
 #include <QJsonArray>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cerrno>
 #include <sys/stat.h>
 
@@ -75,7 +76,7 @@ QJsonObject pseudonymizedToJson(const Csv::PseudonymizeReport &report, const Sec
         columns.append(toQt(column));
     return {{QStringLiteral("columns"), columns},
             {QStringLiteral("header"), report.header},
-            {QStringLiteral("delimiter"), QString(QLatin1Char(report.delimiter))},
+            {QStringLiteral("delimiter"), toQt(Csv::delimiterText(report.delimiter))},
             {QStringLiteral("key"), toQt(key.name)},
             {QStringLiteral("key_id"), toQt(key.id)},
             {QStringLiteral("source_sha256"), toQt(report.sourceSha256)},
@@ -133,8 +134,17 @@ void ContainerManager::upload(const QString &containerId, const QString &name, c
                 .arg(target.container->policy().limits.workspaceMb)
                 .arg(used)));
     limits.maxFileBytes = limits.maxTotalBytes - used;
-    options.maxBytes = limits.maxFileBytes;
-    target.uploadingBytes += incoming;
+    // A pseudonymised file is larger than its source (a one-byte value becomes a 20-byte pseudonym: at most
+    // eleven times, with its delimiter): that much of the quota is held while it is made, so that uploads
+    // side by side cannot overrun it together, and the result may not grow past it.
+    const qint64 reserved =
+        pseudonymize ? std::min<qint64>(limits.maxFileBytes, incoming * 11 + 64) : incoming;
+    if (pseudonymize) {
+        options.maxBytes = limits.maxFileBytes;
+        options.maxResultBytes = reserved;
+        limits.maxFileBytes = reserved;
+    }
+    target.uploadingBytes += reserved;
     std::optional<std::string> bytes;
     if (content)
         bytes = content->toStdString();
@@ -174,9 +184,9 @@ void ContainerManager::upload(const QString &containerId, const QString &name, c
                 return fail(copied.error());
             return UploadCopy{std::move(*copied), std::move(report)};
         },
-        [this, containerId, incoming, key, done = std::move(done)](Result<UploadCopy> copied) {
+        [this, containerId, reserved, key, done = std::move(done)](Result<UploadCopy> copied) {
             if (auto any = entry(containerId))
-                (*any)->uploadingBytes -= incoming;
+                (*any)->uploadingBytes -= reserved;
             if (!copied)
                 return done(fail(copied.error()));
             auto live = liveEntry(containerId);

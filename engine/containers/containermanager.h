@@ -271,6 +271,7 @@ public:
     // The secret store's pseudonym keys: names, ids, when each was made; never the keys.
     Result<std::vector<Secrets::StoredPseudonymKey>> pseudonymKeys() const;
     Result<> removeSecret(const QString &name);
+    Result<> removePseudonymKey(const QString &name);
 
     // Stops every container (files stay) for a clean daemon shutdown.
     void shutdown();

@@ -32,6 +32,17 @@ Result<std::vector<Secrets::StoredPseudonymKey>> ContainerManager::pseudonymKeys
     return (*store)->pseudonymKeys();
 }
 
+Result<> ContainerManager::removePseudonymKey(const QString &name)
+{
+    auto store = secretStore();
+    if (!store)
+        return fail(store.error());
+    CORDON_TRY((*store)->removePseudonymKey(toPlain(name)));
+    recordEvent({}, {}, QStringLiteral("secret.removed"),
+                {{QStringLiteral("name"), name}, {QStringLiteral("pseudonym_key"), true}});
+    return {};
+}
+
 void ContainerManager::previewCsv(const QString &hostPath, const std::optional<QByteArray> &content,
                                   std::optional<bool> header, const QString &key, int maxRows,
                                   Done<CsvPreviewReport> done)

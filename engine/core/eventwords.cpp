@@ -163,6 +163,9 @@ QString describe(const QJsonObject &event)
     if (kind == QLatin1String("secret.set") || kind == QLatin1String("secret.replaced") ||
         kind == QLatin1String("secret.removed")) {
         const QString name = Format::displayName(detail.value(QStringLiteral("name")).toString());
+        if (kind == QLatin1String("secret.removed") && detail.value(QStringLiteral("pseudonym_key")).toBool())
+            return tr("Pseudonym key %1 removed from the store: its pseudonyms cannot be made again")
+                .arg(name);
         if (kind == QLatin1String("secret.removed"))
             return tr("Secret %1 removed from the store").arg(name);
         const QString fingerprint = detail.value(QStringLiteral("fingerprint")).toString();

@@ -63,34 +63,47 @@ Result<> checkEncoding(std::string_view start, bool complete)
     return {};
 }
 
+// The first row's line ending: the first CR or LF outside quotes (a quoted field may hold line breaks of
+// its own). A quote toggles, so "" inside quotes toggles twice.
 std::string lineEndingOf(std::string_view text)
 {
-    const std::size_t at = text.find_first_of("\r\n");
-    if (at == std::string_view::npos || text[at] == '\n')
-        return "\n";
-    return at + 1 < text.size() && text[at + 1] == '\n' ? "\r\n" : "\r";
+    bool quoted = false;
+    for (std::size_t at = 0; at < text.size(); ++at) {
+        if (text[at] == '"')
+            quoted = !quoted;
+        else if (!quoted && text[at] == '\n')
+            return "\n";
+        else if (!quoted && text[at] == '\r')
+            return at + 1 < text.size() && text[at + 1] == '\n' ? "\r\n" : "\r";
+    }
+    return "\n";
 }
 
-// The rows `delimiter` reads from the start, or nothing when it cannot read it (strict quoting failed).
-std::optional<std::vector<Row>> rowsWith(char delimiter, std::string_view text, bool complete)
+struct Sample
 {
     std::vector<Row> rows;
+    bool truncated = false;
+};
+
+// The rows `delimiter` reads from the start, or nothing when it cannot read it (strict quoting failed). Only
+// complete rows: libcsv hands a row over at its line break, and the last one of a whole file at finish().
+std::optional<Sample> rowsWith(char delimiter, std::string_view text, bool complete)
+{
+    Sample sample;
     Reader reader(delimiter);
     const RowHandler keep = [&](Row &row, std::size_t) -> Result<> {
-        if (rows.size() < SniffRows + 1)
-            rows.push_back(row);
+        if (sample.rows.size() < SniffRows)
+            sample.rows.push_back(row);
+        else
+            sample.truncated = true;
         return {};
     };
     if (!reader.feed(text, keep))
         return std::nullopt;
     if (complete && !reader.finish(keep))
         return std::nullopt;
-    // A start cut short ends in a row that may be cut too: only the rows before it are sure.
-    if (!complete || rows.size() > SniffRows) {
-        if (!rows.empty())
-            rows.pop_back();
-    }
-    return rows;
+    sample.truncated = sample.truncated || !complete;
+    return sample;
 }
 
 // How well `rows` read as a table: the number of rows with the commonest field count, when that count is
@@ -106,17 +119,20 @@ std::size_t consistency(const std::vector<Row> &rows)
 }
 
 // The first row names the columns when its values are distinct, non-empty words, and the columns below it
-// hold values unlike them: numbers under a word, or values of one length under a name of another. Python's
-// csv.Sniffer weighs the same evidence. A tie counts as a header: most CSV files have one.
-bool guessHeader(const std::vector<Row> &rows)
+// hold values unlike them: numbers under a word, or values of one length (two at least) under a name of
+// another. Python's csv.Sniffer weighs the same evidence. Even evidence is a header, but not a sure one.
+void guessHeader(Dialect &dialect)
 {
+    const std::vector<Row> &rows = dialect.sample;
+    dialect.header = false;
+    dialect.headerSure = true;
     if (rows.empty())
-        return false;
+        return;
     const Row &first = rows.front();
     std::set<std::string_view> seen;
     for (const std::string &name : first) {
         if (name.empty() || looksLikeData(name) || !seen.insert(name).second)
-            return false;
+            return;
     }
     int votes = 0;
     for (std::size_t column = 0; column < first.size(); ++column) {
@@ -131,15 +147,22 @@ bool guessHeader(const std::vector<Row> &rows)
             ++votes;
         } else if (std::find(values.begin(), values.end(), first[column]) != values.end()) {
             --votes;
-        } else if (std::all_of(values.begin(), values.end(),
-                               [&](std::string_view v) { return v.size() == values.front().size(); })) {
+        } else if (values.size() >= 2 && std::all_of(values.begin(), values.end(), [&](std::string_view v) {
+                       return v.size() == values.front().size();
+                   })) {
             votes += first[column].size() != values.front().size() ? 1 : -1;
         }
     }
-    return votes >= 0;
+    dialect.header = votes >= 0;
+    dialect.headerSure = votes != 0;
 }
 
 } // namespace
+
+std::string delimiterText(char delimiter)
+{
+    return delimiter == SingleColumn ? std::string() : std::string(1, delimiter);
+}
 
 std::size_t byteOrderMarkSize(std::string_view text)
 {
@@ -171,26 +194,27 @@ Result<Dialect> sniffDialect(std::string_view start, bool complete)
     dialect.byteOrderMark = bom != 0;
     const std::string_view text = start.substr(bom);
     dialect.lineEnding = lineEndingOf(text);
-    dialect.sampleIsWholeFile = complete;
     std::size_t best = 0;
-    bool anyRead = false;
+    std::optional<Sample> chosen;
     for (char delimiter : Delimiters) {
-        auto rows = rowsWith(delimiter, text, complete);
-        if (!rows || rows->empty())
+        auto sample = rowsWith(delimiter, text, complete);
+        if (!sample || sample->rows.empty())
             continue;
-        if (!anyRead) {
-            // The first that reads at all is the answer when none splits rows into columns: one column.
-            anyRead = true;
-            dialect.delimiter = delimiter;
-            dialect.sample = *rows;
-        }
-        if (const std::size_t score = consistency(*rows); score > best) {
+        if (const std::size_t score = consistency(sample->rows); score > best) {
             best = score;
             dialect.delimiter = delimiter;
-            dialect.sample = std::move(*rows);
+            chosen = std::move(sample);
         }
     }
-    if (!anyRead) {
+    // No delimiter splits the rows alike: one column, whatever commas its values hold ("Smith, John" is one
+    // name, not a name and a stray first name).
+    if (!chosen) {
+        dialect.delimiter = SingleColumn;
+        chosen = rowsWith(SingleColumn, text, complete);
+        if (chosen && chosen->rows.empty())
+            chosen.reset();
+    }
+    if (!chosen) {
         if (text.find_first_not_of("\r\n") == std::string_view::npos)
             return fail("csv.empty", "the file has no rows");
         if (!complete && text.find_first_of("\r\n") == std::string_view::npos)
@@ -200,7 +224,9 @@ Result<Dialect> sniffDialect(std::string_view start, bool complete)
                     "the start of the file is not CSV: a quote where RFC 4180 allows none, or "
                     "a quote left open");
     }
-    dialect.header = guessHeader(dialect.sample);
+    dialect.sample = std::move(chosen->rows);
+    dialect.sampleTruncated = chosen->truncated;
+    guessHeader(dialect);
     return dialect;
 }
 

@@ -57,44 +57,69 @@ std::string listed(const Row &names)
     return out;
 }
 
-// The chosen columns' positions in the file. A name found in the first row makes that row the header, unless
-// the caller said it is not one.
-Result<std::vector<std::size_t>> resolveColumns(const PseudonymizeOptions &options, const Row &first,
+// The chosen columns' positions in the file, and whether its first row is the header. A number is a position,
+// unless the caller said there is a header and it has a column of that name; any other text is a name, and a
+// name found in the first row makes that row the header. Guessing wrong would send the first row into the
+// container as it is, so an unsure guess that nothing settles is refused.
+Result<std::vector<std::size_t>> resolveColumns(const PseudonymizeOptions &options, const Dialect &dialect,
                                                 bool &header)
 {
     if (options.columns.empty() && options.positions.empty())
         return fail("csv.no_columns", "name the columns to pseudonymise");
+    const Row &first = dialect.sample.front();
+    header = options.header.value_or(dialect.header);
+    const auto noColumn = [&](const std::string &column) {
+        return fail("csv.no_column", "the file has " + std::to_string(first.size()) +
+                                         " columns: there is no column " + column);
+    };
+    const auto nameIn = [&](const std::string &column) -> std::optional<std::size_t> {
+        const auto named = std::find(first.begin(), first.end(), column);
+        if (named == first.end())
+            return std::nullopt;
+        return static_cast<std::size_t>(named - first.begin());
+    };
     std::vector<std::size_t> positions;
-    for (std::size_t position : options.positions) {
-        if (position >= first.size())
-            return fail("csv.no_column", "the file has " + std::to_string(first.size()) +
-                                             " columns: there is no column " + std::to_string(position + 1));
+    const auto add = [&](std::size_t position) {
         if (std::find(positions.begin(), positions.end(), position) == positions.end())
             positions.push_back(position);
+    };
+    bool named = false;
+    for (std::size_t position : options.positions) {
+        if (position >= first.size())
+            return noColumn(std::to_string(position + 1));
+        add(position);
     }
     for (const std::string &column : options.columns) {
         std::optional<std::size_t> position;
-        if (options.header != false) {
-            const auto named = std::find(first.begin(), first.end(), column);
-            if (named != first.end()) {
-                position = static_cast<std::size_t>(named - first.begin());
-                header = true;
+        if (options.header == true)
+            position = nameIn(column);
+        if (!position) {
+            if (const std::optional<std::size_t> number = positionOf(column)) {
+                if (*number >= first.size())
+                    return noColumn(column);
+                position = number;
             }
         }
-        if (!position) {
-            position = positionOf(column);
-            if (position && *position >= first.size())
-                return fail("csv.no_column", "the file has " + std::to_string(first.size()) +
-                                                 " columns: there is no column " + column);
+        if (!position && options.header != false) {
+            position = nameIn(column);
+            named = named || position.has_value();
         }
-        if (!position)
-            return fail("csv.no_column", "no column named `" + column + "`: " +
-                                             (header ? "the columns are " + listed(first)
-                                                     : "the first row is not a header; give positions 1 to " +
-                                                           std::to_string(first.size())));
-        if (std::find(positions.begin(), positions.end(), *position) == positions.end())
-            positions.push_back(*position);
+        if (!position) {
+            const bool showNames = options.header == true || (dialect.header && dialect.headerSure);
+            return fail("csv.no_column",
+                        "no column named `" + column + "`: " +
+                            (showNames ? "the columns are " + listed(first)
+                                       : "name a column of the header, or give positions 1 to " +
+                                             std::to_string(first.size())));
+        }
+        add(*position);
     }
+    if (named)
+        header = true;
+    else if (!options.header && !dialect.headerSure)
+        return fail("csv.header_unknown",
+                    "cannot tell whether the first row names the columns or holds data: say which "
+                    "(`--csv-header yes` or `no`), or name the columns as the header does");
     return positions;
 }
 
@@ -129,10 +154,13 @@ Result<PseudonymizeReport> pseudonymizeCsv(int sourceFd, int targetFd,
                                          std::to_string(SniffBytes / (1024 * 1024)) + " MiB");
     PseudonymizeReport report;
     report.delimiter = dialect->delimiter;
-    bool header = options.header.value_or(dialect->header);
-    auto positions = resolveColumns(options, dialect->sample.front(), header);
+    bool header = false;
+    auto positions = resolveColumns(options, *dialect, header);
     if (!positions)
         return fail(positions.error());
+    // A row wider than the first has a value with an unquoted delimiter in it, or is not of this table: its
+    // fields are not where the columns say, and a value could reach the container in pieces, as it is.
+    const std::size_t width = dialect->sample.front().size();
     report.header = header;
     for (std::size_t position : *positions)
         report.columns.push_back(header ? dialect->sample.front()[position] : columnLabel(position));
@@ -142,6 +170,12 @@ Result<PseudonymizeReport> pseudonymizeCsv(int sourceFd, int targetFd,
     if (dialect->byteOrderMark)
         out += "\xEF\xBB\xBF";
     const RowHandler rewrite = [&](Row &row, std::size_t number) -> Result<> {
+        if (row.size() > width && std::any_of(row.begin() + std::ptrdiff_t(width), row.end(),
+                                              [](const std::string &f) { return !f.empty(); }))
+            return fail("csv.ragged",
+                        "row " + std::to_string(number) + " has " + std::to_string(row.size()) +
+                            " fields, the first row " + std::to_string(width) +
+                            ": a value with an unquoted delimiter? Quote it, then upload again");
         if (number > 1 || !header) {
             ++report.rows;
             bool shortRow = false;
@@ -156,6 +190,11 @@ Result<PseudonymizeReport> pseudonymizeCsv(int sourceFd, int targetFd,
             report.shortRows += shortRow ? 1 : 0;
         }
         appendRow(out, row, dialect->delimiter, dialect->lineEnding);
+        if (options.maxResultBytes > 0 &&
+            report.resultBytes + static_cast<std::int64_t>(out.size()) > options.maxResultBytes)
+            return fail("csv.too_large", "the pseudonymised file would be larger than " +
+                                             std::to_string(options.maxResultBytes) +
+                                             " bytes, the room left here");
         if (out.size() >= Chunk)
             return flush(targetFd, out, resultHash, report.resultBytes);
         return {};
@@ -202,11 +241,12 @@ Result<CsvPreview> previewCsv(int fd, const Secrets::Pseudonymizer &pseudonyms, 
     preview.lineEnding = dialect->lineEnding;
     preview.byteOrderMark = dialect->byteOrderMark;
     preview.header = header.value_or(dialect->header) && !dialect->sample.empty();
+    preview.headerSure = header.has_value() || dialect->headerSure;
     const std::vector<Row> &sample = dialect->sample;
     const std::size_t firstData = preview.header ? 1 : 0;
-    std::size_t width = 0;
+    // The columns are the first row's: an upload refuses rows wider than it.
+    const std::size_t width = sample.empty() ? 0 : sample.front().size();
     for (std::size_t r = 0; r < sample.size(); ++r) {
-        width = std::max(width, sample[r].size());
         if (r < firstData || preview.rows.size() >= maxRows)
             continue;
         preview.rows.push_back(sample[r]);
@@ -221,7 +261,7 @@ Result<CsvPreview> previewCsv(int fd, const Secrets::Pseudonymizer &pseudonyms, 
         const bool named = preview.header && column < sample.front().size();
         preview.names.push_back(named ? sample.front()[column] : columnLabel(column));
     }
-    preview.truncated = !dialect->sampleIsWholeFile || sample.size() > firstData + preview.rows.size();
+    preview.truncated = dialect->sampleTruncated || sample.size() > firstData + preview.rows.size();
     return preview;
 }
 

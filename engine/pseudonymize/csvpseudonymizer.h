@@ -23,8 +23,9 @@ struct PseudonymizeOptions
     std::vector<std::string> columns;
     // Columns by 0-based position, exactly (a dialog's checkboxes): never read as names.
     std::vector<std::size_t> positions;
-    std::optional<bool> header; // unset: sniffDialect()'s guess
-    std::int64_t maxBytes = 0;  // the source's limit (csv.too_large past it); 0: none
+    std::optional<bool> header;      // unset: sniffDialect()'s guess
+    std::int64_t maxBytes = 0;       // the source's limit (csv.too_large past it); 0: none
+    std::int64_t maxResultBytes = 0; // the result's limit, checked as it is written; 0: none
 };
 
 struct PseudonymizeReport
@@ -43,6 +44,7 @@ struct PseudonymizeReport
 
 // Reads the CSV from `sourceFd` and writes it, pseudonymised, to `targetFd`. csv.no_column for a column the
 // file does not have (the message lists those it has), csv.no_columns when none is given, and the reader's
+// csv.header_unknown when nothing settles an unsure header guess, csv.ragged for a row wider than the first,
 // and sniffDialect()'s errors; files.io when reading or writing fails.
 Result<PseudonymizeReport> pseudonymizeCsv(int sourceFd, int targetFd,
                                            const Secrets::Pseudonymizer &pseudonyms,
@@ -54,6 +56,7 @@ struct CsvPreview
     std::string lineEnding;
     bool byteOrderMark = false;
     bool header = false;
+    bool headerSure = false;        // told, or guessed from clear evidence: see Dialect
     std::vector<std::string> names; // the header's names, or "column N"
     std::vector<Row> rows;          // the first data rows
     std::vector<Row> pseudonyms;    // the same rows, every value pseudonymised (empty stays empty)

@@ -57,6 +57,13 @@ void Reader::onField(void *bytes, std::size_t size, void *self)
                                                           "save the file as UTF-8");
         return;
     }
+    reader->m_rowBytes += field.size();
+    if (reader->m_rowBytes > MaxRowBytes) {
+        reader->m_error =
+            Error("csv.too_large", "row " + std::to_string(reader->m_rows + 1) + " is larger than " +
+                                       std::to_string(MaxRowBytes / (1024 * 1024)) + " MiB");
+        return;
+    }
     if (reader->m_row.size() >= MaxColumns) {
         reader->m_error =
             Error("csv.too_large", "row " + std::to_string(reader->m_rows + 1) + " has more than " +
@@ -75,6 +82,7 @@ void Reader::onRow(int, void *self)
     if (Result<> handled = (*reader->m_handler)(reader->m_row, reader->m_rows); !handled)
         reader->m_error = handled.error();
     reader->m_row.clear();
+    reader->m_rowBytes = 0;
 }
 
 Result<> Reader::check(bool parseFailed)
@@ -100,6 +108,10 @@ Result<> Reader::check(bool parseFailed)
 Result<> Reader::feed(std::string_view bytes, const RowHandler &handler)
 {
     m_handler = &handler;
+    // NUL is never text, and it is the one-column reader's delimiter: refused before libcsv sees it.
+    if (const std::size_t nul = bytes.find('\0'); nul != std::string_view::npos)
+        return fail("csv.encoding", "byte " + std::to_string(m_offset + nul) +
+                                        " is NUL: the file is not UTF-8 text (UTF-16?); save it as UTF-8");
     for (std::size_t at = 0; at < bytes.size(); at += Step) {
         const std::string_view piece = bytes.substr(at, Step);
         const std::size_t parsed = csv_parse(&m_parser, piece.data(), piece.size(), onField, onRow, this);

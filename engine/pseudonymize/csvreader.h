@@ -25,6 +25,7 @@ using RowHandler = std::function<Result<>(Row &row, std::size_t number)>;
 // Beyond these, a file is not a table but a mistake (an unclosed quote swallowing the rest of the file).
 constexpr std::size_t MaxFieldBytes = 16 * 1024 * 1024;
 constexpr std::size_t MaxColumns = 10000;
+constexpr std::size_t MaxRowBytes = 64 * 1024 * 1024;
 
 class Reader final
 {
@@ -35,7 +36,7 @@ public:
     Reader &operator=(const Reader &) = delete;
 
     // Reads the next bytes, handing every row they complete to `handler`. csv.malformed for quoting RFC
-    // 4180 does not allow, csv.encoding for a field that is not UTF-8 or holds NUL, csv.too_large past the
+    // 4180 does not allow, csv.encoding for a NUL byte or a field that is not UTF-8, csv.too_large past the
     // limits above; the reader is unusable after an error.
     Result<> feed(std::string_view bytes, const RowHandler &handler);
     // The end of the input: hands over a last row without a line break. csv.malformed when the input ends
@@ -50,6 +51,7 @@ private:
 
     csv_parser m_parser{};
     Row m_row;
+    std::size_t m_rowBytes = 0;
     std::size_t m_rows = 0;
     std::size_t m_offset = 0; // bytes read before the current piece
     const RowHandler *m_handler = nullptr;

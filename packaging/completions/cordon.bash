@@ -41,7 +41,7 @@ _cordon_options()
         "history purge") echo --older-than --json --help ;;
         events) echo --container --kind --run --limit -f --follow --json --help ;;
         network) echo --json --reload --help ;;
-        secret) echo --json --from-file --help ;;
+        secret) echo --json --from-file --pseudonym-key --help ;;
         "daemon status" | "daemon time-scale") echo --json --help ;;
         "daemon start") echo --time-scale --help ;;
         "daemon stop" | doctor) echo --help ;;

@@ -275,6 +275,7 @@ complete -c cordon -n $network_container -a '(__cordon_containers)'
 set -l secret '__cordon_is secret'
 complete -c cordon -n $secret -l json -d "Print the daemon's result as JSON"
 complete -c cordon -n $secret -l from-file -r -F -d 'With set: read the value from this file'
+complete -c cordon -n $secret -l pseudonym-key -d 'With rm: forget the pseudonym key NAME'
 complete -c cordon -n "$secret; and __cordon_first_argument" -a set -d 'Set a secret (value from standard input)'
 complete -c cordon -n "$secret; and __cordon_first_argument" -a ls -d 'Names, fingerprints and users'
 complete -c cordon -n "$secret; and __cordon_first_argument" -a rm -d 'Remove a secret'

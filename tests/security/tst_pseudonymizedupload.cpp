@@ -171,6 +171,18 @@ private Q_SLOTS:
                      listed.out.contains("pseudonym key project_b"),
                  listed.out.constData());
         QVERIFY(!listed.out.contains(keyHex(m_dataDir, QStringLiteral("default"))));
+        // Forgotten, the key's pseudonyms cannot be made again: the next upload gets a new key.
+        const QByteArray before = seen;
+        const CliResult removed = cordon(args({"secret", "rm", "--pseudonym-key", "project_b"}));
+        QVERIFY2(removed.status == 0 && removed.out.contains("pseudonym key project_b removed"),
+                 removed.describe());
+        QVERIFY(cordon({QStringLiteral("cp"), QStringLiteral("--pseudonymize"), QStringLiteral("customer"),
+                        QStringLiteral("--pseudonym-key"), QStringLiteral("project_b"), orders,
+                        QStringLiteral("second:orders-c.tsv")})
+                    .status == 0);
+        const QByteArray after =
+            inside(QStringLiteral("second"), QStringLiteral("cat /mnt/data/inputs/orders-c.tsv"));
+        QVERIFY(after.startsWith("customer\ttotal\npsn_") && after != before);
     }
 
     // The attack: a sandboxed program looks for the key everywhere it can read, and a policy asks for it as a

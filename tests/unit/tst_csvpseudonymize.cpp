@@ -47,13 +47,14 @@ struct Outcome
 };
 
 Outcome pseudonymize(const std::string &csv, std::vector<std::string> columns, const std::string &key = KeyA,
-                     std::optional<bool> header = std::nullopt)
+                     std::optional<bool> header = std::nullopt, std::int64_t maxResultBytes = 0)
 {
     const int source = fileWith(csv);
     const int target = ::memfd_create("out", MFD_CLOEXEC);
     Csv::PseudonymizeOptions options;
     options.columns = std::move(columns);
     options.header = header;
+    options.maxResultBytes = maxResultBytes;
     Outcome outcome{Csv::pseudonymizeCsv(source, target, Secrets::Pseudonymizer(key), options), {}};
     outcome.text = contentsOf(target);
     ::close(source);
@@ -181,6 +182,45 @@ private Q_SLOTS:
         QCOMPARE(ragged.text, "a,b,c\n1,2," + p("3") + "\n4\n");
     }
 
+    // A wrong guess would send a row in as it is: the reader refuses what it cannot tell apart.
+    void whatCouldGoInRawIsRefusedOrReadSafely()
+    {
+        const Secrets::Pseudonymizer p(KeyA);
+        // No header, no number to tell: positions alone cannot say whether row 1 is data.
+        const std::string people = "alice@example.com,Alice Smith\nbob@ex.org,Bob Jones\n";
+        QCOMPARE(pseudonymize(people, {"1"}).report.error().code(), std::string("csv.header_unknown"));
+        QVERIFY(pseudonymize(people, {"1"}).report.error().message().find("alice") == std::string::npos);
+        const Outcome told = pseudonymize(people, {"1"}, KeyA, false);
+        QVERIFY_RESULT(told.report);
+        QCOMPARE(told.text, p("alice@example.com") + ",Alice Smith\n" + p("bob@ex.org") + ",Bob Jones\n");
+        // A number is a position, even when a value of the first row reads the same.
+        const Outcome numbers = pseudonymize("7,3,alice@x.org\n8,4,bob@y.org\n", {"3"});
+        QVERIFY_RESULT(numbers.report);
+        QCOMPARE(numbers.text, "7,3," + p("alice@x.org") + "\n8,4," + p("bob@y.org") + "\n");
+        // One column whose values hold commas: each value is one value.
+        const Outcome names = pseudonymize("name\nSmith, John\nDoe\nRoe\n", {"name"});
+        QVERIFY_RESULT(names.report);
+        QCOMPARE(names.text, "name\n" + p("Smith, John") + "\n" + p("Doe") + "\n" + p("Roe") + "\n");
+        // A row wider than the first: a value with an unquoted delimiter, refused with its row.
+        const Outcome wide = pseudonymize("name,email\nSmith, John,j@x.org\nDoe,d@x.org\n", {"email"});
+        QCOMPARE(wide.report.error().code(), std::string("csv.ragged"));
+        QVERIFY(wide.report.error().message().find("row 2") != std::string::npos);
+        // Trailing empty fields are not a wider row.
+        QVERIFY_RESULT(pseudonymize("name,email\nDoe,d@x.org,,\n", {"email"}).report);
+        // The line ending is the first row's, not one inside a quoted field.
+        const Outcome ending = pseudonymize("\"a\nb\",c\r\n1,2\r\n", {"c"}, KeyA, true);
+        QVERIFY_RESULT(ending.report);
+        QCOMPARE(ending.text, "\"a\nb\",c\r\n1," + p("2") + "\r\n");
+        // The result may not outgrow the room it was given.
+        QCOMPARE(pseudonymize("v\na\nb\nc\n", {"v"}, KeyA, std::nullopt, 40).report.error().code(),
+                 std::string("csv.too_large"));
+        // A first MiB that holds only the header and one long row is still read.
+        const std::string longRow = "id,text\n1,\"" + std::string(1500 * 1024, 'x') + "\"\n2,short\n";
+        const Outcome longOne = pseudonymize(longRow, {"text"});
+        QVERIFY_RESULT(longOne.report);
+        QCOMPARE(longOne.report->values, std::size_t(2));
+    }
+
     void badFilesAreRefusedWithWhere()
     {
         const auto code = [](const std::string &csv, std::vector<std::string> columns = {"a"}) {
@@ -197,9 +237,9 @@ private Q_SLOTS:
         QCOMPARE(code("a,b\n1,2\n3,x\"y\"\n"), std::string("csv.malformed"));
         QCOMPARE(code(""), std::string("csv.empty"));
         QCOMPARE(code("a,b\n1,2\n", {}), std::string("csv.no_columns"));
-        const Outcome missing = pseudonymize("name,email\nx,y\n", {"phone"});
+        const Outcome missing = pseudonymize("name,email,visits\nx,y,3\n", {"phone"});
         QCOMPARE(missing.report.error().code(), std::string("csv.no_column"));
-        QVERIFY(missing.report.error().message().find("name, email") != std::string::npos);
+        QVERIFY(missing.report.error().message().find("name, email, visits") != std::string::npos);
         QCOMPARE(code("name,email\nx,y\n", {"3"}), std::string("csv.no_column"));
         // Invalid UTF-8 further down is found where it is, past the sniffed start.
         std::string big = "a,b\n";

@@ -280,6 +280,10 @@ private Q_SLOTS:
         QVERIFY_RESULT(again);
         QCOMPARE(again->pseudonymKeys().size(), std::size_t(2));
         QCOMPARE(again->pseudonymKey("project_x", 1)->bytes, project->bytes);
+        // Forgotten, a key is made anew at its next use.
+        QVERIFY_RESULT(again->removePseudonymKey("project_x"));
+        QCOMPARE(again->removePseudonymKey("project_x").error().code(), std::string("secrets.not_found"));
+        QVERIFY(again->pseudonymKey("project_x", 2)->bytes != project->bytes);
 
         // A key whose id does not match is a file Cordon did not write.
         QByteArray text = fileBytes(file);
@@ -308,6 +312,22 @@ private Q_SLOTS:
         // Changed in the keyring behind the store's back: refused, never a different key used silently.
         vault.values.begin()->second = std::string(64, 'a');
         QCOMPARE(reopened->pseudonymKey("default", 3).error().code(), std::string("secrets.keyring_changed"));
+        // Removed outside Cordon: a clear error naming the way out, then removal and a new key.
+        vault.values.clear();
+        const auto missing = reopened->pseudonymKey("default", 4);
+        QCOMPARE(missing.error().code(), std::string("secrets.keyring_missing"));
+        QVERIFY(missing.error().message().find("cordon secret rm --pseudonym-key default") !=
+                std::string::npos);
+        QVERIFY_RESULT(reopened->removePseudonymKey("default"));
+        QVERIFY_RESULT(reopened->pseudonymKey("default", 5));
+        // A key the keyring holds that a (restored) store file does not record is never replaced unasked.
+        auto other = SecretStore::open(path("vaulted-keys-2.json"), &vault);
+        QVERIFY_RESULT(other);
+        vault.values[other->vaultId() + "/pseudonym-key:default"] = std::string(64, 'b');
+        QCOMPARE(other->pseudonymKey("default", 6).error().code(), std::string("secrets.keyring_changed"));
+        QCOMPARE(vault.values[other->vaultId() + "/pseudonym-key:default"], std::string(64, 'b'));
+        QVERIFY_RESULT(other->removePseudonymKey("default"));
+        QVERIFY_RESULT(other->pseudonymKey("default", 7));
     }
 
     void aPolicysSecretsResolveIntoTheEnvironment()

@@ -54,9 +54,13 @@ Result<QJsonObject> set(ApiContext &context, const QJsonObject &params)
 Result<QJsonObject> remove(ApiContext &context, const QJsonObject &params)
 {
     auto name = requireString(params, QStringLiteral("name"));
-    if (!name)
-        return fail(name.error());
-    CORDON_TRY(context.manager.removeSecret(*name));
+    auto pseudonymKey = optionalBool(params, QStringLiteral("pseudonym_key"));
+    if (!name || !pseudonymKey)
+        return fail(!name ? name.error() : pseudonymKey.error());
+    if (*pseudonymKey)
+        CORDON_TRY(context.manager.removePseudonymKey(*name));
+    else
+        CORDON_TRY(context.manager.removeSecret(*name));
     return QJsonObject{};
 }
 
@@ -66,7 +70,8 @@ void addSecretMethods(MethodTable &table)
 {
     table.add(QStringLiteral("secret.list"), {}, list);
     table.add(QStringLiteral("secret.set"), {QStringLiteral("name"), QStringLiteral("value")}, set);
-    table.add(QStringLiteral("secret.remove"), {QStringLiteral("name")}, remove);
+    table.add(QStringLiteral("secret.remove"), {QStringLiteral("name"), QStringLiteral("pseudonym_key")},
+              remove);
 }
 
 } // namespace Cordon::Api

@@ -146,12 +146,13 @@ QJsonObject csvPreviewToJson(const Containers::CsvPreviewReport &report)
     for (const std::string &name : report.preview.names)
         names.append(toQt(name));
     const Csv::CsvPreview &preview = report.preview;
-    return {{QStringLiteral("delimiter"), QString(QLatin1Char(preview.delimiter))},
+    return {{QStringLiteral("delimiter"), toQt(Csv::delimiterText(preview.delimiter))},
             {QStringLiteral("line_ending"), preview.lineEnding == "\r\n" ? QStringLiteral("crlf")
                                             : preview.lineEnding == "\r" ? QStringLiteral("cr")
                                                                          : QStringLiteral("lf")},
             {QStringLiteral("byte_order_mark"), preview.byteOrderMark},
             {QStringLiteral("header"), preview.header},
+            {QStringLiteral("header_sure"), preview.headerSure},
             {QStringLiteral("columns"), names},
             {QStringLiteral("rows"), table(preview.rows)},
             {QStringLiteral("pseudonyms"), table(preview.pseudonyms)},

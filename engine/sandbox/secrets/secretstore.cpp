@@ -299,6 +299,13 @@ Result<PseudonymKey> SecretStore::pseudonymKey(const std::string &name, std::int
         if (!held)
             return fail(held.error());
         auto read = (*held)->read(vaultId(), vaultName);
+        if (!read && read.error().code() == "secrets.keyring_missing")
+            return fail(
+                "secrets.keyring_missing",
+                "the keyring no longer holds pseudonym key " + name +
+                    " (removed outside Cordon): pseudonyms made with it cannot be made again; `cordon secret "
+                    "rm --pseudonym-key " +
+                    name + "` forgets it, and the next upload makes a new one");
         if (!read)
             return fail(read.error());
         std::string bytes;
@@ -323,12 +330,46 @@ Result<PseudonymKey> SecretStore::pseudonymKey(const std::string &name, std::int
         auto held = vault();
         if (!held)
             return fail(held.error());
+        // A key the keyring holds and this file does not know (a store file restored from a backup) is never
+        // replaced unasked: pseudonyms made with it could not be made again.
+        if (auto existing = (*held)->read(vaultId(), vaultName); existing)
+            return fail("secrets.keyring_changed", "the keyring holds a pseudonym key " + name +
+                                                       " this store did not record: `cordon secret rm "
+                                                       "--pseudonym-key " +
+                                                       name + "` removes it, if it is to be replaced");
+        else if (existing.error().code() != "secrets.keyring_missing")
+            return fail(existing.error());
         CORDON_TRY((*held)->write(vaultId(), vaultName, hex(*bytes)));
         next[name] = KeyEntry{{}, id, nowMs};
     }
     CORDON_TRY(save(m_entries, next));
     m_keys = std::move(next);
     return PseudonymKey{name, id, std::move(*bytes)};
+}
+
+Result<> SecretStore::removePseudonymKey(const std::string &name)
+{
+    CORDON_TRY(checkSecretName(name));
+    const bool known = m_keys.count(name) != 0;
+    if (!valuesInFile()) {
+        auto held = vault();
+        if (!held)
+            return fail(held.error());
+        const std::string vaultName = std::string(PseudonymVaultPrefix) + name;
+        auto existing = (*held)->read(vaultId(), vaultName);
+        if (!known && !existing && existing.error().code() == "secrets.keyring_missing")
+            return fail("secrets.not_found", "no pseudonym key named " + name);
+        CORDON_TRY((*held)->erase(vaultId(), vaultName));
+    } else if (!known) {
+        return fail("secrets.not_found", "no pseudonym key named " + name);
+    }
+    if (!known)
+        return {};
+    std::map<std::string, KeyEntry> next = m_keys;
+    next.erase(name);
+    CORDON_TRY(save(m_entries, next));
+    m_keys = std::move(next);
+    return {};
 }
 
 std::vector<StoredPseudonymKey> SecretStore::pseudonymKeys() const

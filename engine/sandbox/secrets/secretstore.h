@@ -81,6 +81,9 @@ public:
     Result<PseudonymKey> pseudonymKey(const std::string &name, std::int64_t nowMs);
     // Names in order, with ids and when each was made; never the keys.
     std::vector<StoredPseudonymKey> pseudonymKeys() const;
+    // Forgets the key of that name (in the vault too, also one this store never made): pseudonyms made with
+    // it can never be made again, and the next use makes a new key. secrets.not_found when neither holds it.
+    Result<> removePseudonymKey(const std::string &name);
 
     // "hmac-sha256:" and the first 32 hex digits of HMAC-SHA256(store key, value). Runs record it: the same
     // value gives the same fingerprint in one store, so a reviewer can tell which value a run had without
