@@ -22,6 +22,7 @@
 #include <QCryptographicHash>
 #include <QDesktopServices>
 #include <QDropEvent>
+#include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -58,9 +59,17 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_daemon.start());
-        // "block": any finding of the artifact scan keeps a file back, which the last test needs.
+        // "block": any finding of the artifact scan keeps a file back, which the last tests need; a secret
+        // that a run can write into its outputs.
+        QVERIFY(m_daemon.call(QStringLiteral("secret.set"),
+                              {{QStringLiteral("name"), QStringLiteral("API_TOKEN")},
+                               {QStringLiteral("value"), QStringLiteral("tok-gui-0123456789")}}));
         const auto created = m_daemon.createContainer(
-            QStringLiteral("files-test"), {{QStringLiteral("artifact_scan"), QStringLiteral("block")}});
+            QStringLiteral("files-test"),
+            {{QStringLiteral("artifact_scan"), QStringLiteral("block")},
+             {QStringLiteral("secrets"),
+              QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("API_TOKEN")},
+                                     {QStringLiteral("env"), QStringLiteral("TOKEN")}}}}});
         QVERIFY2(created, created ? "" : created.error().describe().c_str());
         m_containerId = *created;
 
@@ -396,6 +405,33 @@ private Q_SLOTS:
         QVERIFY2(QFileInfo::exists(whole.filePath(QStringLiteral("sub/deep.txt"))),
                  qPrintable(m_browser->message()));
         QVERIFY(QFileInfo::exists(whole.filePath(QStringLiteral("creds.txt"))));
+    }
+
+    // A secret's value written by a run is kept back, and the findings name the secret, never its value.
+    void aSecretWrittenByARunIsKeptBack()
+    {
+        runProgram(QStringLiteral("import os\nopen('/mnt/data/outputs/token.txt', 'w').write('token: ' + "
+                                  "os.environ['TOKEN'] + '\\n')\n"));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("token.txt")).isValid(),
+            10000);
+        QTemporaryDir destination;
+        QSignalSpy finished(m_browser, &FileBrowser::operationFinished);
+        m_browser->downloadTo(destination.path(), {m_browser->model()->indexOf(QStringLiteral("outputs"),
+                                                                               QStringLiteral("token.txt"))});
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(m_browser->message().contains(QStringLiteral("kept back by the artifact scan")),
+                 qPrintable(m_browser->message()));
+        QVERIFY(!QFileInfo::exists(destination.filePath(QStringLiteral("token.txt"))));
+        ScanFindingsDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = m_browser->findChild<ScanFindingsDialog *>()) != nullptr &&
+                    dialog->isVisible());
+        QCOMPARE(dialog->findings()->topLevelItemCount(), 1);
+        QCOMPARE(dialog->findings()->topLevelItem(0)->text(2), QStringLiteral("secret.value"));
+        QCOMPARE(dialog->findings()->topLevelItem(0)->text(4), QStringLiteral("[secret:API_TOKEN]"));
+        QVERIFY(!m_browser->message().contains(QStringLiteral("tok-gui-0123456789")));
+        dialog->reject();
+        QTRY_VERIFY(!m_browser->findChild<ScanFindingsDialog *>());
     }
 
     // Uploading a CSV file asks which columns reach the container as pseudonyms, and shows them before.

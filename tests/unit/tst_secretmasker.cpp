@@ -10,6 +10,8 @@
 #include <QObject>
 #include <QRandomGenerator>
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstring>
 
@@ -270,6 +272,85 @@ private Q_SLOTS:
     }
 
     // Random bytes around random splits: never a form in what passes, always what maskAll gives.
+    // The search across line breaks looks only in runs of a form's own characters: on random texts it finds
+    // exactly the occurrences the rule defines, here spelled out directly: a form's characters in order, with
+    // at most one line end ("\n", "\r\n", "\r") between two of them when the form is all base64 characters.
+    void occurrencesAreExactlyTheRule()
+    {
+        const std::string value = "Zk9vYmFy-tok_42+x/y";
+        const std::vector<std::string> forms = Secrets::maskedForms(value);
+        const auto isBase64 = [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/' || c == '-' ||
+                   c == '_';
+        };
+        const auto reference = [&](const std::string &text) {
+            std::vector<std::pair<std::size_t, std::size_t>> spans;
+            for (const std::string &form : forms) {
+                const bool wraps = std::all_of(form.begin(), form.end(), isBase64);
+                for (std::size_t start = 0; start < text.size(); ++start) {
+                    std::size_t at = start;
+                    std::size_t k = 0;
+                    for (; k < form.size(); ++k) {
+                        if (k > 0 && wraps && at < text.size() && (text[at] == '\r' || text[at] == '\n')) {
+                            std::size_t end = at;
+                            while (end < text.size() && (text[end] == '\r' || text[end] == '\n'))
+                                ++end;
+                            const std::string run = text.substr(at, end - at);
+                            if (run != "\n" && run != "\r\n" && run != "\r")
+                                break;
+                            at = end;
+                        }
+                        if (at >= text.size() || text[at] != form[k])
+                            break;
+                        ++at;
+                    }
+                    if (k == form.size())
+                        spans.emplace_back(start, at);
+                }
+            }
+            std::sort(spans.begin(), spans.end(), [](const auto &a, const auto &b) {
+                return a.first != b.first ? a.first < b.first : a.second > b.second;
+            });
+            std::vector<std::pair<std::size_t, std::size_t>> merged;
+            for (const auto &span : spans) {
+                if (!merged.empty() && span.first < merged.back().second)
+                    merged.back().second = std::max(merged.back().second, span.second);
+                else
+                    merged.push_back(span);
+            }
+            return merged;
+        };
+        SecretMasker masker;
+        QVERIFY_RESULT(masker.add("TOKEN", value));
+        QRandomGenerator random(20261203);
+        int wrappedFound = 0;
+        const std::string noise = "ab Z9+/-_\r\n\n .,:";
+        for (int round = 0; round < 3000; ++round) {
+            std::string text;
+            const int pieces = random.bounded(1, 6);
+            for (int piece = 0; piece < pieces; ++piece) {
+                for (int n = random.bounded(0, 12); n > 0; --n)
+                    text += noise[random.bounded(int(noise.size()))];
+                // A form, wrapped at random places with random line ends.
+                const std::string &form = forms[random.bounded(int(forms.size()))];
+                for (char c : form) {
+                    text += c;
+                    if (random.bounded(6) == 0)
+                        text += std::array<const char *, 4>{"\n", "\r\n", "\r", "\n\n"}[random.bounded(4)];
+                }
+            }
+            std::vector<std::pair<std::size_t, std::size_t>> found;
+            for (const SecretMasker::Occurrence &occurrence : masker.occurrences(text))
+                found.emplace_back(occurrence.start, occurrence.end);
+            QVERIFY2(found == reference(text), text.c_str());
+            for (const auto &[start, end] : found)
+                wrappedFound +=
+                    text.substr(start, end - start).find_first_of("\r\n") != std::string::npos ? 1 : 0;
+        }
+        // The texts exercise what the rule is about: matches across line ends.
+        QVERIFY(wrappedFound > 500);
+    }
+
     void randomChunksNeverLeak()
     {
         QRandomGenerator random(20261203);

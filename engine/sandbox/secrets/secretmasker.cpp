@@ -7,6 +7,7 @@
 #include <nettle/base64.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <tuple>
@@ -255,40 +256,85 @@ std::vector<SecretMasker::Span> SecretMasker::matches(std::string_view text) con
 {
     const bool hasBreaks = text.find_first_of("\r\n") != std::string_view::npos;
     std::vector<Span> found;
+    std::vector<const Pattern *> acrossBreaks;
     for (const Pattern &pattern : m_patterns) {
-        const bool skipBreaks = hasBreaks && pattern.acrossLineBreaks;
-        if (!skipBreaks) {
-            // A plain substring search: glibc's memmem is several times faster than the byte-at-a-time KMP
-            // on a large text (an artifact being scanned), with the same occurrences, overlapping ones too.
-            const std::string &form = pattern.form;
-            for (std::size_t from = 0; from + form.size() <= text.size();) {
-                const void *hit = ::memmem(text.data() + from, text.size() - from, form.data(), form.size());
-                if (!hit)
-                    break;
-                const std::size_t start = std::size_t(static_cast<const char *>(hit) - text.data());
-                found.push_back({start, start + form.size(), &pattern.marker});
-                from = start + 1;
-            }
+        if (hasBreaks && pattern.acrossLineBreaks) {
+            acrossBreaks.push_back(&pattern);
             continue;
         }
-        scan(text, 0, pattern, true, [&](std::size_t start, std::size_t end) {
-            found.push_back({start, end, &pattern.marker});
-        });
+        // A plain substring search: glibc's memmem is several times faster than the byte-at-a-time KMP on a
+        // large text (an artifact being scanned), with the same occurrences, overlapping ones too.
+        const std::string &form = pattern.form;
+        for (std::size_t from = 0; from + form.size() <= text.size();) {
+            const void *hit = ::memmem(text.data() + from, text.size() - from, form.data(), form.size());
+            if (!hit)
+                break;
+            const std::size_t start = std::size_t(static_cast<const char *>(hit) - text.data());
+            found.push_back({start, start + form.size(), &pattern.marker});
+            from = start + 1;
+        }
     }
+    if (acrossBreaks.empty())
+        return merged(std::move(found));
+    // Across line breaks, the byte-at-a-time search runs only where a match can be: in runs of the form's own
+    // characters and line breaks at least as long as the form. Any other character sets the search back to
+    // its start (it is none of the form's), so searching each run alone finds exactly what one search of the
+    // whole text would. One pass finds the runs of every such form's characters together; each form's own
+    // runs lie inside them. Log and code text is mostly short words between other characters.
+    std::array<bool, 256> inAnyRun{};
+    std::vector<std::array<bool, 256>> inRuns(acrossBreaks.size());
+    std::size_t shortest = std::string::npos;
+    for (std::size_t p = 0; p < acrossBreaks.size(); ++p) {
+        for (unsigned char c : acrossBreaks[p]->form)
+            inAnyRun[c] = inRuns[p][c] = true;
+        inRuns[p]['\r'] = inRuns[p]['\n'] = true;
+        shortest = std::min(shortest, acrossBreaks[p]->form.size());
+    }
+    inAnyRun['\r'] = inAnyRun['\n'] = true;
+    const auto runsOf = [&text](const std::array<bool, 256> &in, std::size_t from, std::size_t to,
+                                std::size_t minimum, auto onRun) {
+        for (std::size_t i = from; i < to;) {
+            while (i < to && !in[static_cast<unsigned char>(text[i])])
+                ++i;
+            const std::size_t start = i;
+            while (i < to && in[static_cast<unsigned char>(text[i])])
+                ++i;
+            if (i - start >= minimum)
+                onRun(start, i);
+        }
+    };
+    runsOf(inAnyRun, 0, text.size(), shortest, [&](std::size_t start, std::size_t end) {
+        for (std::size_t p = 0; p < acrossBreaks.size(); ++p) {
+            const Pattern *pattern = acrossBreaks[p];
+            if (end - start < pattern->form.size())
+                continue;
+            runsOf(inRuns[p], start, end, pattern->form.size(), [&](std::size_t from, std::size_t to) {
+                scan(text.substr(0, to), from, *pattern, true,
+                     [&](std::size_t matchStart, std::size_t matchEnd) {
+                         found.push_back({matchStart, matchEnd, &pattern->marker});
+                     });
+            });
+        }
+    });
+    return merged(std::move(found));
+}
+
+std::vector<SecretMasker::Span> SecretMasker::merged(std::vector<Span> found)
+{
     // Occurrences that overlap (two secrets sharing characters, one form inside another) become one span:
     // masking them one after the other would leave part of one of them.
     std::sort(found.begin(), found.end(), [](const Span &a, const Span &b) {
         return a.start != b.start ? a.start < b.start : a.end > b.end;
     });
-    std::vector<Span> merged;
+    std::vector<Span> spans;
     for (const Span &span : found) {
-        if (!merged.empty() && span.start < merged.back().end) {
-            merged.back().end = std::max(merged.back().end, span.end);
+        if (!spans.empty() && span.start < spans.back().end) {
+            spans.back().end = std::max(spans.back().end, span.end);
             continue;
         }
-        merged.push_back(span);
+        spans.push_back(span);
     }
-    return merged;
+    return spans;
 }
 
 std::vector<SecretMasker::Occurrence> SecretMasker::occurrences(std::string_view text) const

@@ -90,6 +90,8 @@ private:
                         OnMatch onMatch);
     // Every occurrence of every form, overlapping ones merged, in order.
     std::vector<Span> matches(std::string_view text) const;
+    // Sorted, overlapping spans made one.
+    static std::vector<Span> merged(std::vector<Span> found);
     static std::string replaced(std::string_view text, const std::vector<Span> &spans);
     // Where the longest suffix of `text` that is a proper prefix of some form starts (text.size() if none).
     std::size_t pendingStart(std::string_view text) const;
