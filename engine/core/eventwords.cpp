@@ -124,10 +124,22 @@ QString describe(const QJsonObject &event)
         return tr("Run %1 ended: %2").arg(run, runOutcome(detail));
     if (kind == QLatin1String("run.cancelled"))
         return tr("Run %1 stopped on request").arg(run);
-    if (kind == QLatin1String("file.uploaded"))
-        return tr("Uploaded %1 (%2)")
-            .arg(Format::displayName(detail.value(QStringLiteral("path")).toString()),
-                 Format::bytes(detail.value(QStringLiteral("size")).toInteger()));
+    if (kind == QLatin1String("file.uploaded")) {
+        const QString uploaded =
+            tr("Uploaded %1 (%2)")
+                .arg(Format::displayName(detail.value(QStringLiteral("path")).toString()),
+                     Format::bytes(detail.value(QStringLiteral("size")).toInteger()));
+        const QJsonObject pseudonymized = detail.value(QStringLiteral("pseudonymized")).toObject();
+        if (pseudonymized.isEmpty())
+            return uploaded;
+        QStringList columns;
+        for (const QJsonValue &column : pseudonymized.value(QStringLiteral("columns")).toArray())
+            columns.append(Format::displayName(column.toString()));
+        return tr("%1, pseudonymised: %2 with key %3 (%4)")
+            .arg(uploaded, columns.join(QStringLiteral(", ")),
+                 Format::displayName(pseudonymized.value(QStringLiteral("key")).toString()),
+                 pseudonymized.value(QStringLiteral("key_id")).toString());
+    }
     if (kind == QLatin1String("file.downloaded")) {
         const qint64 files = detail.value(QStringLiteral("files")).toInteger();
         const qint64 refused = detail.value(QStringLiteral("refused")).toInteger();

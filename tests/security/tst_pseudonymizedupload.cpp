@@ -139,6 +139,13 @@ private Q_SLOTS:
         QVERIFY_RESULT(recorded);
         const QJsonObject row = QJsonDocument::fromJson(recorded->toUtf8()).object();
         QCOMPARE(row.value(QStringLiteral("pseudonymized")).toObject(), done);
+        // In words too, as `cordon events` and the workbench's history say it.
+        const CliResult described =
+            cordon({QStringLiteral("events"), QStringLiteral("--container"), QStringLiteral("first"),
+                    QStringLiteral("--kind"), QStringLiteral("file.uploaded")});
+        QVERIFY2(described.out.contains("Uploaded people.csv") &&
+                     described.out.contains("pseudonymised: email, name with key default (pk-"),
+                 described.out.constData());
         // No mapping back is kept anywhere: the history holds no raw value of those columns.
         QVERIFY(!historyFileBytes(m_dataDir).contains("ada@example.org"));
     }
