@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "containers/csvupload.h"
 
+#include "sandbox/readall.h"
 #include "sandbox/writeall.h"
 
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace Cordon::Containers {
@@ -25,21 +25,7 @@ Result<UniqueFd> openCsvSource(const std::string &hostPath, const std::optional<
     }
     if (hostPath.empty())
         return fail("files.no_source", "give a path or content");
-    // O_NONBLOCK: opening a FIFO must not wait for a writer; the check below refuses it.
-    UniqueFd fd(::open(hostPath.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-    if (fd.get() < 0)
-        return failErrno("files.io", "open " + hostPath, errno);
-    struct stat status
-    {
-    };
-    if (::fstat(fd.get(), &status) != 0)
-        return failErrno("files.io", "stat " + hostPath, errno);
-    if (!S_ISREG(status.st_mode))
-        return fail("files.not_regular", hostPath + " is not a regular file");
-    const int flags = ::fcntl(fd.get(), F_GETFL);
-    if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0)
-        return failErrno("files.io", "read " + hostPath, errno);
-    return fd;
+    return openRegularFile(hostPath, hostPath, "files.io", "files.not_regular");
 }
 
 Result<Csv::PseudonymizeReport> stagePseudonymizedCsv(int sourceFd, const std::string &stagedPath,

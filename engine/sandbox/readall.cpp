@@ -41,12 +41,12 @@ Result<std::string> readToEnd(int fd, std::size_t cap, std::string_view what, co
     }
 }
 
-Result<std::string> readRegularFile(const std::string &path, std::size_t cap, std::string_view what,
-                                    const char *openCode, const char *readCode, const char *tooLargeCode)
+Result<UniqueFd> openRegularFile(const std::string &path, std::string_view what, const char *openCode,
+                                 const char *notRegularCode)
 {
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. O_NOCTTY: a terminal must not
     // become the controlling terminal.
-    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    UniqueFd file(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
     if (!file.isValid())
         return fail(openCode, "cannot read " + std::string(what) + ": " + errnoText(errno));
     struct stat info
@@ -55,8 +55,17 @@ Result<std::string> readRegularFile(const std::string &path, std::size_t cap, st
     if (::fstat(file.get(), &info) != 0)
         return failErrno(openCode, "stat " + std::string(what), errno);
     if (!S_ISREG(info.st_mode))
-        return fail(openCode, "cannot read " + std::string(what) + ": not a regular file");
-    return readToEnd(file.get(), cap, what, readCode, tooLargeCode);
+        return fail(notRegularCode, "cannot read " + std::string(what) + ": not a regular file");
+    return file;
+}
+
+Result<std::string> readRegularFile(const std::string &path, std::size_t cap, std::string_view what,
+                                    const char *openCode, const char *readCode, const char *tooLargeCode)
+{
+    auto file = openRegularFile(path, what, openCode, openCode);
+    if (!file)
+        return fail(file.error());
+    return readToEnd(file->get(), cap, what, readCode, tooLargeCode);
 }
 
 } // namespace Cordon

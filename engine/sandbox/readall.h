@@ -4,6 +4,7 @@
 #pragma once
 
 #include "sandbox/error.h"
+#include "sandbox/uniquefd.h"
 
 #include <cstddef>
 #include <string>
@@ -16,8 +17,15 @@ namespace Cordon {
 Result<std::string> readToEnd(int fd, std::size_t cap, std::string_view what, const char *readCode,
                               const char *tooLargeCode);
 
-// The file at `path` when it is a regular file, read with readToEnd(). It is opened without blocking and
-// checked before any read, so that a FIFO, a device or a socket where a file was expected is refused at once
+// `path` opened for reading when it is a regular file. Opened without blocking (a FIFO opens at once instead
+// of waiting for a writer; O_NONBLOCK means nothing to a regular file's reads) and checked on the descriptor:
+// `openCode` when it cannot be opened, `notRegularCode` ("cannot read WHAT: not a regular file") otherwise.
+Result<UniqueFd> openRegularFile(const std::string &path, std::string_view what, const char *openCode,
+                                 const char *notRegularCode);
+
+// The file at `path` when it is a regular file (openRegularFile()), read with readToEnd(). It is opened
+// without blocking and checked before any read, so that a FIFO, a device or a socket where a file was
+// expected is refused at once
 // ("cannot read WHAT: not a regular file", `openCode`) instead of hanging the reader.
 Result<std::string> readRegularFile(const std::string &path, std::size_t cap, std::string_view what,
                                     const char *openCode, const char *readCode, const char *tooLargeCode);
