@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "runcommand.h"
 
+#include "artifactexport.h"
 #include "keyringreader.h"
 #include "oneshotnetwork.h"
 
@@ -13,9 +14,11 @@
 #include "sandbox/policy/memorylimit.h"
 #include "sandbox/policy/policyfile.h"
 #include "sandbox/readall.h"
+#include "sandbox/scanreport.h"
 #include "sandbox/uniquefd.h"
 #include "sandbox/workspace.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <csignal>
@@ -189,6 +192,7 @@ Json outcomeJson(const Containers::OneShot::PlainRunOutcome &outcome, const std:
         {"pids_limit_hits", outcome.pidsLimitHits},
         {"policy_version", policyVersion},
         {"refused_artifacts", Json(std::move(refused))},
+        {"scanned_artifacts", Scan::toJson(outcome.scanned)},
         {"signal", outcome.signal},
         {"stderr", toValidUtf8(outcome.stderrData)},
         {"stderr_bytes", outcome.stderrBytes},
@@ -366,16 +370,34 @@ int runOneShot(RunInvocation invocation)
             return {};
         };
     }
-    // Outputs are copied once every process of the container is gone.
+    // Outputs are copied once every process of the container is gone, through the artifact scan unless the
+    // policy turned it off.
     std::vector<OneShotArtifact> artifacts;
     std::vector<OneShotRefusal> refused;
+    std::vector<Scan::InspectedFile> scanned;
     std::string exportProblem;
+    bool scanFailed = false;
     if (!invocation.outputDirectory.empty()) {
         request.collectOutputs = [&](const Files::SourceRoot &outputs) {
             makeDirectories(invocation.outputDirectory);
             Files::CopyLimits limits;
             limits.maxFileBytes = static_cast<std::int64_t>(invocation.policy.limits.workspaceMb) * MiB;
             limits.maxTotalBytes = limits.maxFileBytes;
+            if (invocation.policy.artifactScan != Policy::ArtifactScan::Off) {
+                Result<ScannedExport> exported =
+                    exportScanned(outputs, invocation.outputDirectory, limits, invocation.policy.artifactScan,
+                                  request.secrets);
+                if (!exported) {
+                    // Nothing left the container: the scan fails closed.
+                    exportProblem = exported.error().wrap("copy outputs").message();
+                    scanFailed = true;
+                    return;
+                }
+                artifacts = std::move(exported->copied);
+                refused = std::move(exported->refused);
+                scanned = std::move(exported->scanned);
+                return;
+            }
             const Result<Files::CopyReport> report =
                 Files::exportTree(outputs, invocation.outputDirectory, limits);
             if (!report) {
@@ -416,6 +438,7 @@ int runOneShot(RunInvocation invocation)
     const bool counted = network && network->detach(tried);
     outcome.artifacts = std::move(artifacts);
     outcome.refused = std::move(refused);
+    outcome.scanned = std::move(scanned);
     if (!exportProblem.empty())
         outcome.message = exportProblem;
     // Names the run chose (a file may be named after a value) are shown masked, as its output is; the files
@@ -427,6 +450,13 @@ int runOneShot(RunInvocation invocation)
         for (OneShotRefusal &refusal : outcome.refused) {
             refusal.path = masker.maskAll(refusal.path);
             refusal.reason = masker.maskAll(refusal.reason);
+        }
+        for (Scan::InspectedFile &file : outcome.scanned) {
+            file.path = masker.maskAll(file.path);
+            for (Scan::Finding &finding : file.findings) {
+                finding.path = masker.maskAll(finding.path);
+                finding.excerpt = masker.maskAll(finding.excerpt);
+            }
         }
         outcome.message = masker.maskAll(outcome.message);
     }
@@ -448,7 +478,13 @@ int runOneShot(RunInvocation invocation)
         if (outcome.className != "ok")
             Lite::writeAll(STDERR_FILENO, Lite::hostFileHint(invocation.command, inputNames));
     }
-    return Cordon::shellStatus(outcome.className, outcome.exitCode, outcome.signal);
+    // A run that succeeded but whose outputs the scan kept back did not deliver what a script expects.
+    const bool keptBack = scanFailed || std::any_of(outcome.refused.begin(), outcome.refused.end(),
+                                                    [](const OneShotRefusal &refusal) {
+                                                        return refusal.code == "files.blocked";
+                                                    });
+    const int status = Cordon::shellStatus(outcome.className, outcome.exitCode, outcome.signal);
+    return status == 0 && keptBack ? Lite::ScanBlockedStatus : status;
 }
 
 } // namespace Cordon::Launcher

@@ -7,6 +7,9 @@
 #include "commands.h"
 #include "daemoncli.h"
 
+#include "core/plainbridge.h"
+#include "daemon/lite/runreport.h"
+#include "sandbox/scanreport.h"
 #include "sandbox/secrets/pseudonymkey.h"
 
 #include <QDir>
@@ -117,10 +120,6 @@ int upload(DaemonSession &session, const QString &source, const Endpoint &target
     return 0;
 }
 
-// `cp` when the artifact scan kept a file back (docs/cli.md, docs/artifact-scan.md): not the 1 of other
-// refusals, so that a script can tell "a secret was about to leave" from "a symlink was skipped".
-constexpr int BlockedByScanStatus = 3;
-
 bool anyBlocked(const QJsonArray &refused)
 {
     return std::any_of(refused.begin(), refused.end(), [](const QJsonValue &entry) {
@@ -128,30 +127,16 @@ bool anyBlocked(const QJsonArray &refused)
     });
 }
 
-// The artifact scan's findings, a line each: file[!member]:line (or @offset) rule severity excerpt.
+// The artifact scan's findings, a line each (Lite::scanFindingsText, as `cordon run` prints them).
 void printFindings(const QString &scope, const QJsonArray &scanned)
 {
-    for (const QJsonValue &value : scanned) {
-        const QJsonObject file = value.toObject();
-        const QString action = file.value(QStringLiteral("action")).toString();
-        const QJsonArray findings = file.value(QStringLiteral("findings")).toArray();
-        printErr(QStringLiteral("cordon: scan %1/%2: %3, %4 finding%5\n")
-                     .arg(scope, escapeName(file.value(QStringLiteral("path")).toString()), action)
-                     .arg(findings.size())
-                     .arg(findings.size() == 1 ? QString() : QStringLiteral("s")));
-        for (const QJsonValue &item : findings) {
-            const QJsonObject finding = item.toObject();
-            const qint64 line = finding.value(QStringLiteral("line")).toInteger();
-            const QString where =
-                line > 0 ? QStringLiteral(":%1").arg(line)
-                         : QStringLiteral("@%1").arg(finding.value(QStringLiteral("offset")).toInteger());
-            printErr(QStringLiteral("  %1%2  %3 (%4)  %5\n")
-                         .arg(escapeName(finding.value(QStringLiteral("path")).toString()), where,
-                              finding.value(QStringLiteral("rule")).toString(),
-                              finding.value(QStringLiteral("severity")).toString(),
-                              escapeName(finding.value(QStringLiteral("excerpt")).toString())));
-        }
+    const Result<std::vector<Scan::InspectedFile>> files =
+        Scan::inspectedFilesFromJson(toPlain(QJsonValue(scanned)));
+    if (!files) {
+        printErr(QStringLiteral("cordon: %1\n").arg(toQt(files.error().message())));
+        return;
     }
+    printErr(toQt(Lite::scanFindingsText(toPlain(scope), *files)));
 }
 
 int download(DaemonSession &session, const Endpoint &source, const QString &destination, bool allowWorkspace,
@@ -192,7 +177,7 @@ int download(DaemonSession &session, const Endpoint &source, const QString &dest
         return status;
     }
     const QJsonArray refused = copied->value(QStringLiteral("refused")).toArray();
-    const int refusedStatus = anyBlocked(refused) ? BlockedByScanStatus : 1;
+    const int refusedStatus = anyBlocked(refused) ? Lite::ScanBlockedStatus : 1;
     if (json) {
         printJson(*copied);
         return refused.isEmpty() ? 0 : refusedStatus;

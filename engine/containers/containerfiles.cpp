@@ -247,7 +247,7 @@ namespace {
 // What a download's copy produced, before the manager records it.
 struct DownloadCopy
 {
-    std::vector<InspectedFile> inspected;
+    std::vector<Scan::InspectedFile> inspected;
     std::vector<Files::CopiedFile> copied;
     std::vector<Files::RefusedEntry> refused;
     std::optional<Error> refusal; // a single file's refusal, which is the request's answer
@@ -286,8 +286,8 @@ void ContainerManager::download(const QString &containerId, const QString &scope
     const QString shownScope = scope.isEmpty() ? QStringLiteral("outputs") : scope;
     // Scanned on the worker, each file in its pending copy; the masker is copied for that thread.
     auto inspection =
-        std::make_shared<ArtifactInspection>(target.container->policy().artifactScan, target.masker,
-                                             toPlain(overrideReason), orgPolicy().internalSuffixes());
+        std::make_shared<Scan::ArtifactInspection>(target.container->policy().artifactScan, target.masker,
+                                                   toPlain(overrideReason), orgPolicy().internalSuffixes());
     limits.inspect = [inspection](int fd, const std::string &relative) {
         return inspection->inspect(fd, relative);
     };
@@ -358,7 +358,7 @@ void ContainerManager::download(const QString &containerId, const QString &scope
             answer.report.refused = std::move(copy->refused);
             answer.report.truncated = copy->truncated;
             answer.inspected = std::move(copy->inspected);
-            for (InspectedFile &file : answer.inspected) {
+            for (Scan::InspectedFile &file : answer.inspected) {
                 file.path = toPlain(maskedText(containerId, toQt(file.path)));
                 for (Scan::Finding &finding : file.findings)
                     finding.path = toPlain(maskedText(containerId, toQt(finding.path)));
@@ -368,7 +368,7 @@ void ContainerManager::download(const QString &containerId, const QString &scope
 }
 
 void ContainerManager::recordArtifactFindings(const QString &containerId, const QString &scope,
-                                              const std::vector<InspectedFile> &files,
+                                              const std::vector<Scan::InspectedFile> &files,
                                               const QString &overrideReason)
 {
     if (files.empty())
@@ -381,7 +381,7 @@ void ContainerManager::recordArtifactFindings(const QString &containerId, const 
                 writer.insert(record.path, record.runId);
         }
     }
-    for (const InspectedFile &file : files) {
+    for (const Scan::InspectedFile &file : files) {
         const QString path = maskedText(containerId, toQt(file.path));
         QStringList rules;
         for (const Scan::Finding &finding : file.findings) {

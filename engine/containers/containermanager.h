@@ -4,7 +4,6 @@
 // all in the store. Single-threaded on the Qt event loop; nothing here blocks for long.
 #pragma once
 
-#include "containers/artifactinspection.h"
 #include "containers/container.h"
 #include "containers/networkledger.h"
 #include "core/plainbridge.h"
@@ -17,6 +16,7 @@
 #include "sandbox/files/safecopy.h"
 #include "sandbox/policy/containerpolicy.h"
 #include "sandbox/secrets/secretinjection.h"
+#include "scan/artifactinspection.h"
 #include "secretservice/secretservicevault.h"
 #include "store/historystore.h"
 
@@ -101,7 +101,7 @@ struct FileReport
     QString scope;
     Files::CopyReport report;
     // A download's artifact scan: the files with findings, and what became of each (docs/artifact-scan.md).
-    std::vector<InspectedFile> inspected = {};
+    std::vector<Scan::InspectedFile> inspected = {};
 };
 
 // An upload of a CSV file with chosen columns pseudonymised (docs/pseudonymize.md).
@@ -322,7 +322,7 @@ private:
     // An artifact.finding event per scanned file with findings, and an artifact.override for each saved
     // despite them, each tied to the run that last wrote the file.
     void recordArtifactFindings(const QString &containerId, const QString &scope,
-                                const std::vector<InspectedFile> &files, const QString &overrideReason);
+                                const std::vector<Scan::InspectedFile> &files, const QString &overrideReason);
     // The secret store, opened at first use (and again after a failure, so that a fixed file is taken
     // without a restart).
     Result<Secrets::SecretStore *> secretStore() const;

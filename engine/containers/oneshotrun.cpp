@@ -5,6 +5,9 @@
 #include "sandbox/cgroup/cgroupbackend.h"
 #include "sandbox/files/safecopy.h"
 #include "sandbox/oneshotrun.h"
+#include "sandbox/policy/orgpolicyfile.h"
+#include "sandbox/secrets/secretmasker.h"
+#include "scan/artifactinspection.h"
 
 #include <QDir>
 #include <QFile>
@@ -54,7 +57,8 @@ RunOutcome runToCompletion(OneShotRequest request,
             return {};
         };
     }
-    // Outputs are copied once every process of the container is gone.
+    // Outputs are copied once every process of the container is gone, through the artifact scan as every way
+    // out is (docs/artifact-scan.md); these runs (demo, doctor) hold no secrets.
     QList<ArtifactRecord> artifacts;
     QList<RefusedArtifact> refused;
     QString exportProblem;
@@ -64,6 +68,17 @@ RunOutcome runToCompletion(OneShotRequest request,
             Files::CopyLimits limits;
             limits.maxFileBytes = static_cast<std::int64_t>(request.policy.limits.workspaceMb) * MiB;
             limits.maxTotalBytes = limits.maxFileBytes;
+            auto suffixes = Policy::loadOrgInternalSuffixes();
+            if (!suffixes) {
+                exportProblem =
+                    toQt(suffixes.error().wrap("copy outputs: the artifact scan cannot run").message());
+                return;
+            }
+            auto inspection = std::make_shared<Scan::ArtifactInspection>(
+                request.policy.artifactScan, Secrets::SecretMasker(), std::string(), std::move(*suffixes));
+            limits.inspect = [inspection](int fd, const std::string &relative) {
+                return inspection->inspect(fd, relative);
+            };
             auto report = Files::exportTree(outputs, encoded(request.outputDirectory), limits);
             if (!report) {
                 exportProblem = toQt(report.error().wrap("copy outputs").message());

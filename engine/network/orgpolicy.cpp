@@ -3,6 +3,7 @@
 
 #include "core/plainbridge.h"
 #include "sandbox/policy/fields.h"
+#include "sandbox/policy/orgpolicyfile.h"
 #include "sandbox/quoteuntrusted.h"
 #include "sandbox/readall.h"
 
@@ -29,12 +30,7 @@ const std::string AnyPath;
 
 bool entryExists(const QString &path)
 {
-    // lstat, not QFileInfo::exists: a dangling symlink where the administrator's file should be is an error,
-    // not a reason to fall back to the user's own list.
-    struct stat info
-    {
-    };
-    return ::lstat(QFile::encodeName(path).constData(), &info) == 0 || errno != ENOENT;
+    return Policy::orgPolicyEntryExists(QFile::encodeName(path).toStdString());
 }
 
 Result<QByteArray> readFile(const QString &path)
@@ -123,17 +119,12 @@ OrgPolicy::OrgPolicy(std::vector<Policy::DomainRule> rules, Source source, QStri
 
 QString OrgPolicy::systemPath()
 {
-    const QString fixed = QStringLiteral("/etc/cordon/org-policy.json");
-    const QString standIn = qEnvironmentVariable("CORDON_SYSTEM_ORG_POLICY");
-    if (standIn.isEmpty() || !QDir::isAbsolutePath(standIn) || entryExists(fixed))
-        return fixed;
-    return standIn;
+    return QFile::decodeName(QByteArray::fromStdString(Policy::orgPolicySystemPath()));
 }
 
 QString OrgPolicy::userPath()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) +
-           QStringLiteral("/cordon/org-policy.json");
+    return QFile::decodeName(QByteArray::fromStdString(Policy::orgPolicyUserPath()));
 }
 
 Result<OrgPolicy> OrgPolicy::load()
@@ -208,43 +199,6 @@ Result<OrgPolicy> OrgPolicy::saveUserFile(const QJsonArray &domains, const QStri
     return parsed;
 }
 
-namespace {
-
-// "internal_suffixes": host-name suffixes, each a dot-separated list of labels of letters, digits and hyphens
-// (a leading dot is dropped), compared in lower case.
-Result<std::vector<std::string>> readInternalSuffixes(const Json &document)
-{
-    const Json &list = document["internal_suffixes"];
-    std::vector<std::string> suffixes;
-    if (list.isUndefined())
-        return suffixes;
-    CORDON_TRY(Policy::Fields::expectArray(list, "internal_suffixes", OrgPolicy::MaxInternalSuffixes));
-    for (std::size_t i = 0; i < list.items().size(); ++i) {
-        const std::string where = "internal_suffixes[" + std::to_string(i) + "]";
-        auto text = Policy::Fields::toString(list.items()[i], where, 253);
-        if (!text)
-            return fail(text.error());
-        std::string suffix = text->starts_with('.') ? text->substr(1) : *text;
-        std::transform(suffix.begin(), suffix.end(), suffix.begin(),
-                       [](unsigned char c) { return char(std::tolower(c)); });
-        const bool labelsOk =
-            !suffix.empty() && !suffix.starts_with('.') && !suffix.ends_with('.') &&
-            suffix.find("..") == std::string::npos &&
-            suffix.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-.") == std::string::npos;
-        if (!labelsOk)
-            return fail(
-                "policy.invalid_domain",
-                Policy::Fields::at(where, "`" + *text +
-                                              "` is not a host-name suffix (labels of letters, digits "
-                                              "and hyphens, such as corp.example.com)"));
-        if (std::find(suffixes.begin(), suffixes.end(), suffix) == suffixes.end())
-            suffixes.push_back(std::move(suffix));
-    }
-    return suffixes;
-}
-
-} // namespace
-
 Result<OrgPolicy> OrgPolicy::fromJson(QByteArrayView json, Source source, const QString &path)
 {
     std::vector<std::string> suffixes;
@@ -255,7 +209,7 @@ Result<OrgPolicy> OrgPolicy::fromJson(QByteArrayView json, Source source, const 
         CORDON_TRY(Policy::Fields::expectObject(*document, {}));
         CORDON_TRY(Policy::Fields::checkKeys(*document, {}, {"allowed_domains", "internal_suffixes"}));
         CORDON_TRY(Policy::Fields::requireKey(*document, {}, "allowed_domains"));
-        auto listed = readInternalSuffixes(*document);
+        auto listed = Policy::readInternalSuffixes(*document);
         if (!listed)
             return fail(listed.error());
         suffixes = std::move(*listed);

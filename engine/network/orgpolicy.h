@@ -55,11 +55,8 @@ public:
     // saveUserFile(domains, systemPath(), userPath()).
     static Result<OrgPolicy> saveUserFile(const QJsonArray &domains);
 
-    // /etc/cordon/org-policy.json. Tests stand in for an administrator with CORDON_SYSTEM_ORG_POLICY (an
-    // absolute path), which is honoured only while /etc/cordon/org-policy.json does not exist: it can add a
-    // restriction where there is none, never replace the one an administrator wrote.
+    // Policy::orgPolicySystemPath() and orgPolicyUserPath() (sandbox/policy/orgpolicyfile.h).
     static QString systemPath();
-    // $XDG_CONFIG_HOME/cordon/org-policy.json (~/.config/cordon/org-policy.json).
     static QString userPath();
 
     Source source() const { return m_source; }
@@ -68,9 +65,8 @@ public:
     bool isAdministered() const { return m_source == Source::System; }
     const std::vector<Policy::DomainRule> &rules() const { return m_rules; }
     // Host-name suffixes the organisation counts as internal ("corp.example.com"), lower case, without a
-    // leading dot; at most MaxInternalSuffixes.
+    // leading dot; at most Policy::MaxInternalSuffixes.
     const std::vector<std::string> &internalSuffixes() const { return m_internalSuffixes; }
-    static constexpr std::size_t MaxInternalSuffixes = 64;
     // "missing", "user" or "system": how the protocol and the history name the source.
     QString sourceName() const;
 

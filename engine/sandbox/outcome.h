@@ -4,6 +4,8 @@
 // mirrors, and what a one-shot run's summary holds. Clients word them (daemon/lite/runreport.h).
 #pragma once
 
+#include "sandbox/scanreport.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -65,7 +67,8 @@ struct OneShotSummary
     std::int64_t stderrBytes = 0;
     std::vector<OneShotArtifact> artifacts;
     std::vector<OneShotRefusal> refused;
-    std::string message; // for setup_failed the status; otherwise a note
+    std::vector<Scan::InspectedFile> scanned; // outputs with artifact-scan findings
+    std::string message;                      // for setup_failed the status; otherwise a note
 };
 
 } // namespace Cordon

@@ -22,22 +22,6 @@ class SecretMasker;
 
 namespace Cordon::Scan {
 
-struct Finding
-{
-    // The file's path as given, then "!member" for each archive it is inside: "logs.zip!app/run.log".
-    std::string path;
-    std::int64_t line = 0;   // 1-based, in a text (0 in a binary)
-    std::int64_t offset = 0; // bytes from the start of the file or member
-    // A rule's name, "secret.value" for a secret's value, "archive.bomb" past the limits,
-    // "archive.unreadable" for a damaged archive, "scan.too_large" for a file too large to scan,
-    // "scan.incomplete" for a search stopped at its bound.
-    std::string rule;
-    Severity severity = Severity::High;
-    // The match with all but its first four and last two bytes starred (never a whole credential), or
-    // [secret:NAME] for a secret's value, or a sentence for the archive findings.
-    std::string excerpt;
-};
-
 struct ScanLimits
 {
     std::int64_t maxScannedBytes = 256 * 1024 * 1024; // a file, or all of an archive's members expanded

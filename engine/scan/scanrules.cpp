@@ -22,19 +22,6 @@ std::string suffixPattern(const std::string &suffix)
 
 } // namespace
 
-std::string_view severityName(Severity severity)
-{
-    switch (severity) {
-    case Severity::Low:
-        return "low";
-    case Severity::Medium:
-        return "medium";
-    case Severity::High:
-        break;
-    }
-    return "high";
-}
-
 const std::vector<std::string> &defaultInternalSuffixes()
 {
     static const std::vector<std::string> Suffixes{"internal", "corp",        "lan",      "local",

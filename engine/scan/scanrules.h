@@ -5,20 +5,13 @@
 // they are found with the secret masker's forms (ArtifactScanner::Options::secrets).
 #pragma once
 
+#include "sandbox/scanreport.h"
+
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace Cordon::Scan {
-
-enum class Severity
-{
-    Low,    // worth a look: an internal address in a report
-    Medium, // likely a credential: a token, a cookie, a password assignment
-    High,   // a credential beyond doubt: a private key, a cloud key, a secret's own value
-};
-
-std::string_view severityName(Severity severity);
 
 struct ScanRule
 {

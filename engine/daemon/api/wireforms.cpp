@@ -194,26 +194,11 @@ QJsonObject fileDownloadToJson(const Containers::FileReport &download)
                                   {QStringLiteral("saved_as"), toQt(file.savedAs)},
                                   {QStringLiteral("size"), qint64(file.size)},
                                   {QStringLiteral("sha256"), toQt(file.sha256Hex)}});
-    // The artifact scan's findings, per file, with what became of the file.
-    QJsonArray scanned;
-    for (const Containers::InspectedFile &file : download.inspected) {
-        QJsonArray findings;
-        for (const Scan::Finding &finding : file.findings)
-            findings.append(
-                QJsonObject{{QStringLiteral("path"), toQt(finding.path)},
-                            {QStringLiteral("line"), qint64(finding.line)},
-                            {QStringLiteral("offset"), qint64(finding.offset)},
-                            {QStringLiteral("rule"), toQt(finding.rule)},
-                            {QStringLiteral("severity"), toQt(Scan::severityName(finding.severity))},
-                            {QStringLiteral("excerpt"), toQt(finding.excerpt)}});
-        scanned.append(QJsonObject{{QStringLiteral("path"), toQt(file.path)},
-                                   {QStringLiteral("action"), toQt(file.action)},
-                                   {QStringLiteral("findings"), findings}});
-    }
     return {{QStringLiteral("copied"), copied},
             {QStringLiteral("refused"), refusedToJson(download.report.refused)},
             {QStringLiteral("truncated"), download.report.truncated},
-            {QStringLiteral("scanned"), scanned}};
+            // The artifact scan's findings, per file, with what became of the file.
+            {QStringLiteral("scanned"), toQt(Scan::toJson(download.inspected))}};
 }
 
 QJsonArray processesToJson(const QList<Containers::ProcessInfo> &processes)

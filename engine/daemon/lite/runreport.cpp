@@ -186,9 +186,34 @@ std::string summarizeOneShot(const OneShotSummary &run)
     for (const OneShotArtifact &artifact : run.artifacts)
         text += "cordon: artifact " + artifact.path + " (" + formatBytes(artifact.size) + ", sha256 " +
                 artifact.sha256 + ")\n";
+    text += scanFindingsText("outputs", run.scanned);
     for (const OneShotRefusal &refused : run.refused)
         text += "cordon: refused artifact " + refused.path + ": " + refused.reason + "\n";
+    const bool keptBack =
+        std::any_of(run.refused.begin(), run.refused.end(),
+                    [](const OneShotRefusal &refused) { return refused.code == "files.blocked"; });
+    if (keptBack)
+        text +=
+            "cordon: the artifact scan kept outputs back (the policy's artifact_scan decides; to take one "
+            "out anyway, run in a container and use `cordon cp --override-scan REASON`)\n";
     return text + summaryNote(run);
+}
+
+std::string scanFindingsText(std::string_view scope, const std::vector<Scan::InspectedFile> &files)
+{
+    std::string text;
+    for (const Scan::InspectedFile &file : files) {
+        const std::size_t count = file.findings.size();
+        text += "cordon: scan " + std::string(scope) + "/" + escapeName(file.path) + ": " + file.action +
+                ", " + std::to_string(count) + (count == 1 ? " finding\n" : " findings\n");
+        for (const Scan::Finding &finding : file.findings)
+            text += "  " + escapeName(finding.path) +
+                    (finding.line > 0 ? ":" + std::to_string(finding.line)
+                                      : "@" + std::to_string(finding.offset)) +
+                    "  " + finding.rule + " (" + std::string(Scan::severityName(finding.severity)) + ")  " +
+                    escapeName(finding.excerpt) + "\n";
+    }
+    return text;
 }
 
 std::string hostFileHint(const std::vector<std::string> &command, const std::vector<std::string> &inputNames)

@@ -6,6 +6,7 @@
 
 #include "sandbox/json.h"
 #include "sandbox/outcome.h"
+#include "sandbox/scanreport.h"
 
 #include <cstdint>
 #include <string>
@@ -17,6 +18,14 @@ namespace Cordon::Lite {
 // What `cordon run` prints on stderr after a one-shot run (class, status, times, memory, cuts, artifacts,
 // refused artifacts, note).
 std::string summarizeOneShot(const OneShotSummary &run);
+// The artifact scan's findings (docs/artifact-scan.md), a file a line ("cordon: scan outputs/x.txt: warned,
+// 1 finding") and then a finding a line: "  x.txt:2  aws.access_key_id (high)  AKIA****PL", @offset in a
+// binary, file!member inside archives. `scope` is the folder the paths are relative to ("outputs").
+std::string scanFindingsText(std::string_view scope, const std::vector<Scan::InspectedFile> &files);
+// `cordon cp` and `cordon run --output-dir` when the artifact scan kept a file back: not the 1 of other
+// refusals, so that a script can tell "a secret was about to leave" from "a symlink was skipped".
+constexpr int ScanBlockedStatus = 3;
+
 // What a run tried on the network ("cordon: network: 1 allowed, 2 denied by policy, 0 errors upstream
 // (`LIST` lists them)"), or nothing when it tried nothing. listCommand is the command that lists them.
 std::string networkLine(std::int64_t allowed, std::int64_t denied, std::int64_t errors,

@@ -311,6 +311,16 @@ const char *artifactScanName(ArtifactScan mode)
     return "default";
 }
 
+std::optional<ArtifactScan> artifactScanFromName(std::string_view name)
+{
+    for (ArtifactScan mode : {ArtifactScan::Default, ArtifactScan::Block, ArtifactScan::Warn,
+                              ArtifactScan::Redact, ArtifactScan::Off}) {
+        if (name == artifactScanName(mode))
+            return mode;
+    }
+    return std::nullopt;
+}
+
 namespace {
 
 Result<ArtifactScan> readArtifactScan(const Json &value)
@@ -318,11 +328,8 @@ Result<ArtifactScan> readArtifactScan(const Json &value)
     const Result<std::string> name = Fields::toString(value, "artifact_scan", 32);
     if (!name)
         return fail(name.error());
-    for (ArtifactScan mode : {ArtifactScan::Default, ArtifactScan::Block, ArtifactScan::Warn,
-                              ArtifactScan::Redact, ArtifactScan::Off}) {
-        if (*name == artifactScanName(mode))
-            return mode;
-    }
+    if (const std::optional<ArtifactScan> mode = artifactScanFromName(*name))
+        return *mode;
     return fail("policy.invalid_value", at("artifact_scan", "must be \"default\", \"block\", \"warn\", "
                                                             "\"redact\" or \"off\", got " +
                                                                 quoteUntrusted(*name)));

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,8 @@ enum class ArtifactScan
 
 // "default", "block", "warn", "redact", "off".
 const char *artifactScanName(ArtifactScan mode);
+// The mode artifactScanName() names, or nullopt.
+std::optional<ArtifactScan> artifactScanFromName(std::string_view name);
 
 struct ContainerPolicy
 {

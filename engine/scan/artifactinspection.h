@@ -2,7 +2,8 @@
 // The artifact scan of one download (docs/artifact-scan.md): each file copied out of a container is scanned
 // in its pending copy, before it gets its name, and saved, redacted or refused as the container's policy says
 // (`artifact_scan`). The copy is ours alone, so what is scanned is what is saved: the sandbox cannot change a
-// file between its scan and its download. Runs on the download's worker thread; one download, one instance.
+// file between its scan and its download. The daemon runs it on a download's worker thread, and
+// cordon-artifact-export for a one-shot run's outputs; one copy, one instance.
 #pragma once
 
 #include "sandbox/files/safecopy.h"
@@ -14,16 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace Cordon::Containers {
-
-struct InspectedFile
-{
-    std::string path; // relative to the scope, as copied
-    // "blocked" (not saved), "warned" (saved as it was), "redacted" (saved with the findings replaced),
-    // "overridden" (would have been blocked; saved because the user gave a reason).
-    std::string action;
-    std::vector<Scan::Finding> findings;
-};
+namespace Cordon::Scan {
 
 class ArtifactInspection
 {
@@ -45,8 +37,8 @@ private:
     Secrets::SecretMasker m_secrets;
     std::string m_overrideReason;
     std::vector<std::string> m_internalSuffixes;
-    std::optional<Result<Scan::ArtifactScanner>> m_scanner; // made at the first file
+    std::optional<Result<ArtifactScanner>> m_scanner; // made at the first file
     std::vector<InspectedFile> m_files;
 };
 
-} // namespace Cordon::Containers
+} // namespace Cordon::Scan

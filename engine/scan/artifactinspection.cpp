@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "containers/artifactinspection.h"
+#include "scan/artifactinspection.h"
 
 #include "sandbox/readall.h"
 #include "sandbox/sha256.h"
@@ -7,16 +7,16 @@
 #include <algorithm>
 #include <unistd.h>
 
-namespace Cordon::Containers {
+namespace Cordon::Scan {
 
 namespace {
 
 // The findings as a refusal's reason: the first few, each "rule (line N)".
-std::string summary(const std::vector<Scan::Finding> &findings)
+std::string summary(const std::vector<Finding> &findings)
 {
     std::string text = "the artifact scan found ";
     for (std::size_t i = 0; i < findings.size() && i < 3; ++i) {
-        const Scan::Finding &finding = findings[i];
+        const Finding &finding = findings[i];
         text += (i ? ", " : "") + finding.rule;
         if (finding.line > 0)
             text += " (line " + std::to_string(finding.line) + ")";
@@ -28,7 +28,7 @@ std::string summary(const std::vector<Scan::Finding> &findings)
     return text;
 }
 
-bool blocks(Policy::ArtifactScan mode, const std::vector<Scan::Finding> &findings)
+bool blocks(Policy::ArtifactScan mode, const std::vector<Finding> &findings)
 {
     if (mode == Policy::ArtifactScan::Block)
         return true;
@@ -37,14 +37,14 @@ bool blocks(Policy::ArtifactScan mode, const std::vector<Scan::Finding> &finding
     if (mode == Policy::ArtifactScan::Warn)
         return false;
     return std::any_of(findings.begin(), findings.end(),
-                       [](const Scan::Finding &finding) { return Scan::isBlockingByDefault(finding.rule); });
+                       [](const Finding &finding) { return isBlockingByDefault(finding.rule); });
 }
 
 // Why a file with these findings cannot be redacted, or empty when it can: a redaction replaces matches
 // in place, so it needs the whole text searched, and a private key's body is not part of its match.
-std::string unredactable(const std::vector<Scan::Finding> &findings)
+std::string unredactable(const std::vector<Finding> &findings)
 {
-    for (const Scan::Finding &finding : findings) {
+    for (const Finding &finding : findings) {
         if (finding.rule.rfind("archive.", 0) == 0 || finding.path.find('!') != std::string::npos)
             return "an archive cannot be redacted";
         if (finding.rule.rfind("scan.", 0) == 0)
@@ -68,10 +68,10 @@ Files::Inspection ArtifactInspection::inspect(int fd, const std::string &relativ
     if (m_mode == Policy::ArtifactScan::Off)
         return {};
     if (!m_scanner) {
-        Scan::ArtifactScanner::Options options;
+        ArtifactScanner::Options options;
         options.secrets = m_secrets.empty() ? nullptr : &m_secrets;
         options.extraInternalSuffixes = m_internalSuffixes;
-        m_scanner = Scan::ArtifactScanner::create(std::move(options));
+        m_scanner = ArtifactScanner::create(std::move(options));
     }
     // A file that cannot be scanned does not leave: the scan fails closed.
     if (!*m_scanner)
@@ -107,12 +107,12 @@ Files::Inspection ArtifactInspection::redact(int fd, const std::string &relative
     // The copy's writer left the offset at its end.
     if (::lseek(fd, 0, SEEK_SET) != 0)
         return {"files.blocked", "could not read the copy of " + relativePath};
-    auto bytes = readToEnd(fd, std::size_t(Scan::ScanLimits{}.maxScannedBytes), "the copy", "scan.read",
-                           "scan.too_large");
+    auto bytes =
+        readToEnd(fd, std::size_t(ScanLimits{}.maxScannedBytes), "the copy", "scan.read", "scan.too_large");
     if (!bytes)
         return {"files.blocked", bytes.error().message()};
     // An archive's members cannot be rewritten in place.
-    if (Scan::ArtifactScanner::isArchive(*bytes))
+    if (ArtifactScanner::isArchive(*bytes))
         return {"files.blocked", "an archive cannot be redacted"};
     const std::optional<std::string> redacted = (*m_scanner)->redacted(*bytes);
     if (!redacted)
@@ -123,4 +123,4 @@ Files::Inspection ArtifactInspection::redact(int fd, const std::string &relative
     return {{}, {}, true, std::int64_t(redacted->size()), sha256Hex(*redacted)};
 }
 
-} // namespace Cordon::Containers
+} // namespace Cordon::Scan
