@@ -116,9 +116,12 @@ FileBrowser::FileBrowser(DaemonConnection &connection, QWidget *parent)
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->setTextElideMode(Qt::ElideMiddle);
     m_view->header()->setStretchLastSection(false);
-    m_view->header()->setSectionResizeMode(WorkspaceFileModel::NameColumn, QHeaderView::Stretch);
+    // Names, sizes and the scan's verdict are read whole; the hash, least often needed (the tooltip has it
+    // whole), takes what room is left and is elided first in a narrow window.
+    m_view->header()->setSectionResizeMode(WorkspaceFileModel::NameColumn, QHeaderView::ResizeToContents);
     m_view->header()->setSectionResizeMode(WorkspaceFileModel::SizeColumn, QHeaderView::ResizeToContents);
-    m_view->header()->setSectionResizeMode(WorkspaceFileModel::HashColumn, QHeaderView::ResizeToContents);
+    m_view->header()->setSectionResizeMode(WorkspaceFileModel::ScanColumn, QHeaderView::ResizeToContents);
+    m_view->header()->setSectionResizeMode(WorkspaceFileModel::HashColumn, QHeaderView::Stretch);
     m_view->expandAll();
     // Drops are handled here, not by the model: a drop uploads host files, it never moves rows.
     m_view->setAcceptDrops(true);
@@ -289,11 +292,18 @@ void FileBrowser::refresh()
     const QString id = m_containerId;
     auto notes = std::make_shared<QStringList>();
     auto pending = std::make_shared<int>(int(WorkspaceFileModel::scopes().size()));
+    auto flagged =
+        std::make_shared<QStringList>(); // "outputs/x.txt" for each file a download would keep back
+    auto warned = std::make_shared<int>(0);
     for (const QString &scope : WorkspaceFileModel::scopes()) {
+        // What programs wrote is scanned as a download would scan it, so that its findings show before
+        // anything is downloaded; inputs are what the user put in.
+        QJsonObject params{{QStringLiteral("container"), id}, {QStringLiteral("scope"), scope}};
+        if (scope != QLatin1String("inputs"))
+            params.insert(QStringLiteral("scan"), true);
         m_connection.call(
-            QStringLiteral("file.list"),
-            {{QStringLiteral("container"), id}, {QStringLiteral("scope"), scope}}, this,
-            [this, generation, id, scope, notes, pending](Result<QJsonObject> result) {
+            QStringLiteral("file.list"), params, this,
+            [this, generation, id, scope, notes, pending, flagged, warned](Result<QJsonObject> result) {
                 // A newer listing (or another container) makes this answer stale.
                 if (generation != m_listGeneration || id != m_containerId)
                     return;
@@ -305,7 +315,15 @@ void FileBrowser::refresh()
                     const QString currentScope = current.data(WorkspaceFileModel::ScopeRole).toString();
                     const QString currentPath = current.data(WorkspaceFileModel::PathRole).toString();
                     m_relisting = true;
-                    m_model->setFiles(scope, result->value(QStringLiteral("files")).toArray());
+                    const QJsonArray scanned = result->value(QStringLiteral("scanned")).toArray();
+                    m_model->setFiles(scope, result->value(QStringLiteral("files")).toArray(), scanned);
+                    for (const QJsonValue &entry : scanned) {
+                        if (entry[QStringLiteral("action")].toString() == QLatin1String("blocked"))
+                            flagged->append(Format::displayName(scope + QLatin1Char('/') +
+                                                                entry[QStringLiteral("path")].toString()));
+                        else
+                            ++*warned;
+                    }
                     // The file the user was on stays selected when it is still there.
                     if (currentScope == scope) {
                         const QModelIndex again = m_model->indexOf(scope, currentPath);
@@ -324,11 +342,36 @@ void FileBrowser::refresh()
                     if (result->value(QStringLiteral("truncated")).toBool())
                         notes->append(tr("%1 has more files than are listed.").arg(scope));
                 }
-                if (--*pending == 0 && !notes->isEmpty() && !isBusy())
+                if (--*pending == 0 && (!flagged->isEmpty() || *warned > 0))
+                    notes->append(scanNote(*flagged, *warned));
+                if (*pending == 0 && !notes->isEmpty() && !isBusy())
                     setMessage(notes->join(QLatin1Char('\n')), true);
                 updateActions();
             });
     }
+}
+
+QString FileBrowser::scanNote(const QStringList &keptBack, int warned)
+{
+    QStringList sentences;
+    if (keptBack.size() == 1)
+        sentences << tr("The artifact scan found what must not leave in %1: a download would keep it back.")
+                         .arg(keptBack.first());
+    else if (!keptBack.isEmpty())
+        sentences << tr("The artifact scan found what must not leave in %1 files (%2): a download would keep "
+                        "them back.")
+                         .arg(keptBack.size())
+                         .arg(keptBack.join(QStringLiteral(", ")));
+    const bool more = !keptBack.isEmpty();
+    if (warned == 1)
+        sentences << (more ? tr("1 more file has findings worth a look.")
+                           : tr("The artifact scan found something worth a look in 1 file."));
+    else if (warned > 1)
+        sentences << (more ? tr("%1 more files have findings worth a look.")
+                           : tr("The artifact scan found something worth a look in %1 files."))
+                         .arg(warned);
+    sentences << tr("The Scan column says which; hover over it for the findings.");
+    return sentences.join(QLatin1Char(' '));
 }
 
 void FileBrowser::chooseUpload()

@@ -98,6 +98,9 @@ private:
         QString into; // a folder below the destination to save it in; empty: the destination itself
     };
 
+    // What the scan of a listing found, in a sentence: the files a download would keep back (named), and how
+    // many more have warnings.
+    static QString scanNote(const QStringList &keptBack, int warned);
     void chooseUpload();
     void chooseDownload();
     void confirmDelete();

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "workspacefilemodel.h"
 
+#include "allowlistmodel.h"
 #include "core/formatting.h"
+#include "paletteicon.h"
+
+#include <QGuiApplication>
+#include <QPalette>
 
 #include <QJsonObject>
 
@@ -20,7 +25,8 @@ QStandardItem *readOnly(const QString &text)
 
 QList<QStandardItem *> rowFor(const QString &scope, const QString &path, const QString &name)
 {
-    QList<QStandardItem *> row{readOnly(Format::displayName(name)), readOnly(QString()), readOnly(QString())};
+    QList<QStandardItem *> row{readOnly(Format::displayName(name)), readOnly(QString()), readOnly(QString()),
+                               readOnly(QString())};
     for (QStandardItem *item : row) {
         item->setData(scope, WorkspaceFileModel::ScopeRole);
         item->setData(path, WorkspaceFileModel::PathRole);
@@ -29,11 +35,56 @@ QList<QStandardItem *> rowFor(const QString &scope, const QString &path, const Q
     return row;
 }
 
+// The Scan cell of a file with findings: what a download would do and how many findings, an icon in a colour
+// that says how bad, and every finding (up to a screenful) in the tooltip.
+void markScanned(QStandardItem *cell, const QJsonObject &entry)
+{
+    const QString action = entry.value(QStringLiteral("action")).toString();
+    const QJsonArray findings = entry.value(QStringLiteral("findings")).toArray();
+    // Short, for a narrow tree: the rules are in the tooltip and the message above.
+    const QString count = findings.size() == 1 ? WorkspaceFileModel::tr("1 finding")
+                                               : WorkspaceFileModel::tr("%1 findings").arg(findings.size());
+    const QPalette palette = QGuiApplication::palette();
+    QString verdict;
+    if (action == QLatin1String("blocked")) {
+        cell->setText(WorkspaceFileModel::tr("Kept back: %1").arg(count));
+        cell->setIcon(paletteIcon(QStringLiteral("outcome-failed"), AllowlistModel::problemColour(palette)));
+        verdict = WorkspaceFileModel::tr("A download would keep this file back (the container's policy, "
+                                         "artifact_scan). Download Anyway asks for a reason and records it.");
+    } else if (action == QLatin1String("redacted")) {
+        cell->setText(WorkspaceFileModel::tr("Redacted: %1").arg(count));
+        cell->setIcon(paletteIcon(QStringLiteral("outcome-failed"), AllowlistModel::outsideColour(palette)));
+        verdict = WorkspaceFileModel::tr("A download would save this file with the findings replaced.");
+    } else {
+        cell->setText(WorkspaceFileModel::tr("Warning: %1").arg(count));
+        cell->setIcon(paletteIcon(QStringLiteral("outcome-failed"), AllowlistModel::outsideColour(palette)));
+        verdict = WorkspaceFileModel::tr("A download would save this file and report the findings.");
+    }
+    constexpr int Shown = 12;
+    QStringList lines{verdict, WorkspaceFileModel::tr("The artifact scan found:")};
+    for (int i = 0; i < findings.size() && i < Shown; ++i) {
+        const QJsonObject finding = findings.at(i).toObject();
+        const qint64 line = finding.value(QStringLiteral("line")).toInteger();
+        const QString where =
+            line > 0
+                ? WorkspaceFileModel::tr("line %1").arg(line)
+                : WorkspaceFileModel::tr("byte %1").arg(finding.value(QStringLiteral("offset")).toInteger());
+        lines.append(QStringLiteral("• %1, %2: %3 (%4)  %5")
+                         .arg(Format::displayName(finding.value(QStringLiteral("path")).toString()), where,
+                              finding.value(QStringLiteral("rule")).toString(),
+                              finding.value(QStringLiteral("severity")).toString(),
+                              Format::displayName(finding.value(QStringLiteral("excerpt")).toString())));
+    }
+    if (findings.size() > Shown)
+        lines.append(WorkspaceFileModel::tr("… and %1 more").arg(findings.size() - Shown));
+    cell->setToolTip(lines.join(QLatin1Char('\n')));
+}
+
 } // namespace
 
 WorkspaceFileModel::WorkspaceFileModel(QObject *parent) : QStandardItemModel(0, ColumnCount, parent)
 {
-    setHorizontalHeaderLabels({tr("Name"), tr("Size"), tr("SHA-256")});
+    setHorizontalHeaderLabels({tr("Name"), tr("Size"), tr("Scan"), tr("SHA-256")});
     const QStringList titles{tr("inputs/"), tr("outputs/"), tr("workspace")};
     const QStringList tips{tr("/mnt/data/inputs: files you uploaded, read-only inside the container"),
                            tr("/mnt/data/outputs: what programs wrote for you to download"),
@@ -72,8 +123,11 @@ void WorkspaceFileModel::clearFiles()
     }
 }
 
-void WorkspaceFileModel::setFiles(const QString &scope, const QJsonArray &files)
+void WorkspaceFileModel::setFiles(const QString &scope, const QJsonArray &files, const QJsonArray &scanned)
 {
+    QHash<QString, QJsonObject> findings;
+    for (const QJsonValue &entry : scanned)
+        findings.insert(entry.toObject().value(QStringLiteral("path")).toString(), entry.toObject());
     QStandardItem *root = rootItem(scope);
     if (!root)
         return;
@@ -107,12 +161,16 @@ void WorkspaceFileModel::setFiles(const QString &scope, const QJsonArray &files)
         row.at(HashColumn)->setText(sha256.left(16));
         const QString tip =
             tr("%1\n%2 bytes\nsha256 %3").arg(Format::displayName(path), QString::number(size), sha256);
+        const QJsonObject scan = findings.value(path);
         for (QStandardItem *item : row) {
             item->setData(true, IsFileRole);
             item->setData(size, SizeRole);
             item->setData(sha256, Sha256Role);
+            item->setData(scan.value(QStringLiteral("action")).toString(), ScanActionRole);
             item->setToolTip(tip);
         }
+        if (!scan.isEmpty())
+            markScanned(row.at(ScanColumn), scan);
         parent->appendRow(row);
     }
 }

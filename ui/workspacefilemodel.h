@@ -2,7 +2,8 @@
 // A container's files as a tree with three roots, one per scope the daemon lists: inputs/ (what the user
 // uploaded, read-only inside), outputs/ (what programs wrote for the user) and the rest of the workspace.
 // Each root is replaced as a whole from one `file.list` answer. Names come from untrusted code and are shown
-// escaped (Format::displayName), as plain text.
+// escaped (Format::displayName), as plain text. A listing that was also scanned (`scan`) marks each file with
+// findings in the Scan column: what a download would do with it, and the findings in its tooltip.
 #pragma once
 
 #include <QJsonArray>
@@ -20,6 +21,7 @@ public:
     {
         NameColumn,
         SizeColumn,
+        ScanColumn,
         HashColumn,
         ColumnCount
     };
@@ -30,6 +32,7 @@ public:
         IsFileRole,
         SizeRole,
         Sha256Role,
+        ScanActionRole, // what a download would do: "blocked", "warned", "redacted"; empty without findings
     };
 
     explicit WorkspaceFileModel(QObject *parent = nullptr);
@@ -37,8 +40,9 @@ public:
     static QStringList scopes();
     // The scope's root row ("inputs/", "outputs/", "workspace").
     QModelIndex rootIndex(const QString &scope) const;
-    // Replaces the scope's entries with the `files` of a `file.list` answer.
-    void setFiles(const QString &scope, const QJsonArray &files);
+    // Replaces the scope's entries with the `files` of a `file.list` answer, and its `scanned` when the
+    // listing was scanned.
+    void setFiles(const QString &scope, const QJsonArray &files, const QJsonArray &scanned = {});
     // Empties every root (no container, or an expired one).
     void clearFiles();
     // The file's row (column 0) by scope and relative path; invalid if not listed.

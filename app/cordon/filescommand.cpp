@@ -6,6 +6,10 @@
 #include "commands.h"
 #include "daemoncli.h"
 
+#include "core/plainbridge.h"
+#include "daemon/lite/runreport.h"
+#include "sandbox/scanreport.h"
+
 #include <QJsonArray>
 
 namespace Cordon::Cli {
@@ -114,11 +118,15 @@ int filesCommand(const QStringList &arguments)
     const QCommandLineOption scopeOption(QStringLiteral("scope"),
                                          QStringLiteral("inputs, outputs or workspace (all of /mnt/data)."),
                                          QStringLiteral("scope"));
+    const QCommandLineOption scanOption(
+        QStringLiteral("scan"),
+        QStringLiteral("Also scan each file as a download would (the artifact scan) and list the findings,\n"
+                       "with what a download would do: keep the file back, redact it or warn."));
     const QCommandLineOption jsonOption(
         QStringLiteral("json"),
         QStringLiteral("Print the daemon's result as JSON; without --scope, an object "
                        "holding the inputs and outputs results."));
-    parser.addOptions({scopeOption, jsonOption});
+    parser.addOptions({scopeOption, scanOption, jsonOption});
     parser.addPositionalArgument(QStringLiteral("id"), QStringLiteral("The container."),
                                  QStringLiteral("ID"));
     if (auto done = parseCommandLine(parser, arguments, command))
@@ -144,18 +152,30 @@ int filesCommand(const QStringList &arguments)
     Table table(
         {QStringLiteral("SCOPE"), QStringLiteral("PATH"), QStringLiteral("SIZE"), QStringLiteral("SHA256")});
     for (const QString &scope : std::as_const(scopes)) {
-        auto listing = session.call(QStringLiteral("file.list"),
-                                    {{QStringLiteral("container"), *id}, {QStringLiteral("scope"), scope}});
+        QJsonObject params{{QStringLiteral("container"), *id}, {QStringLiteral("scope"), scope}};
+        if (parser.isSet(scanOption))
+            params.insert(QStringLiteral("scan"), true);
+        auto listing = session.call(QStringLiteral("file.list"), params);
         if (!listing)
             return reportError(listing.error());
         combined.insert(scope, *listing);
         if (!parser.isSet(jsonOption))
             addListing(table, scope, *listing);
     }
-    if (parser.isSet(jsonOption))
+    if (parser.isSet(jsonOption)) {
         printJson(scopes.size() == 1 ? combined.value(scopes.first()).toObject() : combined);
-    else
-        printOut(table.toString());
+        return 0;
+    }
+    printOut(table.toString());
+    for (const QString &scope : std::as_const(scopes)) {
+        const QJsonValue scanned = combined.value(scope).toObject().value(QStringLiteral("scanned"));
+        if (scanned.isUndefined())
+            continue;
+        const Result<std::vector<Scan::InspectedFile>> files = Scan::inspectedFilesFromJson(toPlain(scanned));
+        if (!files)
+            return reportError(files.error());
+        printErr(toQt(Lite::scanFindingsText(toPlain(scope), *files, true)));
+    }
     return 0;
 }
 

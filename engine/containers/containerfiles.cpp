@@ -221,7 +221,8 @@ void ContainerManager::upload(const QString &containerId, const QString &name, c
         });
 }
 
-void ContainerManager::listFiles(const QString &containerId, const QString &scope, Done<FileReport> done)
+void ContainerManager::listFiles(const QString &containerId, const QString &scope, Done<FileReport> done,
+                                 bool scan)
 {
     auto found = liveEntry(containerId);
     if (!found)
@@ -231,18 +232,85 @@ void ContainerManager::listFiles(const QString &containerId, const QString &scop
     if (!root)
         return done(fail(root.error()));
     const QString shownScope = scope.isEmpty() ? QStringLiteral("outputs") : scope;
+    Files::CopyLimits limits = limitsFor(target.container->policy(), scope);
+    std::shared_ptr<Scan::ArtifactInspection> inspection;
+    if (scan) {
+        // Scanned on the worker as each file is hashed; the masker is copied for that thread.
+        inspection =
+            std::make_shared<Scan::ArtifactInspection>(target.container->policy().artifactScan, target.masker,
+                                                       std::string(), orgPolicy().internalSuffixes());
+        limits.examine = [inspection](int fd, const std::string &relative) {
+            inspection->look(fd, relative);
+        };
+    }
     offload<FileReport>(
-        [root = *root, limits = limitsFor(target.container->policy(), scope),
-         shownScope]() -> Result<FileReport> {
+        [root = *root, limits, shownScope, inspection]() -> Result<FileReport> {
             auto listing = Files::listTree(root, limits);
             if (!listing)
                 return fail(listing.error());
-            return FileReport{shownScope, std::move(*listing)};
+            FileReport report{shownScope, std::move(*listing)};
+            if (inspection)
+                report.inspected = inspection->files();
+            return report;
         },
-        std::move(done));
+        [this, containerId, done = std::move(done)](Result<FileReport> report) {
+            // Each file keeps the name the listing gives it (live listings show names as they are, so that
+            // a file can be asked for); what is inside archives is masked as in a download's answer.
+            if (report) {
+                for (Scan::InspectedFile &file : report->inspected) {
+                    for (Scan::Finding &finding : file.findings)
+                        finding.path = toPlain(maskedText(containerId, toQt(finding.path)));
+                }
+            }
+            done(std::move(report));
+        });
+}
+
+void ContainerManager::maskFindings(const QString &containerId, std::vector<Scan::InspectedFile> &files) const
+{
+    for (Scan::InspectedFile &file : files) {
+        file.path = toPlain(maskedText(containerId, toQt(file.path)));
+        for (Scan::Finding &finding : file.findings)
+            finding.path = toPlain(maskedText(containerId, toQt(finding.path)));
+    }
 }
 
 namespace {
+
+// The paths a path shown masked may stand for: `path` itself, then each "[secret:NAME]" in it replaced by a
+// value NAME has had (raw: the form a file name takes), at most 16. A file named after a value is shown,
+// and reported by the scan, masked; Download Anyway asks for it by that name.
+std::vector<std::string> unmaskedCandidates(const std::string &path,
+                                            const std::set<std::pair<std::string, std::string>> &values)
+{
+    constexpr std::size_t MaxCandidates = 16;
+    std::vector<std::string> done{std::string()};
+    std::size_t at = 0;
+    while (at < path.size()) {
+        const std::size_t open = path.find("[secret:", at);
+        const std::size_t close = open == std::string::npos ? open : path.find(']', open);
+        if (close == std::string::npos) {
+            for (std::string &prefix : done)
+                prefix += path.substr(at);
+            break;
+        }
+        const std::string name = path.substr(open + 8, close - open - 8);
+        std::vector<std::string> next;
+        for (const std::string &prefix : done) {
+            const std::string head = prefix + path.substr(at, open - at);
+            next.push_back(head + path.substr(open, close + 1 - open)); // the marker as it is
+            for (const auto &[secret, value] : values) {
+                if (secret == name && next.size() < MaxCandidates)
+                    next.push_back(head + value);
+            }
+        }
+        done = std::move(next);
+        at = close + 1;
+    }
+    // The first is the path as given (every marker kept): a name that really holds a marker's text stays
+    // reachable.
+    return done;
+}
 
 // What a download's copy produced, before the manager records it.
 struct DownloadCopy
@@ -291,8 +359,14 @@ void ContainerManager::download(const QString &containerId, const QString &scope
     limits.inspect = [inspection](int fd, const std::string &relative) {
         return inspection->inspect(fd, relative);
     };
+    // A value may hold '/' or "..": only candidates that are paths below the scope are tried.
+    std::vector<std::string> candidates;
+    for (std::string &candidate : unmaskedCandidates(toPlain(path), target.secretValues)) {
+        if (candidates.empty() || validateRelativePath(toQt(candidate)))
+            candidates.push_back(std::move(candidate));
+    }
     offload<DownloadCopy>(
-        [root = *root, relative = toPlain(path), destination = encoded(destination), limits,
+        [root = *root, relative = toPlain(path), candidates, destination = encoded(destination), limits,
          inspection]() -> Result<DownloadCopy> {
             DownloadCopy result;
             // Whatever was copied or refused, the findings go with the answer.
@@ -309,8 +383,17 @@ void ContainerManager::download(const QString &containerId, const QString &scope
                 result.truncated = report->truncated;
                 return withFindings();
             }
-            const std::string fileName = relative.substr(relative.rfind('/') + 1);
-            auto file = Files::exportFile(root, relative, destination + '/' + fileName, limits);
+            const auto exportAs = [&](const std::string &candidate) {
+                const std::string fileName = candidate.substr(candidate.rfind('/') + 1);
+                return Files::exportFile(root, candidate, destination + '/' + fileName, limits);
+            };
+            Result<Files::CopiedFile> file = exportAs(relative);
+            for (std::size_t i = 1;
+                 i < candidates.size() && !file && file.error().code() == "files.not_found"; ++i) {
+                Result<Files::CopiedFile> unmasked = exportAs(candidates[i]);
+                if (unmasked || unmasked.error().code() != "files.not_found")
+                    file = std::move(unmasked);
+            }
             if (file) {
                 result.copied.push_back(std::move(*file));
             } else if (isRefusalCode(toQt(file.error().code()))) {
@@ -352,17 +435,19 @@ void ContainerManager::download(const QString &containerId, const QString &scope
                          {QStringLiteral("files"), qint64(copy->copied.size())},
                          {QStringLiteral("refused"), qint64(copy->refused.size())}});
             if (copy->refusal)
-                return done(fail(*copy->refusal));
+                return done(fail(copy->refusal->code(),
+                                 toPlain(maskedText(containerId, toQt(copy->refusal->message())))));
             FileReport answer{shownScope, {}};
             answer.report.copied = std::move(copy->copied);
             answer.report.refused = std::move(copy->refused);
+            // A refusal names the file as it was read: a name asked for masked stays masked in the answer.
+            for (Files::RefusedEntry &entry : answer.report.refused) {
+                entry.relativePath = toPlain(maskedText(containerId, toQt(entry.relativePath)));
+                entry.reason = toPlain(maskedText(containerId, toQt(entry.reason)));
+            }
             answer.report.truncated = copy->truncated;
             answer.inspected = std::move(copy->inspected);
-            for (Scan::InspectedFile &file : answer.inspected) {
-                file.path = toPlain(maskedText(containerId, toQt(file.path)));
-                for (Scan::Finding &finding : file.findings)
-                    finding.path = toPlain(maskedText(containerId, toQt(finding.path)));
-            }
+            maskFindings(containerId, answer.inspected);
             done(std::move(answer));
         });
 }

@@ -220,7 +220,10 @@ public:
     // The first `maxRows` rows of a CSV file on the host (or sent as content), with their pseudonyms.
     void previewCsv(const QString &hostPath, const std::optional<QByteArray> &content,
                     std::optional<bool> header, const QString &key, int maxRows, Done<CsvPreviewReport> done);
-    void listFiles(const QString &containerId, const QString &scope, Done<FileReport> done);
+    // With `scan`, each listed file is also scanned in place, as a download would scan it, and the report's
+    // `inspected` says what a download would do with each file that has findings (docs/artifact-scan.md).
+    void listFiles(const QString &containerId, const QString &scope, Done<FileReport> done,
+                   bool scan = false);
     // `existing` says what a name already at the destination gets (refused unless asked otherwise). Each
     // copied entry names where it went (`saved_as`, relative to the destination). Refusals are recorded in
     // the file.downloaded event too, also when a single file's refusal is the request's error.
@@ -337,6 +340,8 @@ private:
     // The masker of a container or a one-shot run; null when it has no secrets.
     const Secrets::SecretMasker *maskerOf(const QString &containerId) const;
     QString maskedText(const QString &containerId, const QString &text) const;
+    // The paths of a scan's findings (the files, archive members) masked like every shown name.
+    void maskFindings(const QString &containerId, std::vector<Scan::InspectedFile> &files) const;
     // Records a file transfer or an artifact; its path masked (a program may name a file after a secret).
     void recordFile(Store::FileRecord record, const char *what);
     void recordOrgPolicyError(const QString &message);

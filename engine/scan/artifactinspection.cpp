@@ -63,20 +63,40 @@ ArtifactInspection::ArtifactInspection(Policy::ArtifactScan mode, Secrets::Secre
       m_internalSuffixes(std::move(internalSuffixes))
 {}
 
-Files::Inspection ArtifactInspection::inspect(int fd, const std::string &relativePath)
+const ArtifactScanner *ArtifactInspection::scanner()
 {
-    if (m_mode == Policy::ArtifactScan::Off)
-        return {};
     if (!m_scanner) {
         ArtifactScanner::Options options;
         options.secrets = m_secrets.empty() ? nullptr : &m_secrets;
         options.extraInternalSuffixes = m_internalSuffixes;
         m_scanner = ArtifactScanner::create(std::move(options));
     }
+    return *m_scanner ? &**m_scanner : nullptr;
+}
+
+void ArtifactInspection::look(int fd, const std::string &relativePath)
+{
+    if (m_mode == Policy::ArtifactScan::Off || !scanner())
+        return;
+    auto findings = scanner()->scanFile(fd, relativePath);
+    if (!findings || findings->empty())
+        return;
+    InspectedFile file{relativePath, "warned", std::move(*findings)};
+    if (m_mode == Policy::ArtifactScan::Redact)
+        file.action = unredactable(file.findings).empty() ? "redacted" : "blocked";
+    else if (blocks(m_mode, file.findings))
+        file.action = "blocked";
+    m_files.push_back(std::move(file));
+}
+
+Files::Inspection ArtifactInspection::inspect(int fd, const std::string &relativePath)
+{
+    if (m_mode == Policy::ArtifactScan::Off)
+        return {};
     // A file that cannot be scanned does not leave: the scan fails closed.
-    if (!*m_scanner)
+    if (!scanner())
         return {"files.blocked", "the artifact scan cannot run: " + m_scanner->error().message()};
-    auto findings = (*m_scanner)->scanFile(fd, relativePath);
+    auto findings = scanner()->scanFile(fd, relativePath);
     if (!findings)
         return {"files.blocked", "the artifact scan could not read the copy: " + findings.error().message()};
     if (findings->empty())
@@ -114,7 +134,7 @@ Files::Inspection ArtifactInspection::redact(int fd, const std::string &relative
     // An archive's members cannot be rewritten in place.
     if (ArtifactScanner::isArchive(*bytes))
         return {"files.blocked", "an archive cannot be redacted"};
-    const std::optional<std::string> redacted = (*m_scanner)->redacted(*bytes);
+    const std::optional<std::string> redacted = scanner()->redacted(*bytes);
     if (!redacted)
         return {"files.blocked", "a file not fully scanned cannot be redacted"};
     if (::ftruncate(fd, 0) != 0 ||

@@ -27,10 +27,16 @@ public:
 
     // CopyLimits::inspect.
     Files::Inspection inspect(int fd, const std::string &relativePath);
+    // CopyLimits::examine: scans a listed file and records what a download would do with it ("blocked",
+    // "warned" or "redacted"), changing nothing. A file that cannot be scanned is left out: its download
+    // scans it again, and fails closed.
+    void look(int fd, const std::string &relativePath);
     // The files with findings, in copy order.
     const std::vector<InspectedFile> &files() const { return m_files; }
 
 private:
+    // The scanner, made at the first file; null when it cannot be made (its error in m_scanner).
+    const ArtifactScanner *scanner();
     Files::Inspection redact(int fd, const std::string &relativePath);
 
     Policy::ArtifactScan m_mode;

@@ -34,7 +34,7 @@ _cordon_options()
         inspect | stop | start | keepalive | logs) echo --json --help ;;
         exec) echo --stdin --language --code --code-file --timeout --key --json --help ;;
         cp) echo --workspace -f --force --keep-both --override-scan --pseudonymize --pseudonym-key --csv-header --json --help ;;
-        files) echo --scope --json --help ;;
+        files) echo --scope --scan --json --help ;;
         "files rm") echo --scope --help ;;
         rm) echo -f --force --json --help ;;
         history) echo --container --class --limit --offset --json --help ;;

@@ -230,6 +230,7 @@ complete -c cordon -n "$cp_endpoint; and not string match -q -- '*:*' (commandli
 # files, files rm
 complete -c cordon -n '__cordon_is files' -l scope -x -a 'inputs outputs workspace' -d 'The scope'
 complete -c cordon -n '__cordon_is files; and not __cordon_is files rm' -l json -d 'Print the result as JSON'
+complete -c cordon -n '__cordon_is files; and not __cordon_is files rm' -l scan -d 'Also scan each file as a download would'
 complete -c cordon -n '__cordon_is files; and __cordon_first_argument' -a '(__cordon_containers)'
 complete -c cordon -n '__cordon_is files; and __cordon_first_argument; and not __cordon_is files rm' \
     -a rm -d 'Delete files from a container'

@@ -415,6 +415,30 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(
             m_browser->model()->indexOf(QStringLiteral("outputs"), QStringLiteral("token.txt")).isValid(),
             10000);
+        // Before any download, the Files view says what a download would do, and why, without the value.
+        const auto scanCell = [this] {
+            return m_browser->model()
+                ->indexOf(QStringLiteral("outputs"), QStringLiteral("token.txt"))
+                .siblingAtColumn(WorkspaceFileModel::ScanColumn);
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(scanCell().data().toString(), QStringLiteral("Kept back: 1 finding"),
+                                  10000);
+        QCOMPARE(scanCell().data(WorkspaceFileModel::ScanActionRole).toString(), QStringLiteral("blocked"));
+        const QString tip = scanCell().data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("line 1: secret.value (high)  [secret:API_TOKEN]")),
+                 qPrintable(tip));
+        QVERIFY(!tip.contains(QStringLiteral("tok-gui-0123456789")));
+        QVERIFY2(m_browser->message().contains(QStringLiteral("outputs/token.txt")) &&
+                     m_browser->message().contains(QStringLiteral("a download would keep")),
+                 qPrintable(m_browser->message()));
+        QVERIFY(!m_browser->message().contains(QStringLiteral("tok-gui-0123456789")));
+        // A file without findings has no mark.
+        QVERIFY(m_browser->model()
+                    ->indexOf(QStringLiteral("outputs"), QStringLiteral("table.csv"))
+                    .siblingAtColumn(WorkspaceFileModel::ScanColumn)
+                    .data()
+                    .toString()
+                    .isEmpty());
         QTemporaryDir destination;
         QSignalSpy finished(m_browser, &FileBrowser::operationFinished);
         m_browser->downloadTo(destination.path(), {m_browser->model()->indexOf(QStringLiteral("outputs"),
@@ -432,6 +456,41 @@ private Q_SLOTS:
         QVERIFY(!m_browser->message().contains(QStringLiteral("tok-gui-0123456789")));
         dialog->reject();
         QTRY_VERIFY(!m_browser->findChild<ScanFindingsDialog *>());
+    }
+
+    // A file named after a secret's value is reported masked ("[secret:API_TOKEN].txt"), and Download Anyway
+    // asks for it by that name: the daemon finds the file the mask stands for.
+    void aFileNamedAfterASecretComesOutWithAReason()
+    {
+        runProgram(QStringLiteral("import os\nopen('/mnt/data/outputs/' + os.environ['TOKEN'] + '.txt', 'w')"
+                                  ".write('token: ' + os.environ['TOKEN'] + '\\n')\n"));
+        const QString realName = QStringLiteral("tok-gui-0123456789.txt");
+        QTRY_COMPARE_WITH_TIMEOUT(m_browser->model()
+                                      ->indexOf(QStringLiteral("outputs"), realName)
+                                      .siblingAtColumn(WorkspaceFileModel::ScanColumn)
+                                      .data(WorkspaceFileModel::ScanActionRole)
+                                      .toString(),
+                                  QStringLiteral("blocked"), 10000);
+        QTemporaryDir destination;
+        QSignalSpy finished(m_browser, &FileBrowser::operationFinished);
+        m_browser->downloadTo(destination.path(), {m_browser->model()->rootIndex(QStringLiteral("outputs"))});
+        QVERIFY(finished.wait(30000));
+        QVERIFY(!QFileInfo::exists(destination.filePath(realName)));
+        ScanFindingsDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = m_browser->findChild<ScanFindingsDialog *>()) != nullptr &&
+                    dialog->isVisible());
+        bool masked = false;
+        for (int i = 0; i < dialog->findings()->topLevelItemCount(); ++i) {
+            masked = masked ||
+                     dialog->findings()->topLevelItem(i)->text(0) == QStringLiteral("[secret:API_TOKEN].txt");
+            QVERIFY(!dialog->findings()->topLevelItem(i)->text(0).contains(QStringLiteral("tok-gui")));
+        }
+        QVERIFY(masked);
+        dialog->reasonField()->setText(QStringLiteral("a test token, named so on purpose"));
+        dialog->downloadAnywayButton()->click();
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(QFileInfo::exists(destination.filePath(realName)), qPrintable(m_browser->message()));
+        QVERIFY(readFile(destination.filePath(realName)).contains("tok-gui-0123456789"));
     }
 
     // Uploading a CSV file asks which columns reach the container as pseudonyms, and shows them before.

@@ -193,6 +193,110 @@ private Q_SLOTS:
         QVERIFY2(copied.err.contains("an archive cannot be redacted"), copied.err.constData());
     }
 
+    // `cordon files --scan` says, before anything is downloaded, what a download would do with each file,
+    // and records nothing: only what leaves is evidence.
+    void aListingScanShowsWhatADownloadWouldDo()
+    {
+        QVERIFY(!containerWithOutputs(QStringLiteral("lookfirst"), {}).isEmpty());
+        const CliResult listed =
+            cordon({QStringLiteral("files"), QStringLiteral("--scan"), QStringLiteral("lookfirst")});
+        QVERIFY2(listed.status == 0, listed.describe());
+        QVERIFY2(
+            listed.err.contains("cordon: scan outputs/leak.txt: a download would keep it back, 1 finding"),
+            listed.err.constData());
+        QVERIFY2(
+            listed.err.contains("cordon: scan outputs/warn.txt: a download would save it with a warning"),
+            listed.err.constData());
+        QVERIFY2(listed.err.contains("bundle.tar.gz!logs/run.log:1  secret.value (high)  [secret:API_TOKEN]"),
+                 listed.err.constData());
+        QVERIFY(!listed.err.contains(Secret) && !listed.out.contains(Secret));
+        QVERIFY(eventsOfKind(QStringLiteral("lookfirst"), QStringLiteral("artifact.")).isEmpty());
+
+        // The actions are the ones the download then takes.
+        const CliResult json =
+            cordon({QStringLiteral("files"), QStringLiteral("--scan"), QStringLiteral("--json"),
+                    QStringLiteral("--scope"), QStringLiteral("outputs"), QStringLiteral("lookfirst")});
+        QVERIFY2(json.status == 0, json.describe());
+        QStringList wouldKeep;
+        for (const QJsonValue &entry :
+             QJsonDocument::fromJson(json.out).object().value(QStringLiteral("scanned")).toArray()) {
+            if (entry[QStringLiteral("action")].toString() == QLatin1String("blocked"))
+                wouldKeep.append(entry[QStringLiteral("path")].toString());
+        }
+        wouldKeep.sort();
+        QCOMPARE(wouldKeep, QStringList({QStringLiteral("bundle.tar.gz"), QStringLiteral("leak.b64"),
+                                         QStringLiteral("leak.txt")}));
+        const CliResult copied =
+            cordon({QStringLiteral("cp"), QStringLiteral("--json"), QStringLiteral("lookfirst:"),
+                    downloadDir(QStringLiteral("lookfirst"))});
+        QCOMPARE(copied.status, 3);
+        QStringList kept;
+        for (const QJsonValue &entry :
+             QJsonDocument::fromJson(copied.out).object().value(QStringLiteral("refused")).toArray())
+            kept.append(entry[QStringLiteral("path")].toString());
+        kept.sort();
+        QCOMPARE(kept, wouldKeep);
+
+        // Under "redact" a listing says which files a download would redact and which it keeps back.
+        const CliResult redacting =
+            cordon({QStringLiteral("files"), QStringLiteral("--scan"), QStringLiteral("--scope"),
+                    QStringLiteral("outputs"), QStringLiteral("redacting")});
+        QVERIFY2(redacting.err.contains("outputs/leak.txt: a download would redact it") &&
+                     redacting.err.contains("outputs/bundle.tar.gz: a download would keep it back"),
+                 redacting.err.constData());
+    }
+
+    // A file named after a secret's value is shown masked in every report; asked for by that name, the
+    // daemon finds the file the mask stands for, scans it, and keeps it back or saves it on a reason, without
+    // the value in any answer.
+    void aFileNamedAfterASecretIsAskedForByItsMask()
+    {
+        const QByteArray value = QByteArrayLiteral("nametok-4c1d9e7a2b55");
+        QCOMPARE(cordon(args({"secret", "set", "NAME_TOKEN"}), value).status, 0);
+        const QString policy =
+            writePolicy(QStringLiteral("named"),
+                        R"({"name": "named", "secrets": [{"name": "NAME_TOKEN", "env": "TOKEN"}]})");
+        QCOMPARE(cordon({QStringLiteral("create"), QStringLiteral("--policy"), policy}).status, 0);
+        const CliResult run =
+            cordon({QStringLiteral("exec"), QStringLiteral("named"), QStringLiteral("--"),
+                    QStringLiteral("sh"), QStringLiteral("-c"),
+                    QStringLiteral("cd /mnt/data/outputs; echo \"t=$TOKEN\" > \"$TOKEN.txt\"; echo fine > "
+                                   "\"clean-$TOKEN.txt\"")});
+        QVERIFY2(run.status == 0, run.describe());
+
+        const CliResult kept =
+            cordon({QStringLiteral("cp"), QStringLiteral("named:outputs/[secret:NAME_TOKEN].txt"),
+                    downloadDir(QStringLiteral("named"))});
+        QCOMPARE(kept.status, 3);
+        QVERIFY2(kept.err.contains("[secret:NAME_TOKEN].txt") && kept.err.contains("secret.value"),
+                 kept.describe());
+        QVERIFY2(!kept.err.contains(value) && !kept.out.contains(value), kept.describe());
+        QVERIFY(QDir(downloadDir(QStringLiteral("named"))).isEmpty());
+
+        const CliResult clean =
+            cordon({QStringLiteral("cp"), QStringLiteral("named:outputs/clean-[secret:NAME_TOKEN].txt"),
+                    downloadDir(QStringLiteral("named"))});
+        QVERIFY2(clean.status == 0, clean.describe());
+        QCOMPARE(saved(QStringLiteral("named"),
+                       QStringLiteral("clean-") + QString::fromLatin1(value) + QStringLiteral(".txt")),
+                 QByteArray("fine\n"));
+
+        const CliResult overridden = cordon(
+            {QStringLiteral("cp"), QStringLiteral("--override-scan"), QStringLiteral("named so on purpose"),
+             QStringLiteral("named:outputs/[secret:NAME_TOKEN].txt"), downloadDir(QStringLiteral("named"))});
+        QVERIFY2(overridden.status == 0, overridden.describe());
+        QCOMPARE(saved(QStringLiteral("named"), QString::fromLatin1(value) + QStringLiteral(".txt")),
+                 QByteArray("t=" + value + "\n"));
+
+        // A mask that stands for no file is a clear error, still masked.
+        const CliResult missing =
+            cordon({QStringLiteral("cp"), QStringLiteral("named:outputs/x-[secret:NAME_TOKEN]"),
+                    downloadDir(QStringLiteral("named"))});
+        QVERIFY2(missing.status == 1 && missing.err.contains("x-[secret:NAME_TOKEN]"), missing.describe());
+        QVERIFY(!missing.err.contains(value));
+        QVERIFY(!historyFileBytes(m_dataDir).contains(value));
+    }
+
     void offCopiesEverything()
     {
         QVERIFY(!containerWithOutputs(QStringLiteral("unscanned"), QStringLiteral("off")).isEmpty());

@@ -4,6 +4,9 @@
 #include "daemon/api/params.h"
 #include "daemon/api/wireforms.h"
 
+#include "core/plainbridge.h"
+#include "sandbox/scanreport.h"
+
 namespace Cordon::Api {
 
 namespace {
@@ -153,12 +156,20 @@ void list(ApiContext &context, const QJsonObject &params, Respond respond)
     auto target = fileTarget(params);
     if (!target)
         return respond(fail(target.error()));
-    context.manager.listFiles(target->container, target->scope,
-                              [respond](Result<Containers::FileReport> listing) {
-                                  if (!listing)
-                                      return respond(fail(listing.error()));
-                                  respond(fileListingToJson(*listing));
-                              });
+    auto scan = optionalBool(params, QStringLiteral("scan"));
+    if (!scan)
+        return respond(fail(scan.error()));
+    context.manager.listFiles(
+        target->container, target->scope,
+        [respond, scanned = *scan](Result<Containers::FileReport> listing) {
+            if (!listing)
+                return respond(fail(listing.error()));
+            QJsonObject answer = fileListingToJson(*listing);
+            if (scanned)
+                answer.insert(QStringLiteral("scanned"), toQt(Scan::toJson(listing->inspected)));
+            respond(answer);
+        },
+        *scan);
 }
 
 Result<QJsonObject> remove(ApiContext &context, const QJsonObject &params)
@@ -209,7 +220,9 @@ void addFileMethods(MethodTable &table)
                        QStringLiteral("header"), QStringLiteral("rows")},
                       csvPreview);
     table.addDeferred(QStringLiteral("file.list"),
-                      {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path")}, list);
+                      {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path"),
+                       QStringLiteral("scan")},
+                      list);
     table.add(QStringLiteral("file.delete"),
               {QStringLiteral("container"), QStringLiteral("scope"), QStringLiteral("path")}, remove);
     table.addDeferred(QStringLiteral("file.download"),

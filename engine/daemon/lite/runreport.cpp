@@ -199,13 +199,22 @@ std::string summarizeOneShot(const OneShotSummary &run)
     return text + summaryNote(run);
 }
 
-std::string scanFindingsText(std::string_view scope, const std::vector<Scan::InspectedFile> &files)
+std::string scanFindingsText(std::string_view scope, const std::vector<Scan::InspectedFile> &files,
+                             bool beforeDownload)
 {
+    const auto prospect = [](const std::string &action) -> std::string {
+        if (action == "blocked")
+            return "a download would keep it back";
+        if (action == "redacted")
+            return "a download would redact it";
+        return "a download would save it with a warning";
+    };
     std::string text;
     for (const Scan::InspectedFile &file : files) {
         const std::size_t count = file.findings.size();
-        text += "cordon: scan " + std::string(scope) + "/" + escapeName(file.path) + ": " + file.action +
-                ", " + std::to_string(count) + (count == 1 ? " finding\n" : " findings\n");
+        text += "cordon: scan " + std::string(scope) + "/" + escapeName(file.path) + ": " +
+                (beforeDownload ? prospect(file.action) : file.action) + ", " + std::to_string(count) +
+                (count == 1 ? " finding\n" : " findings\n");
         for (const Scan::Finding &finding : file.findings)
             text += "  " + escapeName(finding.path) +
                     (finding.line > 0 ? ":" + std::to_string(finding.line)

@@ -21,7 +21,10 @@ std::string summarizeOneShot(const OneShotSummary &run);
 // The artifact scan's findings (docs/artifact-scan.md), a file a line ("cordon: scan outputs/x.txt: warned,
 // 1 finding") and then a finding a line: "  x.txt:2  aws.access_key_id (high)  AKIA****PL", @offset in a
 // binary, file!member inside archives. `scope` is the folder the paths are relative to ("outputs").
-std::string scanFindingsText(std::string_view scope, const std::vector<Scan::InspectedFile> &files);
+// `beforeDownload`: the scan of a listing (`cordon files --scan`), whose actions say what a download would do
+// ("a download would keep it back").
+std::string scanFindingsText(std::string_view scope, const std::vector<Scan::InspectedFile> &files,
+                             bool beforeDownload = false);
 // `cordon cp` and `cordon run --output-dir` when the artifact scan kept a file back: not the 1 of other
 // refusals, so that a script can tell "a secret was about to leave" from "a symlink was skipped".
 constexpr int ScanBlockedStatus = 3;

@@ -89,6 +89,10 @@ struct CopyLimits
     // (open for reading and writing, a file nobody else holds, so what it reads is what will be saved) and
     // the source's relative path. It may refuse the file or rewrite the copy. The artifact scan.
     std::function<Inspection(int fd, const std::string &relativePath)> inspect = {};
+    // Listings only: called with each listed file's descriptor (open for reading; the file is the
+    // container's, so what is read may change) and its relative path, after its hash was taken. The
+    // artifact scan's look before anything is downloaded.
+    std::function<void(int fd, const std::string &relativePath)> examine = {};
 };
 
 constexpr int MaxSupportedDepth = 256;

@@ -303,6 +303,8 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const std::string &
     }
     std::int64_t savedBytes = copied->bytes;
     std::string savedSha256 = copied->sha256Hex;
+    if (!pending && m_limits.examine)
+        m_limits.examine(source.get(), rel);
     if (pending && m_limits.inspect) {
         const Inspection inspection = m_limits.inspect(pending->fd(), rel);
         if (!inspection.refusalCode.empty()) {

@@ -279,6 +279,8 @@ int main(int argc, char *argv[])
                                   "x, y: bytes(\n"
                                   "    (40, 110, 200) if y > 60 - 4 * sites[sorted(sites)[x // 32]][0] "
                                   "else (245, 245, 245))))\n"
+                                  "open('/mnt/data/outputs/settings.env', 'w').write('DB_HOST="
+                                  "db01.corp\\nDB_PASSWORD=Xk9mQ2vL7pR4nZ8w\\n')\n"
                                   "os.symlink('/etc/passwd', '/mnt/data/outputs/passwd-link')\n"
                                   "print('wrote', sorted(os.listdir('/mnt/data/outputs')))\n"));
     panel->runAction()->trigger();
