@@ -4,7 +4,8 @@
 # and the FHS expect it, the desktop entry and the AppStream metainfo pass their validators, the units and the
 # AppArmor profile name the installed programs, and the installed programs find each other there with no
 # build tree around: `cordon` runs cordon-cli from libexec/cordon, a one-shot run starts
-# libexec/cordon/cordon-init, and the full CLI starts bin/cordond.
+# libexec/cordon/cordon-init and copies its outputs out through libexec/cordon/cordon-artifact-export, and the
+# full CLI starts bin/cordond.
 #
 # usage: check-install-layout.sh BUILD_DIR SOURCE_DIR
 # Exits 77 (skip) when a validator is missing or the host cannot start a sandbox, unless CORDON_MUST_WORK=1.
@@ -48,7 +49,7 @@ while read -r file; do
 done < <(find "$work/usr" -type f -o -type l)
 
 for program in bin/cordon bin/cordond bin/cordon-workbench libexec/cordon/cordon-cli \
-    libexec/cordon/cordon-init; do
+    libexec/cordon/cordon-init libexec/cordon/cordon-secret-reader libexec/cordon/cordon-artifact-export; do
     [ -x "$work/usr/$program" ] || fail "usr/$program is not an installed program"
 done
 for size in 16 22 24 32 48 64 128 256 512; do
@@ -91,6 +92,11 @@ fi
 [ "$probe" = inside ] || fail "cordon run (the launcher, libexec/cordon/cordon-init): status $status: $probe $(cat "$work/run.err")"
 json=$("$work/usr/bin/cordon" run --allow-degraded --json -- /bin/true 2>&1)
 echo "$json" | grep -q '"error_class": *"ok"' || fail "cordon run --json (the launcher): $json"
+# Outputs leave through the artifact scan's helper, libexec/cordon/cordon-artifact-export.
+copied=$("$work/usr/bin/cordon" run --allow-degraded --output-dir "$work/outputs" -- /bin/sh -c \
+    'echo result > /mnt/data/outputs/result.txt' 2>&1)
+[ "$(cat "$work/outputs/result.txt" 2>/dev/null)" = result ] \
+    || fail "cordon run --output-dir (libexec/cordon/cordon-artifact-export): $copied"
 ls=$("$work/usr/bin/cordon" ls 2>&1) || fail "cordon ls (starts bin/cordond): $ls"
 daemon=$(pgrep -u "$(id -u)" -x cordond -a | grep -F " $work/usr/bin/cordond" | head -1)
 [ -n "$daemon" ] || fail "no cordond from $work/usr/bin runs after cordon ls"
