@@ -320,7 +320,7 @@ void FileBrowser::refresh()
                     for (const QJsonValue &entry : scanned) {
                         if (entry[QStringLiteral("action")].toString() == QLatin1String("blocked"))
                             flagged->append(Format::displayName(scope + QLatin1Char('/') +
-                                                                entry[QStringLiteral("path")].toString()));
+                                                                entry[QStringLiteral("shown")].toString()));
                         else
                             ++*warned;
                     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "audit/reportsignature.h"
 
+#include "sandbox/hex.h"
 #include "sandbox/sha256.h"
 
 #include <memory>
@@ -24,40 +25,6 @@ using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 
 constexpr std::size_t PublicKeyBytes = 32;
 constexpr std::size_t SignatureBytes = 64;
-
-std::string toHex(const std::string &bytes)
-{
-    static const char Digits[] = "0123456789abcdef";
-    std::string hex;
-    for (const unsigned char byte : bytes) {
-        hex += Digits[byte >> 4];
-        hex += Digits[byte & 0xf];
-    }
-    return hex;
-}
-
-// The bytes of lower-case hex text, or nullopt.
-std::optional<std::string> fromHex(const std::string &hex)
-{
-    if (hex.size() % 2 != 0)
-        return std::nullopt;
-    std::string bytes;
-    for (std::size_t i = 0; i < hex.size(); i += 2) {
-        const auto digit = [](char c) -> int {
-            if (c >= '0' && c <= '9')
-                return c - '0';
-            if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-            return -1;
-        };
-        const int high = digit(hex[i]);
-        const int low = digit(hex[i + 1]);
-        if (high < 0 || low < 0)
-            return std::nullopt;
-        bytes += char(high * 16 + low);
-    }
-    return bytes;
-}
 
 Error badKey(const std::string &why)
 {
@@ -137,22 +104,23 @@ Result<Verification> verifyReport(const Json &document)
         return verification;
     verification.isSigned = true;
     const ReportSignature &signature = *report->signature;
-    const std::optional<std::string> publicKey = fromHex(signature.publicKey);
-    const std::optional<std::string> value = fromHex(signature.value);
-    if (signature.algorithm != "ed25519" || !publicKey || publicKey->size() != PublicKeyBytes || !value ||
-        value->size() != SignatureBytes)
+    std::string publicKey;
+    std::string value;
+    if (signature.algorithm != "ed25519" || !fromHex(signature.publicKey, publicKey) ||
+        publicKey.size() != PublicKeyBytes || !fromHex(signature.value, value) ||
+        value.size() != SignatureBytes)
         return fail("audit.bad_signature",
                     "the report's signature is not an Ed25519 signature (algorithm \"ed25519\", a 32-byte "
                     "public key and a 64-byte value in hex)");
-    verification.keyId = signingKeyId(*publicKey);
+    verification.keyId = signingKeyId(publicKey);
     const std::string bytes = signedBytes(document);
     PkeyPtr key(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr,
-                                            reinterpret_cast<const unsigned char *>(publicKey->data()),
-                                            publicKey->size()));
+                                            reinterpret_cast<const unsigned char *>(publicKey.data()),
+                                            publicKey.size()));
     MdCtxPtr context(EVP_MD_CTX_new());
     verification.signatureValid =
         key && context && EVP_DigestVerifyInit(context.get(), nullptr, nullptr, nullptr, key.get()) == 1 &&
-        EVP_DigestVerify(context.get(), reinterpret_cast<const unsigned char *>(value->data()), value->size(),
+        EVP_DigestVerify(context.get(), reinterpret_cast<const unsigned char *>(value.data()), value.size(),
                          reinterpret_cast<const unsigned char *>(bytes.data()), bytes.size()) == 1 &&
         // The key id shown must be the key's own.
         signature.keyId == verification.keyId;

@@ -9,6 +9,7 @@
 #include "core/plainbridge.h"
 #include "sandbox/files/filenames.h"
 #include "sandbox/files/removetree.h"
+#include "sandbox/files/treecopier.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -258,6 +259,7 @@ void ContainerManager::listFiles(const QString &containerId, const QString &scop
             // a file can be asked for); what is inside archives is masked as in a download's answer.
             if (report) {
                 for (Scan::InspectedFile &file : report->inspected) {
+                    report->inspectedShown.push_back(toPlain(maskedText(containerId, toQt(file.path))));
                     for (Scan::Finding &finding : file.findings)
                         finding.path = toPlain(maskedText(containerId, toQt(finding.path)));
                 }
@@ -277,13 +279,21 @@ void ContainerManager::maskFindings(const QString &containerId, std::vector<Scan
 
 namespace {
 
-// The paths a path shown masked may stand for: `path` itself, then each "[secret:NAME]" in it replaced by a
-// value NAME has had (raw: the form a file name takes), at most 16. A file named after a value is shown,
-// and reported by the scan, masked; Download Anyway asks for it by that name.
+// The paths a path shown masked may stand for: `path` itself first, then each "[secret:NAME]" in it replaced
+// by a value NAME has had (raw: the form a file name takes), or kept; at most MaxCandidates in all, and none
+// but `path` when it holds more than MaxMarkers markers, so that no request makes the daemon build many. A
+// file named after a value is shown, and reported by the scan, masked; Download Anyway asks for it by that
+// name.
 std::vector<std::string> unmaskedCandidates(const std::string &path,
                                             const std::set<std::pair<std::string, std::string>> &values)
 {
     constexpr std::size_t MaxCandidates = 16;
+    constexpr std::size_t MaxMarkers = 4;
+    std::size_t markers = 0;
+    for (std::size_t at = path.find("[secret:"); at != std::string::npos; at = path.find("[secret:", at + 1))
+        ++markers;
+    if (markers == 0 || markers > MaxMarkers)
+        return {path};
     std::vector<std::string> done{std::string()};
     std::size_t at = 0;
     while (at < path.size()) {
@@ -298,7 +308,9 @@ std::vector<std::string> unmaskedCandidates(const std::string &path,
         std::vector<std::string> next;
         for (const std::string &prefix : done) {
             const std::string head = prefix + path.substr(at, open - at);
-            next.push_back(head + path.substr(open, close + 1 - open)); // the marker as it is
+            // The marker as it is comes first, so that the first candidate is `path` itself.
+            if (next.size() < MaxCandidates)
+                next.push_back(head + path.substr(open, close + 1 - open));
             for (const auto &[secret, value] : values) {
                 if (secret == name && next.size() < MaxCandidates)
                     next.push_back(head + value);
@@ -307,8 +319,6 @@ std::vector<std::string> unmaskedCandidates(const std::string &path,
         done = std::move(next);
         at = close + 1;
     }
-    // The first is the path as given (every marker kept): a name that really holds a marker's text stays
-    // reachable.
     return done;
 }
 
@@ -383,17 +393,32 @@ void ContainerManager::download(const QString &containerId, const QString &scope
                 result.truncated = report->truncated;
                 return withFindings();
             }
-            const auto exportAs = [&](const std::string &candidate) {
-                const std::string fileName = candidate.substr(candidate.rfind('/') + 1);
-                return Files::exportFile(root, candidate, destination + '/' + fileName, limits);
-            };
-            Result<Files::CopiedFile> file = exportAs(relative);
-            for (std::size_t i = 1;
-                 i < candidates.size() && !file && file.error().code() == "files.not_found"; ++i) {
-                Result<Files::CopiedFile> unmasked = exportAs(candidates[i]);
-                if (unmasked || unmasked.error().code() != "files.not_found")
-                    file = std::move(unmasked);
+            // A masked name may stand for more than one entry (the container may also have made one named
+            // like the mask): then none is taken, and the user asks by the real name.
+            std::string chosen = relative;
+            if (candidates.size() > 1) {
+                std::vector<std::string> present;
+                for (const std::string &candidate : candidates) {
+                    struct stat status
+                    {
+                    };
+                    const Result<UniqueFd> opened = Files::openSourceRoot(root.below(candidate), &status);
+                    if (opened || opened.error().code() != "files.not_found")
+                        present.push_back(candidate);
+                }
+                if (present.size() > 1)
+                    return fail("files.ambiguous",
+                                "`" + relative +
+                                    "` stands for more than one entry in the container; ask for it "
+                                    "by the name `cordon files` lists");
+                if (present.size() == 1)
+                    chosen = present.front();
             }
+            // Saved under the name asked for: a file asked for masked is saved masked, so that the value is
+            // not in the user's folder, the answer or what the CLI prints.
+            const std::string fileName = relative.substr(relative.rfind('/') + 1);
+            Result<Files::CopiedFile> file =
+                Files::exportFile(root, chosen, destination + '/' + fileName, limits);
             if (file) {
                 result.copied.push_back(std::move(*file));
             } else if (isRefusalCode(toQt(file.error().code()))) {
@@ -412,7 +437,9 @@ void ContainerManager::download(const QString &containerId, const QString &scope
             if (!copy) {
                 // What was saved before the copy failed was scanned too, and an override of it is evidence.
                 recordArtifactFindings(containerId, shownScope, inspection->files(), overrideReason);
-                return done(fail(copy.error()));
+                // An error names the file as it was read: a name asked for masked stays masked.
+                return done(fail(copy.error().code(),
+                                 toPlain(maskedText(containerId, toQt(copy.error().message())))));
             }
             const qint64 at = QDateTime::currentMSecsSinceEpoch();
             for (const Files::CopiedFile &file : copy->copied) {
@@ -439,8 +466,12 @@ void ContainerManager::download(const QString &containerId, const QString &scope
                                  toPlain(maskedText(containerId, toQt(copy->refusal->message())))));
             FileReport answer{shownScope, {}};
             answer.report.copied = std::move(copy->copied);
+            // What was copied is named masked, as everything else in the answer; where it was saved
+            // (saved_as) is the file's real name in the user's folder.
+            for (Files::CopiedFile &file : answer.report.copied)
+                file.relativePath = toPlain(maskedText(containerId, toQt(file.relativePath)));
             answer.report.refused = std::move(copy->refused);
-            // A refusal names the file as it was read: a name asked for masked stays masked in the answer.
+            // So is a refusal, and its reason.
             for (Files::RefusedEntry &entry : answer.report.refused) {
                 entry.relativePath = toPlain(maskedText(containerId, toQt(entry.relativePath)));
                 entry.reason = toPlain(maskedText(containerId, toQt(entry.reason)));

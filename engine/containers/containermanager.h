@@ -102,6 +102,9 @@ struct FileReport
     Files::CopyReport report;
     // A download's artifact scan: the files with findings, and what became of each (docs/artifact-scan.md).
     std::vector<Scan::InspectedFile> inspected = {};
+    // A scanned listing's: each inspected file's path as it is shown (masked), in the same order; the
+    // listing's own `path` stays the name as listed.
+    std::vector<std::string> inspectedShown = {};
 };
 
 // An upload of a CSV file with chosen columns pseudonymised (docs/pseudonymize.md).

@@ -68,7 +68,9 @@ RunOutcome runToCompletion(OneShotRequest request,
             Files::CopyLimits limits;
             limits.maxFileBytes = static_cast<std::int64_t>(request.policy.limits.workspaceMb) * MiB;
             limits.maxTotalBytes = limits.maxFileBytes;
-            auto suffixes = Policy::loadOrgInternalSuffixes();
+            auto suffixes = request.policy.artifactScan == Policy::ArtifactScan::Off
+                                ? Result<std::vector<std::string>>(std::vector<std::string>{})
+                                : Policy::loadOrgInternalSuffixes();
             if (!suffixes) {
                 exportProblem =
                     toQt(suffixes.error().wrap("copy outputs: the artifact scan cannot run").message());

@@ -76,10 +76,19 @@ const ArtifactScanner *ArtifactInspection::scanner()
 
 void ArtifactInspection::look(int fd, const std::string &relativePath)
 {
-    if (m_mode == Policy::ArtifactScan::Off || !scanner())
+    if (m_mode == Policy::ArtifactScan::Off)
         return;
+    // A file that cannot be scanned is not shown as clean: its download would keep it back.
+    const auto unscanned = [&](const std::string &why) {
+        m_files.push_back(
+            {relativePath, "blocked", {{relativePath, 0, 0, "scan.incomplete", Severity::High, why}}});
+    };
+    if (!scanner())
+        return unscanned("the artifact scan cannot run: " + m_scanner->error().message());
     auto findings = scanner()->scanFile(fd, relativePath);
-    if (!findings || findings->empty())
+    if (!findings)
+        return unscanned("could not be read for the scan: " + findings.error().message());
+    if (findings->empty())
         return;
     InspectedFile file{relativePath, "warned", std::move(*findings)};
     if (m_mode == Policy::ArtifactScan::Redact)

@@ -28,8 +28,8 @@ public:
     // CopyLimits::inspect.
     Files::Inspection inspect(int fd, const std::string &relativePath);
     // CopyLimits::examine: scans a listed file and records what a download would do with it ("blocked",
-    // "warned" or "redacted"), changing nothing. A file that cannot be scanned is left out: its download
-    // scans it again, and fails closed.
+    // "warned" or "redacted"), changing nothing. A file that cannot be scanned is "blocked" with a
+    // scan.incomplete finding saying why, as its download would be.
     void look(int fd, const std::string &relativePath);
     // The files with findings, in copy order.
     const std::vector<InspectedFile> &files() const { return m_files; }

@@ -471,6 +471,10 @@ private Q_SLOTS:
                                       .data(WorkspaceFileModel::ScanActionRole)
                                       .toString(),
                                   QStringLiteral("blocked"), 10000);
+        // The message before the download names it masked too.
+        QVERIFY2(m_browser->message().contains(QStringLiteral("outputs/[secret:API_TOKEN].txt")) &&
+                     !m_browser->message().contains(QStringLiteral("tok-gui-0123456789")),
+                 qPrintable(m_browser->message()));
         QTemporaryDir destination;
         QSignalSpy finished(m_browser, &FileBrowser::operationFinished);
         m_browser->downloadTo(destination.path(), {m_browser->model()->rootIndex(QStringLiteral("outputs"))});
@@ -489,8 +493,13 @@ private Q_SLOTS:
         dialog->reasonField()->setText(QStringLiteral("a test token, named so on purpose"));
         dialog->downloadAnywayButton()->click();
         QVERIFY(finished.wait(30000));
-        QVERIFY2(QFileInfo::exists(destination.filePath(realName)), qPrintable(m_browser->message()));
-        QVERIFY(readFile(destination.filePath(realName)).contains("tok-gui-0123456789"));
+        // Saved under the name it was asked for, masked: the value is in the file, not in its name.
+        const QString maskedName = QStringLiteral("[secret:API_TOKEN].txt");
+        QVERIFY2(QFileInfo::exists(destination.filePath(maskedName)), qPrintable(m_browser->message()));
+        QVERIFY(readFile(destination.filePath(maskedName)).contains("tok-gui-0123456789"));
+        QVERIFY(!QFileInfo::exists(destination.filePath(realName)));
+        QVERIFY2(!m_browser->message().contains(QStringLiteral("tok-gui-0123456789")),
+                 qPrintable(m_browser->message()));
     }
 
     // Uploading a CSV file asks which columns reach the container as pseudonyms, and shows them before.

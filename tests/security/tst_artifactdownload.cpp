@@ -277,16 +277,39 @@ private Q_SLOTS:
             cordon({QStringLiteral("cp"), QStringLiteral("named:outputs/clean-[secret:NAME_TOKEN].txt"),
                     downloadDir(QStringLiteral("named"))});
         QVERIFY2(clean.status == 0, clean.describe());
-        QCOMPARE(saved(QStringLiteral("named"),
-                       QStringLiteral("clean-") + QString::fromLatin1(value) + QStringLiteral(".txt")),
+        // Saved under the name asked for: the value is not in the folder, the answer or the output.
+        QCOMPARE(saved(QStringLiteral("named"), QStringLiteral("clean-[secret:NAME_TOKEN].txt")),
                  QByteArray("fine\n"));
+        QVERIFY2(!clean.out.contains(value) && !clean.err.contains(value), clean.describe());
 
         const CliResult overridden = cordon(
             {QStringLiteral("cp"), QStringLiteral("--override-scan"), QStringLiteral("named so on purpose"),
              QStringLiteral("named:outputs/[secret:NAME_TOKEN].txt"), downloadDir(QStringLiteral("named"))});
         QVERIFY2(overridden.status == 0, overridden.describe());
-        QCOMPARE(saved(QStringLiteral("named"), QString::fromLatin1(value) + QStringLiteral(".txt")),
+        QCOMPARE(saved(QStringLiteral("named"), QStringLiteral("[secret:NAME_TOKEN].txt")),
                  QByteArray("t=" + value + "\n"));
+        QVERIFY2(!overridden.out.contains(value) && !overridden.err.contains(value), overridden.describe());
+        const CliResult json =
+            cordon({QStringLiteral("cp"), QStringLiteral("--json"), QStringLiteral("--force"),
+                    QStringLiteral("named:outputs/clean-[secret:NAME_TOKEN].txt"),
+                    downloadDir(QStringLiteral("named"))});
+        QVERIFY2(json.status == 0 && !json.out.contains(value), json.describe());
+
+        // Any error names the path masked: here the file, taken for a folder.
+        const CliResult notFolder =
+            cordon({QStringLiteral("cp"), QStringLiteral("named:outputs/[secret:NAME_TOKEN].txt/x"),
+                    downloadDir(QStringLiteral("named"))});
+        QVERIFY2(notFolder.status == 1 && !notFolder.err.contains(value), notFolder.describe());
+
+        // A path of many markers is refused at once, and costs the daemon nothing.
+        QString many;
+        for (int i = 0; i < 3000; ++i)
+            many += QStringLiteral("[secret:NAME_TOKEN]/");
+        const CliResult flood =
+            cordon({QStringLiteral("cp"), QStringLiteral("named:outputs/") + many + QStringLiteral("x"),
+                    downloadDir(QStringLiteral("named"))});
+        QVERIFY2(flood.status == 1 || flood.status == 2, flood.describe());
+        QCOMPARE(cordon(args({"daemon", "status"})).status, 0);
 
         // A mask that stands for no file is a clear error, still masked.
         const CliResult missing =
@@ -295,6 +318,22 @@ private Q_SLOTS:
         QVERIFY2(missing.status == 1 && missing.err.contains("x-[secret:NAME_TOKEN]"), missing.describe());
         QVERIFY(!missing.err.contains(value));
         QVERIFY(!historyFileBytes(m_dataDir).contains(value));
+
+        // A decoy named like the mask: the mask now stands for two files, and neither is taken.
+        QCOMPARE(cordon({QStringLiteral("exec"), QStringLiteral("named"), QStringLiteral("--"),
+                         QStringLiteral("sh"), QStringLiteral("-c"),
+                         QStringLiteral("echo decoy > '/mnt/data/outputs/[secret:NAME_TOKEN].txt'")})
+                     .status,
+                 0);
+        const CliResult ambiguous = cordon({QStringLiteral("cp"), QStringLiteral("--override-scan"),
+                                            QStringLiteral("named so on purpose"), QStringLiteral("--force"),
+                                            QStringLiteral("named:outputs/[secret:NAME_TOKEN].txt"),
+                                            downloadDir(QStringLiteral("named"))});
+        QVERIFY2(ambiguous.status == 1 && ambiguous.err.contains("more than one entry"),
+                 ambiguous.describe());
+        QVERIFY(!ambiguous.err.contains(value));
+        QCOMPARE(saved(QStringLiteral("named"), QStringLiteral("[secret:NAME_TOKEN].txt")),
+                 QByteArray("t=" + value + "\n"));
     }
 
     void offCopiesEverything()

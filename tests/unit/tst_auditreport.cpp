@@ -4,6 +4,7 @@
 // its hash recomputed, the policy, the sign-off, a member added), as does a signature moved to another key.
 #include "audit/auditreport.h"
 #include "audit/reportsignature.h"
+#include "sandbox/hex.h"
 
 #include <QTest>
 
@@ -138,12 +139,7 @@ private Q_SLOTS:
     {
         const Json document = signedSample(*newSigningSeed());
         const std::string otherKey = *publicKeyOf(*newSigningSeed());
-        static const char Digits[] = "0123456789abcdef";
-        std::string hex;
-        for (const unsigned char byte : otherKey) {
-            hex += Digits[byte >> 4];
-            hex += Digits[byte & 0xf];
-        }
+        const std::string hex = toHex(otherKey);
         Json moved = edited(document, {"signature", "public_key"}, hex);
         moved = edited(moved, {"signature", "key_id"}, signingKeyId(otherKey));
         QVERIFY(!verifies(moved));

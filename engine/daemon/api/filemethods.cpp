@@ -165,8 +165,17 @@ void list(ApiContext &context, const QJsonObject &params, Respond respond)
             if (!listing)
                 return respond(fail(listing.error()));
             QJsonObject answer = fileListingToJson(*listing);
-            if (scanned)
-                answer.insert(QStringLiteral("scanned"), toQt(Scan::toJson(listing->inspected)));
+            if (scanned) {
+                // Each entry also says how its name is shown (`shown`, masked) beside the name as listed.
+                QJsonArray entries = toQt(Scan::toJson(listing->inspected)).toArray();
+                for (qsizetype i = 0; i < entries.size() && i < qsizetype(listing->inspectedShown.size());
+                     ++i) {
+                    QJsonObject entry = entries.at(i).toObject();
+                    entry.insert(QStringLiteral("shown"), toQt(listing->inspectedShown[std::size_t(i)]));
+                    entries.replace(i, entry);
+                }
+                answer.insert(QStringLiteral("scanned"), entries);
+            }
             respond(answer);
         },
         *scan);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/secrets/secretstore.h"
 
+#include "sandbox/hex.h"
+
 #include "sandbox/files/pendingfile.h"
 #include "sandbox/json.h"
 #include "sandbox/readall.h"
@@ -29,38 +31,6 @@ constexpr std::size_t MaxFileBytes =
 constexpr char FileName[] = "secrets.json";
 // A vault holds pseudonym keys under this prefix and the key's name: the colon keeps them apart from secrets.
 constexpr char PseudonymVaultPrefix[] = "pseudonym-key:";
-
-std::string hex(std::string_view bytes)
-{
-    static constexpr char Digits[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : bytes) {
-        out += Digits[c >> 4];
-        out += Digits[c & 15];
-    }
-    return out;
-}
-
-bool fromHex(std::string_view text, std::string &out)
-{
-    const auto digit = [](char c) -> int {
-        if (c >= '0' && c <= '9')
-            return c - '0';
-        if (c >= 'a' && c <= 'f')
-            return c - 'a' + 10;
-        return -1;
-    };
-    if (text.size() % 2 != 0)
-        return false;
-    out.clear();
-    for (std::size_t i = 0; i < text.size(); i += 2) {
-        const int high = digit(text[i]), low = digit(text[i + 1]);
-        if (high < 0 || low < 0)
-            return false;
-        out += char(high * 16 + low);
-    }
-    return true;
-}
 
 Result<std::string> randomKey()
 {
@@ -285,7 +255,7 @@ std::string SecretStore::fingerprint(std::string_view value) const
     hmac_sha256_update(&context, value.size(), reinterpret_cast<const std::uint8_t *>(value.data()));
     std::uint8_t digest[SHA256_DIGEST_SIZE];
     hmac_sha256_digest(&context, sizeof digest, digest);
-    return "hmac-sha256:" + hex({reinterpret_cast<const char *>(digest), 16});
+    return "hmac-sha256:" + toHex({reinterpret_cast<const char *>(digest), 16});
 }
 
 Result<PseudonymKey> SecretStore::pseudonymKey(const std::string &name, std::int64_t nowMs)
@@ -339,7 +309,7 @@ Result<PseudonymKey> SecretStore::pseudonymKey(const std::string &name, std::int
                                                        name + "` removes it, if it is to be replaced");
         else if (existing.error().code() != "secrets.keyring_missing")
             return fail(existing.error());
-        CORDON_TRY((*held)->write(vaultId(), vaultName, hex(*bytes)));
+        CORDON_TRY((*held)->write(vaultId(), vaultName, toHex(*bytes)));
         next[name] = KeyEntry{{}, id, nowMs};
     }
     CORDON_TRY(save(m_entries, next));
@@ -394,11 +364,11 @@ Result<> SecretStore::save(const std::map<std::string, Entry> &entries,
     for (const auto &[name, entry] : keys) {
         Json stored = Json::object({{"id", entry.id}, {"created_at_ms", entry.createdAtMs}});
         if (valuesInFile())
-            stored.insert("key", hex(entry.bytes));
+            stored.insert("key", toHex(entry.bytes));
         pseudonymKeys.insert(name, std::move(stored));
     }
     const Json document = Json::object({{"format", Format},
-                                        {"fingerprint_key", hex(m_key)},
+                                        {"fingerprint_key", toHex(m_key)},
                                         {"values_in", m_valuesIn},
                                         {"secrets", std::move(secrets)},
                                         {"pseudonym_keys", std::move(pseudonymKeys)}});
