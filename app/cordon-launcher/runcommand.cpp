@@ -18,7 +18,6 @@
 #include "sandbox/uniquefd.h"
 #include "sandbox/workspace.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <csignal>
@@ -479,10 +478,7 @@ int runOneShot(RunInvocation invocation)
             Lite::writeAll(STDERR_FILENO, Lite::hostFileHint(invocation.command, inputNames));
     }
     // A run that succeeded but whose outputs the scan kept back did not deliver what a script expects.
-    const bool keptBack = scanFailed || std::any_of(outcome.refused.begin(), outcome.refused.end(),
-                                                    [](const OneShotRefusal &refusal) {
-                                                        return refusal.code == "files.blocked";
-                                                    });
+    const bool keptBack = scanFailed || Lite::outputsKeptBack(outcome);
     const int status = Cordon::shellStatus(outcome.className, outcome.exitCode, outcome.signal);
     return status == 0 && keptBack ? Lite::ScanBlockedStatus : status;
 }

@@ -189,14 +189,17 @@ std::string summarizeOneShot(const OneShotSummary &run)
     text += scanFindingsText("outputs", run.scanned);
     for (const OneShotRefusal &refused : run.refused)
         text += "cordon: refused artifact " + refused.path + ": " + refused.reason + "\n";
-    const bool keptBack =
-        std::any_of(run.refused.begin(), run.refused.end(),
-                    [](const OneShotRefusal &refused) { return refused.code == "files.blocked"; });
-    if (keptBack)
+    if (outputsKeptBack(run))
         text +=
             "cordon: the artifact scan kept outputs back (the policy's artifact_scan decides; to take one "
             "out anyway, run in a container and use `cordon cp --override-scan REASON`)\n";
     return text + summaryNote(run);
+}
+
+bool outputsKeptBack(const OneShotSummary &run)
+{
+    return std::any_of(run.refused.begin(), run.refused.end(),
+                       [](const OneShotRefusal &refused) { return refused.code == "files.blocked"; });
 }
 
 std::string scanFindingsText(std::string_view scope, const std::vector<Scan::InspectedFile> &files,

@@ -28,6 +28,8 @@ std::string scanFindingsText(std::string_view scope, const std::vector<Scan::Ins
 // `cordon cp` and `cordon run --output-dir` when the artifact scan kept a file back: not the 1 of other
 // refusals, so that a script can tell "a secret was about to leave" from "a symlink was skipped".
 constexpr int ScanBlockedStatus = 3;
+// Whether the artifact scan kept any of a one-shot run's outputs back (a files.blocked refusal).
+bool outputsKeptBack(const OneShotSummary &run);
 
 // What a run tried on the network ("cordon: network: 1 allowed, 2 denied by policy, 0 errors upstream
 // (`LIST` lists them)"), or nothing when it tried nothing. listCommand is the command that lists them.
