@@ -14,6 +14,7 @@ constexpr int UsageError = 2;
 constexpr int SetupFailure = Cordon::SetupFailureStatus;
 
 int doctorCommand(const QStringList &arguments);
+int auditCommand(const QStringList &arguments);
 int demoCommand(const QStringList &arguments);
 int cgroupDelegateCommand(const QStringList &arguments);
 

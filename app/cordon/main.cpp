@@ -34,6 +34,7 @@ const char Usage[] =
     "\n"
     "host:\n"
     "  demo            run hostile programs in sandboxes and show what contained them\n"
+    "  audit           prove a policy's claims with live probes: a Go/No-Go report\n"
     "  doctor          report what this host offers for isolation\n"
     "  cgroup-delegate delegate a cgroup subtree to a user (root, once per user)\n"
     "\n"
@@ -50,25 +51,16 @@ struct Entry
 };
 
 constexpr Entry Commands[] = {
-    {"demo", Cordon::Cli::demoCommand},
-    {"doctor", Cordon::Cli::doctorCommand},
-    {"cgroup-delegate", Cordon::Cli::cgroupDelegateCommand},
-    {"create", Cordon::Cli::createCommand},
-    {"ls", Cordon::Cli::lsCommand},
-    {"inspect", Cordon::Cli::inspectCommand},
-    {"exec", Cordon::Cli::execCommand},
-    {"cp", Cordon::Cli::cpCommand},
-    {"files", Cordon::Cli::filesCommand},
-    {"rm", Cordon::Cli::rmCommand},
-    {"stop", Cordon::Cli::stopCommand},
-    {"start", Cordon::Cli::startCommand},
-    {"keepalive", Cordon::Cli::keepaliveCommand},
-    {"logs", Cordon::Cli::logsCommand},
-    {"history", Cordon::Cli::historyCommand},
-    {"events", Cordon::Cli::eventsCommand},
-    {"daemon", Cordon::Cli::daemonCommand},
-    {"network", Cordon::Cli::networkCommand},
-    {"secret", Cordon::Cli::secretCommand},
+    {"demo", Cordon::Cli::demoCommand},       {"doctor", Cordon::Cli::doctorCommand},
+    {"audit", Cordon::Cli::auditCommand},     {"cgroup-delegate", Cordon::Cli::cgroupDelegateCommand},
+    {"create", Cordon::Cli::createCommand},   {"ls", Cordon::Cli::lsCommand},
+    {"inspect", Cordon::Cli::inspectCommand}, {"exec", Cordon::Cli::execCommand},
+    {"cp", Cordon::Cli::cpCommand},           {"files", Cordon::Cli::filesCommand},
+    {"rm", Cordon::Cli::rmCommand},           {"stop", Cordon::Cli::stopCommand},
+    {"start", Cordon::Cli::startCommand},     {"keepalive", Cordon::Cli::keepaliveCommand},
+    {"logs", Cordon::Cli::logsCommand},       {"history", Cordon::Cli::historyCommand},
+    {"events", Cordon::Cli::eventsCommand},   {"daemon", Cordon::Cli::daemonCommand},
+    {"network", Cordon::Cli::networkCommand}, {"secret", Cordon::Cli::secretCommand},
 };
 
 } // namespace

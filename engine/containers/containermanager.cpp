@@ -2,6 +2,7 @@
 #include "containers/containermanager.h"
 
 #include "containers/containernames.h"
+#include "containers/deletionreceipt.h"
 #include "core/plainbridge.h"
 #include "sandbox/files/removetree.h"
 
@@ -415,8 +416,10 @@ Result<ContainerSnapshot> ContainerManager::remove(const QString &id)
     if (removed.container->state() == ContainerState::Deleted)
         return snapshot(removed);
     detachProxy(id);
+    DeletionReceipt receipt = DeletionReceipt::take(*removed.container, m_cgroup.get());
     removed.container->stop(QStringLiteral("the container was deleted"), WorkspaceOnStop::Discard);
     auto wiped = removed.container->wipe();
+    receipt.confirm(m_cgroup.get());
     removed.container->setState(ContainerState::Deleted);
     removed.record.state = QStringLiteral("deleted");
     removed.record.endedAt = now();
@@ -424,6 +427,7 @@ Result<ContainerSnapshot> ContainerManager::remove(const QString &id)
     recordEvent(id, {}, QStringLiteral("container.deleted"),
                 wiped ? QJsonObject{}
                       : QJsonObject{{QStringLiteral("wipe_error"), toQt(wiped.error().message())}});
+    recordEvent(id, {}, QStringLiteral("container.deletion_receipt"), receipt.toJson());
     return snapshot(removed);
 }
 
@@ -497,10 +501,12 @@ ContainerSnapshot ContainerManager::snapshot(const Entry &entry) const
 void ContainerManager::expire(Entry &entry, bool whileDown)
 {
     detachProxy(entry.record.id);
+    DeletionReceipt receipt = DeletionReceipt::take(*entry.container, m_cgroup.get());
     entry.container->stop(QStringLiteral("the container expired"), WorkspaceOnStop::Discard);
     if (m_cgroup)
         m_cgroup->destroy(entry.record.id.toStdString());
     auto wiped = entry.container->wipe();
+    receipt.confirm(m_cgroup.get());
     entry.container->setState(ContainerState::Expired);
     entry.record.endedAt = now();
     persist(entry);
@@ -510,6 +516,7 @@ void ContainerManager::expire(Entry &entry, bool whileDown)
     if (!wiped)
         detail.insert(QStringLiteral("wipe_error"), toQt(wiped.error().message()));
     recordEvent(entry.record.id, {}, QStringLiteral("container.expired"), detail);
+    recordEvent(entry.record.id, {}, QStringLiteral("container.deletion_receipt"), receipt.toJson());
 }
 
 void ContainerManager::checkExpiry()

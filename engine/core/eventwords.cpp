@@ -102,6 +102,17 @@ QString describe(const QJsonObject &event)
         return tr("Expired after its idle time; its files were removed");
     if (kind == QLatin1String("container.deleted"))
         return tr("Deleted with its files");
+    if (kind == QLatin1String("container.deletion_receipt")) {
+        const bool gone = detail.value(QStringLiteral("workspace_gone")).toBool() &&
+                          detail.value(QStringLiteral("cgroups_gone")).toBool() &&
+                          detail.value(QStringLiteral("processes_after")).toInteger() == 0;
+        const QString removed =
+            tr("Deletion receipt: %1 files, %2 removed")
+                .arg(detail.value(QStringLiteral("files_total")).toInteger())
+                .arg(Format::bytes(detail.value(QStringLiteral("bytes_total")).toInteger()));
+        return gone ? tr("%1; workspace, cgroup and processes confirmed gone").arg(removed)
+                    : tr("%1; something was left behind").arg(removed);
+    }
     if (kind == QLatin1String("container.oom_kill"))
         return tr("Out of memory: the kernel killed a process (%1 so far)")
             .arg(detail.value(QStringLiteral("oom_kills")).toInteger());

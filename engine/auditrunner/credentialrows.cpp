@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+// The credentials rows: an invalid key given to a run as a secret, and as a domain secret, must never show
+// in what Cordon keeps or lets out (streams, history, events, artifacts). The masking and the artifact scan
+// are exercised by a probe that tries every way out, not assumed.
+#include "auditrunner/auditrows.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+
+namespace Cordon::Audit {
+
+namespace {
+
+constexpr const char *LeakFile = "/mnt/data/outputs/audit-credentials.json";
+
+// Every stored byte of a run's stream, paged through run.output.
+QByteArray storedStream(ProbeSession &session, const QString &runId, const QString &stream)
+{
+    QByteArray all;
+    qint64 offset = 0;
+    for (int page = 0; page < 64; ++page) {
+        auto answer = session.call(QStringLiteral("run.output"), {{QStringLiteral("run_id"), runId},
+                                                                  {QStringLiteral("stream"), stream},
+                                                                  {QStringLiteral("offset"), offset}});
+        if (!answer)
+            break;
+        all += QByteArray::fromBase64(answer->value(QStringLiteral("data")).toString().toLatin1());
+        offset = answer->value(QStringLiteral("next_offset")).toInteger();
+        if (answer->value(QStringLiteral("eof")).toBool())
+            break;
+    }
+    return all;
+}
+
+bool containsAny(const QByteArray &haystack, const QStringList &values)
+{
+    for (const QString &value : values) {
+        if (haystack.contains(value.toUtf8()))
+            return true;
+    }
+    return false;
+}
+
+// What a reviewer would look through after the run: its streams as stored, the container's history
+// (runs with their output previews, events), and the files a download of the outputs saves.
+void checkNothingShows(RowRecorder &row, ProbeSession &session, const QString &containerId,
+                       const QString &runId, const QStringList &values)
+{
+    const QByteArray out = storedStream(session, runId, QStringLiteral("stdout"));
+    const QByteArray err = storedStream(session, runId, QStringLiteral("stderr"));
+    row.evidence(QStringLiteral("stored stdout"), excerpt(QString::fromUtf8(out)));
+    row.check(!containsAny(out + err, values), QStringLiteral("the key is absent from the stored stdout and "
+                                                              "stderr (%1 bytes)")
+                                                   .arg(out.size() + err.size()));
+
+    auto runs = session.call(QStringLiteral("history.runs"), {{QStringLiteral("container"), containerId},
+                                                              {QStringLiteral("with_output"), true},
+                                                              {QStringLiteral("limit"), 20}});
+    auto events = session.events(containerId);
+    const QByteArray history = runs ? QJsonDocument(*runs).toJson(QJsonDocument::Compact) : QByteArray();
+    const QByteArray eventText =
+        events ? QJsonDocument(*events).toJson(QJsonDocument::Compact) : QByteArray();
+    row.check(runs && events && !containsAny(history + eventText, values),
+              QStringLiteral("the key is absent from the history's runs and its %1 events")
+                  .arg(events ? events->size() : 0));
+
+    QTemporaryDir destination;
+    auto download =
+        session.call(QStringLiteral("file.download"), {{QStringLiteral("container"), containerId},
+                                                       {QStringLiteral("scope"), QStringLiteral("outputs")},
+                                                       {QStringLiteral("path"), QString()},
+                                                       {QStringLiteral("destination"), destination.path()}});
+    if (download) {
+        row.evidence(
+            QStringLiteral("download"),
+            excerpt(QString::fromUtf8(QJsonDocument(*download).toJson(QJsonDocument::Compact)), 600));
+    } else {
+        row.evidence(QStringLiteral("download"), describe(download.error()));
+    }
+    QByteArray saved;
+    QDirIterator files(destination.path(), QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        QFile file(files.next());
+        if (file.open(QIODevice::ReadOnly))
+            saved += file.readAll();
+    }
+    row.check(!containsAny(saved, values),
+              QStringLiteral("the key is absent from what a download of the outputs saved (%1 bytes)")
+                  .arg(saved.size()));
+}
+
+} // namespace
+
+AuditRow credentialsSecret(AuditContext &context)
+{
+    RowRecorder row(QStringLiteral("credentials.secret"),
+                    QStringLiteral("An invalid key given as a secret never shows"));
+    ProbeSession &session = context.session;
+    const QString name = QStringLiteral("CORDON_AUDIT_KEY_") + randomHex(8).toUpper();
+    const QString value = QStringLiteral("sk-audit-invalid-") + randomHex(32);
+    context.secretValues.append(value);
+    auto stored = session.call(QStringLiteral("secret.set"),
+                               {{QStringLiteral("name"), name}, {QStringLiteral("value"), value}});
+    if (!stored)
+        return row.noGo(
+            QStringLiteral("the secret store refused the audit's key: %1").arg(describe(stored.error())));
+    row.evidence(QStringLiteral("secret"), QStringLiteral("%1 set in the secret store, given to the run as "
+                                                          "AUDIT_API_KEY")
+                                               .arg(name));
+
+    QJsonObject policy = derivedPolicy(context.policy, QStringLiteral("audit-credentials"));
+    QJsonArray secrets = policy.value(QStringLiteral("secrets")).toArray();
+    secrets.append(QJsonObject{{QStringLiteral("name"), name},
+                               {QStringLiteral("env"), QStringLiteral("AUDIT_API_KEY")}});
+    policy.insert(QStringLiteral("secrets"), secrets);
+    auto container = session.createContainer(policy);
+    AuditRow result;
+    if (!container) {
+        result = row.noGo(QStringLiteral("a container with the secret could not be created: %1")
+                              .arg(describe(container.error())));
+    } else {
+        const QStringList args{QStringLiteral("leak"), QStringLiteral("AUDIT_API_KEY"),
+                               QLatin1String(LeakFile)};
+        row.evidence(QStringLiteral("command"), ProbeSession::shownCommand(args));
+        auto run = session.probe(*container, args);
+        if (!run) {
+            result = row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
+        } else {
+            row.runEvidence(QStringLiteral("probe"), *run);
+            const QString stdoutText = run->value(QStringLiteral("stdout")).toString();
+            row.check(
+                stdoutText.contains(QStringLiteral("leak: written")),
+                QStringLiteral("the run received the key and tried to print it and write it to a file"));
+            row.check(run->value(QStringLiteral("error_class")).toString() == QLatin1String("nonzero_exit") &&
+                          run->value(QStringLiteral("exit_code")).toInteger() == 1,
+                      QStringLiteral("the run failed cleanly, with its own exit status 1"));
+            checkNothingShows(row, session, *container, run->value(QStringLiteral("id")).toString(),
+                              context.secretValues);
+            result =
+                row.finish(QStringLiteral("the key reached the run only: its output, the history and the "
+                                          "artifacts show it masked or not at all"));
+        }
+    }
+    (void)session.call(QStringLiteral("secret.remove"), {{QStringLiteral("name"), name}});
+    return result;
+}
+
+AuditRow credentialsDomainSecret(AuditContext &context)
+{
+    RowRecorder row(QStringLiteral("credentials.domain_secret"),
+                    QStringLiteral("A domain secret never enters the sandbox"));
+    ProbeSession &session = context.session;
+    const QString name = QStringLiteral("CORDON_AUDIT_DOMAIN_KEY_") + randomHex(8).toUpper();
+    const QString value = QStringLiteral("sk-audit-invalid-") + randomHex(32);
+    context.secretValues.append(value);
+    auto stored = session.call(QStringLiteral("secret.set"),
+                               {{QStringLiteral("name"), name}, {QStringLiteral("value"), value}});
+    if (!stored)
+        return row.noGo(
+            QStringLiteral("the secret store refused the audit's key: %1").arg(describe(stored.error())));
+
+    // Domain secrets go to host names only: a policy that names none cannot be given one.
+    QString host = allowedTarget(context.policy).first;
+    if (isAddress(host))
+        host.clear();
+    QJsonObject policy = derivedPolicy(context.policy, QStringLiteral("audit-domain-secret"));
+    QJsonObject network = policy.value(QStringLiteral("network_policy")).toObject();
+    QJsonArray domainSecrets = network.value(QStringLiteral("domain_secrets")).toArray();
+    domainSecrets.append(
+        QJsonObject{{QStringLiteral("domain"), host.isEmpty() ? QStringLiteral("audit-probe.invalid") : host},
+                    {QStringLiteral("name"), name}});
+    network.insert(QStringLiteral("domain_secrets"), domainSecrets);
+    policy.insert(QStringLiteral("network_policy"), network);
+    row.evidence(QStringLiteral("secret"),
+                 QStringLiteral("%1 set in the secret store, as a domain secret for %2")
+                     .arg(name, host.isEmpty() ? QStringLiteral("audit-probe.invalid") : host));
+
+    AuditRow result;
+    auto container = session.createContainer(policy);
+    if (host.isEmpty()) {
+        // No host to give it to: the claim holds when the daemon refuses the domain secret outright.
+        if (container) {
+            result =
+                row.noGo(QStringLiteral("a domain secret for a host the policy does not allow was accepted"));
+        } else {
+            row.evidence(QStringLiteral("container.create"), describe(container.error()));
+            result =
+                row.finish(QStringLiteral("the policy allows no host by name, and a domain secret for any "
+                                          "other host is refused before a container exists"));
+        }
+    } else if (!container) {
+        result = row.noGo(QStringLiteral("a container with the domain secret could not be created: %1")
+                              .arg(describe(container.error())));
+    } else {
+        const QStringList args{QStringLiteral("leak"), name, QLatin1String(LeakFile)};
+        row.evidence(QStringLiteral("command"), ProbeSession::shownCommand(args));
+        auto run = session.probe(*container, args);
+        if (!run) {
+            result = row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
+        } else {
+            row.runEvidence(QStringLiteral("probe"), *run);
+            const QString seen =
+                probeValue(run->value(QStringLiteral("stdout")).toString(), QStringLiteral("value"));
+            row.check(!seen.isEmpty() && seen != value,
+                      QStringLiteral("the run saw a placeholder in %1, not the key").arg(name));
+            // The file the probe wrote, saved despite the scan: it must hold the placeholder only.
+            QTemporaryDir destination;
+            auto saved = session.call(QStringLiteral("file.download"),
+                                      {{QStringLiteral("container"), *container},
+                                       {QStringLiteral("path"), QStringLiteral("audit-credentials.json")},
+                                       {QStringLiteral("destination"), destination.path()},
+                                       {QStringLiteral("override_reason"),
+                                        QStringLiteral("Go/No-Go audit: read what the run saw")}});
+            QFile file(destination.filePath(QStringLiteral("audit-credentials.json")));
+            const QByteArray written = file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+            row.evidence(QStringLiteral("file written inside"), excerpt(QString::fromUtf8(written)));
+            row.check(saved && !written.isEmpty() && !written.contains(value.toUtf8()),
+                      QStringLiteral("what the run wrote to a file holds no key"));
+            checkNothingShows(row, session, *container, run->value(QStringLiteral("id")).toString(),
+                              context.secretValues);
+            result =
+                row.finish(QStringLiteral("the sandbox only ever held a placeholder; the key stays with the "
+                                          "egress proxy"));
+        }
+    }
+    (void)session.call(QStringLiteral("secret.remove"), {{QStringLiteral("name"), name}});
+    return result;
+}
+
+} // namespace Cordon::Audit

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+// The lifecycle rows, on the audit's private daemon: a daemon killed during a run leaves the run
+// `interrupted` and no process behind once it is back; an expired container (at a faster clock) is gone
+// whole, with a deletion receipt that lists what was removed.
+#include "auditrunner/auditrows.h"
+
+#include "auditrunner/privatedaemon.h"
+
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QThread>
+
+namespace Cordon::Audit {
+
+namespace {
+
+// The policy under test as the private daemon can take it: no network (it has no organisation list) and
+// no secrets (its store is empty), the rest unchanged.
+QJsonObject lifecyclePolicy(const QJsonObject &policy, const QString &name)
+{
+    QJsonObject derived = derivedPolicy(policy, name);
+    derived.insert(QStringLiteral("network_policy"),
+                   QJsonObject{{QStringLiteral("type"), QStringLiteral("disabled")}});
+    derived.remove(QStringLiteral("secrets"));
+    return derived;
+}
+
+// Host processes whose command line is the probe sleeping `seconds`: the marker of one run.
+QList<qint64> probeProcesses(const QString &seconds)
+{
+    QList<qint64> found;
+    const QByteArray wanted = QByteArrayLiteral("sleep") + '\0' + seconds.toLatin1() + '\0';
+    for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        bool numeric = false;
+        const qint64 pid = entry.toLongLong(&numeric);
+        if (!numeric)
+            continue;
+        QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(entry));
+        if (!cmdline.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray line = cmdline.readAll();
+        if (line.contains("cordon-audit-probe") && line.endsWith(wanted))
+            found.append(pid);
+    }
+    return found;
+}
+
+QString pidList(const QList<qint64> &pids)
+{
+    QStringList shown;
+    for (const qint64 pid : pids)
+        shown.append(QString::number(pid));
+    return shown.isEmpty() ? QStringLiteral("none") : shown.join(QStringLiteral(", "));
+}
+
+Result<> ensureStarted(AuditContext &context)
+{
+    if (context.privateDaemon->isRunning())
+        return {};
+    return context.privateDaemon->start();
+}
+
+} // namespace
+
+AuditRow lifecycleRestart(AuditContext &context)
+{
+    RowRecorder row(QStringLiteral("lifecycle.restart"),
+                    QStringLiteral("A daemon killed mid-run: the run reads interrupted, nothing orphaned"));
+    if (auto started = ensureStarted(context); !started)
+        return row.noGo(describe(started.error()));
+    PrivateDaemon &daemon = *context.privateDaemon;
+    row.evidence(
+        QStringLiteral("daemon"),
+        QStringLiteral("a private cordond (pid %1) in %2").arg(daemon.pid()).arg(daemon.directory()));
+    ProbeSession session(daemon.client(), context.probeProgram);
+    auto container =
+        session.createContainer(lifecyclePolicy(context.policy, QStringLiteral("audit-restart")));
+    if (!container)
+        return row.noGo(
+            QStringLiteral("a container could not be created: %1").arg(describe(container.error())));
+    const QString seconds = QString::number(3000 + QRandomGenerator::system()->bounded(1000));
+    const QStringList args{QStringLiteral("sleep"), seconds};
+    auto run = session.startProbe(*container, args);
+    if (!run)
+        return row.noGo(QStringLiteral("the probe could not start: %1").arg(describe(run.error())));
+    const QString runId = run->value(QStringLiteral("id")).toString();
+    row.evidence(QStringLiteral("command"),
+                 QStringLiteral("%1 (run %2)").arg(ProbeSession::shownCommand(args), runId));
+    QList<qint64> before;
+    for (int attempt = 0; attempt < 100 && before.isEmpty(); ++attempt) {
+        QThread::msleep(100);
+        before = probeProcesses(seconds);
+    }
+    row.evidence(QStringLiteral("processes before"), pidList(before));
+    if (before.isEmpty())
+        return row.noGo(
+            QStringLiteral("the probe's process never showed on the host, so its end cannot be shown"));
+
+    const qint64 killedPid = daemon.pid();
+    daemon.kill();
+    row.evidence(QStringLiteral("killed"), QStringLiteral("cordond pid %1 with SIGKILL").arg(killedPid));
+    if (auto restarted = daemon.start(); !restarted)
+        return row.noGo(
+            QStringLiteral("the daemon did not start again: %1").arg(describe(restarted.error())));
+    row.evidence(QStringLiteral("restarted"), QStringLiteral("cordond pid %1").arg(daemon.pid()));
+    ProbeSession after(daemon.client(), context.probeProgram);
+    auto reread = after.call(QStringLiteral("run.get"), {{QStringLiteral("run_id"), runId}});
+    const QString state =
+        reread ? reread->value(QStringLiteral("run")).toObject().value(QStringLiteral("state")).toString()
+               : describe(reread.error());
+    row.check(state == QLatin1String("interrupted"), QStringLiteral("run %1 reads %2").arg(runId, state));
+    QList<qint64> left = probeProcesses(seconds);
+    for (int attempt = 0; attempt < 100 && !left.isEmpty(); ++attempt) {
+        QThread::msleep(100);
+        left = probeProcesses(seconds);
+    }
+    row.check(left.isEmpty(),
+              QStringLiteral("no process of the run is left on the host (%1)").arg(pidList(left)));
+    (void)after.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), *container}});
+    return row.finish(
+        QStringLiteral("the run is marked interrupted, and its processes ended with the sandbox"));
+}
+
+AuditRow lifecycleDeletion(AuditContext &context)
+{
+    RowRecorder row(QStringLiteral("lifecycle.deletion"),
+                    QStringLiteral("Expiry removes everything, with a receipt"));
+    if (auto started = ensureStarted(context); !started)
+        return row.noGo(describe(started.error()));
+    PrivateDaemon &daemon = *context.privateDaemon;
+    ProbeSession session(daemon.client(), context.probeProgram);
+    constexpr int Scale = 600;
+    if (auto scaled =
+            session.call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), Scale}});
+        !scaled)
+        return row.noGo(QStringLiteral("the clock could not be sped up: %1").arg(describe(scaled.error())));
+    QJsonObject policy = lifecyclePolicy(context.policy, QStringLiteral("audit-deletion"));
+    policy.insert(QStringLiteral("expires_after"),
+                  QJsonObject{{QStringLiteral("anchor"), QStringLiteral("last_active_at")},
+                              {QStringLiteral("minutes"), 1}});
+    auto container = session.createContainer(policy);
+    if (!container)
+        return row.noGo(
+            QStringLiteral("a container could not be created: %1").arg(describe(container.error())));
+    row.evidence(
+        QStringLiteral("container"),
+        QStringLiteral("%1, expiring after 1 idle minute at %2 times the clock").arg(*container).arg(Scale));
+    const QStringList args{QStringLiteral("write"), QStringLiteral("/mnt/data/outputs/audit-result.txt")};
+    auto run = session.probe(*container, args);
+    if (!run)
+        return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
+    row.evidence(QStringLiteral("command"), ProbeSession::shownCommand(args));
+
+    QString state;
+    for (int attempt = 0; attempt < 300 && state != QLatin1String("expired"); ++attempt) {
+        QThread::msleep(100);
+        auto got = session.call(QStringLiteral("container.get"), {{QStringLiteral("id"), *container}});
+        state =
+            got ? got->value(QStringLiteral("container")).toObject().value(QStringLiteral("state")).toString()
+                : QString();
+    }
+    row.check(state == QLatin1String("expired"), QStringLiteral("the container expired (%1)").arg(state));
+    auto receipts = session.events(*container, QStringLiteral("container.deletion_receipt"));
+    if (!receipts || receipts->isEmpty())
+        return row.noGo(QStringLiteral("no deletion receipt was recorded"));
+    const QJsonObject event = receipts->last().toObject();
+    const QJsonObject receipt = event.value(QStringLiteral("detail")).toObject();
+    row.evidence(
+        QStringLiteral("receipt"),
+        QStringLiteral("event %1 at %2: %3 files, %4 bytes; workspace %5")
+            .arg(event.value(QStringLiteral("id")).toInteger())
+            .arg(QDateTime::fromMSecsSinceEpoch(event.value(QStringLiteral("at")).toInteger(), Qt::UTC)
+                     .toString(Qt::ISODateWithMs))
+            .arg(receipt.value(QStringLiteral("files_total")).toInteger())
+            .arg(receipt.value(QStringLiteral("bytes_total")).toInteger())
+            .arg(receipt.value(QStringLiteral("workspace")).toString()));
+    QHash<QString, QString> listed;
+    for (const QJsonValue &value : receipt.value(QStringLiteral("files")).toArray()) {
+        const QJsonObject file = value.toObject();
+        const QString where = file.value(QStringLiteral("scope")).toString() + QLatin1Char('/') +
+                              file.value(QStringLiteral("path")).toString();
+        listed.insert(where, file.value(QStringLiteral("sha256")).toString());
+        row.evidence(QStringLiteral("removed"), QStringLiteral("%1, %2 bytes, sha256 %3")
+                                                    .arg(where)
+                                                    .arg(file.value(QStringLiteral("size")).toInteger())
+                                                    .arg(file.value(QStringLiteral("sha256")).toString()));
+    }
+    QFile probe(context.probeProgram);
+    const QString probeHash =
+        probe.open(QIODevice::ReadOnly)
+            ? QString::fromLatin1(
+                  QCryptographicHash::hash(probe.readAll(), QCryptographicHash::Sha256).toHex())
+            : QString();
+    row.check(listed.value(QStringLiteral("inputs/cordon-audit-probe")) == probeHash && !probeHash.isEmpty(),
+              QStringLiteral("the receipt lists the uploaded input with its sha256"));
+    row.check(listed.contains(QStringLiteral("outputs/audit-result.txt")),
+              QStringLiteral("the receipt lists the run's output"));
+    row.check(receipt.value(QStringLiteral("workspace_gone")).toBool() &&
+                  !QFileInfo::exists(receipt.value(QStringLiteral("workspace")).toString()),
+              QStringLiteral("the workspace directory is gone from the host"));
+    row.check(receipt.value(QStringLiteral("cgroups_gone")).toBool(),
+              QStringLiteral("the container's cgroup is gone"));
+    row.check(receipt.value(QStringLiteral("processes_after")).toInteger() == 0,
+              QStringLiteral("no process is left"));
+    return row.finish(QStringLiteral("everything inside was removed, and the receipt says what and when"));
+}
+
+} // namespace Cordon::Audit

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+// The network rows: the same probes under "disabled" and under the policy's allowlist give different
+// results; no route without network; the allowed host reached; an unlisted host, a private address and the
+// metadata address refused with their reasons; the organisation's list bounds the container's.
+#include "auditrunner/auditrows.h"
+
+#include <QJsonArray>
+#include <QThread>
+
+namespace Cordon::Audit {
+
+namespace {
+
+constexpr const char *PublicAddress = "1.1.1.1";
+
+// The proxy's decisions about `host` recorded for a container, as evidence lines.
+QStringList decisionsFor(ProbeSession &session, const QString &containerId, const QString &host)
+{
+    QStringList lines;
+    // The proxy records a connection when it ends: give the ledger a moment.
+    for (int attempt = 0; attempt < 20 && lines.isEmpty(); ++attempt) {
+        if (attempt > 0)
+            QThread::msleep(100);
+        auto events = session.events(containerId, QStringLiteral("network."));
+        if (!events)
+            break;
+        for (const QJsonValue &value : *events) {
+            const QJsonObject event = value.toObject();
+            const QJsonObject detail = event.value(QStringLiteral("detail")).toObject();
+            if (detail.value(QStringLiteral("host")).toString() != host)
+                continue;
+            lines.append(QStringLiteral("event %1: %2, %3")
+                             .arg(event.value(QStringLiteral("id")).toInteger())
+                             .arg(event.value(QStringLiteral("kind")).toString(),
+                                  detail.value(QStringLiteral("reason")).toString()));
+        }
+    }
+    return lines;
+}
+
+struct ProxyAnswer
+{
+    QString status;
+    QString reason;
+    QString runId;
+};
+
+Result<ProxyAnswer> askProxy(ProbeSession &session, const QString &containerId, const QString &host, int port,
+                             RowRecorder &row)
+{
+    const QStringList args{QStringLiteral("proxy"), host, QString::number(port)};
+    auto run = session.probe(containerId, args, 60);
+    if (!run)
+        return fail(run.error());
+    const QString out = run->value(QStringLiteral("stdout")).toString();
+    ProxyAnswer answer{probeValue(out, QStringLiteral("status")), probeValue(out, QStringLiteral("reason")),
+                       run->value(QStringLiteral("id")).toString()};
+    if (answer.status.isEmpty())
+        answer.status = probeValue(out, QStringLiteral("proxy"));
+    row.evidence(QStringLiteral("command"),
+                 QStringLiteral("%1 -> %2%3 (run %4)")
+                     .arg(ProbeSession::shownCommand(args), answer.status,
+                          answer.reason.isEmpty() ? QString() : QStringLiteral(" / ") + answer.reason,
+                          answer.runId));
+    return answer;
+}
+
+} // namespace
+
+AuditRow networkDisabled(AuditContext &context)
+{
+    RowRecorder row(QStringLiteral("network.disabled"), QStringLiteral("No route without network"));
+    QString container = context.mainContainer;
+    if (hasAllowlist(context.policy)) {
+        QJsonObject policy = derivedPolicy(context.policy, QStringLiteral("audit-network-disabled"));
+        policy.insert(QStringLiteral("network_policy"),
+                      QJsonObject{{QStringLiteral("type"), QStringLiteral("disabled")}});
+        auto created = context.session.createContainer(policy);
+        if (!created)
+            return row.noGo(QStringLiteral("the policy with its network disabled could not be created: %1")
+                                .arg(describe(created.error())));
+        container = *created;
+        row.evidence(QStringLiteral("container"),
+                     QStringLiteral("%1: the policy with network_policy disabled").arg(container));
+    }
+    const QStringList direct{QStringLiteral("connect"), QLatin1String(PublicAddress), QStringLiteral("443")};
+    auto run = context.session.probe(container, direct, 60);
+    if (!run)
+        return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
+    const QString connected =
+        probeValue(run->value(QStringLiteral("stdout")).toString(), QStringLiteral("connect"));
+    row.evidence(QStringLiteral("command"),
+                 QStringLiteral("%1 -> %2").arg(ProbeSession::shownCommand(direct), connected));
+    row.check(!connected.isEmpty() && connected != QLatin1String("ok"),
+              QStringLiteral("a direct connection to %1:443 fails (%2)")
+                  .arg(QLatin1String(PublicAddress), connected));
+    auto proxied = askProxy(context.session, container, QStringLiteral("example.com"), 443, row);
+    row.check(proxied && proxied->status == QLatin1String("none"),
+              QStringLiteral("no egress proxy is offered to the run"));
+    return row.finish(QStringLiteral("only loopback exists inside: no address outside is reachable"));
+}
+
+AuditRow networkAllowedHost(AuditContext &context)
+{
+    RowRecorder row(QStringLiteral("network.allowed_host"),
+                    QStringLiteral("The allowlisted host is reached"));
+    if (!hasAllowlist(context.policy)) {
+        row.evidence(QStringLiteral("policy"), QStringLiteral("network_policy is disabled"));
+        return row.finish(
+            QStringLiteral("the policy allows no host: the disabled row shows its only result"));
+    }
+    const auto [host, port] = allowedTarget(context.policy);
+    if (host.isEmpty())
+        return row.noGo(
+            QStringLiteral("the allowlist names no host the audit can ask for (IPv6 literals only?)"));
+    auto answer = askProxy(context.session, context.mainContainer, host, port, row);
+    if (!answer)
+        return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(answer.error())));
+    for (const QString &line : decisionsFor(context.session, context.mainContainer, host))
+        row.evidence(QStringLiteral("decision"), line);
+    row.check(answer->status.startsWith(QStringLiteral("HTTP/1.1 200")),
+              QStringLiteral("the proxy opened a tunnel to %1:%2 (%3)")
+                  .arg(host)
+                  .arg(port)
+                  .arg(answer->reason.isEmpty() ? answer->status : answer->reason));
+    return row.finish(QStringLiteral("%1:%2 is reached through the egress proxy").arg(host).arg(port));
+}
+
+AuditRow networkRefused(AuditContext &context)
+{
+    RowRecorder row(QStringLiteral("network.refused"),
+                    QStringLiteral("Unlisted hosts, private and metadata addresses are refused"));
+    if (!hasAllowlist(context.policy)) {
+        row.evidence(QStringLiteral("policy"), QStringLiteral("network_policy is disabled"));
+        return row.finish(QStringLiteral("the policy allows no network: the disabled row shows that nothing "
+                                         "is reached"));
+    }
+    struct Target
+    {
+        QString host;
+        int port;
+        QString what;
+    };
+    const QList<Target> targets{
+        {QStringLiteral("unlisted.cordon-audit.invalid"), 443, QStringLiteral("an unlisted host")},
+        {QStringLiteral("10.255.255.1"), 443, QStringLiteral("a private address")},
+        {QStringLiteral("169.254.169.254"), 80, QStringLiteral("the metadata address")}};
+    for (const Target &target : targets) {
+        auto answer = askProxy(context.session, context.mainContainer, target.host, target.port, row);
+        if (!answer)
+            return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(answer.error())));
+        const QStringList decisions = decisionsFor(context.session, context.mainContainer, target.host);
+        for (const QString &line : decisions)
+            row.evidence(QStringLiteral("decision"), line);
+        row.check(answer->status.startsWith(QStringLiteral("HTTP/1.1 403")) && !answer->reason.isEmpty(),
+                  QStringLiteral("%1 is refused with a reason (%2)").arg(target.what, answer->reason));
+        row.check(!decisions.isEmpty() && decisions.constFirst().contains(QStringLiteral("network.denied")),
+                  QStringLiteral("the refusal of %1 is in the history").arg(target.what));
+    }
+    const QStringList direct{QStringLiteral("connect"), QLatin1String(PublicAddress), QStringLiteral("443")};
+    auto run = context.session.probe(context.mainContainer, direct, 60);
+    if (!run)
+        return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
+    const QString connected =
+        probeValue(run->value(QStringLiteral("stdout")).toString(), QStringLiteral("connect"));
+    row.evidence(QStringLiteral("command"),
+                 QStringLiteral("%1 -> %2").arg(ProbeSession::shownCommand(direct), connected));
+    row.check(!connected.isEmpty() && connected != QLatin1String("ok"),
+              QStringLiteral("a connection past the proxy fails (%1)").arg(connected));
+    return row.finish(
+        QStringLiteral("each is refused by the proxy with its reason, and nothing goes around it"));
+}
+
+AuditRow networkOrgBound(AuditContext &context)
+{
+    RowRecorder row(QStringLiteral("network.org_bound"),
+                    QStringLiteral("The organisation list bounds the container's"));
+    auto org = context.session.call(QStringLiteral("network.org_policy"), {});
+    if (org)
+        row.evidence(QStringLiteral("organisation list"),
+                     QStringLiteral("%1 (%2 rules)")
+                         .arg(org->value(QStringLiteral("path")).toString())
+                         .arg(org->value(QStringLiteral("allowed_domains")).toArray().size()));
+    const QString outside = QStringLiteral("outside-%1.cordon-audit.invalid").arg(randomHex(6));
+    QJsonObject policy = derivedPolicy(context.policy, QStringLiteral("audit-org-bound"));
+    QJsonObject network = hasAllowlist(context.policy)
+                              ? policy.value(QStringLiteral("network_policy")).toObject()
+                              : QJsonObject{{QStringLiteral("type"), QStringLiteral("allowlist")}};
+    QJsonArray rules = network.value(QStringLiteral("allowed_domains")).toArray();
+    rules.append(outside);
+    network.insert(QStringLiteral("allowed_domains"), rules);
+    policy.insert(QStringLiteral("network_policy"), network);
+    row.evidence(QStringLiteral("attempt"),
+                 QStringLiteral("container.create with %1 added to the allowlist").arg(outside));
+    auto created = context.session.createContainer(policy);
+    if (created)
+        return row.noGo(QStringLiteral("a container allowing %1, which the organisation list does not, was "
+                                       "created (%2)")
+                            .arg(outside, *created));
+    row.evidence(QStringLiteral("answer"), describe(created.error()));
+    row.check(created.error().code() == "network.domain_not_allowed",
+              QStringLiteral("refused as network.domain_not_allowed"));
+    return row.finish(QStringLiteral("a container cannot allow what the organisation does not"));
+}
+
+} // namespace Cordon::Audit
