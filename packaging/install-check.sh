@@ -47,7 +47,7 @@ apt-get install -y -qq --no-install-recommends man-db bash-completion passwd des
 
 # The layout: programs in /usr/bin, helpers in /usr/libexec/cordon, and they find each other there.
 test -x /usr/bin/cordon && test -x /usr/bin/cordond && test -x /usr/bin/cordon-workbench
-for helper in cordon-cli cordon-init cordon-secret-reader cordon-artifact-export; do test -x /usr/libexec/cordon/$helper; done
+for helper in cordon-cli cordon-init cordon-secret-reader cordon-artifact-export cordon-audit-probe; do test -x /usr/libexec/cordon/$helper; done
 cordon --version
 cordon --version | grep -q "^cordon 0"
 

@@ -32,7 +32,7 @@ trap 'rm -rf "$work"' EXIT
 # `cordon` is a launcher that runs the full CLI, cordon-cli, from beside itself.
 cp "$bin_dir/$test_name" "$bin_dir/cordon-init" "$bin_dir/cordon" "$bin_dir/cordon-cli" \
     "$bin_dir/cordond" "$bin_dir/cordon-probe" "$bin_dir/cordon-secret-reader" \
-    "$bin_dir/cordon-artifact-export" "$work/"
+    "$bin_dir/cordon-artifact-export" "$bin_dir/cordon-audit-probe" "$work/"
 mkdir "$work/home"
 chown -R "$user:" "$work"
 chmod 0755 "$work"

@@ -49,7 +49,8 @@ while read -r file; do
 done < <(find "$work/usr" -type f -o -type l)
 
 for program in bin/cordon bin/cordond bin/cordon-workbench libexec/cordon/cordon-cli \
-    libexec/cordon/cordon-init libexec/cordon/cordon-secret-reader libexec/cordon/cordon-artifact-export; do
+    libexec/cordon/cordon-init libexec/cordon/cordon-secret-reader libexec/cordon/cordon-artifact-export \
+    libexec/cordon/cordon-audit-probe; do
     [ -x "$work/usr/$program" ] || fail "usr/$program is not an installed program"
 done
 for size in 16 22 24 32 48 64 128 256 512; do

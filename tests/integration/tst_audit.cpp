@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+// The Go/No-Go audit as a reviewer runs it: `cordon audit` against a real cordond (private socket, data and
+// settings), real containers and probes, a real loopback server as the allowed host. A sound policy is all
+// Go; each row turns No-Go when its guarantee is removed by the policy (a writable host mount, the artifact
+// scan switched off); a report signed with the engine's key verifies with `cordon audit verify`, and any edit
+// breaks it.
+#include "cliprocess.h"
+#include "sandboxtest.h"
+
+#include "audit/auditreport.h"
+#include "audit/reportsignature.h"
+#include "core/plainbridge.h"
+#include "sandbox/json.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTcpServer>
+#include <QTemporaryDir>
+
+using namespace CordonTest;
+
+namespace {
+
+QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// Rows by id: their verdicts, and the reasons of those that are not Go.
+QHash<QString, QString> verdicts(const QJsonObject &report)
+{
+    QHash<QString, QString> result;
+    for (const QJsonValue &value : report.value(QStringLiteral("rows")).toArray()) {
+        const QJsonObject row = value.toObject();
+        result.insert(row.value(QStringLiteral("id")).toString(),
+                      row.value(QStringLiteral("verdict")).toString());
+    }
+    return result;
+}
+
+QByteArray noGoRows(const QJsonObject &report)
+{
+    QByteArray text;
+    for (const QJsonValue &value : report.value(QStringLiteral("rows")).toArray()) {
+        const QJsonObject row = value.toObject();
+        if (row.value(QStringLiteral("verdict")).toString() != QLatin1String("go"))
+            text += row.value(QStringLiteral("id")).toString().toUtf8() + ": " +
+                    row.value(QStringLiteral("reason")).toString().toUtf8() + "\n";
+    }
+    return text;
+}
+
+} // namespace
+
+class AuditTest : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QProcess m_daemon;
+    QTcpServer m_allowedHost;
+    QProcessEnvironment m_environment;
+
+    QByteArray policyJson(const QByteArray &extra = {}) const
+    {
+        return QByteArrayLiteral("{\"name\": \"audit-sound\", \"memory_limit\": \"1g\", ") + extra +
+               QByteArrayLiteral("\"limits\": {\"run_timeout_s\": 60, \"pids\": 128, \"output_mb\": 4, "
+                                 "\"workspace_mb\": 256}, \"network_policy\": {\"type\": \"allowlist\", "
+                                 "\"allowed_domains\": [{\"domain\": \"localhost\", \"ports\": [") +
+               QByteArray::number(m_allowedHost.serverPort()) +
+               QByteArrayLiteral("], \"allow_private_addresses\": true}]}}");
+    }
+
+    // `cordon audit ARGS --json`: the report, and the result.
+    QPair<QJsonObject, CliResult> audit(const QStringList &arguments)
+    {
+        const CliResult result =
+            cordon(QStringList{QStringLiteral("audit")} + arguments + QStringList{QStringLiteral("--json")},
+                   {}, m_environment);
+        return {result.json(), result};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        // The allowed host: the kernel completes the handshake, which is all a tunnel needs to open.
+        QVERIFY(m_allowedHost.listen(QHostAddress::LocalHost));
+        const QDir dir(m_dir.path());
+        QVERIFY(dir.mkpath(QStringLiteral("config/cordon")));
+        QFile org(dir.filePath(QStringLiteral("config/cordon/org-policy.json")));
+        QVERIFY(org.open(QIODevice::WriteOnly));
+        org.write(QByteArrayLiteral("{\"allowed_domains\": [{\"domain\": \"localhost\", \"ports\": [") +
+                  QByteArray::number(m_allowedHost.serverPort()) +
+                  QByteArrayLiteral("], \"allow_private_addresses\": true}]}"));
+        org.close();
+        qputenv("XDG_CONFIG_HOME", QFile::encodeName(dir.filePath(QStringLiteral("config"))));
+        const CliResult started = startPrivateDaemon(m_daemon, m_dir.path());
+        QVERIFY2(started.status == 0, started.describe());
+        // The audit starts a cordond of its own for the restart and deletion rows: this one.
+        m_environment = QProcessEnvironment::systemEnvironment();
+        m_environment.insert(QStringLiteral("CORDON_DAEMON"), builtProgram(QStringLiteral("cordond")));
+    }
+
+    void cleanupTestCase() { stopPrivateDaemon(m_daemon); }
+
+    void soundPolicyIsAllGo()
+    {
+        const QString policy = writePolicyFile(m_dir.path(), QStringLiteral("sound"), policyJson());
+        const QString out = m_dir.filePath(QStringLiteral("reports"));
+        const auto [report, result] =
+            audit({QStringLiteral("--policy"), policy, QStringLiteral("--out"), out});
+        QVERIFY2(result.status == 0,
+                 QByteArray(result.describe() + "\nNo-Go rows:\n" + noGoRows(report)).constData());
+        QCOMPARE(report.value(QStringLiteral("verdict")).toString(), QStringLiteral("go"));
+        const QHash<QString, QString> rows = verdicts(report);
+        for (const char *id : {"credentials.secret",
+                               "credentials.domain_secret",
+                               "filesystem.writes",
+                               "filesystem.host_hidden",
+                               "filesystem.special_artifacts",
+                               "network.disabled",
+                               "network.allowed_host",
+                               "network.refused",
+                               "network.org_bound",
+                               "rights.privileges",
+                               "rights.processes",
+                               "limits.pids",
+                               "limits.timeout",
+                               "limits.output",
+                               "limits.parallel",
+                               "runs.idempotency",
+                               "limits.memory",
+                               "limits.workspace",
+                               "lifecycle.restart",
+                               "lifecycle.deletion",
+                               "logs.attribution"})
+            QVERIFY2(rows.value(QLatin1String(id)) == QLatin1String("go"), id);
+        QCOMPARE(rows.size(), 21);
+        QCOMPARE(report.value(QStringLiteral("policy")).toObject().value(QStringLiteral("text")).toString(),
+                 QString::fromUtf8(readFile(policy)).trimmed());
+
+        // The three exports, named by the report's id; the JSON is the report printed.
+        const QString base =
+            QDir(out).filePath(QStringLiteral("audit-") + report.value(QStringLiteral("id")).toString());
+        QCOMPARE(QJsonDocument::fromJson(readFile(base + QStringLiteral(".json"))).object(), report);
+        QVERIFY(readFile(base + QStringLiteral(".md")).contains("# Go/No-Go audit"));
+        QVERIFY(readFile(base + QStringLiteral(".html")).contains("<h3 id=\"lifecycle.deletion\">Go"));
+
+        // Unsigned, it is not intact; signed, it is; edited afterwards, it is not.
+        CliResult verified =
+            cordon({QStringLiteral("audit"), QStringLiteral("verify"), base + QStringLiteral(".json")});
+        QCOMPARE(verified.status, 1);
+        QVERIFY2(verified.err.contains("not signed"), verified.describe());
+        auto parsed = Cordon::Audit::AuditReport::fromJson(Cordon::toPlain(QJsonObject(report)));
+        QVERIFY(parsed);
+        auto seed = Cordon::Audit::newSigningSeed();
+        QVERIFY(seed);
+        auto signedReport = Cordon::Audit::signReport(*parsed, *seed);
+        QVERIFY(signedReport);
+        const QString signedPath = m_dir.filePath(QStringLiteral("signed.json"));
+        QFile signedFile(signedPath);
+        QVERIFY(signedFile.open(QIODevice::WriteOnly));
+        signedFile.write(QByteArray::fromStdString(signedReport->serialize()));
+        signedFile.close();
+        verified = cordon({QStringLiteral("audit"), QStringLiteral("verify"), signedPath});
+        QVERIFY2(verified.status == 0 && verified.out.contains("intact"), verified.describe());
+
+        QJsonObject tampered =
+            QJsonDocument::fromJson(QByteArray::fromStdString(signedReport->serialize())).object();
+        QJsonArray tamperedRows = tampered.value(QStringLiteral("rows")).toArray();
+        QJsonObject first = tamperedRows.at(0).toObject();
+        first.insert(QStringLiteral("reason"), QStringLiteral("looked fine to me"));
+        tamperedRows.replace(0, first);
+        tampered.insert(QStringLiteral("rows"), tamperedRows);
+        QVERIFY(signedFile.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        signedFile.write(QJsonDocument(tampered).toJson());
+        signedFile.close();
+        verified =
+            cordon({QStringLiteral("audit"), QStringLiteral("verify"), signedPath, QStringLiteral("--json")});
+        QCOMPARE(verified.status, 1);
+        QCOMPARE(verified.json().value(QStringLiteral("intact")).toBool(true), false);
+        QCOMPARE(verified.json().value(QStringLiteral("signature_valid")).toBool(true), false);
+    }
+
+    void writableHostMountIsNoGo()
+    {
+        const QString shared = m_dir.filePath(QStringLiteral("shared"));
+        QVERIFY(QDir().mkpath(shared));
+        QFile::setPermissions(shared, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                          QFileDevice::ExeOwner | QFileDevice::ReadOther |
+                                          QFileDevice::WriteOther | QFileDevice::ExeOther);
+        const QByteArray mount = "\"mounts\": [{\"host\": \"" + shared.toUtf8() +
+                                 "\", \"target\": \"/mnt/shared\", \"read_only\": false}], ";
+        const QString policy = writePolicyFile(m_dir.path(), QStringLiteral("writable"), policyJson(mount));
+        const auto [report, result] = audit(
+            {QStringLiteral("--policy"), policy, QStringLiteral("--row"), QStringLiteral("filesystem.")});
+        QVERIFY2(result.status == 1, result.describe());
+        QCOMPARE(verdicts(report).value(QStringLiteral("filesystem.writes")), QStringLiteral("no_go"));
+        QVERIFY2(noGoRows(report).contains("/mnt/shared"), noGoRows(report));
+        // Only the rows asked for ran, and the others of the folder still hold.
+        QCOMPARE(verdicts(report).value(QStringLiteral("filesystem.host_hidden")), QStringLiteral("go"));
+        QCOMPARE(verdicts(report).size(), 3);
+        // What the probe wrote through the mount is on the host: the evidence is real.
+        QVERIFY(!QDir(shared).entryList(QDir::Files).isEmpty());
+    }
+
+    void artifactScanOffIsNoGo()
+    {
+        const QString policy = writePolicyFile(m_dir.path(), QStringLiteral("scanoff"),
+                                               policyJson("\"artifact_scan\": \"off\", "));
+        const auto [report, result] = audit({QStringLiteral("--policy"), policy, QStringLiteral("--row"),
+                                             QStringLiteral("credentials.secret")});
+        QVERIFY2(result.status == 1, result.describe());
+        QCOMPARE(verdicts(report).value(QStringLiteral("credentials.secret")), QStringLiteral("no_go"));
+        QVERIFY2(noGoRows(report).contains("download"), noGoRows(report));
+    }
+
+    void badInputIsRefusedAndTheDaemonStaysUp()
+    {
+        CliResult result = cordon({QStringLiteral("audit")}, {}, m_environment);
+        QCOMPARE(result.status, 2);
+        const QString bad =
+            writePolicyFile(m_dir.path(), QStringLiteral("bad"), "{\"memory_limit\": \"2g\"}");
+        result = cordon({QStringLiteral("audit"), QStringLiteral("--policy"), bad}, {}, m_environment);
+        QCOMPARE(result.status, 1);
+        QVERIFY2(result.err.contains("memory_limit"), result.describe());
+        const QString junk = writePolicyFile(m_dir.path(), QStringLiteral("junk"), "not json");
+        result = cordon({QStringLiteral("audit"), QStringLiteral("verify"), junk});
+        QCOMPARE(result.status, 1);
+        QVERIFY(cordon(args({"daemon", "status"})).status == 0);
+    }
+};
+
+CORDON_SANDBOX_TEST_MAIN(AuditTest)
+#include "tst_audit.moc"
