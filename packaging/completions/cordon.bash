@@ -46,13 +46,15 @@ _cordon_options()
         "daemon start") echo --time-scale --help ;;
         "daemon stop" | doctor) echo --help ;;
         demo) echo --allow-degraded --help ;;
+        audit) echo --policy --container --out --row --json --help ;;
+        "audit verify") echo --json --help ;;
         cgroup-delegate) echo --user --favor-dynmods --help ;;
     esac
 }
 
 _cordon_value_options='--policy --memory --timeout --input --output-dir --name --idle --language --code
     --code-file --key --scope --container --class --limit --offset --older-than --kind --run --time-scale --user
-    --from-file --override-scan --pseudonymize --pseudonym-key --csv-header'
+    --from-file --override-scan --pseudonymize --pseudonym-key --csv-header --out --row'
 
 # Completes the value of option $1 into COMPREPLY.
 _cordon_option_value()
@@ -117,7 +119,7 @@ _cordon_comp_words_index()
 _cordon()
 {
     local commands='run create ls inspect exec cp files stop start keepalive rm logs history events network
-        secret daemon demo doctor cgroup-delegate'
+        secret daemon audit demo doctor cgroup-delegate'
     local cur prev words cword split
     _init_completion -s -n : || return
     local command=${words[1]-}

@@ -155,6 +155,7 @@ complete -c cordon -n $nosub -a events -d 'List recorded events, or follow new o
 complete -c cordon -n $nosub -a network -d "A container's allowlist and its proxy decisions"
 complete -c cordon -n $nosub -a secret -d "The host's secrets for runs (values never shown)"
 complete -c cordon -n $nosub -a daemon -d 'Status, start, stop or time scale of cordond'
+complete -c cordon -n $nosub -a audit -d "Prove a policy's claims with live probes: Go/No-Go"
 complete -c cordon -n $nosub -a demo -d 'Run hostile programs and show what contained them'
 complete -c cordon -n $nosub -a doctor -d 'Report what this host offers for isolation'
 complete -c cordon -n $nosub -a cgroup-delegate -d 'Delegate a cgroup subtree to a user'
@@ -294,6 +295,14 @@ complete -c cordon -n '__cordon_is daemon start' -l time-scale -x -a '1 60 600 3
     -d 'Idle time passes N times faster'
 complete -c cordon -n '__cordon_is daemon start; and contains -- -- (commandline -opc)' \
     -a '--max-containers --max-runs --sample-hz --expiring-soon --allow-degraded --network-rows-per-run' -d 'cordond option'
+
+# audit
+complete -c cordon -n '__cordon_is audit' -l policy -r -F -d 'The policy file to audit'
+complete -c cordon -n '__cordon_is audit' -l container -x -a '(__cordon_containers)' -d 'Audit the policy of this container'
+complete -c cordon -n '__cordon_is audit' -l out -x -a '(__fish_complete_directories)' -d 'Write the report here'
+complete -c cordon -n '__cordon_is audit' -l row -x -d 'Only the rows whose id starts with this'
+complete -c cordon -n '__cordon_is audit' -l json -d 'Print the report as JSON'
+complete -c cordon -n '__cordon_is audit' -a verify -d "Check a report's signature and evidence hashes"
 
 # demo, doctor, cgroup-delegate
 complete -c cordon -n '__cordon_is demo' -l allow-degraded -d 'Run without cgroup limits'
