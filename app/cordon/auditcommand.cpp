@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: MIT
 // cordon audit: the Go/No-Go audit (docs/audit.md).
 //   cordon audit --policy FILE | --container REF [--out DIR] [--json] [--row PREFIX]...
+//   cordon audit sign REPORT --name N --role R --decision go|no_go [--date YYYY-MM-DD] [--out DIR] [--json]
 //   cordon audit verify REPORT.json [--json]
-// The audit creates fresh containers from the policy, runs every claim as a live probe and prints each row as
-// it ends; --out writes the report as JSON, Markdown and HTML. The exit status is 0 for Go, 1 for No-Go.
+//   cordon audit ls [--json]
+//   cordon audit show ID [--out DIR] [--json]
+// The audit creates fresh containers from the policy, runs every claim as a live probe, prints each row as it
+// ends and keeps the report in the history; --out writes it as JSON, Markdown and HTML. The exit status is 0
+// for Go, 1 for No-Go. Signing happens in the daemon, with the user's key from the secret store.
+#include "cliformat.h"
 #include "clioutput.h"
 #include "cliparse.h"
 #include "commands.h"
@@ -85,6 +90,168 @@ int verifyCommand(const QString &path, bool json)
     return verification->intact() ? 0 : 1;
 }
 
+// Writes the report as audit-ID.json, .md and .html in `directory`; the base path.
+Result<QString> exportReport(const Audit::AuditReport &report, const Json &document, const QString &directory)
+{
+    const QDir out(directory);
+    if (!QDir().mkpath(out.path()))
+        return fail(QStringLiteral("audit.write"), QStringLiteral("cannot create %1").arg(out.path()));
+    const QString base = out.filePath(QStringLiteral("audit-") + toQt(report.id));
+    for (const auto &[suffix, content] :
+         {std::pair{QStringLiteral(".json"), document.serializeIndented() + "\n"},
+          std::pair{QStringLiteral(".md"), Audit::reportMarkdown(report)},
+          std::pair{QStringLiteral(".html"), Audit::reportHtml(report)}}) {
+        CORDON_TRY(writeFile(base + suffix, content));
+    }
+    return base;
+}
+
+Result<Audit::AuditReport> reportOf(const QJsonObject &object)
+{
+    return Audit::AuditReport::fromJson(toPlain(object));
+}
+
+int signCommand(const QString &reference, const QCommandLineParser &parser, bool json)
+{
+    const QString name = parser.value(QStringLiteral("name"));
+    const QString role = parser.value(QStringLiteral("role"));
+    const QString decision = parser.value(QStringLiteral("decision"));
+    if (name.isEmpty() || role.isEmpty() || decision.isEmpty())
+        return usageError(QStringLiteral("cordon audit"),
+                          QStringLiteral("`sign` needs --name, --role and --decision"));
+    const QString date = parser.isSet(QStringLiteral("date")) ? parser.value(QStringLiteral("date"))
+                                                              : QDate::currentDate().toString(Qt::ISODate);
+    QJsonObject params{
+        {QStringLiteral("name"), name},
+        {QStringLiteral("role"), role},
+        {QStringLiteral("decision"), decision == QLatin1String("no-go") ? QStringLiteral("no_go") : decision},
+        {QStringLiteral("date"), date}};
+    // A file is signed in place; anything else names a report the history keeps.
+    const bool isFile = QFileInfo(reference).isFile();
+    if (isFile) {
+        QFile file(reference);
+        if (!file.open(QIODevice::ReadOnly))
+            return reportError(fail(QStringLiteral("audit.bad_report"),
+                                    QStringLiteral("%1: %2").arg(reference, file.errorString()))
+                                   .value());
+        QJsonParseError parseError;
+        const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
+        if (!document.isObject())
+            return reportError(
+                fail(QStringLiteral("audit.bad_report"),
+                     QStringLiteral("%1 is not a report: %2").arg(reference, parseError.errorString()))
+                    .value());
+        params.insert(QStringLiteral("report"), document.object());
+    } else {
+        params.insert(QStringLiteral("id"), reference);
+    }
+    DaemonSession session;
+    if (auto connected = session.connect(); !connected)
+        return reportError(connected.error());
+    auto answer = session.call(QStringLiteral("audit.sign"), params);
+    if (!answer)
+        return reportError(answer.error());
+    const QJsonObject signedJson = answer->value(QStringLiteral("report")).toObject();
+    auto report = reportOf(signedJson);
+    if (!report)
+        return reportError(report.error());
+    const Json document = toPlain(signedJson);
+    if (isFile) {
+        if (auto written = writeFile(reference, document.serializeIndented() + "\n"); !written)
+            return reportError(written.error());
+        // The Markdown and HTML beside it (as --out wrote them) show the sign-off too.
+        if (reference.endsWith(QStringLiteral(".json"))) {
+            const QString base = reference.chopped(5);
+            for (const auto &[suffix, content] :
+                 {std::pair{QStringLiteral(".md"), Audit::reportMarkdown(*report)},
+                  std::pair{QStringLiteral(".html"), Audit::reportHtml(*report)}}) {
+                if (!QFileInfo::exists(base + suffix))
+                    continue;
+                if (auto written = writeFile(base + suffix, content); !written)
+                    return reportError(written.error());
+            }
+        }
+    }
+    if (parser.isSet(QStringLiteral("out"))) {
+        auto base = exportReport(*report, document, parser.value(QStringLiteral("out")));
+        if (!base)
+            return reportError(base.error());
+    }
+    if (json)
+        printJson(signedJson);
+    else
+        printOut(QStringLiteral("%1 signed off %2 by %3 (%4) on %5, with key %6%7\n")
+                     .arg(toQt(report->id),
+                          decision == QLatin1String("go") ? QStringLiteral("Go") : QStringLiteral("No-Go"),
+                          name, role, date, toQt(report->signature->keyId),
+                          isFile ? QStringLiteral("; written to ") + reference : QString()));
+    return 0;
+}
+
+int listCommand(bool json)
+{
+    DaemonSession session;
+    if (auto connected = session.connect(); !connected)
+        return reportError(connected.error());
+    auto answer = session.call(QStringLiteral("audit.list"), {{QStringLiteral("limit"), 500}});
+    if (!answer)
+        return reportError(answer.error());
+    const QJsonArray audits = answer->value(QStringLiteral("audits")).toArray();
+    if (json) {
+        printJson(audits);
+        return 0;
+    }
+    if (audits.isEmpty()) {
+        printOut(QStringLiteral("no audits yet: `cordon audit --policy FILE` runs one\n"));
+        return 0;
+    }
+    Table table({QStringLiteral("ID"), QStringLiteral("WHEN"), QStringLiteral("VERDICT"),
+                 QStringLiteral("ROWS GO"), QStringLiteral("SIGNED"), QStringLiteral("POLICY")});
+    for (const QJsonValue &value : audits) {
+        const QJsonObject audit = value.toObject();
+        table.addRow({audit.value(QStringLiteral("id")).toString(),
+                      formatTime(audit.value(QStringLiteral("created_at")).toInteger()),
+                      audit.value(QStringLiteral("verdict")).toString() == QLatin1String("go")
+                          ? QStringLiteral("Go")
+                          : QStringLiteral("No-Go"),
+                      QStringLiteral("%1/%2")
+                          .arg(audit.value(QStringLiteral("go_rows")).toInteger())
+                          .arg(audit.value(QStringLiteral("rows")).toInteger()),
+                      audit.value(QStringLiteral("key_id")).toString().isEmpty()
+                          ? QStringLiteral("-")
+                          : audit.value(QStringLiteral("key_id")).toString(),
+                      audit.value(QStringLiteral("policy_version")).toString().left(12)});
+    }
+    printOut(table.toString());
+    return 0;
+}
+
+int showCommand(const QString &id, const QCommandLineParser &parser, bool json)
+{
+    DaemonSession session;
+    if (auto connected = session.connect(); !connected)
+        return reportError(connected.error());
+    auto answer = session.call(QStringLiteral("audit.get"), {{QStringLiteral("id"), id}});
+    if (!answer)
+        return reportError(answer.error());
+    const QJsonObject reportJson = answer->value(QStringLiteral("report")).toObject();
+    auto report = reportOf(reportJson);
+    if (!report)
+        return reportError(report.error());
+    if (parser.isSet(QStringLiteral("out"))) {
+        auto base = exportReport(*report, toPlain(reportJson), parser.value(QStringLiteral("out")));
+        if (!base)
+            return reportError(base.error());
+        if (!json)
+            printOut(QStringLiteral("report: %1.json (.md, .html)\n").arg(*base));
+    }
+    if (json)
+        printJson(reportJson);
+    else if (!parser.isSet(QStringLiteral("out")))
+        printOut(QString::fromStdString(Audit::reportMarkdown(*report)));
+    return 0;
+}
+
 } // namespace
 
 int auditCommand(const QStringList &arguments)
@@ -94,10 +261,15 @@ int auditCommand(const QStringList &arguments)
     parser.setApplicationDescription(QStringLiteral(
         "The Go/No-Go audit: creates fresh containers from a policy, proves each of its claims with live\n"
         "probes (credentials, file system, network, rights, limits, restart, deletion, logs) and reports\n"
-        "each row Go or No-Go with its evidence. Exit status 0 for Go, 1 for No-Go.\n"
-        "  cordon audit --policy FILE [--out DIR]   audit a policy file\n"
-        "  cordon audit --container REF             audit the policy of an existing container\n"
-        "  cordon audit verify REPORT.json          check a report's signature and evidence hashes"));
+        "each row Go or No-Go with its evidence; the report is kept in the history. Exit status 0 for Go,\n"
+        "1 for No-Go.\n"
+        "  cordon audit --policy FILE [--out DIR]    audit a policy file\n"
+        "  cordon audit --container REF              audit the policy of an existing container\n"
+        "  cordon audit sign REPORT --name N --role R --decision go|no_go [--date D]\n"
+        "                                            sign a report (a file, signed in place, or an id)\n"
+        "  cordon audit verify REPORT.json           check a report's signature and evidence hashes\n"
+        "  cordon audit ls                           the audits in the history\n"
+        "  cordon audit show ID [--out DIR]          one of them, as Markdown or exported"));
     parser.addHelpOption();
     const QCommandLineOption policyOption(
         QStringLiteral("policy"), QStringLiteral("The policy file to audit."), QStringLiteral("file"));
@@ -111,18 +283,52 @@ int auditCommand(const QStringList &arguments)
     const QCommandLineOption rowOption(
         QStringLiteral("row"), QStringLiteral("Run only the rows whose id starts with this (repeatable)."),
         QStringLiteral("prefix"));
-    parser.addOptions({policyOption, containerOption, outOption, jsonOption, rowOption});
-    parser.addPositionalArgument(QStringLiteral("verify"), QStringLiteral("verify REPORT.json"),
-                                 QStringLiteral("[verify REPORT]"));
+    const QCommandLineOption nameOption(QStringLiteral("name"), QStringLiteral("sign: who signs off."),
+                                        QStringLiteral("name"));
+    const QCommandLineOption roleOption(QStringLiteral("role"), QStringLiteral("sign: their role."),
+                                        QStringLiteral("role"));
+    const QCommandLineOption decisionOption(QStringLiteral("decision"),
+                                            QStringLiteral("sign: the decision, go or no_go."),
+                                            QStringLiteral("go|no_go"));
+    const QCommandLineOption dateOption(QStringLiteral("date"),
+                                        QStringLiteral("sign: the day of the decision (default: today)."),
+                                        QStringLiteral("YYYY-MM-DD"));
+    parser.addOptions({policyOption, containerOption, outOption, jsonOption, rowOption, nameOption,
+                       roleOption, decisionOption, dateOption});
+    parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("sign, verify, ls or show."),
+                                 QStringLiteral("[sign|verify|ls|show ...]"));
     if (auto done = parseCommandLine(parser, arguments, command))
         return *done;
     const QStringList positional = parser.positionalArguments();
     const bool json = parser.isSet(jsonOption);
-    if (!positional.isEmpty()) {
-        if (positional.value(0) != QLatin1String("verify") || positional.size() != 2)
-            return usageError(command, QStringLiteral("the only action is `verify REPORT.json`"));
-        return verifyCommand(positional.value(1), json);
+    const QString action = positional.value(0);
+    const bool runs = parser.isSet(policyOption) || parser.isSet(containerOption) || parser.isSet(rowOption);
+    const bool signs = parser.isSet(nameOption) || parser.isSet(roleOption) || parser.isSet(decisionOption) ||
+                       parser.isSet(dateOption);
+    if (!action.isEmpty()) {
+        if (runs)
+            return usageError(command,
+                              QStringLiteral("--policy, --container and --row run an audit; `%1` takes "
+                                             "none of them")
+                                  .arg(action));
+        if (signs && action != QLatin1String("sign"))
+            return usageError(command,
+                              QStringLiteral("--name, --role, --decision and --date are for `sign`"));
+        const bool one = positional.size() == 2;
+        if (action == QLatin1String("verify") && one && !parser.isSet(outOption))
+            return verifyCommand(positional.value(1), json);
+        if (action == QLatin1String("sign") && one)
+            return signCommand(positional.value(1), parser, json);
+        if (action == QLatin1String("ls") && positional.size() == 1 && !parser.isSet(outOption))
+            return listCommand(json);
+        if (action == QLatin1String("show") && one)
+            return showCommand(positional.value(1), parser, json);
+        return usageError(command,
+                          QStringLiteral("the actions are `sign REPORT`, `verify REPORT.json`, `ls` and "
+                                         "`show ID`"));
     }
+    if (signs)
+        return usageError(command, QStringLiteral("--name, --role, --decision and --date are for `sign`"));
     if (parser.isSet(policyOption) == parser.isSet(containerOption))
         return usageError(command, QStringLiteral("give either --policy FILE or --container REF"));
 
@@ -170,35 +376,31 @@ int auditCommand(const QStringList &arguments)
     if (!report)
         return reportError(report.error());
     const Json document = report->toJson();
+    // Kept in the history, where `cordon audit sign ID` and the workbench find it.
+    auto saved =
+        session.call(QStringLiteral("audit.save"), {{QStringLiteral("report"), toQt(document).toObject()}});
+    if (!saved)
+        return reportError(saved.error());
     if (json)
         printJson(toQt(document).toObject());
     if (parser.isSet(outOption)) {
-        const QDir out(parser.value(outOption));
-        if (!QDir().mkpath(out.path()))
-            return reportError(
-                fail(QStringLiteral("audit.write"), QStringLiteral("cannot create %1").arg(out.path()))
-                    .value());
-        const QString base = out.filePath(QStringLiteral("audit-") + toQt(report->id));
-        for (const auto &[suffix, content] :
-             {std::pair{QStringLiteral(".json"), document.serialize() + "\n"},
-              std::pair{QStringLiteral(".md"), Audit::reportMarkdown(*report)},
-              std::pair{QStringLiteral(".html"), Audit::reportHtml(*report)}}) {
-            if (auto written = writeFile(base + suffix, content); !written)
-                return reportError(written.error());
-        }
+        auto base = exportReport(*report, document, parser.value(outOption));
+        if (!base)
+            return reportError(base.error());
         if (!json)
-            printOut(QStringLiteral("report: %1.json (.md, .html)\n").arg(base));
+            printOut(QStringLiteral("report: %1.json (.md, .html)\n").arg(*base));
     }
     const bool go = report->verdict() == Audit::Verdict::Go;
     if (!json) {
         int goRows = 0;
         for (const Audit::AuditRow &row : report->rows)
             goRows += row.verdict == Audit::Verdict::Go ? 1 : 0;
-        printOut(QStringLiteral("%1: %2 of %3 rows Go (policy %4)\n")
-                     .arg(go ? QStringLiteral("GO") : QStringLiteral("NO-GO"))
-                     .arg(goRows)
-                     .arg(report->rows.size())
-                     .arg(toQt(report->policyVersion)));
+        printOut(
+            QStringLiteral("%1: %2 of %3 rows Go (policy %4); kept as %5: `cordon audit sign %5` signs it\n")
+                .arg(go ? QStringLiteral("GO") : QStringLiteral("NO-GO"))
+                .arg(goRows)
+                .arg(report->rows.size())
+                .arg(toQt(report->policyVersion), toQt(report->id)));
     }
     return go ? 0 : 1;
 }

@@ -4,6 +4,7 @@
 // all in the store. Single-threaded on the Qt event loop; nothing here blocks for long.
 #pragma once
 
+#include "audit/auditreport.h"
 #include "containers/container.h"
 #include "containers/networkledger.h"
 #include "core/plainbridge.h"
@@ -278,6 +279,15 @@ public:
     Result<std::vector<Secrets::StoredPseudonymKey>> pseudonymKeys() const;
     Result<> removeSecret(const QString &name);
     Result<> removePseudonymKey(const QString &name);
+
+    // The Go/No-Go audit's reports (containeraudits.cpp, docs/audit.md): kept in the history's audits table
+    // and signed with this user's key from the secret store. Saving checks the report's form, its evidence
+    // hashes and, when it has one, its signature (audit.bad_report, audit.bad_signature); signing never signs
+    // evidence that no longer matches its hash, and replaces the stored report with the signed one.
+    Result<Store::AuditRecord> saveAudit(const QJsonObject &report);
+    Result<Store::AuditRecord> signAudit(const QJsonObject &report, const Audit::SignOff &signOff);
+    Result<Store::AuditRecord> auditRecord(const QString &id) const;
+    Result<Store::Page<Store::AuditRecord>> auditRecords(int limit, int offset) const;
 
     // Stops every container (files stay) for a clean daemon shutdown.
     void shutdown();

@@ -132,6 +132,19 @@ struct EventFilter
     int offset = 0;
 };
 
+// A Go/No-Go audit's report (docs/audit.md): `report` is the JSON document as stored, signature included.
+struct AuditRecord
+{
+    QString id;
+    qint64 createdAt = 0; // ms since the epoch
+    QString policyVersion;
+    QString verdict; // go, no_go
+    int rows = 0;
+    int goRows = 0;
+    QString keyId; // the signing key's id; empty while unsigned
+    QByteArray report;
+};
+
 template<typename T> struct Page
 {
     QList<T> items;

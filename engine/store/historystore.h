@@ -61,6 +61,11 @@ public:
     Result<QList<FileRecord>> files(const QString &containerId, const QString &runId = {}) const;
 
     Result<qint64> recordEvent(const EventRecord &event);
+
+    // Audits (historyaudits.cpp): saved again whole when signed; listed newest first without the document.
+    Result<> saveAudit(const AuditRecord &audit);
+    Result<AuditRecord> audit(const QString &id) const; // store.not_found when absent
+    Result<Page<AuditRecord>> audits(int limit, int offset) const;
     Result<Page<EventRecord>> events(const EventFilter &filter) const; // newest first
     // Number of events per kind whose kind starts with kindPrefix, for one container (all when empty):
     // "network.denied: 5". A row whose detail has an integer `count` counts that many (the network ledger

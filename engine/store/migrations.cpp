@@ -118,11 +118,28 @@ constexpr char SchemaV4[] = R"sql(
 ALTER TABLE files ADD COLUMN detail TEXT NOT NULL DEFAULT '{}';
 )sql";
 
+// The Go/No-Go audit's reports (docs/audit.md): the document as stored (what a signature covers) with what a
+// list shows. Not tied to containers: a report outlives the containers it created, and is evidence of its own.
+constexpr char SchemaV5[] = R"sql(
+CREATE TABLE audits (
+    id             TEXT PRIMARY KEY,
+    created_at     INTEGER NOT NULL,
+    policy_version TEXT NOT NULL,
+    verdict        TEXT NOT NULL,
+    rows           INTEGER NOT NULL,
+    go_rows        INTEGER NOT NULL,
+    key_id         TEXT NOT NULL DEFAULT '',
+    report         TEXT NOT NULL
+);
+CREATE INDEX audits_by_time ON audits(created_at);
+)sql";
+
 constexpr Migration Migrations[] = {
     {1, "create the history tables", SchemaV1},
     {2, "count process-limit hits per run", SchemaV2},
     {3, "record the secrets a run received", SchemaV3},
     {4, "record how a file was transformed", SchemaV4},
+    {5, "keep the Go/No-Go audits' reports", SchemaV5},
 };
 
 } // namespace

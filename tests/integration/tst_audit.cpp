@@ -7,11 +7,6 @@
 #include "cliprocess.h"
 #include "sandboxtest.h"
 
-#include "audit/auditreport.h"
-#include "audit/reportsignature.h"
-#include "core/plainbridge.h"
-#include "sandbox/json.h"
-
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -154,40 +149,69 @@ private Q_SLOTS:
         QVERIFY(readFile(base + QStringLiteral(".md")).contains("# Go/No-Go audit"));
         QVERIFY(readFile(base + QStringLiteral(".html")).contains("<h3 id=\"lifecycle.deletion\">Go"));
 
-        // Unsigned, it is not intact; signed, it is; edited afterwards, it is not.
-        CliResult verified =
-            cordon({QStringLiteral("audit"), QStringLiteral("verify"), base + QStringLiteral(".json")});
+        // Kept in the history.
+        const QString id = report.value(QStringLiteral("id")).toString();
+        CliResult listed = cordon({QStringLiteral("audit"), QStringLiteral("ls"), QStringLiteral("--json")});
+        QVERIFY2(listed.status == 0, listed.describe());
+        QVERIFY2(listed.out.contains(id.toUtf8()), listed.out);
+
+        // Unsigned, it is not intact; signed with the user's key (from the daemon's secret store), it is;
+        // edited afterwards, it is not, and the daemon refuses to sign it again.
+        const QString file = base + QStringLiteral(".json");
+        CliResult verified = cordon({QStringLiteral("audit"), QStringLiteral("verify"), file});
         QCOMPARE(verified.status, 1);
         QVERIFY2(verified.err.contains("not signed"), verified.describe());
-        auto parsed = Cordon::Audit::AuditReport::fromJson(Cordon::toPlain(QJsonObject(report)));
-        QVERIFY(parsed);
-        auto seed = Cordon::Audit::newSigningSeed();
-        QVERIFY(seed);
-        auto signedReport = Cordon::Audit::signReport(*parsed, *seed);
-        QVERIFY(signedReport);
-        const QString signedPath = m_dir.filePath(QStringLiteral("signed.json"));
-        QFile signedFile(signedPath);
-        QVERIFY(signedFile.open(QIODevice::WriteOnly));
-        signedFile.write(QByteArray::fromStdString(signedReport->serialize()));
-        signedFile.close();
-        verified = cordon({QStringLiteral("audit"), QStringLiteral("verify"), signedPath});
-        QVERIFY2(verified.status == 0 && verified.out.contains("intact"), verified.describe());
+        CliResult signedOff =
+            cordon({QStringLiteral("audit"), QStringLiteral("sign"), file, QStringLiteral("--name"),
+                    QStringLiteral("Ada Reviewer"), QStringLiteral("--role"), QStringLiteral("Security lead"),
+                    QStringLiteral("--decision"), QStringLiteral("go"), QStringLiteral("--date"),
+                    QStringLiteral("2026-12-04")});
+        QVERIFY2(signedOff.status == 0 && signedOff.out.contains("with key ak-"), signedOff.describe());
+        verified =
+            cordon({QStringLiteral("audit"), QStringLiteral("verify"), file, QStringLiteral("--json")});
+        QVERIFY2(verified.status == 0 && verified.json().value(QStringLiteral("intact")).toBool(),
+                 verified.describe());
+        const QString keyId = verified.json().value(QStringLiteral("key_id")).toString();
+        QVERIFY(readFile(base + QStringLiteral(".md"))
+                    .contains("Ada Reviewer (Security lead): Go on 2026-12-04"));
+        listed = cordon({QStringLiteral("audit"), QStringLiteral("ls"), QStringLiteral("--json")});
+        QVERIFY2(listed.out.contains(keyId.toUtf8()), listed.out);
+        // The same user's key signs the next report too.
+        signedOff =
+            cordon({QStringLiteral("audit"), QStringLiteral("sign"), id, QStringLiteral("--name"),
+                    QStringLiteral("Ada Reviewer"), QStringLiteral("--role"), QStringLiteral("Security lead"),
+                    QStringLiteral("--decision"), QStringLiteral("no_go"), QStringLiteral("--json")});
+        QVERIFY2(signedOff.status == 0, signedOff.describe());
+        QCOMPARE(signedOff.json()
+                     .value(QStringLiteral("signature"))
+                     .toObject()
+                     .value(QStringLiteral("key_id"))
+                     .toString(),
+                 keyId);
 
-        QJsonObject tampered =
-            QJsonDocument::fromJson(QByteArray::fromStdString(signedReport->serialize())).object();
+        QJsonObject tampered = QJsonDocument::fromJson(readFile(file)).object();
         QJsonArray tamperedRows = tampered.value(QStringLiteral("rows")).toArray();
         QJsonObject first = tamperedRows.at(0).toObject();
-        first.insert(QStringLiteral("reason"), QStringLiteral("looked fine to me"));
+        QJsonArray evidence = first.value(QStringLiteral("evidence")).toArray();
+        evidence.removeLast();
+        first.insert(QStringLiteral("evidence"), evidence);
         tamperedRows.replace(0, first);
         tampered.insert(QStringLiteral("rows"), tamperedRows);
-        QVERIFY(signedFile.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        signedFile.write(QJsonDocument(tampered).toJson());
-        signedFile.close();
+        QFile edited(file);
+        QVERIFY(edited.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        edited.write(QJsonDocument(tampered).toJson());
+        edited.close();
         verified =
-            cordon({QStringLiteral("audit"), QStringLiteral("verify"), signedPath, QStringLiteral("--json")});
+            cordon({QStringLiteral("audit"), QStringLiteral("verify"), file, QStringLiteral("--json")});
         QCOMPARE(verified.status, 1);
         QCOMPARE(verified.json().value(QStringLiteral("intact")).toBool(true), false);
-        QCOMPARE(verified.json().value(QStringLiteral("signature_valid")).toBool(true), false);
+        QCOMPARE(verified.json().value(QStringLiteral("altered_rows")).toArray().first().toString(),
+                 first.value(QStringLiteral("id")).toString());
+        signedOff = cordon({QStringLiteral("audit"), QStringLiteral("sign"), file, QStringLiteral("--name"),
+                            QStringLiteral("Mallory"), QStringLiteral("--role"), QStringLiteral("Intern"),
+                            QStringLiteral("--decision"), QStringLiteral("go")});
+        QCOMPARE(signedOff.status, 1);
+        QVERIFY2(signedOff.err.contains("no longer matches"), signedOff.describe());
     }
 
     void writableHostMountIsNoGo()

@@ -330,6 +330,46 @@ private Q_SLOTS:
         QVERIFY_RESULT(other->pseudonymKey("default", 7));
     }
 
+    // The audit's signing key: made once per user, kept where the values are, never a secret or a pseudonym
+    // key, and a keyring that changed it is caught.
+    void theAuditSigningKeyIsMadeOnceAndKeptPrivate()
+    {
+        const std::string file = path("signing/secrets.json");
+        auto store = SecretStore::open(file);
+        QVERIFY_RESULT(store);
+        QCOMPARE(store->auditSigningKeyCreatedAt(), std::int64_t(0));
+        auto seed = store->auditSigningSeed(1000);
+        QVERIFY_RESULT(seed);
+        QCOMPARE(seed->size(), std::size_t(32));
+        QCOMPARE(*store->auditSigningSeed(2000), *seed);
+        auto reopened = SecretStore::open(file);
+        QVERIFY_RESULT(reopened);
+        QCOMPARE(*reopened->auditSigningSeed(3000), *seed);
+        QCOMPARE(reopened->auditSigningKeyCreatedAt(), std::int64_t(1000));
+        QVERIFY(reopened->list().empty());
+        QVERIFY(reopened->pseudonymKeys().empty());
+        struct stat status
+        {
+        };
+        QCOMPARE(::stat(file.c_str(), &status), 0);
+        QCOMPARE(status.st_mode & 0777, 0600u);
+        // Another store (another user's data folder) has another key.
+        auto other = SecretStore::open(path("signing-2/secrets.json"));
+        QVERIFY_RESULT(other);
+        QVERIFY(*other->auditSigningSeed(1) != *seed);
+
+        MemoryVault vault;
+        auto vaulted = SecretStore::open(path("signing-vault.json"), &vault);
+        QVERIFY_RESULT(vaulted);
+        auto kept = vaulted->auditSigningSeed(1);
+        QVERIFY_RESULT(kept);
+        QCOMPARE(vault.values.size(), std::size_t(1));
+        QVERIFY(vault.values.begin()->first.find("/audit-signing-key") != std::string::npos);
+        QVERIFY(!fileBytes(path("signing-vault.json")).contains(QByteArray::fromStdString(*kept).toHex()));
+        vault.values.begin()->second = std::string(64, 'a');
+        QCOMPARE(vaulted->auditSigningSeed(2).error().code(), std::string("secrets.keyring_changed"));
+    }
+
     void aPolicysSecretsResolveIntoTheEnvironment()
     {
         auto store = SecretStore::open(path("resolve.json"));

@@ -164,7 +164,7 @@ private Q_SLOTS:
         auto store = openOrFail(path);
         QVERIFY(store);
         QCOMPARE(store->schemaVersion(), latestSchemaVersion());
-        QCOMPARE(latestSchemaVersion(), 4);
+        QCOMPARE(latestSchemaVersion(), 5);
         QVERIFY(!migrations().empty());
 
         // Private: the history holds code and output.
@@ -185,7 +185,8 @@ private Q_SLOTS:
         QVERIFY_RESULT(tables);
         auto row = tables->step();
         QVERIFY_RESULT(row);
-        QCOMPARE(tables->columnText(0), QStringLiteral("containers,events,files,policy_versions,runs"));
+        QCOMPARE(tables->columnText(0),
+                 QStringLiteral("audits,containers,events,files,policy_versions,runs"));
     }
 
     void connectionSettings()
@@ -195,7 +196,7 @@ private Q_SLOTS:
         QCOMPARE(pragma(*m_store, "foreign_keys"), QStringLiteral("1"));
         QCOMPARE(pragma(*m_store, "busy_timeout"), QStringLiteral("5000"));
         QCOMPARE(pragma(*m_store, "synchronous"), QStringLiteral("1")); // NORMAL
-        QCOMPARE(pragma(*m_store, "user_version"), QStringLiteral("4"));
+        QCOMPARE(pragma(*m_store, "user_version"), QStringLiteral("5"));
         auto ok = m_store->integrityCheck();
         QVERIFY_RESULT(ok);
         QVERIFY(*ok);
@@ -209,7 +210,7 @@ private Q_SLOTS:
 
         auto reopened = openOrFail(m_path);
         QVERIFY(reopened);
-        QCOMPARE(reopened->schemaVersion(), 4);
+        QCOMPARE(reopened->schemaVersion(), 5);
         auto loaded = reopened->run(QStringLiteral("r1"));
         QVERIFY_RESULT(loaded);
         QCOMPARE(loaded->containerId, QStringLiteral("a"));
@@ -225,20 +226,60 @@ private Q_SLOTS:
         {
             auto db = Database::open(path);
             QVERIFY_RESULT(db);
-            QVERIFY_RESULT(db->exec("PRAGMA user_version = 5", QStringLiteral("pretend a newer Cordon")));
+            QVERIFY_RESULT(db->exec("PRAGMA user_version = 6", QStringLiteral("pretend a newer Cordon")));
         }
         Cordon::Error error;
         QVERIFY(!openOrFail(path, &error));
         QCOMPARE(error.code(), "store.migration");
-        QVERIFY2(Cordon::toQt(error.message()).contains(QStringLiteral("schema version 5, newer than the 4")),
+        QVERIFY2(Cordon::toQt(error.message()).contains(QStringLiteral("schema version 6, newer than the 5")),
                  error.message().c_str());
 
-        // Left as it was: still version 5, with the older tables intact.
+        // Left as it was: still version 6, with the older tables intact.
         auto db = Database::open(path);
         QVERIFY_RESULT(db);
         auto version = db->queryInt("PRAGMA user_version", QStringLiteral("read version"));
         QVERIFY_RESULT(version);
-        QCOMPARE(*version, 5);
+        QCOMPARE(*version, 6);
+    }
+
+    // Audits: stored whole, listed newest first without the document, saved again when signed.
+    void auditsAreKeptAndReplacedWhenSigned()
+    {
+        QVERIFY(seed());
+        AuditRecord first{QStringLiteral("au-1"),
+                          1000,
+                          QStringLiteral("v1"),
+                          QStringLiteral("no_go"),
+                          21,
+                          20,
+                          {},
+                          QByteArrayLiteral("{\"id\":\"au-1\"}")};
+        AuditRecord second{QStringLiteral("au-2"),
+                           2000,
+                           QStringLiteral("v2"),
+                           QStringLiteral("go"),
+                           21,
+                           21,
+                           {},
+                           QByteArrayLiteral("{\"id\":\"au-2\"}")};
+        QVERIFY_RESULT(m_store->saveAudit(first));
+        QVERIFY_RESULT(m_store->saveAudit(second));
+        auto page = m_store->audits(10, 0);
+        QVERIFY_RESULT(page);
+        QCOMPARE(page->total, 2);
+        QCOMPARE(page->items.at(0).id, QStringLiteral("au-2"));
+        QVERIFY(page->items.at(0).report.isEmpty());
+        second.keyId = QStringLiteral("ak-0123456789abcdef");
+        second.report = QByteArrayLiteral("{\"id\":\"au-2\",\"signature\":{}}");
+        QVERIFY_RESULT(m_store->saveAudit(second));
+        auto read = m_store->audit(QStringLiteral("au-2"));
+        QVERIFY_RESULT(read);
+        QCOMPARE(read->keyId, second.keyId);
+        QCOMPARE(read->report, second.report);
+        QCOMPARE(m_store->audits(10, 0)->total, 2);
+        auto missing = m_store->audit(QStringLiteral("au-none"));
+        QVERIFY(!missing);
+        QCOMPARE(missing.error().code(), "store.not_found");
     }
 
     // A history written by the first release: opened by this one, it gains the column and keeps its runs.
@@ -258,7 +299,7 @@ private Q_SLOTS:
         }
         auto store = openOrFail(path);
         QVERIFY(store);
-        QCOMPARE(store->schemaVersion(), 4);
+        QCOMPARE(store->schemaVersion(), 5);
         auto old = store->run(QStringLiteral("old"));
         QVERIFY_RESULT(old);
         QCOMPARE(old->errorClass, QStringLiteral("ok"));

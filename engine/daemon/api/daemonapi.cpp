@@ -21,6 +21,7 @@ DaemonApi::DaemonApi(Containers::ContainerManager &manager, Store::HistoryStore 
     addNetworkMethods(m_table);
     addHistoryMethods(m_table);
     addSecretMethods(m_table);
+    addAuditMethods(m_table);
     m_context.server.setHelloExtras({{QStringLiteral("time_scale"), m_context.manager.timeScale()}});
     m_context.server.setSubscribeBacklogProvider([this](const QStringList &topics, const QString &container) {
         QJsonObject backlog;

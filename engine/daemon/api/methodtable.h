@@ -81,5 +81,6 @@ void addFileMethods(MethodTable &table);
 void addNetworkMethods(MethodTable &table);
 void addHistoryMethods(MethodTable &table);
 void addSecretMethods(MethodTable &table);
+void addAuditMethods(MethodTable &table);
 
 } // namespace Cordon::Api

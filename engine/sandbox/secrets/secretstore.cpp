@@ -7,6 +7,7 @@
 #include "sandbox/json.h"
 #include "sandbox/readall.h"
 #include "sandbox/secrets/secretrules.h"
+#include "sandbox/sha256.h"
 #include "sandbox/uniquefd.h"
 #include "sandbox/workspace.h"
 #include "sandbox/writeall.h"
@@ -31,6 +32,15 @@ constexpr std::size_t MaxFileBytes =
 constexpr char FileName[] = "secrets.json";
 // A vault holds pseudonym keys under this prefix and the key's name: the colon keeps them apart from secrets.
 constexpr char PseudonymVaultPrefix[] = "pseudonym-key:";
+// The audit's signing key in a vault: a name no secret and no pseudonym key can have.
+constexpr char SigningVaultName[] = "audit-signing-key";
+
+// What the store records of its signing key: enough to tell that a vault's key is still the one it made,
+// nothing that helps to guess it.
+std::string signingKeyTag(const std::string &seed)
+{
+    return "seed-" + sha256Hex(seed).substr(0, 16);
+}
 
 Result<std::string> randomKey()
 {
@@ -159,6 +169,16 @@ Result<SecretStore> SecretStore::open(std::string path, SecretVault *vault)
             store.m_keys[name] = std::move(read);
         }
     }
+    // A store from before audit signing keys has none.
+    const Json &signing = (*document)["audit_signing_key"];
+    if (!signing.isUndefined()) {
+        KeyEntry read{{}, signing["id"].toString(), signing["created_at_ms"].toInteger(0)};
+        if (!signing.isObject() || read.id.rfind("seed-", 0) != 0 ||
+            (store.valuesInFile() && (!fromHex(signing["key"].toString(), read.bytes) ||
+                                      read.bytes.size() != KeyBytes || signingKeyTag(read.bytes) != read.id)))
+            return fail(corrupt(store.m_path, "bad audit_signing_key"));
+        store.m_signingKey = std::move(read);
+    }
     return store;
 }
 
@@ -181,7 +201,7 @@ Result<> SecretStore::set(const std::string &name, std::string_view value, std::
         CORDON_TRY((*held)->write(vaultId(), name, value));
         next[name] = Entry{{}, nowMs, fingerprint(value)};
     }
-    CORDON_TRY(save(next, m_keys));
+    CORDON_TRY(save(next, m_keys, m_signingKey));
     m_entries = std::move(next);
     return {};
 }
@@ -198,7 +218,7 @@ Result<> SecretStore::remove(const std::string &name)
     }
     std::map<std::string, Entry> next = m_entries;
     next.erase(name);
-    CORDON_TRY(save(next, m_keys));
+    CORDON_TRY(save(next, m_keys, m_signingKey));
     m_entries = std::move(next);
     return {};
 }
@@ -312,9 +332,44 @@ Result<PseudonymKey> SecretStore::pseudonymKey(const std::string &name, std::int
         CORDON_TRY((*held)->write(vaultId(), vaultName, toHex(*bytes)));
         next[name] = KeyEntry{{}, id, nowMs};
     }
-    CORDON_TRY(save(m_entries, next));
+    CORDON_TRY(save(m_entries, next, m_signingKey));
     m_keys = std::move(next);
     return PseudonymKey{name, id, std::move(*bytes)};
+}
+
+Result<std::string> SecretStore::auditSigningSeed(std::int64_t nowMs)
+{
+    if (m_signingKey) {
+        if (valuesInFile())
+            return m_signingKey->bytes;
+        auto held = vault();
+        if (!held)
+            return fail(held.error());
+        auto read = (*held)->read(vaultId(), SigningVaultName);
+        if (!read)
+            return fail(read.error());
+        std::string bytes;
+        if (!fromHex(*read, bytes) || signingKeyTag(bytes) != m_signingKey->id)
+            return fail("secrets.keyring_changed",
+                        "the keyring's audit signing key is not the one Cordon made "
+                        "(it was changed outside Cordon)");
+        return bytes;
+    }
+    auto bytes = randomKey();
+    if (!bytes)
+        return fail(bytes.error());
+    KeyEntry made{{}, signingKeyTag(*bytes), nowMs};
+    if (valuesInFile()) {
+        made.bytes = *bytes;
+    } else {
+        auto held = vault();
+        if (!held)
+            return fail(held.error());
+        CORDON_TRY((*held)->write(vaultId(), SigningVaultName, toHex(*bytes)));
+    }
+    CORDON_TRY(save(m_entries, m_keys, made));
+    m_signingKey = std::move(made);
+    return std::move(*bytes);
 }
 
 Result<> SecretStore::removePseudonymKey(const std::string &name)
@@ -337,7 +392,7 @@ Result<> SecretStore::removePseudonymKey(const std::string &name)
         return {};
     std::map<std::string, KeyEntry> next = m_keys;
     next.erase(name);
-    CORDON_TRY(save(m_entries, next));
+    CORDON_TRY(save(m_entries, next, m_signingKey));
     m_keys = std::move(next);
     return {};
 }
@@ -351,7 +406,8 @@ std::vector<StoredPseudonymKey> SecretStore::pseudonymKeys() const
 }
 
 Result<> SecretStore::save(const std::map<std::string, Entry> &entries,
-                           const std::map<std::string, KeyEntry> &keys)
+                           const std::map<std::string, KeyEntry> &keys,
+                           const std::optional<KeyEntry> &signingKey)
 {
     Json secrets = Json::object();
     for (const auto &[name, entry] : entries) {
@@ -367,11 +423,17 @@ Result<> SecretStore::save(const std::map<std::string, Entry> &entries,
             stored.insert("key", toHex(entry.bytes));
         pseudonymKeys.insert(name, std::move(stored));
     }
-    const Json document = Json::object({{"format", Format},
-                                        {"fingerprint_key", toHex(m_key)},
-                                        {"values_in", m_valuesIn},
-                                        {"secrets", std::move(secrets)},
-                                        {"pseudonym_keys", std::move(pseudonymKeys)}});
+    Json document = Json::object({{"format", Format},
+                                  {"fingerprint_key", toHex(m_key)},
+                                  {"values_in", m_valuesIn},
+                                  {"secrets", std::move(secrets)},
+                                  {"pseudonym_keys", std::move(pseudonymKeys)}});
+    if (signingKey) {
+        Json stored = Json::object({{"id", signingKey->id}, {"created_at_ms", signingKey->createdAtMs}});
+        if (valuesInFile())
+            stored.insert("key", toHex(signingKey->bytes));
+        document.insert("audit_signing_key", std::move(stored));
+    }
     const std::string directory = directoryOf(m_path);
     if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST)
         return failErrno("secrets.store_io", "create " + directory, errno);

@@ -7,9 +7,10 @@
 //
 // The file is JSON: {"format": 1, "fingerprint_key": <64 hex>, "values_in": "file" | <vault kind>,
 // "secrets": {NAME: {"value", "set_at_ms"}}, "pseudonym_keys": {NAME: {"key": <64 hex>, "id",
-// "created_at_ms"}}}, with {"fingerprint", "set_at_ms"} in place of the value, and no "key", when a vault
-// holds them. It is replaced whole at each change (a new file, fsync'd, renamed over the old one), so a
-// crash leaves the old store or the new one, never half of one.
+// "created_at_ms"}}, "audit_signing_key": {"key": <64 hex>, "id", "created_at_ms"}}, with {"fingerprint",
+// "set_at_ms"} in place of the value, and no "key", when a vault holds them. It is replaced whole at each
+// change (a new file, fsync'd, renamed over the old one), so a crash leaves the old store or the new one,
+// never half of one.
 #pragma once
 
 #include "sandbox/error.h"
@@ -19,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <sys/stat.h>
@@ -85,6 +87,14 @@ public:
     // it can never be made again, and the next use makes a new key. secrets.not_found when neither holds it.
     Result<> removePseudonymKey(const std::string &name);
 
+    // The Go/No-Go audit's signing key of this user (docs/audit.md): a 32-byte Ed25519 seed made from the
+    // system's random source at its first use and kept where the values are (in this file, or in the vault
+    // under "audit-signing-key", a name no secret can have). Never listed with the secrets, never given to a
+    // run. Errors as pseudonymKey()'s.
+    Result<std::string> auditSigningSeed(std::int64_t nowMs);
+    // When it was made; 0 while there is none.
+    std::int64_t auditSigningKeyCreatedAt() const { return m_signingKey ? m_signingKey->createdAtMs : 0; }
+
     // "hmac-sha256:" and the first 32 hex digits of HMAC-SHA256(store key, value). Runs record it: the same
     // value gives the same fingerprint in one store, so a reviewer can tell which value a run had without
     // the value, and without the key nobody can test guesses against it.
@@ -136,7 +146,8 @@ private:
         std::int64_t createdAtMs = 0;
     };
 
-    Result<> save(const std::map<std::string, Entry> &entries, const std::map<std::string, KeyEntry> &keys);
+    Result<> save(const std::map<std::string, Entry> &entries, const std::map<std::string, KeyEntry> &keys,
+                  const std::optional<KeyEntry> &signingKey);
     // The vault of a store whose values are not in its file: secrets.keyring_unavailable when this program
     // has none of its kind.
     Result<SecretVault *> vault() const;
@@ -145,6 +156,7 @@ private:
     std::string m_key; // 32 random bytes, made with the store
     std::map<std::string, Entry> m_entries;
     std::map<std::string, KeyEntry> m_keys;
+    std::optional<KeyEntry> m_signingKey;
     FileIdentity m_identity;
     std::string m_valuesIn = FileValues;
     SecretVault *m_vault = nullptr; // not owned; null in the launcher

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// The Go/No-Go audit's reports in the daemon (docs/audit.md): checked, kept in the history, signed with the
+// user's key. The key never leaves the daemon: clients send a report and a sign-off and get the signed
+// report.
+#include "containers/containermanager.h"
+
+#include "audit/reportsignature.h"
+#include "core/plainbridge.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QRegularExpression>
+
+namespace Cordon::Containers {
+
+namespace {
+
+// The document as a checked report: its form, every row's evidence hash, and a signature when it has one.
+Result<Audit::AuditReport> checkedReport(const Json &document)
+{
+    auto report = Audit::AuditReport::fromJson(document);
+    if (!report)
+        return fail(report.error());
+    auto verification = Audit::verifyReport(document);
+    if (!verification)
+        return fail(verification.error());
+    if (!verification->alteredRows.empty())
+        return fail(
+            QStringLiteral("audit.bad_report"),
+            QStringLiteral("the evidence of row %1 no longer matches its evidence_sha256: the report was "
+                           "edited after it was made")
+                .arg(toQt(verification->alteredRows.front())));
+    if (verification->isSigned && !verification->signatureValid)
+        return fail(QStringLiteral("audit.bad_signature"),
+                    QStringLiteral("the report's signature does not match its content"));
+    return report;
+}
+
+Store::AuditRecord recordOf(const Audit::AuditReport &report, const Json &document)
+{
+    Store::AuditRecord record;
+    record.id = toQt(report.id);
+    const QDateTime created = QDateTime::fromString(toQt(report.createdAt), Qt::ISODate);
+    record.createdAt = created.isValid() ? created.toMSecsSinceEpoch() : QDateTime::currentMSecsSinceEpoch();
+    record.policyVersion = toQt(report.policyVersion);
+    record.verdict = QLatin1String(Audit::verdictName(report.verdict()));
+    record.rows = int(report.rows.size());
+    for (const Audit::AuditRow &row : report.rows)
+        record.goRows += row.verdict == Audit::Verdict::Go ? 1 : 0;
+    record.keyId = report.signature ? toQt(report.signature->keyId) : QString();
+    record.report = QByteArray::fromStdString(document.serialize());
+    return record;
+}
+
+Result<> checkSignOff(const Audit::SignOff &signOff)
+{
+    static const QRegularExpression date(QStringLiteral("^\\d{4}-\\d{2}-\\d{2}$"));
+    if (signOff.name.empty() || signOff.name.size() > 200 || signOff.role.empty() ||
+        signOff.role.size() > 200)
+        return fail(QStringLiteral("audit.bad_sign_off"),
+                    QStringLiteral("a sign-off needs a name and a role, each at most 200 bytes"));
+    if (signOff.decision != "go" && signOff.decision != "no_go")
+        return fail(QStringLiteral("audit.bad_sign_off"), QStringLiteral("the decision is `go` or `no_go`"));
+    if (!date.match(toQt(signOff.date)).hasMatch() ||
+        !QDate::fromString(toQt(signOff.date), Qt::ISODate).isValid())
+        return fail(QStringLiteral("audit.bad_sign_off"),
+                    QStringLiteral("the date is a day as YYYY-MM-DD, not `%1`").arg(toQt(signOff.date)));
+    return {};
+}
+
+} // namespace
+
+Result<Store::AuditRecord> ContainerManager::saveAudit(const QJsonObject &reportJson)
+{
+    const Json document = toPlain(reportJson);
+    auto report = checkedReport(document);
+    if (!report)
+        return fail(report.error());
+    const Store::AuditRecord record = recordOf(*report, document);
+    CORDON_TRY(m_store.saveAudit(record));
+    recordEvent({}, {}, QStringLiteral("audit.saved"),
+                {{QStringLiteral("id"), record.id},
+                 {QStringLiteral("verdict"), record.verdict},
+                 {QStringLiteral("policy_version"), record.policyVersion},
+                 {QStringLiteral("rows"), record.rows},
+                 {QStringLiteral("go_rows"), record.goRows}});
+    return record;
+}
+
+Result<Store::AuditRecord> ContainerManager::signAudit(const QJsonObject &reportJson,
+                                                       const Audit::SignOff &signOff)
+{
+    CORDON_TRY(checkSignOff(signOff));
+    auto report = checkedReport(toPlain(reportJson));
+    if (!report)
+        return fail(report.error());
+    auto store = secretStore();
+    if (!store)
+        return fail(store.error());
+    auto seed = (*store)->auditSigningSeed(QDateTime::currentMSecsSinceEpoch());
+    if (!seed)
+        return fail(seed.error());
+    report->signOff = signOff;
+    report->signature.reset();
+    auto signedDocument = Audit::signReport(*report, *seed);
+    std::fill(seed->begin(), seed->end(), '\0');
+    if (!signedDocument)
+        return fail(signedDocument.error());
+    auto signedReport = Audit::AuditReport::fromJson(*signedDocument);
+    if (!signedReport)
+        return fail(signedReport.error());
+    const Store::AuditRecord record = recordOf(*signedReport, *signedDocument);
+    CORDON_TRY(m_store.saveAudit(record));
+    recordEvent({}, {}, QStringLiteral("audit.signed"),
+                {{QStringLiteral("id"), record.id},
+                 {QStringLiteral("key_id"), record.keyId},
+                 {QStringLiteral("decision"), toQt(signOff.decision)},
+                 {QStringLiteral("name"), toQt(signOff.name)},
+                 {QStringLiteral("role"), toQt(signOff.role)},
+                 {QStringLiteral("date"), toQt(signOff.date)}});
+    return record;
+}
+
+Result<Store::AuditRecord> ContainerManager::auditRecord(const QString &id) const
+{
+    auto record = m_store.audit(id);
+    if (!record && record.error().code() == "store.not_found")
+        return fail(QStringLiteral("audit.not_found"), QStringLiteral("no audit with id %1").arg(id));
+    return record;
+}
+
+Result<Store::Page<Store::AuditRecord>> ContainerManager::auditRecords(int limit, int offset) const
+{
+    return m_store.audits(limit, offset);
+}
+
+} // namespace Cordon::Containers
