@@ -302,7 +302,14 @@ complete -c cordon -n '__cordon_is audit' -l container -x -a '(__cordon_containe
 complete -c cordon -n '__cordon_is audit' -l out -x -a '(__fish_complete_directories)' -d 'Write the report here'
 complete -c cordon -n '__cordon_is audit' -l row -x -d 'Only the rows whose id starts with this'
 complete -c cordon -n '__cordon_is audit' -l json -d 'Print the report as JSON'
+complete -c cordon -n '__cordon_is audit' -l name -x -d 'sign: who signs off'
+complete -c cordon -n '__cordon_is audit' -l role -x -d 'sign: their role'
+complete -c cordon -n '__cordon_is audit' -l decision -x -a 'go no_go' -d 'sign: the decision'
+complete -c cordon -n '__cordon_is audit' -l date -x -d 'sign: the day, YYYY-MM-DD'
+complete -c cordon -n '__cordon_is audit' -a sign -d 'Sign a report (a file in place, or an id)'
 complete -c cordon -n '__cordon_is audit' -a verify -d "Check a report's signature and evidence hashes"
+complete -c cordon -n '__cordon_is audit' -a ls -d 'The audits in the history'
+complete -c cordon -n '__cordon_is audit' -a show -d 'One audit, as Markdown or exported' 
 
 # demo, doctor, cgroup-delegate
 complete -c cordon -n '__cordon_is demo' -l allow-degraded -d 'Run without cgroup limits'
