@@ -345,9 +345,15 @@ void HistoryView::onPageLoaded(bool appended)
 void HistoryView::showRun(const QString &runId)
 {
     const int row = m_model->rowOf(runId);
-    if (row >= 0)
+    if (row >= 0) {
         m_view->selectionModel()->setCurrentIndex(
             m_model->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        return;
+    }
+    // Not in the list as filtered or paged now (a run of an audit's deleted container, say): the detail loads
+    // it by id all the same.
+    m_view->selectionModel()->clearSelection();
+    m_detail->showRun(QJsonObject{{QStringLiteral("id"), runId}});
 }
 
 void HistoryView::onCurrentChanged()

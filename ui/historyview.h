@@ -74,7 +74,7 @@ public:
     void reload();
     void loadMore();
     QString footerText() const;
-    // Selects the run and loads its detail.
+    // Selects the run and loads its detail; a run the list does not hold now is loaded into the detail by id.
     void showRun(const QString &runId);
     // The run in the detail panel (from `run.get`, with code and output); empty before one is loaded.
     const QJsonObject &detailRun() const;

@@ -2,6 +2,7 @@
 #include "mainwindow.h"
 
 #include "appearance.h"
+#include "auditview.h"
 #include "codeeditor.h"
 #include "connectionbanner.h"
 #include "containerlistmodel.h"
@@ -278,6 +279,22 @@ void MainWindow::buildLayout()
     addDockWidget(Qt::BottomDockWidgetArea, m_historyDock);
     m_historyDock->hide();
 
+    // The Go/No-Go audit of the selected container's policy; a row's run opens in the History.
+    m_auditView = new AuditView(*m_connection, this);
+    m_auditView->setObjectName(QStringLiteral("auditView"));
+    m_auditDock = new QDockWidget(tr("Go/No-Go Audit"), this);
+    m_auditDock->setObjectName(QStringLiteral("auditDock"));
+    m_auditDock->setWidget(m_auditView);
+    m_auditDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
+    addDockWidget(Qt::BottomDockWidgetArea, m_auditDock);
+    tabifyDockWidget(m_historyDock, m_auditDock);
+    m_auditDock->hide();
+    connect(m_auditView, &AuditView::runRequested, this, [this](const QString &runId) {
+        m_historyDock->show();
+        m_historyDock->raise();
+        m_historyView->showRun(runId);
+    });
+
     m_statusLabel = new QLabel(this);
     statusBar()->addPermanentWidget(m_statusLabel);
 }
@@ -395,6 +412,13 @@ void MainWindow::buildActions()
     historyAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_H));
     historyAction->setToolTip(tr("Show past runs with their code, outcome, files and output (Ctrl+H)"));
     viewMenu->addAction(historyAction);
+    QAction *auditAction = m_auditDock->toggleViewAction();
+    auditAction->setText(tr("Go/No-Go &Audit"));
+    auditAction->setObjectName(QStringLiteral("auditAction"));
+    auditAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+    auditAction->setToolTip(
+        tr("Prove the selected container's policy with live probes, and sign the report (Ctrl+G)"));
+    viewMenu->addAction(auditAction);
 
     buildDemoMenu();
 
@@ -616,6 +640,8 @@ void MainWindow::refreshCurrent()
     m_fileBrowser->setContainer(container);
     m_networkPanel->setContainer(container);
     m_historyView->setCurrentContainer(m_currentId);
+    m_auditView->setCurrentContainer(m_currentId, container.value(QStringLiteral("name")).toString(),
+                                     container.value(QStringLiteral("policy")).toObject());
     m_idleTimer->setContainer(container);
     m_chart->setContainer(m_currentId, container.value(QStringLiteral("memory_limit")).toInteger(),
                           stateOf(container) == QLatin1String("running"));

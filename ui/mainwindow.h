@@ -24,6 +24,7 @@ class ContainerListModel;
 class DaemonConnection;
 class DesktopNotifier;
 class FileBrowser;
+class AuditView;
 class HistoryView;
 class IdleTimer;
 class InspectDialog;
@@ -63,6 +64,8 @@ public:
     ProcessGauge *processGauge() const { return m_processGauge; }
     HistoryView *historyView() const { return m_historyView; }
     QDockWidget *historyDock() const { return m_historyDock; }
+    AuditView *auditView() const { return m_auditView; }
+    QDockWidget *auditDock() const { return m_auditDock; }
 
     // The demo of the welcome page: a 1 GiB container named "demo" with a first program in the editor.
     void createDemoContainer();
@@ -142,6 +145,8 @@ private:
     NetworkPanel *m_networkPanel;
     HistoryView *m_historyView;
     QDockWidget *m_historyDock;
+    AuditView *m_auditView;
+    QDockWidget *m_auditDock;
     QLabel *m_statusLabel;
 
     QAction *m_newAction = nullptr;

@@ -376,11 +376,6 @@ int auditCommand(const QStringList &arguments)
     if (!report)
         return reportError(report.error());
     const Json document = report->toJson();
-    // Kept in the history, where `cordon audit sign ID` and the workbench find it.
-    auto saved =
-        session.call(QStringLiteral("audit.save"), {{QStringLiteral("report"), toQt(document).toObject()}});
-    if (!saved)
-        return reportError(saved.error());
     if (json)
         printJson(toQt(document).toObject());
     if (parser.isSet(outOption)) {

@@ -4,6 +4,7 @@
 #include "auditrunner/auditrows.h"
 #include "auditrunner/privatedaemon.h"
 #include "core/plainbridge.h"
+#include "sandbox/policy/containerpolicy.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -132,11 +133,18 @@ Result<AuditReport> AuditRunner::run(const AuditRequest &request)
             QStringLiteral("audit.no_probe"),
             QStringLiteral("cordon-audit-probe was not found beside this program or in libexec/cordon"));
 
+    // The version of the policy as given, by the daemon's own rules: the report names what was audited.
+    auto audited = Policy::ContainerPolicy::fromJsonValue(toPlain(request.policy));
+    if (!audited)
+        return fail(audited.error());
     ProbeSession session(m_client, probeProgram);
     auto status = session.call(QStringLiteral("daemon.status"), {});
     if (!status)
         return fail(status.error());
-    auto mainContainer = session.createContainer(request.policy);
+    // The container under test is the policy with only its name changed: a live container of the user's may
+    // have the name already (an audited container always does).
+    const QString name = QStringLiteral("audit-") + toQt(audited->name);
+    auto mainContainer = session.createContainer(derivedPolicy(request.policy, name.left(64)));
     if (!mainContainer)
         return fail(mainContainer.error());
     auto record = session.call(QStringLiteral("container.get"), {{QStringLiteral("id"), *mainContainer}});
@@ -161,7 +169,7 @@ Result<AuditReport> AuditRunner::run(const AuditRequest &request)
     report.createdAt = toPlain(QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
     report.cordonVersion = toPlain(status->value(QStringLiteral("version")).toString());
     report.hostFacts = hostFacts(status->value(QStringLiteral("cgroup")).toString());
-    report.policyVersion = toPlain(context.mainRecord.value(QStringLiteral("policy_version")).toString());
+    report.policyVersion = audited->version();
     report.policyText = toPlain(
         request.policyText.isEmpty()
             ? QString::fromUtf8(QJsonDocument(context.mainRecord.value(QStringLiteral("policy")).toObject())
@@ -169,7 +177,11 @@ Result<AuditReport> AuditRunner::run(const AuditRequest &request)
             : request.policyText);
     if (!request.sourceContainer.isEmpty())
         report.hostFacts.emplace_back("audited_container", toPlain(request.sourceContainer));
-    report.hostFacts.emplace_back("container_under_test", toPlain(*mainContainer));
+    report.hostFacts.emplace_back(
+        "container_under_test",
+        toPlain(QStringLiteral("%1 (the policy named %2: version %3)")
+                    .arg(*mainContainer, name.left(64),
+                         context.mainRecord.value(QStringLiteral("policy_version")).toString())));
 
     for (const RowSpec &spec : Rows) {
         const QString id = QLatin1String(spec.id);
@@ -189,6 +201,11 @@ Result<AuditReport> AuditRunner::run(const AuditRequest &request)
     }
     session.deleteAll();
     privateDaemon.stop();
+    // Kept in the history, where `cordon audit sign ID` and the workbench find it.
+    auto saved = session.call(QStringLiteral("audit.save"),
+                              {{QStringLiteral("report"), toQt(report.toJson()).toObject()}});
+    if (!saved)
+        return fail(saved.error().wrap("keep the report in the history"));
     return report;
 }
 

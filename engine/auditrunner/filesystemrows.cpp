@@ -103,8 +103,7 @@ AuditRow filesystemHostHidden(AuditContext &context)
             return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
         const QString answer =
             probeValue(run->value(QStringLiteral("stdout")).toString(), QStringLiteral("exists"));
-        row.evidence(QStringLiteral("command"),
-                     QStringLiteral("%1 -> %2").arg(ProbeSession::shownCommand(args), answer));
+        row.evidence(QStringLiteral("command"), ProbeSession::observed(args, answer, *run));
         row.check(!answer.isEmpty() && answer != QLatin1String("yes"),
                   QStringLiteral("the host's %1 is not there (%2)").arg(path, answer));
     }
@@ -125,10 +124,9 @@ AuditRow filesystemSpecialArtifacts(AuditContext &context)
         auto run = context.session.probe(context.mainContainer, args);
         if (!run)
             return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
-        row.evidence(QStringLiteral("command"),
-                     QStringLiteral("%1 -> %2")
-                         .arg(ProbeSession::shownCommand(args),
-                              run->value(QStringLiteral("stdout")).toString().trimmed()));
+        row.evidence(
+            QStringLiteral("command"),
+            ProbeSession::observed(args, run->value(QStringLiteral("stdout")).toString().trimmed(), *run));
     }
     QTemporaryDir destination;
     auto download = context.session.call(QStringLiteral("file.download"),

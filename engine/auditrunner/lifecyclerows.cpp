@@ -90,8 +90,9 @@ AuditRow lifecycleRestart(AuditContext &context)
     if (!run)
         return row.noGo(QStringLiteral("the probe could not start: %1").arg(describe(run.error())));
     const QString runId = run->value(QStringLiteral("id")).toString();
-    row.evidence(QStringLiteral("command"),
-                 QStringLiteral("%1 (run %2)").arg(ProbeSession::shownCommand(args), runId));
+    row.evidence(
+        QStringLiteral("command"),
+        QStringLiteral("%1 (the private daemon's run %2)").arg(ProbeSession::shownCommand(args), runId));
     QList<qint64> before;
     for (int attempt = 0; attempt < 100 && before.isEmpty(); ++attempt) {
         QThread::msleep(100);

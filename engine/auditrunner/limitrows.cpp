@@ -47,7 +47,9 @@ AuditRow rightsPrivileges(AuditContext &context)
     if (!run)
         return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
     const QString out = run->value(QStringLiteral("stdout")).toString();
-    row.evidence(QStringLiteral("command"), ProbeSession::shownCommand(args));
+    row.evidence(QStringLiteral("command"),
+                 QStringLiteral("%1 (run %2)")
+                     .arg(ProbeSession::shownCommand(args), run->value(QStringLiteral("id")).toString()));
     row.evidence(QStringLiteral("/proc/self/status"), excerpt(out));
     for (const QString &set : {QStringLiteral("CapInh"), QStringLiteral("CapPrm"), QStringLiteral("CapEff"),
                                QStringLiteral("CapBnd"), QStringLiteral("CapAmb")}) {
@@ -71,7 +73,9 @@ AuditRow rightsProcesses(AuditContext &context)
     if (!run)
         return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
     const QString out = run->value(QStringLiteral("stdout")).toString();
-    row.evidence(QStringLiteral("command"), ProbeSession::shownCommand(args));
+    row.evidence(QStringLiteral("command"),
+                 QStringLiteral("%1 (run %2)")
+                     .arg(ProbeSession::shownCommand(args), run->value(QStringLiteral("id")).toString()));
     row.evidence(QStringLiteral("processes seen"), excerpt(out));
     const int seen = probeValue(out, QStringLiteral("processes")).toInt();
     row.check(probeValue(out, QStringLiteral("process 1")) == QLatin1String("cordon-init"),

@@ -29,8 +29,11 @@ AuditRow logsAttribution(AuditContext &context)
                                     .value(QStringLiteral("policy_version"))
                                     .toString();
         if (containerId == context.mainContainer)
-            row.check(version == mainVersion && !version.isEmpty(),
-                      QStringLiteral("the container under test runs the policy version %1").arg(version));
+            row.check(
+                version == mainVersion && !version.isEmpty(),
+                QStringLiteral("the container under test runs the policy version %1 (the audited policy, "
+                               "renamed)")
+                    .arg(version));
         for (const QJsonValue &value : runs->value(QStringLiteral("runs")).toArray()) {
             const QJsonObject run = value.toObject();
             ++runCount;

@@ -89,8 +89,7 @@ AuditRow networkDisabled(AuditContext &context)
         return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
     const QString connected =
         probeValue(run->value(QStringLiteral("stdout")).toString(), QStringLiteral("connect"));
-    row.evidence(QStringLiteral("command"),
-                 QStringLiteral("%1 -> %2").arg(ProbeSession::shownCommand(direct), connected));
+    row.evidence(QStringLiteral("command"), ProbeSession::observed(direct, connected, *run));
     row.check(!connected.isEmpty() && connected != QLatin1String("ok"),
               QStringLiteral("a direct connection to %1:443 fails (%2)")
                   .arg(QLatin1String(PublicAddress), connected));
@@ -163,8 +162,7 @@ AuditRow networkRefused(AuditContext &context)
         return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
     const QString connected =
         probeValue(run->value(QStringLiteral("stdout")).toString(), QStringLiteral("connect"));
-    row.evidence(QStringLiteral("command"),
-                 QStringLiteral("%1 -> %2").arg(ProbeSession::shownCommand(direct), connected));
+    row.evidence(QStringLiteral("command"), ProbeSession::observed(direct, connected, *run));
     row.check(!connected.isEmpty() && connected != QLatin1String("ok"),
               QStringLiteral("a connection past the proxy fails (%1)").arg(connected));
     return row.finish(

@@ -140,6 +140,12 @@ QString ProbeSession::shownCommand(const QStringList &args)
     return QStringLiteral("cordon-audit-probe ") + args.join(QLatin1Char(' '));
 }
 
+QString ProbeSession::observed(const QStringList &args, const QString &answer, const QJsonObject &run)
+{
+    return QStringLiteral("%1 -> %2 (run %3)")
+        .arg(shownCommand(args), answer, run.value(QStringLiteral("id")).toString());
+}
+
 Result<QJsonObject> ProbeSession::startProbe(const QString &containerId, const QStringList &args,
                                              int timeoutS, const QString &idempotencyKey)
 {

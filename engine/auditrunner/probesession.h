@@ -76,6 +76,8 @@ public:
     // The full command a probe run executes, and the short form shown in evidence.
     static QJsonArray probeCommand(const QStringList &args);
     static QString shownCommand(const QStringList &args);
+    // "cordon-audit-probe ARGS -> ANSWER (run ID)": what a probe run observed, attributable to its run.
+    static QString observed(const QStringList &args, const QString &answer, const QJsonObject &run);
 
 private:
     Daemon::DaemonClient &m_client;

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+// The Go/No-Go audit in the workbench against a real cordond: View › Go/No-Go Audit (Ctrl+G), one button
+// audits the selected container's policy in fresh containers, rows fill in live, the report is kept in the
+// history, a row's run opens in the History with one click, the sign-off is signed by the daemon, and the
+// report exports as JSON (which verifies), Markdown, HTML and PDF.
+#include "guitest.h"
+#include "testutil.h"
+#include "windowtest.h"
+
+#include "auditview.h"
+#include "containerlistmodel.h"
+#include "daemonconnection.h"
+#include "daemonfixture.h"
+#include "historyview.h"
+#include "mainwindow.h"
+
+#include "audit/reportsignature.h"
+#include "core/plainbridge.h"
+#include "sandbox/json.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFile>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+
+using namespace Cordon::Ui;
+
+class AuditViewTest final : public QObject
+{
+    Q_OBJECT
+
+private:
+    CordonTest::DaemonFixture m_daemon;
+    std::unique_ptr<MainWindow> m_window;
+    QString m_container;
+
+    AuditView *view() const { return m_window->auditView(); }
+
+    QTreeWidgetItem *rowItem(const QString &title) const
+    {
+        const QList<QTreeWidgetItem *> found =
+            view()->rows()->findItems(title, Qt::MatchExactly, AuditView::ClaimColumn);
+        return found.isEmpty() ? nullptr : found.first();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_daemon.start());
+        m_window = CordonGuiTest::openConnectedWindow();
+        QVERIFY(m_window);
+        auto created = CordonGuiTest::callAndWait(
+            m_window->connection(), QStringLiteral("container.create"),
+            {{QStringLiteral("policy"),
+              QJsonObject{{QStringLiteral("name"), QStringLiteral("audited")},
+                          {QStringLiteral("limits"), QJsonObject{{QStringLiteral("run_timeout_s"), 30},
+                                                                 {QStringLiteral("workspace_mb"), 128}}}}}});
+        QVERIFY_RESULT(created);
+        m_container =
+            created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        QTRY_VERIFY(m_window->containerModel().rowCount() == 1);
+        m_window->selectContainer(m_container);
+        QTRY_COMPARE(m_window->currentContainerId(), m_container);
+    }
+
+    void oneButtonAuditsTheSelectedContainersPolicyLive()
+    {
+        QAction *action = m_window->findChild<QAction *>(QStringLiteral("auditAction"));
+        QVERIFY(action);
+        QVERIFY(CordonGuiTest::activate(m_window.get()));
+        QTest::keySequence(m_window.get(), action->shortcut());
+        QTRY_VERIFY(m_window->auditDock()->isVisible());
+        QVERIFY(!view()->runButton()->isHidden());
+
+        QTest::mouseClick(view()->runButton(), Qt::LeftButton);
+        QVERIFY(view()->isRunning());
+        QCOMPARE(view()->runButton()->text(), QStringLiteral("Cancel Audit"));
+        // Live: the first rows have their verdicts while later ones are still pending.
+        QTRY_VERIFY2_WITH_TIMEOUT(view()->rows()->topLevelItemCount() > 0 &&
+                                      view()->rows()->topLevelItem(0)->text(AuditView::VerdictColumn) ==
+                                          QStringLiteral("Go"),
+                                  qPrintable(view()->statusText()), 60000);
+        const int last = view()->rows()->topLevelItemCount() - 1;
+        QVERIFY(view()->rows()->topLevelItem(last)->text(AuditView::VerdictColumn) != QStringLiteral("Go"));
+
+        QTRY_VERIFY_WITH_TIMEOUT(!view()->isRunning() && !view()->report().isEmpty(), 180000);
+        QString noGo;
+        for (int i = 0; i < view()->rows()->topLevelItemCount(); ++i) {
+            const QTreeWidgetItem *item = view()->rows()->topLevelItem(i);
+            if (item->text(AuditView::VerdictColumn) != QStringLiteral("Go"))
+                noGo += item->text(AuditView::ClaimColumn) + QStringLiteral(": ") +
+                        item->text(AuditView::ReasonColumn) + QLatin1Char('\n');
+        }
+        QVERIFY2(noGo.isEmpty(), qPrintable(noGo));
+        QCOMPARE(view()->rows()->topLevelItemCount(), 21);
+        QVERIFY2(view()->statusText().contains(QStringLiteral("21 of 21 rows Go")),
+                 qPrintable(view()->statusText()));
+        QCOMPARE(view()->runButton()->text(), QStringLiteral("Run Audit"));
+
+        // Kept in the history; the audit's containers are gone again, the user's is untouched.
+        auto listed = CordonGuiTest::callAndWait(m_window->connection(), QStringLiteral("audit.list"));
+        QVERIFY_RESULT(listed);
+        QCOMPARE(listed->value(QStringLiteral("audits"))
+                     .toArray()
+                     .first()
+                     .toObject()
+                     .value(QStringLiteral("id"))
+                     .toString(),
+                 view()->report().value(QStringLiteral("id")).toString());
+        QTRY_COMPARE(m_window->containerModel().rowCount(), 1);
+        QCOMPARE(m_window->currentContainerId(), m_container);
+    }
+
+    void aRowsRunOpensInTheHistoryWithOneClick()
+    {
+        QTreeWidgetItem *item = rowItem(QStringLiteral("No capabilities, seccomp on, no new privileges"));
+        QVERIFY(item);
+        const QString runId = item->data(AuditView::RunColumn, Qt::UserRole + 1).toString();
+        QCOMPARE(runId.size(), 16);
+        QTreeWidget *rows = view()->rows();
+        rows->scrollToItem(item);
+        const QRect cell = rows->visualItemRect(item);
+        const int x = rows->header()->sectionViewportPosition(AuditView::RunColumn) + 4;
+        QTest::mouseClick(rows->viewport(), Qt::LeftButton, {}, QPoint(x, cell.center().y()));
+        QTRY_VERIFY(m_window->historyDock()->isVisible());
+        QTRY_COMPARE_WITH_TIMEOUT(m_window->historyView()->detailRun().value(QStringLiteral("id")).toString(),
+                                  runId, 10000);
+        // The lifecycle rows ran on the audit's private daemon: no link into this history.
+        QVERIFY(rowItem(QStringLiteral("Expiry removes everything, with a receipt"))
+                    ->data(AuditView::RunColumn, Qt::UserRole + 1)
+                    .toString()
+                    .isEmpty());
+    }
+
+    void theSignOffIsSignedWithTheUsersKey()
+    {
+        m_window->auditDock()->raise();
+        view()->signerName()->setText(QStringLiteral("Ada Reviewer"));
+        view()->signerRole()->setText(QStringLiteral("Trainer"));
+        view()->decision()->setCurrentIndex(view()->decision()->findData(QStringLiteral("go")));
+        QTest::mouseClick(m_window->findChild<QPushButton *>(QStringLiteral("auditSignButton")),
+                          Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!view()->report().value(QStringLiteral("signature")).toObject().isEmpty(),
+                                 20000);
+        const QString keyId = view()
+                                  ->report()
+                                  .value(QStringLiteral("signature"))
+                                  .toObject()
+                                  .value(QStringLiteral("key_id"))
+                                  .toString();
+        QVERIFY(keyId.startsWith(QStringLiteral("ak-")));
+        QVERIFY(m_window->findChild<QLabel *>(QStringLiteral("auditSignature"))->text().contains(keyId));
+        auto verification = Cordon::Audit::verifyReport(Cordon::toPlain(view()->report()));
+        QVERIFY(verification && verification->intact());
+    }
+
+    void theReportExportsInEveryForm()
+    {
+        QTemporaryDir dir;
+        const QString base = dir.filePath(QStringLiteral("report"));
+        QCOMPARE(view()->exportTo(base + QStringLiteral(".json"), AuditView::ExportFormat::Json), QString());
+        QCOMPARE(view()->exportTo(base + QStringLiteral(".md"), AuditView::ExportFormat::Markdown),
+                 QString());
+        QCOMPARE(view()->exportTo(base + QStringLiteral(".html"), AuditView::ExportFormat::Html), QString());
+        QCOMPARE(view()->exportTo(base + QStringLiteral(".pdf"), AuditView::ExportFormat::Pdf), QString());
+        const auto read = [](const QString &path) {
+            QFile file(path);
+            return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+        };
+        auto document = Cordon::Json::read(Cordon::toPlain(read(base + QStringLiteral(".json"))));
+        QVERIFY(document);
+        auto verification = Cordon::Audit::verifyReport(*document);
+        QVERIFY(verification && verification->intact());
+        QVERIFY(read(base + QStringLiteral(".md")).contains("Ada Reviewer (Trainer): Go on"));
+        QVERIFY(read(base + QStringLiteral(".html")).contains("<h3 id=\"rights.privileges\">Go"));
+        QVERIFY(read(base + QStringLiteral(".pdf")).startsWith("%PDF"));
+    }
+
+    void cleanupTestCase()
+    {
+        m_window.reset();
+        QVERIFY(m_daemon.stop());
+    }
+};
+
+CORDON_GUI_SANDBOX_TEST_MAIN(AuditViewTest)
+#include "tst_auditview.moc"
