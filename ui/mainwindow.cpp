@@ -44,9 +44,11 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
+#include <QStyle>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -57,6 +59,37 @@
 namespace Cordon::Ui {
 
 namespace {
+
+// Holds one widget at the holder's size, and asks for no more than that widget's minimum: a scroll area
+// gives a layout that wraps text (the idle timer's) its preferred height for the width, which is taller
+// than the column needs, and would scroll where everything fits.
+class MinimumHolder final : public QWidget
+{
+public:
+    MinimumHolder(QWidget *content, QWidget *parent) : QWidget(parent), m_content(content)
+    {
+        content->setParent(this);
+    }
+    QSize minimumSizeHint() const override { return m_content->minimumSizeHint(); }
+    QSize sizeHint() const override { return m_content->minimumSizeHint(); }
+
+protected:
+    void resizeEvent(QResizeEvent *) override { m_content->setGeometry(rect()); }
+
+private:
+    QWidget *m_content;
+};
+
+// `content` in a scroll area that scrolls up and down only, without a frame of its own.
+QScrollArea *verticalScroller(QWidget *content, QWidget *parent)
+{
+    auto *scroll = new QScrollArea(parent);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(content);
+    return scroll;
+}
 
 QString demoProgram()
 {
@@ -214,7 +247,10 @@ void MainWindow::buildLayout()
     m_runPanel->outputTabs()->addTab(m_fileBrowser, tr("Files"));
     m_networkPanel = new NetworkPanel(*m_connection, m_runPanel);
     m_runPanel->outputTabs()->addTab(m_networkPanel, tr("Network"));
-    m_centre->addWidget(m_welcome);
+    // The welcome page and the right column scroll rather than make the window taller than a 1366x768
+    // screen when the History or the Audit is open below them.
+    m_welcomeScroll = verticalScroller(m_welcome, this);
+    m_centre->addWidget(m_welcomeScroll);
     m_centre->addWidget(m_runPanel);
 
     auto *right = new QWidget(this);
@@ -226,7 +262,7 @@ void MainWindow::buildLayout()
     auto *memoryBox = new QGroupBox(tr("Memory"), right);
     m_chart = new MemoryChart(*m_history, memoryBox);
     m_chart->setObjectName(QStringLiteral("memoryChart"));
-    // Below this the axis labels turn into dots; with the history dock open the window gives way elsewhere.
+    // Below this the axis labels turn into dots; with a dock open below on a small screen, the column scrolls.
     m_chart->setMinimumHeight(220);
     // The per-process breakdown, on demand under the chart: closed, it asks the daemon nothing.
     m_processes = new MemoryProcessesView(*m_connection, memoryBox);
@@ -248,7 +284,9 @@ void MainWindow::buildLayout()
     m_mainSplitter->setObjectName(QStringLiteral("mainSplitter"));
     m_mainSplitter->addWidget(left);
     m_mainSplitter->addWidget(m_centre);
-    m_mainSplitter->addWidget(right);
+    // The column scrolls only when a dock below leaves it less than its minimum (1366x768, presentation).
+    QScrollArea *rightScroll = verticalScroller(new MinimumHolder(right, this), this);
+    m_mainSplitter->addWidget(rightScroll);
     m_mainSplitter->setStretchFactor(0, 0);
     m_mainSplitter->setStretchFactor(1, 1);
     m_mainSplitter->setStretchFactor(2, 0);
@@ -258,6 +296,7 @@ void MainWindow::buildLayout()
     // enough for its columns (fitListWidth), was then cut off by a narrower panel.
     m_listEmpty->setMinimumWidth(200);
     right->setMinimumWidth(300);
+    rightScroll->setMinimumWidth(300 + rightScroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
 
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
@@ -663,7 +702,8 @@ void MainWindow::refreshContainer(const QString &id)
 void MainWindow::updatePages()
 {
     const bool empty = m_model->rowCount() == 0;
-    m_centre->setCurrentWidget(empty || m_showingWelcome ? static_cast<QWidget *>(m_welcome) : m_runPanel);
+    m_centre->setCurrentWidget(empty || m_showingWelcome ? static_cast<QWidget *>(m_welcomeScroll)
+                                                         : m_runPanel);
     m_list->setVisible(!empty);
     m_listEmpty->setVisible(empty);
     updateActions();

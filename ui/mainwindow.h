@@ -12,6 +12,7 @@
 
 class QAction;
 class QDockWidget;
+class QScrollArea;
 class QLabel;
 class QSplitter;
 class QStackedWidget;
@@ -136,6 +137,7 @@ private:
     QLabel *m_listEmpty;
     QStackedWidget *m_centre;
     WelcomePage *m_welcome;
+    QScrollArea *m_welcomeScroll = nullptr;
     RunPanel *m_runPanel;
     IdleTimer *m_idleTimer;
     MemoryChart *m_chart;

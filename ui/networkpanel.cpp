@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QMap>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableView>
@@ -99,7 +100,14 @@ NetworkPanel::NetworkPanel(DaemonConnection &connection, QWidget *parent)
     noneLayout->addWidget(m_noneNote, 1);
     m_pages->addWidget(nonePage);
     m_pages->addWidget(buildDisabledPage());
-    m_pages->addWidget(buildAllowlistPage());
+    // The allowlist page needs about 470 px; on a 1366x768 screen with a dock open the panel has less, and
+    // scrolls rather than making the window taller than the screen.
+    auto *allowlistScroll = new QScrollArea(this);
+    allowlistScroll->setObjectName(QStringLiteral("allowlistScroll"));
+    allowlistScroll->setWidgetResizable(true);
+    allowlistScroll->setFrameShape(QFrame::NoFrame);
+    allowlistScroll->setWidget(buildAllowlistPage());
+    m_pages->addWidget(allowlistScroll);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_pages);

@@ -5,6 +5,7 @@
 #include "guitest.h"
 
 #include "appearance.h"
+#include "auditview.h"
 #include "containerlistmodel.h"
 #include "daemonconnection.h"
 #include "mainwindow.h"
@@ -12,12 +13,14 @@
 #include "welcomepage.h"
 #include "windowtest.h"
 
+#include <QDockWidget>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTreeView>
+#include <QTreeWidget>
 
 using namespace Cordon::Ui;
 
@@ -118,6 +121,40 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("list %1 px wide in a %2 px panel")
                                 .arg(list->geometry().right())
                                 .arg(list->parentWidget()->width())));
+        window->setPresentationMode(false);
+    }
+
+    // The History and the Go/No-Go Audit open below the panels: the window still fits the screen's height,
+    // and the audit's rows keep room for a few lines.
+    void docksFitTheHeight_data()
+    {
+        QTest::addColumn<bool>("presentation");
+        QTest::newRow("normal") << false;
+        QTest::newRow("presentation") << true;
+    }
+
+    void docksFitTheHeight()
+    {
+        QFETCH(bool, presentation);
+        const auto window = CordonGuiTest::openConnectedWindow();
+        QVERIFY(window);
+        window->setPresentationMode(presentation);
+        for (QDockWidget *dock : {window->historyDock(), window->auditDock()}) {
+            dock->show();
+            dock->raise();
+            window->resize(1366, 768);
+            QApplication::processEvents();
+            QVERIFY2(
+                window->height() <= 768 && window->width() <= 1366,
+                qPrintable(QStringLiteral("%1 with %2: %3x%4")
+                               .arg(presentation ? QStringLiteral("presentation") : QStringLiteral("normal"),
+                                    dock->objectName())
+                               .arg(window->width())
+                               .arg(window->height())));
+        }
+        QVERIFY2(window->auditView()->rows()->height() >=
+                     3 * window->auditView()->rows()->fontMetrics().height(),
+                 qPrintable(QString::number(window->auditView()->rows()->height())));
         window->setPresentationMode(false);
     }
 

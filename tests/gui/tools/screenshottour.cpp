@@ -4,6 +4,7 @@
 // tests/gui/make-screenshots.sh under Xvfb with a private daemon). Not a test:
 // it fails loudly when a step does not happen, but checks nothing else.
 #include "appearance.h"
+#include "auditview.h"
 #include "codeeditor.h"
 #include "containerlistmodel.h"
 #include "createcontainerdialog.h"
@@ -50,6 +51,7 @@
 #include <QTemporaryDir>
 #include <QThread>
 #include <QTreeView>
+#include <QTreeWidget>
 
 #include <cstdio>
 #include <functional>
@@ -347,6 +349,32 @@ int main(int argc, char *argv[])
     if (!save(window.grab(), out, QStringLiteral("history-timeline.png")))
         return 1;
     dock->hide();
+
+    // The Go/No-Go audit of the selected container's policy, signed off.
+    AuditView *audit = window.auditView();
+    window.auditDock()->show();
+    window.auditDock()->raise();
+    window.resizeDocks({window.auditDock()}, {480}, Qt::Vertical);
+    if (!audit->runAudit())
+        return fail("starting the audit");
+    if (!waitFor([&] { return !audit->isRunning() && !audit->report().isEmpty(); }, 240000))
+        return fail("the audit");
+    audit->signerName()->setText(QStringLiteral("Ada Reviewer"));
+    audit->signerRole()->setText(QStringLiteral("Security lead"));
+    audit->signReport();
+    if (!waitFor([&] { return audit->report().contains(QStringLiteral("signature")); }, 20000))
+        return fail("signing the audit");
+    audit->rows()->topLevelItem(0)->setExpanded(true);
+    audit->rows()->scrollToTop();
+    settle(800);
+    if (!save(window.grab(), out, QStringLiteral("audit.png")))
+        return 1;
+    window.resize(1366, 768);
+    window.resizeDocks({window.auditDock()}, {400}, Qt::Vertical);
+    settle(800);
+    if (!save(window.grab(), out, QStringLiteral("audit-1366x768.png")))
+        return 1;
+    window.auditDock()->hide();
     window.resize(1280, 800);
 
     // The network editor: an organisation list, a container that may reach two hosts of it, and a program
