@@ -5,6 +5,7 @@
 
 #include "audit/auditreport.h"
 #include "audit/reportexport.h"
+#include "audit/runevidence.h"
 #include "auditrunner/backgroundaudit.h"
 #include "core/plainbridge.h"
 #include "sandbox/json.h"
@@ -282,8 +283,15 @@ void AuditView::onFailed(const QString &code, const QString &message)
 
 QString AuditView::runOfRow(const QJsonObject &row)
 {
-    // Runs on the audit's private daemon (the lifecycle rows) are named "private daemon's run": that daemon's
-    // history went with it.
+    // A run's own evidence first (audit/runevidence.h), then a probe's "(run ID)". Runs on the audit's
+    // private daemon (the lifecycle rows) are named "private daemon's run": that daemon's history went with
+    // it.
+    std::vector<Audit::Evidence> pieces;
+    for (const QJsonValue &piece : row.value(QStringLiteral("evidence")).toArray())
+        pieces.push_back({toPlain(piece.toObject().value(QStringLiteral("label")).toString()),
+                          toPlain(piece.toObject().value(QStringLiteral("text")).toString())});
+    if (const std::string id = Audit::runOfEvidence(pieces); !id.empty())
+        return toQt(id);
     static const QRegularExpression run(QStringLiteral("(?<!daemon's )\\brun ([0-9a-f]{16})\\b"));
     for (const QJsonValue &piece : row.value(QStringLiteral("evidence")).toArray()) {
         const QRegularExpressionMatch match =
@@ -352,6 +360,11 @@ void AuditView::showReport(const QJsonObject &report)
     }
     m_progress->setRange(0, int(rows.size()));
     m_progress->setValue(int(rows.size()));
+    // The decision starts as what the rows say (or what was signed): a Go is never one click away on a No-Go.
+    const QString signedDecision =
+        report.value(QStringLiteral("sign_off")).toObject().value(QStringLiteral("decision")).toString();
+    m_decision->setCurrentIndex(m_decision->findData(
+        signedDecision.isEmpty() ? report.value(QStringLiteral("verdict")).toString() : signedDecision));
     const QString verdict = report.value(QStringLiteral("verdict")).toString();
     setStatus(tr("<b style=\"color:%1\">%2</b>: %3 of %4 rows Go. Report %5, kept in the history.")
                   .arg(verdictColor(verdict).name(), verdictText(verdict))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "rundetailview.h"
 
+#include "audit/runevidence.h"
 #include "core/eventwords.h"
 #include "core/formatting.h"
 #include "daemonconnection.h"
@@ -314,6 +315,10 @@ Result<> RunDetailView::exportRun(const QString &path) const
     QJsonObject exported = m_run;
     if (!m_networkEvents.isEmpty())
         exported.insert(QStringLiteral("network_events"), m_networkEvents);
+    // The run's evidence as a Go/No-Go report shows it (audit/runevidence.h), with its hash.
+    const QJsonObject evidence = toQt(Audit::runEvidenceJson(toPlain(m_run))).toObject();
+    for (auto it = evidence.begin(); it != evidence.end(); ++it)
+        exported.insert(it.key(), it.value());
     file.write(QJsonDocument(exported).toJson(QJsonDocument::Indented));
     if (!file.commit())
         return fail(QStringLiteral("history.export"),

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -34,7 +35,7 @@ static const char *errnoName(int err)
 static int usage(void)
 {
     fputs("usage: cordon-audit-probe write PATH | exists PATH | connect IPV4 PORT | proxy HOST PORT |\n"
-          "       rights | processes | alloc MIB | fork N | spew BYTES | fill PATH | sleep SECONDS |\n"
+          "       interfaces | rights | processes | alloc MIB | fork N | spew BYTES | fill PATH | sleep SECONDS |\n"
           "       leak NAME OUTPUT_PATH | symlink TARGET PATH | fifo PATH\n",
           stderr);
     return 2;
@@ -184,6 +185,24 @@ static int probeProxy(const char *host, const char *portText)
 }
 
 // The lines of /proc/self/status that show a process's rights, and who it runs as.
+// The network interfaces this probe can see, by name, and their count.
+static int probeInterfaces(void)
+{
+    struct if_nameindex *interfaces = if_nameindex();
+    if (interfaces == NULL) {
+        printf("interfaces: %s\n", errnoName(errno));
+        return 0;
+    }
+    int count = 0;
+    for (const struct if_nameindex *i = interfaces; i->if_index != 0; ++i) {
+        printf("interface %u: %s\n", i->if_index, i->if_name);
+        ++count;
+    }
+    if_freenameindex(interfaces);
+    printf("interfaces: %d\n", count);
+    return 0;
+}
+
 static int probeRights(void)
 {
     FILE *status = fopen("/proc/self/status", "re");
@@ -397,6 +416,8 @@ int main(int argc, char **argv)
         return probeConnect(argv[2], argv[3]);
     if (argc == 4 && strcmp(probe, "proxy") == 0)
         return probeProxy(argv[2], argv[3]);
+    if (argc == 2 && strcmp(probe, "interfaces") == 0)
+        return probeInterfaces();
     if (argc == 2 && strcmp(probe, "rights") == 0)
         return probeRights();
     if (argc == 2 && strcmp(probe, "processes") == 0)

@@ -53,7 +53,9 @@ QString rowLine(const QJsonObject &row)
         .arg(row.value(QStringLiteral("reason")).toString());
 }
 
-int verifyCommand(const QString &path, bool json)
+// `expectedKey`: the signer's key id the reviewer trusts; a report signed with any other key is not accepted
+// (anyone can sign an edited report with a key of their own).
+int verifyCommand(const QString &path, const QString &expectedKey, bool json)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
@@ -69,14 +71,20 @@ int verifyCommand(const QString &path, bool json)
     QJsonArray altered;
     for (const std::string &row : verification->alteredRows)
         altered.append(toQt(row));
+    const bool keyAccepted = expectedKey.isEmpty() || toQt(verification->keyId) == expectedKey;
+    const bool intact = verification->intact() && keyAccepted;
     if (json) {
         printJson(QJsonObject{{QStringLiteral("signed"), verification->isSigned},
                               {QStringLiteral("signature_valid"), verification->signatureValid},
                               {QStringLiteral("key_id"), toQt(verification->keyId)},
                               {QStringLiteral("altered_rows"), altered},
-                              {QStringLiteral("intact"), verification->intact()}});
-    } else if (verification->intact()) {
-        printOut(QStringLiteral("%1: intact, signed by key %2\n").arg(path, toQt(verification->keyId)));
+                              {QStringLiteral("key_accepted"), keyAccepted},
+                              {QStringLiteral("intact"), intact}});
+    } else if (intact) {
+        printOut(QStringLiteral("%1: intact, signed by key %2%3\n")
+                     .arg(path, toQt(verification->keyId),
+                          expectedKey.isEmpty() ? QStringLiteral(" (give --key to require the signer's key)")
+                                                : QStringLiteral(", the key expected")));
     } else {
         QString why = !verification->isSigned ? QStringLiteral("it is not signed")
                       : !verification->signatureValid
@@ -85,9 +93,13 @@ int verifyCommand(const QString &path, bool json)
         for (const QJsonValue &row : altered)
             why += (why.isEmpty() ? QString() : QStringLiteral("; ")) +
                    QStringLiteral("the evidence of row %1 was altered").arg(row.toString());
+        if (!keyAccepted)
+            why += (why.isEmpty() ? QString() : QStringLiteral("; ")) +
+                   QStringLiteral("it is signed with key %1, not %2")
+                       .arg(toQt(verification->keyId), expectedKey);
         printErr(QStringLiteral("%1: NOT intact: %2\n").arg(path, why));
     }
-    return verification->intact() ? 0 : 1;
+    return intact ? 0 : 1;
 }
 
 // Writes the report as audit-ID.json, .md and .html in `directory`; the base path.
@@ -293,8 +305,11 @@ int auditCommand(const QStringList &arguments)
     const QCommandLineOption dateOption(QStringLiteral("date"),
                                         QStringLiteral("sign: the day of the decision (default: today)."),
                                         QStringLiteral("YYYY-MM-DD"));
+    const QCommandLineOption keyOption(
+        QStringLiteral("key"), QStringLiteral("verify: accept only a signature by this key id (ak-...)."),
+        QStringLiteral("key id"));
     parser.addOptions({policyOption, containerOption, outOption, jsonOption, rowOption, nameOption,
-                       roleOption, decisionOption, dateOption});
+                       roleOption, decisionOption, dateOption, keyOption});
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("sign, verify, ls or show."),
                                  QStringLiteral("[sign|verify|ls|show ...]"));
     if (auto done = parseCommandLine(parser, arguments, command))
@@ -311,12 +326,14 @@ int auditCommand(const QStringList &arguments)
                               QStringLiteral("--policy, --container and --row run an audit; `%1` takes "
                                              "none of them")
                                   .arg(action));
+        if (parser.isSet(keyOption) && action != QLatin1String("verify"))
+            return usageError(command, QStringLiteral("--key is for `verify`"));
         if (signs && action != QLatin1String("sign"))
             return usageError(command,
                               QStringLiteral("--name, --role, --decision and --date are for `sign`"));
         const bool one = positional.size() == 2;
         if (action == QLatin1String("verify") && one && !parser.isSet(outOption))
-            return verifyCommand(positional.value(1), json);
+            return verifyCommand(positional.value(1), parser.value(keyOption), json);
         if (action == QLatin1String("sign") && one)
             return signCommand(positional.value(1), parser, json);
         if (action == QLatin1String("ls") && positional.size() == 1 && !parser.isSet(outOption))
@@ -329,6 +346,8 @@ int auditCommand(const QStringList &arguments)
     }
     if (signs)
         return usageError(command, QStringLiteral("--name, --role, --decision and --date are for `sign`"));
+    if (parser.isSet(keyOption))
+        return usageError(command, QStringLiteral("--key is for `verify`"));
     if (parser.isSet(policyOption) == parser.isSet(containerOption))
         return usageError(command, QStringLiteral("give either --policy FILE or --container REF"));
 

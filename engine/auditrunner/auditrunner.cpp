@@ -126,7 +126,6 @@ QList<QPair<QString, QString>> AuditRunner::rowTitles()
 
 Result<AuditReport> AuditRunner::run(const AuditRequest &request)
 {
-    m_cancelled = false;
     const QString probeProgram = request.probeProgram.isEmpty() ? locateProbeProgram() : request.probeProgram;
     if (probeProgram.isEmpty() || !QFileInfo(probeProgram).isFile())
         return fail(
@@ -145,8 +144,10 @@ Result<AuditReport> AuditRunner::run(const AuditRequest &request)
     // have the name already (an audited container always does).
     const QString name = QStringLiteral("audit-") + toQt(audited->name);
     auto mainContainer = session.createContainer(derivedPolicy(request.policy, name.left(64)));
-    if (!mainContainer)
+    if (!mainContainer) {
+        session.deleteAll(); // created, but the probe could not be uploaded
         return fail(mainContainer.error());
+    }
     auto record = session.call(QStringLiteral("container.get"), {{QStringLiteral("id"), *mainContainer}});
     if (!record) {
         session.deleteAll();
@@ -170,11 +171,9 @@ Result<AuditReport> AuditRunner::run(const AuditRequest &request)
     report.cordonVersion = toPlain(status->value(QStringLiteral("version")).toString());
     report.hostFacts = hostFacts(status->value(QStringLiteral("cgroup")).toString());
     report.policyVersion = audited->version();
-    report.policyText = toPlain(
-        request.policyText.isEmpty()
-            ? QString::fromUtf8(QJsonDocument(context.mainRecord.value(QStringLiteral("policy")).toObject())
-                                    .toJson(QJsonDocument::Compact))
-            : request.policyText);
+    // The policy as audited (not the renamed copy the container under test runs): as given, or in the
+    // canonical form whose sha256 is the report's version.
+    report.policyText = request.policyText.isEmpty() ? audited->canonicalJson() : toPlain(request.policyText);
     if (!request.sourceContainer.isEmpty())
         report.hostFacts.emplace_back("audited_container", toPlain(request.sourceContainer));
     report.hostFacts.emplace_back(
@@ -194,6 +193,15 @@ Result<AuditReport> AuditRunner::run(const AuditRequest &request)
             row = skipped.noGo(QStringLiteral("cancelled before this row ran"));
         } else {
             row = spec.run(context);
+        }
+        // The audit's own keys never enter the report, even when a row caught them leaking.
+        for (const QString &value : std::as_const(context.secretValues)) {
+            const std::string key = toPlain(value);
+            for (Evidence &piece : row.evidence) {
+                for (std::size_t at = piece.text.find(key); at != std::string::npos;
+                     at = piece.text.find(key, at))
+                    piece.text.replace(at, key.size(), "[audit key]");
+            }
         }
         report.rows.push_back(row);
         Q_EMIT rowFinished(

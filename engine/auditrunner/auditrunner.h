@@ -53,7 +53,8 @@ public:
     // (`policy.*`), no probe program (`audit.no_probe`), the report not kept.
     Result<AuditReport> run(const AuditRequest &request);
 
-    // Asks a running audit to stop after the current row; the rows not run are No-Go ("cancelled").
+    // Asks a running audit to stop after the current row; the rows not run are No-Go ("cancelled"). A runner
+    // runs one audit: a cancel asked for before run() holds for it.
     void cancel() { m_cancelled = true; }
 
     // The ids and titles of the rows, in the order they run.

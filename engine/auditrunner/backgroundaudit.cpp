@@ -18,8 +18,10 @@ BackgroundAudit::~BackgroundAudit()
 
 void BackgroundAudit::cancel()
 {
-    if (AuditRunner *runner = m_runner.load(); runner != nullptr)
-        runner->cancel();
+    const QMutexLocker lock(&m_mutex);
+    m_cancelRequested = true;
+    if (m_runner != nullptr)
+        m_runner->cancel();
 }
 
 bool BackgroundAudit::start(const AuditRequest &request, const QString &socketPath)
@@ -28,6 +30,13 @@ bool BackgroundAudit::start(const AuditRequest &request, const QString &socketPa
         return false;
     if (m_thread)
         m_thread->wait();
+    {
+        const QMutexLocker lock(&m_mutex);
+        m_cancelRequested = false;
+        m_report.reset();
+        m_errorCode.clear();
+        m_errorMessage.clear();
+    }
     m_thread.reset(QThread::create([this, request, socketPath] {
         // Everything the audit touches is made here, on its thread: the client's socket and event loop
         // belong to it.
@@ -39,24 +48,48 @@ bool BackgroundAudit::start(const AuditRequest &request, const QString &socketPa
         connect(&runner, &AuditRunner::rowStarted, this, &BackgroundAudit::rowStarted, Qt::QueuedConnection);
         connect(&runner, &AuditRunner::rowFinished, this, &BackgroundAudit::rowFinished,
                 Qt::QueuedConnection);
-        m_runner = &runner;
         auto connected = client.connectSync(false, 10000);
-        Result<AuditReport> report =
-            connected ? runner.run(request) : Result<AuditReport>(fail(connected.error()));
-        m_runner = nullptr;
+        Result<AuditReport> report = connected ? Result<AuditReport>(AuditReport{}) : fail(connected.error());
+        if (connected) {
+            {
+                const QMutexLocker lock(&m_mutex);
+                m_runner = &runner;
+                if (m_cancelRequested) // asked for while connecting
+                    runner.cancel();
+            }
+            report = runner.run(request);
+            const QMutexLocker lock(&m_mutex);
+            m_runner = nullptr;
+        }
+        const QMutexLocker lock(&m_mutex);
         if (report) {
-            const QJsonObject json = toQt(report->toJson()).toObject();
-            QMetaObject::invokeMethod(
-                this, [this, json] { Q_EMIT finished(json); }, Qt::QueuedConnection);
+            m_report = toQt(report->toJson()).toObject();
         } else {
-            const QString code = toQt(report.error().code());
-            const QString message = toQt(report.error().message());
-            QMetaObject::invokeMethod(
-                this, [this, code, message] { Q_EMIT failed(code, message); }, Qt::QueuedConnection);
+            m_errorCode = toQt(report.error().code());
+            m_errorMessage = toQt(report.error().message());
         }
     }));
+    connect(m_thread.get(), &QThread::finished, this, &BackgroundAudit::deliver);
     m_thread->start();
     return true;
+}
+
+void BackgroundAudit::deliver()
+{
+    std::optional<QJsonObject> report;
+    QString code;
+    QString message;
+    {
+        const QMutexLocker lock(&m_mutex);
+        report = std::move(m_report);
+        m_report.reset();
+        code = m_errorCode;
+        message = m_errorMessage;
+    }
+    if (report)
+        Q_EMIT finished(*report);
+    else
+        Q_EMIT failed(code, message);
 }
 
 } // namespace Cordon::Audit

@@ -10,8 +10,10 @@
 #include <QObject>
 #include <QThread>
 
-#include <atomic>
+#include <QMutex>
+
 #include <memory>
+#include <optional>
 
 namespace Cordon::Audit {
 
@@ -38,8 +40,18 @@ Q_SIGNALS:
     void failed(const QString &code, const QString &message);
 
 private:
+    void deliver();
+
     std::unique_ptr<QThread> m_thread;
-    std::atomic<AuditRunner *> m_runner = nullptr; // lives on m_thread while it runs
+    // Shared with the worker, under m_mutex: the runner while it runs (cancel() reaches it), a cancel asked
+    // for before it started, and the outcome, delivered once the thread has ended (so that isRunning() is
+    // false by then).
+    QMutex m_mutex;
+    AuditRunner *m_runner = nullptr;
+    bool m_cancelRequested = false;
+    std::optional<QJsonObject> m_report;
+    QString m_errorCode;
+    QString m_errorMessage;
 };
 
 } // namespace Cordon::Audit

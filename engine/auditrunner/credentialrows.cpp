@@ -17,8 +17,9 @@ namespace {
 
 constexpr const char *LeakFile = "/mnt/data/outputs/audit-credentials.json";
 
-// Every stored byte of a run's stream, paged through run.output.
-QByteArray storedStream(ProbeSession &session, const QString &runId, const QString &stream)
+// Every stored byte of a run's stream, paged through run.output; an error when a page is refused or the pages
+// do not add up to the stored total.
+Result<QByteArray> storedStream(ProbeSession &session, const QString &runId, const QString &stream)
 {
     QByteArray all;
     qint64 offset = 0;
@@ -27,13 +28,19 @@ QByteArray storedStream(ProbeSession &session, const QString &runId, const QStri
                                                                   {QStringLiteral("stream"), stream},
                                                                   {QStringLiteral("offset"), offset}});
         if (!answer)
-            break;
+            return fail(answer.error());
         all += QByteArray::fromBase64(answer->value(QStringLiteral("data")).toString().toLatin1());
         offset = answer->value(QStringLiteral("next_offset")).toInteger();
-        if (answer->value(QStringLiteral("eof")).toBool())
-            break;
+        if (answer->value(QStringLiteral("eof")).toBool()) {
+            if (all.size() != answer->value(QStringLiteral("total")).toInteger())
+                return fail(QStringLiteral("audit.incomplete"),
+                            QStringLiteral("run.output gave %1 of %2 bytes")
+                                .arg(all.size())
+                                .arg(answer->value(QStringLiteral("total")).toInteger()));
+            return all;
+        }
     }
-    return all;
+    return fail(QStringLiteral("audit.incomplete"), QStringLiteral("more than 64 pages of output"));
 }
 
 bool containsAny(const QByteArray &haystack, const QStringList &values)
@@ -50,12 +57,21 @@ bool containsAny(const QByteArray &haystack, const QStringList &values)
 void checkNothingShows(RowRecorder &row, ProbeSession &session, const QString &containerId,
                        const QString &runId, const QStringList &values)
 {
-    const QByteArray out = storedStream(session, runId, QStringLiteral("stdout"));
-    const QByteArray err = storedStream(session, runId, QStringLiteral("stderr"));
-    row.evidence(QStringLiteral("stored stdout"), excerpt(QString::fromUtf8(out)));
-    row.check(!containsAny(out + err, values), QStringLiteral("the key is absent from the stored stdout and "
-                                                              "stderr (%1 bytes)")
-                                                   .arg(out.size() + err.size()));
+    const auto out = storedStream(session, runId, QStringLiteral("stdout"));
+    const auto err = storedStream(session, runId, QStringLiteral("stderr"));
+    row.check(out && err,
+              QStringLiteral("the stored output could be read whole%1")
+                  .arg(out && err ? QString()
+                                  : QStringLiteral(" (") + describe(!out ? out.error() : err.error()) +
+                                        QLatin1Char(')')));
+    const QByteArray streams = (out ? *out : QByteArray()) + (err ? *err : QByteArray());
+    row.evidence(QStringLiteral("stored stdout"), excerpt(QString::fromUtf8(out ? *out : QByteArray())));
+    row.check(
+        !containsAny(streams, values),
+        QStringLiteral("the key is absent from the stored stdout and stderr (%1 bytes)").arg(streams.size()));
+    // The masking was exercised, not assumed: what the run printed is there, masked.
+    row.check(streams.contains("[secret:"),
+              QStringLiteral("the stored output shows the key masked as [secret:NAME]"));
 
     auto runs = session.call(QStringLiteral("history.runs"), {{QStringLiteral("container"), containerId},
                                                               {QStringLiteral("with_output"), true},
@@ -74,6 +90,9 @@ void checkNothingShows(RowRecorder &row, ProbeSession &session, const QString &c
                                                        {QStringLiteral("scope"), QStringLiteral("outputs")},
                                                        {QStringLiteral("path"), QString()},
                                                        {QStringLiteral("destination"), destination.path()}});
+    row.check(destination.isValid() && download,
+              QStringLiteral("a download of the outputs ran (%1)")
+                  .arg(download ? QStringLiteral("to a new folder") : describe(download.error())));
     if (download) {
         row.evidence(
             QStringLiteral("download"),
@@ -186,6 +205,9 @@ AuditRow credentialsDomainSecret(AuditContext &context)
         if (container) {
             result =
                 row.noGo(QStringLiteral("a domain secret for a host the policy does not allow was accepted"));
+        } else if (container.error().code().rfind("policy.", 0) != 0) {
+            result = row.noGo(QStringLiteral("container.create failed for another reason than the policy: %1")
+                                  .arg(describe(container.error())));
         } else {
             row.evidence(QStringLiteral("container.create"), describe(container.error()));
             result =

@@ -48,11 +48,13 @@ AuditRow filesystemWrites(AuditContext &context)
         {QStringLiteral("/etc/") + marker, false, QStringLiteral("/etc")},
     };
     // A host folder the policy shares must not be writable: a write there changes the host.
-    for (const auto &[target, readOnly] : policyMounts(context.policy))
+    for (const auto &[target, readOnly] : policyMounts(context.policy)) {
+        row.check(readOnly, QStringLiteral("the host mount %1 is read-only in the policy").arg(target));
         cases.append(
             {target + QLatin1Char('/') + marker, false,
              readOnly ? QStringLiteral("the read-only host mount %1").arg(target)
                       : QStringLiteral("the host mount %1, which the policy makes writable").arg(target)});
+    }
     for (const WriteCase &attempt : cases) {
         const QStringList args{QStringLiteral("write"), attempt.path};
         auto run = context.session.probe(context.mainContainer, args);
@@ -84,19 +86,26 @@ AuditRow filesystemHostHidden(AuditContext &context)
 {
     RowRecorder row(QStringLiteral("filesystem.host_hidden"), QStringLiteral("Host paths are invisible"));
     QStringList hostPaths{
-        QDir::homePath(),           QStringLiteral("/root"),           QStringLiteral("/home"),
-        QStringLiteral("/var/lib"), QStringLiteral("/run/user"),       QStringLiteral("/etc/shadow"),
-        QStringLiteral("/etc/ssh"), QStringLiteral("/proc/1/root/etc")};
+        QDir::homePath(),           QStringLiteral("/root"),     QStringLiteral("/home"),
+        QStringLiteral("/var/lib"), QStringLiteral("/run/user"), QStringLiteral("/etc/shadow"),
+        QStringLiteral("/etc/ssh")};
     auto status = context.session.call(QStringLiteral("daemon.status"), {});
     if (status && !status->value(QStringLiteral("data_dir")).toString().isEmpty())
         hostPaths.append(status->value(QStringLiteral("data_dir")).toString());
     hostPaths.removeDuplicates();
-    QStringList mounted;
-    for (const auto &[target, readOnly] : policyMounts(context.policy))
-        mounted.append(target);
+    // A folder the policy shares makes what it holds visible under its target: one that is, holds or sits in
+    // any of these paths shows the host.
+    for (const QJsonValue &mount : context.policy.value(QStringLiteral("mounts")).toArray()) {
+        const QString host = QDir::cleanPath(mount.toObject().value(QStringLiteral("host")).toString());
+        for (const QString &path : std::as_const(hostPaths)) {
+            const bool overlaps = host == path || host == QLatin1String("/") ||
+                                  path.startsWith(host + QLatin1Char('/')) ||
+                                  host.startsWith(path + QLatin1Char('/'));
+            row.check(!overlaps,
+                      QStringLiteral("the policy's host folder %1 does not share %2").arg(host, path));
+        }
+    }
     for (const QString &path : std::as_const(hostPaths)) {
-        if (mounted.contains(path))
-            continue;
         const QStringList args{QStringLiteral("exists"), path};
         auto run = context.session.probe(context.mainContainer, args);
         if (!run)
@@ -104,7 +113,8 @@ AuditRow filesystemHostHidden(AuditContext &context)
         const QString answer =
             probeValue(run->value(QStringLiteral("stdout")).toString(), QStringLiteral("exists"));
         row.evidence(QStringLiteral("command"), ProbeSession::observed(args, answer, *run));
-        row.check(!answer.isEmpty() && answer != QLatin1String("yes"),
+        // Only "no such file": a refusal (EACCES) would mean the path is there.
+        row.check(answer == QLatin1String("ENOENT"),
                   QStringLiteral("the host's %1 is not there (%2)").arg(path, answer));
     }
     return row.finish(QStringLiteral("none of the host's homes, secrets, runtime or Cordon's own data is "

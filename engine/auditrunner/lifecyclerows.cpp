@@ -203,9 +203,11 @@ AuditRow lifecycleDeletion(AuditContext &context)
     row.check(listed.contains(QStringLiteral("outputs/audit-result.txt")),
               QStringLiteral("the receipt lists the run's output"));
     row.check(receipt.value(QStringLiteral("workspace_gone")).toBool() &&
+                  !receipt.value(QStringLiteral("workspace")).toString().isEmpty() &&
                   !QFileInfo::exists(receipt.value(QStringLiteral("workspace")).toString()),
               QStringLiteral("the workspace directory is gone from the host"));
-    row.check(receipt.value(QStringLiteral("cgroups_gone")).toBool(),
+    row.check(!receipt.value(QStringLiteral("cgroups")).toArray().isEmpty() &&
+                  receipt.value(QStringLiteral("cgroups_gone")).toBool(),
               QStringLiteral("the container's cgroup is gone"));
     row.check(receipt.value(QStringLiteral("processes_after")).toInteger() == 0,
               QStringLiteral("no process is left"));

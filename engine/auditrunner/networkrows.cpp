@@ -93,6 +93,19 @@ AuditRow networkDisabled(AuditContext &context)
     row.check(!connected.isEmpty() && connected != QLatin1String("ok"),
               QStringLiteral("a direct connection to %1:443 fails (%2)")
                   .arg(QLatin1String(PublicAddress), connected));
+    // Not only a failed connection (a host without internet fails too): no interface but loopback exists.
+    const QStringList listing{QStringLiteral("interfaces")};
+    auto interfaces = context.session.probe(container, listing, 60);
+    if (!interfaces)
+        return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(interfaces.error())));
+    const QString seen = interfaces->value(QStringLiteral("stdout")).toString();
+    row.evidence(
+        QStringLiteral("command"),
+        ProbeSession::observed(
+            listing, excerpt(seen.trimmed()).replace(QLatin1Char('\n'), QStringLiteral("; ")), *interfaces));
+    row.check(probeValue(seen, QStringLiteral("interfaces")) == QLatin1String("1") &&
+                  probeValue(seen, QStringLiteral("interface 1")) == QLatin1String("lo"),
+              QStringLiteral("loopback is the only network interface"));
     auto proxied = askProxy(context.session, container, QStringLiteral("example.com"), 443, row);
     row.check(proxied && proxied->status == QLatin1String("none"),
               QStringLiteral("no egress proxy is offered to the run"));

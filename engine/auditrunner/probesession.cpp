@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "auditrunner/probesession.h"
 
+#include "audit/runevidence.h"
 #include "core/plainbridge.h"
 
 #include <QFileInfo>
@@ -27,19 +28,10 @@ void RowRecorder::evidence(const QString &label, const QString &text)
 
 void RowRecorder::runEvidence(const QString &what, const QJsonObject &run)
 {
-    QString summary = QStringLiteral("run %1: %2, exit %3")
-                          .arg(run.value(QStringLiteral("id")).toString(),
-                               run.value(QStringLiteral("error_class")).toString())
-                          .arg(run.value(QStringLiteral("exit_code")).toInteger());
-    if (const qint64 signal = run.value(QStringLiteral("signal")).toInteger(); signal > 0)
-        summary += QStringLiteral(", signal %1").arg(signal);
-    evidence(what, summary);
-    const QString out = run.value(QStringLiteral("stdout")).toString().trimmed();
-    if (!out.isEmpty())
-        evidence(what + QStringLiteral(" stdout"), excerpt(out));
-    const QString err = run.value(QStringLiteral("stderr")).toString().trimmed();
-    if (!err.isEmpty())
-        evidence(what + QStringLiteral(" stderr"), excerpt(err));
+    // The run in the format the History's run export uses too (audit/runevidence.h).
+    evidence(QStringLiteral("step"), what);
+    for (Evidence &piece : evidenceOfRun(toPlain(run)))
+        m_evidence.push_back(std::move(piece));
 }
 
 void RowRecorder::check(bool held, const QString &what)

@@ -22,7 +22,8 @@ public:
     RowRecorder(QString id, QString title);
 
     void evidence(const QString &label, const QString &text);
-    // A run's command, exit, error class and output excerpts, under one label prefix.
+    // A run as its evidence (audit/runevidence.h: the run export's format), after a "step" piece naming
+    // `what`.
     void runEvidence(const QString &what, const QJsonObject &run);
     // One check of many: kept as evidence, and the row is No-Go when any failed, with the first failure as
     // its reason.

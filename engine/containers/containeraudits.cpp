@@ -30,6 +30,9 @@ Result<Audit::AuditReport> checkedReport(const Json &document)
             QStringLiteral("the evidence of row %1 no longer matches its evidence_sha256: the report was "
                            "edited after it was made")
                 .arg(toQt(verification->alteredRows.front())));
+    if (document["verdict"].toString() != Audit::verdictName(report->verdict()))
+        return fail(QStringLiteral("audit.bad_report"),
+                    QStringLiteral("the report's verdict is not what its rows give"));
     if (verification->isSigned && !verification->signatureValid)
         return fail(QStringLiteral("audit.bad_signature"),
                     QStringLiteral("the report's signature does not match its content"));
@@ -70,12 +73,38 @@ Result<> checkSignOff(const Audit::SignOff &signOff)
 
 } // namespace
 
+// A report the history keeps under this id is the one given, but for its sign-off and signature: a stored
+// report is never replaced by an edited one, signed or not.
+Result<> ContainerManager::sameAsStored(const Audit::AuditReport &report, const Json &document) const
+{
+    auto stored = m_store.audit(toQt(report.id));
+    if (!stored)
+        return stored.error().code() == "store.not_found" ? Result<>() : Result<>(fail(stored.error()));
+    auto storedDocument = Json::read(toPlain(stored->report));
+    if (!storedDocument)
+        return fail(storedDocument.error());
+    const auto withoutSignOff = [](const Json &json) {
+        QJsonObject object = toQt(json).toObject();
+        object.remove(QStringLiteral("sign_off"));
+        object.remove(QStringLiteral("signature"));
+        return object;
+    };
+    if (withoutSignOff(document) != withoutSignOff(*storedDocument))
+        return fail(
+            QStringLiteral("audit.exists"),
+            QStringLiteral("the history keeps a different report with the id %1: a kept report is not "
+                           "replaced")
+                .arg(toQt(report.id)));
+    return {};
+}
+
 Result<Store::AuditRecord> ContainerManager::saveAudit(const QJsonObject &reportJson)
 {
     const Json document = toPlain(reportJson);
     auto report = checkedReport(document);
     if (!report)
         return fail(report.error());
+    CORDON_TRY(sameAsStored(*report, document));
     const Store::AuditRecord record = recordOf(*report, document);
     CORDON_TRY(m_store.saveAudit(record));
     recordEvent({}, {}, QStringLiteral("audit.saved"),
@@ -94,6 +123,7 @@ Result<Store::AuditRecord> ContainerManager::signAudit(const QJsonObject &report
     auto report = checkedReport(toPlain(reportJson));
     if (!report)
         return fail(report.error());
+    CORDON_TRY(sameAsStored(*report, toPlain(reportJson)));
     auto store = secretStore();
     if (!store)
         return fail(store.error());

@@ -344,6 +344,8 @@ private:
     Result<Secrets::SecretStore *> secretStore() const;
     // The container's policy's secrets with their values now (secrets.not_found names a missing one).
     Result<std::vector<Secrets::ResolvedSecret>> resolveSecrets(const Policy::ContainerPolicy &policy) const;
+    // audit.exists when the history keeps another report under the same id (containeraudits.cpp).
+    Result<> sameAsStored(const Audit::AuditReport &report, const Json &document) const;
     // The pseudonym key of that name, made at its first use (containerpseudonyms.cpp).
     Result<Secrets::PseudonymKey> pseudonymKey(const QString &name) const;
     // Adds values to what the container's events mask.

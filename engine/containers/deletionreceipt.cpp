@@ -77,12 +77,13 @@ DeletionReceipt DeletionReceipt::take(const Container &container, const Cgroup::
 void DeletionReceipt::confirm(const Cgroup::CgroupBackend *cgroup)
 {
     m_confirmedAt = QDateTime::currentMSecsSinceEpoch();
-    m_workspaceGone = !pathExists(m_workspaceRoot);
-    m_cgroupGone = true;
+    m_workspaceGone = !m_workspaceRoot.isEmpty() && !pathExists(m_workspaceRoot);
+    // No cgroup known (degraded mode): nothing was checked, so nothing is claimed.
+    m_cgroupGone = !m_cgroupPaths.isEmpty();
     for (const QJsonValue path : std::as_const(m_cgroupPaths))
         m_cgroupGone = m_cgroupGone && !Cgroup::Fs::exists(path.toString().toStdString());
-    m_processesAfter = 0;
-    if (cgroup != nullptr && !m_cgroupGone) {
+    m_processesAfter = m_cgroupPaths.isEmpty() ? -1 : 0;
+    if (cgroup != nullptr && !m_cgroupPaths.isEmpty() && !m_cgroupGone) {
         if (auto processes = cgroup->processes(m_containerId.toStdString()))
             m_processesAfter = static_cast<int>(processes->size());
     }

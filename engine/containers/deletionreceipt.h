@@ -24,7 +24,8 @@ public:
     // FIFOs and devices named with their code), and its processes. Call it before stop().
     static DeletionReceipt take(const Container &container, const Cgroup::CgroupBackend *cgroup);
 
-    // Call it after the wipe: looks again for each place and process the receipt named.
+    // Call it after the wipe: looks again for each place and process the receipt named. Without a cgroup
+    // (degraded mode) `cgroups_gone` is false and `processes_after` -1: unknown, never claimed.
     void confirm(const Cgroup::CgroupBackend *cgroup);
 
     QJsonObject toJson() const;

@@ -24,6 +24,7 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -120,7 +121,7 @@ private Q_SLOTS:
 
     void aRowsRunOpensInTheHistoryWithOneClick()
     {
-        QTreeWidgetItem *item = rowItem(QStringLiteral("No capabilities, seccomp on, no new privileges"));
+        QTreeWidgetItem *item = rowItem(QStringLiteral("The pids limit holds"));
         QVERIFY(item);
         const QString runId = item->data(AuditView::RunColumn, Qt::UserRole + 1).toString();
         QCOMPARE(runId.size(), 16);
@@ -132,6 +133,24 @@ private Q_SLOTS:
         QTRY_VERIFY(m_window->historyDock()->isVisible());
         QTRY_COMPARE_WITH_TIMEOUT(m_window->historyView()->detailRun().value(QStringLiteral("id")).toString(),
                                   runId, 10000);
+        // The run exported from the History holds the evidence the report's row shows: one format.
+        QTRY_VERIFY(m_window->historyView()->detailRun().contains(QStringLiteral("stdout")));
+        QTemporaryDir dir;
+        const QString exported = dir.filePath(QStringLiteral("run.json"));
+        QVERIFY(m_window->historyView()->exportRun(exported));
+        QFile file(exported);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonArray runEvidence =
+            QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("evidence")).toArray();
+        QVERIFY(runEvidence.size() >= 4);
+        QJsonArray rowEvidence;
+        for (const QJsonValue &row : view()->report().value(QStringLiteral("rows")).toArray()) {
+            if (row.toObject().value(QStringLiteral("id")).toString() == QStringLiteral("limits.pids"))
+                rowEvidence = row.toObject().value(QStringLiteral("evidence")).toArray();
+        }
+        for (const QJsonValue &piece : runEvidence)
+            QVERIFY2(rowEvidence.contains(piece),
+                     QJsonDocument(piece.toObject()).toJson(QJsonDocument::Compact).constData());
         // The lifecycle rows ran on the audit's private daemon: no link into this history.
         QVERIFY(rowItem(QStringLiteral("Expiry removes everything, with a receipt"))
                     ->data(AuditView::RunColumn, Qt::UserRole + 1)

@@ -141,6 +141,19 @@ private Q_SLOTS:
         const QJsonObject policy = document.object().value(QStringLiteral("policy")).toObject();
         QCOMPARE(policy.value(QStringLiteral("name")).toString(), QStringLiteral("history-test"));
         QVERIFY(policy.contains(QStringLiteral("limits")));
+        // And its evidence, in the Go/No-Go report's format, with the hash a report row would carry.
+        const QJsonArray evidence = document.object().value(QStringLiteral("evidence")).toArray();
+        QVERIFY(!evidence.isEmpty());
+        QCOMPARE(evidence.first().toObject().value(QStringLiteral("label")).toString(),
+                 QStringLiteral("run"));
+        QVERIFY(evidence.first().toObject().value(QStringLiteral("text")).toString().startsWith(m_failedRun));
+        QStringList labels;
+        for (const QJsonValue &piece : evidence)
+            labels.append(piece.toObject().value(QStringLiteral("label")).toString());
+        QVERIFY2(labels.contains(QStringLiteral("outcome")) &&
+                     labels.contains(QStringLiteral("policy version")),
+                 qPrintable(labels.join(QLatin1Char(','))));
+        QCOMPARE(document.object().value(QStringLiteral("evidence_sha256")).toString().size(), 64);
     }
 
     void newRunsAppear()

@@ -7,6 +7,10 @@
 #include "cliprocess.h"
 #include "sandboxtest.h"
 
+#include "audit/auditreport.h"
+#include "core/plainbridge.h"
+#include "daemon/daemonclient.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -172,6 +176,14 @@ private Q_SLOTS:
         QVERIFY2(verified.status == 0 && verified.json().value(QStringLiteral("intact")).toBool(),
                  verified.describe());
         const QString keyId = verified.json().value(QStringLiteral("key_id")).toString();
+        // With the signer's key named, only that key is accepted: a report re-signed with another is refused.
+        verified =
+            cordon({QStringLiteral("audit"), QStringLiteral("verify"), file, QStringLiteral("--key"), keyId});
+        QVERIFY2(verified.status == 0, verified.describe());
+        verified = cordon({QStringLiteral("audit"), QStringLiteral("verify"), file, QStringLiteral("--key"),
+                           QStringLiteral("ak-0000000000000000")});
+        QCOMPARE(verified.status, 1);
+        QVERIFY2(verified.err.contains("not ak-0000000000000000"), verified.describe());
         QVERIFY(readFile(base + QStringLiteral(".md"))
                     .contains("Ada Reviewer (Security lead): Go on 2026-12-04"));
         listed = cordon({QStringLiteral("audit"), QStringLiteral("ls"), QStringLiteral("--json")});
@@ -212,6 +224,26 @@ private Q_SLOTS:
                             QStringLiteral("--decision"), QStringLiteral("go")});
         QCOMPARE(signedOff.status, 1);
         QVERIFY2(signedOff.err.contains("no longer matches"), signedOff.describe());
+
+        // Edited with its hashes made to match, the report is still not the one the history keeps: neither
+        // saving it over the kept one nor signing it gets through.
+        auto parsed = Cordon::Audit::AuditReport::fromJson(Cordon::toPlain(QJsonObject(report)));
+        QVERIFY(parsed);
+        parsed->rows.front().evidence.pop_back();
+        const QJsonObject forged = Cordon::toQt(parsed->toJson()).toObject();
+        Cordon::Daemon::DaemonClient client;
+        QVERIFY(client.connectSync(false, 5000));
+        auto saved = client.callSync(QStringLiteral("audit.save"), {{QStringLiteral("report"), forged}});
+        QVERIFY(!saved);
+        QCOMPARE(saved.error().code(), "audit.exists");
+        auto signedForgery = client.callSync(QStringLiteral("audit.sign"),
+                                             {{QStringLiteral("report"), forged},
+                                              {QStringLiteral("name"), QStringLiteral("Mallory")},
+                                              {QStringLiteral("role"), QStringLiteral("Intern")},
+                                              {QStringLiteral("decision"), QStringLiteral("go")},
+                                              {QStringLiteral("date"), QStringLiteral("2026-12-04")}});
+        QVERIFY(!signedForgery);
+        QCOMPARE(signedForgery.error().code(), "audit.exists");
     }
 
     void writableHostMountIsNoGo()

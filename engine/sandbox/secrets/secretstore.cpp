@@ -365,6 +365,13 @@ Result<std::string> SecretStore::auditSigningSeed(std::int64_t nowMs)
         auto held = vault();
         if (!held)
             return fail(held.error());
+        // A key the keyring holds that this file does not record (a store file restored from a backup) is the
+        // user's signing identity: never replaced unasked.
+        if (auto existing = (*held)->read(vaultId(), SigningVaultName); existing)
+            return fail("secrets.keyring_changed",
+                        "the keyring holds an audit signing key this store did not record");
+        else if (existing.error().code() != "secrets.keyring_missing")
+            return fail(existing.error());
         CORDON_TRY((*held)->write(vaultId(), SigningVaultName, toHex(*bytes)));
     }
     CORDON_TRY(save(m_entries, m_keys, made));
