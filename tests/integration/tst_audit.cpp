@@ -279,6 +279,39 @@ private Q_SLOTS:
         QVERIFY2(noGoRows(report).contains("download"), noGoRows(report));
     }
 
+    // More guarantees removed by a policy: a host home shared into the container, and a memory limit this
+    // host cannot show (too large to fill here) are No-Go with their reasons, not Go.
+    void rowsTurnNoGoWithTheirGuaranteeRemoved_data()
+    {
+        QTest::addColumn<QByteArray>("extra");
+        QTest::addColumn<QString>("row");
+        QTest::addColumn<QByteArray>("reason");
+        QTest::newRow("home shared") << ("\"mounts\": [{\"host\": \"" + QDir::homePath().toUtf8() +
+                                         "\", \"target\": \"/mnt/home\", \"read_only\": true}], ")
+                                     << QStringLiteral("filesystem.host_hidden")
+                                     << QByteArray("does not share");
+        QTest::newRow("memory unprovable")
+            << QByteArray("\"memory_limit\": \"64g\", ") << QStringLiteral("limits.memory")
+            << QByteArray("too little to show");
+    }
+
+    void rowsTurnNoGoWithTheirGuaranteeRemoved()
+    {
+        QFETCH(QByteArray, extra);
+        QFETCH(QString, row);
+        QFETCH(QByteArray, reason);
+        QByteArray json = policyJson(extra);
+        // The later key wins nowhere: a policy names memory_limit once.
+        if (extra.contains("memory_limit"))
+            json.replace("\"memory_limit\": \"1g\", ", "");
+        const QString policy = writePolicyFile(m_dir.path(), QStringLiteral("removed"), json);
+        const auto [report, result] =
+            audit({QStringLiteral("--policy"), policy, QStringLiteral("--row"), row});
+        QVERIFY2(result.status == 1, result.describe());
+        QCOMPARE(verdicts(report).value(row), QStringLiteral("no_go"));
+        QVERIFY2(noGoRows(report).contains(reason), noGoRows(report));
+    }
+
     void badInputIsRefusedAndTheDaemonStaysUp()
     {
         CliResult result = cordon({QStringLiteral("audit")}, {}, m_environment);
