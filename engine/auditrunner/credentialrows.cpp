@@ -112,6 +112,20 @@ void checkNothingShows(RowRecorder &row, ProbeSession &session, const QString &c
                   .arg(saved.size()));
 }
 
+// Sets a fresh invalid key of the audit's under NAME_PREFIX and 8 hex digits; the key's name. The value is
+// remembered in the context, so that no form of it may appear anywhere the audit looks.
+Result<QString> setAuditKey(AuditContext &context, const QString &namePrefix)
+{
+    const QString name = namePrefix + randomHex(8).toUpper();
+    const QString value = QStringLiteral("sk-audit-invalid-") + randomHex(32);
+    context.secretValues.append(value);
+    auto stored = context.session.call(QStringLiteral("secret.set"),
+                                       {{QStringLiteral("name"), name}, {QStringLiteral("value"), value}});
+    if (!stored)
+        return fail(stored.error());
+    return name;
+}
+
 } // namespace
 
 AuditRow credentialsSecret(AuditContext &context)
@@ -119,14 +133,11 @@ AuditRow credentialsSecret(AuditContext &context)
     RowRecorder row(QStringLiteral("credentials.secret"),
                     QStringLiteral("An invalid key given as a secret never shows"));
     ProbeSession &session = context.session;
-    const QString name = QStringLiteral("CORDON_AUDIT_KEY_") + randomHex(8).toUpper();
-    const QString value = QStringLiteral("sk-audit-invalid-") + randomHex(32);
-    context.secretValues.append(value);
-    auto stored = session.call(QStringLiteral("secret.set"),
-                               {{QStringLiteral("name"), name}, {QStringLiteral("value"), value}});
-    if (!stored)
+    auto key = setAuditKey(context, QStringLiteral("CORDON_AUDIT_KEY_"));
+    if (!key)
         return row.noGo(
-            QStringLiteral("the secret store refused the audit's key: %1").arg(describe(stored.error())));
+            QStringLiteral("the secret store refused the audit's key: %1").arg(describe(key.error())));
+    const QString name = *key;
     row.evidence(QStringLiteral("secret"), QStringLiteral("%1 set in the secret store, given to the run as "
                                                           "AUDIT_API_KEY")
                                                .arg(name));
@@ -173,14 +184,11 @@ AuditRow credentialsDomainSecret(AuditContext &context)
     RowRecorder row(QStringLiteral("credentials.domain_secret"),
                     QStringLiteral("A domain secret never enters the sandbox"));
     ProbeSession &session = context.session;
-    const QString name = QStringLiteral("CORDON_AUDIT_DOMAIN_KEY_") + randomHex(8).toUpper();
-    const QString value = QStringLiteral("sk-audit-invalid-") + randomHex(32);
-    context.secretValues.append(value);
-    auto stored = session.call(QStringLiteral("secret.set"),
-                               {{QStringLiteral("name"), name}, {QStringLiteral("value"), value}});
-    if (!stored)
+    auto key = setAuditKey(context, QStringLiteral("CORDON_AUDIT_DOMAIN_KEY_"));
+    if (!key)
         return row.noGo(
-            QStringLiteral("the secret store refused the audit's key: %1").arg(describe(stored.error())));
+            QStringLiteral("the secret store refused the audit's key: %1").arg(describe(key.error())));
+    const QString name = *key;
 
     // Domain secrets go to host names only: a policy that names none cannot be given one.
     QString host = allowedTarget(context.policy).first;
@@ -227,7 +235,7 @@ AuditRow credentialsDomainSecret(AuditContext &context)
             row.runEvidence(QStringLiteral("probe"), *run);
             const QString seen =
                 probeValue(run->value(QStringLiteral("stdout")).toString(), QStringLiteral("value"));
-            row.check(!seen.isEmpty() && seen != value,
+            row.check(!seen.isEmpty() && !context.secretValues.contains(seen),
                       QStringLiteral("the run saw a placeholder in %1, not the key").arg(name));
             // The file the probe wrote, saved despite the scan: it must hold the placeholder only.
             QTemporaryDir destination;
@@ -240,7 +248,7 @@ AuditRow credentialsDomainSecret(AuditContext &context)
             QFile file(destination.filePath(QStringLiteral("audit-credentials.json")));
             const QByteArray written = file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
             row.evidence(QStringLiteral("file written inside"), excerpt(QString::fromUtf8(written)));
-            row.check(saved && !written.isEmpty() && !written.contains(value.toUtf8()),
+            row.check(saved && !written.isEmpty() && !containsAny(written, context.secretValues),
                       QStringLiteral("what the run wrote to a file holds no key"));
             checkNothingShows(row, session, *container, run->value(QStringLiteral("id")).toString(),
                               context.secretValues);

@@ -65,6 +65,20 @@ Result<ProxyAnswer> askProxy(ProbeSession &session, const QString &containerId, 
     return answer;
 }
 
+// A direct connection to a public address, past any proxy: its answer, with the evidence recorded; an
+// error when the probe could not run.
+Result<QString> connectDirectly(AuditContext &context, const QString &containerId, RowRecorder &row)
+{
+    const QStringList direct{QStringLiteral("connect"), QLatin1String(PublicAddress), QStringLiteral("443")};
+    auto run = context.session.probe(containerId, direct, 60);
+    if (!run)
+        return fail(run.error());
+    const QString connected =
+        probeValue(run->value(QStringLiteral("stdout")).toString(), QStringLiteral("connect"));
+    row.evidence(QStringLiteral("command"), ProbeSession::observed(direct, connected, *run));
+    return connected;
+}
+
 } // namespace
 
 AuditRow networkDisabled(AuditContext &context)
@@ -83,16 +97,12 @@ AuditRow networkDisabled(AuditContext &context)
         row.evidence(QStringLiteral("container"),
                      QStringLiteral("%1: the policy with network_policy disabled").arg(container));
     }
-    const QStringList direct{QStringLiteral("connect"), QLatin1String(PublicAddress), QStringLiteral("443")};
-    auto run = context.session.probe(container, direct, 60);
-    if (!run)
-        return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
-    const QString connected =
-        probeValue(run->value(QStringLiteral("stdout")).toString(), QStringLiteral("connect"));
-    row.evidence(QStringLiteral("command"), ProbeSession::observed(direct, connected, *run));
-    row.check(!connected.isEmpty() && connected != QLatin1String("ok"),
+    auto connected = connectDirectly(context, container, row);
+    if (!connected)
+        return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(connected.error())));
+    row.check(!connected->isEmpty() && *connected != QLatin1String("ok"),
               QStringLiteral("a direct connection to %1:443 fails (%2)")
-                  .arg(QLatin1String(PublicAddress), connected));
+                  .arg(QLatin1String(PublicAddress), *connected));
     // Not only a failed connection (a host without internet fails too): no interface but loopback exists.
     const QStringList listing{QStringLiteral("interfaces")};
     auto interfaces = context.session.probe(container, listing, 60);
@@ -169,15 +179,11 @@ AuditRow networkRefused(AuditContext &context)
         row.check(!decisions.isEmpty() && decisions.constFirst().contains(QStringLiteral("network.denied")),
                   QStringLiteral("the refusal of %1 is in the history").arg(target.what));
     }
-    const QStringList direct{QStringLiteral("connect"), QLatin1String(PublicAddress), QStringLiteral("443")};
-    auto run = context.session.probe(context.mainContainer, direct, 60);
-    if (!run)
-        return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
-    const QString connected =
-        probeValue(run->value(QStringLiteral("stdout")).toString(), QStringLiteral("connect"));
-    row.evidence(QStringLiteral("command"), ProbeSession::observed(direct, connected, *run));
-    row.check(!connected.isEmpty() && connected != QLatin1String("ok"),
-              QStringLiteral("a connection past the proxy fails (%1)").arg(connected));
+    auto connected = connectDirectly(context, context.mainContainer, row);
+    if (!connected)
+        return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(connected.error())));
+    row.check(!connected->isEmpty() && *connected != QLatin1String("ok"),
+              QStringLiteral("a connection past the proxy fails (%1)").arg(*connected));
     return row.finish(
         QStringLiteral("each is refused by the proxy with its reason, and nothing goes around it"));
 }
