@@ -176,6 +176,10 @@ Result<AuditReport> AuditRunner::run(const AuditRequest &request)
     report.policyText = request.policyText.isEmpty() ? audited->canonicalJson() : toPlain(request.policyText);
     if (!request.sourceContainer.isEmpty())
         report.hostFacts.emplace_back("audited_container", toPlain(request.sourceContainer));
+    if (!request.onlyRows.isEmpty())
+        report.hostFacts.emplace_back(
+            "rows_run", toPlain(QStringLiteral("only the rows starting with %1: a partial audit")
+                                    .arg(request.onlyRows.join(QStringLiteral(", ")))));
     report.hostFacts.emplace_back(
         "container_under_test",
         toPlain(QStringLiteral("%1 (the policy named %2: version %3)")

@@ -11,6 +11,8 @@
 #include <QJsonDocument>
 #include <QRegularExpression>
 
+#include <algorithm>
+
 namespace Cordon::Containers {
 
 namespace {
@@ -124,6 +126,12 @@ Result<Store::AuditRecord> ContainerManager::signAudit(const QJsonObject &report
     if (!report)
         return fail(report.error());
     CORDON_TRY(sameAsStored(*report, toPlain(reportJson)));
+    // A claim that was not run cannot be signed off: a partial audit (`--row`) is never Go.
+    const bool partial = std::any_of(report->hostFacts.begin(), report->hostFacts.end(),
+                                     [](const auto &fact) { return fact.first == "rows_run"; });
+    if (partial && signOff.decision == "go")
+        return fail(QStringLiteral("audit.partial"),
+                    QStringLiteral("only some rows of this audit ran: it can be signed off No-Go, not Go"));
     auto store = secretStore();
     if (!store)
         return fail(store.error());

@@ -264,6 +264,13 @@ private Q_SLOTS:
         // Only the rows asked for ran, and the others of the folder still hold.
         QCOMPARE(verdicts(report).value(QStringLiteral("filesystem.host_hidden")), QStringLiteral("go"));
         QCOMPARE(verdicts(report).size(), 3);
+        // A partial audit is never signed off Go.
+        const CliResult signedOff = cordon(
+            {QStringLiteral("audit"), QStringLiteral("sign"), report.value(QStringLiteral("id")).toString(),
+             QStringLiteral("--name"), QStringLiteral("Ada Reviewer"), QStringLiteral("--role"),
+             QStringLiteral("Security lead"), QStringLiteral("--decision"), QStringLiteral("go")});
+        QCOMPARE(signedOff.status, 1);
+        QVERIFY2(signedOff.err.contains("only some rows"), signedOff.describe());
         // What the probe wrote through the mount is on the host: the evidence is real.
         QVERIFY(!QDir(shared).entryList(QDir::Files).isEmpty());
     }
