@@ -8,9 +8,17 @@
 
 #include <csignal>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 namespace Cordon::Isolation {
+
+namespace {
+
+constexpr int SpawnSendWaitMs = 2000;
+constexpr int SpawnSendPollMs = 50;
+
+} // namespace
 
 Error setupError(const SetupReply &reply)
 {
@@ -63,7 +71,16 @@ Result<> Sandbox::spawn(const SpawnRequest &request, int stdinFd, int stdoutFd, 
     if (m_init.control < 0)
         return fail(QStringLiteral("sandbox.not_running"), QStringLiteral("the container is not running"));
     const int fds[3] = {stdinFd, stdoutFd, stderrFd};
-    if (const int error = sendSpawnRequest(m_init.control, request, fds); error != 0)
+    int error = sendSpawnRequest(m_init.control, request, fds);
+    // The control socket is non-blocking, and requests sent faster than cordon-init forks fill its buffer
+    // (at about 30 queued runs): wait for room, a bounded while, rather than refuse the run.
+    for (int waited = 0; error == EAGAIN && waited < SpawnSendWaitMs; waited += SpawnSendPollMs) {
+        pollfd room{m_init.control, POLLOUT, 0};
+        if (::poll(&room, 1, SpawnSendPollMs) < 0 && errno != EINTR)
+            break;
+        error = sendSpawnRequest(m_init.control, request, fds);
+    }
+    if (error != 0)
         return failErrno(QStringLiteral("sandbox.protocol"), QStringLiteral("send spawn request"), error);
     return {};
 }

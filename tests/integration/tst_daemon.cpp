@@ -121,7 +121,8 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        QVERIFY(m_daemon.start({QStringLiteral("--max-containers"), QStringLiteral("6")}));
+        QVERIFY(m_daemon.start({QStringLiteral("--max-containers"), QStringLiteral("6"),
+                                QStringLiteral("--max-runs"), QStringLiteral("64")}));
     }
     void cleanupTestCase() { QVERIFY(m_daemon.stop()); }
 
@@ -390,6 +391,43 @@ private Q_SLOTS:
                  qPrintable(QString::number(clock.elapsed()))); // six 1 s runs, in parallel
         for (const QString &id : std::as_const(ids))
             m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
+    // The most runs a container may hold all start when submitted back to back, faster than cordon-init forks
+    // them (its control socket once refused the thirty-somethingth with EAGAIN); the next is refused as
+    // run.limit.
+    void theMostRunsAllowedStartAtOnce()
+    {
+        const QString id = create();
+        QVERIFY(!id.isEmpty());
+        QStringList runIds;
+        for (int i = 0; i < 64; ++i) {
+            auto started = m_daemon.call(QStringLiteral("run.exec"),
+                                         {{QStringLiteral("container"), id},
+                                          {QStringLiteral("command"),
+                                           QJsonArray{QStringLiteral("/bin/sleep"), QStringLiteral("30")}}});
+            QVERIFY2(started,
+                     qPrintable(QStringLiteral("run %1: %2")
+                                    .arg(i)
+                                    .arg(started ? QString() : Cordon::toQt(started.error().message()))));
+            runIds.append(
+                started->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString());
+        }
+        auto refused = m_daemon.call(
+            QStringLiteral("run.exec"),
+            {{QStringLiteral("container"), id},
+             {QStringLiteral("command"), QJsonArray{QStringLiteral("/bin/sleep"), QStringLiteral("30")}}});
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code(), "run.limit");
+        for (const QString &runId : std::as_const(runIds))
+            QVERIFY_RESULT(m_daemon.call(QStringLiteral("run.cancel"), {{QStringLiteral("run_id"), runId}}));
+        for (const QString &runId : std::as_const(runIds)) {
+            auto finished = m_daemon.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), runId}});
+            QVERIFY_RESULT(finished);
+            QCOMPARE(
+                finished->value(QStringLiteral("run")).toObject().value(QStringLiteral("state")).toString(),
+                QStringLiteral("finished"));
+        }
     }
 
     void hostileOutputsAreRefusedOnDownload()
