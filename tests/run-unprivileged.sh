@@ -33,6 +33,8 @@ trap 'rm -rf "$work"' EXIT
 cp "$bin_dir/$test_name" "$bin_dir/cordon-init" "$bin_dir/cordon" "$bin_dir/cordon-cli" \
     "$bin_dir/cordond" "$bin_dir/cordon-probe" "$bin_dir/cordon-secret-reader" \
     "$bin_dir/cordon-artifact-export" "$bin_dir/cordon-audit-probe" "$work/"
+# The daemon with removable guarantees, where the tests built it (tst_audit).
+[ -x "$bin_dir/cordond-weakened" ] && cp "$bin_dir/cordond-weakened" "$work/"
 mkdir "$work/home"
 chown -R "$user:" "$work"
 chmod 0755 "$work"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// cordon-audit-probe PROBE [ARGS]: what the Go/No-Go audit runs inside a sandbox (engine/audit/auditrunner.h).
-// Each probe attempts one thing a policy forbids or allows and prints what the kernel answered, one
-// `key: value` line per fact on stdout; the audit judges, the probe only observes. It exits 0 when it could
-// make its attempt (whatever the answer), 2 for bad arguments. A static PIE: it runs in any container root
-// without a loader, uploaded into the inputs and copied to /tmp by the audit.
+// cordon-audit-probe PROBE [ARGS]: what the Go/No-Go audit runs inside a sandbox
+// (engine/audit/auditrunner.h). Each probe attempts one thing a policy forbids or allows and prints what the
+// kernel answered, one `key: value` line per fact on stdout; the audit judges, the probe only observes. It
+// exits 0 when it could make its attempt (whatever the answer), 2 for bad arguments. A static PIE: it runs in
+// any container root without a loader, uploaded into the inputs and copied to /tmp by the audit.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -12,6 +12,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,7 +36,8 @@ static const char *errnoName(int err)
 static int usage(void)
 {
     fputs("usage: cordon-audit-probe write PATH | exists PATH | connect IPV4 PORT | proxy HOST PORT |\n"
-          "       interfaces | rights | processes | alloc MIB | fork N | spew BYTES | fill PATH | sleep SECONDS |\n"
+          "       interfaces | rights | processes | alloc MIB | fork N | spew BYTES | fill PATH | sleep "
+          "SECONDS |\n"
           "       leak NAME OUTPUT_PATH | symlink TARGET PATH | fifo PATH\n",
           stderr);
     return 2;
@@ -151,8 +153,8 @@ static int probeProxy(const char *host, const char *portText)
         return 0;
     }
     char request[600];
-    const int length =
-        snprintf(request, sizeof request, "CONNECT %s:%ld HTTP/1.1\r\nHost: %s:%ld\r\n\r\n", host, port, host, port);
+    const int length = snprintf(request, sizeof request, "CONNECT %s:%ld HTTP/1.1\r\nHost: %s:%ld\r\n\r\n",
+                                host, port, host, port);
     if (write(fd, request, (size_t)length) != length) {
         printf("proxy: %s\n", errnoName(errno));
         close(fd);
@@ -210,8 +212,8 @@ static int probeRights(void)
         printf("status: %s\n", errnoName(errno));
         return 0;
     }
-    static const char *const wanted[] = {"Uid:", "CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:",
-                                         "NoNewPrivs:", "Seccomp:", "Seccomp_filters:"};
+    static const char *const wanted[] = {"Uid:",    "CapInh:",     "CapPrm:",  "CapEff:",         "CapBnd:",
+                                         "CapAmb:", "NoNewPrivs:", "Seccomp:", "Seccomp_filters:"};
     char line[512];
     while (fgets(line, sizeof line, status) != NULL) {
         for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; ++i) {
@@ -224,6 +226,9 @@ static int probeRights(void)
         }
     }
     fclose(status);
+    // Not only the mode: a call the profile denies, which succeeds without it (unshare of nothing is a no-op
+    // that any process may make), shows that the filter in force is the one that refuses.
+    printf("unshare: %s\n", unshare(0) == 0 ? "ok" : errnoName(errno));
     return 0;
 }
 
@@ -328,31 +333,45 @@ static int probeSpew(const char *bytesText)
     return 0;
 }
 
-// Writes PATH until the file system refuses; prints how much it took and the errno.
+// Writes PATH.0, PATH.1 ... (16 MiB each) until the file system refuses; prints how much it took and the
+// errno. Files of their own, so that RLIMIT_FSIZE (one file's size) cannot stand in for the workspace quota.
 static int probeFill(const char *path)
 {
-    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) {
-        printf("fill: %s\n", errnoName(errno));
-        return 0;
-    }
     // RLIMIT_FSIZE sends SIGXFSZ before EFBIG: ignore it to see the errno.
     signal(SIGXFSZ, SIG_IGN);
-    char chunk[1 << 16];
+    static char chunk[1 << 16];
     memset(chunk, 'f', sizeof chunk);
+    enum
+    {
+        ChunksPerFile = 256
+    };
     long long total = 0;
     int err = 0;
-    for (;;) {
-        const ssize_t written = write(fd, chunk, sizeof chunk);
-        if (written < 0) {
+    int files = 0;
+    char name[4096];
+    while (err == 0 && files < 65536) {
+        snprintf(name, sizeof name, "%s.%d", path, files);
+        const int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0) {
             err = errno;
             break;
         }
-        total += written;
+        ++files;
+        for (int i = 0; i < ChunksPerFile; ++i) {
+            const ssize_t written = write(fd, chunk, sizeof chunk);
+            if (written < 0) {
+                err = errno;
+                break;
+            }
+            total += written;
+        }
+        close(fd);
     }
-    close(fd);
-    unlink(path);
-    printf("filled: %lld bytes\nfill: %s\n", total, errnoName(err));
+    for (int i = 0; i < files; ++i) {
+        snprintf(name, sizeof name, "%s.%d", path, i);
+        unlink(name);
+    }
+    printf("filled: %lld bytes in %d files\nfill: %s\n", total, files, errnoName(err));
     return 0;
 }
 

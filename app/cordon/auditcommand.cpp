@@ -7,7 +7,9 @@
 //   cordon audit show ID [--out DIR] [--json]
 // The audit creates fresh containers from the policy, runs every claim as a live probe, prints each row as it
 // ends and keeps the report in the history; --out writes it as JSON, Markdown and HTML. The exit status is 0
-// for Go, 1 for No-Go. Signing happens in the daemon, with the user's key from the secret store.
+// for Go, 1 for No-Go, 130 when Ctrl-C (or SIGTERM) stopped it: the row under way ends, the rows left are
+// No-Go as cancelled, and the audit's containers, keys and daemon are removed before it exits. Signing
+// happens in the daemon, with the user's key from the secret store.
 #include "cliformat.h"
 #include "clioutput.h"
 #include "cliparse.h"
@@ -27,11 +29,58 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 
+#include <csignal>
+#include <optional>
 #include <unistd.h>
 
 namespace Cordon::Cli {
 
 namespace {
+
+// The audit a first Ctrl-C or SIGTERM stops after its current row, so that it can clean up; a second one ends
+// the program at once.
+Audit::AuditRunner *interruptible = nullptr;
+volatile std::sig_atomic_t interruptedBy = 0;
+
+void stopAfterTheCurrentRow(int signalNumber)
+{
+    interruptedBy = signalNumber;
+    if (interruptible != nullptr)
+        interruptible->cancel(); // a lock-free atomic store
+    ::signal(signalNumber, SIG_DFL);
+    static const char said[] =
+        "\ncordon: stopping after the current row, then removing the audit's containers, "
+        "keys and daemon (again to quit at once)\n";
+    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, said, sizeof said - 1);
+}
+
+// Installs stopAfterTheCurrentRow for SIGINT and SIGTERM for the life of one audit.
+class InterruptGuard
+{
+public:
+    explicit InterruptGuard(Audit::AuditRunner &runner)
+    {
+        interruptible = &runner;
+        struct sigaction action = {};
+        action.sa_handler = stopAfterTheCurrentRow;
+        action.sa_flags = SA_RESTART;
+        ::sigemptyset(&action.sa_mask);
+        ::sigaction(SIGINT, &action, &m_previousInt);
+        ::sigaction(SIGTERM, &action, &m_previousTerm);
+    }
+    ~InterruptGuard()
+    {
+        ::sigaction(SIGINT, &m_previousInt, nullptr);
+        ::sigaction(SIGTERM, &m_previousTerm, nullptr);
+        interruptible = nullptr;
+    }
+    InterruptGuard(const InterruptGuard &) = delete;
+    InterruptGuard &operator=(const InterruptGuard &) = delete;
+
+private:
+    struct sigaction m_previousInt = {};
+    struct sigaction m_previousTerm = {};
+};
 
 Result<> writeFile(const QString &path, const std::string &content)
 {
@@ -391,7 +440,9 @@ int auditCommand(const QStringList &arguments)
             printOut(rowLine(row));
         });
     }
+    std::optional<InterruptGuard> interrupts(std::in_place, runner);
     auto report = runner.run(request);
+    interrupts.reset();
     if (!report)
         return reportError(report.error());
     const Json document = report->toJson();
@@ -416,6 +467,8 @@ int auditCommand(const QStringList &arguments)
                 .arg(report->rows.size())
                 .arg(toQt(report->policyVersion), toQt(report->id)));
     }
+    if (interruptedBy != 0)
+        return 128 + interruptedBy;
     return go ? 0 : 1;
 }
 

@@ -16,6 +16,8 @@
 #include <QRandomGenerator>
 #include <QThread>
 
+#include <csignal>
+
 namespace Cordon::Audit {
 
 namespace {
@@ -57,6 +59,19 @@ QString pidList(const QList<qint64> &pids)
     for (const qint64 pid : pids)
         shown.append(QString::number(pid));
     return shown.isEmpty() ? QStringLiteral("none") : shown.join(QStringLiteral(", "));
+}
+
+// The audit cleans up after itself even when the row fails: the probe processes still sleeping `seconds`
+// are killed, and named in the evidence.
+void endLeftovers(RowRecorder &row, const QString &seconds)
+{
+    const QList<qint64> left = probeProcesses(seconds);
+    if (left.isEmpty())
+        return;
+    for (const qint64 pid : left)
+        ::kill(static_cast<pid_t>(pid), SIGKILL);
+    row.evidence(QStringLiteral("cleaned up"),
+                 QStringLiteral("the audit killed the probe processes left behind: %1").arg(pidList(left)));
 }
 
 Result<> ensureStarted(AuditContext &context)
@@ -106,9 +121,11 @@ AuditRow lifecycleRestart(AuditContext &context)
     const qint64 killedPid = daemon.pid();
     daemon.kill();
     row.evidence(QStringLiteral("killed"), QStringLiteral("cordond pid %1 with SIGKILL").arg(killedPid));
-    if (auto restarted = daemon.start(); !restarted)
+    if (auto restarted = daemon.start(); !restarted) {
+        endLeftovers(row, seconds);
         return row.noGo(
             QStringLiteral("the daemon did not start again: %1").arg(describe(restarted.error())));
+    }
     row.evidence(QStringLiteral("restarted"), QStringLiteral("cordond pid %1").arg(daemon.pid()));
     ProbeSession after(daemon.client(), context.probeProgram);
     auto reread = after.call(QStringLiteral("run.get"), {{QStringLiteral("run_id"), runId}});
@@ -123,6 +140,7 @@ AuditRow lifecycleRestart(AuditContext &context)
     }
     row.check(left.isEmpty(),
               QStringLiteral("no process of the run is left on the host (%1)").arg(pidList(left)));
+    endLeftovers(row, seconds);
     (void)after.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), *container}});
     return row.finish(
         QStringLiteral("the run is marked interrupted, and its processes ended with the sandbox"));

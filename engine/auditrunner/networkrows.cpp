@@ -5,6 +5,7 @@
 #include "auditrunner/auditrows.h"
 
 #include <QJsonArray>
+#include <QTcpServer>
 #include <QThread>
 
 namespace Cordon::Audit {
@@ -103,6 +104,24 @@ AuditRow networkDisabled(AuditContext &context)
     row.check(!connected->isEmpty() && *connected != QLatin1String("ok"),
               QStringLiteral("a direct connection to %1:443 fails (%2)")
                   .arg(QLatin1String(PublicAddress), *connected));
+    // A host without internet fails that too: a port listening on the host's loopback (the kernel completes
+    // the handshake without an accept) is reached from any process of the host's network, and from no other.
+    QTcpServer hostListener;
+    if (!hostListener.listen(QHostAddress::LocalHost))
+        return row.noGo(QStringLiteral("no port could be opened on the host's loopback: %1")
+                            .arg(hostListener.errorString()));
+    const QStringList loopback{QStringLiteral("connect"), QStringLiteral("127.0.0.1"),
+                               QString::number(hostListener.serverPort())};
+    auto reached = context.session.probe(container, loopback, 60);
+    if (!reached)
+        return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(reached.error())));
+    const QString answer =
+        probeValue(reached->value(QStringLiteral("stdout")).toString(), QStringLiteral("connect"));
+    row.evidence(QStringLiteral("command"), ProbeSession::observed(loopback, answer, *reached));
+    row.check(!answer.isEmpty() && answer != QLatin1String("ok"),
+              QStringLiteral("the host's loopback port %1 is not reached (%2)")
+                  .arg(hostListener.serverPort())
+                  .arg(answer));
     // Not only a failed connection (a host without internet fails too): no interface but loopback exists.
     const QStringList listing{QStringLiteral("interfaces")};
     auto interfaces = context.session.probe(container, listing, 60);

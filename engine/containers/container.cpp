@@ -5,6 +5,7 @@
 
 #include "containers/oneshotrun.h"
 #include "sandbox/containerlaunch.h"
+#include "sandbox/weakening.h"
 
 #include "core/fdio.h"
 
@@ -15,6 +16,8 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <future>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <unistd.h>
 
 namespace Cordon::Containers {
@@ -78,6 +81,14 @@ WorkspaceSave saveWorkspace(const Workspace &workspace, int workspaceDir, int ou
     for (const std::string &example : report->examples)
         save.examples.append(toQt(example));
     return save;
+}
+
+// What a test build that removes the seccomp filter installs instead (sandbox/weakening.h): one instruction,
+// allow. The kernel still reports a filter (Seccomp: 2), so only a call the profile denies tells them apart.
+std::string allowEverythingFilter()
+{
+    const sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    return std::string(reinterpret_cast<const char *>(&allow), sizeof allow);
 }
 
 } // namespace
@@ -190,7 +201,8 @@ Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
     launch.ids = ids;
     launch.layout = Workspace::Layout::Container;
     launch.cgroup = m_cgroup;
-    launch.limits = {m_policy.memoryLimitBytes, m_policy.limits.pids};
+    launch.limits = {weakened(Guarantee::MemoryLimit) ? 0 : m_policy.memoryLimitBytes,
+                     weakened(Guarantee::PidsLimit) ? 0 : m_policy.limits.pids};
     launch.replaceStaleGroup = true; // a group left by a daemon that was killed
     launch.plan = OneShot::mountPlanInput(m_policy);
     launch.trustBundlePem = m_trustBundlePem;
@@ -361,14 +373,19 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
     Secrets::injectSecrets(spawn.env, request.secrets);
     if (!m_trustBundlePem.empty())
         Isolation::addTrustBundleVariables(spawn.env);
+    if (weakened(Guarantee::SeccompFilter))
+        spawn.seccompBpf = allowEverythingFilter();
 
-    const int timeoutS = request.timeoutS > 0 ? qMin(request.timeoutS, m_policy.limits.runTimeoutS)
-                                              : m_policy.limits.runTimeoutS;
+    const int timeoutS = weakened(Guarantee::RunTimeout) ? 24 * 3600
+                         : request.timeoutS > 0          ? qMin(request.timeoutS, m_policy.limits.runTimeoutS)
+                                                         : m_policy.limits.runTimeoutS;
+    const qint64 outputCap =
+        weakened(Guarantee::OutputCap) ? 1024 * MiB : static_cast<qint64>(m_policy.limits.outputMb) * MiB;
     auto *run = new ContainerRun(
-        runId, spawn.runId, static_cast<qint64>(m_policy.limits.outputMb) * MiB, timeoutS * 1000,
-        [this] { return memoryStats(); }, this);
+        runId, spawn.runId, outputCap, timeoutS * 1000, [this] { return memoryStats(); }, this);
     run->setCommand(*command);
-    run->setSecretMasker(Secrets::maskerFor(request.secrets));
+    if (!weakened(Guarantee::OutputMasking))
+        run->setSecretMasker(Secrets::maskerFor(request.secrets));
     if (auto started = run->start(*m_sandbox, spawn, request.stdinData, request.keepStdinOpen); !started) {
         delete run;
         return fail(started.error());

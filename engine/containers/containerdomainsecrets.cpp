@@ -11,6 +11,7 @@
 
 #include "network/domainsecrets.h"
 #include "network/interceptionauthority.h"
+#include "sandbox/weakening.h"
 
 #include <QFile>
 
@@ -102,7 +103,12 @@ Result<std::vector<Secrets::ResolvedSecret>> ContainerManager::domainSecretsForR
         const auto &[name, domains] = names[i];
         const QByteArray &placeholder = entry.placeholders.at(name);
         forProxy.append({toQt(name), domains, placeholder, QByteArray::fromStdString((*values)[i].value)});
-        Secrets::ResolvedSecret variable{name, name, placeholder.toStdString(), (*values)[i].fingerprint, {}};
+        Secrets::ResolvedSecret variable{
+            name,
+            name,
+            weakened(Guarantee::DomainSecretPlaceholder) ? (*values)[i].value : placeholder.toStdString(),
+            (*values)[i].fingerprint,
+            {}};
         for (const QString &domain : domains)
             variable.domains.push_back(toPlain(domain));
         placeholders.push_back(std::move(variable));

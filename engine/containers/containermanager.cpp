@@ -5,6 +5,7 @@
 #include "containers/deletionreceipt.h"
 #include "core/plainbridge.h"
 #include "sandbox/files/removetree.h"
+#include "sandbox/weakening.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -51,7 +52,11 @@ ContainerManager::~ContainerManager()
 
 Result<> ContainerManager::initialize()
 {
-    auto backend = Cgroup::detectBackend(userNameFromNss);
+    // A test build may find no cgroups (sandbox/weakening.h), to show what degraded mode gives up.
+    Result<std::unique_ptr<Cgroup::CgroupBackend>> backend =
+        weakened(Guarantee::Cgroups) ? Result<std::unique_ptr<Cgroup::CgroupBackend>>(tl::unexpected(
+                                           Error("cgroup.unavailable", "a test build without cgroups")))
+                                     : Cgroup::detectBackend(userNameFromNss);
     if (backend) {
         m_cgroup = std::move(*backend);
         CORDON_TRY(m_cgroup->prepareSelf());
@@ -82,7 +87,8 @@ Result<> ContainerManager::initialize()
             recordOrgPolicyError(toQt(reloaded.error().message()));
     });
 
-    auto interrupted = m_store.markRunningAsInterrupted(now());
+    auto interrupted =
+        weakened(Guarantee::InterruptedOnRestart) ? Result<int>(0) : m_store.markRunningAsInterrupted(now());
     if (interrupted && *interrupted > 0)
         recordEvent({}, {}, QStringLiteral("daemon.runs_interrupted"),
                     {{QStringLiteral("count"), *interrupted}});
@@ -484,7 +490,7 @@ void ContainerManager::recordEvent(const QString &containerId, const QString &ru
     Store::EventRecord event;
     event.at = now();
     event.containerId = containerId;
-    event.runId = runId;
+    event.runId = weakened(Guarantee::EventAttribution) ? QString() : runId;
     event.kind = kind;
     event.detail = maskedDetail(containerId, detail);
     if (auto id = m_store.recordEvent(event))
@@ -505,7 +511,7 @@ void ContainerManager::expire(Entry &entry, bool whileDown)
     entry.container->stop(QStringLiteral("the container expired"), WorkspaceOnStop::Discard);
     if (m_cgroup)
         m_cgroup->destroy(entry.record.id.toStdString());
-    auto wiped = entry.container->wipe();
+    auto wiped = weakened(Guarantee::ExpiryWipe) ? Result<>() : entry.container->wipe();
     receipt.confirm(m_cgroup.get());
     entry.container->setState(ContainerState::Expired);
     entry.record.endedAt = now();

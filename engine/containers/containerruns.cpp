@@ -6,6 +6,7 @@
 
 #include "core/plainbridge.h"
 #include "sandbox/files/safecopy.h"
+#include "sandbox/weakening.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -41,8 +42,9 @@ void applyOutcome(Store::RunRecord &record, const RunOutcome &outcome)
 } // namespace
 
 Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const ExecRequest &request,
-                                           const QString &idempotencyKey)
+                                           const QString &requestedKey)
 {
+    const QString idempotencyKey = weakened(Guarantee::Idempotency) ? QString() : requestedKey;
     auto found = liveEntry(containerId);
     if (!found)
         return fail(found.error());
@@ -58,7 +60,8 @@ Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const Exe
         if (*earlier)
             return RunSnapshot{.record = **earlier};
     }
-    if (target.container->activeRuns() >= m_settings.maxRunsPerContainer)
+    if (target.container->activeRuns() >= m_settings.maxRunsPerContainer &&
+        !weakened(Guarantee::ParallelRuns))
         return fail(QStringLiteral("run.limit"),
                     QStringLiteral("%1 runs are active in container %2, the limit: wait or cancel one")
                         .arg(m_settings.maxRunsPerContainer)

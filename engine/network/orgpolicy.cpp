@@ -6,6 +6,7 @@
 #include "sandbox/policy/orgpolicyfile.h"
 #include "sandbox/quoteuntrusted.h"
 #include "sandbox/readall.h"
+#include "sandbox/weakening.h"
 
 #include <QDir>
 #include <QFile>
@@ -241,7 +242,7 @@ QString OrgPolicy::describe() const
 
 Result<void> OrgPolicy::checkNarrows(const Policy::NetworkPolicy &container) const
 {
-    if (container.type != Policy::NetworkPolicy::Type::Allowlist)
+    if (container.type != Policy::NetworkPolicy::Type::Allowlist || weakened(Guarantee::OrgListBound))
         return {};
     for (const Policy::DomainRule &rule : container.allowedDomains) {
         // Every combination the rule can match must be matched by some organisation rule; a union of rules

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/initlaunch.h"
 
+#include "sandbox/weakening.h"
+
 #include <cerrno>
 #include <climits>
 #include <csignal>
@@ -126,8 +128,9 @@ Result<InitProcess> launchInit(const std::string &initPath, const IdMapping &ids
 
     // A raw clone (no CLONE_VM) behaves like fork but creates the namespaces in the same step; the cgroup
     // namespace comes later, from cordon-init itself, after it was moved into its cgroup.
-    const long flags =
-        CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD;
+    const long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
+                       (weakened(Guarantee::NetworkNamespace) ? 0 : CLONE_NEWNET) | CLONE_NEWIPC |
+                       CLONE_NEWUTS | SIGCHLD;
     const long pid = ::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, 0);
     if (pid == 0) {
         // Child: async-signal-safe calls only.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/mountplan.h"
 
+#include "sandbox/weakening.h"
+
 #include <algorithm>
 #include <climits>
 #include <sys/mount.h>
@@ -56,6 +58,12 @@ public:
     void bind(const std::string &host, std::string target, std::uint64_t flags)
     {
         add({MountOpKind::BindFd, std::move(target), {}, flags, 0, sourceIndex(host), false});
+    }
+    // The host's whole tree at `host`, its submounts included: only what a test build that removes the pid
+    // namespace's /proc asks for (sandbox/weakening.h).
+    void recursiveBind(const std::string &host, std::string target, std::uint64_t flags)
+    {
+        add({MountOpKind::BindFd, std::move(target), {}, flags, 0, sourceIndex(host), true});
     }
     void simple(MountOpKind kind, std::string target) { add({kind, std::move(target), {}, 0, 0, -1, false}); }
     void selfBind(std::string target, std::uint64_t flags)
@@ -140,6 +148,8 @@ Result<SetupRequest> buildMountPlan(const MountPlanInput &input)
     }
 
     SetupRequest setup;
+    // A container of the host's network (a test build's, sandbox/weakening.h) may not touch its loopback.
+    setup.loopbackUp = !weakened(Guarantee::NetworkNamespace);
     setup.insideUid = input.insideUid;
     setup.insideGid = input.insideGid;
     setup.hostname = "sandbox";
@@ -175,7 +185,10 @@ Result<SetupRequest> buildMountPlan(const MountPlanInput &input)
     plan.symlink("/dev/stderr", "/proc/self/fd/2");
     plan.simple(MountOpKind::ReadOnly, "/dev");
 
-    plan.simple(MountOpKind::Proc, "/proc");
+    if (weakened(Guarantee::PidNamespaceProc))
+        plan.recursiveBind(hostPath(input.hostRoot, "/proc"), "/proc", MS_NOSUID | MS_NODEV | MS_NOEXEC);
+    else
+        plan.simple(MountOpKind::Proc, "/proc");
     for (const char *path : MaskedProcFiles)
         plan.maskFile(path);
     for (const char *path : MaskedProcDirs)
@@ -190,7 +203,10 @@ Result<SetupRequest> buildMountPlan(const MountPlanInput &input)
     // container saved on the host when it last stopped is restored into it first; outputs/ is the same tmpfs,
     // bound again without exec; inputs/ stays a read-only bind of the host directory uploads go to.
     plan.dir("/mnt");
-    plan.tmpfs(InsideWorkDir, workspaceTmpfsOptions(input.workspaceMb), MS_NOSUID | MS_NODEV);
+    plan.tmpfs(InsideWorkDir,
+               weakened(Guarantee::WorkspaceQuota) ? std::string("mode=0755")
+                                                   : workspaceTmpfsOptions(input.workspaceMb),
+               MS_NOSUID | MS_NODEV);
     if (input.restoreSaved) {
         plan.restore(workspace.work, InsideWorkDir);
         plan.restore(workspace.outputs, InsideOutputsDir);

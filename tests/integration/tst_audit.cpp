@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The Go/No-Go audit as a reviewer runs it: `cordon audit` against a real cordond (private socket, data and
 // settings), real containers and probes, a real loopback server as the allowed host. A sound policy is all
-// Go; each row turns No-Go when its guarantee is removed by the policy (a writable host mount, the artifact
-// scan switched off); a report signed with the engine's key verifies with `cordon audit verify`, and any edit
-// breaks it.
+// Go; each row turns No-Go when its guarantee is removed, by the policy (a writable host mount, the artifact
+// scan switched off) or by a test build of the daemon (cordond-weakened); a report signed with the engine's
+// key verifies with `cordon audit verify`, and any edit breaks it.
 #include "cliprocess.h"
 #include "sandboxtest.h"
 
@@ -20,6 +20,9 @@
 #include <QProcess>
 #include <QTcpServer>
 #include <QTemporaryDir>
+#include <QThread>
+
+#include <csignal>
 
 using namespace CordonTest;
 
@@ -65,6 +68,7 @@ private:
     QTemporaryDir m_dir;
     QProcess m_daemon;
     QTcpServer m_allowedHost;
+    quint16 m_closedPort = 0; // in the organisation's list, with nothing listening
     QProcessEnvironment m_environment;
 
     QByteArray policyJson(const QByteArray &extra = {}) const
@@ -92,12 +96,17 @@ private Q_SLOTS:
         QVERIFY(m_dir.isValid());
         // The allowed host: the kernel completes the handshake, which is all a tunnel needs to open.
         QVERIFY(m_allowedHost.listen(QHostAddress::LocalHost));
+        {
+            QTcpServer closed;
+            QVERIFY(closed.listen(QHostAddress::LocalHost));
+            m_closedPort = closed.serverPort();
+        }
         const QDir dir(m_dir.path());
         QVERIFY(dir.mkpath(QStringLiteral("config/cordon")));
         QFile org(dir.filePath(QStringLiteral("config/cordon/org-policy.json")));
         QVERIFY(org.open(QIODevice::WriteOnly));
         org.write(QByteArrayLiteral("{\"allowed_domains\": [{\"domain\": \"localhost\", \"ports\": [") +
-                  QByteArray::number(m_allowedHost.serverPort()) +
+                  QByteArray::number(m_allowedHost.serverPort()) + ", " + QByteArray::number(m_closedPort) +
                   QByteArrayLiteral("], \"allow_private_addresses\": true}]}"));
         org.close();
         qputenv("XDG_CONFIG_HOME", QFile::encodeName(dir.filePath(QStringLiteral("config"))));
@@ -286,37 +295,155 @@ private Q_SLOTS:
         QVERIFY2(noGoRows(report).contains("download"), noGoRows(report));
     }
 
-    // More guarantees removed by a policy: a host home shared into the container, and a memory limit this
-    // host cannot show (too large to fill here) are No-Go with their reasons, not Go.
-    void rowsTurnNoGoWithTheirGuaranteeRemoved_data()
+    // Every row turns No-Go when its guarantee is gone: removed by the policy under test (a host home shared,
+    // a memory limit this host cannot fill, an allowed host that does not answer), or by a test build of the
+    // daemon, cordond-weakened, that leaves out the one line making the guarantee (sandbox/weakening.h).
+    void eachRowTurnsNoGoWithItsGuaranteeRemoved_data()
     {
+        QTest::addColumn<QString>("weakening");
         QTest::addColumn<QByteArray>("extra");
         QTest::addColumn<QString>("row");
         QTest::addColumn<QByteArray>("reason");
-        QTest::newRow("home shared") << ("\"mounts\": [{\"host\": \"" + QDir::homePath().toUtf8() +
-                                         "\", \"target\": \"/mnt/home\", \"read_only\": true}], ")
-                                     << QStringLiteral("filesystem.host_hidden")
-                                     << QByteArray("does not share");
-        QTest::newRow("memory unprovable")
-            << QByteArray("\"memory_limit\": \"64g\", ") << QStringLiteral("limits.memory")
-            << QByteArray("too little to show");
+        const auto policy = [](const char *tag, const QByteArray &extra, const char *row,
+                               const char *reason) {
+            QTest::newRow(tag) << QString() << extra << QString::fromLatin1(row) << QByteArray(reason);
+        };
+        const auto weakened = [](const char *weakening, const char *row, const char *reason) {
+            QTest::newRow(weakening) << QString::fromLatin1(weakening) << QByteArray()
+                                     << QString::fromLatin1(row) << QByteArray(reason);
+        };
+        policy("home shared",
+               "\"mounts\": [{\"host\": \"" + QDir::homePath().toUtf8() +
+                   "\", \"target\": \"/mnt/home\", \"read_only\": true}], ",
+               "filesystem.host_hidden", "does not share");
+        policy("memory unprovable", "\"memory_limit\": \"64g\", ", "limits.memory", "too little to show");
+        policy("allowed host down", {}, "network.allowed_host", "upstream error");
+        weakened("masking", "credentials.secret", "absent from the stored stdout");
+        weakened("domain-placeholder", "credentials.domain_secret", "wrote to a file holds no key");
+        weakened("special-files", "filesystem.special_artifacts", "refused as files.symlink");
+        // A host with a route out fails the first check, one without fails the loopback check.
+        weakened("netns", "network.disabled", "fails (ok)|loopback port");
+        weakened("proxy-allowlist", "network.refused", "an unlisted host is refused");
+        weakened("org-bound", "network.org_bound", "which the organisation list does not");
+        weakened("seccomp", "rights.privileges", "unshare");
+        weakened("host-proc", "rights.processes", "pid 1 is the container's own init");
+        weakened("pids", "limits.pids", "fewer than the limit");
+        weakened("timeout", "limits.timeout", "ended as timeout");
+        weakened("output-cap", "limits.output", "was kept");
+        weakened("parallel", "limits.parallel", "no limit holds");
+        weakened("idempotency", "runs.idempotency", "answered with the first run");
+        weakened("memory", "limits.memory", "ended as oom");
+        weakened("workspace-quota", "limits.workspace", "ended the write before the quota");
+        weakened("interrupted", "lifecycle.restart", "reads running");
+        weakened("expiry-wipe", "lifecycle.deletion", "workspace");
+        // After a row that made runs: a partial audit of the logs row alone has nothing to attribute.
+        // Degraded mode (cordond --allow-degraded on a host without usable cgroups): no memory or pids limit.
+        weakened("no-cgroup", "limits.memory", "without a memory limit (degraded mode)");
+        QTest::newRow("no-cgroup pids")
+            << QStringLiteral("no-cgroup") << QByteArray() << QStringLiteral("limits.pids")
+            << QByteArray("fewer than the limit");
+        weakened("attribution", "runs.idempotency,logs.attribution", "lacks its container, run or time");
     }
 
-    void rowsTurnNoGoWithTheirGuaranteeRemoved()
+    void eachRowTurnsNoGoWithItsGuaranteeRemoved()
     {
+        QFETCH(QString, weakening);
         QFETCH(QByteArray, extra);
         QFETCH(QString, row);
         QFETCH(QByteArray, reason);
         QByteArray json = policyJson(extra);
-        // The later key wins nowhere: a policy names memory_limit once.
+        // A policy names memory_limit once.
         if (extra.contains("memory_limit"))
             json.replace("\"memory_limit\": \"1g\", ", "");
+        // The organisation allows a second port, on which nothing listens any more.
+        if (QLatin1String(QTest::currentDataTag()) == QLatin1String("allowed host down"))
+            json.replace(QByteArray("\"ports\": [" + QByteArray::number(m_allowedHost.serverPort()) + ']'),
+                         QByteArray("\"ports\": [" + QByteArray::number(m_closedPort) + ']'));
         const QString policy = writePolicyFile(m_dir.path(), QStringLiteral("removed"), json);
-        const auto [report, result] =
-            audit({QStringLiteral("--policy"), policy, QStringLiteral("--row"), row});
+        QProcessEnvironment environment = m_environment;
+        QProcess weakenedDaemon;
+        if (!weakening.isEmpty()) {
+            // A daemon of its own, on its own socket and data, with the one guarantee removed; the audit's
+            // private daemon (restart and deletion rows) is the same program with the same removal.
+            const QString dir = m_dir.filePath(
+                QStringLiteral("weakened-") +
+                QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-')));
+            QVERIFY(QDir().mkpath(dir));
+            environment.insert(QStringLiteral("CORDON_SOCKET"), dir + QStringLiteral("/d.sock"));
+            environment.insert(QStringLiteral("CORDON_DATA_DIR"), dir + QStringLiteral("/data"));
+            environment.insert(QStringLiteral("XDG_STATE_HOME"), dir + QStringLiteral("/state"));
+            environment.insert(QStringLiteral("CORDON_TEST_WEAKEN"), weakening);
+            environment.insert(QStringLiteral("CORDON_DAEMON"),
+                               builtProgram(QStringLiteral("cordond-weakened")));
+            weakenedDaemon.setProgram(builtProgram(QStringLiteral("cordond-weakened")));
+            if (weakening == QLatin1String("no-cgroup"))
+                weakenedDaemon.setArguments({QStringLiteral("--allow-degraded")});
+            weakenedDaemon.setProcessEnvironment(environment);
+            weakenedDaemon.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+            weakenedDaemon.start();
+            QVERIFY(weakenedDaemon.waitForStarted(5000));
+            CliResult status;
+            for (int attempt = 0; attempt < 200; ++attempt) {
+                status = cordon({QStringLiteral("daemon"), QStringLiteral("status")}, {}, environment);
+                if (status.status == 0 || weakenedDaemon.state() == QProcess::NotRunning)
+                    break;
+                QThread::msleep(50);
+            }
+            QVERIFY2(status.status == 0, status.describe());
+        }
+        QStringList arguments{QStringLiteral("audit"), QStringLiteral("--policy"), policy,
+                              QStringLiteral("--json")};
+        for (const QString &prefix : row.split(QLatin1Char(',')))
+            arguments << QStringLiteral("--row") << prefix;
+        const CliResult result = cordon(arguments, {}, environment);
+        const QJsonObject report = result.json();
+        if (!weakening.isEmpty()) {
+            cordon({QStringLiteral("daemon"), QStringLiteral("stop")}, {}, environment);
+            if (!weakenedDaemon.waitForFinished(30000))
+                weakenedDaemon.kill();
+        }
         QVERIFY2(result.status == 1, result.describe());
-        QCOMPARE(verdicts(report).value(row), QStringLiteral("no_go"));
-        QVERIFY2(noGoRows(report).contains(reason), noGoRows(report));
+        QCOMPARE(verdicts(report).value(row.section(QLatin1Char(','), -1)), QStringLiteral("no_go"));
+        const QByteArray shown = noGoRows(report);
+        const QByteArrayList reasons = reason.split('|');
+        QVERIFY2(std::any_of(reasons.begin(), reasons.end(),
+                             [&](const QByteArray &one) { return shown.contains(one); }),
+                 shown);
+    }
+
+    // Ctrl-C stops the audit after the row under way and cleans up: no container of the audit, none of its
+    // keys in the secret store, the report kept with the rows left No-Go as cancelled; exit status 130.
+    void anInterruptedAuditCleansUp()
+    {
+        const QString policy = writePolicyFile(m_dir.path(), QStringLiteral("interrupted"), policyJson());
+        QProcess running;
+        running.setProcessEnvironment(m_environment);
+        running.start(builtProgram(QStringLiteral("cordon")),
+                      {QStringLiteral("audit"), QStringLiteral("--policy"), policy});
+        QVERIFY(running.waitForStarted(5000));
+        // The first row ends with a line of its own; the second (its domain secret set) is under way.
+        QByteArray printed;
+        while (!printed.contains("credentials.secret") && running.waitForReadyRead(30000))
+            printed += running.readAllStandardOutput();
+        QVERIFY2(printed.contains("credentials.secret"), printed.constData());
+        ::kill(static_cast<pid_t>(running.processId()), SIGINT);
+        QVERIFY(running.waitForFinished(120000));
+        printed += running.readAllStandardOutput();
+        const QByteArray said = running.readAllStandardError();
+        QCOMPARE(running.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(running.exitCode(), 130);
+        QVERIFY2(said.contains("stopping after the current row"), said.constData());
+        QVERIFY2(printed.contains("cancelled before this row ran"), printed.constData());
+
+        const CliResult containers = cordon({QStringLiteral("ls"), QStringLiteral("--json")});
+        QVERIFY2(containers.status == 0, containers.describe());
+        QVERIFY2(!containers.out.contains("\"audit-"), containers.out.constData());
+        const CliResult secrets = cordon({QStringLiteral("secret"), QStringLiteral("ls")});
+        QVERIFY2(secrets.status == 0, secrets.describe());
+        QVERIFY2(!secrets.out.contains("CORDON_AUDIT"), secrets.out.constData());
+        const CliResult kept =
+            cordon({QStringLiteral("audit"), QStringLiteral("ls"), QStringLiteral("--json")});
+        QVERIFY2(kept.status == 0, kept.describe());
     }
 
     void badInputIsRefusedAndTheDaemonStaysUp()

@@ -29,6 +29,13 @@ trap 'CORDON_SOCKET=$work/cordond.sock "$work/usr/bin/cordon" daemon stop >/dev/
 chmod 0755 "$work"
 cmake --install "$build" --prefix "$work/usr" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "cmake --install"; exit 1; }
 
+# No installed program can have a guarantee removed: the switch that the test daemon cordond-weakened reads
+# (engine/sandbox/weakening.h) is linked into no shipped program, and cordond-weakened is not installed.
+while IFS= read -r -d '' program; do
+    if grep -q CORDON_TEST_WEAKEN "$program"; then fail "$program holds the test switch CORDON_TEST_WEAKEN"; fi
+done < <(find "$work/usr" -type f -perm -u+x -print0)
+[ ! -e "$work/usr/bin/cordond-weakened" ] || fail "cordond-weakened is installed"
+
 # Every line of the two .install files matches something installed, and nothing installed is left out of
 # them (dh_missing --fail-missing would stop the package build).
 declare -A claimed=()
