@@ -53,7 +53,7 @@ Result<ScannedExport> exportScanned(const Files::SourceRoot &outputs, const std:
 {
     if (!outputs.directory() || !outputs.directory()->isValid() || !outputs.path().empty())
         return fail("scan.unavailable", "cannot copy the outputs: they are not an open folder");
-    // Nothing to copy: the helper (about 7 ms of loading its libraries) is not started.
+    // Nothing to copy: the helper (about 3 ms of loading its libraries) is not started.
     if (isEmptyFolder(outputs.directory()->get()))
         return ScannedExport{};
     Json::Array values;

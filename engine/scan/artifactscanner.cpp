@@ -2,10 +2,9 @@
 #include "scan/artifactscanner.h"
 
 #include "sandbox/secrets/secretmasker.h"
+#include "scan/libarchiveloader.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include <archive.h>
-#include <archive_entry.h>
 #include <pcre2.h>
 
 #include <algorithm>
@@ -246,18 +245,30 @@ void ArtifactScanner::Compiled::scanContent(std::string_view bytes, const std::s
 void ArtifactScanner::Compiled::scanArchive(std::string_view bytes, const std::string &path, int depth,
                                             std::int64_t &budget, std::vector<Finding> &findings) const
 {
-    std::unique_ptr<archive, int (*)(archive *)> reader(archive_read_new(), archive_read_free);
-    archive_read_support_filter_gzip(reader.get());
-    archive_read_support_format_zip(reader.get());
-    archive_read_support_format_tar(reader.get());
-    archive_read_support_format_gnutar(reader.get());
-    archive_read_support_format_raw(reader.get()); // a gzip of one file
+    const Result<LibArchive> &loaded = libArchive();
+    if (!loaded) {
+        findings.push_back(
+            {path, 0, 0, "archive.unreadable", Severity::Medium, "not scanned: " + loaded.error().message()});
+        return;
+    }
+    const LibArchive &lib = *loaded;
+    std::unique_ptr<archive, int (*)(archive *)> reader(lib.readNew(), lib.readFree);
+    if (!reader) {
+        findings.push_back(
+            {path, 0, 0, "archive.unreadable", Severity::Medium, "not scanned: out of memory"});
+        return;
+    }
+    lib.supportFilterGzip(reader.get());
+    lib.supportFormatZip(reader.get());
+    lib.supportFormatTar(reader.get());
+    lib.supportFormatGnutar(reader.get());
+    lib.supportFormatRaw(reader.get()); // a gzip of one file
     const auto unreadable = [&](const std::string &where) {
-        const char *why = archive_error_string(reader.get());
+        const char *why = lib.errorString(reader.get());
         findings.push_back({where, 0, 0, "archive.unreadable", Severity::Medium,
                             std::string("not scanned: ") + (why ? why : "a damaged archive")});
     };
-    if (archive_read_open_memory(reader.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
+    if (lib.openMemory(reader.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
         unreadable(path);
         return;
     }
@@ -266,7 +277,7 @@ void ArtifactScanner::Compiled::scanArchive(std::string_view bytes, const std::s
     std::string content;
     std::array<char, 65536> block;
     for (;;) {
-        const int next = archive_read_next_header(reader.get(), &entry);
+        const int next = lib.nextHeader(reader.get(), &entry);
         if (next == ARCHIVE_EOF)
             return;
         if (next < ARCHIVE_WARN) {
@@ -279,13 +290,13 @@ void ArtifactScanner::Compiled::scanArchive(std::string_view bytes, const std::s
                  "more than " + std::to_string(limits.maxArchiveMembers) + " members: the rest not scanned"});
             return;
         }
-        if (archive_entry_filetype(entry) != AE_IFREG)
+        if (lib.entryFiletype(entry) != AE_IFREG)
             continue;
-        const char *name = archive_entry_pathname(entry);
+        const char *name = lib.entryPathname(entry);
         const std::string member = path + "!" + (name && *name ? name : "data");
         content.clear();
         for (;;) {
-            const la_ssize_t got = archive_read_data(reader.get(), block.data(), block.size());
+            const la_ssize_t got = lib.readData(reader.get(), block.data(), block.size());
             if (got == 0)
                 break;
             if (got < 0) {
