@@ -334,7 +334,8 @@ static int probeSpew(const char *bytesText)
 }
 
 // Writes PATH.0, PATH.1 ... (16 MiB each) until the file system refuses; prints how much it took and the
-// errno. Files of their own, so that RLIMIT_FSIZE (one file's size) cannot stand in for the workspace quota.
+// errno. Files of their own, and a file that reaches RLIMIT_FSIZE (EFBIG) is followed by the next, so that a
+// limit on one file's size cannot stand in for the workspace quota.
 static int probeFill(const char *path)
 {
     // RLIMIT_FSIZE sends SIGXFSZ before EFBIG: ignore it to see the errno.
@@ -360,7 +361,8 @@ static int probeFill(const char *path)
         for (int i = 0; i < ChunksPerFile; ++i) {
             const ssize_t written = write(fd, chunk, sizeof chunk);
             if (written < 0) {
-                err = errno;
+                if (errno != EFBIG)
+                    err = errno;
                 break;
             }
             total += written;

@@ -7,8 +7,8 @@
 //   cordon audit show ID [--out DIR] [--json]
 // The audit creates fresh containers from the policy, runs every claim as a live probe, prints each row as it
 // ends and keeps the report in the history; --out writes it as JSON, Markdown and HTML. The exit status is 0
-// for Go, 1 for No-Go, 130 when Ctrl-C (or SIGTERM) stopped it: the row under way ends, the rows left are
-// No-Go as cancelled, and the audit's containers, keys and daemon are removed before it exits. Signing
+// for Go, 1 for No-Go, 130 when Ctrl-C stopped it (143 for SIGTERM): the row under way ends, the rows left
+// are No-Go as cancelled, and the audit's containers, keys and daemon are removed before it exits. Signing
 // happens in the daemon, with the user's key from the secret store.
 #include "cliformat.h"
 #include "clioutput.h"
@@ -29,6 +29,7 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 
+#include <atomic>
 #include <csignal>
 #include <optional>
 #include <unistd.h>
@@ -39,14 +40,14 @@ namespace {
 
 // The audit a first Ctrl-C or SIGTERM stops after its current row, so that it can clean up; a second one ends
 // the program at once.
-Audit::AuditRunner *interruptible = nullptr;
+std::atomic<Audit::AuditRunner *> interruptible = nullptr;
 volatile std::sig_atomic_t interruptedBy = 0;
 
 void stopAfterTheCurrentRow(int signalNumber)
 {
     interruptedBy = signalNumber;
-    if (interruptible != nullptr)
-        interruptible->cancel(); // a lock-free atomic store
+    if (Audit::AuditRunner *runner = interruptible.load())
+        runner->cancel(); // a lock-free atomic store
     ::signal(signalNumber, SIG_DFL);
     static const char said[] =
         "\ncordon: stopping after the current row, then removing the audit's containers, "
@@ -54,32 +55,36 @@ void stopAfterTheCurrentRow(int signalNumber)
     [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, said, sizeof said - 1);
 }
 
-// Installs stopAfterTheCurrentRow for SIGINT and SIGTERM for the life of one audit.
+// Installs stopAfterTheCurrentRow for SIGINT and SIGTERM for the life of one audit; a signal the caller
+// ignores (a background job, nohup) stays ignored.
 class InterruptGuard
 {
 public:
     explicit InterruptGuard(Audit::AuditRunner &runner)
     {
+        static_assert(std::atomic<Audit::AuditRunner *>::is_always_lock_free);
         interruptible = &runner;
         struct sigaction action = {};
         action.sa_handler = stopAfterTheCurrentRow;
         action.sa_flags = SA_RESTART;
         ::sigemptyset(&action.sa_mask);
-        ::sigaction(SIGINT, &action, &m_previousInt);
-        ::sigaction(SIGTERM, &action, &m_previousTerm);
+        for (auto &[signalNumber, previous] : m_previous) {
+            ::sigaction(signalNumber, nullptr, &previous);
+            if (previous.sa_handler != SIG_IGN)
+                ::sigaction(signalNumber, &action, nullptr);
+        }
     }
     ~InterruptGuard()
     {
-        ::sigaction(SIGINT, &m_previousInt, nullptr);
-        ::sigaction(SIGTERM, &m_previousTerm, nullptr);
+        for (const auto &[signalNumber, previous] : m_previous)
+            ::sigaction(signalNumber, &previous, nullptr);
         interruptible = nullptr;
     }
     InterruptGuard(const InterruptGuard &) = delete;
     InterruptGuard &operator=(const InterruptGuard &) = delete;
 
 private:
-    struct sigaction m_previousInt = {};
-    struct sigaction m_previousTerm = {};
+    std::pair<int, struct sigaction> m_previous[2] = {{SIGINT, {}}, {SIGTERM, {}}};
 };
 
 Result<> writeFile(const QString &path, const std::string &content)

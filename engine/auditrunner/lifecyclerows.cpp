@@ -17,6 +17,8 @@
 #include <QThread>
 
 #include <csignal>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 namespace Cordon::Audit {
 
@@ -33,21 +35,25 @@ QJsonObject lifecyclePolicy(const QJsonObject &policy, const QString &name)
     return derived;
 }
 
-// Host processes whose command line is the probe sleeping `seconds`: the marker of one run.
+// Whether host process `pid` is the probe sleeping `seconds`: the marker of one run.
+bool isProbe(qint64 pid, const QString &seconds)
+{
+    QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+    if (!cmdline.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray line = cmdline.readAll();
+    return line.contains("cordon-audit-probe") &&
+           line.endsWith(QByteArray(QByteArrayLiteral("sleep") + '\0' + seconds.toLatin1() + '\0'));
+}
+
+// Host processes that are the probe sleeping `seconds`.
 QList<qint64> probeProcesses(const QString &seconds)
 {
     QList<qint64> found;
-    const QByteArray wanted = QByteArrayLiteral("sleep") + '\0' + seconds.toLatin1() + '\0';
     for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
         bool numeric = false;
         const qint64 pid = entry.toLongLong(&numeric);
-        if (!numeric)
-            continue;
-        QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(entry));
-        if (!cmdline.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray line = cmdline.readAll();
-        if (line.contains("cordon-audit-probe") && line.endsWith(wanted))
+        if (numeric && isProbe(pid, seconds))
             found.append(pid);
     }
     return found;
@@ -68,8 +74,15 @@ void endLeftovers(RowRecorder &row, const QString &seconds)
     const QList<qint64> left = probeProcesses(seconds);
     if (left.isEmpty())
         return;
-    for (const qint64 pid : left)
-        ::kill(static_cast<pid_t>(pid), SIGKILL);
+    for (const qint64 pid : left) {
+        // Through a pidfd, checked again once open: a pid freed and reused since the scan is not signalled.
+        const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0));
+        if (pidfd < 0)
+            continue;
+        if (isProbe(pid, seconds))
+            (void)::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+        ::close(pidfd);
+    }
     row.evidence(QStringLiteral("cleaned up"),
                  QStringLiteral("the audit killed the probe processes left behind: %1").arg(pidList(left)));
 }
@@ -99,7 +112,8 @@ AuditRow lifecycleRestart(AuditContext &context)
     if (!container)
         return row.noGo(
             QStringLiteral("a container could not be created: %1").arg(describe(container.error())));
-    const QString seconds = QString::number(3000 + QRandomGenerator::system()->bounded(1000));
+    // A marker no other audit's probe has, and a sleep that outlasts the row.
+    const QString seconds = QString::number(100000 + QRandomGenerator::system()->bounded(900000));
     const QStringList args{QStringLiteral("sleep"), seconds};
     auto run = session.startProbe(*container, args);
     if (!run)

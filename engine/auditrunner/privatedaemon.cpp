@@ -4,6 +4,8 @@
 #include <QDir>
 #include <QProcessEnvironment>
 
+#include <unistd.h>
+
 namespace Cordon::Audit {
 
 PrivateDaemon::PrivateDaemon(QString program)
@@ -33,6 +35,9 @@ Result<> PrivateDaemon::start()
     environment.insert(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"), QStringLiteral("unix:path=/nonexistent"));
     m_process.setProcessEnvironment(environment);
     m_process.setProgram(m_program);
+    // A group of its own: Ctrl-C at the terminal signals the whole foreground group, and the audit, which
+    // stops after its row under way, must find its daemon still there to clean up with.
+    m_process.setChildProcessModifier([] { ::setpgid(0, 0); });
     m_process.setArguments({});
     m_process.setStandardOutputFile(dir.filePath(QStringLiteral("cordond.log")), QIODevice::Append);
     m_process.setStandardErrorFile(dir.filePath(QStringLiteral("cordond.log")), QIODevice::Append);

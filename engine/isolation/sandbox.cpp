@@ -6,8 +6,10 @@
 #include <QFile>
 #include <QSocketNotifier>
 
+#include <chrono>
 #include <csignal>
 #include <fcntl.h>
+#include <functional>
 #include <poll.h>
 #include <unistd.h>
 
@@ -15,8 +17,25 @@ namespace Cordon::Isolation {
 
 namespace {
 
-constexpr int SpawnSendWaitMs = 2000;
-constexpr int SpawnSendPollMs = 50;
+constexpr auto SendWait = std::chrono::milliseconds(2000);
+constexpr int SendPollMs = 50;
+
+// Sends with `send` (an errno back), waiting for room when cordon-init's end of the control socket is full:
+// the socket is non-blocking, and requests sent faster than cordon-init forks fill it (at about 26 queued
+// spawn requests), when a run would be refused and a kill lost. The daemon's event loop waits with it, at
+// most SendWait; cordon-init drains the socket meanwhile (its replies, which the loop is not reading, queue
+// on the other side, whose room holds hundreds).
+int sendWaitingForRoom(int control, const std::function<int()> &send)
+{
+    int error = send();
+    const auto deadline = std::chrono::steady_clock::now() + SendWait;
+    while (error == EAGAIN && std::chrono::steady_clock::now() < deadline) {
+        pollfd room{control, POLLOUT, 0};
+        (void)::poll(&room, 1, SendPollMs);
+        error = send();
+    }
+    return error;
+}
 
 } // namespace
 
@@ -71,15 +90,8 @@ Result<> Sandbox::spawn(const SpawnRequest &request, int stdinFd, int stdoutFd, 
     if (m_init.control < 0)
         return fail(QStringLiteral("sandbox.not_running"), QStringLiteral("the container is not running"));
     const int fds[3] = {stdinFd, stdoutFd, stderrFd};
-    int error = sendSpawnRequest(m_init.control, request, fds);
-    // The control socket is non-blocking, and requests sent faster than cordon-init forks fill its buffer
-    // (at about 30 queued runs): wait for room, a bounded while, rather than refuse the run.
-    for (int waited = 0; error == EAGAIN && waited < SpawnSendWaitMs; waited += SpawnSendPollMs) {
-        pollfd room{m_init.control, POLLOUT, 0};
-        if (::poll(&room, 1, SpawnSendPollMs) < 0 && errno != EINTR)
-            break;
-        error = sendSpawnRequest(m_init.control, request, fds);
-    }
+    const int error =
+        sendWaitingForRoom(m_init.control, [&] { return sendSpawnRequest(m_init.control, request, fds); });
     if (error != 0)
         return failErrno(QStringLiteral("sandbox.protocol"), QStringLiteral("send spawn request"), error);
     return {};
@@ -92,7 +104,10 @@ Result<> Sandbox::kill(quint64 runId, int signal)
     KillRequest request;
     request.runId = runId;
     request.signal = signal;
-    if (const int error = sendMessage(m_init.control, encode(request)); error != 0)
+    const std::vector<std::uint8_t> encoded = encode(request);
+    if (const int error =
+            sendWaitingForRoom(m_init.control, [&] { return sendMessage(m_init.control, encoded); });
+        error != 0)
         return failErrno(QStringLiteral("sandbox.protocol"), QStringLiteral("send kill request"), error);
     return {};
 }

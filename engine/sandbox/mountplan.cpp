@@ -153,7 +153,8 @@ Result<SetupRequest> buildMountPlan(const MountPlanInput &input)
     setup.insideUid = input.insideUid;
     setup.insideGid = input.insideGid;
     setup.hostname = "sandbox";
-    setup.proxyListener = input.proxyListener;
+    // Nor open the proxy's port on the host's loopback, where another container may have it.
+    setup.proxyListener = input.proxyListener && !weakened(Guarantee::NetworkNamespace);
     PlanBuilder plan(setup);
 
     for (const char *dir : SystemDirs)

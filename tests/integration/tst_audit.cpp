@@ -6,12 +6,15 @@
 // key verifies with `cordon audit verify`, and any edit breaks it.
 #include "cliprocess.h"
 #include "sandboxtest.h"
+#include "testutil.h"
 
 #include "audit/auditreport.h"
+#include "auditrunner/privatedaemon.h"
 #include "core/plainbridge.h"
 #include "daemon/daemonclient.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -22,7 +25,11 @@
 #include <QTemporaryDir>
 #include <QThread>
 
+#include <arpa/inet.h>
 #include <csignal>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace CordonTest;
 
@@ -68,7 +75,10 @@ private:
     QTemporaryDir m_dir;
     QProcess m_daemon;
     QTcpServer m_allowedHost;
-    quint16 m_closedPort = 0; // in the organisation's list, with nothing listening
+    // In the organisation's list, with nothing listening: bound (so no other program takes it) but not
+    // listening, so that a connection is refused.
+    int m_closedSocket = -1;
+    quint16 m_closedPort = 0;
     QProcessEnvironment m_environment;
 
     QByteArray policyJson(const QByteArray &extra = {}) const
@@ -96,11 +106,15 @@ private Q_SLOTS:
         QVERIFY(m_dir.isValid());
         // The allowed host: the kernel completes the handshake, which is all a tunnel needs to open.
         QVERIFY(m_allowedHost.listen(QHostAddress::LocalHost));
-        {
-            QTcpServer closed;
-            QVERIFY(closed.listen(QHostAddress::LocalHost));
-            m_closedPort = closed.serverPort();
-        }
+        m_closedSocket = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in address = {};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        QVERIFY(m_closedSocket >= 0 &&
+                ::bind(m_closedSocket, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0 &&
+                ::getsockname(m_closedSocket, reinterpret_cast<sockaddr *>(&address), &length) == 0);
+        m_closedPort = ntohs(address.sin_port);
         const QDir dir(m_dir.path());
         QVERIFY(dir.mkpath(QStringLiteral("config/cordon")));
         QFile org(dir.filePath(QStringLiteral("config/cordon/org-policy.json")));
@@ -117,7 +131,12 @@ private Q_SLOTS:
         m_environment.insert(QStringLiteral("CORDON_DAEMON"), builtProgram(QStringLiteral("cordond")));
     }
 
-    void cleanupTestCase() { stopPrivateDaemon(m_daemon); }
+    void cleanupTestCase()
+    {
+        stopPrivateDaemon(m_daemon);
+        if (m_closedSocket >= 0)
+            ::close(m_closedSocket);
+    }
 
     void soundPolicyIsAllGo()
     {
@@ -411,29 +430,56 @@ private Q_SLOTS:
                  shown);
     }
 
-    // Ctrl-C stops the audit after the row under way and cleans up: no container of the audit, none of its
-    // keys in the secret store, the report kept with the rows left No-Go as cancelled; exit status 130.
+    // Ctrl-C at a terminal (SIGINT to the whole foreground process group) stops the audit after the row under
+    // way and cleans up: the private daemon of the lifecycle rows is in a group of its own, so the row under
+    // way still ends on its own merits; the rows left are No-Go as cancelled; no container of the audit, none
+    // of its keys, no private daemon or its folder is left; the report is kept; exit status 130.
     void anInterruptedAuditCleansUp()
     {
         const QString policy = writePolicyFile(m_dir.path(), QStringLiteral("interrupted"), policyJson());
+        const QString out = m_dir.filePath(QStringLiteral("interrupted-report"));
+        const QStringList privateDirsBefore =
+            QDir(QDir::tempPath()).entryList({QStringLiteral("cordon-audit-*")}, QDir::Dirs);
         QProcess running;
         running.setProcessEnvironment(m_environment);
+        running.setChildProcessModifier([] { ::setpgid(0, 0); }); // as a shell starts a foreground job
         running.start(builtProgram(QStringLiteral("cordon")),
-                      {QStringLiteral("audit"), QStringLiteral("--policy"), policy});
+                      {QStringLiteral("audit"), QStringLiteral("--policy"), policy, QStringLiteral("--row"),
+                       QStringLiteral("credentials.secret"), QStringLiteral("--row"),
+                       QStringLiteral("lifecycle."), QStringLiteral("--row"), QStringLiteral("logs."),
+                       QStringLiteral("--out"), out});
         QVERIFY(running.waitForStarted(5000));
-        // The first row ends with a line of its own; the second (its domain secret set) is under way.
+        // Once the restart row has its line, the private daemon runs and the deletion row is under way.
         QByteArray printed;
-        while (!printed.contains("credentials.secret") && running.waitForReadyRead(30000))
+        QElapsedTimer clock;
+        clock.start();
+        while (!printed.contains("lifecycle.restart") && clock.elapsed() < 180000 &&
+               running.state() == QProcess::Running) {
+            running.waitForReadyRead(1000);
             printed += running.readAllStandardOutput();
-        QVERIFY2(printed.contains("credentials.secret"), printed.constData());
-        ::kill(static_cast<pid_t>(running.processId()), SIGINT);
-        QVERIFY(running.waitForFinished(120000));
+        }
+        QVERIFY2(printed.contains("lifecycle.restart"), printed.constData());
+        ::kill(-static_cast<pid_t>(running.processId()), SIGINT);
+        QVERIFY(running.waitForFinished(180000));
         printed += running.readAllStandardOutput();
         const QByteArray said = running.readAllStandardError();
         QCOMPARE(running.exitStatus(), QProcess::NormalExit);
         QCOMPARE(running.exitCode(), 130);
         QVERIFY2(said.contains("stopping after the current row"), said.constData());
-        QVERIFY2(printed.contains("cancelled before this row ran"), printed.constData());
+
+        const QStringList reports = QDir(out).entryList({QStringLiteral("audit-*.json")}, QDir::Files);
+        QCOMPARE(reports.size(), 1);
+        const QJsonObject report =
+            QJsonDocument::fromJson(readFile(QDir(out).filePath(reports.first()))).object();
+        const QHash<QString, QString> rows = verdicts(report);
+        QCOMPARE(rows.value(QStringLiteral("lifecycle.restart")), QStringLiteral("go"));
+        QVERIFY2(noGoRows(report).contains("logs.attribution: cancelled before this row ran"),
+                 noGoRows(report).constData());
+        // The deletion row was under way (Go, its daemon untouched by the signal), or had not begun.
+        for (const QByteArray &line : noGoRows(report).split('\n')) {
+            if (!line.isEmpty())
+                QVERIFY2(line.endsWith("cancelled before this row ran"), line.constData());
+        }
 
         const CliResult containers = cordon({QStringLiteral("ls"), QStringLiteral("--json")});
         QVERIFY2(containers.status == 0, containers.describe());
@@ -441,9 +487,28 @@ private Q_SLOTS:
         const CliResult secrets = cordon({QStringLiteral("secret"), QStringLiteral("ls")});
         QVERIFY2(secrets.status == 0, secrets.describe());
         QVERIFY2(!secrets.out.contains("CORDON_AUDIT"), secrets.out.constData());
-        const CliResult kept =
-            cordon({QStringLiteral("audit"), QStringLiteral("ls"), QStringLiteral("--json")});
-        QVERIFY2(kept.status == 0, kept.describe());
+        QCOMPARE(QDir(QDir::tempPath()).entryList({QStringLiteral("cordon-audit-*")}, QDir::Dirs),
+                 privateDirsBefore);
+    }
+
+    // The terminal's Ctrl-C goes to the whole foreground process group: the audit's private daemon is in a
+    // group of its own, so that it is still there when the audit, stopping after its row, cleans up.
+    void thePrivateDaemonIsOutOfTheTerminalsReach()
+    {
+        QVERIFY(::setpgid(0, 0) == 0 || ::getpgrp() == ::getpid()); // this test as a foreground job
+        Cordon::Audit::PrivateDaemon daemon(builtProgram(QStringLiteral("cordond")));
+        QVERIFY_RESULT(daemon.start());
+        struct sigaction ignore = {};
+        ignore.sa_handler = SIG_IGN;
+        struct sigaction previous = {};
+        ::sigaction(SIGINT, &ignore, &previous);
+        ::kill(0, SIGINT);
+        ::sigaction(SIGINT, &previous, nullptr);
+        QTest::qWait(500);
+        QVERIFY(daemon.isRunning());
+        QVERIFY(::kill(static_cast<pid_t>(daemon.pid()), 0) == 0);
+        daemon.stop();
+        QVERIFY(!daemon.isRunning());
     }
 
     void badInputIsRefusedAndTheDaemonStaysUp()

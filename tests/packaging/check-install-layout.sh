@@ -20,6 +20,8 @@ fail() {
 skip() {
     echo "SKIP: $*"
     [ "${CORDON_MUST_WORK:-0}" = 1 ] && exit 1
+    # What already failed is not hidden behind a skip.
+    [ "$failures" -eq 0 ] || exit 1
     exit 77
 }
 
