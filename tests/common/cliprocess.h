@@ -86,9 +86,12 @@ inline QStringList args(std::initializer_list<const char *> list)
     return result;
 }
 
-// Starts `daemon` (cordond with its arguments set) and waits until `cordon daemon status` answers through the
-// socket in the environment; the last status is returned (status 0 once it answers).
-inline CliResult startDaemonAndWait(QProcess &daemon, int timeoutMs = 15000)
+// Starts `daemon` (cordond with its arguments, and its environment when set) and waits until `cordon daemon
+// status` answers through the socket in `environment`; the last status is returned (status 0 once it
+// answers).
+inline CliResult
+startDaemonAndWait(QProcess &daemon, int timeoutMs = 15000,
+                   const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
 {
     daemon.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     daemon.start();
@@ -99,7 +102,7 @@ inline CliResult startDaemonAndWait(QProcess &daemon, int timeoutMs = 15000)
     CliResult status;
     while (clock.elapsed() < timeoutMs) {
         status = runProgram(builtProgram(QStringLiteral("cordon")),
-                            {QStringLiteral("daemon"), QStringLiteral("status")});
+                            {QStringLiteral("daemon"), QStringLiteral("status")}, {}, environment);
         if (status.status == 0 || daemon.state() == QProcess::NotRunning)
             break;
         QThread::msleep(50);
@@ -116,10 +119,13 @@ inline CliResult startPrivateDaemon(QProcess &daemon, const QString &dir)
     return startDaemonAndWait(daemon);
 }
 
-// `cordon daemon stop`, then a kill if it does not end.
-inline void stopPrivateDaemon(QProcess &daemon)
+// `cordon daemon stop` (through the socket in `environment`), then a kill if it does not end.
+inline void
+stopPrivateDaemon(QProcess &daemon,
+                  const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment())
 {
-    runProgram(builtProgram(QStringLiteral("cordon")), {QStringLiteral("daemon"), QStringLiteral("stop")});
+    runProgram(builtProgram(QStringLiteral("cordon")), {QStringLiteral("daemon"), QStringLiteral("stop")}, {},
+               environment);
     if (!daemon.waitForFinished(30000)) {
         daemon.kill();
         daemon.waitForFinished(5000);

@@ -398,17 +398,8 @@ private Q_SLOTS:
             if (weakening == QLatin1String("no-cgroup"))
                 weakenedDaemon.setArguments({QStringLiteral("--allow-degraded")});
             weakenedDaemon.setProcessEnvironment(environment);
-            weakenedDaemon.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-            weakenedDaemon.start();
-            QVERIFY(weakenedDaemon.waitForStarted(5000));
-            CliResult status;
-            for (int attempt = 0; attempt < 200; ++attempt) {
-                status = cordon({QStringLiteral("daemon"), QStringLiteral("status")}, {}, environment);
-                if (status.status == 0 || weakenedDaemon.state() == QProcess::NotRunning)
-                    break;
-                QThread::msleep(50);
-            }
-            QVERIFY2(status.status == 0, status.describe());
+            const CliResult started = startDaemonAndWait(weakenedDaemon, 15000, environment);
+            QVERIFY2(started.status == 0, started.describe());
         }
         QStringList arguments{QStringLiteral("audit"), QStringLiteral("--policy"), policy,
                               QStringLiteral("--json")};
@@ -416,11 +407,8 @@ private Q_SLOTS:
             arguments << QStringLiteral("--row") << prefix;
         const CliResult result = cordon(arguments, {}, environment);
         const QJsonObject report = result.json();
-        if (!weakening.isEmpty()) {
-            cordon({QStringLiteral("daemon"), QStringLiteral("stop")}, {}, environment);
-            if (!weakenedDaemon.waitForFinished(30000))
-                weakenedDaemon.kill();
-        }
+        if (!weakening.isEmpty())
+            stopPrivateDaemon(weakenedDaemon, environment);
         QVERIFY2(result.status == 1, result.describe());
         QCOMPARE(verdicts(report).value(row.section(QLatin1Char(','), -1)), QStringLiteral("no_go"));
         const QByteArray shown = noGoRows(report);
