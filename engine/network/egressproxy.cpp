@@ -7,7 +7,6 @@
 #include "network/proxylistener.h"
 #include "network/resolver.h"
 
-#include <QSslConfiguration>
 #include <QSslSocket>
 
 #include <unistd.h>
@@ -117,8 +116,7 @@ void EgressProxy::setDomainSecrets(const QString &containerId, std::shared_ptr<c
 
 void EgressProxy::setUpstreamTrust(const QList<QSslCertificate> &extra)
 {
-    m_upstreamTrust =
-        std::make_shared<const QList<QSslCertificate>>(QSslConfiguration::systemCaCertificates() + extra);
+    m_upstreamTrust = std::make_shared<UpstreamTrust>(extra);
     for (Container &container : m_containers)
         container.context->upstreamTrust = m_upstreamTrust;
 }

@@ -11,6 +11,7 @@
 #include "network/connectionrecord.h"
 #include "network/orgpolicy.h"
 #include "network/proxylimits.h"
+#include "network/upstreamtrust.h"
 #include "sandbox/policy/networkpolicy.h"
 
 #include <QHash>
@@ -68,8 +69,8 @@ public:
     // make every CONNECT a blind tunnel again (and every placeholder is then just text).
     void setDomainSecrets(const QString &containerId, std::shared_ptr<const DomainSecrets> secrets,
                           std::shared_ptr<InterceptionAuthority> authority);
-    // The certificates upstreams of terminated TLS are verified against: the host's trust store and
-    // `extra` (cordond --upstream-ca: a test CA, or an organisation's own).
+    // The certificates upstreams of terminated TLS are verified against: the host's trust store (read at the
+    // first such handshake) and `extra` (cordond --upstream-ca: a test CA, or an organisation's own).
     void setUpstreamTrust(const QList<QSslCertificate> &extra);
 
     // Client connections of the container now open.
@@ -97,7 +98,7 @@ private:
 
     std::shared_ptr<Resolver> m_resolver;
     std::shared_ptr<const OrgPolicy> m_org;
-    std::shared_ptr<const QList<QSslCertificate>> m_upstreamTrust;
+    std::shared_ptr<UpstreamTrust> m_upstreamTrust = std::make_shared<UpstreamTrust>();
     QHash<QString, Container> m_containers;
     quint64 m_nextConnectionId = 1;
 };

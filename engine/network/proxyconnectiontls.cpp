@@ -90,7 +90,7 @@ void ProxyConnection::startUpstreamTls(void (ProxyConnection::*then)())
     }
     QSslConfiguration config = QSslConfiguration::defaultConfiguration();
     if (m_context->upstreamTrust)
-        config.setCaCertificates(*m_context->upstreamTrust);
+        config.setCaCertificates(m_context->upstreamTrust->certificates());
     config.setPeerVerifyMode(QSslSocket::VerifyPeer);
     config.setProtocol(QSsl::SecureProtocols);
     config.setAllowedNextProtocols(http11());

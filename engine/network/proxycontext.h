@@ -6,10 +6,9 @@
 #include "network/accesscheck.h"
 #include "network/orgpolicy.h"
 #include "network/proxylimits.h"
+#include "network/upstreamtrust.h"
 #include "sandbox/policy/networkpolicy.h"
 
-#include <QList>
-#include <QSslCertificate>
 #include <QString>
 
 #include <memory>
@@ -33,7 +32,7 @@ struct ContainerContext
     // container's authority, and verifies those upstreams against upstreamTrust.
     std::shared_ptr<const DomainSecrets> secrets;
     std::shared_ptr<InterceptionAuthority> authority;
-    std::shared_ptr<const QList<QSslCertificate>> upstreamTrust;
+    std::shared_ptr<UpstreamTrust> upstreamTrust;
 
     AccessVerdict check(const Target &target) const
     {

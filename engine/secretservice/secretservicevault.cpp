@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "secretservice/secretservicevault.h"
 
-#include <libsecret/secret.h>
+#include "secretservice/libsecretloader.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -12,6 +12,12 @@
 namespace Cordon::Secrets {
 
 namespace {
+
+// The loaded library. Only called once service() has succeeded, which needs it loaded.
+const LibSecret &api()
+{
+    return *libSecret();
+}
 
 const SecretSchema &schema()
 {
@@ -33,23 +39,23 @@ const SecretSchema &schema()
 
 struct GErrorFree
 {
-    void operator()(GError *error) const { g_error_free(error); }
+    void operator()(GError *error) const { api().errorFree(error); }
 };
 struct HashTableUnref
 {
-    void operator()(GHashTable *table) const { g_hash_table_unref(table); }
+    void operator()(GHashTable *table) const { api().hashTableUnref(table); }
 };
 struct ObjectUnref
 {
-    void operator()(gpointer object) const { g_object_unref(object); }
+    void operator()(gpointer object) const { api().objectUnref(object); }
 };
 struct ValueUnref
 {
-    void operator()(SecretValue *value) const { secret_value_unref(value); }
+    void operator()(SecretValue *value) const { api().valueUnref(value); }
 };
 struct ItemListFree
 {
-    void operator()(GList *items) const { g_list_free_full(items, g_object_unref); }
+    void operator()(GList *items) const { api().listFreeFull(items, api().objectUnref); }
 };
 
 std::string messageOf(const GError *error)
@@ -80,7 +86,7 @@ public:
         : m_thread([this, cancellable, timeout] {
               std::unique_lock lock(m_mutex);
               if (!m_finished.wait_for(lock, timeout, [this] { return m_done; }))
-                  g_cancellable_cancel(cancellable);
+                  api().cancellableCancel(cancellable);
           })
     {}
     ~CancelAfter()
@@ -107,9 +113,10 @@ constexpr std::chrono::seconds PromptTimeout{10};
 // The attributes that name one value. The strings must outlive the table.
 std::unique_ptr<GHashTable, HashTableUnref> attributesFor(const std::string &storeId, const std::string &name)
 {
-    GHashTable *table = g_hash_table_new(g_str_hash, g_str_equal);
-    g_hash_table_insert(table, const_cast<char *>("store"), const_cast<char *>(storeId.c_str()));
-    g_hash_table_insert(table, const_cast<char *>("name"), const_cast<char *>(name.c_str()));
+    const LibSecret &lib = api();
+    GHashTable *table = lib.hashTableNew(lib.strHash, lib.strEqual);
+    lib.hashTableInsert(table, const_cast<char *>("store"), const_cast<char *>(storeId.c_str()));
+    lib.hashTableInsert(table, const_cast<char *>("name"), const_cast<char *>(name.c_str()));
     return std::unique_ptr<GHashTable, HashTableUnref>(table);
 }
 
@@ -118,16 +125,18 @@ std::unique_ptr<GHashTable, HashTableUnref> attributesFor(const std::string &sto
 SecretServiceVault::~SecretServiceVault()
 {
     if (m_service)
-        g_object_unref(m_service);
+        api().objectUnref(m_service);
 }
 
 Result<void *> SecretServiceVault::service()
 {
     if (m_service)
         return m_service;
+    if (const Result<LibSecret> &loaded = libSecret(); !loaded)
+        return fail(loaded.error());
     GError *rawError = nullptr;
     // OPEN_SESSION: values travel encrypted between the service and us, not in the clear on the bus.
-    SecretService *connected = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, nullptr, &rawError);
+    SecretService *connected = api().serviceGetSync(SECRET_SERVICE_OPEN_SESSION, nullptr, &rawError);
     std::unique_ptr<GError, GErrorFree> error(rawError);
     if (!connected)
         return fail(unavailable(messageOf(error.get())));
@@ -142,15 +151,15 @@ Result<> SecretServiceVault::checkDefaultUnlocked()
         return fail(connected.error());
     GError *rawError = nullptr;
     std::unique_ptr<SecretCollection, ObjectUnref> collection(
-        secret_collection_for_alias_sync(static_cast<SecretService *>(*connected), SECRET_COLLECTION_DEFAULT,
-                                         SECRET_COLLECTION_NONE, nullptr, &rawError));
+        api().collectionForAliasSync(static_cast<SecretService *>(*connected), SECRET_COLLECTION_DEFAULT,
+                                     SECRET_COLLECTION_NONE, nullptr, &rawError));
     std::unique_ptr<GError, GErrorFree> error(rawError);
     if (error)
         return fail(unavailable(messageOf(error.get())));
     // Making one would ask the user for a password.
     if (!collection)
         return fail(unavailable("it has no default collection"));
-    if (secret_collection_get_locked(collection.get()))
+    if (api().collectionGetLocked(collection.get()))
         return fail(locked("its default collection"));
     return {};
 }
@@ -168,7 +177,7 @@ Result<std::string> SecretServiceVault::read(const std::string &storeId, const s
     const auto attributes = attributesFor(storeId, name);
     GError *rawError = nullptr;
     // Without SECRET_SEARCH_UNLOCK: a locked item comes back locked, with no value, and no prompt opens.
-    std::unique_ptr<GList, ItemListFree> items(secret_service_search_sync(
+    std::unique_ptr<GList, ItemListFree> items(api().serviceSearchSync(
         static_cast<SecretService *>(*connected), &schema(), attributes.get(),
         static_cast<SecretSearchFlags>(SECRET_SEARCH_ALL | SECRET_SEARCH_LOAD_SECRETS), nullptr, &rawError));
     std::unique_ptr<GError, GErrorFree> error(rawError);
@@ -177,15 +186,15 @@ Result<std::string> SecretServiceVault::read(const std::string &storeId, const s
     bool sawLocked = false;
     for (GList *node = items.get(); node; node = node->next) {
         auto *item = static_cast<SecretItem *>(node->data);
-        if (secret_item_get_locked(item)) {
+        if (api().itemGetLocked(item)) {
             sawLocked = true;
             continue;
         }
-        std::unique_ptr<SecretValue, ValueUnref> value(secret_item_get_secret(item));
+        std::unique_ptr<SecretValue, ValueUnref> value(api().itemGetSecret(item));
         if (!value)
             continue;
         gsize length = 0;
-        const gchar *bytes = secret_value_get(value.get(), &length);
+        const gchar *bytes = api().valueGet(value.get(), &length);
         return std::string(bytes, length);
     }
     if (sawLocked)
@@ -202,15 +211,15 @@ Result<> SecretServiceVault::write(const std::string &storeId, const std::string
     const auto attributes = attributesFor(storeId, name);
     const std::string label = "Cordon secret " + name;
     std::unique_ptr<SecretValue, ValueUnref> secret(
-        secret_value_new(value.data(), static_cast<gssize>(value.size()), "text/plain"));
+        api().valueNew(value.data(), static_cast<gssize>(value.size()), "text/plain"));
     GError *rawError = nullptr;
-    std::unique_ptr<GCancellable, ObjectUnref> cancellable(g_cancellable_new());
+    std::unique_ptr<GCancellable, ObjectUnref> cancellable(api().cancellableNew());
     gboolean stored = false;
     {
         const CancelAfter giveUp(cancellable.get(), PromptTimeout);
-        stored = secret_service_store_sync(static_cast<SecretService *>(m_service), &schema(),
-                                           attributes.get(), SECRET_COLLECTION_DEFAULT, label.c_str(),
-                                           secret.get(), cancellable.get(), &rawError);
+        stored = api().serviceStoreSync(static_cast<SecretService *>(m_service), &schema(), attributes.get(),
+                                        SECRET_COLLECTION_DEFAULT, label.c_str(), secret.get(),
+                                        cancellable.get(), &rawError);
     }
     std::unique_ptr<GError, GErrorFree> error(rawError);
     if (!stored)
@@ -224,12 +233,12 @@ Result<> SecretServiceVault::erase(const std::string &storeId, const std::string
     CORDON_TRY(checkDefaultUnlocked());
     const auto attributes = attributesFor(storeId, name);
     GError *rawError = nullptr;
-    std::unique_ptr<GCancellable, ObjectUnref> cancellable(g_cancellable_new());
+    std::unique_ptr<GCancellable, ObjectUnref> cancellable(api().cancellableNew());
     {
         const CancelAfter giveUp(cancellable.get(), PromptTimeout);
         // False with no error when nothing matched.
-        secret_service_clear_sync(static_cast<SecretService *>(m_service), &schema(), attributes.get(),
-                                  cancellable.get(), &rawError);
+        api().serviceClearSync(static_cast<SecretService *>(m_service), &schema(), attributes.get(),
+                               cancellable.get(), &rawError);
     }
     std::unique_ptr<GError, GErrorFree> error(rawError);
     if (error)

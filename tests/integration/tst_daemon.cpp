@@ -126,6 +126,19 @@ private Q_SLOTS:
     }
     void cleanupTestCase() { QVERIFY(m_daemon.stop()); }
 
+    // Runs first, while the daemon has served nothing. The keyring's libsecret (with GLib's object system and
+    // libgcrypt), libarchive and the TLS stack behind the host's trust store are loaded at first use: mapped
+    // at start, they made a fresh daemon 9 MiB larger (docs/benchmarks.md).
+    void aFreshDaemonMapsNoLibraryItHasNotUsed()
+    {
+        QFile maps(QStringLiteral("/proc/%1/maps").arg(m_daemon.pid()));
+        QVERIFY2(maps.open(QIODevice::ReadOnly), qPrintable(maps.errorString()));
+        const QByteArray mapped = maps.readAll();
+        QVERIFY(mapped.contains("libQt6Core")); // the right process, readable
+        for (const char *library : {"libsecret-1.so", "libarchive.so", "libssl.so", "libqopensslbackend"})
+            QVERIFY2(!mapped.contains(library), library);
+    }
+
     // A failed test must not leave containers that count against the next test's limits.
     void cleanup()
     {
