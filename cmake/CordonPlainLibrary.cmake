@@ -35,4 +35,8 @@ function(cordon_plain_library name)
     target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/engine)
     target_link_libraries(${name} PUBLIC cordon_build_settings ${ARG_LINKS})
     set_target_properties(${name} PROPERTIES AUTOMOC OFF)
+    # A section per function and per object, so that the programs linked with --gc-sections (cordon-init, the
+    # launcher, cordon-artifact-export: app/CMakeLists.txt) keep only what they call of a library whose
+    # objects also serve the daemon.
+    target_compile_options(${name} PRIVATE -ffunction-sections -fdata-sections)
 endfunction()
