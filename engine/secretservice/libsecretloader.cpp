@@ -9,9 +9,10 @@ namespace {
 
 Result<LibSecret> load()
 {
-    // Debian 12's libsecret-1-0, the library the headers this is compiled against describe. Without it, or
-    // should it lack a function, the keyring is as unavailable as one that cannot be reached.
-    auto library = SharedLibrary::open("libsecret-1.so.0", "libsecret-1-0", "secrets.keyring_unavailable");
+    // Debian 12's libsecret-1-0, the library the headers this is compiled against describe. Its own code, not
+    // keyring_unavailable: the hint is to install it, not to reach a desktop session. A failure is kept for
+    // the life of the program, so the daemon must be restarted after the package is installed (the hint).
+    auto library = SharedLibrary::open("libsecret-1.so.0", "libsecret-1-0", "secrets.no_libsecret");
     if (!library)
         return fail(library.error().wrap("the desktop keyring (Secret Service) cannot be reached"));
     LibSecret f;

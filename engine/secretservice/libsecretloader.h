@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// libsecret, loaded at the first keyring call. Linked, it and what it pulls in (GLib, GObject, GIO,
-// libgcrypt, libmount, libselinux: 13 shared objects) were mapped and initialised by every daemon at start,
-// about 2.3 MiB of a fresh daemon's memory, although most daemons never touch a keyring (docs/benchmarks.md).
+// libsecret, loaded at the first keyring call. Linked, it and what it pulls in beyond what Qt already loads
+// (GObject, GIO, libgcrypt, libmount, libselinux: 10 shared objects) were mapped and initialised by every
+// daemon at start, 1.9 MiB of a fresh daemon's memory, although most daemons never touch a keyring
+// (docs/benchmarks.md).
 // Only the functions the vault calls are looked up; GLib's come through libsecret's own dependencies.
 #pragma once
 
@@ -37,7 +38,7 @@ struct LibSecret
 };
 
 // The library, loaded once (thread-safe); without it (libsecret-1-0 not installed, or lacking a function)
-// the error is secrets.keyring_unavailable, as for a keyring that cannot be reached.
+// the error is secrets.no_libsecret.
 const Result<LibSecret> &libSecret();
 
 } // namespace Cordon::Secrets

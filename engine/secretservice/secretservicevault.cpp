@@ -3,6 +3,7 @@
 
 #include "secretservice/libsecretloader.h"
 
+#include <cassert>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -16,6 +17,7 @@ namespace {
 // The loaded library. Only called once service() has succeeded, which needs it loaded.
 const LibSecret &api()
 {
+    assert(libSecret());
     return *libSecret();
 }
 

@@ -135,7 +135,8 @@ private Q_SLOTS:
         QVERIFY2(maps.open(QIODevice::ReadOnly), qPrintable(maps.errorString()));
         const QByteArray mapped = maps.readAll();
         QVERIFY(mapped.contains("libQt6Core")); // the right process, readable
-        for (const char *library : {"libsecret-1.so", "libarchive.so", "libssl.so", "libqopensslbackend"})
+        for (const char *library : {"libsecret-1.so", "libgobject-2.0.so", "libgio-2.0.so", "libgcrypt.so",
+                                    "libarchive.so", "libssl.so", "libqopensslbackend"})
             QVERIFY2(!mapped.contains(library), library);
     }
 
