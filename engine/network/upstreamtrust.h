@@ -4,7 +4,7 @@
 // that needs it, not when the daemon starts: parsing it loads Qt's TLS backend and libssl and touches most
 // of libcrypto (7.3 MiB of a fresh daemon's memory, docs/benchmarks.md), which a daemon without domain
 // secrets never uses. (The --upstream-ca files themselves are read at start, so that a bad one stops the
-// daemon there; that loads the backend too, but only for who asks for them.)
+// daemon there; that loads the backend too, but only for those who give them.)
 //
 // Used on the daemon's main thread only, like the whole proxy. The first read blocks that thread once, for
 // as long as parsing the host's bundle takes, at the first connection to a domain whose secret the proxy

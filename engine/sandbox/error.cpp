@@ -65,9 +65,9 @@ constexpr HintEntry Hints[] = {
     {"secrets.keyring_unavailable",
      "The secret store keeps its values in the desktop keyring: start the daemon in the desktop session that "
      "unlocks it (where DBUS_SESSION_BUS_ADDRESS reaches it)."},
-    {"secrets.no_libsecret", "Install libsecret-1-0 (`apt install libsecret-1-0`), then restart the daemon "
-                             "(`cordon daemon stop`; the "
-                             "next command starts it)."},
+    {"secrets.no_libsecret",
+     "Install libsecret-1-0 (`apt install libsecret-1-0`), then restart the daemon (`cordon daemon stop`; "
+     "the next command starts it)."},
     {"secrets.keyring_locked",
      "Unlock the keyring (log in to the desktop, or open it in Passwords and Keys), then try again; Cordon "
      "never asks for its password."},
