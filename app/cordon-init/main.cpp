@@ -13,6 +13,11 @@ int main()
     // If the engine dies, so does the container. The engine also checks that we were not orphaned before
     // this.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    // The engine clones us with every signal blocked (no handler of its own may run in the child before the
+    // exec); the mask we want is an empty one, and the server blocks SIGCHLD for its signalfd.
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     if (::getpid() != 1)
         return 100; // only meaningful as the first process of a new pid namespace
     return Cordon::Isolation::runInit(Cordon::Isolation::ControlFd);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -64,11 +65,40 @@ bool keepCapabilitiesAcrossExec()
         word.inheritable = word.permitted;
     if (::syscall(SYS_capset, &header, data) != 0)
         return false;
-    for (unsigned long cap = 0; cap <= 63; ++cap) {
-        if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) != 0 && errno != EINVAL)
+    // Only the capabilities the child holds, which are the ones this kernel knows: no call fails, so none
+    // writes errno, which the child shares with the parent (CLONE_VM).
+    for (unsigned long cap = 0; cap < 32 * _LINUX_CAPABILITY_U32S_3; ++cap) {
+        if ((data[cap / 32].permitted & (1U << (cap % 32))) == 0)
+            continue;
+        if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) != 0)
             return false;
     }
     return true;
+}
+
+// What the child needs between clone and execve, prepared by the parent: the child shares the parent's
+// memory and may not allocate, lock or touch anything else in it.
+struct ChildStart
+{
+    const char *initPath;
+    char *const *argv;
+    char *const *envp;
+    int devNull;
+    int controlEnd;
+};
+
+int startInitChild(void *argument)
+{
+    const auto *start = static_cast<const ChildStart *>(argument);
+    const int control = ::fcntl(start->controlEnd, F_DUPFD, 10);
+    if (control < 0 || ::dup2(start->devNull, 0) < 0 || ::dup2(start->devNull, 1) < 0 ||
+        ::dup2(start->devNull, 2) < 0 || ::dup2(control, ControlFd) < 0)
+        ::_exit(126);
+    ::syscall(SYS_close_range, static_cast<unsigned>(ControlFd + 1), ~0U, 0U);
+    if (!keepCapabilitiesAcrossExec())
+        ::_exit(125);
+    ::execve(start->initPath, start->argv, start->envp);
+    ::_exit(127);
 }
 
 } // namespace
@@ -126,25 +156,23 @@ Result<InitProcess> launchInit(const std::string &initPath, const IdMapping &ids
     char *const argv[] = {argv0, nullptr};
     char *const envp[] = {nullptr};
 
-    // A raw clone (no CLONE_VM) behaves like fork but creates the namespaces in the same step; the cgroup
+    // The child shares the parent's memory until its execve (CLONE_VM, CLONE_VFORK, as posix_spawn does), so
+    // that neither the clone nor the exec copies or tears down the parent's page tables; the parent is
+    // suspended until the exec has replaced the child's memory. Every signal stays blocked across the clone,
+    // so that no handler of the parent's runs in the child; cordon-init sets its own mask. The cgroup
     // namespace comes later, from cordon-init itself, after it was moved into its cgroup.
-    const long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
-                       (weakened(Guarantee::NetworkNamespace) ? 0 : CLONE_NEWNET) | CLONE_NEWIPC |
-                       CLONE_NEWUTS | SIGCHLD;
-    const long pid = ::syscall(SYS_clone, flags, nullptr, nullptr, nullptr, 0);
-    if (pid == 0) {
-        // Child: async-signal-safe calls only.
-        const int control = ::fcntl(pair[1], F_DUPFD, 10);
-        if (control < 0 || ::dup2(devNull, 0) < 0 || ::dup2(devNull, 1) < 0 || ::dup2(devNull, 2) < 0 ||
-            ::dup2(control, ControlFd) < 0)
-            ::_exit(126);
-        ::syscall(SYS_close_range, static_cast<unsigned>(ControlFd + 1), ~0U, 0U);
-        if (!keepCapabilitiesAcrossExec())
-            ::_exit(125);
-        ::execve(initPath.c_str(), argv, envp);
-        ::_exit(127);
-    }
+    const int flags = CLONE_VM | CLONE_VFORK | CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
+                      (weakened(Guarantee::NetworkNamespace) ? 0 : CLONE_NEWNET) | CLONE_NEWIPC |
+                      CLONE_NEWUTS | SIGCHLD;
+    ChildStart start{initPath.c_str(), argv, envp, devNull, pair[1]};
+    alignas(16) char childStack[32 * 1024]; // the parent waits, so its frame outlives the child's use
+    sigset_t all;
+    sigset_t previous;
+    ::sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &previous);
+    const int pid = ::clone(startInitChild, childStack + sizeof childStack, flags, &start);
     const int cloneError = errno;
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     ::close(devNull);
     ::close(pair[1]);
     if (pid < 0) {

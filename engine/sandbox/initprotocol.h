@@ -164,6 +164,10 @@ struct SpawnRequest
     std::string
         seccompBpf; // raw struct sock_filter array compiled by the engine; installed last before execve
     bool raiseOomScore = true;
+    // The container's only run (a one-shot `cordon run`): once its exit is reported and no process is left in
+    // the container, cordon-init exits by itself, so that the kernel tears the namespaces down while the
+    // engine is still reading the cgroup's counters, instead of after its kill.
+    bool endsContainer = false;
 };
 
 struct SpawnReply

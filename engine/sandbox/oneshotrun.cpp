@@ -199,6 +199,7 @@ Result<> PlainRun::start()
 Result<> PlainRun::sendSpawn()
 {
     Isolation::SpawnRequest spawn = spawnRequestFor(m_request.policy, RunWireId, m_request.command);
+    spawn.endsContainer = true; // a one-shot container has this run only
     Secrets::injectSecrets(spawn.env, m_request.secrets);
 
     auto stdinOpened = m_request.stdinData ? stdinMemfd(*m_request.stdinData) : openDevNull();
@@ -294,8 +295,10 @@ void PlainRun::readControlMessages()
         if (message.kind == InitMessage::Kind::None)
             return;
         if (message.kind == InitMessage::Kind::Gone) {
-            // cordon-init is gone under the run (its PID 1 died, e.g. by the OOM killer): finish with what is
-            // known, as ContainerRun::abandon() does.
+            // cordon-init is gone. After the exit report it ended the container itself, the run being its
+            // last (SpawnRequest::endsContainer) and no process left: whatever the run wrote is in the pipes.
+            // Before it, it died under the run (e.g. by the OOM killer): finish with what is known, as
+            // ContainerRun::abandon() does.
             m_initDied = true;
             if (!m_exited) {
                 m_abandoned = true;

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace Cordon::Isolation;
@@ -57,6 +58,12 @@ private Q_SLOTS:
         QCOMPARE(decoded.argv, request.argv);
         QCOMPARE(decoded.seccompBpf.size(), std::size_t(800));
         QCOMPARE(decoded.rlimits.size(), std::size_t(1));
+        QVERIFY(!decoded.endsContainer);
+        request.endsContainer = true;
+        const auto last = encode(request);
+        SpawnRequest decodedLast;
+        QVERIFY(decode(last.data(), last.size(), decodedLast));
+        QVERIFY(decodedLast.endsContainer);
     }
 
     void everyTruncationIsRejected()
@@ -186,6 +193,43 @@ private Q_SLOTS:
         QCOMPARE(reply.pid, 42);
         for (int fd : {pair[0], pair[1], pipeFds[0], pipeFds[1], fds[0], fds[1]})
             ::close(fd);
+    }
+
+    // Every message is received into one buffer per thread that is never cleared: what comes back is exactly
+    // what was sent, also after a larger message, and on another thread.
+    void eachMessageIsReceivedWholeAndAlone()
+    {
+        int pair[2];
+        QVERIFY(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0);
+        int size = 512 * 1024;
+        QVERIFY(::setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof size) == 0);
+        QVERIFY(::setsockopt(pair[1], SOL_SOCKET, SO_RCVBUF, &size, sizeof size) == 0);
+        const std::vector<std::uint8_t> large(MaxMessageBytes / 2, 0xab);
+        const auto small = encode(SpawnReply{5, 6, Stage::None, 0, {}});
+        std::vector<std::uint8_t> message;
+        std::vector<int> fds;
+        const int sentLarge = sendMessage(pair[0], large);
+        if (sentLarge == 0) { // the socket may be limited below the size asked for (net.core.wmem_max)
+            QCOMPARE(receiveMessage(pair[1], message, fds), static_cast<long>(large.size()));
+            QVERIFY(message == large);
+        }
+        QCOMPARE(sendMessage(pair[0], small), 0);
+        QCOMPARE(receiveMessage(pair[1], message, fds), static_cast<long>(small.size()));
+        QVERIFY(message == small);
+        long onThread = 0;
+        std::vector<std::uint8_t> threadMessage;
+        QCOMPARE(sendMessage(pair[0], small), 0);
+        std::thread reader([&] {
+            std::vector<int> threadFds;
+            onThread = receiveMessage(pair[1], threadMessage, threadFds);
+        });
+        reader.join();
+        QCOMPARE(onThread, static_cast<long>(small.size()));
+        QVERIFY(threadMessage == small);
+        ::close(pair[0]);
+        QCOMPARE(receiveMessage(pair[1], message, fds), 0L); // end of file
+        QVERIFY(message.empty());
+        ::close(pair[1]);
     }
 
     // A spawn request too large for one datagram (the socket's send buffer, about 208 KiB) travels in a

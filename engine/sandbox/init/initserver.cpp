@@ -30,6 +30,7 @@ struct RunningProcess
 {
     std::uint64_t runId;
     pid_t pid;
+    bool endsContainer;
 };
 
 void closeAll(const std::vector<int> &fds)
@@ -95,10 +96,13 @@ private:
     bool handleMessage();
     void handleSpawn(const std::vector<std::uint8_t> &message, std::vector<int> &fds);
     void handleKill(const std::vector<std::uint8_t> &message);
-    void reap();
+    // Reaps every child that exited and reports the runs among them; true once the run that ends the
+    // container was reported and no process is left.
+    bool reap();
 
     int m_control;
     std::vector<RunningProcess> m_runs;
+    bool m_lastRunEnded = false;
 };
 
 int InitServer::serve()
@@ -122,7 +126,8 @@ int InitServer::serve()
             signalfd_siginfo info;
             while (::read(signalFd, &info, sizeof info) == sizeof info) {
             }
-            reap();
+            if (reap())
+                return 0;
         }
         if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             if (!handleMessage())
@@ -188,7 +193,7 @@ void InitServer::handleSpawn(const std::vector<std::uint8_t> &message, std::vect
     reply.stage = result.stage;
     reply.error = result.error;
     if (result.pid > 0 && result.stage == Stage::None)
-        m_runs.push_back({request.runId, result.pid});
+        m_runs.push_back({request.runId, result.pid, request.endsContainer});
     sendMessage(m_control, encode(reply));
     // A run that failed before execve has already exited; its status is collected by reap() as an orphan.
 }
@@ -204,14 +209,16 @@ void InitServer::handleKill(const std::vector<std::uint8_t> &message)
     }
 }
 
-void InitServer::reap()
+bool InitServer::reap()
 {
     for (;;) {
         int status = 0;
         rusage usage{};
         const pid_t pid = ::wait4(-1, &status, WNOHANG, &usage);
+        if (pid < 0 && errno == ECHILD)
+            return m_lastRunEnded; // every orphan of the container is reparented to us: none is left
         if (pid <= 0)
-            return;
+            return false;
         for (auto it = m_runs.begin(); it != m_runs.end(); ++it) {
             if (it->pid != pid)
                 continue;
@@ -223,6 +230,7 @@ void InitServer::reap()
             report.systemMicros = static_cast<std::uint64_t>(usage.ru_stime.tv_sec) * 1000000u +
                                   static_cast<std::uint64_t>(usage.ru_stime.tv_usec);
             report.maxRssKiB = static_cast<std::uint64_t>(usage.ru_maxrss);
+            m_lastRunEnded = m_lastRunEnded || it->endsContainer;
             m_runs.erase(it);
             sendMessage(m_control, encode(report));
             break;
@@ -326,7 +334,7 @@ int runInit(int controlFd)
     closeAll(passed);
     if (reply.stage != Stage::None)
         return 2;
-    // The setup buffer is as large as the largest message; init lives as long as the container, so give it
+    // The setup request is the largest message init gets; it lives as long as the container, so give its copy
     // back.
     std::vector<std::uint8_t>().swap(message);
     return InitServer(controlFd).serve();

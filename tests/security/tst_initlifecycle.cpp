@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+// cordon-init, PID 1 of every container, started as the engine starts it (containerlaunch.h): it begins with
+// the signal state it sets itself, whatever the engine's was, and it ends a container whose last run is over
+// by itself, once no process is left in it, without waiting to be killed; a container with more runs to come,
+// or with a process still running, it keeps.
+#include "sandboxtest.h"
+
+#include "sandbox/containerlaunch.h"
+#include "sandbox/initlaunch.h"
+#include "sandbox/initprotocol.h"
+#include "sandbox/oneshotrun.h"
+
+#include <QElapsedTimer>
+
+#include <csignal>
+#include <fcntl.h>
+#include <optional>
+#include <poll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace CordonTest;
+using namespace Cordon;
+using Containers::OneShot::LaunchedContainer;
+
+namespace {
+
+// One container, started and set up as the one-shot run starts one (no cgroup: the limits are not under
+// test here), with runs spawned on it by hand.
+class Container
+{
+public:
+    Container() = default;
+    Container(const Container &) = delete;
+    Container &operator=(const Container &) = delete;
+    ~Container()
+    {
+        Isolation::killAndReap(m_launched.init);
+        if (m_launched.workspace)
+            (void)m_launched.workspace->remove();
+    }
+
+    QString start()
+    {
+        Containers::OneShot::LaunchRequest request;
+        request.id = "lifecycle" + std::to_string(::getpid()) + "x" + std::to_string(++s_started);
+        request.ids = Isolation::idMappingFor(::geteuid(), ::getegid());
+        request.plan = Containers::OneShot::mountPlanInput(Policy::ContainerPolicy{});
+        if (auto launched = Containers::OneShot::launchContainer(request, m_launched); !launched)
+            return QString::fromStdString(launched.error().message());
+        Isolation::SetupHandles handles;
+        auto reply = Isolation::awaitSetupReply(m_launched.init, Isolation::SetupReplyTimeoutMs,
+                                                Isolation::WorkspaceHandleCount, handles);
+        if (!reply)
+            return QString::fromStdString(reply.error().message());
+        if (reply->stage != Isolation::Stage::None)
+            return QString::fromStdString(Isolation::setupFailure(*reply).message());
+        return {};
+    }
+
+    // Starts `script` under /bin/sh with stdin on /dev/null and stdout on a pipe this object reads.
+    bool spawn(const QString &script, bool endsContainer)
+    {
+        Isolation::SpawnRequest spawn = Containers::OneShot::spawnRequestFor(
+            Policy::ContainerPolicy{}, ++m_runs, {"/bin/sh", "-c", script.toStdString()});
+        spawn.endsContainer = endsContainer;
+        int out[2];
+        if (::pipe2(out, O_CLOEXEC) != 0)
+            return false;
+        m_stdout.reset(out[0]);
+        const int devNull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+        const int stdio[3] = {devNull, out[1], devNull};
+        const int sent = Isolation::sendSpawnRequest(m_launched.init.control, spawn, stdio);
+        ::close(devNull);
+        ::close(out[1]);
+        return sent == 0;
+    }
+
+    // The run's exit report, or nothing within `timeoutMs`.
+    std::optional<Isolation::ExitReport> awaitExit(int timeoutMs)
+    {
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < timeoutMs) {
+            pollfd entry{m_launched.init.control, POLLIN, 0};
+            if (::poll(&entry, 1, 100) <= 0)
+                continue;
+            const Isolation::InitMessage message = Isolation::readInitMessage(m_launched.init.control);
+            if (message.kind == Isolation::InitMessage::Kind::Exited && message.exit.runId == m_runs)
+                return message.exit;
+            if (message.kind == Isolation::InitMessage::Kind::Gone)
+                return std::nullopt;
+        }
+        return std::nullopt;
+    }
+
+    QByteArray output()
+    {
+        QByteArray all;
+        char buffer[4096];
+        ssize_t n;
+        while ((n = ::read(m_stdout.get(), buffer, sizeof buffer)) > 0)
+            all.append(buffer, n);
+        return all;
+    }
+
+    // cordon-init's wait status once it has exited by itself, or nothing if it still runs after `timeoutMs`.
+    std::optional<int> awaitInitEnd(int timeoutMs)
+    {
+        UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, m_launched.init.pid, 0)));
+        if (pidfd.get() < 0)
+            return std::nullopt;
+        pollfd entry{pidfd.get(), POLLIN, 0};
+        if (::poll(&entry, 1, timeoutMs) != 1)
+            return std::nullopt;
+        int status = 0;
+        if (::waitpid(m_launched.init.pid, &status, 0) != m_launched.init.pid)
+            return std::nullopt;
+        m_launched.init.pid = -1;
+        return status;
+    }
+
+private:
+    static inline int s_started = 0;
+    LaunchedContainer m_launched;
+    std::uint64_t m_runs = 0;
+    UniqueFd m_stdout;
+};
+
+} // namespace
+
+class TestInitLifecycle final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void pidOneStartsWithItsOwnSignalState()
+    {
+        // The engine is cloned with every signal blocked (so that none of its handlers runs in the child
+        // before the exec): PID 1 must not keep that mask, nor the one its engine had. A blocked SIGUSR1 and
+        // an ignored SIGUSR2 here must reach neither PID 1's mask nor the run.
+        sigset_t usr1;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
+        sigset_t previousMask;
+        QCOMPARE(::pthread_sigmask(SIG_BLOCK, &usr1, &previousMask), 0);
+        struct sigaction ignore
+        {
+        };
+        ignore.sa_handler = SIG_IGN;
+        struct sigaction previousAction
+        {
+        };
+        QCOMPARE(::sigaction(SIGUSR2, &ignore, &previousAction), 0);
+        const auto outcome = run(sh(QStringLiteral("grep -E '^Sig(Blk|Ign)' /proc/1/status; "
+                                                   "grep -E '^Sig(Blk|Ign)' /proc/self/status")));
+        ::sigaction(SIGUSR2, &previousAction, nullptr);
+        ::pthread_sigmask(SIG_SETMASK, &previousMask, nullptr);
+        QVERIFY2(outcome.errorClass == Containers::ErrorClass::Ok, describe(outcome));
+        const QList<QByteArray> lines = outcome.stdoutData.trimmed().split('\n');
+        QCOMPARE(lines.size(), 4);
+        // PID 1 blocks SIGCHLD (17, bit 16) for its signalfd, and nothing else.
+        QCOMPARE(lines[0].simplified(), QByteArray("SigBlk: 0000000000010000"));
+        // The run (grep) blocks and ignores nothing.
+        QCOMPARE(lines[2].simplified(), QByteArray("SigBlk: 0000000000000000"));
+        QCOMPARE(lines[3].simplified(), QByteArray("SigIgn: 0000000000000000"));
+    }
+
+    void theLastRunEndsTheContainer()
+    {
+        Container container;
+        const QString started = container.start();
+        QVERIFY2(started.isEmpty(), qPrintable(started));
+        QVERIFY(container.spawn(QStringLiteral("echo done"), true));
+        const auto exit = container.awaitExit(10000);
+        QVERIFY(exit.has_value());
+        QVERIFY(WIFEXITED(exit->waitStatus) && WEXITSTATUS(exit->waitStatus) == 0);
+        // Nobody kills it: it exits, with status 0, on its own.
+        const auto ended = container.awaitInitEnd(10000);
+        QVERIFY2(ended.has_value(), "cordon-init still runs after the container's last run");
+        QVERIFY2(WIFEXITED(*ended) && WEXITSTATUS(*ended) == 0, qPrintable(QString::number(*ended)));
+        QCOMPARE(container.output(), QByteArray("done\n"));
+    }
+
+    void aContainerWithRunsToComeIsKept()
+    {
+        Container container;
+        const QString started = container.start();
+        QVERIFY2(started.isEmpty(), qPrintable(started));
+        QVERIFY(container.spawn(QStringLiteral("true"), false));
+        QVERIFY(container.awaitExit(10000).has_value());
+        QVERIFY2(!container.awaitInitEnd(500).has_value(), "cordon-init ended a container the engine keeps");
+        // It still serves runs.
+        QVERIFY(container.spawn(QStringLiteral("echo again"), false));
+        QVERIFY(container.awaitExit(10000).has_value());
+        QCOMPARE(container.output(), QByteArray("again\n"));
+    }
+
+    void aProcessLeftBehindKeepsTheContainerUntilItEnds()
+    {
+        // The run is over, but a process it started in the background still runs and writes: the container
+        // stays until that process is gone too, and what it wrote is kept.
+        Container container;
+        const QString started = container.start();
+        QVERIFY2(started.isEmpty(), qPrintable(started));
+        QVERIFY(container.spawn(QStringLiteral("(sleep 1; echo late) & echo first"), true));
+        QVERIFY(container.awaitExit(10000).has_value());
+        QVERIFY2(!container.awaitInitEnd(300).has_value(), "cordon-init ended with a process left in it");
+        const auto ended = container.awaitInitEnd(10000);
+        QVERIFY2(ended.has_value(), "cordon-init still runs after the last process ended");
+        QVERIFY(WIFEXITED(*ended) && WEXITSTATUS(*ended) == 0);
+        QCOMPARE(container.output(), QByteArray("first\nlate\n"));
+    }
+};
+
+CORDON_SANDBOX_TEST_MAIN(TestInitLifecycle)
+#include "tst_initlifecycle.moc"
