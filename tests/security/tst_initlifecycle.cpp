@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // cordon-init, PID 1 of every container, started as the engine starts it (containerlaunch.h): it begins with
-// the signal state it sets itself, whatever the engine's was, and it ends a container whose last run is over
-// by itself, once no process is left in it, without waiting to be killed; a container with more runs to come,
-// or with a process still running, it keeps.
+// the signal state it sets itself, whatever the engine's was; its runs, not it, are what the OOM killer
+// picks; and it ends a container whose last run is over by itself, once no process is left in it, without
+// waiting to be killed; a container with more runs to come, or with a process still running, it keeps.
 #include "sandboxtest.h"
 
 #include "sandbox/containerlaunch.h"
@@ -165,6 +165,23 @@ private Q_SLOTS:
         // The run (grep) blocks and ignores nothing.
         QCOMPARE(lines[2].simplified(), QByteArray("SigBlk: 0000000000000000"));
         QCOMPARE(lines[3].simplified(), QByteArray("SigIgn: 0000000000000000"));
+    }
+
+    void theOomKillerPicksARunBeforePidOne()
+    {
+        // A run starts with oom_score_adj 1000 and PID 1 keeps the engine's, lower: the OOM killer picks
+        // the run (and whatever it started), not the container's PID 1. (Until 2026-12-04 the run tried to
+        // raise its own score, which failed: before its exec its /proc files belong to root.)
+        const auto outcome = run(sh(QStringLiteral("cat /proc/self/oom_score_adj; cat /proc/1/oom_score_adj; "
+                                                   "sh -c 'cat /proc/self/oom_score_adj'")));
+        QVERIFY2(outcome.errorClass == Containers::ErrorClass::Ok, describe(outcome));
+        const QList<QByteArray> lines = outcome.stdoutData.trimmed().split('\n');
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(lines[0], QByteArray("1000"));
+        bool isNumber = false;
+        const int pidOne = lines[1].toInt(&isNumber);
+        QVERIFY2(isNumber && pidOne < 1000, lines[1]);
+        QCOMPARE(lines[2], QByteArray("1000")); // what the run starts inherits it
     }
 
     void theLastRunEndsTheContainer()

@@ -88,7 +88,7 @@ void signalRun(pid_t leader, int signal, bool wholeSession)
 class InitServer
 {
 public:
-    explicit InitServer(int controlFd) : m_control(controlFd) {}
+    InitServer(int controlFd, int oomScoreFd) : m_control(controlFd), m_oomScore(oomScoreFd) {}
 
     int serve();
 
@@ -101,6 +101,7 @@ private:
     bool reap();
 
     int m_control;
+    int m_oomScore;
     std::vector<RunningProcess> m_runs;
     bool m_lastRunEnded = false;
 };
@@ -188,7 +189,7 @@ void InitServer::handleSpawn(const std::vector<std::uint8_t> &message, std::vect
         sendMessage(m_control, encode(reply));
         return;
     }
-    const SpawnResult result = spawnRun(request, fds[0], fds[1], fds[2]);
+    const SpawnResult result = spawnRun(request, fds[0], fds[1], fds[2], m_oomScore);
     reply.pid = result.pid;
     reply.stage = result.stage;
     reply.error = result.error;
@@ -293,6 +294,7 @@ SetupReply openHandBack(const std::vector<std::string> &paths, std::vector<int> 
 
 int runInit(int controlFd)
 {
+    const int oomScore = openOwnOomScore(); // now, while our /proc files are still ours
     std::vector<std::uint8_t> message;
     std::vector<int> fds;
     const long received = receiveMessage(controlFd, message, fds);
@@ -337,7 +339,7 @@ int runInit(int controlFd)
     // The setup request is the largest message init gets; it lives as long as the container, so give its copy
     // back.
     std::vector<std::uint8_t>().swap(message);
-    return InitServer(controlFd).serve();
+    return InitServer(controlFd, oomScore).serve();
 }
 
 } // namespace Cordon::Isolation

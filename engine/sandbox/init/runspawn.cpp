@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -90,14 +91,6 @@ int execSearch(const char *file, char *const *argv, char *const *envp)
         if (::setrlimit(static_cast<__rlimit_resource>(limit.resource), &value) != 0)
             failChild(reportFd, Stage::SpawnRlimits, errno);
     }
-    if (request.raiseOomScore) {
-        // The OOM killer should pick the run, not PID 1. Raising our own score needs no privilege.
-        const int fd = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            [[maybe_unused]] const ssize_t ignored = ::write(fd, "1000", 4);
-            ::close(fd);
-        }
-    }
     ::umask(022);
     // Last thing before execve, so the filter does not have to allow anything the setup above needed.
     if (const int error = installSeccompFilter(request.seccompBpf.data(), request.seccompBpf.size());
@@ -106,11 +99,67 @@ int execSearch(const char *file, char *const *argv, char *const *envp)
     failChild(reportFd, Stage::SpawnExec, execSearch(argv[0], argv, envp));
 }
 
+struct RunStart
+{
+    const SpawnRequest *request;
+    char *const *argv;
+    char *const *envp;
+    int stdinFd;
+    int stdoutFd;
+    int stderrFd;
+    int reportRead;
+    int reportWrite;
+};
+
+int startRun(void *argument)
+{
+    const auto *start = static_cast<const RunStart *>(argument);
+    ::close(start->reportRead);
+    runChild(*start->request, start->argv, start->envp, start->stdinFd, start->stdoutFd, start->stderrFd,
+             start->reportWrite);
+}
+
+// The run inherits oom_score_adj at the clone, so ours is 1000 for that moment. The child cannot raise its
+// own: until its exec it shares our memory, which is not dumpable, so its /proc files belong to root.
+// Setting ours back needs no privilege either: it only has to stay above the floor a privileged process
+// may have set (oom_score_adj_min), where it was.
+class OomScoreRaised
+{
+public:
+    OomScoreRaised(int fd, bool raise)
+    {
+        if (!raise || fd < 0)
+            return;
+        const ssize_t n = ::pread(fd, m_original, sizeof m_original, 0);
+        if (n <= 0 || ::pwrite(fd, "1000", 4, 0) != 4)
+            return;
+        m_fd = fd;
+        m_length = static_cast<std::size_t>(n);
+    }
+    OomScoreRaised(const OomScoreRaised &) = delete;
+    OomScoreRaised &operator=(const OomScoreRaised &) = delete;
+    ~OomScoreRaised()
+    {
+        if (m_fd >= 0) [[maybe_unused]]
+            const ssize_t ignored = ::pwrite(m_fd, m_original, m_length, 0);
+    }
+
+private:
+    int m_fd = -1;
+    char m_original[16] = {};
+    std::size_t m_length = 0;
+};
+
 } // namespace
 
-SpawnResult spawnRun(const SpawnRequest &request, int stdinFd, int stdoutFd, int stderrFd)
+int openOwnOomScore()
 {
-    // Everything the child needs is prepared before fork, so the child only makes system calls.
+    return ::open("/proc/self/oom_score_adj", O_RDWR | O_CLOEXEC);
+}
+
+SpawnResult spawnRun(const SpawnRequest &request, int stdinFd, int stdoutFd, int stderrFd, int oomScoreFd)
+{
+    // Everything the child needs is prepared before the clone, so the child only makes system calls.
     std::vector<char *> argv;
     for (const std::string &arg : request.argv)
         argv.push_back(const_cast<char *>(arg.c_str()));
@@ -123,16 +172,20 @@ SpawnResult spawnRun(const SpawnRequest &request, int stdinFd, int stdoutFd, int
     int report[2];
     if (::pipe2(report, O_CLOEXEC) != 0)
         return {-1, Stage::SpawnFork, errno};
-    const pid_t pid = ::fork();
+    // CLONE_VM | CLONE_VFORK, as posix_spawn does: the child runs on a stack in this frame and shares our
+    // memory until its execve, so that neither the clone nor its exec copies or tears down our page tables.
+    // We are suspended until then, and would wait for the report anyway; the child has its own descriptors,
+    // signal handlers, limits and seccomp filter, and (a vfork child) its own OOM score.
+    RunStart start{&request, argv.data(), envp.data(), stdinFd, stdoutFd, stderrFd, report[0], report[1]};
+    alignas(16) char childStack[64 * 1024];
+    const OomScoreRaised oomScore(oomScoreFd, request.raiseOomScore);
+    const pid_t pid =
+        ::clone(startRun, childStack + sizeof childStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
     if (pid < 0) {
         const int error = errno;
         ::close(report[0]);
         ::close(report[1]);
         return {-1, Stage::SpawnFork, error};
-    }
-    if (pid == 0) {
-        ::close(report[0]);
-        runChild(request, argv.data(), envp.data(), stdinFd, stdoutFd, stderrFd, report[1]);
     }
     ::close(report[1]);
     ChildFailure failure{};

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Starts one run inside a ready container: fork, new session, the given stdio, every other fd closed, cwd,
-// rlimits, and the seccomp filter installed as the very last step before execve.
+// Starts one run inside a ready container: clone (CLONE_VM, CLONE_VFORK), new session, the given stdio, every
+// other fd closed, cwd, rlimits, and the seccomp filter installed as the very last step before execve.
 #pragma once
 
 #include "sandbox/initprotocol.h"
@@ -16,6 +16,12 @@ struct SpawnResult
     int error = 0;
 };
 
-SpawnResult spawnRun(const SpawnRequest &request, int stdinFd, int stdoutFd, int stderrFd);
+// cordon-init's own /proc/self/oom_score_adj, opened read-write while it still may: before the setup makes
+// it non-dumpable, after which its /proc files belong to root. -1 where it cannot be opened.
+int openOwnOomScore();
+
+// `oomScoreFd` is openOwnOomScore()'s: a run whose request asks for it (raiseOomScore) starts with
+// oom_score_adj 1000, so that the OOM killer picks it before PID 1.
+SpawnResult spawnRun(const SpawnRequest &request, int stdinFd, int stdoutFd, int stderrFd, int oomScoreFd);
 
 } // namespace Cordon::Isolation
