@@ -34,7 +34,7 @@ options:
                        CORDON_DATA_DIR on tmpfs (/dev/shm), which isolates the disk's share (through
                        env(1), which adds one exec of about 0.4 ms to that row)
   --out DIR            keep the hyperfine JSON files and report.md in DIR (default: a temp dir, removed)
-  --check              exit 1 when the median ratio cordon/bwrap is above the 2x target
+  --check              exit 1 when a `cordon run` variant's median ratio to bwrap is above the 1.3x target
   --quick              smoke run: --runs 40 --warmup 3 --rounds 2 --memory-samples 5
   -h, --help           this text
 EOF
@@ -239,18 +239,25 @@ for path in sorted(glob.glob(json_dir + "/round-*.json"), key=lambda p: int(p.rs
 print(f"#### Latency, back to back ({label})\n")
 ratio = table(times)
 rounds = [r["cordon run"] / r["bwrap"] for r in per_round]
-verdict = "met" if ratio <= 2.0 else "MISSED"
-print(f"\nRatio cordon run / bwrap (medians): **{ratio:.2f}x** (target <= 2.00x: {verdict}); "
-      f"per round: {', '.join('%.2fx' % r for r in rounds)}")
-open(json_dir + "/ratio", "w").write(f"{ratio:.4f}\n")
+# The targets of every variant (issue 13): the reading rows (data dir on tmpfs: one more exec) are not one.
+base = statistics.median(times["bwrap"])
+variants = {name: statistics.median(t) / base for name, t in times.items()
+            if name.startswith("cordon run") and "tmpfs" not in name}
+worst_name = max(variants, key=variants.get)
+worst = variants[worst_name]
+print(f"\nRatio cordon run / bwrap (medians): **{ratio:.2f}x** (aim <= 1.00x: "
+      f"{'met' if ratio <= 1.0 else 'not met'}); per round: {', '.join('%.2fx' % r for r in rounds)}. "
+      f"Every variant: at most **{worst:.2f}x** (`{worst_name}`; target <= 1.30x: "
+      f"{'met' if worst <= 1.3 else 'MISSED'})")
+open(json_dir + "/ratio", "w").write(f"{worst:.4f}\n")
 
 idle = json_dir + "/idle.json"
 if os.path.exists(idle):
     data = json.load(open(idle))
     print(f"\n#### Latency, each run from idle ({label})\n")
     idle_ratio = table({r["command"]: r["times"] for r in data["results"]})
-    verdict = "met" if idle_ratio <= 2.0 else "MISSED"
-    print(f"\nRatio cordon run / bwrap (medians): **{idle_ratio:.2f}x** (target <= 2.00x: {verdict})")
+    verdict = "met" if idle_ratio <= 1.3 else "MISSED"
+    print(f"\nRatio cordon run / bwrap (medians): **{idle_ratio:.2f}x** (target <= 1.30x: {verdict})")
 PY
     else
         local all=("$json_dir"/round-*.json)
@@ -263,7 +270,7 @@ PY
             | from_entries as $t | ($t.bwrap | median) as $base
             | "| command | runs | median | median / bwrap |\n| --- | ---: | ---: | ---: |",
               ($t | to_entries[] | "| \(.key) | \(.value | length) | \(.value | median | ms) | \((.value | median) / $base * 100 | round / 100)x |"),
-              "\nRatio cordon run / bwrap (medians): **\(($t["cordon run"] | median) / $base * 100 | round / 100)x** (target <= 2.00x)"'
+              "\nRatio cordon run / bwrap (medians): **\(($t["cordon run"] | median) / $base * 100 | round / 100)x** (target <= 1.30x)"'
         echo "#### Latency, back to back ($label)"
         echo
         jq -rs "$jq_table" "${all[@]}"
@@ -426,7 +433,7 @@ esac
 
 if [ "$check" = 1 ]; then
     for ratio in "${ratios[@]}"; do
-        awk -v r="$ratio" 'BEGIN { exit !(r > 2.0) }' && exit 1
+        awk -v r="$ratio" 'BEGIN { exit !(r > 1.3) }' && exit 1
     done
 fi
 exit 0
