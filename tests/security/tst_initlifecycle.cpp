@@ -138,8 +138,9 @@ private Q_SLOTS:
     void pidOneStartsWithItsOwnSignalState()
     {
         // The engine is cloned with every signal blocked (so that none of its handlers runs in the child
-        // before the exec): PID 1 must not keep that mask, nor the one its engine had. A blocked SIGUSR1 and
-        // an ignored SIGUSR2 here must reach neither PID 1's mask nor the run.
+        // before the exec): PID 1 must not keep that mask, nor the one its engine had, nor the signals the
+        // engine ignores (they survive an exec). A blocked SIGUSR1 and an ignored SIGUSR2 here must reach
+        // neither PID 1 nor the run.
         sigset_t usr1;
         sigemptyset(&usr1);
         sigaddset(&usr1, SIGUSR1);
@@ -160,8 +161,9 @@ private Q_SLOTS:
         QVERIFY2(outcome.errorClass == Containers::ErrorClass::Ok, describe(outcome));
         const QList<QByteArray> lines = outcome.stdoutData.trimmed().split('\n');
         QCOMPARE(lines.size(), 4);
-        // PID 1 blocks SIGCHLD (17, bit 16) for its signalfd, and nothing else.
+        // PID 1 blocks SIGCHLD (17, bit 16) for its signalfd, and nothing else; it ignores nothing.
         QCOMPARE(lines[0].simplified(), QByteArray("SigBlk: 0000000000010000"));
+        QCOMPARE(lines[1].simplified(), QByteArray("SigIgn: 0000000000000000"));
         // The run (grep) blocks and ignores nothing.
         QCOMPARE(lines[2].simplified(), QByteArray("SigBlk: 0000000000000000"));
         QCOMPARE(lines[3].simplified(), QByteArray("SigIgn: 0000000000000000"));

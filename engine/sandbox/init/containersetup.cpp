@@ -110,22 +110,48 @@ int walkDirBeneath(int rootFd, const std::string &path, bool create, std::uint32
     return current;
 }
 
-// A directory that exists is found in one call; the walk, one openat per component, runs only to create
-// what is missing (and where the kernel has no openat2). A mount plan opens about 40 targets.
-int openDirBeneath(int rootFd, const std::string &path, bool create, std::uint32_t mode)
-{
-    const int fd = openResolvedBeneath(rootFd, path, O_DIRECTORY);
-    if (fd >= 0 || (fd != -ENOSYS && !(fd == -ENOENT && create)))
-        return fd;
-    return walkDirBeneath(rootFd, path, create, mode);
-}
-
 std::pair<std::string, std::string> splitParent(const std::string &path)
 {
     const std::size_t slash = path.find_last_of('/');
     if (slash == std::string::npos)
         return {"/", path};
     return {slash == 0 ? std::string("/") : path.substr(0, slash), path.substr(slash + 1)};
+}
+
+int openDirBeneath(int rootFd, const std::string &path, bool create, std::uint32_t mode);
+
+// A directory that is missing is made in its parent, found (or made, with the same mode) the same way: on
+// the fresh root most targets are new, and this takes three or four calls where the walk from the root
+// takes two for every component. The parent is reached beneath the root with no symlink on the way, and the
+// new directory opened with O_NOFOLLOW, so a symlink in its place fails the open as in the walk.
+int createDirBeneath(int rootFd, const std::string &path, std::uint32_t mode)
+{
+    auto [parentPath, name] = splitParent(path);
+    if (name.empty())
+        return walkDirBeneath(rootFd, path, true, mode);
+    UniqueFd ownParent;
+    if (parentPath != "/") {
+        ownParent.reset(openDirBeneath(rootFd, parentPath, true, mode));
+        if (ownParent.get() < 0)
+            return ownParent.get();
+    }
+    const int parent = parentPath == "/" ? rootFd : ownParent.get();
+    if (::mkdirat(parent, name.c_str(), mode) != 0 && errno != EEXIST)
+        return -errno;
+    const int fd = ::openat(parent, name.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+// A directory that exists is found in one call, one that is missing made in its parent; the walk, one
+// openat per component, runs only where the kernel has no openat2. A mount plan opens about 40 targets.
+int openDirBeneath(int rootFd, const std::string &path, bool create, std::uint32_t mode)
+{
+    const int fd = openResolvedBeneath(rootFd, path, O_DIRECTORY);
+    if (fd >= 0 || (fd != -ENOSYS && !(fd == -ENOENT && create)))
+        return fd;
+    if (fd == -ENOENT)
+        return createDirBeneath(rootFd, path, mode);
+    return walkDirBeneath(rootFd, path, create, mode);
 }
 
 // Creates (or finds) a regular file to serve as a mount point or synthetic file; returns an O_PATH fd.
@@ -303,9 +329,7 @@ std::optional<Failure> bringLoopbackUp()
     return std::nullopt;
 }
 
-// After this the process holds no capability in any set, and cannot regain one: the bounding set is empty,
-// and no_new_privs makes execve of a setuid or file-capability binary grant nothing.
-std::optional<Failure> dropCapabilities()
+std::optional<Failure> dropBoundingSet()
 {
     for (unsigned long cap = 0; cap <= 63; ++cap) {
         if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
@@ -314,6 +338,14 @@ std::optional<Failure> dropCapabilities()
             return Failure{Stage::DropCapabilities, errno, "PR_CAPBSET_DROP " + std::to_string(cap)};
         }
     }
+    return std::nullopt;
+}
+
+// After this the process holds no capability in any set, and cannot regain one: the bounding set was
+// emptied before the setup (prepareBeforeSetup()), and no_new_privs makes execve of a setuid or
+// file-capability binary grant nothing.
+std::optional<Failure> dropCapabilities()
+{
     if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
         return Failure{Stage::DropCapabilities, errno, "PR_CAP_AMBIENT_CLEAR_ALL"};
     __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
@@ -384,6 +416,21 @@ std::optional<Failure> runSetup(const SetupRequest &request, const std::vector<i
 }
 
 } // namespace
+
+SetupReply prepareBeforeSetup()
+{
+    for (int signal = 1; signal < NSIG; ++signal) {
+        if (signal != SIGKILL && signal != SIGSTOP)
+            ::signal(signal, SIG_DFL);
+    }
+    SetupReply reply;
+    if (auto failure = dropBoundingSet()) {
+        reply.stage = failure->stage;
+        reply.error = failure->error;
+        reply.detail = failure->detail;
+    }
+    return reply;
+}
 
 SetupReply setUpContainer(const SetupRequest &request, const std::vector<int> &fds)
 {

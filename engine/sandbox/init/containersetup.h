@@ -10,6 +10,13 @@
 
 namespace Cordon::Isolation {
 
+// What needs no request, done while the engine is still preparing it (the setup request is read after):
+// empties the capability bounding set (it only limits what an execve may grant, and cordon-init never execs;
+// its own capabilities stay for the mounts), and sets every signal's disposition to the default (the engine's
+// ignored ones are inherited across the exec), so that a run's child has only its mask to reset.
+// Returns a reply whose stage is Stage::None on success, or the step that failed with its errno.
+SetupReply prepareBeforeSetup();
+
 // Returns a reply whose stage is Stage::None on success, or the step that failed with its errno.
 SetupReply setUpContainer(const SetupRequest &request, const std::vector<int> &fds);
 

@@ -294,7 +294,8 @@ SetupReply openHandBack(const std::vector<std::string> &paths, std::vector<int> 
 
 int runInit(int controlFd)
 {
-    const int oomScore = openOwnOomScore(); // now, while our /proc files are still ours
+    const int oomScore = openOwnOomScore();           // now, while our /proc files are still ours
+    const SetupReply prepared = prepareBeforeSetup(); // while the engine is still making the request
     std::vector<std::uint8_t> message;
     std::vector<int> fds;
     const long received = receiveMessage(controlFd, message, fds);
@@ -307,7 +308,7 @@ int runInit(int controlFd)
     } else {
         closeAll(fds); // nothing is passed with the setup request
         fds.clear();
-        reply = openBindSources(request.bindSources, fds);
+        reply = prepared.stage != Stage::None ? prepared : openBindSources(request.bindSources, fds);
         if (reply.stage == Stage::None)
             reply = setUpContainer(request, fds);
     }

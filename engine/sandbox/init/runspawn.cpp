@@ -69,11 +69,10 @@ int execSearch(const char *file, char *const *argv, char *const *envp)
 [[noreturn]] void runChild(const SpawnRequest &request, char *const *argv, char *const *envp, int stdinFd,
                            int stdoutFd, int stderrFd, int reportFd)
 {
+    // Every disposition is the default already (prepareBeforeSetup()); the mask is cordon-init's.
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int signal = 1; signal < NSIG; ++signal)
-        ::signal(signal, SIG_DFL);
 
     // A session of its own: no controlling terminal, and a process group the engine can kill as a whole.
     if (::setsid() < 0)
