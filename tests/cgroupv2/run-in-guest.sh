@@ -34,8 +34,15 @@ trap 'if [ $keep = 1 ]; then echo "cgroupv2: kept $work"; else rm -rf "$work"; f
 root=$work/root
 mapfile -t sources < <(host_apt_sources)
 packages=linux-image-amd64,systemd-sysv,udev,dbus,procps,util-linux,python3
-packages+=,libqt6core6,libqt6network6,libqt6test6,libsqlite3-0,libseccomp2,libhttp-parser2.9,libidn2-0
-packages+=,libnettle8,libunistring2
+# The programs' run-time libraries, from the packages that hold them on this host: a list kept by hand
+# missed libssl3 and libcsv3 once they were linked, and the daemon could not start in the guest.
+for file in $programs cordon-cli cordond; do
+    ldd "$bin/$file" | awk '/=> \// { print $3 }'
+done | sort -u | while read -r library; do
+    dpkg -S "$(readlink -f "$library")" 2>/dev/null || dpkg -S "$library" 2>/dev/null || true
+done | cut -d: -f1 | sort -u > "$work/library-packages"
+[ -s "$work/library-packages" ] || { echo "cgroupv2: could not find the programs' library packages (dpkg -S)" >&2; exit 2; }
+packages+=,$(paste -sd, "$work/library-packages")
 echo "cgroupv2: making the guest root"
 mmdebstrap --variant=apt --quiet --include="$packages" \
     --customize-hook='chroot "$1" useradd --create-home --uid 1000 --shell /bin/bash tester' \
