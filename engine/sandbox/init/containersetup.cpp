@@ -415,6 +415,17 @@ std::optional<Failure> runSetup(const SetupRequest &request, const std::vector<i
     return std::nullopt;
 }
 
+SetupReply replyFor(const std::optional<Failure> &failure)
+{
+    SetupReply reply;
+    if (failure) {
+        reply.stage = failure->stage;
+        reply.error = failure->error;
+        reply.detail = failure->detail;
+    }
+    return reply;
+}
+
 } // namespace
 
 SetupReply prepareBeforeSetup()
@@ -423,24 +434,12 @@ SetupReply prepareBeforeSetup()
         if (signal != SIGKILL && signal != SIGSTOP)
             ::signal(signal, SIG_DFL);
     }
-    SetupReply reply;
-    if (auto failure = dropBoundingSet()) {
-        reply.stage = failure->stage;
-        reply.error = failure->error;
-        reply.detail = failure->detail;
-    }
-    return reply;
+    return replyFor(dropBoundingSet());
 }
 
 SetupReply setUpContainer(const SetupRequest &request, const std::vector<int> &fds)
 {
-    SetupReply reply;
-    if (auto failure = runSetup(request, fds)) {
-        reply.stage = failure->stage;
-        reply.error = failure->error;
-        reply.detail = failure->detail;
-    }
-    return reply;
+    return replyFor(runSetup(request, fds));
 }
 
 } // namespace Cordon::Isolation
