@@ -387,8 +387,9 @@ void PlainRun::finishOutcome()
         m_outcome.message = "cancelled";
 }
 
-// Without outputs to collect, cordon-init is killed first, so that the kernel tears the container down on one
-// core while the workspace is removed on the other; then cordon-init is reaped and the cgroup removed, and
+// Without outputs to collect, cordon-init is killed first (if it has not ended the container itself, its run
+// being the last), so that the kernel tears the container down on one core while the workspace is removed on
+// the other; then cordon-init is reaped and the cgroup removed, and
 // whatever a dying process still wrote in between is removed last. With outputs, every process is gone
 // before they are collected from the workspace tmpfs (its memory goes with the last descriptor), and the
 // host workspace is removed after.
