@@ -16,6 +16,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -35,6 +36,10 @@ int main(int argc, char *argv[])
     ::signal(SIGPIPE, SIG_IGN);
     // First, so that the LISTEN_* variables are gone before anything could start a process.
     auto activation = Cordon::Daemon::takeActivation();
+    // Qt's own poll() loop rather than GLib's: the daemon serves no GLib source (libsecret's synchronous
+    // calls run a context of their own), and GLib's loop kept 0.3 MiB more of a fresh daemon resident
+    // (docs/benchmarks.md). For the whole process, since each QThread chooses its loop by the same variable.
+    ::setenv("QT_NO_GLIB", "1", 1);
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("cordond"));
     QCoreApplication::setApplicationVersion(QStringLiteral(CORDON_VERSION));

@@ -1,24 +1,26 @@
 // SPDX-License-Identifier: MIT
 #include "audit/reportsignature.h"
 
+#include "crypto/libcryptoloader.h"
 #include "sandbox/hex.h"
 #include "sandbox/sha256.h"
 
 #include <memory>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
 
 namespace Cordon::Audit {
 
 namespace {
 
+using Crypto::LibCrypto;
+
+// Only pointers that libcrypto made are freed, so it is loaded by then.
 struct PkeyFree
 {
-    void operator()(EVP_PKEY *key) const { EVP_PKEY_free(key); }
+    void operator()(EVP_PKEY *key) const { Crypto::libCrypto()->EVP_PKEY_free(key); }
 };
 struct MdCtxFree
 {
-    void operator()(EVP_MD_CTX *context) const { EVP_MD_CTX_free(context); }
+    void operator()(EVP_MD_CTX *context) const { Crypto::libCrypto()->EVP_MD_CTX_free(context); }
 };
 using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
 using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
@@ -35,8 +37,11 @@ Error badKey(const std::string &why)
 
 Result<std::string> newSigningSeed()
 {
+    const Result<LibCrypto> &crypto = Crypto::libCrypto();
+    if (!crypto)
+        return fail(crypto.error());
     std::string seed(SigningSeedBytes, '\0');
-    if (RAND_bytes(reinterpret_cast<unsigned char *>(seed.data()), int(seed.size())) != 1)
+    if (crypto->RAND_bytes(reinterpret_cast<unsigned char *>(seed.data()), int(seed.size())) != 1)
         return fail(badKey("could not be made: no random bytes"));
     return seed;
 }
@@ -45,14 +50,17 @@ Result<std::string> publicKeyOf(const std::string &seed)
 {
     if (seed.size() != SigningSeedBytes)
         return fail(badKey("is not 32 bytes"));
-    PkeyPtr key(EVP_PKEY_new_raw_private_key(
+    const Result<LibCrypto> &crypto = Crypto::libCrypto();
+    if (!crypto)
+        return fail(crypto.error());
+    PkeyPtr key(crypto->EVP_PKEY_new_raw_private_key(
         EVP_PKEY_ED25519, nullptr, reinterpret_cast<const unsigned char *>(seed.data()), seed.size()));
     if (!key)
         return fail(badKey("is not an Ed25519 key"));
     std::string publicKey(PublicKeyBytes, '\0');
     std::size_t length = publicKey.size();
-    if (EVP_PKEY_get_raw_public_key(key.get(), reinterpret_cast<unsigned char *>(publicKey.data()),
-                                    &length) != 1 ||
+    if (crypto->EVP_PKEY_get_raw_public_key(key.get(), reinterpret_cast<unsigned char *>(publicKey.data()),
+                                            &length) != 1 ||
         length != PublicKeyBytes)
         return fail(badKey("has no public key"));
     return publicKey;
@@ -68,18 +76,20 @@ Result<Json> signReport(const AuditReport &report, const std::string &seed)
     Result<std::string> publicKey = publicKeyOf(seed);
     if (!publicKey)
         return fail(publicKey.error());
+    const LibCrypto &crypto = *Crypto::libCrypto(); // publicKeyOf() loaded it
     AuditReport unsigned_ = report;
     unsigned_.signature.reset();
     Json document = unsigned_.toJson();
     const std::string bytes = signedBytes(document);
-    PkeyPtr key(EVP_PKEY_new_raw_private_key(
+    PkeyPtr key(crypto.EVP_PKEY_new_raw_private_key(
         EVP_PKEY_ED25519, nullptr, reinterpret_cast<const unsigned char *>(seed.data()), seed.size()));
-    MdCtxPtr context(EVP_MD_CTX_new());
+    MdCtxPtr context(crypto.EVP_MD_CTX_new());
     std::string signature(SignatureBytes, '\0');
     std::size_t length = signature.size();
-    if (!key || !context || EVP_DigestSignInit(context.get(), nullptr, nullptr, nullptr, key.get()) != 1 ||
-        EVP_DigestSign(context.get(), reinterpret_cast<unsigned char *>(signature.data()), &length,
-                       reinterpret_cast<const unsigned char *>(bytes.data()), bytes.size()) != 1 ||
+    if (!key || !context ||
+        crypto.EVP_DigestSignInit(context.get(), nullptr, nullptr, nullptr, key.get()) != 1 ||
+        crypto.EVP_DigestSign(context.get(), reinterpret_cast<unsigned char *>(signature.data()), &length,
+                              reinterpret_cast<const unsigned char *>(bytes.data()), bytes.size()) != 1 ||
         length != SignatureBytes)
         return fail("audit.sign_failed", "the report could not be signed (libcrypto refused)");
     document.insert("signature", Json::object({{"algorithm", "ed25519"},
@@ -113,15 +123,20 @@ Result<Verification> verifyReport(const Json &document)
                     "the report's signature is not an Ed25519 signature (algorithm \"ed25519\", a 32-byte "
                     "public key and a 64-byte value in hex)");
     verification.keyId = signingKeyId(publicKey);
+    const Result<LibCrypto> &crypto = Crypto::libCrypto();
+    if (!crypto)
+        return fail(crypto.error());
     const std::string bytes = signedBytes(document);
-    PkeyPtr key(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr,
-                                            reinterpret_cast<const unsigned char *>(publicKey.data()),
-                                            publicKey.size()));
-    MdCtxPtr context(EVP_MD_CTX_new());
+    PkeyPtr key(crypto->EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr,
+                                                    reinterpret_cast<const unsigned char *>(publicKey.data()),
+                                                    publicKey.size()));
+    MdCtxPtr context(crypto->EVP_MD_CTX_new());
     verification.signatureValid =
-        key && context && EVP_DigestVerifyInit(context.get(), nullptr, nullptr, nullptr, key.get()) == 1 &&
-        EVP_DigestVerify(context.get(), reinterpret_cast<const unsigned char *>(value.data()), value.size(),
-                         reinterpret_cast<const unsigned char *>(bytes.data()), bytes.size()) == 1 &&
+        key && context &&
+        crypto->EVP_DigestVerifyInit(context.get(), nullptr, nullptr, nullptr, key.get()) == 1 &&
+        crypto->EVP_DigestVerify(context.get(), reinterpret_cast<const unsigned char *>(value.data()),
+                                 value.size(), reinterpret_cast<const unsigned char *>(bytes.data()),
+                                 bytes.size()) == 1 &&
         // The key id shown must be the key's own.
         signature.keyId == verification.keyId;
     return verification;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Signing and verifying an audit report (docs/audit.md) with Ed25519, through OpenSSL's libcrypto. The
-// signature covers signedBytes() of the report's JSON: any edit (a verdict, a piece of evidence, the policy,
-// the sign-off) breaks it. verifyReport() also recomputes each row's evidence hash, so that a reviewer learns
-// which row was altered, not only that something was.
+// Signing and verifying an audit report (docs/audit.md) with Ed25519, through OpenSSL's libcrypto (loaded at
+// first use). The signature covers signedBytes() of the report's JSON: any edit (a verdict, a piece of
+// evidence, the policy, the sign-off) breaks it. verifyReport() also recomputes each row's evidence hash, so
+// that a reviewer learns which row was altered, not only that something was.
 #pragma once
 
 #include "audit/auditreport.h"

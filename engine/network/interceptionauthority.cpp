@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "network/interceptionauthority.h"
 
-#include <openssl/bio.h>
-#include <openssl/bn.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
+#include "crypto/libcryptoloader.h"
 
 namespace Cordon::Network {
 
 namespace {
+
+// create() loads libcrypto before it makes anything, and only an authority that create() made has leaves.
+const Crypto::LibCrypto &crypto()
+{
+    return *Crypto::libCrypto();
+}
 
 // A leaf lives a week and is made again a day before it ends: a container may live for weeks (kept alive),
 // and short leaves keep what a stolen one could do short too.
@@ -22,15 +22,15 @@ constexpr long BackdateSeconds = 3600;
 
 struct PkeyFree
 {
-    void operator()(EVP_PKEY *key) const { EVP_PKEY_free(key); }
+    void operator()(EVP_PKEY *key) const { crypto().EVP_PKEY_free(key); }
 };
 struct X509Free
 {
-    void operator()(X509 *cert) const { X509_free(cert); }
+    void operator()(X509 *cert) const { crypto().X509_free(cert); }
 };
 struct BioFree
 {
-    void operator()(BIO *bio) const { BIO_free(bio); }
+    void operator()(BIO *bio) const { crypto().BIO_free(bio); }
 };
 using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
 using X509Ptr = std::unique_ptr<X509, X509Free>;
@@ -39,75 +39,77 @@ using BioPtr = std::unique_ptr<BIO, BioFree>;
 tl::unexpected<Error> cryptoFailure(const QString &what)
 {
     char text[256] = "unknown error";
-    if (const unsigned long code = ERR_get_error(); code != 0)
-        ERR_error_string_n(code, text, sizeof text);
-    ERR_clear_error();
+    if (const unsigned long code = crypto().ERR_get_error(); code != 0)
+        crypto().ERR_error_string_n(code, text, sizeof text);
+    crypto().ERR_clear_error();
     return fail(QStringLiteral("network.tls_authority"),
                 QStringLiteral("%1: %2").arg(what, QString::fromLatin1(text)));
 }
 
 PkeyPtr newKey()
 {
-    return PkeyPtr(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
+    return PkeyPtr(crypto().EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
 }
 
 bool setName(X509_NAME *name, const QString &commonName)
 {
     const QByteArray cn = commonName.toUtf8().left(64);
-    return X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
-                                      reinterpret_cast<const unsigned char *>("Cordon"), -1, -1, 0) == 1 &&
-           X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
-                                      reinterpret_cast<const unsigned char *>(cn.constData()), int(cn.size()),
-                                      -1, 0) == 1;
+    return crypto().X509_NAME_add_entry_by_txt(
+               name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char *>("Cordon"), -1, -1, 0) == 1 &&
+           crypto().X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                                               reinterpret_cast<const unsigned char *>(cn.constData()),
+                                               int(cn.size()), -1, 0) == 1;
 }
 
 bool addExtension(X509 *cert, X509 *issuer, int nid, const QByteArray &value)
 {
     X509V3_CTX context;
     X509V3_set_ctx_nodb(&context);
-    X509V3_set_ctx(&context, issuer, cert, nullptr, nullptr, 0);
-    X509_EXTENSION *extension = X509V3_EXT_nconf_nid(nullptr, &context, nid, value.constData());
+    crypto().X509V3_set_ctx(&context, issuer, cert, nullptr, nullptr, 0);
+    X509_EXTENSION *extension = crypto().X509V3_EXT_nconf_nid(nullptr, &context, nid, value.constData());
     if (!extension)
         return false;
-    const bool added = X509_add_ext(cert, extension, -1) == 1;
-    X509_EXTENSION_free(extension);
+    const bool added = crypto().X509_add_ext(cert, extension, -1) == 1;
+    crypto().X509_EXTENSION_free(extension);
     return added;
 }
 
 // A certificate with a random 128-bit serial, valid from an hour ago for `days`, for `key`'s public half.
 X509Ptr newCertificate(EVP_PKEY *key, const QString &commonName, long days)
 {
-    X509Ptr cert(X509_new());
-    if (!cert || X509_set_version(cert.get(), 2) != 1)
+    X509Ptr cert(crypto().X509_new());
+    if (!cert || crypto().X509_set_version(cert.get(), 2) != 1)
         return nullptr;
-    BIGNUM *serial = BN_new();
-    const bool serialSet = serial && BN_rand(serial, 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) == 1 &&
-                           BN_to_ASN1_INTEGER(serial, X509_get_serialNumber(cert.get())) != nullptr;
-    BN_free(serial);
-    if (!serialSet || !X509_gmtime_adj(X509_getm_notBefore(cert.get()), -BackdateSeconds) ||
-        !X509_gmtime_adj(X509_getm_notAfter(cert.get()), days * 24 * 3600) ||
-        X509_set_pubkey(cert.get(), key) != 1 || !setName(X509_get_subject_name(cert.get()), commonName))
+    BIGNUM *serial = crypto().BN_new();
+    const bool serialSet =
+        serial && crypto().BN_rand(serial, 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) == 1 &&
+        crypto().BN_to_ASN1_INTEGER(serial, crypto().X509_get_serialNumber(cert.get())) != nullptr;
+    crypto().BN_free(serial);
+    if (!serialSet || !crypto().X509_gmtime_adj(crypto().X509_getm_notBefore(cert.get()), -BackdateSeconds) ||
+        !crypto().X509_gmtime_adj(crypto().X509_getm_notAfter(cert.get()), days * 24 * 3600) ||
+        crypto().X509_set_pubkey(cert.get(), key) != 1 ||
+        !setName(crypto().X509_get_subject_name(cert.get()), commonName))
         return nullptr;
     return cert;
 }
 
 Result<QByteArray> toPem(X509 *cert)
 {
-    BioPtr bio(BIO_new(BIO_s_mem()));
-    if (!bio || PEM_write_bio_X509(bio.get(), cert) != 1)
+    BioPtr bio(crypto().BIO_new(crypto().BIO_s_mem()));
+    if (!bio || crypto().PEM_write_bio_X509(bio.get(), cert) != 1)
         return cryptoFailure(QStringLiteral("writing a certificate"));
     char *data = nullptr;
-    const long size = BIO_get_mem_data(bio.get(), &data);
+    const long size = crypto().BIO_ctrl(bio.get(), BIO_CTRL_INFO, 0, reinterpret_cast<char *>(&data));
     return QByteArray(data, qsizetype(size));
 }
 
 Result<QSslKey> toQtKey(EVP_PKEY *key)
 {
-    BioPtr bio(BIO_new(BIO_s_mem()));
-    if (!bio || PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1)
+    BioPtr bio(crypto().BIO_new(crypto().BIO_s_mem()));
+    if (!bio || crypto().PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1)
         return cryptoFailure(QStringLiteral("writing a key"));
     char *data = nullptr;
-    const long size = BIO_get_mem_data(bio.get(), &data);
+    const long size = crypto().BIO_ctrl(bio.get(), BIO_CTRL_INFO, 0, reinterpret_cast<char *>(&data));
     QByteArray pem(data, qsizetype(size));
     QSslKey qtKey(pem, QSsl::Ec, QSsl::Pem, QSsl::PrivateKey);
     // The PEM held the key in the clear; wipe our copy of it.
@@ -135,6 +137,8 @@ InterceptionAuthority::create(const QString &containerId, const QStringList &dom
 {
     if (domains.isEmpty())
         return fail(QStringLiteral("network.tls_authority"), QStringLiteral("a CA for no domain"));
+    if (const auto &loaded = Crypto::libCrypto(); !loaded)
+        return fail(loaded.error());
     std::shared_ptr<InterceptionAuthority> authority(new InterceptionAuthority());
     authority->m_domains = domains;
     Key &key = *authority->m_key;
@@ -146,7 +150,7 @@ InterceptionAuthority::create(const QString &containerId, const QStringList &dom
     if (!key.certificate)
         return cryptoFailure(QStringLiteral("making the CA certificate"));
     X509 *cert = key.certificate.get();
-    X509_set_issuer_name(cert, X509_get_subject_name(cert));
+    crypto().X509_set_issuer_name(cert, crypto().X509_get_subject_name(cert));
     // Each domain and not its subdomains (a DNS constraint covers both), and no address at all.
     QByteArray permitted = "critical";
     for (const QString &domain : domains)
@@ -156,7 +160,7 @@ InterceptionAuthority::create(const QString &containerId, const QStringList &dom
         !addExtension(cert, cert, NID_key_usage, "critical,keyCertSign,cRLSign") ||
         !addExtension(cert, cert, NID_subject_key_identifier, "hash") ||
         !addExtension(cert, cert, NID_name_constraints, permitted) ||
-        X509_sign(cert, key.key.get(), EVP_sha256()) == 0)
+        crypto().X509_sign(cert, key.key.get(), crypto().EVP_sha256()) == 0)
         return cryptoFailure(QStringLiteral("signing the CA certificate"));
     auto pem = toPem(cert);
     if (!pem)
@@ -190,13 +194,13 @@ Result<InterceptionAuthority::Leaf> InterceptionAuthority::leafFor(const QString
     if (!cert)
         return cryptoFailure(QStringLiteral("making a leaf certificate"));
     X509 *leaf = cert.get();
-    X509_set_issuer_name(leaf, X509_get_subject_name(m_key->certificate.get()));
+    crypto().X509_set_issuer_name(leaf, crypto().X509_get_subject_name(m_key->certificate.get()));
     if (!addExtension(leaf, m_key->certificate.get(), NID_basic_constraints, "critical,CA:FALSE") ||
         !addExtension(leaf, m_key->certificate.get(), NID_key_usage, "critical,digitalSignature") ||
         !addExtension(leaf, m_key->certificate.get(), NID_ext_key_usage, "serverAuth") ||
         !addExtension(leaf, m_key->certificate.get(), NID_subject_alt_name, "DNS:" + host.toLatin1()) ||
         !addExtension(leaf, m_key->certificate.get(), NID_authority_key_identifier, "keyid:always") ||
-        X509_sign(leaf, m_key->key.get(), EVP_sha256()) == 0)
+        crypto().X509_sign(leaf, m_key->key.get(), crypto().EVP_sha256()) == 0)
         return cryptoFailure(QStringLiteral("signing a leaf certificate"));
     auto pem = toPem(leaf);
     if (!pem)

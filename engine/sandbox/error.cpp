@@ -68,6 +68,9 @@ constexpr HintEntry Hints[] = {
     {"secrets.no_libsecret",
      "Install libsecret-1-0 (`apt install libsecret-1-0`), then restart the daemon (`cordon daemon stop`; "
      "the next command starts it)."},
+    {"crypto.no_libcrypto",
+     "Install libssl3 (`apt install libssl3`), then restart the daemon (`cordon daemon stop`; the next "
+     "command starts it)."},
     {"secrets.keyring_locked",
      "Unlock the keyring (log in to the desktop, or open it in Passwords and Keys), then try again; Cordon "
      "never asks for its password."},
