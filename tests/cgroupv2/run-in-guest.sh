@@ -43,6 +43,9 @@ done | sort -u | while read -r library; do
 done | cut -d: -f1 | sort -u > "$work/library-packages"
 [ -s "$work/library-packages" ] || { echo "cgroupv2: could not find the programs' library packages (dpkg -S)" >&2; exit 2; }
 packages+=,$(paste -sd, "$work/library-packages")
+# And those the engine loads at first use, which ldd cannot see (engine/crypto/libcryptoloader.h,
+# engine/scan/libarchiveloader.h, engine/secretservice/libsecretloader.h): the package's Depends name them too.
+packages+=,libssl3,libarchive13,libsecret-1-0
 echo "cgroupv2: making the guest root"
 mmdebstrap --variant=apt --quiet --include="$packages" \
     --customize-hook='chroot "$1" useradd --create-home --uid 1000 --shell /bin/bash tester' \
