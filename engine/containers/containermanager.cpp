@@ -380,7 +380,7 @@ Result<ContainerSnapshot> ContainerManager::stop(const QString &id)
     stopped.record.state = QStringLiteral("stopped");
     touch(stopped);
     // A new state is always saved and announced: touch() alone skips both within a second of the last
-    // activity, and every other client (the workbench after `cordon stop`) would go on showing "running".
+    // save, and every other client (the workbench after `cordon stop`) would go on showing "running".
     persist(stopped);
     recordEvent(id, {}, QStringLiteral("container.stopped"), {});
     return snapshot(stopped);
@@ -459,16 +459,18 @@ QHash<QString, int> ContainerManager::countByState() const
     return counts;
 }
 
-void ContainerManager::touch(Entry &entry)
+bool ContainerManager::touch(Entry &entry)
 {
     const qint64 at = now();
-    // Output arrives in many small chunks: persisting each would write the database for every line.
-    const bool persistNow = at - entry.record.lastActiveAt > 1000;
+    // Output arrives in many small chunks and runs follow each other within milliseconds: saving at each
+    // would write the database for every line and every run. The saved activity is at most a second old.
+    const bool persistNow = at - entry.savedActiveAt > 1000;
     entry.record.lastActiveAt = at;
     entry.record.expiresAt = at + idleMillis(entry);
     entry.warned = false;
     if (persistNow)
         persist(entry);
+    return persistNow;
 }
 
 qint64 ContainerManager::idleMillis(const Entry &entry) const
@@ -481,11 +483,18 @@ void ContainerManager::persist(Entry &entry)
 {
     entry.record.state = containerStateName(entry.container->state());
     logStoreFailure(m_store.saveContainer(entry.record), "a container");
+    entry.savedActiveAt = entry.record.lastActiveAt;
     Q_EMIT containerChanged(snapshot(entry));
 }
 
 void ContainerManager::recordEvent(const QString &containerId, const QString &runId, const QString &kind,
                                    const QJsonObject &detail)
+{
+    Q_EMIT eventRecorded(storeEvent(containerId, runId, kind, detail));
+}
+
+Store::EventRecord ContainerManager::storeEvent(const QString &containerId, const QString &runId,
+                                                const QString &kind, const QJsonObject &detail)
 {
     Store::EventRecord event;
     event.at = now();
@@ -495,7 +504,7 @@ void ContainerManager::recordEvent(const QString &containerId, const QString &ru
     event.detail = maskedDetail(containerId, detail);
     if (auto id = m_store.recordEvent(event))
         event.id = *id;
-    Q_EMIT eventRecorded(event);
+    return event;
 }
 
 ContainerSnapshot ContainerManager::snapshot(const Entry &entry) const

@@ -312,6 +312,7 @@ private:
         QHash<QString, QJsonObject> inputs; // name -> {path, sha256, size}, for run attribution
         QHash<QString, QString> outputs;    // path -> sha256 after the last run, to find what a run produced
         qint64 uploadingBytes = 0;          // uploads under way, counted against the quota already
+        qint64 savedActiveAt = 0;           // record.lastActiveAt as last saved to the history
         // Every value of its secrets this daemon has given or would give its runs, masked in its events
         // (network decisions included) as long as the daemon runs, also after a value changed.
         std::set<std::pair<std::string, std::string>> secretValues;
@@ -330,11 +331,16 @@ private:
 
     Result<Entry *> entry(const QString &id) const;
     Result<Entry *> liveEntry(const QString &id) const;
-    void touch(Entry &entry);
+    // Marks activity, which restarts the idle countdown; saves and announces the container when its saved
+    // activity is more than a second old, and says whether it did.
+    bool touch(Entry &entry);
     qint64 idleMillis(const Entry &entry) const;
     void persist(Entry &entry);
     void recordEvent(const QString &containerId, const QString &runId, const QString &kind,
                      const QJsonObject &detail);
+    // recordEvent() without telling listeners: for an event written in a batch, announced once committed.
+    Store::EventRecord storeEvent(const QString &containerId, const QString &runId, const QString &kind,
+                                  const QJsonObject &detail);
     // An artifact.finding event per scanned file with findings, and an artifact.override for each saved
     // despite them, each tied to the run that last wrote the file.
     void recordArtifactFindings(const QString &containerId, const QString &scope,

@@ -127,21 +127,30 @@ Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const Exe
                 ? QJsonDocument(QJsonArray::fromStringList(record.command)).toJson(QJsonDocument::Compact)
                 : record.code.toUtf8());
     }
-    if (auto inserted = m_store.insertRun(record); !inserted) {
+    // The run, the container's activity and the run.started event in one commit. A run that cannot be
+    // recorded is not run: it is cancelled, and the client told why.
+    auto writes = m_store.beginWrites(QStringLiteral("record the start of run %1").arg(runId));
+    auto inserted = writes ? m_store.insertRun(record) : fail(writes.error());
+    if (!inserted) {
         (*run)->cancel();
         return fail(inserted.error().wrap("record run"));
     }
-    m_activeRuns.insert(runId, containerId);
-    m_runRecords.insert(runId, record);
     touch(target);
-    const RunSnapshot started{.record = record};
     QJsonArray secretNames;
     for (const Secrets::ResolvedSecret &secret : withSecrets.secrets)
         secretNames.append(toQt(secret.name));
-    recordEvent(containerId, runId, QStringLiteral("run.started"),
-                {{QStringLiteral("language"), request.language},
-                 {QStringLiteral("code_sha256"), record.codeSha256},
-                 {QStringLiteral("secrets"), secretNames}});
+    const Store::EventRecord startedEvent = storeEvent(containerId, runId, QStringLiteral("run.started"),
+                                                       {{QStringLiteral("language"), request.language},
+                                                        {QStringLiteral("code_sha256"), record.codeSha256},
+                                                        {QStringLiteral("secrets"), secretNames}});
+    if (auto committed = writes->commit(); !committed) {
+        (*run)->cancel();
+        return fail(committed.error().wrap("record run"));
+    }
+    m_activeRuns.insert(runId, containerId);
+    m_runRecords.insert(runId, record);
+    const RunSnapshot started{.record = record};
+    Q_EMIT eventRecorded(startedEvent);
     Q_EMIT runStarted(started);
     return started;
 }
@@ -161,6 +170,7 @@ void ContainerManager::onRunFinished(Entry &target, ContainerRun *run)
         static_cast<std::int64_t>(target.container->policy().limits.workspaceMb) * 1024 * 1024;
     limits.maxTotalBytes = limits.maxFileBytes;
     const auto outputs = target.container->filesRoot(QStringLiteral("outputs"));
+    QList<Store::FileRecord> artifacts;
     if (auto listing = outputs ? Files::listTree(*outputs, limits) : fail(outputs.error())) {
         QHash<QString, QString> current;
         for (const Files::CopiedFile &file : listing->copied) {
@@ -181,19 +191,36 @@ void ContainerManager::onRunFinished(Entry &target, ContainerRun *run)
             artifact.sha256 = sha;
             artifact.size = file.size;
             artifact.at = record.endedAt;
-            recordFile(artifact, "an artifact");
+            artifacts.append(std::move(artifact));
         }
         target.outputs = current;
     }
 
+    // The outcome, its artifacts, the container's activity and the run.finished event in one commit. Should
+    // the batch not begin, each is written on its own; should it not commit, the run stays `running` in the
+    // history and becomes `interrupted` at the daemon's next start, and the failure is logged.
+    auto writes = m_store.beginWrites(QStringLiteral("record the end of run %1").arg(runId));
+    logStoreFailure(writes, "a run's end as one commit");
+    for (const Store::FileRecord &artifact : std::as_const(artifacts))
+        recordFile(artifact, "an artifact");
     logStoreFailure(m_store.finishRun(record), "a run's outcome");
-    touch(target);
-    persist(target);
-    recordEvent(target.record.id, runId, QStringLiteral("run.finished"),
-                {{QStringLiteral("error_class"), record.errorClass},
-                 {QStringLiteral("exit_code"), record.exitCode},
-                 {QStringLiteral("signal"), record.signal},
-                 {QStringLiteral("wall_ms"), record.wallMs}});
+    // Clients learn the new count of active runs at once; the row itself is saved by touch() when due.
+    if (!touch(target))
+        Q_EMIT containerChanged(snapshot(target));
+    const Store::EventRecord finishedEvent =
+        storeEvent(target.record.id, runId, QStringLiteral("run.finished"),
+                   {{QStringLiteral("error_class"), record.errorClass},
+                    {QStringLiteral("exit_code"), record.exitCode},
+                    {QStringLiteral("signal"), record.signal},
+                    {QStringLiteral("wall_ms"), record.wallMs}});
+    bool stored = true;
+    if (writes) {
+        const auto committed = writes->commit();
+        logStoreFailure(committed, "a run's end");
+        stored = bool(committed);
+    }
+    if (stored)
+        Q_EMIT eventRecorded(finishedEvent);
     Q_EMIT runFinished(RunSnapshot{record, true, runNetworkCounts(runId)});
 }
 

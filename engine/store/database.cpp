@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "store/database.h"
+#include "store/statementcache.h"
 
 #include <sqlite3.h>
 
@@ -39,12 +40,14 @@ Error sqliteError(sqlite3 *db, int rc, const QString &purpose)
                      (rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_CANTOPEN ? sysErrno : 0);
 }
 
+Database::Database(sqlite3 *db) : m_db(db), m_statements(std::make_shared<StatementCache>()) {}
+
 Database::~Database()
 {
     close();
 }
 
-Database::Database(Database &&other) noexcept : m_db(other.m_db)
+Database::Database(Database &&other) noexcept : m_db(other.m_db), m_statements(std::move(other.m_statements))
 {
     other.m_db = nullptr;
 }
@@ -54,6 +57,7 @@ Database &Database::operator=(Database &&other) noexcept
     if (this != &other) {
         close();
         m_db = other.m_db;
+        m_statements = std::move(other.m_statements);
         other.m_db = nullptr;
     }
     return *this;
@@ -61,7 +65,9 @@ Database &Database::operator=(Database &&other) noexcept
 
 void Database::close()
 {
-    // close_v2 defers the close until every statement is finalized instead of failing with SQLITE_BUSY.
+    // The kept statements go first; close_v2 then defers the close until any statement still in use is
+    // finalized, instead of failing with SQLITE_BUSY.
+    m_statements.reset();
     if (m_db)
         sqlite3_close_v2(m_db);
     m_db = nullptr;
@@ -99,13 +105,19 @@ Result<> Database::exec(const QByteArray &sql, const QString &purpose) const
 
 Result<Statement> Database::prepare(const QByteArray &sql, const QString &purpose) const
 {
+    if (!m_db)
+        return fail(QStringLiteral("store.io"), purpose + QStringLiteral(": the history database is closed"));
+    if (sqlite3_stmt *kept = m_statements->take(sql))
+        return Statement(kept, purpose, m_statements, sql);
     sqlite3_stmt *stmt = nullptr;
-    const int rc = sqlite3_prepare_v2(m_db, sql.data(), int(sql.size()), &stmt, nullptr);
+    // PERSISTENT: the statement is meant to be kept, so SQLite allocates it outside its short-lived pools.
+    const int rc =
+        sqlite3_prepare_v3(m_db, sql.data(), int(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
     if (rc != SQLITE_OK) {
         sqlite3_finalize(stmt);
         return fail(sqliteError(m_db, rc, purpose));
     }
-    return Statement(stmt, purpose);
+    return Statement(stmt, purpose, m_statements, sql);
 }
 
 Result<QString> Database::queryText(const QByteArray &sql, const QString &purpose) const

@@ -10,9 +10,13 @@
 #include <QByteArray>
 #include <QString>
 
+#include <memory>
+
 struct sqlite3;
 
 namespace Cordon::Store {
+
+class StatementCache;
 
 // Maps an SQLite result code to a stable error: "record run 3f2a: UNIQUE constraint failed: runs.id".
 Error sqliteError(sqlite3 *db, int rc, const QString &purpose);
@@ -39,6 +43,8 @@ public:
 
     // Runs one or more statements that return no rows (schema, pragmas that set, BEGIN/COMMIT).
     Result<> exec(const QByteArray &sql, const QString &purpose) const;
+    // A statement compiled once per SQL text: it goes back to the connection's cache when the Statement is
+    // destroyed, reset and with its bindings cleared.
     Result<Statement> prepare(const QByteArray &sql, const QString &purpose) const;
 
     // The first column of the first row as text or integer: for pragmas and counts.
@@ -50,10 +56,12 @@ public:
     qint64 changes() const;
 
 private:
-    explicit Database(sqlite3 *db) : m_db(db) {}
+    explicit Database(sqlite3 *db);
     void close();
 
     sqlite3 *m_db = nullptr;
+    // Shared with the statements taken from it only weakly: one that outlives the connection is finalized.
+    std::shared_ptr<StatementCache> m_statements;
 };
 
 } // namespace Cordon::Store

@@ -146,6 +146,11 @@ Result<QByteArray> HistoryStore::policyJson(const QString &sha256) const
     return stmt->columnBlob(0);
 }
 
+Result<Transaction> HistoryStore::beginWrites(const QString &purpose)
+{
+    return Transaction::begin(m_db, Transaction::Mode::Write, purpose);
+}
+
 Result<> HistoryStore::saveContainer(const ContainerRecord &record)
 {
     // An upsert, never INSERT OR REPLACE: REPLACE deletes the old row first, and ON DELETE CASCADE would

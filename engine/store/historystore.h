@@ -10,6 +10,7 @@
 #include "core/result.h"
 #include "store/database.h"
 #include "store/historyrecords.h"
+#include "store/transaction.h"
 
 #include <QHash>
 
@@ -33,6 +34,12 @@ public:
     // match the bytes is refused (store.constraint): runs are attributed by it.
     Result<> recordPolicyVersion(const QString &sha256, const QByteArray &canonicalJson);
     Result<QByteArray> policyJson(const QString &sha256) const; // store.not_found when absent
+
+    // Several writes made one: they reach the file together or not at all, and one commit costs a third of
+    // three (each commit locks, appends to the write-ahead log and unlocks). Holds the write lock until
+    // committed or destroyed, so only for writes that follow each other at once; the writes inside may not
+    // begin a transaction of their own (purgeOlderThan).
+    Result<Transaction> beginWrites(const QString &purpose);
 
     // Insert or update by id. Its policy version, when set, must have been recorded first.
     Result<> saveContainer(const ContainerRecord &record);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "store/statement.h"
 #include "store/database.h"
+#include "store/statementcache.h"
 
 #include <sqlite3.h>
 
@@ -15,11 +16,12 @@ constexpr char EmptyBytes[] = "";
 
 Statement::~Statement()
 {
-    sqlite3_finalize(m_stmt);
+    release();
 }
 
 Statement::Statement(Statement &&other) noexcept
-    : m_stmt(other.m_stmt), m_purpose(std::move(other.m_purpose)), m_bindError(other.m_bindError)
+    : m_stmt(other.m_stmt), m_purpose(std::move(other.m_purpose)), m_bindError(other.m_bindError),
+      m_home(std::move(other.m_home)), m_sql(std::move(other.m_sql))
 {
     other.m_stmt = nullptr;
 }
@@ -27,13 +29,26 @@ Statement::Statement(Statement &&other) noexcept
 Statement &Statement::operator=(Statement &&other) noexcept
 {
     if (this != &other) {
-        sqlite3_finalize(m_stmt);
+        release();
         m_stmt = other.m_stmt;
         m_purpose = std::move(other.m_purpose);
         m_bindError = other.m_bindError;
+        m_home = std::move(other.m_home);
+        m_sql = std::move(other.m_sql);
         other.m_stmt = nullptr;
     }
     return *this;
+}
+
+void Statement::release()
+{
+    if (!m_stmt)
+        return;
+    if (const std::shared_ptr<StatementCache> home = m_home.lock())
+        home->giveBack(m_sql, m_stmt);
+    else
+        sqlite3_finalize(m_stmt);
+    m_stmt = nullptr;
 }
 
 void Statement::noteBind(int rc)

@@ -9,10 +9,13 @@
 #include <QString>
 
 #include <cstddef>
+#include <memory>
 
 struct sqlite3_stmt;
 
 namespace Cordon::Store {
+
+class StatementCache;
 
 class Statement final
 {
@@ -58,12 +61,18 @@ public:
 
 private:
     friend class Database; // only Database::prepare creates statements
-    Statement(sqlite3_stmt *stmt, QString purpose) : m_stmt(stmt), m_purpose(std::move(purpose)) {}
+    Statement(sqlite3_stmt *stmt, QString purpose, std::weak_ptr<StatementCache> home, QByteArray sql)
+        : m_stmt(stmt), m_purpose(std::move(purpose)), m_home(std::move(home)), m_sql(std::move(sql))
+    {}
     void noteBind(int rc);
+    // Back to the connection's cache, or finalized when the connection is gone.
+    void release();
 
     sqlite3_stmt *m_stmt = nullptr;
     QString m_purpose;
     int m_bindError = 0;
+    std::weak_ptr<StatementCache> m_home;
+    QByteArray m_sql;
 };
 
 } // namespace Cordon::Store

@@ -384,6 +384,77 @@ private Q_SLOTS:
         QVERIFY_RESULT(m_store->container(QStringLiteral("kept")));
     }
 
+    void aReusedStatementCarriesNothingOfItsLastUse()
+    {
+        // Statements are compiled once per SQL text and kept: the next use must find neither the values
+        // bound last time nor the lock a half-read result held.
+        const QString path = m_dir.filePath(QStringLiteral("reuse.db"));
+        QFile::remove(path);
+        auto db = Database::open(path); // no pragmas: a rollback journal, where a reader blocks a writer
+        QVERIFY_RESULT(db);
+        QVERIFY_RESULT(
+            db->exec("CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (1), (2)", QStringLiteral("t")));
+        {
+            auto stmt = db->prepare("SELECT ?1", QStringLiteral("bound"));
+            QVERIFY_RESULT(stmt);
+            stmt->bind(1, qint64(42));
+            QCOMPARE(stmt->step().value_or(false), true);
+            QCOMPARE(stmt->columnInt64(0), qint64(42));
+        }
+        {
+            auto again = db->prepare("SELECT ?1", QStringLiteral("unbound"));
+            QVERIFY_RESULT(again);
+            QCOMPARE(again->step().value_or(false), true);
+            QVERIFY(again->isNull(0));
+        }
+        {
+            auto reading = db->prepare("SELECT v FROM t", QStringLiteral("half read"));
+            QVERIFY_RESULT(reading);
+            QCOMPARE(reading->step().value_or(false), true); // one row of two: the read lock is held
+            auto other = Database::open(path);
+            QVERIFY_RESULT(other);
+            QCOMPARE(other->exec("INSERT INTO t VALUES (3)", QStringLiteral("write")).error().code(),
+                     "store.busy");
+        }
+        auto other = Database::open(path);
+        QVERIFY_RESULT(other);
+        QVERIFY_RESULT(other->exec("INSERT INTO t VALUES (3)", QStringLiteral("write after the reader")));
+        auto count = db->queryInt("SELECT count(*) FROM t", QStringLiteral("count"));
+        QVERIFY_RESULT(count);
+        QCOMPARE(*count, qint64(3));
+    }
+
+    void writesInABatchCommitTogetherOrNotAtAll()
+    {
+        QVERIFY(seed());
+        RunRecord run = makeRun(QStringLiteral("r1"), QStringLiteral("a"), 1000);
+        {
+            auto writes = m_store->beginWrites(QStringLiteral("a run's start"));
+            QVERIFY_RESULT(writes);
+            QVERIFY_RESULT(m_store->insertRun(run));
+            QVERIFY_RESULT(m_store->recordEvent(
+                makeEvent(1000, QStringLiteral("a"), QStringLiteral("run.started"), QStringLiteral("r1"))));
+            // A batch is one transaction: another cannot begin inside it.
+            QVERIFY(!m_store->beginWrites(QStringLiteral("nested")));
+        } // not committed
+        QCOMPARE(m_store->run(QStringLiteral("r1")).error().code(), "store.not_found");
+        QCOMPARE(m_store->eventCounts(QStringLiteral("a"), {}, {}).value_or(QHash<QString, qint64>()).size(),
+                 0);
+        {
+            auto writes = m_store->beginWrites(QStringLiteral("a run's start"));
+            QVERIFY_RESULT(writes);
+            QVERIFY_RESULT(m_store->insertRun(run));
+            QVERIFY_RESULT(m_store->recordEvent(
+                makeEvent(1000, QStringLiteral("a"), QStringLiteral("run.started"), QStringLiteral("r1"))));
+            QVERIFY_RESULT(writes->commit());
+        }
+        QVERIFY_RESULT(m_store->run(QStringLiteral("r1")));
+        QCOMPARE(m_store->eventCounts(QStringLiteral("a"), {}, {})
+                     .value_or(QHash<QString, qint64>())
+                     .value(QStringLiteral("run.started")),
+                 qint64(1));
+    }
+
     void statementErrorsNameTheirPurpose()
     {
         QVERIFY(seed());
