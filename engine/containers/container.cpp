@@ -5,6 +5,7 @@
 
 #include "containers/oneshotrun.h"
 #include "sandbox/containerlaunch.h"
+#include "sandbox/seccompfilters.h"
 #include "sandbox/weakening.h"
 
 #include "core/fdio.h"
@@ -206,6 +207,9 @@ Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
     launch.replaceStaleGroup = true; // a group left by a daemon that was killed
     launch.plan = OneShot::mountPlanInput(m_policy);
     launch.trustBundlePem = m_trustBundlePem;
+    launch.seccompBpf = weakened(Guarantee::SeccompFilter)
+                            ? allowEverythingFilter()
+                            : std::string(Isolation::prebuiltSeccompFilter(m_policy.allowPtrace));
     OneShot::LaunchedContainer launched;
     const Result<> sent = OneShot::launchContainer(launch, launched);
     m_sandbox->adopt(launched.init);
@@ -373,8 +377,6 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
     Secrets::injectSecrets(spawn.env, request.secrets);
     if (!m_trustBundlePem.empty())
         Isolation::addTrustBundleVariables(spawn.env);
-    if (weakened(Guarantee::SeccompFilter))
-        spawn.seccompBpf = allowEverythingFilter();
 
     const int timeoutS = weakened(Guarantee::RunTimeout) ? 24 * 3600
                          : request.timeoutS > 0          ? qMin(request.timeoutS, m_policy.limits.runTimeoutS)

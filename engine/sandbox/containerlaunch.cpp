@@ -96,6 +96,7 @@ Result<> launchContainer(const LaunchRequest &request, LaunchedContainer &launch
     Isolation::SetupRequest &setup = plan->second;
     const char *classic = std::getenv("CORDON_CLASSIC_MOUNTS");
     setup.classicMountCalls = classic != nullptr && std::string_view(classic) == "1";
+    setup.seccompBpf = request.seccompBpf;
     if (const int error = Isolation::sendMessage(launched.init.control, Isolation::encode(setup)); error != 0)
         return failErrno("sandbox.setup_failed", "send setup request", error);
     return {};

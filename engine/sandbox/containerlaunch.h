@@ -33,6 +33,9 @@ struct LaunchRequest
     // When set, written to the workspace root as ca-certificates.crt and mounted read-only at
     // Isolation::InsideTrustBundle (domain secrets: the system's CAs and the container's authority).
     std::string trustBundlePem;
+    // The seccomp program every process of the container runs under (SetupRequest::seccompBpf): cordon-init
+    // installs it at the end of its setup and refuses to go on without one.
+    std::string seccompBpf;
     // Called on the workspace thread once the workspace exists, before the plan (inputs are copied in here).
     std::function<Result<>(const WorkspacePaths &)> prepareWorkspace;
 };

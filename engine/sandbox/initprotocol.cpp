@@ -58,7 +58,7 @@ const char *stageName(Stage stage)
         return "chdir";
     case Stage::SpawnRlimits:
         return "set rlimits";
-    case Stage::SpawnSeccomp:
+    case Stage::Seccomp:
         return "install seccomp filter";
     case Stage::SpawnExec:
         return "execve";
@@ -143,6 +143,7 @@ std::vector<std::uint8_t> encode(const SetupRequest &m)
         w.boolean(op.recursive);
     }
     w.strings(m.handBack);
+    w.string(m.seccompBpf);
     return w.data();
 }
 
@@ -178,7 +179,7 @@ bool decode(const std::uint8_t *data, std::size_t length, SetupRequest &m)
     }
     if (!r.strings(m.handBack) || m.handBack.size() > MaxHandBack)
         return false;
-    return r.atEnd();
+    return r.string(m.seccompBpf) && r.atEnd();
 }
 
 std::vector<std::uint8_t> encode(const SetupReply &m)
@@ -208,7 +209,6 @@ std::vector<std::uint8_t> encode(const SpawnRequest &m)
         w.u64(limit.soft);
         w.u64(limit.hard);
     }
-    w.string(m.seccompBpf);
     w.boolean(m.raiseOomScore);
     w.boolean(m.endsContainer);
     return w.data();
@@ -229,8 +229,7 @@ bool decode(const std::uint8_t *data, std::size_t length, SpawnRequest &m)
             return false;
         m.rlimits.push_back(limit);
     }
-    return r.string(m.seccompBpf) && r.boolean(m.raiseOomScore) && r.boolean(m.endsContainer) && r.atEnd() &&
-           !m.argv.empty();
+    return r.boolean(m.raiseOomScore) && r.boolean(m.endsContainer) && r.atEnd() && !m.argv.empty();
 }
 
 std::vector<std::uint8_t> encode(const SpawnReply &m)

@@ -68,7 +68,7 @@ enum class Stage : std::uint32_t
     SpawnFds,
     SpawnChdir,
     SpawnRlimits,
-    SpawnSeccomp,
+    Seccomp,
     SpawnExec,
     SpawnTooMany,
     ProxyListener,
@@ -134,6 +134,10 @@ struct SetupRequest
     // engine reads and saves the workspace through them, and they keep its tmpfs alive after the container
     // ends until the engine closes them.
     std::vector<std::string> handBack;
+    // Raw struct sock_filter array compiled by the engine. cordon-init installs it on itself once the setup
+    // is done and before it answers, so that every run inherits it from the clone: the kernel checks and
+    // JIT-compiles the program once per container instead of once per run. Empty is refused (Stage::Seccomp).
+    std::string seccompBpf;
 };
 
 constexpr std::uint16_t ProxyPort = 3128;
@@ -161,8 +165,6 @@ struct SpawnRequest
     std::vector<std::string> env; // "NAME=value"; the whole environment of the run
     std::string cwd = "/mnt/data";
     std::vector<ResourceLimit> rlimits;
-    std::string
-        seccompBpf; // raw struct sock_filter array compiled by the engine; installed last before execve
     bool raiseOomScore = true;
     // The container's only run (a one-shot `cordon run`): once its exit is reported and no process is left in
     // the container, cordon-init exits by itself, so that the kernel tears the namespaces down while the

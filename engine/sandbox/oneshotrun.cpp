@@ -168,6 +168,7 @@ Result<> PlainRun::start()
     launch.cgroup = m_cgroup.get();
     launch.limits = {m_request.policy.memoryLimitBytes, m_request.policy.limits.pids};
     launch.plan = mountPlanInput(m_request.policy);
+    launch.seccompBpf = Isolation::prebuiltSeccompFilter(m_request.policy.allowPtrace);
     launch.prepareWorkspace = m_request.prepareWorkspace;
     CORDON_TRY(launchContainer(launch, m_launched));
     // The spawn request is queued right behind the setup request: cordon-init starts the run as soon as the
@@ -446,7 +447,6 @@ Isolation::SpawnRequest spawnRequestFor(const Policy::ContainerPolicy &policy, s
     spawn.cwd = Isolation::InsideWorkDir;
     const auto fileSize = static_cast<std::uint64_t>(policy.limits.workspaceMb) * MiB;
     spawn.rlimits = {{RLIMIT_CORE, 0, 0}, {RLIMIT_NOFILE, 4096, 4096}, {RLIMIT_FSIZE, fileSize, fileSize}};
-    spawn.seccompBpf = Isolation::prebuiltSeccompFilter(policy.allowPtrace);
     return spawn;
 }
 

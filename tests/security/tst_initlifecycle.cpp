@@ -9,6 +9,7 @@
 #include "sandbox/initlaunch.h"
 #include "sandbox/initprotocol.h"
 #include "sandbox/oneshotrun.h"
+#include "sandbox/seccompfilters.h"
 
 #include <QElapsedTimer>
 
@@ -41,12 +42,14 @@ public:
             (void)m_launched.workspace->remove();
     }
 
-    QString start()
+    // The container's seccomp program is the shipped one unless a test gives another.
+    QString start(std::optional<std::string> seccompBpf = std::nullopt)
     {
         Containers::OneShot::LaunchRequest request;
         request.id = "lifecycle" + std::to_string(::getpid()) + "x" + std::to_string(++s_started);
         request.ids = Isolation::idMappingFor(::geteuid(), ::getegid());
         request.plan = Containers::OneShot::mountPlanInput(Policy::ContainerPolicy{});
+        request.seccompBpf = seccompBpf.value_or(std::string(Isolation::prebuiltSeccompFilter(false)));
         if (auto launched = Containers::OneShot::launchContainer(request, m_launched); !launched)
             return QString::fromStdString(launched.error().message());
         Isolation::SetupHandles handles;
@@ -184,6 +187,31 @@ private Q_SLOTS:
         const int pidOne = lines[1].toInt(&isNumber);
         QVERIFY2(isNumber && pidOne < 1000, lines[1]);
         QCOMPARE(lines[2], QByteArray("1000")); // what the run starts inherits it
+    }
+
+    void pidOneRunsUnderTheFilterItsRunsInherit()
+    {
+        // cordon-init installs the container's filter on itself at the end of its setup, and every run gets
+        // it from the clone: one filter each (the kernel counts stacked ones), the same program.
+        const auto outcome = run(sh(QStringLiteral("grep -E '^Seccomp' /proc/1/status /proc/self/status; "
+                                                   "unshare -U true || echo refused")));
+        QVERIFY2(outcome.errorClass == Containers::ErrorClass::Ok, describe(outcome));
+        const QByteArray out = outcome.stdoutData;
+        QVERIFY2(out.contains("/proc/1/status:Seccomp:\t2\n"), out);
+        QVERIFY2(out.contains("/proc/1/status:Seccomp_filters:\t1\n"), out);
+        QVERIFY2(out.contains("/proc/self/status:Seccomp:\t2\n"), out);
+        QVERIFY2(out.contains("/proc/self/status:Seccomp_filters:\t1\n"), out);
+        QVERIFY2(out.endsWith("refused\n"), out); // and it is the profile: unshare is denied
+    }
+
+    void aSetupWithoutAFilterIsRefused()
+    {
+        // No filter is no container: cordon-init refuses to serve runs unfiltered, whatever asked it to.
+        for (const std::string &bad : {std::string(), std::string(5, '\x06')}) {
+            Container container;
+            const QString started = container.start(bad);
+            QVERIFY2(started.contains(QStringLiteral("install seccomp filter")), qPrintable(started));
+        }
     }
 
     void theLastRunEndsTheContainer()

@@ -3,6 +3,7 @@
 
 #include "sandbox/init/containersetup.h"
 #include "sandbox/init/runspawn.h"
+#include "sandbox/init/seccompinstall.h"
 #include "sandbox/initprotocol.h"
 
 #include <cerrno>
@@ -325,6 +326,16 @@ int runInit(int controlFd)
             reply.detail = "127.0.0.1:" + std::to_string(ProxyPort);
         } else {
             passed.push_back(listener);
+        }
+    }
+    // Last of the setup, so that the filter need not allow what the setup did (mounts, pivot_root); from here
+    // on cordon-init itself runs under the container's filter, and every run inherits it at the clone.
+    if (reply.stage == Stage::None) {
+        if (const int error = installSeccompFilter(request.seccompBpf.data(), request.seccompBpf.size());
+            error != 0) {
+            reply.stage = Stage::Seccomp;
+            reply.error = error;
+            reply.detail = std::to_string(request.seccompBpf.size()) + " bytes of BPF";
         }
     }
     if (reply.stage != Stage::None) {

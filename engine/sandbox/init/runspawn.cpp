@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/init/runspawn.h"
 
-#include "sandbox/init/seccompinstall.h"
-
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -91,10 +89,8 @@ int execSearch(const char *file, char *const *argv, char *const *envp)
             failChild(reportFd, Stage::SpawnRlimits, errno);
     }
     ::umask(022);
-    // Last thing before execve, so the filter does not have to allow anything the setup above needed.
-    if (const int error = installSeccompFilter(request.seccompBpf.data(), request.seccompBpf.size());
-        error != 0)
-        failChild(reportFd, Stage::SpawnSeccomp, error);
+    // The seccomp filter is cordon-init's own, inherited at the clone (initserver.cpp): everything above is
+    // a call the filter allows.
     failChild(reportFd, Stage::SpawnExec, execSearch(argv[0], argv, envp));
 }
 
@@ -176,7 +172,8 @@ SpawnResult spawnRun(const SpawnRequest &request, int stdinFd, int stdoutFd, int
     // CLONE_VM | CLONE_VFORK, as posix_spawn does: the child runs on a stack in this frame and shares our
     // memory until its execve, so that neither the clone nor its exec copies or tears down our page tables.
     // We are suspended until then, and would wait for the report anyway; the child has its own descriptors,
-    // signal handlers, limits and seccomp filter, and (a vfork child) its own OOM score.
+    // signal handlers and limits, our seccomp filter (shared, not compiled again), and (a vfork child) its
+    // own OOM score.
     RunStart start{&request, argv.data(), envp.data(), stdinFd, stdoutFd, stderrFd, report[0], report[1]};
     alignas(16) char childStack[64 * 1024];
     const OomScoreRaised oomScore(oomScoreFd, request.raiseOomScore);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Starts one run inside a ready container: clone (CLONE_VM, CLONE_VFORK), new session, the given stdio, every
-// other fd closed, cwd, rlimits, and the seccomp filter installed as the very last step before execve.
+// other fd closed, cwd, rlimits, execve. The seccomp filter is cordon-init's, installed once at the end of
+// its setup and inherited by every run.
 #pragma once
 
 #include "sandbox/initprotocol.h"
