@@ -3,6 +3,7 @@
 // writable, flags must land on the mount they are meant for (only the top of a recursive bind), and a new
 // filesystem gets its options and flags. The same checks run on both routes, so the route that kernels
 // before 5.12 take is proven here even though this kernel would never choose it.
+#include "childreport.h"
 #include "sandbox/init/mountcalls.h"
 #include "testutil.h"
 
@@ -22,66 +23,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+using ChildReport::say;
 using Cordon::Isolation::MountCalls;
 
 namespace {
-
-bool writeFile(const char *path, const std::string &contents)
-{
-    const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    const bool written =
-        ::write(fd, contents.data(), contents.size()) == static_cast<ssize_t>(contents.size());
-    ::close(fd);
-    return written;
-}
-
-// Runs `body` in a child that has entered new user and mount namespaces; its report lines come back on a
-// pipe ("name=value"), since the child must not use Qt Test's state.
-QHash<QString, QString> inNamespaces(const std::function<void(int)> &body)
-{
-    int pipeFds[2];
-    if (::pipe2(pipeFds, O_CLOEXEC) != 0)
-        return {{QStringLiteral("error"), QStringLiteral("pipe")}};
-    const std::string uidMap = "0 " + std::to_string(::geteuid()) + " 1";
-    const std::string gidMap = "0 " + std::to_string(::getegid()) + " 1";
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::close(pipeFds[0]);
-        // Our ids mapped, so that files created on the new mounts have an owner the namespace can name.
-        if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0 || !writeFile("/proc/self/setgroups", "deny") ||
-            !writeFile("/proc/self/uid_map", uidMap) || !writeFile("/proc/self/gid_map", gidMap) ||
-            ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-            const std::string line = "error=unshare " + std::to_string(errno) + "\n";
-            [[maybe_unused]] auto n = ::write(pipeFds[1], line.data(), line.size());
-            ::_exit(0);
-        }
-        body(pipeFds[1]);
-        ::_exit(0);
-    }
-    ::close(pipeFds[1]);
-    QByteArray output;
-    char buffer[4096];
-    for (ssize_t n; (n = ::read(pipeFds[0], buffer, sizeof buffer)) > 0;)
-        output.append(buffer, n);
-    ::close(pipeFds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    QHash<QString, QString> report;
-    for (const QByteArray &line : output.split('\n')) {
-        const qsizetype equals = line.indexOf('=');
-        if (equals > 0)
-            report.insert(QString::fromUtf8(line.left(equals)), QString::fromUtf8(line.mid(equals + 1)));
-    }
-    return report;
-}
-
-void say(int fd, const std::string &name, long long value)
-{
-    const std::string line = name + "=" + std::to_string(value) + "\n";
-    [[maybe_unused]] auto n = ::write(fd, line.data(), line.size());
-}
 
 int openPath(const std::string &path)
 {
@@ -129,7 +74,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        const auto probe = inNamespaces([](int) {});
+        const auto probe = ChildReport::run([](int) {});
         if (probe.contains(QStringLiteral("error")))
             SKIP_UNLESS_MUST_WORK("no user namespaces here");
     }
@@ -148,7 +93,7 @@ private Q_SLOTS:
         for (const char *sub : {"", "/source", "/source/nested", "/target"})
             QVERIFY(::mkdir((root + sub).c_str(), 0755) == 0);
 
-        const auto report = inNamespaces([&](int out) {
+        const auto report = ChildReport::run([&](int out) {
             // A writable submount below the source: a recursive bind carries it, with its own flags.
             ::mount("tmpfs", (root + "/source/nested").c_str(), "tmpfs", 0, "size=1m");
             MountCalls calls(classic);
@@ -190,7 +135,7 @@ private Q_SLOTS:
             m_dir.path().toStdString() + (classic ? "/restrict-classic" : "/restrict-fd");
         QVERIFY(::mkdir(root.c_str(), 0755) == 0);
 
-        const auto report = inNamespaces([&](int out) {
+        const auto report = ChildReport::run([&](int out) {
             ::mount("tmpfs", root.c_str(), "tmpfs", 0, "size=1m");
             ::mkdir((root + "/below").c_str(), 0755);
             ::mount("tmpfs", (root + "/below").c_str(), "tmpfs", 0, "size=1m");
@@ -229,7 +174,7 @@ private Q_SLOTS:
         for (const char *sub : {"", "/scratch", "/masked"})
             QVERIFY(::mkdir((root + sub).c_str(), 0755) == 0);
 
-        const auto report = inNamespaces([&](int out) {
+        const auto report = ChildReport::run([&](int out) {
             MountCalls calls(classic);
             const int scratch = openPath(root + "/scratch");
             const int masked = openPath(root + "/masked");

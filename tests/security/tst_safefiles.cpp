@@ -3,6 +3,7 @@
 // entry is refused with its exact code, the regular files beside it arrive with the right SHA-256, and
 // nothing the sandbox planted is followed. Every test runs twice: with openat2(2) and with the
 // openat(O_NOFOLLOW) walk.
+#include "childreport.h"
 #include "core/plainbridge.h"
 #include "sandbox/files/filenames.h"
 #include "sandbox/files/pendingfile.h"
@@ -31,10 +32,7 @@
 #include <string>
 
 #include <fcntl.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -922,17 +920,7 @@ void TestSafeFiles::openat2EnosysFallsBackToWalk()
     QVERIFY(child >= 0);
     if (child == 0) {
         Detail::setOpenat2Disabled(false);
-        // No architecture check: a test filter that also hits another ABI's syscall of the same number is
-        // fine.
-        sock_filter filter[] = {
-            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
-            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        };
-        sock_fprog program{static_cast<unsigned short>(std::size(filter)), filter};
-        if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-            ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0)
+        if (!ChildReport::loseOpenat2())
             ::_exit(1);
         if (::syscall(SYS_openat2, AT_FDCWD, "/", nullptr, 0) != -1 || errno != ENOSYS)
             ::_exit(2);
