@@ -168,6 +168,29 @@ private Q_SLOTS:
         for (const QString &path : present)
             expected += path + QStringLiteral(" 1 3 0\n"); // the /dev/null device, empty
         QCOMPARE(QString::fromUtf8(masked.stdoutData), expected);
+
+        // The masked directories read as empty and take nothing, wherever this host's kernel has them.
+        QStringList dirs;
+        for (const char *path : {"/proc/acpi", "/proc/scsi", "/proc/asound", "/proc/driver"}) {
+            if (QFileInfo(QLatin1String(path)).isDir())
+                dirs.append(QLatin1String(path));
+        }
+        if (dirs.isEmpty())
+            return;
+        const auto emptied = run(python(QStringLiteral("import errno, os, sys\n"
+                                                       "for p in sys.argv[1:]:\n"
+                                                       "    try:\n"
+                                                       "        open(p + '/x', 'w')\n"
+                                                       "        made = 'made'\n"
+                                                       "    except OSError as e:\n"
+                                                       "        made = errno.errorcode[e.errno]\n"
+                                                       "    print(p, len(os.listdir(p)), made)\n")) +
+                                 dirs);
+        QVERIFY2(emptied.errorClass == ErrorClass::Ok, describe(emptied));
+        QString emptyDirs;
+        for (const QString &path : dirs)
+            emptyDirs += path + QStringLiteral(" 0 EROFS\n");
+        QCOMPARE(QString::fromUtf8(emptied.stdoutData), emptyDirs);
     }
 
     void hostLoopbackIsUnreachable()

@@ -62,10 +62,24 @@ bool isDirectoryFd(int fd)
 
 constexpr unsigned long BindRemountFlags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
 
-// Applies one operation of the plan; 0 or an errno. Every descriptor of a target is borrowed from `tree`,
-// which is told of each mount so that it forgets the directories the mount hides.
-int applyMountOp(BeneathRoot &tree, const MountOp &op, const std::vector<int> &fds, MountCalls &calls)
+// What the operations of one plan share.
+struct PlanState
 {
+    BeneathRoot tree;
+    MountCalls calls;
+    // The first masked directory's empty read-only tmpfs, bound onto the others: one superblock to make and
+    // to tear down instead of one each. Read-only from its superblock up, so sharing it shares nothing.
+    UniqueFd emptyMask;
+};
+
+constexpr unsigned long MaskFlags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+
+// Applies one operation of the plan; 0 or an errno. Every descriptor of a target is borrowed from the
+// state's tree, which is told of each mount so that it forgets the directories the mount hides.
+int applyMountOp(PlanState &state, const MountOp &op, const std::vector<int> &fds)
+{
+    BeneathRoot &tree = state.tree;
+    MountCalls &calls = state.calls;
     const unsigned long flags = static_cast<unsigned long>(op.flags);
     auto sourceFd = [&]() {
         return op.fdIndex >= 0 && static_cast<std::size_t>(op.fdIndex) < fds.size()
@@ -142,8 +156,12 @@ int applyMountOp(BeneathRoot &tree, const MountOp &op, const std::vector<int> &f
     }
     case MountOpKind::MaskDir:
         return mountOnDirectory(false, 0, [&](int target) {
-            return calls.newFilesystem(target, "tmpfs", "size=0,mode=0555",
-                                       MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
+            if (state.emptyMask.isValid())
+                return calls.bind(state.emptyMask.get(), target, false, MaskFlags, reopenDirectory);
+            const int error = calls.newFilesystem(target, "tmpfs", "size=0,mode=0555", MaskFlags);
+            if (error == 0)
+                state.emptyMask.reset(std::max(tree.reopen(op.target, true), -1));
+            return error;
         });
     case MountOpKind::SelfBind:
         return mountOnDirectory(true, 0755, [&](int target) {
@@ -243,10 +261,9 @@ std::optional<Failure> runSetup(const SetupRequest &request, const std::vector<i
         UniqueFd root(::open(NewRoot, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (root.get() < 0)
             return Failure{Stage::MountRootTmpfs, errno, NewRoot};
-        BeneathRoot tree(root.get());
-        MountCalls calls(request.classicMountCalls);
+        PlanState state{BeneathRoot(root.get()), MountCalls(request.classicMountCalls), {}};
         for (const MountOp &op : request.mounts) {
-            if (const int error = applyMountOp(tree, op, fds, calls); error != 0)
+            if (const int error = applyMountOp(state, op, fds); error != 0)
                 return Failure{op.kind == MountOpKind::Restore ? Stage::RestoreWorkspace : Stage::MountOp,
                                error, op.target};
         }
