@@ -162,9 +162,10 @@ def phases(calls, front):
         ("waiting for the workspace thread, seccomp program copied",
          setup_sent.entry - cgroup_done.exit),
         ("setup request delivered to cordon-init", setup_recv.exit - setup_sent.entry),
-        ("cordon-init: bind sources opened, mount plan applied, pivot_root", reply.entry - setup_recv.exit),
-        ("setup reply sent; cordon-init reads the queued spawn request, forks the run: rlimits, seccomp "
-         "install, execve", run_exec.entry - reply.entry),
+        ("cordon-init: bind sources opened, mount plan applied, pivot_root, seccomp filter installed",
+         reply.entry - setup_recv.exit),
+        ("setup reply sent; cordon-init reads the queued spawn request, forks the run: rlimits, execve",
+         run_exec.entry - reply.entry),
         ("/bin/true itself", run_exit.entry - run_exec.entry),
         ("exit report, cgroup memory stats read, output pipes drained", kill.entry - run_exit.entry),
         ("SIGKILL to cordon-init; workspace removed (removeTree) while the kernel tears the container down",
