@@ -8,7 +8,8 @@ Each run is traced, limited to a few marker system calls, with `perf trace -T` (
 microseconds per traced call) or, where perf does not work, `strace -f --seccomp-bpf -ttt -T` (only the
 marker calls stop the tracer, but each stop and each fork costs tens of microseconds). Phase boundaries are
 marker calls: the first W_OK access() (cgroup detection), the namespace clone, the id map and cgroup writes,
-the workspace thread's mkdirs and lchowns, the setup and spawn messages on the control socket, pivot_root, the run's
+the workspace thread's mkdirs and lchowns, the setup, CgroupJoined and spawn messages on the control socket, pivot_root,
+the run's
 execve and exit_group, the kill of cordon-init, the cgroup rmdirs and the summary written to stderr. Markers
 are found by order and file descriptor, not by path, so a change in the engine's order of steps needs a
 change here. The traced total is above the untraced latency
@@ -128,23 +129,24 @@ def phases(calls, front):
     start = mine[0].entry  # the dynamic loader's first call (perf misses the execve itself)
     detect = first(mine, lambda c: c.name == "access" and ("W_OK" in c.text or "mode: W" in c.text))
     clone = first(mine, lambda c: c.name == "clone" and "NEWUSER" in c.text)
-    # After the clone, while cordon-init execs: setgroups, uid_map and gid_map are written, the cgroup is made,
-    # limited and joined (mkdir, writes), the workspace is made (mkdirs and, when its owner inside differs
-    # from the caller, lchowns) and the mount plan is built (no marker), then the setup request is sent. perf
-    # prints paths as pointers, so the markers are these, not the paths. (The seccomp program is compiled at
-    # build time: nothing of it shows here.)
+    # After the clone, while cordon-init execs: setgroups, uid_map and gid_map are written, the workspace is
+    # made (mkdirs and, when its owner inside differs from the caller, lchowns) and the mount plan is built (no
+    # marker), then the setup request is sent. While cordon-init applies the plan, the cgroup is made, limited
+    # and joined (mkdir, writes) and CgroupJoined sent. perf prints paths as pointers, so the markers are
+    # these, not the paths. (The seccomp program is compiled at build time: nothing of it shows here.)
     setup_sent = first(mine, lambda c: c.name == "sendmsg")
-    writes = [c for c in mine if c.name == "write" and clone.exit <= c.entry < setup_sent.entry]
-    maps, cgroup_done = writes[:3], writes[-1]
+    joined_sent = first(mine, lambda c: c.name == "sendmsg", after=setup_sent.exit)
+    maps = [c for c in mine if c.name == "write" and clone.exit <= c.entry < setup_sent.entry][:3]
     # The workspace and then the mount plan are made on a thread of the front-end's own (another tid), from
     # before the clone.
     ws_calls = [c for c in calls if c.pid not in (front, init, run) and c.name in ("mkdir", "lchown")
                 and c.entry < setup_sent.entry]
     setup_recv = first(calls, lambda c: c.pid == init and c.name == "recvmsg")
+    joined_recv = first(calls, lambda c: c.pid == init and c.name == "recvmsg", after=setup_recv.exit)
     pivot = first(calls, lambda c: c.pid == init and c.name == "pivot_root")
     reply = first(calls, lambda c: c.pid == init and c.name == "sendmsg")
-    # The spawn request is queued right behind the setup request, before the setup reply comes.
-    spawn_sent = first(mine, lambda c: c.name == "sendmsg", after=setup_sent.exit)
+    # The spawn request is queued right behind CgroupJoined, before the setup reply comes.
+    spawn_sent = first(mine, lambda c: c.name == "sendmsg", after=joined_sent.exit)
     run_exit = first(calls, lambda c: c.pid == run and c.name == "exit_group")
     kill = first(mine, lambda c: c.name == "kill")
     reaped = first(mine, lambda c: c.name == "wait4", after=kill.entry)
@@ -158,12 +160,10 @@ def phases(calls, front):
         ("cgroup detection checks, container id, cordon-init located", clone.entry - detect.entry),
         ("clone() with user/mount/pid/net/ipc/uts namespaces", clone.exit - clone.entry),
         ("uid/gid maps written", maps[-1].exit - clone.exit),
-        ("cgroup create + limits (mkdir, 5 writes), cordon-init moved in", cgroup_done.exit - maps[-1].exit),
-        ("waiting for the workspace thread, seccomp program copied",
-         setup_sent.entry - cgroup_done.exit),
+        ("waiting for the workspace thread, seccomp program copied", setup_sent.entry - maps[-1].exit),
         ("setup request delivered to cordon-init", setup_recv.exit - setup_sent.entry),
-        ("cordon-init: bind sources opened, mount plan applied, pivot_root, seccomp filter installed",
-         reply.entry - setup_recv.exit),
+        ("cordon-init: bind sources opened, mount plan applied, pivot_root, CgroupJoined read, seccomp filter "
+         "installed", reply.entry - setup_recv.exit),
         ("setup reply sent; cordon-init reads the queued spawn request, forks the run: rlimits, execve",
          run_exec.entry - reply.entry),
         ("/bin/true itself", run_exit.entry - run_exec.entry),
@@ -178,11 +178,15 @@ def phases(calls, front):
     overlapping = [
         ("workspace made on its own thread (mkpath, 5 mkdir, 2 chown, in CORDON_DATA_DIR; from before the "
          "clone; the mount plan follows there, without marker calls)", ws_calls[-1].exit - ws_calls[0].entry),
-        ("cordon-init exec until it waits for the setup request (beside the maps, cgroup, workspace and plan phases)",
+        ("cordon-init exec until it waits for the setup request (beside the maps, workspace and plan phases)",
          setup_recv.entry - init_exec.entry),
+        ("cgroup create + limits (mkdir, 5 writes), cordon-init moved in, CgroupJoined sent (beside the mount "
+         "plan phase)", joined_sent.exit - setup_sent.exit),
+        ("cordon-init waiting for CgroupJoined after its mount plan (0 when the cgroup was quicker)",
+         joined_recv.exit - joined_recv.entry),
         ("pivot_root (inside the mount plan phase)", pivot.exit - pivot.entry),
         ("the front-end builds and queues the spawn request (beside the mount plan phase)",
-         spawn_sent.exit - setup_sent.exit),
+         spawn_sent.exit - joined_sent.exit),
     ]
     return sequential, overlapping, end.entry - start
 

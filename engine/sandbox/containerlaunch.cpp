@@ -73,32 +73,36 @@ Result<> launchContainer(const LaunchRequest &request, LaunchedContainer &launch
 {
     std::future<Result<Plan>> planMade =
         std::async(std::launch::async, [&request] { return makeWorkspaceAndPlan(request); });
-    const Result<> started = [&]() -> Result<> {
-        auto init = Isolation::launchInit(Isolation::locateInit(), request.ids);
-        if (!init)
-            return fail(init.error());
-        launched.init = *init;
-        if (request.cgroup) {
-            if (request.replaceStaleGroup)
-                (void)request.cgroup->destroy(request.id);
-            CORDON_TRY(request.cgroup->create(request.id, request.limits));
-            launched.cgroupCreated = true;
-            CORDON_TRY(request.cgroup->addProcess(request.id, launched.init.pid));
-        }
-        return {};
-    }();
+    auto init = Isolation::launchInit(Isolation::locateInit(), request.ids);
     auto plan = planMade.get(); // joined on every path
     if (plan)
         launched.workspace = std::move(plan->first);
-    CORDON_TRY(started);
+    if (!init)
+        return fail(init.error());
+    launched.init = *init;
     if (!plan)
         return fail(plan.error());
+
+    // cordon-init applies the mount plan while the cgroup is made and it is moved in: the two take about
+    // as long, and run on two CPUs. It waits for CgroupJoined before anything the cgroup must see.
     Isolation::SetupRequest &setup = plan->second;
     const char *classic = std::getenv("CORDON_CLASSIC_MOUNTS");
     setup.classicMountCalls = classic != nullptr && std::string_view(classic) == "1";
     setup.seccompBpf = request.seccompBpf;
+    setup.awaitCgroup = request.cgroup != nullptr;
     if (const int error = Isolation::sendMessage(launched.init.control, Isolation::encode(setup)); error != 0)
         return failErrno("sandbox.setup_failed", "send setup request", error);
+    if (request.cgroup) {
+        if (request.replaceStaleGroup)
+            (void)request.cgroup->destroy(request.id);
+        CORDON_TRY(request.cgroup->create(request.id, request.limits));
+        launched.cgroupCreated = true;
+        CORDON_TRY(request.cgroup->addProcess(request.id, launched.init.pid));
+        if (const int error =
+                Isolation::sendMessage(launched.init.control, Isolation::encode(Isolation::CgroupJoined{}));
+            error != 0)
+            return failErrno("sandbox.setup_failed", "tell cordon-init it is in its cgroup", error);
+    }
     return {};
 }
 

@@ -72,6 +72,8 @@ const char *stageName(Stage stage)
         return "restore the workspace";
     case Stage::HandBack:
         return "open the workspace for the engine";
+    case Stage::AwaitCgroup:
+        return "wait to be in the container's cgroup";
     }
     return "unknown";
 }
@@ -90,7 +92,7 @@ bool readStage(WireReader &r, Stage &stage, std::int32_t &error, std::string &de
     std::uint32_t rawStage = 0, rawError = 0;
     if (!r.u32(rawStage) || !r.u32(rawError) || !r.string(detail))
         return false;
-    if (rawStage > static_cast<std::uint32_t>(Stage::HandBack))
+    if (rawStage > static_cast<std::uint32_t>(Stage::AwaitCgroup))
         return false;
     stage = static_cast<Stage>(rawStage);
     error = static_cast<std::int32_t>(rawError);
@@ -114,7 +116,7 @@ WireWriter start(MessageType type)
 
 std::optional<MessageType> peekType(const std::uint8_t *data, std::size_t length)
 {
-    if (length == 0 || data[0] < 1 || data[0] > static_cast<std::uint8_t>(MessageType::SpawnRequestInMemfd))
+    if (length == 0 || data[0] < 1 || data[0] > static_cast<std::uint8_t>(MessageType::CgroupJoined))
         return std::nullopt;
     return static_cast<MessageType>(data[0]);
 }
@@ -132,6 +134,7 @@ std::vector<std::uint8_t> encode(const SetupRequest &m)
         w.string(source);
     w.boolean(m.proxyListener);
     w.boolean(m.classicMountCalls);
+    w.boolean(m.awaitCgroup);
     w.u32(static_cast<std::uint32_t>(m.mounts.size()));
     for (const MountOp &op : m.mounts) {
         w.u8(static_cast<std::uint8_t>(op.kind));
@@ -162,7 +165,8 @@ bool decode(const std::uint8_t *data, std::size_t length, SetupRequest &m)
         if (!r.string(source) || source.empty() || source.find('\0') != std::string::npos)
             return false;
     }
-    if (!r.boolean(m.proxyListener) || !r.boolean(m.classicMountCalls) || !r.u32(count) || count > 1024)
+    if (!r.boolean(m.proxyListener) || !r.boolean(m.classicMountCalls) || !r.boolean(m.awaitCgroup) ||
+        !r.u32(count) || count > 1024)
         return false;
     m.mounts.clear();
     for (std::uint32_t i = 0; i < count; ++i) {
@@ -180,6 +184,18 @@ bool decode(const std::uint8_t *data, std::size_t length, SetupRequest &m)
     if (!r.strings(m.handBack) || m.handBack.size() > MaxHandBack)
         return false;
     return r.string(m.seccompBpf) && r.atEnd();
+}
+
+std::vector<std::uint8_t> encode(const CgroupJoined &)
+{
+    return start(MessageType::CgroupJoined).data();
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, CgroupJoined &)
+{
+    bool ok = false;
+    WireReader r = begin(data, length, MessageType::CgroupJoined, ok);
+    return ok && r.atEnd();
 }
 
 std::vector<std::uint8_t> encode(const SetupReply &m)

@@ -3,7 +3,10 @@
 // one datagram is one message). File descriptors travel beside a message with SCM_RIGHTS. Plain C++:
 // cordon-init links this and nothing of Qt.
 //
-//   engine -> init   SetupRequest                       once, after the engine wrote the id maps and cgroup
+//   engine -> init   SetupRequest                       once, after the engine wrote the id maps
+//   engine -> init   CgroupJoined                       when the request asks for it (awaitCgroup):
+//   cordon-init
+//                                                       is in the container's cgroup
 //   init -> engine   SetupReply
 //   engine -> init   SpawnRequest (+ stdin, stdout, stderr fds), or SpawnRequestInMemfd (+ the same fds and a
 //                    sealed memfd holding the encoded SpawnRequest) when it is too large for one datagram
@@ -27,6 +30,7 @@ enum class MessageType : std::uint8_t
     ExitReport = 5,
     KillRequest = 6,
     SpawnRequestInMemfd = 7,
+    CgroupJoined = 8,
 };
 
 // The largest message either side sends or accepts; seccomp programs and mount plans are far below it.
@@ -75,6 +79,7 @@ enum class Stage : std::uint32_t
     OpenBindSource,
     RestoreWorkspace,
     HandBack,
+    AwaitCgroup,
 };
 
 const char *stageName(Stage stage);
@@ -128,6 +133,12 @@ struct SetupRequest
     // (mountcalls.h). The engine sets it only when CORDON_CLASSIC_MOUNTS=1, so that tests cover the route
     // that kernels before 5.12 take.
     bool classicMountCalls = false;
+    // The engine moves cordon-init into the container's cgroup while the mount plan is applied (the two take
+    // about as long, on two CPUs), and says so with a CgroupJoined message. cordon-init waits for it before
+    // anything the container's memory limit must cover (restoring a saved workspace into its tmpfs) and
+    // before it roots its cgroup namespace where it stands. False: it is in the cgroup already, or there is
+    // none.
+    bool awaitCgroup = false;
     std::vector<MountOp> mounts;
     // Directories inside the container (the in-memory workspace) that cordon-init opens (O_PATH) once the
     // setup is done and passes back with the SetupReply, in this order and before the proxy listener: the
@@ -143,6 +154,11 @@ struct SetupRequest
 constexpr std::uint16_t ProxyPort = 3128;
 
 constexpr int ControlFd = 3;
+
+// No content: the message is its type.
+struct CgroupJoined
+{
+};
 
 struct SetupReply
 {
@@ -198,6 +214,7 @@ struct KillRequest
 };
 
 std::vector<std::uint8_t> encode(const SetupRequest &message);
+std::vector<std::uint8_t> encode(const CgroupJoined &message);
 std::vector<std::uint8_t> encode(const SetupReply &message);
 std::vector<std::uint8_t> encode(const SpawnRequest &message);
 std::vector<std::uint8_t> encode(const SpawnReply &message);
@@ -207,6 +224,7 @@ std::vector<std::uint8_t> encode(const KillRequest &message);
 // The first byte of every message is its MessageType.
 std::optional<MessageType> peekType(const std::uint8_t *data, std::size_t length);
 bool decode(const std::uint8_t *data, std::size_t length, SetupRequest &out);
+bool decode(const std::uint8_t *data, std::size_t length, CgroupJoined &out);
 bool decode(const std::uint8_t *data, std::size_t length, SetupReply &out);
 bool decode(const std::uint8_t *data, std::size_t length, SpawnRequest &out);
 bool decode(const std::uint8_t *data, std::size_t length, SpawnReply &out);

@@ -13,6 +13,8 @@
 
 #include <QElapsedTimer>
 
+#include <functional>
+
 #include <csignal>
 #include <fcntl.h>
 #include <optional>
@@ -26,6 +28,39 @@ using namespace Cordon;
 using Containers::OneShot::LaunchedContainer;
 
 namespace {
+
+// A cgroup backend that makes no group, for the start sequence's side of it: the move of cordon-init takes
+// `pauseMs`, then fails or is noted; `duringMove` runs in it (a test sends its own message from there).
+class ScriptedCgroup final : public Cgroup::CgroupBackend
+{
+public:
+    int pauseMs = 0;
+    bool failMove = false;
+    std::function<void()> duringMove;
+
+    Cgroup::Version version() const override { return Cgroup::Version::V2; }
+    std::string describe() const override { return "scripted"; }
+    Result<> prepareSelf() override { return {}; }
+    Result<> create(std::string_view, const Cgroup::ResourceLimits &) override { return {}; }
+    Result<> addProcess(std::string_view, pid_t) override
+    {
+        ::usleep(static_cast<useconds_t>(pauseMs) * 1000);
+        if (duringMove)
+            duringMove();
+        if (failMove)
+            return fail(std::string("cgroup.io"), std::string("scripted: the move failed"));
+        return {};
+    }
+    Result<Cgroup::MemoryStats> memoryStats(std::string_view) const override
+    {
+        return fail(std::string("cgroup.io"), std::string("scripted: no statistics"));
+    }
+    Result<int> pidsCurrent(std::string_view) const override { return 0; }
+    Result<std::vector<pid_t>> processes(std::string_view) const override { return std::vector<pid_t>{}; }
+    Result<> killAll(std::string_view) override { return {}; }
+    Result<> destroy(std::string_view) override { return {}; }
+    std::vector<std::string> groupPaths(std::string_view) const override { return {}; }
+};
 
 // One container, started and set up as the one-shot run starts one (no cgroup: the limits are not under
 // test here), with runs spawned on it by hand.
@@ -42,10 +77,13 @@ public:
             (void)m_launched.workspace->remove();
     }
 
-    // The container's seccomp program is the shipped one unless a test gives another.
-    QString start(std::optional<std::string> seccompBpf = std::nullopt)
+    // The container's seccomp program is the shipped one unless a test gives another; a cgroup backend
+    // makes the start wait for its move (SetupRequest::awaitCgroup).
+    QString start(std::optional<std::string> seccompBpf = std::nullopt,
+                  Cgroup::CgroupBackend *cgroup = nullptr)
     {
         Containers::OneShot::LaunchRequest request;
+        request.cgroup = cgroup;
         request.id = "lifecycle" + std::to_string(::getpid()) + "x" + std::to_string(++s_started);
         request.ids = Isolation::idMappingFor(::geteuid(), ::getegid());
         request.plan = Containers::OneShot::mountPlanInput(Policy::ContainerPolicy{});
@@ -60,6 +98,14 @@ public:
         if (reply->stage != Isolation::Stage::None)
             return QString::fromStdString(Isolation::setupFailure(*reply).message());
         return {};
+    }
+
+    int control() const { return m_launched.init.control; }
+    // The engine's end of the control socket closed, as when a start is given up.
+    void closeControl()
+    {
+        ::close(m_launched.init.control);
+        m_launched.init.control = -1;
     }
 
     // Starts `script` under /bin/sh with stdin on /dev/null and stdout on a pipe this object reads.
@@ -212,6 +258,52 @@ private Q_SLOTS:
             const QString started = container.start(bad);
             QVERIFY2(started.contains(QStringLiteral("install seccomp filter")), qPrintable(started));
         }
+    }
+
+    void theSetupWaitsForTheMoveIntoItsCgroup()
+    {
+        // The engine moves cordon-init into the cgroup while the mount plan is applied; cordon-init must not
+        // root its cgroup namespace, nor answer, nor so serve a run, before the engine says it is in. The
+        // move here takes 300 ms, a setup alone a few: a reply that does not wait is on the socket by its
+        // end.
+        ScriptedCgroup cgroup;
+        cgroup.pauseMs = 300;
+        Container container;
+        int answeredDuringMove = -1;
+        cgroup.duringMove = [&] {
+            pollfd entry{container.control(), POLLIN, 0};
+            answeredDuringMove = ::poll(&entry, 1, 0);
+        };
+        const QString started = container.start(std::nullopt, &cgroup);
+        QVERIFY2(started.isEmpty(), qPrintable(started));
+        QCOMPARE(answeredDuringMove, 0);
+        QVERIFY(container.spawn(QStringLiteral("echo in"), true));
+        QVERIFY(container.awaitExit(10000).has_value());
+        QCOMPARE(container.output(), QByteArray("in\n"));
+    }
+
+    void aSetupToldAnythingElseFails()
+    {
+        // Between the setup request and the reply the engine sends CgroupJoined and nothing else: any other
+        // message ends the setup at its own stage, and a start given up (the socket closed) ends cordon-init.
+        ScriptedCgroup cgroup;
+        Container wrong;
+        cgroup.duringMove = [&] {
+            Isolation::sendMessage(wrong.control(), Isolation::encode(Isolation::KillRequest{1, 9, true}));
+        };
+        const QString refused = wrong.start(std::nullopt, &cgroup);
+        QVERIFY2(refused.contains(QStringLiteral("wait to be in the container's cgroup")),
+                 qPrintable(refused));
+
+        ScriptedCgroup failing;
+        failing.failMove = true;
+        Container abandoned;
+        const QString failed = abandoned.start(std::nullopt, &failing);
+        QVERIFY2(failed.contains(QStringLiteral("scripted: the move failed")), qPrintable(failed));
+        abandoned.closeControl();
+        const auto ended = abandoned.awaitInitEnd(10000);
+        QVERIFY2(ended.has_value(), "cordon-init still runs after its start was given up");
+        QVERIFY2(WIFEXITED(*ended) && WEXITSTATUS(*ended) == 2, qPrintable(QString::number(*ended)));
     }
 
     void theLastRunEndsTheContainer()

@@ -193,6 +193,29 @@ private Q_SLOTS:
         QCOMPARE(QString::fromUtf8(emptied.stdoutData), emptyDirs);
     }
 
+    void theCgroupNamespaceIsRootedAtTheContainersCgroup()
+    {
+        // cordon-init roots its cgroup namespace only once the engine has moved it into the container's
+        // cgroup (it applies the mount plan meanwhile): inside, every controller that limits the container
+        // reads as "/". Rooted any earlier, the container's own group would show as a path below the root.
+        const auto outcome = run({QStringLiteral("cat"), QStringLiteral("/proc/self/cgroup")});
+        QVERIFY2(outcome.errorClass == ErrorClass::Ok, describe(outcome));
+        if (outcome.degraded)
+            SKIP_UNLESS_MUST_WORK("no cgroup on this host");
+        int limiting = 0;
+        for (const QByteArray &line : outcome.stdoutData.split('\n')) {
+            const QList<QByteArray> fields = line.split(':'); // id:controllers:path
+            if (fields.size() != 3)
+                continue;
+            const QList<QByteArray> controllers = fields[1].split(',');
+            if (fields[0] == "0" || controllers.contains("memory") || controllers.contains("pids")) {
+                QVERIFY2(fields[2] == "/", line);
+                ++limiting;
+            }
+        }
+        QVERIFY2(limiting > 0, outcome.stdoutData);
+    }
+
     void hostLoopbackIsUnreachable()
     {
         QTcpServer server;

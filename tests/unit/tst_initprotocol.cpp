@@ -25,6 +25,7 @@ private Q_SLOTS:
         request.hostname = "box";
         request.bindSources = {"/usr", "/home/a b/work", "/dev/null"};
         request.classicMountCalls = true;
+        request.awaitCgroup = true;
         request.mounts = {{MountOpKind::BindFd, "/usr", "", 1, 0755, 0, false},
                           {MountOpKind::File, "/etc/passwd", "root:x:0:0\n", 0, 0644, -1, false},
                           {MountOpKind::Tmpfs, "/tmp", "size=1m", 6, 0, -1, true}};
@@ -36,6 +37,7 @@ private Q_SLOTS:
         QCOMPARE(decoded.hostname, std::string("box"));
         QCOMPARE(decoded.bindSources, request.bindSources);
         QVERIFY(decoded.classicMountCalls);
+        QVERIFY(decoded.awaitCgroup);
         QVERIFY(!decoded.proxyListener);
         QCOMPARE(decoded.mounts.size(), std::size_t(3));
         QCOMPARE(decoded.mounts[1].contents, std::string("root:x:0:0\n"));
@@ -131,6 +133,23 @@ private Q_SLOTS:
         QCOMPARE(reply.detail, std::string("/nonexistent"));
         QCOMPARE(receiveMessage(pair[0], message, fds), 0L); // then end of file
         ::close(pair[0]);
+    }
+
+    void cgroupJoinedIsItsTypeAlone()
+    {
+        const auto bytes = encode(CgroupJoined{});
+        QCOMPARE(bytes, std::vector<std::uint8_t>{static_cast<std::uint8_t>(MessageType::CgroupJoined)});
+        CgroupJoined joined;
+        QVERIFY(decode(bytes.data(), bytes.size(), joined));
+        QCOMPARE(peekType(bytes.data(), bytes.size()), std::optional<MessageType>(MessageType::CgroupJoined));
+        std::vector<std::uint8_t> longer = bytes;
+        longer.push_back(0);
+        QVERIFY(!decode(longer.data(), longer.size(), joined)); // trailing bytes
+        QVERIFY(!decode(bytes.data(), 0, joined));
+        const auto kill = encode(KillRequest{5, 9, true});
+        QVERIFY(!decode(kill.data(), kill.size(), joined)); // another message is not this one
+        const std::uint8_t past[] = {static_cast<std::uint8_t>(MessageType::CgroupJoined) + 1};
+        QVERIFY(!peekType(past, sizeof past).has_value());
     }
 
     void wrongTypeIsRejected()

@@ -67,6 +67,8 @@ struct PlanState
 {
     BeneathRoot tree;
     MountCalls calls;
+    // Called before the first operation whose memory the container must pay for; 0 or an errno.
+    std::function<int()> enterCgroup;
     // The first masked directory's empty read-only tmpfs, bound onto the others: one superblock to make and
     // to tear down instead of one each. Read-only from its superblock up, so sharing it shares nothing.
     UniqueFd emptyMask;
@@ -171,6 +173,8 @@ int applyMountOp(PlanState &state, const MountOp &op, const std::vector<int> &fd
         const int source = sourceFd();
         if (source < 0)
             return EBADF;
+        if (const int error = state.enterCgroup(); error != 0)
+            return error;
         const int target = tree.directory(op.target, true, 0755);
         if (target < 0)
             return -target;
@@ -239,8 +243,21 @@ std::optional<Failure> dropCapabilities()
     return std::nullopt;
 }
 
-std::optional<Failure> runSetup(const SetupRequest &request, const std::vector<int> &fds)
+std::optional<Failure> runSetup(const SetupRequest &request, const std::vector<int> &fds,
+                                const AwaitCgroup &awaitCgroup)
 {
+    // Once, and only when the engine said it would move us: the plan's other operations and the steps up to
+    // the cgroup namespace need not wait, and run while the engine makes the cgroup.
+    bool inCgroup = !request.awaitCgroup;
+    int awaitError = 0;
+    auto enterCgroup = [&]() {
+        if (!inCgroup) {
+            inCgroup = true;
+            awaitError = awaitCgroup ? awaitCgroup() : EINVAL;
+        }
+        return awaitError;
+    };
+
     // The engine mapped exactly one uid and gid; take them so that every file we create is owned by them.
     // setgroups is denied in an unprivileged user namespace, so supplementary groups stay as mapped (none).
     if (::setresgid(request.insideGid, request.insideGid, request.insideGid) != 0)
@@ -261,11 +278,14 @@ std::optional<Failure> runSetup(const SetupRequest &request, const std::vector<i
         UniqueFd root(::open(NewRoot, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (root.get() < 0)
             return Failure{Stage::MountRootTmpfs, errno, NewRoot};
-        PlanState state{BeneathRoot(root.get()), MountCalls(request.classicMountCalls), {}};
+        PlanState state{BeneathRoot(root.get()), MountCalls(request.classicMountCalls), enterCgroup, {}};
         for (const MountOp &op : request.mounts) {
-            if (const int error = applyMountOp(state, op, fds); error != 0)
+            if (const int error = applyMountOp(state, op, fds); error != 0) {
+                if (awaitError != 0)
+                    return Failure{Stage::AwaitCgroup, awaitError, "before " + op.target};
                 return Failure{op.kind == MountOpKind::Restore ? Stage::RestoreWorkspace : Stage::MountOp,
                                error, op.target};
+            }
         }
     } // every directory of the new root closed before it becomes "/"
 
@@ -287,8 +307,10 @@ std::optional<Failure> runSetup(const SetupRequest &request, const std::vector<i
         if (auto failure = bringLoopbackUp())
             return failure;
     }
-    // The engine moved us into the container's cgroup before sending the request; a cgroup namespace rooted
-    // there hides the host's hierarchy from /proc/self/cgroup.
+    // A cgroup namespace rooted at the container's cgroup hides the host's hierarchy from /proc/self/cgroup;
+    // the engine has moved us there (or is about to, and says when).
+    if (const int error = enterCgroup(); error != 0)
+        return Failure{Stage::AwaitCgroup, error, "before the cgroup namespace"};
     if (::unshare(CLONE_NEWCGROUP) != 0)
         return Failure{Stage::UnshareCgroup, errno, "CLONE_NEWCGROUP"};
 
@@ -321,9 +343,10 @@ SetupReply prepareBeforeSetup()
     return replyFor(dropBoundingSet());
 }
 
-SetupReply setUpContainer(const SetupRequest &request, const std::vector<int> &fds)
+SetupReply setUpContainer(const SetupRequest &request, const std::vector<int> &fds,
+                          const AwaitCgroup &awaitCgroup)
 {
-    return replyFor(runSetup(request, fds));
+    return replyFor(runSetup(request, fds, awaitCgroup));
 }
 
 } // namespace Cordon::Isolation

@@ -6,6 +6,7 @@
 
 #include "sandbox/initprotocol.h"
 
+#include <functional>
 #include <vector>
 
 namespace Cordon::Isolation {
@@ -17,7 +18,14 @@ namespace Cordon::Isolation {
 // Returns a reply whose stage is Stage::None on success, or the step that failed with its errno.
 SetupReply prepareBeforeSetup();
 
-// Returns a reply whose stage is Stage::None on success, or the step that failed with its errno.
-SetupReply setUpContainer(const SetupRequest &request, const std::vector<int> &fds);
+// Blocks until the engine says cordon-init is in the container's cgroup (SetupRequest::awaitCgroup); 0 or an
+// errno.
+using AwaitCgroup = std::function<int()>;
+
+// Returns a reply whose stage is Stage::None on success, or the step that failed with its errno. With
+// request.awaitCgroup, `awaitCgroup` is called once, before the first step the container's cgroup must see:
+// restoring a saved workspace, or else rooting the cgroup namespace.
+SetupReply setUpContainer(const SetupRequest &request, const std::vector<int> &fds,
+                          const AwaitCgroup &awaitCgroup);
 
 } // namespace Cordon::Isolation

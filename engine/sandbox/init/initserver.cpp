@@ -291,6 +291,23 @@ SetupReply openHandBack(const std::vector<std::string> &paths, std::vector<int> 
     return openAll(paths, O_PATH | O_DIRECTORY | O_NOFOLLOW, Stage::HandBack, fds);
 }
 
+// The engine's word that we are in the container's cgroup: the one message it sends between the setup request
+// and our reply. Anything else (or nothing: the engine gave up) fails the setup.
+int awaitCgroupJoined(int controlFd)
+{
+    std::vector<std::uint8_t> message;
+    std::vector<int> fds;
+    const long received = receiveMessage(controlFd, message, fds);
+    const bool passedFds = !fds.empty();
+    closeAll(fds);
+    if (received < 0)
+        return static_cast<int>(-received);
+    if (received == 0)
+        return ECONNRESET;
+    CgroupJoined joined;
+    return !passedFds && decode(message.data(), message.size(), joined) ? 0 : EPROTO;
+}
+
 } // namespace
 
 int runInit(int controlFd)
@@ -311,7 +328,7 @@ int runInit(int controlFd)
         fds.clear();
         reply = prepared.stage != Stage::None ? prepared : openBindSources(request.bindSources, fds);
         if (reply.stage == Stage::None)
-            reply = setUpContainer(request, fds);
+            reply = setUpContainer(request, fds, [controlFd] { return awaitCgroupJoined(controlFd); });
     }
     closeAll(fds);
     // Passed back in the order the engine expects: the directories it asked for, then the listener.
