@@ -33,6 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     // Every decoder sees every input: a message of one type must be refused by the others' decoders too.
     (void)peekType(data, size);
     roundTrip<SetupRequest>(data, size);
+    roundTrip<CgroupJoined>(data, size);
     roundTrip<SetupReply>(data, size);
     roundTrip<SpawnRequest>(data, size);
     roundTrip<SpawnReply>(data, size);
