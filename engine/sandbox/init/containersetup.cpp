@@ -161,8 +161,9 @@ int applyMountOp(PlanState &state, const MountOp &op, const std::vector<int> &fd
             if (state.emptyMask.isValid())
                 return calls.bind(state.emptyMask.get(), target, false, MaskFlags, reopenDirectory);
             const int error = calls.newFilesystem(target, "tmpfs", "size=0,mode=0555", MaskFlags);
-            if (error == 0)
-                state.emptyMask.reset(std::max(tree.reopen(op.target, true), -1));
+            // The new mount's root, for the next masks; if it cannot be opened, they make their own.
+            if (const int mounted = error == 0 ? tree.reopen(op.target, true) : -1; mounted >= 0)
+                state.emptyMask.reset(mounted);
             return error;
         });
     case MountOpKind::SelfBind:
