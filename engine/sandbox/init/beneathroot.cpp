@@ -173,20 +173,14 @@ int BeneathRoot::file(const std::string &path, bool create, std::uint32_t mode)
 
 int BeneathRoot::reopen(const std::string &path, bool isDirectory)
 {
+    // A file's parent is not what a mount on the file covers, so the remembered one still leads to it.
+    if (!isDirectory)
+        return file(path, false, 0);
     const std::string key = normalizedPath(path);
     if (hasDotComponent(key))
         return -EINVAL;
-    const int fd = m_walk ? -ENOSYS : resolveBeneath(key, isDirectory ? O_DIRECTORY : 0);
-    if (fd != -ENOSYS)
-        return fd;
-    if (isDirectory)
-        return walkBeneath(key, false, 0);
-    const auto [parentPath, name] = splitParent(key);
-    const UniqueFd parent(walkBeneath(parentPath, false, 0));
-    if (parent.get() < 0)
-        return parent.get();
-    const int opened = ::openat(parent.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    return opened < 0 ? -errno : opened;
+    const int fd = m_walk ? -ENOSYS : resolveBeneath(key, O_DIRECTORY);
+    return fd != -ENOSYS ? fd : walkBeneath(key, false, 0);
 }
 
 void BeneathRoot::mountedAt(const std::string &path)

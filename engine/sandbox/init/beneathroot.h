@@ -32,8 +32,9 @@ public:
     // writing (a symlink in its place fails with ELOOP), otherwise opened O_PATH. Owned by the caller.
     int file(const std::string &path, bool create, std::uint32_t mode);
 
-    // The directory or file at `path` opened again, past anything remembered: the second mount route
-    // remounts what a bind put there, which the target's earlier descriptor does not reach. Owned.
+    // The directory or file at `path` opened again, O_PATH: the second mount route remounts what a bind put
+    // there, which the target's earlier descriptor does not reach. A directory is looked up past anything
+    // remembered; a file through its remembered parent, which the bind does not cover. Owned.
     int reopen(const std::string &path, bool isDirectory);
 
     // A mount was attached at `path`: forgets the descriptors of it and of everything below it.
