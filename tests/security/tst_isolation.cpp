@@ -13,10 +13,26 @@
 #include <cerrno>
 #include <csignal>
 #include <fcntl.h>
+#include <initializer_list>
 #include <unistd.h>
 
 using namespace CordonTest;
 using Cordon::Containers::ErrorClass;
+
+namespace {
+
+// The paths of `paths` that exist here: what the mount plan masks depends on the host's kernel.
+QStringList onThisHost(std::initializer_list<const char *> paths)
+{
+    QStringList present;
+    for (const char *path : paths) {
+        if (QFileInfo::exists(QLatin1String(path)))
+            present.append(QLatin1String(path));
+    }
+    return present;
+}
+
+} // namespace
 
 class TestIsolation final : public QObject
 {
@@ -149,12 +165,9 @@ private Q_SLOTS:
         expectContained(
             pythonExpectErrno(QStringLiteral("open('/proc/sys/kernel/hostname', 'w').write('x')"), EROFS));
         // Every kernel file the plan masks reads as empty inside, wherever this host's kernel has it.
-        QStringList present;
-        for (const char *path : {"/proc/kcore", "/proc/sysrq-trigger", "/proc/timer_list", "/proc/keys",
-                                 "/proc/kallsyms", "/proc/sched_debug", "/proc/kmsg", "/proc/config.gz"}) {
-            if (QFileInfo::exists(QLatin1String(path)))
-                present.append(QLatin1String(path));
-        }
+        const QStringList present =
+            onThisHost({"/proc/kcore", "/proc/sysrq-trigger", "/proc/timer_list", "/proc/keys",
+                        "/proc/kallsyms", "/proc/sched_debug", "/proc/kmsg", "/proc/config.gz"});
         QVERIFY(!present.isEmpty());
         const auto masked = run(
             python(QStringLiteral(
@@ -170,11 +183,7 @@ private Q_SLOTS:
         QCOMPARE(QString::fromUtf8(masked.stdoutData), expected);
 
         // The masked directories read as empty and take nothing, wherever this host's kernel has them.
-        QStringList dirs;
-        for (const char *path : {"/proc/acpi", "/proc/scsi", "/proc/asound", "/proc/driver"}) {
-            if (QFileInfo(QLatin1String(path)).isDir())
-                dirs.append(QLatin1String(path));
-        }
+        const QStringList dirs = onThisHost({"/proc/acpi", "/proc/scsi", "/proc/asound", "/proc/driver"});
         if (dirs.isEmpty())
             return;
         const auto emptied = run(python(QStringLiteral("import errno, os, sys\n"
