@@ -10,8 +10,8 @@
 
 int main()
 {
-    // If the engine dies, so does the container. The engine also checks that we were not orphaned before
-    // this.
+    // If the engine dies before the setup is done, so does the container (a container that outlives the
+    // engine clears this once it is set up; init/initserver.h).
     ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     // The engine clones us with every signal blocked (no handler of its own may run in the child before the
     // exec); the mask we want is an empty one, and the server blocks SIGCHLD for its signalfd.

@@ -50,7 +50,7 @@ constexpr RowSpec Rows[] = {
     {"runs.idempotency", "The same idempotency key runs once", runsIdempotency},
     {"limits.memory", "The memory limit ends a run as oom", limitsMemory},
     {"limits.workspace", "The workspace quota holds", limitsWorkspace},
-    {"lifecycle.restart", "A daemon killed mid-run: the run reads interrupted, nothing orphaned",
+    {"lifecycle.restart", "A daemon killed mid-run ends nothing: the next one adopts the run",
      lifecycleRestart},
     {"lifecycle.deletion", "Expiry removes everything, with a receipt", lifecycleDeletion},
     {"logs.attribution", "Every record names its run, container, policy and times, without secrets",

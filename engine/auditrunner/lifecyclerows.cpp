@@ -99,7 +99,7 @@ Result<> ensureStarted(AuditContext &context)
 AuditRow lifecycleRestart(AuditContext &context)
 {
     RowRecorder row(QStringLiteral("lifecycle.restart"),
-                    QStringLiteral("A daemon killed mid-run: the run reads interrupted, nothing orphaned"));
+                    QStringLiteral("A daemon killed mid-run ends nothing: the next one adopts the run"));
     if (auto started = ensureStarted(context); !started)
         return row.noGo(describe(started.error()));
     PrivateDaemon &daemon = *context.privateDaemon;
@@ -141,12 +141,27 @@ AuditRow lifecycleRestart(AuditContext &context)
             QStringLiteral("the daemon did not start again: %1").arg(describe(restarted.error())));
     }
     row.evidence(QStringLiteral("restarted"), QStringLiteral("cordond pid %1").arg(daemon.pid()));
+    // The container outlived the daemon: its probe still runs, and the new daemon adopted the run.
+    const QList<qint64> during = probeProcesses(seconds);
+    row.check(!during.isEmpty() && during == before,
+              QStringLiteral("the probe's processes outlived the daemon (%1)").arg(pidList(during)));
     ProbeSession after(daemon.client(), context.probeProgram);
     auto reread = after.call(QStringLiteral("run.get"), {{QStringLiteral("run_id"), runId}});
     const QString state =
         reread ? reread->value(QStringLiteral("run")).toObject().value(QStringLiteral("state")).toString()
                : describe(reread.error());
-    row.check(state == QLatin1String("interrupted"), QStringLiteral("run %1 reads %2").arg(runId, state));
+    row.check(state == QLatin1String("running"),
+              QStringLiteral("run %1 reads %2 after the restart").arg(runId, state));
+    // Ended through the new daemon: it collects the run's real outcome.
+    (void)after.call(QStringLiteral("run.cancel"), {{QStringLiteral("run_id"), runId}});
+    auto ended = after.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), runId}});
+    const QJsonObject endedRun = ended ? ended->value(QStringLiteral("run")).toObject() : QJsonObject();
+    const QString endedAs = ended ? QStringLiteral("%1 (%2)").arg(endedRun.value(QStringLiteral("state")).toString(),
+                                                                 endedRun.value(QStringLiteral("error_class")).toString())
+                                  : describe(ended.error());
+    row.check(endedRun.value(QStringLiteral("state")).toString() == QLatin1String("finished") &&
+                  endedRun.value(QStringLiteral("error_class")).toString() == QLatin1String("killed"),
+              QStringLiteral("cancelled through the new daemon, run %1 ended as %2").arg(runId, endedAs));
     QList<qint64> left = probeProcesses(seconds);
     for (int attempt = 0; attempt < 100 && !left.isEmpty(); ++attempt) {
         QThread::msleep(100);
@@ -156,8 +171,8 @@ AuditRow lifecycleRestart(AuditContext &context)
               QStringLiteral("no process of the run is left on the host (%1)").arg(pidList(left)));
     endLeftovers(row, seconds);
     (void)after.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), *container}});
-    return row.finish(
-        QStringLiteral("the run is marked interrupted, and its processes ended with the sandbox"));
+    return row.finish(QStringLiteral("the container outlived the daemon, and the next daemon adopted the run and "
+                                     "collected its outcome"));
 }
 
 AuditRow lifecycleDeletion(AuditContext &context)

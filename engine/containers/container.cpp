@@ -10,12 +10,16 @@
 
 #include "core/fdio.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 
+#include <algorithm>
 #include <cerrno>
+#include <ctime>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <future>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -26,6 +30,15 @@ namespace Cordon::Containers {
 namespace {
 
 constexpr qint64 MiB = 1024 * 1024;
+// SIGKILL ends a process at once; what may take longer is a process in an uninterruptible wait.
+constexpr int EndProcessesWaitMs = 5000;
+
+std::uint64_t monotonicMs()
+{
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    return std::uint64_t(now.tv_sec) * 1000u + std::uint64_t(now.tv_nsec) / 1000000u;
+}
 
 struct Language
 {
@@ -161,6 +174,16 @@ Result<> Container::beginStart()
                         .arg(m_id, containerStateName(m_state)));
 
     m_sandbox = std::make_unique<Isolation::Sandbox>();
+    connectSandbox();
+    if (auto sent = launchAndSendSetup(Isolation::idMappingFor(::geteuid(), ::getegid())); !sent) {
+        releaseSandbox(WorkspaceOnStop::Discard);
+        return sent;
+    }
+    return {};
+}
+
+void Container::connectSandbox()
+{
     connect(m_sandbox.get(), &Isolation::Sandbox::spawnFailed, this,
             [this](quint64 wireId, const Error &error) {
                 if (ContainerRun *run = findByWireId(wireId))
@@ -186,11 +209,99 @@ Result<> Container::beginStart()
             Qt::QueuedConnection);
         Q_EMIT died();
     });
-    if (auto sent = launchAndSendSetup(Isolation::idMappingFor(::geteuid(), ::getegid())); !sent) {
-        releaseSandbox(WorkspaceOnStop::Discard);
-        return sent;
+}
+
+Result<Adoption> Container::adopt(const ClaimRun &claim, const QString &refusal)
+{
+    if (m_state == ContainerState::Running)
+        return Adoption{};
+    auto adopted = Isolation::adoptInit(workspace().root(), Isolation::SetupReplyTimeoutMs);
+    if (!adopted)
+        return fail(adopted.error());
+    const std::string id = m_id.toStdString();
+    if (!refusal.isEmpty()) {
+        saveAndEnd(*adopted);
+        return fail(QStringLiteral("container.adoption_refused"),
+                    QStringLiteral("container %1 cannot be adopted: %2; its files were saved and it was started "
+                                   "again")
+                        .arg(m_id, refusal));
     }
-    return {};
+    if (!adopted->compatible) {
+        saveAndEnd(*adopted);
+        return fail(QStringLiteral("container.adoption_refused"),
+                    QStringLiteral("container %1 runs a cordon-init that speaks protocol version %2, and this "
+                                   "daemon speaks %3 to %4: its files were saved and it was started again")
+                        .arg(m_id)
+                        .arg(adopted->protocolVersion)
+                        .arg(Isolation::MinAdoptableProtocol)
+                        .arg(Isolation::InitProtocolVersion));
+    }
+    // The process that answered must be the container's PID 1: in its cgroup, where every process of the
+    // container is.
+    if (m_cgroup) {
+        const auto members = m_cgroup->processes(id);
+        if (!members || std::find(members->begin(), members->end(), adopted->init.pid) == members->end()) {
+            saveAndEnd(*adopted);
+            return fail(QStringLiteral("container.adoption_refused"),
+                        QStringLiteral("the process that answered on container %1's adoption socket (pid %2) is "
+                                       "not in its cgroup: its files were saved and it was started again")
+                            .arg(m_id)
+                            .arg(adopted->init.pid));
+        }
+        m_cgroupCreated = true;
+    }
+    m_sandbox = std::make_unique<Isolation::Sandbox>();
+    connectSandbox();
+    m_sandbox->adoptRunning(*adopted);
+    std::vector<UniqueFd> dirs = m_sandbox->takeWorkspaceDirs();
+    if (dirs.size() > Isolation::OutputsHandle) {
+        m_workspaceDir = std::make_shared<const UniqueFd>(std::move(dirs.at(Isolation::WorkspaceRootHandle)));
+        m_outputsDir = std::make_shared<const UniqueFd>(std::move(dirs.at(Isolation::OutputsHandle)));
+    }
+    m_state = ContainerState::Running;
+
+    Adoption adoption;
+    adoption.protocolVersion = int(adopted->protocolVersion);
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    for (Isolation::AdoptedRun &held : adopted->runs) {
+        m_nextWireId = qMax(m_nextWireId, held.state.runId + 1);
+        const QString runId = toQt(held.state.tag);
+        const std::optional<KnownRun> known = runId.isEmpty() ? std::nullopt : claim(runId);
+        if (!known) {
+            m_sandbox->collected(held.state.runId);
+            ++adoption.runsForgotten;
+            continue;
+        }
+        const qint64 outputCap = weakened(Guarantee::OutputCap) ? 1024 * MiB
+                                                                 : static_cast<qint64>(m_policy.limits.outputMb) * MiB;
+        const int timeoutMs = weakened(Guarantee::RunTimeout) ? 24 * 3600 * 1000 : m_policy.limits.runTimeoutS * 1000;
+        auto *run = new ContainerRun(
+            runId, held.state.runId, outputCap, timeoutMs, [this] { return memoryStats(); }, this);
+        run->setCommand(known->command);
+        run->setSpoolDirectory(spoolDirectory());
+        if (!weakened(Guarantee::OutputMasking))
+            run->setSecretMasker(Secrets::maskerFor(known->secrets));
+        m_runs.insert(runId, run);
+        watchRun(run);
+        ++adoption.runsAdopted;
+        run->adopt(*m_sandbox, held, qMax<qint64>(0, now - known->startedAtMs));
+    }
+    return adoption;
+}
+
+void Container::saveAndEnd(Isolation::AdoptedInit &adopted)
+{
+    if (adopted.handedBack.size() > Isolation::OutputsHandle) {
+        // Every process first, so that the tree saved is the one they left.
+        Isolation::InitProcess init = std::exchange(adopted.init, Isolation::InitProcess{});
+        Isolation::killAndReap(init);
+        Q_EMIT workspaceSaved(saveWorkspace(workspace(), adopted.handedBack[Isolation::WorkspaceRootHandle].get(),
+                                            adopted.handedBack[Isolation::OutputsHandle].get(),
+                                            m_policy.limits.workspaceMb));
+    }
+    Isolation::killAndReap(adopted.init);
+    if (m_cgroup)
+        (void)m_cgroup->destroy(m_id.toStdString());
 }
 
 // The start sequence of every container (Containers::OneShot::launchContainer()); the sandbox takes over the
@@ -205,6 +316,7 @@ Result<> Container::launchAndSendSetup(const Isolation::IdMapping &ids)
     launch.limits = {weakened(Guarantee::MemoryLimit) ? 0 : m_policy.memoryLimitBytes,
                      weakened(Guarantee::PidsLimit) ? 0 : m_policy.limits.pids};
     launch.replaceStaleGroup = true; // a group left by a daemon that was killed
+    launch.survivesEngine = true;
     launch.plan = OneShot::mountPlanInput(m_policy);
     launch.trustBundlePem = m_trustBundlePem;
     launch.seccompBpf = weakened(Guarantee::SeccompFilter)
@@ -228,23 +340,56 @@ void Container::stop(const QString &reason, WorkspaceOnStop then)
         m_state = ContainerState::Stopped;
 }
 
-// Every process is gone by the time cordon-init is reaped (its pid namespace ends with it), so the tree
-// saved is the one they left; the tmpfs lives on in our descriptors until they are closed here.
+// A stop that keeps the files ends every process but cordon-init first, and saves while cordon-init still
+// holds the container: a daemon that ends during the save leaves a container the next one can adopt and
+// finish saving (recoverInterruptedSave()), instead of a tmpfs gone with the save half done. Every other
+// end (an expiry, a deletion, a PID 1 that died) kills cordon-init at once; its pid namespace ends with it,
+// so the tree saved is the one the processes left, and the tmpfs lives on in our descriptors until they are
+// closed.
 void Container::releaseSandbox(WorkspaceOnStop then)
 {
+    const bool save = m_workspaceDir && m_outputsDir && then == WorkspaceOnStop::Save;
     if (m_sandbox) {
         m_sandbox->disconnect(this);
-        m_sandbox->destroy();
+        if (save && m_sandbox->isRunning() && m_sandbox->endProcesses(EndProcessesWaitMs))
+            m_savingSandbox = std::move(m_sandbox);
+        else
+            m_sandbox->destroy();
         m_sandbox.reset();
     }
-    if (m_workspaceDir && m_outputsDir && then == WorkspaceOnStop::Save)
+    if (save)
         startSave();
     m_workspaceDir.reset();
     m_outputsDir.reset();
+    if (!m_savingSandbox)
+        releaseCgroup();
+}
+
+void Container::releaseCgroup()
+{
     if (m_cgroup && m_cgroupCreated) {
         m_cgroup->destroy(m_id.toStdString());
         m_cgroupCreated = false;
     }
+}
+
+void Container::endSavingInit()
+{
+    if (!m_savingSandbox)
+        return;
+    m_savingSandbox->destroy();
+    m_savingSandbox.reset();
+    if (!m_sandbox)
+        releaseCgroup();
+}
+
+Result<bool> Container::recoverInterruptedSave()
+{
+    auto adopted = Isolation::adoptInit(workspace().root(), Isolation::SetupReplyTimeoutMs);
+    if (!adopted)
+        return adopted.error().code() == "sandbox.not_adoptable" ? Result<bool>(false) : fail(adopted.error());
+    saveAndEnd(*adopted);
+    return true;
 }
 
 Result<Files::SourceRoot> Container::filesRoot(const QString &scope) const
@@ -295,6 +440,7 @@ void Container::finishPendingSave()
     if (!m_pendingSave.valid())
         return;
     const WorkspaceSave save = m_pendingSave.get(); // waits while the copy is still under way
+    endSavingInit();
     // A failed save keeps the tmpfs (in memory, through our descriptors) so that nothing is lost: the next
     // start saves again before it restores, and refuses to start on the old copy if that fails too.
     if (save.saved) {
@@ -374,6 +520,7 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
     for (const QString &arg : *command)
         argv.push_back(arg.toStdString());
     Isolation::SpawnRequest spawn = OneShot::spawnRequestFor(m_policy, m_nextWireId++, std::move(argv));
+    spawn.tag = runId.toStdString();
     Secrets::injectSecrets(spawn.env, request.secrets);
     if (!m_trustBundlePem.empty())
         Isolation::addTrustBundleVariables(spawn.env);
@@ -383,9 +530,13 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
                                                          : m_policy.limits.runTimeoutS;
     const qint64 outputCap =
         weakened(Guarantee::OutputCap) ? 1024 * MiB : static_cast<qint64>(m_policy.limits.outputMb) * MiB;
+    // cordon-init kills the run at its deadline itself when no daemon is there to.
+    spawn.deadlineMonotonicMs = monotonicMs() + std::uint64_t(timeoutS) * 1000u;
+    spawn.holdOutput = true;
     auto *run = new ContainerRun(
         runId, spawn.runId, outputCap, timeoutS * 1000, [this] { return memoryStats(); }, this);
     run->setCommand(*command);
+    run->setSpoolDirectory(spoolDirectory());
     if (!weakened(Guarantee::OutputMasking))
         run->setSecretMasker(Secrets::maskerFor(request.secrets));
     if (auto started = run->start(*m_sandbox, spawn, request.stdinData, request.keepStdinOpen); !started) {
@@ -393,16 +544,32 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
         return fail(started.error());
     }
     m_runs.insert(runId, run);
+    watchRun(run);
+    return run;
+}
+
+void Container::watchRun(ContainerRun *run)
+{
     connect(run, &ContainerRun::outputReceived, this,
-            [this, runId](OutputStream stream, const QByteArray &chunk) {
+            [this, runId = run->id()](OutputStream stream, const QByteArray &chunk) {
                 Q_EMIT runOutput(runId, stream, chunk);
             });
     connect(run, &ContainerRun::finished, this, [this, run] {
         m_runs.remove(run->id());
-        Q_EMIT runFinished(run);
+        Q_EMIT runFinished(run); // recorded by the time this returns
+        run->removeSpools();
+        if (m_sandbox)
+            m_sandbox->collected(run->wireId());
         run->deleteLater();
     });
-    return run;
+}
+
+QString Container::spoolDirectory() const
+{
+    const QString directory = toQt(workspace().root()) + QStringLiteral("/runs");
+    // Beside the workspace, out of the sandbox's reach; made at the first run.
+    (void)::mkdir(QFile::encodeName(directory).constData(), 0700);
+    return directory;
 }
 
 ContainerRun *Container::findByWireId(quint64 wireId) const

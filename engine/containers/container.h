@@ -17,6 +17,7 @@
 #include <QHash>
 #include <QObject>
 
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -67,6 +68,24 @@ struct ExecRequest
     std::vector<Secrets::ResolvedSecret> secrets;
 };
 
+// What the daemon knows of a run that an adopted cordon-init still holds (Container::adopt()).
+struct KnownRun
+{
+    qint64 startedAtMs = 0; // since the epoch
+    QStringList command;
+    std::vector<Secrets::ResolvedSecret> secrets; // masked in its output
+};
+// Looks a held run up by its id, and claims it for the caller's books before the container takes it over
+// (a run that ended while no daemon ran finishes at once); nullopt: unknown, cordon-init may forget it.
+using ClaimRun = std::function<std::optional<KnownRun>(const QString &runId)>;
+
+struct Adoption
+{
+    int runsAdopted = 0;  // still running, or ended with their outcome kept by cordon-init
+    int runsForgotten = 0; // held by cordon-init but unknown here (their end was recorded already)
+    int protocolVersion = 0;
+};
+
 class Container final : public QObject
 {
     Q_OBJECT
@@ -86,10 +105,18 @@ public:
 
     // Creates the workspace (or reuses it), the cgroup and the sandbox.
     Result<> start();
+    // Takes over the container as an earlier daemon left it running: its cordon-init waits on the adoption
+    // socket with its runs, their output and exit statuses (docs/architecture.md, "Containers outlive the
+    // daemon"). sandbox.not_adoptable when none waits (the caller starts it again from its saved files);
+    // container.adoption_refused when its cordon-init speaks another protocol version or is not in the
+    // container's cgroup, after its files were saved and it was ended.
+    // A non-empty `refusal` ends it as such, saying so.
+    Result<Adoption> adopt(const ClaimRun &claim, const QString &refusal = {});
     // Kills every process inside (runs end as `killed` with `reason`) and releases the cgroup. With Save, the
     // in-memory workspace is then saved to the host on a thread (workspaceSaved() says how it went, from the
     // event loop), so files stay for the next start; with Discard its memory is simply let go.
     void stop(const QString &reason, WorkspaceOnStop then = WorkspaceOnStop::Save);
+    bool savePending() const { return m_pendingSave.valid(); }
     // Waits for a save under way and reports it now (a daemon that stops records it before it exits). A
     // start and a wipe do this themselves.
     void finishPendingSave();
@@ -99,6 +126,10 @@ public:
     Result<> saveAgainIfFailed();
     // Removes the workspace. Only when stopped.
     Result<> wipe();
+    // A stopped container whose cordon-init still waits for a daemon: the daemon before ended during the
+    // stop's save (the stop ends every process but cordon-init before it saves). Saves again and ends it;
+    // false when none waits.
+    Result<bool> recoverInterruptedSave();
 
     Result<ContainerRun *> exec(const QString &runId, const ExecRequest &request);
     ContainerRun *run(const QString &runId) const { return m_runs.value(runId); }
@@ -133,8 +164,18 @@ Q_SIGNALS:
 
 private:
     ContainerRun *findByWireId(quint64 wireId) const;
+    // Where its runs' output is spooled (ContainerRun::setSpoolDirectory()).
+    QString spoolDirectory() const;
+    void connectSandbox();
+    void watchRun(ContainerRun *run);
+    // Saves through an adopted cordon-init's directories and ends it: what a daemon does with a container
+    // it cannot adopt.
+    void saveAndEnd(Isolation::AdoptedInit &adopted);
     Result<QStringList> commandFor(const QString &runId, const ExecRequest &request) const;
     void releaseSandbox(WorkspaceOnStop then);
+    void releaseCgroup();
+    // The save is done: the cordon-init that held the container for it ends, and then its cgroup.
+    void endSavingInit();
     void startSave();
     // Everything up to the setup request; on failure the sandbox is released again.
     Result<> beginStart();
@@ -147,6 +188,8 @@ private:
     ContainerState m_state = ContainerState::Stopped;
     bool m_cgroupCreated = false;
     std::unique_ptr<Isolation::Sandbox> m_sandbox;
+    // A stopped container's cordon-init, with no process left beside it, until its save is done.
+    std::unique_ptr<Isolation::Sandbox> m_savingSandbox;
     std::shared_ptr<const UniqueFd> m_workspaceDir;
     std::shared_ptr<const UniqueFd> m_outputsDir;
     // The descriptors of a save under way (the copy holds them too), and its result.

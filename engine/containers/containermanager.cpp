@@ -87,17 +87,11 @@ Result<> ContainerManager::initialize()
             recordOrgPolicyError(toQt(reloaded.error().message()));
     });
 
-    auto interrupted =
-        weakened(Guarantee::InterruptedOnRestart) ? Result<int>(0) : m_store.markRunningAsInterrupted(now());
-    if (interrupted && *interrupted > 0)
-        recordEvent({}, {}, QStringLiteral("daemon.runs_interrupted"),
-                    {{QStringLiteral("count"), *interrupted}});
-
     auto records = m_store.containers(false);
     if (!records)
         return fail(records.error());
-    // Deadlines first: a container that expired while the daemon was down is wiped before anything else runs.
-    QList<Store::ContainerRecord> survivors;
+    // Why each container's runs that no cordon-init held any more were cut off, for their events.
+    QHash<QString, QString> whyInterrupted;
     for (const Store::ContainerRecord &record : *records) {
         // A one-shot run whose launcher was attached when the daemon went down: its network ended with the
         // daemon, and its container was never the daemon's to restart or wipe.
@@ -112,38 +106,31 @@ Result<> ContainerManager::initialize()
         owned->record = record;
         owned->container = std::make_unique<Container>(
             record.id, policy ? *policy : Policy::ContainerPolicy{}, m_cgroup.get());
-        Entry &added = *owned;
+        Entry &survivor = *owned;
         m_entries.emplace(record.id, std::move(owned));
-        if (!policy || record.expiresAt <= now()) {
-            expire(added, true);
-            continue;
-        }
-        survivors.append(record);
-    }
-    for (const Store::ContainerRecord &record : std::as_const(survivors)) {
-        Entry &survivor = *m_entries.at(record.id);
         // Masked from the first event on; a secret removed meanwhile fails the next run, not the restart.
         if (auto secrets = resolveSecrets(survivor.container->policy()))
             rememberSecretValues(survivor, *secrets);
         wireContainer(survivor);
-        if (m_cgroup)
-            m_cgroup->destroy(record.id.toStdString()); // left behind by a daemon that was killed
         survivor.container->setState(ContainerState::Stopped);
         if (record.state == QLatin1String("running")) {
-            Result<> started = prepareDomainSecrets(survivor);
-            if (started)
-                started = survivor.container->start();
-            if (started) {
-                attachProxy(survivor);
-                recordEvent(record.id, {}, QStringLiteral("container.restarted"), {});
-            } else {
-                detachProxy(record.id);
-                recordEvent(record.id, {}, QStringLiteral("container.restart_failed"),
-                            {{QStringLiteral("error"), toQt(started.error().message())}});
-            }
+            whyInterrupted.insert(record.id, recover(survivor));
+        } else {
+            finishInterruptedSave(survivor);
+            if (m_cgroup)
+                m_cgroup->destroy(record.id.toStdString()); // left behind by a daemon that was killed
         }
+        if (!policy) {
+            expire(survivor, true);
+            continue;
+        }
+        // Never deleted at start without notice: a deadline that passed while no daemon ran gets a grace
+        // period, announced, in which the user can keep the container alive or take its files.
+        if (record.expiresAt <= now())
+            deferExpiry(survivor);
         persist(survivor);
     }
+    interruptUnclaimedRuns(whyInterrupted);
     m_expiryTimer.start(ExpiryCheckMs);
     m_sampleTimer.start(m_settings.sampleIntervalMs);
     return {};
@@ -270,17 +257,20 @@ void ContainerManager::wireContainer(Entry &target)
         if (!save.saved) {
             detail.insert(QStringLiteral("error"), save.error);
             recordEvent(id, {}, QStringLiteral("workspace.save_failed"), detail);
-            return;
+        } else {
+            detail.insert(QStringLiteral("files"), save.files);
+            detail.insert(QStringLiteral("directories"), save.directories);
+            detail.insert(QStringLiteral("symlinks"), save.symlinks);
+            detail.insert(QStringLiteral("bytes"), save.bytes);
+            if (save.leftOut > 0) {
+                detail.insert(QStringLiteral("left_out"), save.leftOut);
+                detail.insert(QStringLiteral("left_out_examples"), QJsonArray::fromStringList(save.examples));
+            }
+            recordEvent(id, {}, QStringLiteral("workspace.saved"), detail);
         }
-        detail.insert(QStringLiteral("files"), save.files);
-        detail.insert(QStringLiteral("directories"), save.directories);
-        detail.insert(QStringLiteral("symlinks"), save.symlinks);
-        detail.insert(QStringLiteral("bytes"), save.bytes);
-        if (save.leftOut > 0) {
-            detail.insert(QStringLiteral("left_out"), save.leftOut);
-            detail.insert(QStringLiteral("left_out_examples"), QJsonArray::fromStringList(save.examples));
-        }
-        recordEvent(id, {}, QStringLiteral("workspace.saved"), detail);
+        // Recorded first: whoever waited for the save may say it is done.
+        for (const auto &then : m_saveWaiters.take(id))
+            then(&save);
     });
     connect(container, &Container::died, this, [this, id] {
         detachProxy(id);
@@ -384,6 +374,16 @@ Result<ContainerSnapshot> ContainerManager::stop(const QString &id)
     persist(stopped);
     recordEvent(id, {}, QStringLiteral("container.stopped"), {});
     return snapshot(stopped);
+}
+
+void ContainerManager::afterSave(const QString &id, std::function<void(const WorkspaceSave *)> then)
+{
+    auto found = entry(id);
+    if (!found || !(*found)->container->savePending()) {
+        then(nullptr);
+        return;
+    }
+    m_saveWaiters[id].append(std::move(then));
 }
 
 Result<ContainerSnapshot> ContainerManager::start(const QString &id)

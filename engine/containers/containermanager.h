@@ -44,6 +44,9 @@ struct ManagerSettings
     int sampleIntervalMs = 500;  // memory sampling, 2 Hz
     int memoryHistorySeconds = 600;
     int expiringSoonLeadSeconds = 120; // on the container's (scaled) clock
+    // A deadline that passed while no daemon ran: the container lives this much longer (on its clock) from
+    // the daemon's start, announced, before it expires.
+    int expiryGraceSeconds = 600;
     bool allowDegraded = false;        // create containers without cgroup limits when the host has none
     // What network decisions may make the history hold (containers/networkledger.h).
     int networkRowsPerRun = 1000;
@@ -184,8 +187,9 @@ public:
     ContainerManager(Store::HistoryStore &store, ManagerSettings settings, QObject *parent = nullptr);
     ~ContainerManager() override;
 
-    // Chooses the cgroup backend, then recovers what a previous daemon left: runs in flight become
-    // `interrupted`, containers whose deadline passed are wiped before anything else, the others come back.
+    // Chooses the cgroup backend, then recovers what a previous daemon left: a container that was running is
+    // adopted with its runs (or started again from its saved files when it cannot be, saying why), runs no
+    // container holds become `interrupted`, and a deadline that passed meanwhile gets a grace period.
     Result<> initialize();
     QString cgroupDescription() const;
     double timeScale() const { return m_settings.timeScale; }
@@ -198,6 +202,9 @@ public:
     QList<ContainerSnapshot> list(bool includeEnded) const;
     Result<ContainerSnapshot> get(const QString &id) const;
     Result<ContainerSnapshot> stop(const QString &id);
+    // Calls `then` once the container's save under way (a stop's) is done and recorded, with how it went;
+    // at once with null when none is under way.
+    void afterSave(const QString &id, std::function<void(const WorkspaceSave *)> then);
     Result<ContainerSnapshot> start(const QString &id);
     Result<ContainerSnapshot> remove(const QString &id);
     Result<ContainerSnapshot> keepAlive(const QString &id);
@@ -374,6 +381,16 @@ private:
     // A one-shot run's history row as a container (its limits are the launcher's: not shown as enforced).
     std::optional<ContainerSnapshot> oneShotSnapshot(const QString &id) const;
     void expire(Entry &entry, bool whileDown);
+    // At start-up (containerrecovery.cpp): adopts a container the daemon before left running, or starts it
+    // again from its saved files; returns why a run of it that was not adopted was cut off.
+    QString recover(Entry &survivor);
+    void deferExpiry(Entry &entry);
+    // A stopped container whose save the daemon before did not finish: saved now (Container::
+    // recoverInterruptedSave()).
+    void finishInterruptedSave(Entry &entry);
+    // Runs still `running` in the history that no adopted container holds become `interrupted`, each with
+    // the reason of its container (`whyByContainer`) in a run.interrupted event.
+    void interruptUnclaimedRuns(const QHash<QString, QString> &whyByContainer);
     void checkExpiry();
     void sampleMemory();
     void onRunFinished(Entry &entry, ContainerRun *run);
@@ -410,6 +427,7 @@ private:
     std::map<QString, std::unique_ptr<Entry>> m_entries;
     QHash<QString, QString> m_activeRuns;              // run id -> container id
     QHash<QString, Store::RunRecord> m_runRecords;     // active runs' records, finished at the end
+    QHash<QString, QList<std::function<void(const WorkspaceSave *)>>> m_saveWaiters; // afterSave()
     QHash<QString, Store::ContainerRecord> m_oneShots; // one-shot runs whose network the proxy serves
     // One-shot runs' secrets, masked in their decisions; kept after a run ends (a connection may report its
     // end later), the oldest dropped past MaxOneShotMaskers.

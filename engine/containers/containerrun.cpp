@@ -9,10 +9,14 @@
 #include "containers/stdinfeeder.h"
 #include "daemon/lite/runreport.h"
 #include "isolation/sandbox.h"
+#include "sandbox/initadoption.h"
 #include "sandbox/oneshotrun.h"
 #include "sandbox/runstdin.h"
 
+#include <QFile>
+
 #include <cerrno>
+#include <limits>
 #include <csignal>
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -85,8 +89,10 @@ Result<> ContainerRun::start(Isolation::Sandbox &sandbox, const Isolation::Spawn
     UniqueFd out[2], err[2];
     if (!makePipe(out) || !makePipe(err))
         return failErrno(QStringLiteral("run.pipe"), QStringLiteral("pipe2"), errno);
+    // cordon-init holds the read ends too, so that the run outlives this daemon: it drains them only
+    // while no daemon is connected.
     auto sent = sandbox.spawn(request, keepStdinOpen ? stdinPipe[0].get() : stdinFile.get(), out[1].get(),
-                              err[1].get());
+                              err[1].get(), out[0].get(), err[0].get());
     if (!sent)
         return sent;
 
@@ -95,8 +101,72 @@ Result<> ContainerRun::start(Isolation::Sandbox &sandbox, const Isolation::Spawn
         if (stdinData)
             m_stdin->write(*stdinData);
     }
-    m_stdout = std::make_unique<OutputCapture>(out[0].release(), m_outputCap, m_masker);
-    m_stderr = std::make_unique<OutputCapture>(err[0].release(), m_outputCap, m_masker);
+    captureOutput(out[0].release(), err[0].release());
+    m_timeout.start(m_timeoutMs);
+    return {};
+}
+
+void ContainerRun::adopt(Isolation::Sandbox &sandbox, Isolation::AdoptedRun &held, qint64 elapsedMs)
+{
+    m_clock.start();
+    m_elapsedBefore = elapsedMs;
+    m_sandbox = &sandbox;
+    // The container's counters from here on: an OOM kill while no daemon ran is told by the signal alone.
+    if (m_stats) {
+        if (auto stats = m_stats()) {
+            m_oomKillsBefore = stats->oomKills;
+            m_pidsLimitHitsBefore = stats->pidsLimitHits;
+        }
+    }
+    captureOutput(held.stdoutRead.release(), held.stderrRead.release());
+    // In order: what the daemon before read (its spools), what cordon-init read while none was there, then
+    // the pipes.
+    if (!m_spoolDirectory.isEmpty()) {
+        for (const auto &[capture, stream] :
+             {std::pair{m_stdout.get(), OutputStream::Stdout}, std::pair{m_stderr.get(), OutputStream::Stderr}}) {
+            QFile spooled(spoolPath(m_spoolDirectory, m_id, stream));
+            if (spooled.open(QIODevice::ReadOnly))
+                capture->takeSpooled(spooled.read(m_outputCap));
+        }
+    }
+    m_stdout->takeHeld(held.stdoutHeld, held.state.stdoutDropped);
+    m_stderr->takeHeld(held.stderrHeld, held.state.stderrDropped);
+    m_timedOut = held.state.timedOut;
+    if (held.state.exited) {
+        Isolation::ExitReport report;
+        report.runId = held.state.runId;
+        report.waitStatus = held.state.waitStatus;
+        report.userMicros = held.state.userMicros;
+        report.systemMicros = held.state.systemMicros;
+        report.maxRssKiB = held.state.maxRssKiB;
+        onExited(report);
+        return;
+    }
+    const qint64 left = qMax<qint64>(0, m_timeoutMs - elapsedMs);
+    m_timeout.start(static_cast<int>(qMin<qint64>(left, std::numeric_limits<int>::max())));
+}
+
+QString ContainerRun::spoolPath(const QString &directory, const QString &runId, OutputStream stream)
+{
+    return directory + QLatin1Char('/') + runId + QLatin1Char('.') + outputStreamName(stream);
+}
+
+void ContainerRun::removeSpools() const
+{
+    if (m_spoolDirectory.isEmpty())
+        return;
+    QFile::remove(spoolPath(m_spoolDirectory, m_id, OutputStream::Stdout));
+    QFile::remove(spoolPath(m_spoolDirectory, m_id, OutputStream::Stderr));
+}
+
+void ContainerRun::captureOutput(int stdoutFd, int stderrFd)
+{
+    m_stdout = std::make_unique<OutputCapture>(stdoutFd, m_outputCap, m_masker);
+    m_stderr = std::make_unique<OutputCapture>(stderrFd, m_outputCap, m_masker);
+    if (!m_spoolDirectory.isEmpty()) {
+        m_stdout->spoolTo(spoolPath(m_spoolDirectory, m_id, OutputStream::Stdout));
+        m_stderr->spoolTo(spoolPath(m_spoolDirectory, m_id, OutputStream::Stderr));
+    }
     connect(m_stdout.get(), &OutputCapture::received, this,
             [this](const QByteArray &chunk) { Q_EMIT outputReceived(OutputStream::Stdout, chunk); });
     connect(m_stderr.get(), &OutputCapture::received, this,
@@ -107,8 +177,6 @@ Result<> ContainerRun::start(Isolation::Sandbox &sandbox, const Isolation::Spawn
                 finish();
         });
     }
-    m_timeout.start(m_timeoutMs);
-    return {};
 }
 
 Result<> ContainerRun::writeStdin(const QByteArray &data, bool eof)
@@ -206,7 +274,7 @@ void ContainerRun::finish()
     m_finished = true;
     m_grace.stop();
     m_timeout.stop();
-    m_outcome.wallMs = m_clock.elapsed();
+    m_outcome.wallMs = m_elapsedBefore + m_clock.elapsed();
     if (m_stats) {
         if (auto stats = m_stats()) {
             m_outcome.oomKills = stats->oomKills - m_oomKillsBefore;
@@ -219,6 +287,12 @@ void ContainerRun::finish()
             capture->drainAndClose();
     }
     if (m_stdout) {
+        const std::uint64_t dropped = m_stdout->droppedWhileDetached() + m_stderr->droppedWhileDetached();
+        if (dropped > 0 && m_outcome.message.isEmpty())
+            m_outcome.message = QStringLiteral("%1 bytes of output were dropped while no daemon was running "
+                                               "(cordon-init keeps at most %2 MiB per stream)")
+                                    .arg(dropped)
+                                    .arg(Isolation::MaxHeldOutputPerStream / (1024 * 1024));
         m_outcome.stdoutData = m_stdout->data();
         m_outcome.stdoutBytes = m_stdout->totalBytes();
         m_outcome.stdoutTruncated = m_stdout->truncated();

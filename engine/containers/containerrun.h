@@ -20,6 +20,7 @@
 
 namespace Cordon::Isolation {
 class Sandbox;
+struct AdoptedRun;
 }
 
 namespace Cordon::Containers {
@@ -53,11 +54,21 @@ public:
     quint64 wireId() const { return m_wireId; }
     // The values the run received, masked in its output and its outcome's message. Before start().
     void setSecretMasker(Secrets::SecretMasker masker) { m_masker = std::move(masker); }
+    // Where what is kept of its output is also written as it arrives (outputcapture.h: spoolTo()), so that
+    // it outlives this daemon; before start() or adopt(). removeSpools() once the outcome is recorded.
+    void setSpoolDirectory(QString directory) { m_spoolDirectory = std::move(directory); }
+    void removeSpools() const;
+    // `directory`/<runId>.stdout or .stderr.
+    static QString spoolPath(const QString &directory, const QString &runId, OutputStream stream);
 
     // Creates the pipes and sends the spawn request. With `keepStdinOpen`, stdin stays a pipe that
     // writeStdin() feeds; otherwise the run reads `stdinData` (or nothing) and then end-of-file.
     Result<> start(Isolation::Sandbox &sandbox, const Isolation::SpawnRequest &request,
                    const std::optional<QByteArray> &stdinData, bool keepStdinOpen);
+    // Takes over a run that cordon-init held while no daemon was connected (Container::adopt()): what it
+    // kept of the output comes first, then the pipes; a run that ended meanwhile finishes with its real
+    // status. `elapsedMs`: how long ago it started.
+    void adopt(Isolation::Sandbox &sandbox, Isolation::AdoptedRun &held, qint64 elapsedMs);
     Result<> writeStdin(const QByteArray &data, bool eof);
     void cancel();
     // The container went away under the run (stopped, expired, PID 1 died): finish with what is known.
@@ -75,6 +86,7 @@ Q_SIGNALS:
 
 private:
     void onTimeout();
+    void captureOutput(int stdoutFd, int stderrFd);
     void awaitOutputThenFinish(int graceMs);
     void finish();
 
@@ -85,6 +97,7 @@ private:
     int m_timeoutMs;
     StatsProvider m_stats;
     Secrets::SecretMasker m_masker;
+    QString m_spoolDirectory;
     qint64 m_oomKillsBefore = 0;
     qint64 m_pidsLimitHitsBefore =
         0; // the container's counter is shared by its runs: a run reports its share
@@ -93,6 +106,7 @@ private:
     std::unique_ptr<OutputCapture> m_stderr;
     std::unique_ptr<StdinFeeder> m_stdin;
     QElapsedTimer m_clock;
+    qint64 m_elapsedBefore = 0; // an adopted run's time before this daemon took it over
     QTimer m_timeout;
     QTimer m_grace;
     bool m_timedOut = false;

@@ -78,20 +78,35 @@ Result<> Sandbox::awaitSetUp(int timeoutMs)
         return abort(setupError(*reply));
     m_proxyListener = handles.proxyListener.release();
     m_workspaceDirs = std::move(handles.handedBack);
-
-    ::fcntl(m_init.control, F_SETFL, ::fcntl(m_init.control, F_GETFL) | O_NONBLOCK);
-    m_notifier = std::make_unique<QSocketNotifier>(m_init.control, QSocketNotifier::Read);
-    connect(m_notifier.get(), &QSocketNotifier::activated, this, &Sandbox::readMessages);
+    watchControl();
     return {};
 }
 
-Result<> Sandbox::spawn(const SpawnRequest &request, int stdinFd, int stdoutFd, int stderrFd)
+void Sandbox::adoptRunning(AdoptedInit &adopted)
+{
+    destroy();
+    m_init = std::exchange(adopted.init, InitProcess{});
+    m_proxyListener = adopted.proxyListener.release();
+    m_workspaceDirs = std::move(adopted.handedBack);
+    watchControl();
+}
+
+void Sandbox::watchControl()
+{
+    ::fcntl(m_init.control, F_SETFL, ::fcntl(m_init.control, F_GETFL) | O_NONBLOCK);
+    m_notifier = std::make_unique<QSocketNotifier>(m_init.control, QSocketNotifier::Read);
+    connect(m_notifier.get(), &QSocketNotifier::activated, this, &Sandbox::readMessages);
+}
+
+Result<> Sandbox::spawn(const SpawnRequest &request, int stdinFd, int stdoutFd, int stderrFd, int stdoutRead,
+                        int stderrRead)
 {
     if (m_init.control < 0)
         return fail(QStringLiteral("sandbox.not_running"), QStringLiteral("the container is not running"));
     const int fds[3] = {stdinFd, stdoutFd, stderrFd};
-    const int error =
-        sendWaitingForRoom(m_init.control, [&] { return sendSpawnRequest(m_init.control, request, fds); });
+    const int held[2] = {stdoutRead, stderrRead};
+    const int error = sendWaitingForRoom(m_init.control,
+                                         [&] { return sendSpawnRequest(m_init.control, request, fds, held); });
     if (error != 0)
         return failErrno(QStringLiteral("sandbox.protocol"), QStringLiteral("send spawn request"), error);
     return {};
@@ -110,6 +125,43 @@ Result<> Sandbox::kill(quint64 runId, int signal)
         error != 0)
         return failErrno(QStringLiteral("sandbox.protocol"), QStringLiteral("send kill request"), error);
     return {};
+}
+
+void Sandbox::collected(quint64 runId)
+{
+    // Lost only with cordon-init itself, or with this engine (the next one hears of the run again).
+    if (m_init.control >= 0)
+        (void)sendWaitingForRoom(m_init.control, [&] { return sendRunCollected(m_init.control, runId); });
+}
+
+Result<> Sandbox::endProcesses(int timeoutMs)
+{
+    if (m_init.control < 0)
+        return fail(QStringLiteral("sandbox.not_running"), QStringLiteral("the container is not running"));
+    const std::vector<std::uint8_t> request = encode(EndProcesses{});
+    if (const int error = sendWaitingForRoom(m_init.control, [&] { return sendMessage(m_init.control, request); });
+        error != 0)
+        return failErrno(QStringLiteral("sandbox.protocol"), QStringLiteral("send the end of processes"), error);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    while (std::chrono::steady_clock::now() < deadline) {
+        const InitMessage message = readInitMessage(m_init.control);
+        switch (message.kind) {
+        case InitMessage::Kind::ProcessesEnded:
+            return {};
+        case InitMessage::Kind::Gone:
+            retireNotifier(m_notifier);
+            return fail(QStringLiteral("sandbox.not_running"), QStringLiteral("cordon-init ended"));
+        case InitMessage::Kind::None: {
+            pollfd entry{m_init.control, POLLIN, 0};
+            (void)::poll(&entry, 1, SendPollMs);
+            break;
+        }
+        default:
+            break; // the runs' exits: they were abandoned before
+        }
+    }
+    return fail(QStringLiteral("sandbox.timeout"),
+                QStringLiteral("the container's processes did not end in %1 ms").arg(timeoutMs));
 }
 
 void Sandbox::readMessages()
@@ -141,6 +193,7 @@ void Sandbox::readMessages()
             Q_EMIT exited(message.exit);
             break;
         case InitMessage::Kind::Malformed:
+        case InitMessage::Kind::ProcessesEnded:
             break;
         }
     }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "sandbox/initadoption.h"
 #include "sandbox/initlaunch.h"
 #include "sandbox/initprotocol.h"
 #include "sandbox/mountplan.h"
@@ -38,10 +39,21 @@ public:
     // fails, and a failure kills cordon-init.
     void adopt(InitProcess init);
     Result<> awaitSetUp(int timeoutMs = SetupReplyTimeoutMs);
-    // Sends a spawn request with the run's stdin, stdout and stderr; the answer arrives as
+    // Takes over a set-up cordon-init that an earlier engine started (initadoption.h): its connection, the
+    // workspace directories and the proxy listener; the runs it held are the caller's.
+    void adoptRunning(AdoptedInit &adopted);
+    // Sends a spawn request with the run's stdin, stdout and stderr, and the read ends of stdout and stderr
+    // for cordon-init to hold (and drain while no engine is connected); the answer arrives as
     // spawned/spawnFailed.
-    Result<> spawn(const SpawnRequest &request, int stdinFd, int stdoutFd, int stderrFd);
+    Result<> spawn(const SpawnRequest &request, int stdinFd, int stdoutFd, int stderrFd, int stdoutRead,
+                   int stderrRead);
     Result<> kill(quint64 runId, int signal = 9);
+    // The run's end is recorded: cordon-init lets go of what it held for it.
+    void collected(quint64 runId);
+    // Kills every process of the container but cordon-init and waits until they are reaped: a stop saves
+    // the workspace after this, while cordon-init still holds the container (a daemon that ends during the
+    // save leaves it to the next one, which finishes the save).
+    Result<> endProcesses(int timeoutMs);
     // Kills every process of the container (SIGKILL to its PID 1 ends the pid namespace) and reaps
     // cordon-init.
     void destroy();
@@ -64,6 +76,7 @@ Q_SIGNALS:
     void died();
 
 private:
+    void watchControl();
     void readMessages();
 
     InitProcess m_init;

@@ -2,6 +2,7 @@
 #include "sandbox/containerlaunch.h"
 
 #include "sandbox/files/pendingfile.h"
+#include "sandbox/initadoption.h"
 #include "sandbox/uniquefd.h"
 #include "sandbox/writeall.h"
 
@@ -90,7 +91,20 @@ Result<> launchContainer(const LaunchRequest &request, LaunchedContainer &launch
     setup.classicMountCalls = classic != nullptr && std::string_view(classic) == "1";
     setup.seccompBpf = request.seccompBpf;
     setup.awaitCgroup = request.cgroup != nullptr;
-    if (const int error = Isolation::sendMessage(launched.init.control, Isolation::encode(setup)); error != 0)
+    // cordon-init holds the adoption socket from here on; the engine finds it by its path when it adopts.
+    UniqueFd adoption;
+    if (request.survivesEngine) {
+        auto listening = Isolation::bindAdoptionSocket(launched.workspace->root());
+        if (!listening)
+            return fail(listening.error());
+        adoption = std::move(*listening);
+        setup.survivesEngine = true;
+    }
+    const int adoptionFd = adoption.get();
+    if (const int error = Isolation::sendMessage(launched.init.control, Isolation::encode(setup),
+                                                 adoption.isValid() ? &adoptionFd : nullptr,
+                                                 adoption.isValid() ? 1 : 0);
+        error != 0)
         return failErrno("sandbox.setup_failed", "send setup request", error);
     if (request.cgroup) {
         if (request.replaceStaleGroup)

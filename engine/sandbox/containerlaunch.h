@@ -38,6 +38,9 @@ struct LaunchRequest
     // The seccomp program every process of the container runs under (SetupRequest::seccompBpf): cordon-init
     // installs it at the end of its setup and refuses to go on without one.
     std::string seccompBpf;
+    // The container outlives its engine (a daemon's containers): cordon-init gets an adoption socket in the
+    // workspace's root directory with the setup request (initadoption.h).
+    bool survivesEngine = false;
     // Called on the workspace thread once the workspace exists, before the plan (inputs are copied in here).
     std::function<Result<>(const WorkspacePaths &)> prepareWorkspace;
 };

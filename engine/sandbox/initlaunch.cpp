@@ -23,6 +23,9 @@ namespace Cordon::Isolation {
 
 namespace {
 
+// A SIGKILL ends a pid namespace at once; what may take longer is the release of its mounts.
+constexpr int AdoptedExitWaitMs = 5000;
+
 constexpr std::uint32_t NobodyId = 65534;
 
 Result<> writeProcFile(pid_t pid, const char *name, const std::string &contents)
@@ -243,6 +246,15 @@ Error setupFailure(const SetupReply &reply)
 
 void killAndReap(InitProcess &init)
 {
+    if (init.pidfd >= 0) {
+        (void)::syscall(SYS_pidfd_send_signal, init.pidfd, SIGKILL, nullptr, 0);
+        pollfd ended{init.pidfd, POLLIN, 0};
+        while (::poll(&ended, 1, AdoptedExitWaitMs) < 0 && errno == EINTR) {
+        }
+        ::close(init.pidfd);
+        init.pidfd = -1;
+        init.pid = -1;
+    }
     if (init.pid > 0) {
         ::kill(init.pid, SIGKILL);
         int status = 0;
@@ -280,6 +292,12 @@ InitMessage readInitMessage(int controlFd)
         if (decode(message.data(), message.size(), read.exit))
             read.kind = InitMessage::Kind::Exited;
         break;
+    case MessageType::ProcessesEnded: {
+        ProcessesEnded ended;
+        if (decode(message.data(), message.size(), ended))
+            read.kind = InitMessage::Kind::ProcessesEnded;
+        break;
+    }
     default:
         break;
     }

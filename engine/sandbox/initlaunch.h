@@ -40,6 +40,9 @@ struct InitProcess
 {
     pid_t pid = -1;
     int control = -1; // our end of the control socketpair (SOCK_SEQPACKET, close-on-exec)
+    // Set for a cordon-init an earlier engine started (initadoption.h): not our child, so it is killed and
+    // waited for through this instead of waitpid().
+    int pidfd = -1;
 };
 
 // Clones cordon-init (stdio on /dev/null, the control socket at ControlFd, nothing else inherited, its
@@ -85,6 +88,7 @@ struct InitMessage
         Gone,     // cordon-init closed its end, or the socket failed: the container's PID 1 is dead
         Spawned,  // spawn: a run started (stage None) or its setup failed (stage and error say where)
         Exited,   // exit: a run ended
+        ProcessesEnded, // every process but PID 1 is gone (the answer to EndProcesses)
         Malformed // a message that does not decode, or of a type the engine never receives: ignored
     };
     Kind kind = Kind::None;
@@ -94,7 +98,8 @@ struct InitMessage
 // Reads the next message; descriptors passed with it are closed (runs never pass any back).
 InitMessage readInitMessage(int controlFd);
 
-// SIGKILL (which ends the whole pid namespace) and reap; closes the control socket.
+// SIGKILL (which ends the whole pid namespace) and reap (or, for an adopted cordon-init, wait for its end);
+// closes the control socket.
 void killAndReap(InitProcess &init);
 
 } // namespace Cordon::Isolation

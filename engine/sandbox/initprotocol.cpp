@@ -112,11 +112,24 @@ WireWriter start(MessageType type)
     return w;
 }
 
+// A message that is its type alone.
+std::vector<std::uint8_t> encodeBare(MessageType type)
+{
+    return start(type).data();
+}
+
+bool decodeBare(const std::uint8_t *data, std::size_t length, MessageType type)
+{
+    bool ok = false;
+    WireReader r = begin(data, length, type, ok);
+    return ok && r.atEnd();
+}
+
 } // namespace
 
 std::optional<MessageType> peekType(const std::uint8_t *data, std::size_t length)
 {
-    if (length == 0 || data[0] < 1 || data[0] > static_cast<std::uint8_t>(MessageType::CgroupJoined))
+    if (length == 0 || data[0] < 1 || data[0] > static_cast<std::uint8_t>(MessageType::ProcessesEnded))
         return std::nullopt;
     return static_cast<MessageType>(data[0]);
 }
@@ -147,6 +160,7 @@ std::vector<std::uint8_t> encode(const SetupRequest &m)
     }
     w.strings(m.handBack);
     w.string(m.seccompBpf);
+    w.boolean(m.survivesEngine);
     return w.data();
 }
 
@@ -183,19 +197,17 @@ bool decode(const std::uint8_t *data, std::size_t length, SetupRequest &m)
     }
     if (!r.strings(m.handBack) || m.handBack.size() > MaxHandBack)
         return false;
-    return r.string(m.seccompBpf) && r.atEnd();
+    return r.string(m.seccompBpf) && r.boolean(m.survivesEngine) && r.atEnd();
 }
 
 std::vector<std::uint8_t> encode(const CgroupJoined &)
 {
-    return start(MessageType::CgroupJoined).data();
+    return encodeBare(MessageType::CgroupJoined);
 }
 
 bool decode(const std::uint8_t *data, std::size_t length, CgroupJoined &)
 {
-    bool ok = false;
-    WireReader r = begin(data, length, MessageType::CgroupJoined, ok);
-    return ok && r.atEnd();
+    return decodeBare(data, length, MessageType::CgroupJoined);
 }
 
 std::vector<std::uint8_t> encode(const SetupReply &m)
@@ -227,6 +239,9 @@ std::vector<std::uint8_t> encode(const SpawnRequest &m)
     }
     w.boolean(m.raiseOomScore);
     w.boolean(m.endsContainer);
+    w.string(m.tag);
+    w.u64(m.deadlineMonotonicMs);
+    w.boolean(m.holdOutput);
     return w.data();
 }
 
@@ -245,7 +260,8 @@ bool decode(const std::uint8_t *data, std::size_t length, SpawnRequest &m)
             return false;
         m.rlimits.push_back(limit);
     }
-    return r.boolean(m.raiseOomScore) && r.boolean(m.endsContainer) && r.atEnd() && !m.argv.empty();
+    return r.boolean(m.raiseOomScore) && r.boolean(m.endsContainer) && r.string(m.tag) &&
+           r.u64(m.deadlineMonotonicMs) && r.boolean(m.holdOutput) && r.atEnd() && !m.argv.empty();
 }
 
 std::vector<std::uint8_t> encode(const SpawnReply &m)
@@ -309,6 +325,138 @@ bool decode(const std::uint8_t *data, std::size_t length, KillRequest &m)
         return false;
     m.signal = static_cast<std::int32_t>(signal);
     return r.atEnd();
+}
+
+std::vector<std::uint8_t> encode(const Adopt &m)
+{
+    WireWriter w = start(MessageType::Adopt);
+    w.u32(m.protocolVersion);
+    return w.data();
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, Adopt &m)
+{
+    bool ok = false;
+    WireReader r = begin(data, length, MessageType::Adopt, ok);
+    return ok && r.u32(m.protocolVersion) && r.atEnd();
+}
+
+// Only the first two fields are frozen: a reader of another version stops after them.
+std::vector<std::uint8_t> encode(const AdoptReply &m)
+{
+    WireWriter w = start(MessageType::AdoptReply);
+    w.u32(m.protocolVersion);
+    w.u32(m.handBackCount);
+    w.boolean(m.proxyListener);
+    w.u32(m.heldRuns);
+    return w.data();
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, AdoptReply &m)
+{
+    bool ok = false;
+    WireReader r = begin(data, length, MessageType::AdoptReply, ok);
+    if (!ok || !r.u32(m.protocolVersion) || !r.u32(m.handBackCount) || m.handBackCount > MaxHandBack)
+        return false;
+    if (m.protocolVersion != InitProtocolVersion)
+        return true; // what follows is that version's; the caller reads no further
+    return r.boolean(m.proxyListener) && r.u32(m.heldRuns) && r.atEnd();
+}
+
+std::vector<std::uint8_t> encode(const HeldRun &m)
+{
+    WireWriter w = start(MessageType::HeldRun);
+    w.u64(m.runId);
+    w.string(m.tag);
+    w.u32(static_cast<std::uint32_t>(m.pid));
+    w.boolean(m.exited);
+    w.u32(static_cast<std::uint32_t>(m.waitStatus));
+    w.u64(m.userMicros);
+    w.u64(m.systemMicros);
+    w.u64(m.maxRssKiB);
+    w.boolean(m.timedOut);
+    w.u64(m.deadlineMonotonicMs);
+    w.u64(m.stdoutDropped);
+    w.u64(m.stderrDropped);
+    w.boolean(m.stdoutOpen);
+    w.boolean(m.stderrOpen);
+    return w.data();
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, HeldRun &m)
+{
+    bool ok = false;
+    WireReader r = begin(data, length, MessageType::HeldRun, ok);
+    std::uint32_t pid = 0, status = 0;
+    if (!ok || !r.u64(m.runId) || !r.string(m.tag) || !r.u32(pid) || !r.boolean(m.exited) || !r.u32(status) ||
+        !r.u64(m.userMicros) || !r.u64(m.systemMicros) || !r.u64(m.maxRssKiB) || !r.boolean(m.timedOut) ||
+        !r.u64(m.deadlineMonotonicMs) || !r.u64(m.stdoutDropped) || !r.u64(m.stderrDropped) ||
+        !r.boolean(m.stdoutOpen) || !r.boolean(m.stderrOpen))
+        return false;
+    m.pid = static_cast<std::int32_t>(pid);
+    m.waitStatus = static_cast<std::int32_t>(status);
+    return r.atEnd();
+}
+
+std::vector<std::uint8_t> encode(const HeldOutput &m)
+{
+    WireWriter w = start(MessageType::HeldOutput);
+    w.u64(m.runId);
+    w.u8(m.stream);
+    w.string(m.bytes);
+    return w.data();
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, HeldOutput &m)
+{
+    bool ok = false;
+    WireReader r = begin(data, length, MessageType::HeldOutput, ok);
+    return ok && r.u64(m.runId) && r.u8(m.stream) && (m.stream == 1 || m.stream == 2) && r.string(m.bytes) &&
+           m.bytes.size() <= MaxHeldOutputChunk && r.atEnd();
+}
+
+std::vector<std::uint8_t> encode(const EndProcesses &)
+{
+    return encodeBare(MessageType::EndProcesses);
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, EndProcesses &)
+{
+    return decodeBare(data, length, MessageType::EndProcesses);
+}
+
+std::vector<std::uint8_t> encode(const ProcessesEnded &)
+{
+    return encodeBare(MessageType::ProcessesEnded);
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, ProcessesEnded &)
+{
+    return decodeBare(data, length, MessageType::ProcessesEnded);
+}
+
+std::vector<std::uint8_t> encode(const AdoptDone &)
+{
+    return encodeBare(MessageType::AdoptDone);
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, AdoptDone &)
+{
+    return decodeBare(data, length, MessageType::AdoptDone);
+}
+
+std::vector<std::uint8_t> encode(const RunCollected &m)
+{
+    WireWriter w = start(MessageType::RunCollected);
+    w.u64(m.runId);
+    return w.data();
+}
+
+bool decode(const std::uint8_t *data, std::size_t length, RunCollected &m)
+{
+    bool ok = false;
+    WireReader r = begin(data, length, MessageType::RunCollected, ok);
+    return ok && r.u64(m.runId) && r.atEnd();
 }
 
 int sendMessage(int socketFd, const std::vector<std::uint8_t> &message, const int *fds, int fdCount)
@@ -395,11 +543,13 @@ long receiveMessage(int socketFd, std::vector<std::uint8_t> &message, std::vecto
     return static_cast<long>(received);
 }
 
-int sendSpawnRequest(int socketFd, const SpawnRequest &request, const int (&stdio)[3])
+namespace {
+
+int sendSpawn(int socketFd, const SpawnRequest &request, const int *passed, int passedCount)
 {
     const std::vector<std::uint8_t> encoded = encode(request);
     if (encoded.size() <= MaxInlineSpawnBytes)
-        return sendMessage(socketFd, encoded, stdio, 3);
+        return sendMessage(socketFd, encoded, passed, passedCount);
     if (encoded.size() > MaxSpawnRequestBytes)
         return E2BIG;
     // Sealed, so that what cordon-init reads is what was written, whoever else holds the fd.
@@ -412,11 +562,32 @@ int sendSpawnRequest(int socketFd, const SpawnRequest &request, const int (&stdi
         ::fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
         error = errno;
     if (error == 0) {
-        const int fds[4] = {stdio[0], stdio[1], stdio[2], memfd};
-        error = sendMessage(socketFd, {static_cast<std::uint8_t>(MessageType::SpawnRequestInMemfd)}, fds, 4);
+        int fds[6] = {};
+        std::memcpy(fds, passed, sizeof(int) * static_cast<std::size_t>(passedCount));
+        fds[passedCount] = memfd;
+        error = sendMessage(socketFd, {static_cast<std::uint8_t>(MessageType::SpawnRequestInMemfd)}, fds,
+                            passedCount + 1);
     }
     ::close(memfd);
     return error;
+}
+
+} // namespace
+
+int sendSpawnRequest(int socketFd, const SpawnRequest &request, const int (&stdio)[3])
+{
+    if (request.holdOutput)
+        return EINVAL;
+    return sendSpawn(socketFd, request, stdio, 3);
+}
+
+int sendSpawnRequest(int socketFd, const SpawnRequest &request, const int (&stdio)[3],
+                     const int (&heldReadEnds)[2])
+{
+    if (!request.holdOutput)
+        return EINVAL;
+    const int fds[5] = {stdio[0], stdio[1], stdio[2], heldReadEnds[0], heldReadEnds[1]};
+    return sendSpawn(socketFd, request, fds, 5);
 }
 
 std::vector<std::uint8_t> readSpawnRequestMemfd(int memfd)

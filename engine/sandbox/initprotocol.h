@@ -12,6 +12,23 @@
 //                    sealed memfd holding the encoded SpawnRequest) when it is too large for one datagram
 //   init -> engine   SpawnReply, later ExitReport
 //   engine -> init   KillRequest
+//   engine -> init   RunCollected                       a run's end is recorded: init forgets it
+//   engine -> init   EndProcesses                       kill every process but PID 1 (a stop, before the
+//   init -> engine   ProcessesEnded                     workspace is saved: the container's tmpfs and PID 1
+//                                                       stay until the save is done)
+//
+// A container outlives the engine (docs/architecture.md, "Containers outlive the daemon"): when the setup
+// request asks for it (survivesEngine), the engine passes a bound unix socket with it (init listens on it), and cordon-init,
+// when its control connection closes, keeps its runs going, keeps what they write (bounded) and their exit
+// statuses, and waits on that socket for the next engine:
+//
+//   engine -> init   Adopt                              the first message on a new connection
+//   init -> engine   AdoptReply (+ the hand-back directories, then the proxy listener)
+//   init -> engine   HeldRun (+ its stdout and stderr read ends while open), then its HeldOutput chunks,
+//                    for every run init still knows
+//   init -> engine   AdoptDone
+//
+// after which the connection is the control connection, as the first one was.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +48,22 @@ enum class MessageType : std::uint8_t
     KillRequest = 6,
     SpawnRequestInMemfd = 7,
     CgroupJoined = 8,
+    Adopt = 9,
+    AdoptReply = 10,
+    HeldRun = 11,
+    HeldOutput = 12,
+    AdoptDone = 13,
+    RunCollected = 14,
+    EndProcesses = 15,
+    ProcessesEnded = 16,
 };
+
+// What both sides speak. An engine adopts containers whose cordon-init speaks a version from
+// MinAdoptableProtocol up to its own; AdoptReply's first two fields and the descriptors passed with it are
+// the same in every version, so an engine can always save the workspace of a container it cannot adopt.
+// 1: containers ended with the engine; 2: containers outlive it.
+constexpr std::uint32_t InitProtocolVersion = 2;
+constexpr std::uint32_t MinAdoptableProtocol = 2;
 
 // The largest message either side sends or accepts; seccomp programs and mount plans are far below it.
 constexpr std::size_t MaxMessageBytes = 256 * 1024;
@@ -149,6 +181,11 @@ struct SetupRequest
     // is done and before it answers, so that every run inherits it from the clone: the kernel checks and
     // JIT-compiles the program once per container instead of once per run. Empty is refused (Stage::Seccomp).
     std::string seccompBpf;
+    // The container outlives the engine: a bound unix socket comes with this request (its only
+    // descriptor), cordon-init no longer dies with its parent once it is set up, and an engine that goes
+    // away leaves it waiting on that socket for the next one (Adopt). False (a one-shot run): the container
+    // ends when the control socket closes.
+    bool survivesEngine = false;
 };
 
 constexpr std::uint16_t ProxyPort = 3128;
@@ -186,6 +223,15 @@ struct SpawnRequest
     // the container, cordon-init exits by itself, so that the kernel tears the namespaces down while the
     // engine is still reading the cgroup's counters, instead of after its kill.
     bool endsContainer = false;
+    // The engine's own name for the run, given back when a later engine adopts the container.
+    std::string tag;
+    // CLOCK_MONOTONIC milliseconds after which cordon-init kills the run's session itself while no engine
+    // is connected (the engine's timer does so while it is); 0: none.
+    std::uint64_t deadlineMonotonicMs = 0;
+    // Two more descriptors come after stdin, stdout and stderr: the engine's read ends of the stdout and
+    // stderr pipes. cordon-init never reads them while an engine is connected; when none is, it drains them
+    // into a bounded buffer, so that a run never blocks on a full pipe and what it wrote is kept.
+    bool holdOutput = false;
 };
 
 struct SpawnReply
@@ -213,7 +259,81 @@ struct KillRequest
     bool wholeSession = true; // the run's session (and process group), not only its first process
 };
 
+// The first message of an engine on the adoption socket.
+struct Adopt
+{
+    std::uint32_t protocolVersion = InitProtocolVersion;
+};
+
+struct AdoptReply
+{
+    std::uint32_t protocolVersion = InitProtocolVersion; // frozen: first in every version
+    std::uint32_t handBackCount = 0;                     // frozen: the directories passed first
+    bool proxyListener = false;                          // then the listener, when there is one
+    std::uint32_t heldRuns = 0;                          // HeldRun messages that follow
+};
+
+// One run cordon-init knows: still running, or ended and not yet collected by an engine.
+struct HeldRun
+{
+    std::uint64_t runId = 0;
+    std::string tag;
+    std::int32_t pid = 0;
+    bool exited = false;
+    std::int32_t waitStatus = 0;
+    std::uint64_t userMicros = 0;
+    std::uint64_t systemMicros = 0;
+    std::uint64_t maxRssKiB = 0;
+    bool timedOut = false; // cordon-init killed it at its deadline while no engine was connected
+    std::uint64_t deadlineMonotonicMs = 0;
+    // Bytes of each stream that did not fit in the buffer while no engine read (dropped, counted).
+    std::uint64_t stdoutDropped = 0;
+    std::uint64_t stderrDropped = 0;
+    // The read ends still open come with the message, stdout first.
+    bool stdoutOpen = false;
+    bool stderrOpen = false;
+};
+
+// What a run wrote while no engine read it, in order, at most MaxHeldOutputChunk bytes a message.
+struct HeldOutput
+{
+    std::uint64_t runId = 0;
+    std::uint8_t stream = 1; // 1 stdout, 2 stderr
+    std::string bytes;
+};
+constexpr std::size_t MaxHeldOutputChunk = 128 * 1024;
+// What cordon-init keeps of a run's output while no engine reads it: at most this much per stream, and all
+// runs together at most MaxHeldOutputTotal, before the rest is dropped and counted. The buffer is charged to
+// the container's memory, and the engine caps what it keeps anyway.
+constexpr std::size_t MaxHeldOutputPerStream = 4 * 1024 * 1024;
+constexpr std::size_t MaxHeldOutputTotal = 16 * 1024 * 1024;
+
+struct AdoptDone
+{
+};
+
+struct RunCollected
+{
+    std::uint64_t runId = 0;
+};
+
+// No content: the message is its type.
+struct EndProcesses
+{
+};
+struct ProcessesEnded
+{
+};
+
 std::vector<std::uint8_t> encode(const SetupRequest &message);
+std::vector<std::uint8_t> encode(const EndProcesses &message);
+std::vector<std::uint8_t> encode(const ProcessesEnded &message);
+std::vector<std::uint8_t> encode(const Adopt &message);
+std::vector<std::uint8_t> encode(const AdoptReply &message);
+std::vector<std::uint8_t> encode(const HeldRun &message);
+std::vector<std::uint8_t> encode(const HeldOutput &message);
+std::vector<std::uint8_t> encode(const AdoptDone &message);
+std::vector<std::uint8_t> encode(const RunCollected &message);
 std::vector<std::uint8_t> encode(const CgroupJoined &message);
 std::vector<std::uint8_t> encode(const SetupReply &message);
 std::vector<std::uint8_t> encode(const SpawnRequest &message);
@@ -224,6 +344,14 @@ std::vector<std::uint8_t> encode(const KillRequest &message);
 // The first byte of every message is its MessageType.
 std::optional<MessageType> peekType(const std::uint8_t *data, std::size_t length);
 bool decode(const std::uint8_t *data, std::size_t length, SetupRequest &out);
+bool decode(const std::uint8_t *data, std::size_t length, EndProcesses &out);
+bool decode(const std::uint8_t *data, std::size_t length, ProcessesEnded &out);
+bool decode(const std::uint8_t *data, std::size_t length, Adopt &out);
+bool decode(const std::uint8_t *data, std::size_t length, AdoptReply &out);
+bool decode(const std::uint8_t *data, std::size_t length, HeldRun &out);
+bool decode(const std::uint8_t *data, std::size_t length, HeldOutput &out);
+bool decode(const std::uint8_t *data, std::size_t length, AdoptDone &out);
+bool decode(const std::uint8_t *data, std::size_t length, RunCollected &out);
 bool decode(const std::uint8_t *data, std::size_t length, CgroupJoined &out);
 bool decode(const std::uint8_t *data, std::size_t length, SetupReply &out);
 bool decode(const std::uint8_t *data, std::size_t length, SpawnRequest &out);
@@ -238,10 +366,13 @@ int sendMessage(int socketFd, const std::vector<std::uint8_t> &message, const in
 // Fds beyond maxFds, or a truncated message, are closed and reported as -EMSGSIZE.
 long receiveMessage(int socketFd, std::vector<std::uint8_t> &message, std::vector<int> &fds);
 
-// Sends `request` with the run's stdin, stdout and stderr: inline up to MaxInlineSpawnBytes, else as a
-// SpawnRequestInMemfd message with a sealed memfd as the fourth fd. Returns 0 or errno (E2BIG above
-// MaxSpawnRequestBytes).
+// Sends `request` with the run's stdin, stdout and stderr (and, with holdOutput, the two read ends after
+// them, which the request's holdOutput must say): inline up to MaxInlineSpawnBytes, else as a
+// SpawnRequestInMemfd message with a sealed memfd as the last fd. Returns 0 or errno (E2BIG above
+// MaxSpawnRequestBytes, EINVAL when holdOutput and the descriptors disagree).
 int sendSpawnRequest(int socketFd, const SpawnRequest &request, const int (&stdio)[3]);
+int sendSpawnRequest(int socketFd, const SpawnRequest &request, const int (&stdio)[3],
+                     const int (&heldReadEnds)[2]);
 // cordon-init's side of a SpawnRequestInMemfd message: the encoded request read from `memfd` (at most
 // MaxSpawnRequestBytes), empty when it cannot be read.
 std::vector<std::uint8_t> readSpawnRequestMemfd(int memfd);

@@ -24,7 +24,7 @@ enum class Guarantee
     Idempotency,             // a repeated idempotency key runs once
     MemoryLimit,             // the cgroup's memory.max
     WorkspaceQuota,          // the workspace tmpfs has the policy's size
-    InterruptedOnRestart,    // a restarted daemon marks the runs it lost as interrupted
+    Adoption,                // a restarted daemon adopts the containers the one before left running
     ExpiryWipe,              // an expired container's workspace is removed
     EventAttribution,        // every event names its container and run
     Cgroups,                 // the daemon finds its cgroups (without them, --allow-degraded runs unlimited)

@@ -28,7 +28,13 @@ public:
         qputenv("CORDON_DAEMON",
                 QFile::encodeName(QCoreApplication::applicationDirPath() + QStringLiteral("/cordond")));
     }
-    ~DaemonFixture() { kill(); }
+    // Stopped, not killed: a killed daemon leaves its containers running (they outlive it), and a test
+    // must leave nothing behind.
+    ~DaemonFixture()
+    {
+        if (!stop())
+            kill();
+    }
 
     QString socketPath() const { return m_socketDir.path() + QStringLiteral("/d.sock"); }
 

@@ -39,5 +39,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     roundTrip<SpawnReply>(data, size);
     roundTrip<ExitReport>(data, size);
     roundTrip<KillRequest>(data, size);
+    roundTrip<Adopt>(data, size);
+    roundTrip<HeldRun>(data, size);
+    roundTrip<HeldOutput>(data, size);
+    roundTrip<AdoptDone>(data, size);
+    roundTrip<RunCollected>(data, size);
+    // A reply of another version is read only as far as its frozen fields, so it cannot round-trip whole.
+    AdoptReply reply;
+    if (decode(data, size, reply) && reply.protocolVersion == InitProtocolVersion)
+        roundTrip<AdoptReply>(data, size);
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "cliprocess.h"
 #include "core/plainbridge.h"
 #include "daemonfixture.h"
+#include "hostprocesses.h"
 #include "sandbox/workspace.h"
 #include "sandboxtest.h"
 #include "store/historystore.h"
@@ -33,17 +34,6 @@ QJsonObject policyJson(int idleMinutes = 20, const QString &memory = QStringLite
             {QStringLiteral("expires_after"),
              QJsonObject{{QStringLiteral("anchor"), QStringLiteral("last_active_at")},
                          {QStringLiteral("minutes"), idleMinutes}}}};
-}
-
-int countHostProcesses(const QByteArray &needle)
-{
-    int count = 0;
-    for (const QString &entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(entry));
-        if (cmdline.open(QIODevice::ReadOnly) && cmdline.readAll().replace('\0', ' ').contains(needle))
-            ++count;
-    }
-    return count;
 }
 
 } // namespace
@@ -735,34 +725,34 @@ private Q_SLOTS:
         QVERIFY_RESULT(keptAlive);
         QCOMPARE(keptAlive->value(QStringLiteral("total")).toInteger(), 10);
 
-        // A deadline that passes while the daemon is down is enforced at start-up.
+        // A deadline that passes while the daemon is down is never a silent wipe at start-up: the container
+        // gets a grace period (600 s on its clock, one second at 600x), announced, and then expires.
         const QString longer = create(2); // 200 ms
         QVERIFY(m_daemon.stop());
         QTest::qWait(500);
         QVERIFY(m_daemon.start());
-        QCOMPARE(state(longer), QStringLiteral("expired"));
+        QCOMPARE(state(longer), QStringLiteral("running")); // started again, as the daemon's stop left it
+        QVERIFY(QFileInfo::exists(Cordon::toQt(Cordon::Containers::dataDirectory()) +
+                                  QStringLiteral("/containers/") + longer));
+        auto deferred = m_daemon.call(QStringLiteral("history.events"),
+                                      {{QStringLiteral("container"), longer},
+                                       {QStringLiteral("kind"), QStringLiteral("container.expiry_deferred")}});
+        QVERIFY_RESULT(deferred);
+        const QJsonArray notices = deferred->value(QStringLiteral("events")).toArray();
+        QCOMPARE(notices.size(), 1);
+        const QJsonObject notice = notices.first().toObject().value(QStringLiteral("detail")).toObject();
+        QCOMPARE(notice.value(QStringLiteral("grace_ms")).toInteger(), 1000);
+        QCOMPARE(notice.value(QStringLiteral("expires_at")).toInteger(), expiresAt(longer));
+        QTRY_COMPARE_WITH_TIMEOUT(state(longer), QStringLiteral("expired"), 5000);
         QVERIFY(!QFileInfo::exists(Cordon::toQt(Cordon::Containers::dataDirectory()) +
                                    QStringLiteral("/containers/") + longer));
-        auto history = m_daemon.call(QStringLiteral("history.events"),
-                                     {{QStringLiteral("container"), longer},
-                                      {QStringLiteral("kind"), QStringLiteral("container.expired")}});
-        QVERIFY_RESULT(history);
-        const QJsonArray expired = history->value(QStringLiteral("events")).toArray();
-        QCOMPARE(expired.size(), 1);
-        QCOMPARE(expired.first()
-                     .toObject()
-                     .value(QStringLiteral("detail"))
-                     .toObject()
-                     .value(QStringLiteral("while_daemon_down"))
-                     .toBool(),
-                 true);
+        QCOMPARE(eventCount(longer, QStringLiteral("container.expired")), 1);
     }
 
     // The workspace lives in memory (a tmpfs): a daemon that stops normally saves it first, so the next
-    // daemon brings the container back with its files; a killed daemon cannot, and what changed since the
-    // container last stopped is gone, while uploads (kept on the host as they arrive) and the saved copy are
-    // not.
-    void filesSurviveADaemonRestartButNotAKill()
+    // daemon brings the container back with its files; a killed daemon ends no container, and the next one
+    // adopts it with every file it had.
+    void filesSurviveADaemonRestartAndAKill()
     {
         const QString id = create();
         QVERIFY(!id.isEmpty());
@@ -780,7 +770,7 @@ private Q_SLOTS:
         QVERIFY(m_daemon.start());
         QCOMPARE(state(id), QStringLiteral("running"));
         QCOMPARE(sh(id, QStringLiteral("cat /mnt/data/a.txt /mnt/data/outputs/o.txt /mnt/data/inputs/in.txt; "
-                                       "echo lost > /mnt/data/b.txt"))
+                                       "echo kept > /mnt/data/b.txt"))
                      .value(QStringLiteral("stdout"))
                      .toString(),
                  QStringLiteral("saved\nout\nin\n"));
@@ -800,10 +790,11 @@ private Q_SLOTS:
         m_daemon.kill();
         QVERIFY(m_daemon.start());
         QCOMPARE(state(id), QStringLiteral("running"));
-        QCOMPARE(sh(id, QStringLiteral("cat /mnt/data/a.txt /mnt/data/inputs/in.txt; ls /mnt/data"))
+        QCOMPARE(eventCount(id, QStringLiteral("container.adopted")), 1);
+        QCOMPARE(sh(id, QStringLiteral("cat /mnt/data/a.txt /mnt/data/inputs/in.txt /mnt/data/b.txt; ls /mnt/data"))
                      .value(QStringLiteral("stdout"))
                      .toString(),
-                 QStringLiteral("saved\nin\na.txt\ninputs\noutputs\n"));
+                 QStringLiteral("saved\nin\nkept\na.txt\nb.txt\ninputs\noutputs\n"));
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
     }
 
@@ -854,29 +845,45 @@ private Q_SLOTS:
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
     }
 
-    void crashMidRunLeavesNothingBehind()
+    // A daemon killed mid-run ends nothing: the run goes on while no daemon runs, what it writes is kept,
+    // and the next daemon collects its real outcome; a process it left in the background lives on too.
+    void crashMidRunKeepsTheRunAndCollectsItsOutcome()
     {
         const QString id = create();
         const QByteArray marker = QByteArray::number(700000 + ::getpid() % 90000);
+        const QString background = QStringLiteral("sleep 200%1 &").arg(QString::fromLatin1(marker));
+        QCOMPARE(sh(id, background).value(QStringLiteral("error_class")).toString(), QStringLiteral("ok"));
         auto started = m_daemon.call(
             QStringLiteral("run.exec"),
             {{QStringLiteral("container"), id},
-             {QStringLiteral("command"), QJsonArray{QStringLiteral("sleep"), QString::fromLatin1(marker)}}});
+             {QStringLiteral("command"),
+              QJsonArray{QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                         QStringLiteral("echo before; sleep 1.%1; echo after; echo oops >&2; exit 3")
+                             .arg(QString::fromLatin1(marker))}}});
         QVERIFY_RESULT(started);
         const QString runId =
             started->value(QStringLiteral("run")).toObject().value(QStringLiteral("id")).toString();
-        QTRY_COMPARE(countHostProcesses("sleep " + marker), 1);
+        QTRY_COMPARE(countHostProcesses("sleep 1." + marker + " "), 1);
 
         m_daemon.kill(); // SIGKILL: no chance to clean up
-        // PR_SET_PDEATHSIG and the closed control socket end the container with its daemon.
-        QTRY_COMPARE_WITH_TIMEOUT(countHostProcesses("sleep " + marker), 0, 5000);
+        QTest::qWait(300);
+        QCOMPARE(countHostProcesses("sleep 200" + marker + " "), 1); // the container lives on without a daemon
+        QTRY_COMPARE_WITH_TIMEOUT(countHostProcesses("sleep 1." + marker + " "), 0, 5000); // the run ended meanwhile
 
         QVERIFY(m_daemon.start());
-        auto run = m_daemon.call(QStringLiteral("run.get"), {{QStringLiteral("run_id"), runId}});
+        QCOMPARE(state(id), QStringLiteral("running"));
+        auto run = m_daemon.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), runId}});
         QVERIFY_RESULT(run);
-        QCOMPARE(run->value(QStringLiteral("run")).toObject().value(QStringLiteral("state")).toString(),
-                 QStringLiteral("interrupted"));
-        QCOMPARE(state(id), QStringLiteral("running")); // brought back by the new daemon
+        const QJsonObject finished = run->value(QStringLiteral("run")).toObject();
+        QCOMPARE(finished.value(QStringLiteral("state")).toString(), QStringLiteral("finished"));
+        QCOMPARE(finished.value(QStringLiteral("exit_code")).toInt(), 3);
+        QCOMPARE(finished.value(QStringLiteral("error_class")).toString(), QStringLiteral("nonzero_exit"));
+        QCOMPARE(finished.value(QStringLiteral("stdout")).toString(), QStringLiteral("before\nafter\n"));
+        QCOMPARE(finished.value(QStringLiteral("stderr")).toString(), QStringLiteral("oops\n"));
+        QVERIFY(finished.value(QStringLiteral("wall_ms")).toInteger() >= 1000);
+        QCOMPARE(countHostProcesses("sleep 200" + marker + " "), 1);
+        QCOMPARE(eventCount(id, QStringLiteral("container.adopted")), 1);
+        QCOMPARE(eventCount(id, QStringLiteral("container.restarted")), 0);
         QCOMPARE(sh(id, QStringLiteral("echo back")).value(QStringLiteral("stdout")).toString(),
                  QStringLiteral("back\n"));
 
@@ -886,7 +893,8 @@ private Q_SLOTS:
         auto intact = (*store)->integrityCheck();
         QVERIFY_RESULT(intact);
         QVERIFY(*intact);
-        m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
+        QTRY_COMPARE_WITH_TIMEOUT(countHostProcesses("sleep 200" + marker + " "), 0, 5000);
     }
 };
 

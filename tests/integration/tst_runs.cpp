@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Real runs in real sandboxes: code in, files in and out, exit statuses, and every limit ending the way the
 // outcome says it did.
+#include "hostprocesses.h"
 #include "sandboxtest.h"
 #include "testutil.h"
 
@@ -26,22 +27,6 @@ QByteArray sha256Hex(const QByteArray &data)
 }
 
 // Host processes whose command line contains `needle` (to prove a timeout left nothing behind).
-int countHostProcesses(const QByteArray &needle)
-{
-    int count = 0;
-    QDir proc(QStringLiteral("/proc"));
-    for (const QString &entry : proc.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        bool numeric = false;
-        entry.toInt(&numeric);
-        if (!numeric)
-            continue;
-        QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(entry));
-        if (cmdline.open(QIODevice::ReadOnly) && cmdline.readAll().replace('\0', ' ').contains(needle))
-            ++count;
-    }
-    return count;
-}
-
 } // namespace
 
 class TestRuns final : public QObject

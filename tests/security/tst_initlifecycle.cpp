@@ -4,8 +4,10 @@
 // picks; and it ends a container whose last run is over by itself, once no process is left in it, without
 // waiting to be killed; a container with more runs to come, or with a process still running, it keeps.
 #include "sandboxtest.h"
+#include "testutil.h"
 
 #include "sandbox/containerlaunch.h"
+#include "sandbox/initadoption.h"
 #include "sandbox/initlaunch.h"
 #include "sandbox/initprotocol.h"
 #include "sandbox/oneshotrun.h"
@@ -19,7 +21,11 @@
 #include <fcntl.h>
 #include <optional>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
+#include <cstring>
+#include <ctime>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,9 +86,10 @@ public:
     // The container's seccomp program is the shipped one unless a test gives another; a cgroup backend
     // makes the start wait for its move (SetupRequest::awaitCgroup).
     QString start(std::optional<std::string> seccompBpf = std::nullopt,
-                  Cgroup::CgroupBackend *cgroup = nullptr)
+                  Cgroup::CgroupBackend *cgroup = nullptr, bool survivesEngine = false)
     {
         Containers::OneShot::LaunchRequest request;
+        request.survivesEngine = survivesEngine;
         request.cgroup = cgroup;
         request.id = "lifecycle" + std::to_string(::getpid()) + "x" + std::to_string(++s_started);
         request.ids = Isolation::idMappingFor(::geteuid(), ::getegid());
@@ -101,6 +108,42 @@ public:
     }
 
     int control() const { return m_launched.init.control; }
+    std::string root() const { return m_launched.workspace ? m_launched.workspace->root() : std::string(); }
+    pid_t initPid() const { return m_launched.init.pid; }
+    // The connection of an engine that adopted the container serves as its control socket from now on.
+    void takeControl(int control) { m_launched.init.control = control; }
+
+    // Starts `script` as the daemon does: cordon-init holds the read ends of stdout and stderr, and kills
+    // the run itself at `deadlineMs` from now (0: none) when no engine is connected. The engine's read ends
+    // stay with this object until dropEngineEnds().
+    bool spawnHeld(const QString &script, std::uint64_t deadlineMs = 0)
+    {
+        Isolation::SpawnRequest spawn = Containers::OneShot::spawnRequestFor(
+            Policy::ContainerPolicy{}, ++m_runs, {"/bin/sh", "-c", script.toStdString()});
+        spawn.tag = "run-" + std::to_string(m_runs);
+        spawn.holdOutput = true;
+        if (deadlineMs > 0) {
+            timespec now{};
+            ::clock_gettime(CLOCK_MONOTONIC, &now);
+            spawn.deadlineMonotonicMs = std::uint64_t(now.tv_sec) * 1000u + std::uint64_t(now.tv_nsec) / 1000000u +
+                                        deadlineMs;
+        }
+        int out[2], err[2];
+        if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+            return false;
+        const int devNull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+        const int stdio[3] = {devNull, out[1], err[1]};
+        const int held[2] = {out[0], err[0]};
+        const int sent = Isolation::sendSpawnRequest(m_launched.init.control, spawn, stdio, held);
+        ::close(devNull);
+        ::close(out[1]);
+        ::close(err[1]);
+        m_engineEnds.emplace_back(out[0]);
+        m_engineEnds.emplace_back(err[0]);
+        return sent == 0;
+    }
+    // What a daemon's end (a crash) takes with it: its read ends of the runs' pipes.
+    void dropEngineEnds() { m_engineEnds.clear(); }
     // The engine's end of the control socket closed, as when a start is given up.
     void closeControl()
     {
@@ -175,6 +218,7 @@ private:
     LaunchedContainer m_launched;
     std::uint64_t m_runs = 0;
     UniqueFd m_stdout;
+    std::vector<UniqueFd> m_engineEnds;
 };
 
 } // namespace
@@ -334,6 +378,133 @@ private Q_SLOTS:
         QVERIFY(container.spawn(QStringLiteral("echo again"), false));
         QVERIFY(container.awaitExit(10000).has_value());
         QCOMPARE(container.output(), QByteArray("again\n"));
+    }
+
+    // A one-shot container (the default) ends with its engine: a closed control socket is its end.
+    void aOneShotContainerEndsWithItsEngine()
+    {
+        Container container;
+        const QString started = container.start();
+        QVERIFY2(started.isEmpty(), qPrintable(started));
+        QVERIFY(container.spawn(QStringLiteral("sleep 30"), false));
+        container.closeControl();
+        QVERIFY(container.awaitInitEnd(5000).has_value());
+    }
+
+    // The daemon's containers outlive it: with the engine gone (its control socket and its read ends of
+    // the pipes closed, as a kill -9 leaves them), cordon-init keeps the runs going, drains what they write
+    // (more than a pipe holds, so a run would block without it), reaps them, kills one at its deadline,
+    // and hands all of it to the next engine, whose connection then serves as the control socket.
+    void aContainerOutlivesItsEngineAndIsAdoptedWithItsRuns()
+    {
+        Container container;
+        const QString started = container.start(std::nullopt, nullptr, true);
+        QVERIFY2(started.isEmpty(), qPrintable(started));
+        QVERIFY(container.spawnHeld(QStringLiteral("printf first; sleep 0.3; head -c 300000 /dev/zero | tr '\\0' x; "
+                                                   "echo tail >&2; exit 7")));
+        QVERIFY(container.spawnHeld(QStringLiteral("echo waiting; exec sleep 60"), 700));
+        QVERIFY(container.spawnHeld(QStringLiteral("echo still; exec sleep 60")));
+        // Both replies are read before the engine goes, as a daemon would have.
+        for (int i = 0; i < 3; ++i) {
+            pollfd entry{container.control(), POLLIN, 0};
+            QVERIFY(::poll(&entry, 1, 5000) == 1);
+            QCOMPARE(Isolation::readInitMessage(container.control()).kind, Isolation::InitMessage::Kind::Spawned);
+        }
+        container.closeControl();
+        container.dropEngineEnds();
+        QVERIFY2(!container.awaitInitEnd(2000).has_value(), "cordon-init ended with its engine");
+
+        auto adopted = Isolation::adoptInit(container.root(), 5000);
+        QVERIFY_RESULT(adopted);
+        QVERIFY(adopted->compatible);
+        QCOMPARE(adopted->protocolVersion, Isolation::InitProtocolVersion);
+        QCOMPARE(adopted->init.pid, container.initPid());
+        QCOMPARE(adopted->handedBack.size(), std::size_t(Isolation::WorkspaceHandleCount));
+        QCOMPARE(adopted->runs.size(), std::size_t(3));
+
+        const Isolation::AdoptedRun &ended = adopted->runs[0];
+        QCOMPARE(ended.state.tag, std::string("run-1"));
+        QVERIFY(ended.state.exited);
+        QVERIFY(WIFEXITED(ended.state.waitStatus));
+        QCOMPARE(WEXITSTATUS(ended.state.waitStatus), 7);
+        QCOMPARE(ended.stdoutHeld.size(), std::size_t(5 + 300000));
+        QVERIFY(ended.stdoutHeld.starts_with("firstxxx"));
+        QCOMPARE(ended.stderrHeld, std::string("tail\n"));
+        QVERIFY(!ended.stdoutRead.isValid()); // read to its end by cordon-init
+        QCOMPARE(ended.state.stdoutDropped, 0u);
+
+        const Isolation::AdoptedRun &killed = adopted->runs[1];
+        QVERIFY(killed.state.exited);
+        QVERIFY(killed.state.timedOut);
+        QVERIFY(WIFSIGNALED(killed.state.waitStatus));
+        QCOMPARE(WTERMSIG(killed.state.waitStatus), SIGKILL);
+        QCOMPARE(killed.stdoutHeld, std::string("waiting\n"));
+
+        const Isolation::AdoptedRun &running = adopted->runs[2];
+        QVERIFY(!running.state.exited);
+        QCOMPARE(running.stdoutHeld, std::string("still\n"));
+        QVERIFY(running.stdoutRead.isValid()); // the pipe is this engine's to read from now on
+
+        // The adopting connection is the control socket now: collect the ended runs, kill the last one.
+        container.takeControl(adopted->init.control);
+        adopted->init.control = -1;
+        QCOMPARE(Isolation::sendRunCollected(container.control(), 1), 0);
+        QCOMPARE(Isolation::sendRunCollected(container.control(), 2), 0);
+        Isolation::KillRequest kill;
+        kill.runId = 3;
+        QCOMPARE(Isolation::sendMessage(container.control(), Isolation::encode(kill)), 0);
+        pollfd entry{container.control(), POLLIN, 0};
+        QVERIFY(::poll(&entry, 1, 5000) == 1);
+        const Isolation::InitMessage exited = Isolation::readInitMessage(container.control());
+        QCOMPARE(exited.kind, Isolation::InitMessage::Kind::Exited);
+        QCOMPARE(exited.exit.runId, 3u);
+        ::close(adopted->init.pidfd);
+        adopted->init.pidfd = -1;
+
+        // Gone again, adopted again: only the run not collected is still held.
+        container.closeControl();
+        auto again = Isolation::adoptInit(container.root(), 5000);
+        QVERIFY_RESULT(again);
+        QCOMPARE(again->runs.size(), std::size_t(1));
+        QCOMPARE(again->runs[0].state.runId, 3u);
+        QVERIFY(again->runs[0].state.exited);
+        container.takeControl(again->init.control);
+        again->init.control = -1;
+        ::close(again->init.pidfd);
+        again->init.pidfd = -1;
+    }
+
+    // Only an Adopt opens the hand-over: a connection that says anything else is closed, and the next
+    // engine is served as if it had never been.
+    void aStrangerOnTheAdoptionSocketGetsNothing()
+    {
+        Container container;
+        const QString started = container.start(std::nullopt, nullptr, true);
+        QVERIFY2(started.isEmpty(), qPrintable(started));
+        container.closeControl();
+        UniqueFd directory(::open(container.root().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+        QVERIFY(directory.isValid());
+        const std::string path =
+            "/proc/self/fd/" + std::to_string(directory.get()) + '/' + Isolation::AdoptionSocketName;
+        UniqueFd stranger(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+        QCOMPARE(::connect(stranger.get(), reinterpret_cast<const sockaddr *>(&address), sizeof address), 0);
+        Isolation::KillRequest notAdopt;
+        QCOMPARE(Isolation::sendMessage(stranger.get(), Isolation::encode(notAdopt)), 0);
+        char byte = 0;
+        pollfd entry{stranger.get(), POLLIN, 0};
+        QVERIFY(::poll(&entry, 1, 5000) == 1);
+        QCOMPARE(::recv(stranger.get(), &byte, 1, 0), ssize_t(0)); // closed without a word
+
+        auto adopted = Isolation::adoptInit(container.root(), 5000);
+        QVERIFY_RESULT(adopted);
+        QVERIFY(adopted->compatible);
+        container.takeControl(adopted->init.control);
+        adopted->init.control = -1;
+        ::close(adopted->init.pidfd);
+        adopted->init.pidfd = -1;
     }
 
     void aProcessLeftBehindKeepsTheContainerUntilItEnds()

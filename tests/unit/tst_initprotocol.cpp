@@ -68,6 +68,93 @@ private Q_SLOTS:
         QVERIFY(decodedLast.endsContainer);
     }
 
+    // What a container that outlives its engine says to the next one (initadoption.h).
+    void adoptionMessagesRoundTrip()
+    {
+        SpawnRequest request;
+        request.argv = {"sh"};
+        request.tag = "3f2a";
+        request.deadlineMonotonicMs = 123456789;
+        request.holdOutput = true;
+        const auto spawnBytes = encode(request);
+        SpawnRequest spawn;
+        QVERIFY(decode(spawnBytes.data(), spawnBytes.size(), spawn));
+        QCOMPARE(spawn.tag, request.tag);
+        QCOMPARE(spawn.deadlineMonotonicMs, request.deadlineMonotonicMs);
+        QVERIFY(spawn.holdOutput);
+
+        AdoptReply reply;
+        reply.handBackCount = 2;
+        reply.proxyListener = true;
+        reply.heldRuns = 5;
+        const auto replyBytes = encode(reply);
+        AdoptReply readReply;
+        QVERIFY(decode(replyBytes.data(), replyBytes.size(), readReply));
+        QCOMPARE(readReply.handBackCount, 2u);
+        QVERIFY(readReply.proxyListener);
+        QCOMPARE(readReply.heldRuns, 5u);
+
+        HeldRun held;
+        held.runId = 9;
+        held.tag = "run";
+        held.pid = 42;
+        held.exited = true;
+        held.waitStatus = 7 << 8;
+        held.timedOut = true;
+        held.stdoutDropped = 1u << 30;
+        held.stderrOpen = true;
+        const auto heldBytes = encode(held);
+        HeldRun readHeld;
+        QVERIFY(decode(heldBytes.data(), heldBytes.size(), readHeld));
+        QCOMPARE(readHeld.tag, held.tag);
+        QCOMPARE(readHeld.pid, 42);
+        QCOMPARE(readHeld.waitStatus, 7 << 8);
+        QVERIFY(readHeld.timedOut && readHeld.exited && readHeld.stderrOpen && !readHeld.stdoutOpen);
+        QCOMPARE(readHeld.stdoutDropped, std::uint64_t(1u << 30));
+        for (std::size_t length = 0; length < heldBytes.size(); ++length)
+            QVERIFY2(!decode(heldBytes.data(), length, readHeld), qPrintable(QString::number(length)));
+
+        HeldOutput chunk;
+        chunk.runId = 9;
+        chunk.stream = 2;
+        chunk.bytes = std::string("a\0b", 3);
+        const auto chunkBytes = encode(chunk);
+        HeldOutput readChunk;
+        QVERIFY(decode(chunkBytes.data(), chunkBytes.size(), readChunk));
+        QCOMPARE(readChunk.bytes, chunk.bytes);
+        chunk.stream = 3; // neither stdout nor stderr
+        const auto badStream = encode(chunk);
+        QVERIFY(!decode(badStream.data(), badStream.size(), readChunk));
+        chunk.stream = 1;
+        chunk.bytes.assign(MaxHeldOutputChunk + 1, 'x');
+        const auto tooLarge = encode(chunk);
+        QVERIFY(!decode(tooLarge.data(), tooLarge.size(), readChunk));
+
+        RunCollected collected;
+        collected.runId = 77;
+        const auto collectedBytes = encode(collected);
+        RunCollected readCollected;
+        QVERIFY(decode(collectedBytes.data(), collectedBytes.size(), readCollected));
+        QCOMPARE(readCollected.runId, 77u);
+    }
+
+    // An engine of a newer package meets a cordon-init of another version: the first two fields, and so
+    // the workspace's directories, read the same in every version; the rest is not read.
+    void anAdoptReplyOfAnotherVersionKeepsItsFrozenFields()
+    {
+        WireWriter w;
+        w.u8(static_cast<std::uint8_t>(MessageType::AdoptReply));
+        w.u32(InitProtocolVersion + 7);
+        w.u32(2);
+        w.string("whatever a later version adds");
+        const auto bytes = w.data();
+        AdoptReply reply;
+        QVERIFY(decode(bytes.data(), bytes.size(), reply));
+        QCOMPARE(reply.protocolVersion, InitProtocolVersion + 7);
+        QCOMPARE(reply.handBackCount, 2u);
+        QCOMPARE(reply.heldRuns, 0u);
+    }
+
     void everyTruncationIsRejected()
     {
         SpawnRequest request;
@@ -148,7 +235,9 @@ private Q_SLOTS:
         QVERIFY(!decode(bytes.data(), 0, joined));
         const auto kill = encode(KillRequest{5, 9, true});
         QVERIFY(!decode(kill.data(), kill.size(), joined)); // another message is not this one
-        const std::uint8_t past[] = {static_cast<std::uint8_t>(MessageType::CgroupJoined) + 1};
+        const std::uint8_t last[] = {static_cast<std::uint8_t>(MessageType::ProcessesEnded)};
+        QCOMPARE(peekType(last, sizeof last), std::optional<MessageType>(MessageType::ProcessesEnded));
+        const std::uint8_t past[] = {static_cast<std::uint8_t>(MessageType::ProcessesEnded) + 1};
         QVERIFY(!peekType(past, sizeof past).has_value());
     }
 

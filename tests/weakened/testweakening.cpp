@@ -45,8 +45,8 @@ const char *nameOf(Guarantee guarantee)
         return "memory";
     case Guarantee::WorkspaceQuota:
         return "workspace-quota";
-    case Guarantee::InterruptedOnRestart:
-        return "interrupted";
+    case Guarantee::Adoption:
+        return "adoption";
     case Guarantee::ExpiryWipe:
         return "expiry-wipe";
     case Guarantee::EventAttribution:

@@ -70,6 +70,28 @@ Result<QJsonObject> updateNetwork(ApiContext &context, const QJsonObject &params
     return wrap(QStringLiteral("container"), containerToJson(*container));
 }
 
+// With wait_for_save, the answer comes once the files are saved, and says how that went: a client may then
+// say "its files are kept" and be right.
+void stop(ApiContext &context, const QJsonObject &params, Respond respond)
+{
+    auto id = requireString(params, QStringLiteral("id"));
+    auto wait = optionalBool(params, QStringLiteral("wait_for_save"));
+    if (!id || !wait)
+        return respond(fail(!id ? id.error() : wait.error()));
+    auto container = context.manager.stop(*id);
+    if (!container)
+        return respond(fail(container.error()));
+    QJsonObject answer = wrap(QStringLiteral("container"), containerToJson(*container));
+    if (!*wait) {
+        answer.insert(QStringLiteral("save"), QJsonObject{{QStringLiteral("state"), QStringLiteral("saving")}});
+        return respond(answer);
+    }
+    context.manager.afterSave(*id, [answer, respond](const Containers::WorkspaceSave *save) mutable {
+        answer.insert(QStringLiteral("save"), saveToJson(save));
+        respond(answer);
+    });
+}
+
 Result<QJsonObject> processes(ApiContext &context, const QJsonObject &params)
 {
     auto container = requireString(params, QStringLiteral("container"));
@@ -88,8 +110,8 @@ void addContainerMethods(MethodTable &table)
     table.add(QStringLiteral("container.create"), {QStringLiteral("policy")}, create);
     table.add(QStringLiteral("container.list"), {QStringLiteral("include_deleted")}, list);
     table.add(QStringLiteral("container.get"), {QStringLiteral("id")}, containerCall(&ContainerManager::get));
-    table.add(QStringLiteral("container.stop"), {QStringLiteral("id")},
-              containerCall(&ContainerManager::stop));
+    table.addDeferred(QStringLiteral("container.stop"), {QStringLiteral("id"), QStringLiteral("wait_for_save")},
+                      stop);
     table.add(QStringLiteral("container.start"), {QStringLiteral("id")},
               containerCall(&ContainerManager::start));
     table.add(QStringLiteral("container.delete"), {QStringLiteral("id")},

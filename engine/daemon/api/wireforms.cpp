@@ -33,6 +33,18 @@ QJsonArray containersToJson(const QList<Containers::ContainerSnapshot> &containe
     return array;
 }
 
+QJsonObject saveToJson(const Containers::WorkspaceSave *save)
+{
+    if (!save)
+        return {{QStringLiteral("state"), QStringLiteral("kept")}};
+    if (!save->saved)
+        return {{QStringLiteral("state"), QStringLiteral("failed")}, {QStringLiteral("error"), save->error}};
+    return {{QStringLiteral("state"), QStringLiteral("saved")},
+            {QStringLiteral("files"), save->files},
+            {QStringLiteral("bytes"), save->bytes},
+            {QStringLiteral("milliseconds"), save->milliseconds}};
+}
+
 QJsonObject memorySampleToJson(const Containers::MemorySample &sample)
 {
     return {{QStringLiteral("container"), sample.container},

@@ -12,6 +12,9 @@ namespace Cordon::Api {
 
 QJsonObject containerToJson(const Containers::ContainerSnapshot &container);
 QJsonArray containersToJson(const QList<Containers::ContainerSnapshot> &containers);
+// How a stop's save went (container.stop with wait_for_save): state "saved" with its counts, "failed" with
+// the error (the files stay in memory), or "kept" when there was nothing to save (the copy saved before).
+QJsonObject saveToJson(const Containers::WorkspaceSave *save);
 QJsonObject memorySampleToJson(const Containers::MemorySample &sample);
 QJsonArray memorySamplesToJson(const QList<Containers::MemorySample> &samples);
 

@@ -2,6 +2,7 @@
 #include "sandbox/init/initserver.h"
 
 #include "sandbox/init/containersetup.h"
+#include "sandbox/init/heldruns.h"
 #include "sandbox/init/runspawn.h"
 #include "sandbox/init/seccompinstall.h"
 #include "sandbox/initprotocol.h"
@@ -17,8 +18,11 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <ctime>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace Cordon::Isolation {
@@ -26,13 +30,6 @@ namespace Cordon::Isolation {
 namespace {
 
 constexpr std::size_t MaxConcurrentRuns = 64;
-
-struct RunningProcess
-{
-    std::uint64_t runId;
-    pid_t pid;
-    bool endsContainer;
-};
 
 void closeAll(const std::vector<int> &fds)
 {
@@ -86,24 +83,46 @@ void signalRun(pid_t leader, int signal, bool wholeSession)
     ::closedir(proc);
 }
 
+std::uint64_t monotonicMs()
+{
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<std::uint64_t>(now.tv_sec) * 1000u + static_cast<std::uint64_t>(now.tv_nsec) / 1000000u;
+}
+
 class InitServer
 {
 public:
-    InitServer(int controlFd, int oomScoreFd) : m_control(controlFd), m_oomScore(oomScoreFd) {}
+    InitServer(int controlFd, int oomScoreFd, AdoptionHandles adoption)
+        : m_control(controlFd), m_oomScore(oomScoreFd), m_adoption(std::move(adoption))
+    {}
 
     int serve();
 
 private:
+    bool survivesEngine() const { return m_adoption.listener >= 0; }
+    // False when the container ends: the control socket closed and no engine may adopt it.
     bool handleMessage();
     void handleSpawn(const std::vector<std::uint8_t> &message, std::vector<int> &fds);
     void handleKill(const std::vector<std::uint8_t> &message);
-    // Reaps every child that exited and reports the runs among them; true once the run that ends the
-    // container was reported and no process is left.
-    bool reap();
+    void handleCollected(const std::vector<std::uint8_t> &message);
+    // Kills every process of the container but us and reaps them all, then says so: the engine saves the
+    // workspace while we keep it (and wait for a next engine, should this one end during the save).
+    void endProcesses();
+    // Reaps every child that exited (with untilNoneLeft, waits until every one has) and reports the runs
+    // among them; true once the run that ends the container was reported and no process is left.
+    bool reap(bool untilNoneLeft = false);
+    void detach();
+    void drainHeldOutput(const std::vector<pollfd> &ready);
+    void killPastDeadline();
+    int pollTimeoutMs() const;
+    void acceptEngine();
 
     int m_control;
     int m_oomScore;
-    std::vector<RunningProcess> m_runs;
+    AdoptionHandles m_adoption;
+    std::vector<HeldProcess> m_runs;
+    HeldOutputBudget m_budget;
     bool m_lastRunEnded = false;
 };
 
@@ -117,9 +136,17 @@ int InitServer::serve()
     if (signalFd < 0)
         return 3;
 
+    std::vector<pollfd> fds;
     for (;;) {
-        pollfd fds[2] = {{m_control, POLLIN, 0}, {signalFd, POLLIN, 0}};
-        if (::poll(fds, 2, -1) < 0) {
+        const bool detached = m_control < 0;
+        fds.clear();
+        fds.push_back({detached ? m_adoption.listener : m_control, POLLIN, 0});
+        fds.push_back({signalFd, POLLIN, 0});
+        // With no engine to read them, the runs' output pipes are ours to drain, so that no run blocks on
+        // a full pipe and what they write is kept for the next engine.
+        if (detached)
+            watchHeldOutput(m_runs, fds);
+        if (::poll(fds.data(), fds.size(), detached ? pollTimeoutMs() : -1) < 0) {
             if (errno == EINTR)
                 continue;
             return 4;
@@ -131,7 +158,12 @@ int InitServer::serve()
             if (reap())
                 return 0;
         }
-        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+        if (detached) {
+            drainHeldOutput(fds);
+            killPastDeadline();
+            if (fds[0].revents & POLLIN)
+                acceptEngine();
+        } else if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             if (!handleMessage())
                 return 0;
         }
@@ -143,19 +175,26 @@ bool InitServer::handleMessage()
     std::vector<std::uint8_t> message;
     std::vector<int> fds;
     const long received = receiveMessage(m_control, message, fds);
-    if (received <= 0)
-        return received ==
-               -EMSGSIZE; // EOF or a broken socket ends the container; an oversized message is dropped
+    if (received == -EMSGSIZE)
+        return true; // an oversized message is dropped
+    if (received <= 0) {
+        // The engine went away (a crash, a kill, an upgrade). A container that outlives it waits for the
+        // next one; any other ends, and the kernel kills what is left in the pid namespace.
+        if (!survivesEngine())
+            return false;
+        detach();
+        return true;
+    }
     switch (peekType(message.data(), message.size()).value_or(MessageType::SetupReply)) {
     case MessageType::SpawnRequest:
         handleSpawn(message, fds);
         break;
     case MessageType::SpawnRequestInMemfd:
-        // The request itself is in the last fd (a long argv or environment); the three before it are the
-        // run's stdio as with an inline request.
-        if (message.size() == 1 && fds.size() == 4) {
-            const std::vector<std::uint8_t> request = readSpawnRequestMemfd(fds[3]);
-            ::close(fds[3]);
+        // The request itself is in the last fd (a long argv or environment); the ones before it are the
+        // run's stdio (and the held read ends) as with an inline request.
+        if (message.size() == 1 && (fds.size() == 4 || fds.size() == 6)) {
+            const std::vector<std::uint8_t> request = readSpawnRequestMemfd(fds.back());
+            ::close(fds.back());
             fds.pop_back();
             handleSpawn(request, fds);
         } else {
@@ -164,6 +203,12 @@ bool InitServer::handleMessage()
         break;
     case MessageType::KillRequest:
         handleKill(message);
+        break;
+    case MessageType::RunCollected:
+        handleCollected(message);
+        break;
+    case MessageType::EndProcesses:
+        endProcesses();
         break;
     default:
         break; // anything else is not for us after setup: ignore it
@@ -176,7 +221,7 @@ void InitServer::handleSpawn(const std::vector<std::uint8_t> &message, std::vect
 {
     SpawnRequest request;
     SpawnReply reply;
-    if (!decode(message.data(), message.size(), request) || fds.size() != 3) {
+    if (!decode(message.data(), message.size(), request) || fds.size() != (request.holdOutput ? 5u : 3u)) {
         reply.stage = Stage::SpawnFds;
         reply.error = EINVAL;
         reply.detail = "malformed spawn request";
@@ -184,7 +229,7 @@ void InitServer::handleSpawn(const std::vector<std::uint8_t> &message, std::vect
         return;
     }
     reply.runId = request.runId;
-    if (m_runs.size() >= MaxConcurrentRuns) {
+    if (liveRuns(m_runs) >= MaxConcurrentRuns) {
         reply.stage = Stage::SpawnTooMany;
         reply.error = EAGAIN;
         sendMessage(m_control, encode(reply));
@@ -194,8 +239,21 @@ void InitServer::handleSpawn(const std::vector<std::uint8_t> &message, std::vect
     reply.pid = result.pid;
     reply.stage = result.stage;
     reply.error = result.error;
-    if (result.pid > 0 && result.stage == Stage::None)
-        m_runs.push_back({request.runId, result.pid, request.endsContainer});
+    if (result.pid > 0 && result.stage == Stage::None) {
+        HeldProcess run;
+        run.runId = request.runId;
+        run.tag = request.tag;
+        run.pid = result.pid;
+        run.endsContainer = request.endsContainer;
+        run.deadlineMonotonicMs = request.deadlineMonotonicMs;
+        if (request.holdOutput) {
+            // Ours from now on (closed when the engine collects the run): taken out of the list closed below.
+            run.output[0].fd = std::exchange(fds[3], -1);
+            run.output[1].fd = std::exchange(fds[4], -1);
+            fds.resize(3);
+        }
+        m_runs.push_back(std::move(run));
+    }
     sendMessage(m_control, encode(reply));
     // A run that failed before execve has already exited; its status is collected by reap() as an orphan.
 }
@@ -205,39 +263,115 @@ void InitServer::handleKill(const std::vector<std::uint8_t> &message)
     KillRequest request;
     if (!decode(message.data(), message.size(), request))
         return;
-    for (const RunningProcess &run : m_runs) {
-        if (run.runId == request.runId)
+    for (const HeldProcess &run : m_runs) {
+        // An ended run's pid may belong to another process by now.
+        if (run.runId == request.runId && !run.exited)
             signalRun(run.pid, request.signal, request.wholeSession);
     }
 }
 
-bool InitServer::reap()
+void InitServer::handleCollected(const std::vector<std::uint8_t> &message)
+{
+    RunCollected collected;
+    if (decode(message.data(), message.size(), collected))
+        forgetRun(m_runs, collected.runId, m_budget);
+}
+
+void InitServer::endProcesses()
+{
+    // From PID 1 of a pid namespace, -1 is every other process in it; none can ignore SIGKILL.
+    ::kill(-1, SIGKILL);
+    reap(true);
+    sendMessage(m_control, encode(ProcessesEnded{}));
+}
+
+bool InitServer::reap(bool untilNoneLeft)
 {
     for (;;) {
         int status = 0;
         rusage usage{};
-        const pid_t pid = ::wait4(-1, &status, WNOHANG, &usage);
+        const pid_t pid = ::wait4(-1, &status, untilNoneLeft ? 0 : WNOHANG, &usage);
+        if (pid < 0 && errno == EINTR)
+            continue;
         if (pid < 0 && errno == ECHILD)
             return m_lastRunEnded; // every orphan of the container is reparented to us: none is left
         if (pid <= 0)
             return false;
-        for (auto it = m_runs.begin(); it != m_runs.end(); ++it) {
-            if (it->pid != pid)
-                continue;
+        HeldProcess *run = findLiveRun(m_runs, pid);
+        if (!run)
+            continue;
+        run->exited = true;
+        run->waitStatus = status;
+        run->userMicros = static_cast<std::uint64_t>(usage.ru_utime.tv_sec) * 1000000u +
+                          static_cast<std::uint64_t>(usage.ru_utime.tv_usec);
+        run->systemMicros = static_cast<std::uint64_t>(usage.ru_stime.tv_sec) * 1000000u +
+                            static_cast<std::uint64_t>(usage.ru_stime.tv_usec);
+        run->maxRssKiB = static_cast<std::uint64_t>(usage.ru_maxrss);
+        m_lastRunEnded = m_lastRunEnded || run->endsContainer;
+        if (m_control >= 0) {
             ExitReport report;
-            report.runId = it->runId;
-            report.waitStatus = status;
-            report.userMicros = static_cast<std::uint64_t>(usage.ru_utime.tv_sec) * 1000000u +
-                                static_cast<std::uint64_t>(usage.ru_utime.tv_usec);
-            report.systemMicros = static_cast<std::uint64_t>(usage.ru_stime.tv_sec) * 1000000u +
-                                  static_cast<std::uint64_t>(usage.ru_stime.tv_usec);
-            report.maxRssKiB = static_cast<std::uint64_t>(usage.ru_maxrss);
-            m_lastRunEnded = m_lastRunEnded || it->endsContainer;
-            m_runs.erase(it);
+            report.runId = run->runId;
+            report.waitStatus = run->waitStatus;
+            report.userMicros = run->userMicros;
+            report.systemMicros = run->systemMicros;
+            report.maxRssKiB = run->maxRssKiB;
             sendMessage(m_control, encode(report));
-            break;
         }
+        // A container that outlives its engine keeps the ended run until an engine says it recorded it
+        // (RunCollected): an engine that dies before then hears of it from us again.
+        if (!survivesEngine())
+            forgetRun(m_runs, run->runId, m_budget);
     }
+}
+
+void InitServer::detach()
+{
+    ::close(m_control);
+    m_control = -1;
+}
+
+void InitServer::drainHeldOutput(const std::vector<pollfd> &ready)
+{
+    readHeldOutput(m_runs, ready, m_budget);
+}
+
+// While no engine is connected its wall-time timers are gone; the deadline it gave each run still holds.
+void InitServer::killPastDeadline()
+{
+    const std::uint64_t now = monotonicMs();
+    for (HeldProcess &run : m_runs) {
+        if (run.exited || run.timedOut || run.deadlineMonotonicMs == 0 || now < run.deadlineMonotonicMs)
+            continue;
+        run.timedOut = true;
+        signalRun(run.pid, SIGKILL, true);
+    }
+}
+
+int InitServer::pollTimeoutMs() const
+{
+    const std::uint64_t now = monotonicMs();
+    std::uint64_t earliest = 0;
+    for (const HeldProcess &run : m_runs) {
+        if (run.exited || run.timedOut || run.deadlineMonotonicMs == 0)
+            continue;
+        if (earliest == 0 || run.deadlineMonotonicMs < earliest)
+            earliest = run.deadlineMonotonicMs;
+    }
+    if (earliest == 0)
+        return -1;
+    return earliest <= now ? 0 : static_cast<int>(std::min<std::uint64_t>(earliest - now, 60000));
+}
+
+void InitServer::acceptEngine()
+{
+    const int connection = ::accept4(m_adoption.listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (connection < 0)
+        return;
+    if (!isOurEngine(connection, m_adoption.engineUid) || !handOver(connection, m_adoption, m_runs, m_budget)) {
+        ::close(connection);
+        return;
+    }
+    m_control = connection;
 }
 
 // No SO_REUSEPORT: with it, a process in the container (same uid) could bind the same port and steal
@@ -308,6 +442,29 @@ int awaitCgroupJoined(int controlFd)
     return !passedFds && decode(message.data(), message.size(), joined) ? 0 : EPROTO;
 }
 
+// The engine's uid as this user namespace sees it, for the check of a later engine's connection.
+std::uint32_t engineUidOf(int controlFd)
+{
+    ucred peer{};
+    socklen_t length = sizeof peer;
+    if (::getsockopt(controlFd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0)
+        return static_cast<std::uint32_t>(-1);
+    return peer.uid;
+}
+
+// The adoption socket comes bound, and we listen on it ourselves: a connection's credentials are those of
+// whoever called listen(), and an engine that connects must learn our pid from them.
+bool listenForEngines(int fd)
+{
+    int domain = 0;
+    socklen_t domainLength = sizeof domain;
+    int type = 0;
+    socklen_t typeLength = sizeof type;
+    return ::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &domainLength) == 0 && domain == AF_UNIX &&
+           ::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &typeLength) == 0 && type == SOCK_SEQPACKET &&
+           ::listen(fd, 4) == 0;
+}
+
 } // namespace
 
 int runInit(int controlFd)
@@ -319,12 +476,20 @@ int runInit(int controlFd)
     const long received = receiveMessage(controlFd, message, fds);
     SetupRequest request;
     SetupReply reply;
-    if (received <= 0 || !decode(message.data(), message.size(), request)) {
+    AdoptionHandles adoption;
+    if (received <= 0 || !decode(message.data(), message.size(), request) ||
+        fds.size() != (request.survivesEngine ? 1u : 0u) ||
+        (request.survivesEngine && !listenForEngines(fds[0]))) {
         reply.stage = Stage::ReadSetup;
         reply.error = received < 0 ? static_cast<int>(-received) : EINVAL;
         reply.detail = "malformed setup request";
     } else {
-        closeAll(fds); // nothing is passed with the setup request
+        // The only descriptor a setup request carries is the adoption socket of a container that outlives
+        // the engine.
+        if (request.survivesEngine) {
+            adoption.listener = fds[0];
+            adoption.engineUid = engineUidOf(controlFd);
+        }
         fds.clear();
         reply = prepared.stage != Stage::None ? prepared : openBindSources(request.bindSources, fds);
         if (reply.stage == Stage::None)
@@ -345,6 +510,11 @@ int runInit(int controlFd)
             passed.push_back(listener);
         }
     }
+    // A container that outlives the engine no longer dies with its parent (setUpContainer() set the
+    // parent-death signal again after taking the inside uid, which clears it): from here on, only a kill
+    // or the end of its runs' need ends it. Before the filter, which need not allow prctl's options.
+    if (reply.stage == Stage::None && adoption.listener >= 0)
+        ::prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
     // Last of the setup, so that the filter need not allow what the setup did (mounts, pivot_root); from here
     // on cordon-init itself runs under the container's filter, and every run inherits it at the clone.
     if (reply.stage == Stage::None) {
@@ -360,15 +530,26 @@ int runInit(int controlFd)
         passed.clear();
     }
     sendMessage(controlFd, encode(reply), passed.empty() ? nullptr : passed.data(), int(passed.size()));
-    // The engine holds them now: nothing in the container can bind the proxy port again, and the workspace
-    // lives on in the engine's descriptors.
-    closeAll(passed);
-    if (reply.stage != Stage::None)
+    if (reply.stage != Stage::None) {
+        if (adoption.listener >= 0)
+            ::close(adoption.listener);
         return 2;
+    }
+    // The engine holds them now: nothing in the container can bind the proxy port again, and the workspace
+    // lives on in the engine's descriptors. A container that outlives the engine keeps its own copies, to
+    // pass them to the next engine.
+    if (adoption.listener >= 0) {
+        const std::size_t directories = request.handBack.size();
+        adoption.handBack.assign(passed.begin(), passed.begin() + static_cast<long>(directories));
+        if (passed.size() > directories)
+            adoption.proxyListener = passed[directories];
+    } else {
+        closeAll(passed);
+    }
     // The setup request is the largest message init gets; it lives as long as the container, so give its copy
     // back.
     std::vector<std::uint8_t>().swap(message);
-    return InitServer(controlFd, oomScore).serve();
+    return InitServer(controlFd, oomScore, std::move(adoption)).serve();
 }
 
 } // namespace Cordon::Isolation
