@@ -32,10 +32,10 @@ struct MirrorLimits
     // Names at the top of the tree that are not copied, nor counted as left out: the workspace's inputs/ and
     // outputs/ mount points, which show the directories under them once the container's mounts are gone.
     std::vector<std::string> skipAtTop;
-    // saveTree() only: every file and directory written reaches the disk (fsync) before the new copy is
-    // swapped in, and the swap itself after. Without it a power loss shortly after a save can leave empty or
-    // missing files under the new name, which defeats a checkpoint; checkpoints of a running container set
-    // it. The cost is the disk's, not the CPU's: docs/benchmarks.md, "Workspace checkpoints".
+    // saveTree() only: the new copy reaches the disk (syncfs) before it is swapped in, and the swap itself
+    // (fsync of the parent) after. Without it a power loss shortly after a save can leave empty or missing
+    // files under the new name, which defeats a checkpoint; checkpoints of a running container set it. The
+    // cost is mostly the disk's wait, not CPU: docs/benchmarks.md, "Workspace checkpoints".
     bool durable = false;
 };
 
