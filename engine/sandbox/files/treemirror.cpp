@@ -484,7 +484,7 @@ Result<MirrorReport> saveTree(int sourceDir, const std::string &hostDir, const M
     // the name on a tree with empty or missing files (ext4's rename heuristics cover a file renamed over
     // another, not a directory exchanged). One syncfs() rather than an fsync() per file and directory: on
     // ext4 each fsync of a new file commits the journal, which made a durable full save of 50,000 small
-    // files take 83 s instead of 9 (docs/benchmarks.md). It also flushes what else is dirty on that file
+    // files take 83 s instead of 3.5 (docs/benchmarks.md). It also flushes what else is dirty on that file
     // system, which a checkpoint a minute can afford; since Linux 5.8 it reports write-back errors.
     if (report && finished && limits.durable && ::syncfs(target.get()) != 0)
         finished = failErrno("files.io", "save to " + shown + ": write the copy to the disk", errno);
