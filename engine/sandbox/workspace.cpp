@@ -251,12 +251,13 @@ WorkspacePaths Workspace::paths(Layout layout) const
 }
 
 Result<Files::MirrorReport> Workspace::save(int workspaceDir, int outputsDir,
-                                            const Files::MirrorLimits &limits) const
+                                            const Files::MirrorLimits &limits,
+                                            WorkspaceManifest *manifest) const
 {
     const WorkspacePaths where = paths(Layout::Container);
     Files::MirrorLimits workLimits = limits;
     workLimits.skipAtTop = {"inputs", "outputs"};
-    auto work = Files::saveTree(workspaceDir, where.work, workLimits);
+    auto work = Files::saveTree(workspaceDir, where.work, workLimits, manifest ? &manifest->work : nullptr);
     if (!work)
         return fail(work.error().wrap("save /mnt/data"));
     // One budget for both: they are one file system inside.
@@ -264,7 +265,8 @@ Result<Files::MirrorReport> Workspace::save(int workspaceDir, int outputsDir,
     outputsLimits.maxBytes = std::max<std::int64_t>(limits.maxBytes - work->bytes, 0);
     outputsLimits.maxEntries =
         std::max<std::int64_t>(limits.maxEntries - work->files - work->directories - work->symlinks, 0);
-    auto outputs = Files::saveTree(outputsDir, where.outputs, outputsLimits);
+    auto outputs =
+        Files::saveTree(outputsDir, where.outputs, outputsLimits, manifest ? &manifest->outputs : nullptr);
     if (!outputs)
         return fail(outputs.error().wrap("save /mnt/data/outputs"));
     Files::MirrorReport total = std::move(*work);
@@ -272,6 +274,8 @@ Result<Files::MirrorReport> Workspace::save(int workspaceDir, int outputsDir,
     total.directories += outputs->directories;
     total.symlinks += outputs->symlinks;
     total.bytes += outputs->bytes;
+    total.linkedFiles += outputs->linkedFiles;
+    total.copiedBytes += outputs->copiedBytes;
     total.leftOut += outputs->leftOut;
     for (std::string &example : outputs->examples)
         total.examples.push_back("outputs/" + std::move(example));

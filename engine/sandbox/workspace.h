@@ -35,6 +35,13 @@ struct WorkspacePaths
     std::string code;    // mounted read-only at /mnt/code; empty with Layout::OneShot
 };
 
+// What the last save of a running container wrote (Files::MirrorManifest), one per saved tree.
+struct WorkspaceManifest
+{
+    Files::MirrorManifest work;
+    Files::MirrorManifest outputs;
+};
+
 class Workspace final
 {
 public:
@@ -63,9 +70,12 @@ public:
 
     // Saves a running container's in-memory workspace to work/ and outputs/, each replaced whole
     // (Files::saveTree()): `workspaceDir` and `outputsDir` are the /mnt/data and /mnt/data/outputs that
-    // cordon-init handed back. The two reports are added up. A failure keeps what was saved before.
-    Result<Files::MirrorReport> save(int workspaceDir, int outputsDir,
-                                     const Files::MirrorLimits &limits) const;
+    // cordon-init handed back. The two reports are added up. A failure keeps what was saved before. With
+    // `manifest` (a checkpoint of a running container: the caller keeps it from one save to the next of the
+    // same tmpfs), files unchanged since the previous save are linked from it instead of copied, and it is
+    // updated for each tree saved (Files::saveTree()).
+    Result<Files::MirrorReport> save(int workspaceDir, int outputsDir, const Files::MirrorLimits &limits,
+                                     WorkspaceManifest *manifest = nullptr) const;
 
     // Deletes everything below root without following anything the sandbox left (symlinks, odd modes).
     Result<> remove() const;
