@@ -120,6 +120,8 @@ void InspectDialog::showHeader()
     row(tr("Last active"), Format::dateTime(c.value(QStringLiteral("last_active_at")).toInteger()));
     if (state == QLatin1String("running") || state == QLatin1String("stopped")) {
         row(tr("Expires"), Format::dateTime(c.value(QStringLiteral("expires_at")).toInteger()));
+        row(tr("Files"), tr("kept through a crash or restart of the daemon; checkpointed to disk a minute "
+                            "after activity, so a power loss loses at most the last minute of changes"));
     } else {
         row(state == QLatin1String("expired") ? tr("Expired") : tr("Deleted"),
             tr("%1; its files were deleted")

@@ -883,7 +883,12 @@ void MainWindow::loadAndRun(const QString &id, const DemoScript &script)
 void MainWindow::setFastClock(bool fast)
 {
     const double scale = fast ? 60 : 1;
-    m_connection->call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), scale}}, this,
+    // The container in front of the trainer joins the demo clock; the daemon's other containers keep real
+    // time (only containers made on a demo clock follow it).
+    QJsonObject params{{QStringLiteral("scale"), scale}};
+    if (!m_currentId.isEmpty())
+        params.insert(QStringLiteral("containers"), QJsonArray{m_currentId});
+    m_connection->call(QStringLiteral("daemon.set_time_scale"), params, this,
                        [this](Result<QJsonObject> result) {
                            if (result)
                                m_timeScale = result->value(QStringLiteral("time_scale")).toDouble(1);

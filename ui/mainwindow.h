@@ -76,7 +76,8 @@ public:
     // The Demo menu's programs: loads one into the selected container's editor (creating or starting a
     // container first when there is none running) and runs it.
     void runDemo(const DemoScript &script);
-    // Idle time runs 60x faster for every container of the daemon (daemon.set_time_scale).
+    // Idle time runs 60x faster for the current container, those made from now on and those already on the
+    // demo clock; the daemon's other containers keep real time (daemon.set_time_scale).
     // Inspect the current container (Ctrl+I); the dialog follows it while open.
     InspectDialog *inspectCurrent();
     // Help menu: the built-in documentation (F1), the keyboard shortcuts, the welcome page.

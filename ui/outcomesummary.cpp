@@ -76,6 +76,13 @@ OutcomeSummary OutcomeSummary::fromRun(const QJsonObject &run, qint64 containerL
             message.isEmpty()
                 ? tr("nonzero_exit — the program reported a failure with exit code %1").arg(exitCode)
                 : tr("nonzero_exit — %1").arg(message);
+    } else if (errorClass == QLatin1String("oom") &&
+               run.value(QStringLiteral("message")).toString().startsWith(QLatin1String("workspace full"))) {
+        // The daemon says so when the files of the workspace are what filled the memory.
+        summary.severity = Severity::Failure;
+        summary.headline = tr("Workspace full · %1").arg(status);
+        summary.explanation = tr("oom — %1").arg(run.value(QStringLiteral("message")).toString());
+        summary.contained = tr("Contained: the workspace's files fill the memory limit");
     } else if (errorClass == QLatin1String("oom")) {
         summary.severity = Severity::Failure;
         summary.headline = tr("Out of memory · %1").arg(status);

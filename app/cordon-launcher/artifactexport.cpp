@@ -63,6 +63,7 @@ Result<ScannedExport> exportScanned(const Files::SourceRoot &outputs, const std:
                                        {"mode", Policy::artifactScanName(mode)},
                                        {"max_file_bytes", limits.maxFileBytes},
                                        {"max_total_bytes", limits.maxTotalBytes},
+                                       {"existing", Files::existingNameWord(limits.existingNames)},
                                        {"secrets", Json(std::move(values))}});
     HelperCall call{ExporterName,
                     {},

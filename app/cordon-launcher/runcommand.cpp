@@ -47,9 +47,12 @@ const char HelpText[] =
     "  -h, --help            Show this help.\n"
     "  --policy <file>       Container policy JSON file.\n"
     "  --memory <tier>       Memory limit: 1g, 4g, 16g, 64g or bytes.\n"
-    "  --timeout <duration>  Wall-time limit, e.g. 30s or 5m (whole seconds).\n"
+    "  --timeout <duration>  Wall-time limit in whole seconds, e.g. 30s or 5m (1s to 24h).\n"
     "  --input <path>        Copy a host file into /mnt/data/inputs (repeatable).\n"
-    "  --output-dir <dir>    Copy /mnt/data/outputs here after the run.\n"
+    "  --output-dir <dir>    Copy /mnt/data/outputs here after the run; an output whose name is there\n"
+    "                        already is not copied, and the run exits 1, unless:\n"
+    "  --force               ... the file there is replaced, or\n"
+    "  --keep-both           ... the output is saved as NAME (2).EXT.\n"
     "  --json                Print the outcome (with captured output) as JSON.\n"
     "  --stdin               Pass this program's stdin to the run (else /dev/null).\n"
     "  --allow-degraded      Run even when this host cannot enforce memory and pids limits (no cgroups).\n"
@@ -218,6 +221,7 @@ std::variant<RunInvocation, int> parseRunArguments(const std::vector<std::string
     std::optional<std::string> memory;
     std::optional<std::string> timeout;
     bool readStdin = false;
+    std::vector<Files::ExistingName> existing; // --force, --keep-both
     std::size_t index = 0;
     // "--name value" or "--name=value": the value when the argument at `index` is that option.
     std::optional<std::string> missingValue;
@@ -252,6 +256,10 @@ std::variant<RunInvocation, int> parseRunArguments(const std::vector<std::string
             readStdin = true;
         } else if (argument == "--allow-degraded") {
             invocation.allowDegraded = true;
+        } else if (argument == "--force") {
+            existing.push_back(Files::ExistingName::Replace);
+        } else if (argument == "--keep-both") {
+            existing.push_back(Files::ExistingName::KeepBoth);
         } else if (auto file = valueOf("--policy")) {
             policyPath = *file;
         } else if (auto tier = valueOf("--memory")) {
@@ -261,6 +269,8 @@ std::variant<RunInvocation, int> parseRunArguments(const std::vector<std::string
         } else if (auto input = valueOf("--input")) {
             invocation.inputs.push_back(*input);
         } else if (auto directory = valueOf("--output-dir")) {
+            if (directory->empty())
+                return usageError("--output-dir needs a directory (`.` for this one).");
             invocation.outputDirectory = *directory;
         } else if (missingValue) {
             return usageError("missing value after `" + *missingValue + "`.");
@@ -273,6 +283,12 @@ std::variant<RunInvocation, int> parseRunArguments(const std::vector<std::string
             return usageError("missing value after `" + *missingValue + "`.");
     }
     invocation.command.assign(arguments.begin() + static_cast<std::ptrdiff_t>(index), arguments.end());
+    if (existing.size() > 1)
+        return usageError("--force and --keep-both exclude each other.");
+    if (!existing.empty() && invocation.outputDirectory.empty())
+        return usageError("--force and --keep-both say what an output meets in --output-dir: give one.");
+    if (!existing.empty())
+        invocation.existingNames = existing.front();
     if (invocation.command.empty()) {
         Lite::writeAll(STDERR_FILENO,
                        "cordon run: no command given. Example: cordon run -- python3 -c 'print(1)'\n");
@@ -292,10 +308,10 @@ std::variant<RunInvocation, int> parseRunArguments(const std::vector<std::string
         invocation.policy.memoryLimitBytes = *bytes;
     }
     if (timeout) {
-        const Result<std::int64_t> millis = parseDurationMillis(*timeout);
-        if (!millis)
-            return reportError(millis.error().wrap("--timeout"));
-        invocation.policy.limits.runTimeoutS = Containers::OneShot::timeoutSeconds(*millis);
+        const Result<int> seconds = parseRunTimeoutSeconds(*timeout);
+        if (!seconds)
+            return reportError(seconds.error().wrap("--timeout"));
+        invocation.policy.limits.runTimeoutS = *seconds;
     }
     for (std::string &input : invocation.inputs) {
         struct stat info
@@ -382,6 +398,7 @@ int runOneShot(RunInvocation invocation)
             Files::CopyLimits limits;
             limits.maxFileBytes = static_cast<std::int64_t>(invocation.policy.limits.workspaceMb) * MiB;
             limits.maxTotalBytes = limits.maxFileBytes;
+            limits.existingNames = invocation.existingNames;
             if (invocation.policy.artifactScan != Policy::ArtifactScan::Off) {
                 Result<ScannedExport> exported =
                     exportScanned(outputs, invocation.outputDirectory, limits, invocation.policy.artifactScan,
@@ -477,10 +494,20 @@ int runOneShot(RunInvocation invocation)
         if (outcome.className != "ok")
             Lite::writeAll(STDERR_FILENO, Lite::hostFileHint(invocation.command, inputNames));
     }
-    // A run that succeeded but whose outputs the scan kept back did not deliver what a script expects.
+    // A run that succeeded but whose outputs the scan kept back did not deliver what a script expects; nor
+    // one whose output met a file of its name (what is there is older, and a script would read that).
     const bool keptBack = scanFailed || Lite::outputsKeptBack(outcome);
+    const bool clashed = std::any_of(outcome.refused.begin(), outcome.refused.end(),
+                                     [](const OneShotRefusal &refusal) { return refusal.code == "files.exists"; });
+    if (clashed && !invocation.json)
+        Lite::writeAll(STDERR_FILENO,
+                       "cordon: outputs whose names are in " + invocation.outputDirectory +
+                           " already were not copied (the files there are unchanged): --force replaces them, "
+                           "--keep-both saves the new ones beside them\n");
     const int status = Cordon::shellStatus(outcome.className, outcome.exitCode, outcome.signal);
-    return status == 0 && keptBack ? Lite::ScanBlockedStatus : status;
+    if (status == 0 && keptBack)
+        return Lite::ScanBlockedStatus;
+    return status == 0 && clashed ? 1 : status;
 }
 
 } // namespace Cordon::Launcher

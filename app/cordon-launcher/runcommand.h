@@ -7,6 +7,7 @@
 #pragma once
 
 #include "sandbox/oneshotrun.h"
+#include "sandbox/files/safecopy.h"
 #include "sandbox/policy/containerpolicy.h"
 
 #include <string>
@@ -22,6 +23,9 @@ struct RunInvocation
     std::vector<std::string> command;
     std::vector<std::string> inputs; // absolute host paths, copied to /mnt/data/inputs under their names
     std::string outputDirectory;     // where /mnt/data/outputs is copied after the run; empty: not copied
+    // What an output whose name is in outputDirectory already gets: refused (the run then exits 1, as `cordon
+    // cp` does), replaced (--force) or saved as "NAME (2).EXT" (--keep-both).
+    Files::ExistingName existingNames = Files::ExistingName::Refuse;
     std::optional<std::string> stdinData;
     bool json = false;
     bool allowDegraded = false;

@@ -10,6 +10,7 @@
 #include "daemon/lite/daemonlog.h"
 
 #include <QDir>
+#include <QJsonArray>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFileInfo>
@@ -38,7 +39,7 @@ const char Usage[] =
     "                      start it in the background (a no-op when it runs)\n"
     "  stop                stop it: containers are stopped, files kept, and come back with\n"
     "                      the next daemon\n"
-    "  time-scale N        make idle time pass N times faster (1..3600; demos and tests)\n"
+    "  time-scale N        the demo clock: idle time of new containers passes N times faster (1..3600)\n"
     "\n"
     "The socket is $XDG_RUNTIME_DIR/cordon/cordond.sock unless CORDON_SOCKET names another;\n"
     "CORDON_DAEMON names the program to start. `cordon daemon <action> --help` for more.\n";
@@ -97,13 +98,42 @@ int status(const QStringList &arguments)
     return 0;
 }
 
+// One line a container: what the daemon's stop did with its files, and until when they are kept. 1 when
+// some could not be saved.
+int describeKeptFiles(const QJsonArray &containers)
+{
+    int status = 0;
+    bool anyKept = false;
+    for (const QJsonValue &value : containers) {
+        const QJsonObject container = value.toObject();
+        const QJsonObject save = container.value(QStringLiteral("save")).toObject();
+        const QString who = QStringLiteral("%1 (%2)").arg(container.value(QStringLiteral("id")).toString(),
+                                                          escapeName(container.value(QStringLiteral("name")).toString()));
+        if (save.value(QStringLiteral("state")).toString() == QLatin1String("failed")) {
+            printOut(QStringLiteral("  %1: its files could NOT be saved (%2); what changed since its last save is lost\n")
+                         .arg(who, save.value(QStringLiteral("error")).toString()));
+            status = 1;
+            continue;
+        }
+        anyKept = true;
+        printOut(QStringLiteral("  %1: files kept until %2\n")
+                     .arg(who, formatTime(container.value(QStringLiteral("expires_at")).toInteger())));
+    }
+    if (anyKept)
+        printOut(QStringLiteral("(each container's idle deadline; one that passes while no daemon runs gets a grace "
+                                "period, 10 minutes by default, at the next daemon's start)\n"));
+    return status;
+}
+
 int stop(const QStringList &arguments)
 {
     const QString command = QStringLiteral("cordon daemon stop");
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Stop cordond. Its containers are stopped (processes end, files stay) and the next daemon brings\n"
-        "back the ones that were running. Returns once the daemon is gone; 0 also when none was running."));
+        "Stop cordond. Its containers are stopped (processes end, files are saved) and the next daemon\n"
+        "brings back the ones that were running. Says until when each container's files are kept, and\n"
+        "returns once the daemon is gone; 0 also when none was running, 1 when a container's files could\n"
+        "not be saved."));
     parser.addHelpOption();
     if (auto done = parseCommandLine(parser, arguments, command))
         return *done;
@@ -125,7 +155,8 @@ int stop(const QStringList &arguments)
         gone = true;
         loop.quit();
     });
-    auto result = session.call(QStringLiteral("daemon.shutdown"));
+    // Containers are stopped and saved before the answer: a large workspace takes seconds.
+    auto result = session.call(QStringLiteral("daemon.shutdown"), {}, StopWaitMs);
     if (!result && result.error().code() != "daemon.disconnected")
         return reportError(result.error());
     if (!gone && session.client().isConnected()) {
@@ -140,7 +171,7 @@ int stop(const QStringList &arguments)
                           .arg(pid)
                           .arg(StopWaitMs / 1000)));
     printOut(QStringLiteral("cordond (pid %1) stopped\n").arg(pid));
-    return 0;
+    return result ? describeKeptFiles(result->value(QStringLiteral("containers")).toArray()) : 0;
 }
 
 int start(const QStringList &arguments)
@@ -184,6 +215,22 @@ int start(const QStringList &arguments)
         printOut(QStringLiteral("cordond is already running (pid %1)\n")
                      .arg(hello.value(QStringLiteral("pid")).toInteger()));
         if (scale > 0 && hello.value(QStringLiteral("time_scale")).toDouble(1) != scale) {
+            // A running daemon's containers keep the clock they have: this is no way to change it.
+            auto status = session.call(QStringLiteral("daemon.status"));
+            qint64 live = 0;
+            if (status) {
+                const QJsonObject counts = status->value(QStringLiteral("containers")).toObject();
+                live = counts.value(QStringLiteral("running")).toInteger() +
+                       counts.value(QStringLiteral("stopped")).toInteger();
+            }
+            if (live > 0)
+                return reportError(makeError(
+                    QStringLiteral("daemon.time_scale_refused"),
+                    QStringLiteral("cordond is running with %1 container(s) on its clock; --time-scale applies to "
+                                   "a daemon it starts. `cordon daemon time-scale %2` sets the demo clock for "
+                                   "containers made from now on (the others keep theirs)")
+                        .arg(live)
+                        .arg(scale)));
             auto set =
                 session.call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), scale}});
             if (!set)
@@ -247,8 +294,9 @@ int timeScale(const QStringList &arguments)
     const QString command = QStringLiteral("cordon daemon time-scale");
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Make idle time pass N times faster for every container (1 is real time). For demos and tests: at\n"
-        "60, a container that expires after 20 idle minutes expires after 20 seconds."));
+        "Make idle time pass N times faster (1 is real time) for containers made from now on and those on a\n"
+        "demo clock already; every other container keeps real time. For demos and tests: at 60, a container\n"
+        "that expires after 20 idle minutes expires after 20 seconds."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("scale"), QStringLiteral("1..3600."), QStringLiteral("N"));
     const QCommandLineOption jsonOption(QStringLiteral("json"),

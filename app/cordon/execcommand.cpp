@@ -269,7 +269,8 @@ int execCommand(const QStringList &arguments)
         QStringLiteral("file"));
     const QCommandLineOption timeoutOption(
         QStringLiteral("timeout"),
-        QStringLiteral("Wall-time limit, e.g. 30s or 5m; never more than the policy's run_timeout_s."),
+        QStringLiteral("Wall-time limit in whole seconds, e.g. 30s or 5m (1s to 24h); never more than the "
+                       "policy's run_timeout_s."),
         QStringLiteral("duration"));
     const QCommandLineOption keyOption(
         QStringLiteral("key"),
@@ -343,12 +344,12 @@ int execCommand(const QStringList &arguments)
         params.insert(QStringLiteral("code"), code);
     }
     if (parser.isSet(timeoutOption)) {
-        auto millis = parseDurationMillis(toPlain(parser.value(timeoutOption)));
-        if (!millis) {
-            printError(millis.error().wrap("--timeout"));
+        auto seconds = parseRunTimeoutSeconds(toPlain(parser.value(timeoutOption)));
+        if (!seconds) {
+            printError(seconds.error().wrap("--timeout"));
             return UsageError;
         }
-        params.insert(QStringLiteral("timeout_s"), qMax<qint64>(1, (*millis + 999) / 1000));
+        params.insert(QStringLiteral("timeout_s"), *seconds);
     }
     if (parser.isSet(keyOption)) {
         if (parser.value(keyOption).isEmpty())

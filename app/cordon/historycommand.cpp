@@ -9,6 +9,9 @@
 #include <QHash>
 #include <QJsonArray>
 #include <QRegularExpression>
+#include <QTextStream>
+
+#include <unistd.h>
 
 namespace Cordon::Cli {
 
@@ -69,7 +72,10 @@ int purge(const QStringList &arguments)
         QStringLiteral("days"));
     const QCommandLineOption jsonOption(
         QStringLiteral("json"), QStringLiteral("Print the daemon's result (what was deleted) as JSON."));
-    parser.addOptions({olderOption, jsonOption});
+    const QCommandLineOption yesOption(
+        QStringLiteral("yes"),
+        QStringLiteral("With --older-than 0d: delete everything that has ended without asking."));
+    parser.addOptions({olderOption, jsonOption, yesOption});
     if (auto done = parseCommandLine(parser, arguments, command))
         return *done;
     if (!parser.positionalArguments().isEmpty())
@@ -85,6 +91,19 @@ int purge(const QStringList &arguments)
                           QStringLiteral("--older-than `%1` is not a number of days between 0 and 36500 "
                                          "(e.g. 30d)")
                               .arg(parser.value(olderOption)));
+    // 0 days is the whole history of what has ended: asked for at a terminal, else said with --yes.
+    if (days == 0 && !parser.isSet(yesOption)) {
+        if (::isatty(STDIN_FILENO) != 1)
+            return usageError(command, QStringLiteral("--older-than 0d deletes the whole history of ended runs, "
+                                                      "events and containers: add --yes to mean it"));
+        printErr(QStringLiteral("Delete the whole history of ended runs, events and containers? [y/N] "));
+        QTextStream input(stdin);
+        const QString answer = input.readLine().trimmed().toLower();
+        if (answer != QLatin1String("y") && answer != QLatin1String("yes")) {
+            printErr(QStringLiteral("nothing was deleted\n"));
+            return 1;
+        }
+    }
 
     DaemonSession session;
     if (auto connected = session.connect(); !connected)

@@ -80,8 +80,18 @@ int main(int argc, char *argv[])
             "Also trust the CAs in this PEM file for upstreams of domain secrets (the proxy checks "
             "them against the host's trust store otherwise); may be given more than once."),
         QStringLiteral("file"));
-    parser.addOptions(
-        {timeScale, maxContainers, maxRuns, sampleHz, expiringLead, degraded, networkRows, upstreamCa});
+    const QCommandLineOption checkpointInterval(
+        QStringLiteral("checkpoint-interval"),
+        QStringLiteral("Checkpoint a running container's files to disk this often after activity, so that a "
+                       "power loss loses at most that much of its work; 0 turns checkpoints off (default 60)."),
+        QStringLiteral("seconds"), QStringLiteral("60"));
+    const QCommandLineOption expiryGrace(
+        QStringLiteral("expiry-grace"),
+        QStringLiteral("A container whose idle deadline passed while no daemon ran lives this many more "
+                       "seconds, on its own clock, announced (default 600)."),
+        QStringLiteral("seconds"), QStringLiteral("600"));
+    parser.addOptions({timeScale, maxContainers, maxRuns, sampleHz, expiringLead, degraded, networkRows,
+                       upstreamCa, checkpointInterval, expiryGrace});
     parser.process(app);
 
     Cordon::Containers::ManagerSettings settings;
@@ -101,10 +111,16 @@ int main(int argc, char *argv[])
     settings.upstreamCaFiles = parser.values(upstreamCa);
     settings.networkRowsPerRun = parser.value(networkRows).toInt(&ok);
     allOk &= ok && settings.networkRowsPerRun >= 10 && settings.networkRowsPerRun <= 1000000;
+    const int checkpointSeconds = parser.value(checkpointInterval).toInt(&ok);
+    allOk &= ok && checkpointSeconds >= 0 && checkpointSeconds <= 86400;
+    settings.checkpointIntervalMs = checkpointSeconds * 1000;
+    settings.expiryGraceSeconds = parser.value(expiryGrace).toInt(&ok);
+    allOk &= ok && settings.expiryGraceSeconds >= 0 && settings.expiryGraceSeconds <= 86400;
     if (!allOk) {
         std::fprintf(stderr,
                      "cordond: invalid option value (time scale 1..3600, max containers 1..1024, max runs "
-                     "1..64, sample rate 0.1..20 Hz, network rows per run 10..1000000)\n");
+                     "1..64, sample rate 0.1..20 Hz, network rows per run 10..1000000, checkpoint interval "
+                     "and expiry grace 0..86400 s)\n");
         return 2;
     }
 

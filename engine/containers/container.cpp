@@ -17,9 +17,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <ctime>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <future>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -67,12 +69,17 @@ Result<> writeNewFile(const QString &path, const QByteArray &contents)
     return {};
 }
 
-// Saves the workspace tmpfs (through the descriptors cordon-init handed back) to the host's copy.
-WorkspaceSave saveWorkspace(const Workspace &workspace, int workspaceDir, int outputsDir, int workspaceMb)
+// Saves the workspace tmpfs (through the descriptors cordon-init handed back) to the host's copy. With a
+// manifest (the container's, kept from one save of the same tmpfs to the next), files unchanged since the
+// last save are linked from it instead of copied, and the copy is made durable (synced before it replaces
+// the previous one): what a checkpoint or a stop says is kept survives a power loss.
+WorkspaceSave saveWorkspace(const Workspace &workspace, int workspaceDir, int outputsDir, int workspaceMb,
+                            WorkspaceManifest *manifest = nullptr)
 {
     Files::MirrorLimits limits;
     limits.maxBytes = std::int64_t(workspaceMb) * MiB;
     limits.maxEntries = Isolation::workspaceInodes(workspaceMb);
+    limits.durable = manifest != nullptr;
     // A root daemon runs the container as an unprivileged uid, which must own what it restores next time.
     const Isolation::IdMapping ids = Isolation::idMappingFor(::geteuid(), ::getegid());
     if (ids.hostUid != ::geteuid())
@@ -80,7 +87,7 @@ WorkspaceSave saveWorkspace(const Workspace &workspace, int workspaceDir, int ou
     QElapsedTimer timer;
     timer.start();
     WorkspaceSave save;
-    const auto report = workspace.save(workspaceDir, outputsDir, limits);
+    const auto report = workspace.save(workspaceDir, outputsDir, limits, manifest);
     save.milliseconds = timer.elapsed();
     if (!report) {
         save.error = toQt(report.error().message());
@@ -142,6 +149,8 @@ Container::~Container()
     disconnect(); // whoever listened may be going away with us; the save itself still happens
     stop(QStringLiteral("the daemon is shutting down"));
     finishPendingSave();
+    finishPendingCheckpoint();
+    endSavingInit();
 }
 
 Result<> Container::start()
@@ -218,7 +227,10 @@ Result<Adoption> Container::adopt(const ClaimRun &claim, const QString &refusal)
     auto adopted = Isolation::adoptInit(workspace().root(), Isolation::SetupReplyTimeoutMs);
     if (!adopted)
         return fail(adopted.error());
-    const std::string id = m_id.toStdString();
+    // The process that answered must be the container's PID 1, in its cgroup where every process of the
+    // container is, before its directories are trusted for anything, a save included.
+    if (auto member = answeredFromItsCgroup(adopted->init.pid); !member)
+        return fail(member.error());
     if (!refusal.isEmpty()) {
         saveAndEnd(*adopted);
         return fail(QStringLiteral("container.adoption_refused"),
@@ -236,20 +248,7 @@ Result<Adoption> Container::adopt(const ClaimRun &claim, const QString &refusal)
                         .arg(Isolation::MinAdoptableProtocol)
                         .arg(Isolation::InitProtocolVersion));
     }
-    // The process that answered must be the container's PID 1: in its cgroup, where every process of the
-    // container is.
-    if (m_cgroup) {
-        const auto members = m_cgroup->processes(id);
-        if (!members || std::find(members->begin(), members->end(), adopted->init.pid) == members->end()) {
-            saveAndEnd(*adopted);
-            return fail(QStringLiteral("container.adoption_refused"),
-                        QStringLiteral("the process that answered on container %1's adoption socket (pid %2) is "
-                                       "not in its cgroup: its files were saved and it was started again")
-                            .arg(m_id)
-                            .arg(adopted->init.pid));
-        }
-        m_cgroupCreated = true;
-    }
+    m_cgroupCreated = m_cgroup != nullptr;
     m_sandbox = std::make_unique<Isolation::Sandbox>();
     connectSandbox();
     m_sandbox->adoptRunning(*adopted);
@@ -268,6 +267,10 @@ Result<Adoption> Container::adopt(const ClaimRun &claim, const QString &refusal)
         const QString runId = toQt(held.state.tag);
         const std::optional<KnownRun> known = runId.isEmpty() ? std::nullopt : claim(runId);
         if (!known) {
+            // Spawned but never recorded (the daemon before ended between the two): nobody could see or
+            // stop it, so it ends before cordon-init lets go of it.
+            if (!held.state.exited)
+                (void)m_sandbox->kill(held.state.runId, SIGKILL);
             m_sandbox->collected(held.state.runId);
             ++adoption.runsForgotten;
             continue;
@@ -279,6 +282,7 @@ Result<Adoption> Container::adopt(const ClaimRun &claim, const QString &refusal)
             runId, held.state.runId, outputCap, timeoutMs, [this] { return memoryStats(); }, this);
         run->setCommand(known->command);
         run->setSpoolDirectory(spoolDirectory());
+        run->setWorkspaceUsage([this] { return workspaceBytes(); });
         if (!weakened(Guarantee::OutputMasking))
             run->setSecretMasker(Secrets::maskerFor(known->secrets));
         m_runs.insert(runId, run);
@@ -388,8 +392,23 @@ Result<bool> Container::recoverInterruptedSave()
     auto adopted = Isolation::adoptInit(workspace().root(), Isolation::SetupReplyTimeoutMs);
     if (!adopted)
         return adopted.error().code() == "sandbox.not_adoptable" ? Result<bool>(false) : fail(adopted.error());
+    CORDON_TRY(answeredFromItsCgroup(adopted->init.pid));
     saveAndEnd(*adopted);
     return true;
+}
+
+Result<> Container::answeredFromItsCgroup(pid_t pid) const
+{
+    if (!m_cgroup)
+        return {};
+    const auto members = m_cgroup->processes(m_id.toStdString());
+    if (members && std::find(members->begin(), members->end(), pid) != members->end())
+        return {};
+    return fail(QStringLiteral("container.adoption_refused"),
+                QStringLiteral("the process that answered on container %1's adoption socket (pid %2) is not in its "
+                               "cgroup: it is not the container's PID 1")
+                    .arg(m_id)
+                    .arg(pid));
 }
 
 Result<Files::SourceRoot> Container::filesRoot(const QString &scope) const
@@ -415,13 +434,19 @@ Result<Files::SourceRoot> Container::filesRoot(const QString &scope) const
 void Container::startSave()
 {
     finishPendingSave();
+    finishPendingCheckpoint(); // one writer of the host's copy at a time
     m_savingWorkspaceDir = m_workspaceDir;
     m_savingOutputsDir = m_outputsDir;
     const quint64 generation = ++m_saveGeneration;
+    // The last save of this tmpfs, durable as the checkpoints are: what they saved is linked, not copied
+    // again.
     m_pendingSave =
         std::async(std::launch::async, [this, generation, workspace = workspace(), dir = m_workspaceDir,
-                                        outputs = m_outputsDir, workspaceMb = m_policy.limits.workspaceMb] {
-            WorkspaceSave save = saveWorkspace(workspace, dir->get(), outputs->get(), workspaceMb);
+                                        outputs = m_outputsDir, workspaceMb = m_policy.limits.workspaceMb,
+                                        manifest = m_manifest ? std::exchange(m_manifest, {})
+                                                              : std::make_shared<WorkspaceManifest>()] {
+            WorkspaceSave save =
+                saveWorkspace(workspace, dir->get(), outputs->get(), workspaceMb, manifest.get());
             // Posted before the result is ready, and finishPendingSave() waits for the result: `this` is
             // alive. A later save's job is not waited for by this one's notice.
             QMetaObject::invokeMethod(
@@ -435,12 +460,42 @@ void Container::startSave()
         });
 }
 
+bool Container::checkpoint()
+{
+    if (m_state != ContainerState::Running || !m_workspaceDir || !m_outputsDir || m_pendingCheckpoint.valid() ||
+        m_pendingSave.valid())
+        return false;
+    if (!m_manifest)
+        m_manifest = std::make_shared<WorkspaceManifest>();
+    m_pendingCheckpoint = std::async(
+        std::launch::async, [this, workspace = workspace(), dir = m_workspaceDir, outputs = m_outputsDir,
+                             workspaceMb = m_policy.limits.workspaceMb, manifest = m_manifest] {
+            WorkspaceSave save = saveWorkspace(workspace, dir->get(), outputs->get(), workspaceMb, manifest.get());
+            // Posted before the result is ready, and finishPendingCheckpoint() waits for it: `this` is alive.
+            QMetaObject::invokeMethod(this, [this] { finishPendingCheckpoint(); }, Qt::QueuedConnection);
+            return save;
+        });
+    return true;
+}
+
+void Container::finishPendingCheckpoint()
+{
+    if (!m_pendingCheckpoint.valid())
+        return;
+    const WorkspaceSave save = m_pendingCheckpoint.get();
+    if (!save.saved)
+        Q_EMIT checkpointFailed(save.error);
+}
+
 void Container::finishPendingSave()
 {
     if (!m_pendingSave.valid())
         return;
     const WorkspaceSave save = m_pendingSave.get(); // waits while the copy is still under way
-    endSavingInit();
+    // A save that failed keeps the cordon-init too, which holds the tmpfs beside our descriptors: a daemon
+    // that ends before the next try leaves it to the next daemon (recoverInterruptedSave()).
+    if (save.saved)
+        endSavingInit();
     // A failed save keeps the tmpfs (in memory, through our descriptors) so that nothing is lost: the next
     // start saves again before it restores, and refuses to start on the old copy if that fails too.
     if (save.saved) {
@@ -458,6 +513,8 @@ Result<> Container::saveAgainIfFailed()
     const WorkspaceSave save = saveWorkspace(workspace(), m_savingWorkspaceDir->get(),
                                              m_savingOutputsDir->get(), m_policy.limits.workspaceMb);
     Q_EMIT workspaceSaved(save);
+    if (save.saved)
+        endSavingInit();
     if (!save.saved)
         return fail(
             QStringLiteral("container.save_failed"),
@@ -476,6 +533,8 @@ Result<> Container::wipe()
         return fail(QStringLiteral("container.running"),
                     QStringLiteral("stop the container before wiping it"));
     finishPendingSave();
+    finishPendingCheckpoint(); // nothing may write the host's copy while it is removed
+    endSavingInit();
     m_savingWorkspaceDir.reset(); // what a failed save kept goes with the files
     m_savingOutputsDir.reset();
     return workspace().remove();
@@ -537,6 +596,7 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
         runId, spawn.runId, outputCap, timeoutS * 1000, [this] { return memoryStats(); }, this);
     run->setCommand(*command);
     run->setSpoolDirectory(spoolDirectory());
+    run->setWorkspaceUsage([this] { return workspaceBytes(); });
     if (!weakened(Guarantee::OutputMasking))
         run->setSecretMasker(Secrets::maskerFor(request.secrets));
     if (auto started = run->start(*m_sandbox, spawn, request.stdinData, request.keepStdinOpen); !started) {
@@ -587,6 +647,16 @@ std::optional<Cgroup::MemoryStats> Container::memoryStats() const
         return std::nullopt;
     auto stats = m_cgroup->memoryStats(m_id.toStdString());
     return stats ? std::optional<Cgroup::MemoryStats>(*stats) : std::nullopt;
+}
+
+std::optional<qint64> Container::workspaceBytes() const
+{
+    struct statfs usage
+    {
+    };
+    if (!m_workspaceDir || ::fstatfs(m_workspaceDir->get(), &usage) != 0)
+        return std::nullopt;
+    return qint64(usage.f_blocks - usage.f_bfree) * qint64(usage.f_bsize);
 }
 
 int Container::pidsCurrent() const

@@ -117,6 +117,11 @@ public:
     // event loop), so files stay for the next start; with Discard its memory is simply let go.
     void stop(const QString &reason, WorkspaceOnStop then = WorkspaceOnStop::Save);
     bool savePending() const { return m_pendingSave.valid(); }
+    // While it runs: an incremental, durable copy of the workspace to the host on a thread of its own (files
+    // unchanged since the last copy are linked, not copied), so that a power loss, which takes the tmpfs,
+    // loses only what changed since. False when one is under way already, a stop is saving, or it is not
+    // running. checkpointFailed() says when one fails; the copy before it stays.
+    bool checkpoint();
     // Waits for a save under way and reports it now (a daemon that stops records it before it exits). A
     // start and a wipe do this themselves.
     void finishPendingSave();
@@ -137,6 +142,9 @@ public:
     QList<ContainerRun *> runs() const { return m_runs.values(); }
 
     std::optional<Cgroup::MemoryStats> memoryStats() const;
+    // What the files of its in-memory workspace hold now (/mnt/data and the outputs bound into it share one
+    // tmpfs); nullopt when it is not running.
+    std::optional<qint64> workspaceBytes() const;
     // Processes and threads charged to the container's pids group now (0 without cgroups).
     int pidsCurrent() const;
     // The egress proxy's listening socket inside this container (allowlist policies), once per start; -1 if
@@ -161,6 +169,7 @@ Q_SIGNALS:
     void died();
     // The in-memory workspace was saved to the host at a stop or after a death (or the save failed).
     void workspaceSaved(const Cordon::Containers::WorkspaceSave &save);
+    void checkpointFailed(const QString &error);
 
 private:
     ContainerRun *findByWireId(quint64 wireId) const;
@@ -171,12 +180,15 @@ private:
     // Saves through an adopted cordon-init's directories and ends it: what a daemon does with a container
     // it cannot adopt.
     void saveAndEnd(Isolation::AdoptedInit &adopted);
+    // container.adoption_refused unless `pid` is in the container's cgroup (always true without cgroups).
+    Result<> answeredFromItsCgroup(pid_t pid) const;
     Result<QStringList> commandFor(const QString &runId, const ExecRequest &request) const;
     void releaseSandbox(WorkspaceOnStop then);
     void releaseCgroup();
     // The save is done: the cordon-init that held the container for it ends, and then its cgroup.
     void endSavingInit();
     void startSave();
+    void finishPendingCheckpoint();
     // Everything up to the setup request; on failure the sandbox is released again.
     Result<> beginStart();
     Result<> launchAndSendSetup(const Isolation::IdMapping &ids);
@@ -196,6 +208,9 @@ private:
     std::shared_ptr<const UniqueFd> m_savingWorkspaceDir;
     std::shared_ptr<const UniqueFd> m_savingOutputsDir;
     std::future<WorkspaceSave> m_pendingSave;
+    // What the checkpoints of this start saved, for the next one to link from; the stop's save takes it.
+    std::shared_ptr<WorkspaceManifest> m_manifest;
+    std::future<WorkspaceSave> m_pendingCheckpoint;
     quint64 m_saveGeneration = 0;
     QHash<QString, ContainerRun *> m_runs;
     quint64 m_nextWireId = 1;

@@ -10,6 +10,7 @@
 #include <QDateTime>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QRegularExpression>
 
 #include <algorithm>
 
@@ -41,6 +42,7 @@ ContainerManager::ContainerManager(Store::HistoryStore &store, ManagerSettings s
         m_settings.networkRowsPerRun, m_settings.networkCoalesceMs, this);
     connect(&m_expiryTimer, &QTimer::timeout, this, &ContainerManager::checkExpiry);
     connect(&m_sampleTimer, &QTimer::timeout, this, &ContainerManager::sampleMemory);
+    connect(&m_checkpointTimer, &QTimer::timeout, this, &ContainerManager::checkpointAll);
 }
 
 ContainerManager::~ContainerManager()
@@ -133,6 +135,8 @@ Result<> ContainerManager::initialize()
     interruptUnclaimedRuns(whyInterrupted);
     m_expiryTimer.start(ExpiryCheckMs);
     m_sampleTimer.start(m_settings.sampleIntervalMs);
+    if (m_settings.checkpointIntervalMs > 0)
+        m_checkpointTimer.start(m_settings.checkpointIntervalMs);
     return {};
 }
 
@@ -142,7 +146,7 @@ QString ContainerManager::cgroupDescription() const
                     : QStringLiteral("none (degraded: no memory or pids limits)");
 }
 
-Result<> ContainerManager::setTimeScale(double scale)
+Result<> ContainerManager::setTimeScale(double scale, const QStringList &containers)
 {
     if (!(scale >= 1 && scale <= 3600))
         return fail(QStringLiteral("daemon.invalid_time_scale"),
@@ -155,7 +159,8 @@ Result<> ContainerManager::setTimeScale(double scale)
     // is switched to 60x: nothing may expire because the clock was switched.
     const qint64 at = now();
     for (auto &[id, entry] : m_entries) {
-        if (entry->record.endedAt == 0) {
+        const bool onDemoClock = entry->record.timeScale > 1 || containers.contains(id);
+        if (entry->record.endedAt == 0 && onDemoClock) {
             const double oldScale = entry->record.timeScale > 0 ? entry->record.timeScale : 1;
             const qint64 left = std::max<qint64>(0, entry->record.expiresAt - at);
             entry->record.timeScale = scale;
@@ -164,7 +169,8 @@ Result<> ContainerManager::setTimeScale(double scale)
             persist(*entry); // also announces the new deadline (container.changed)
         }
     }
-    recordEvent({}, {}, QStringLiteral("daemon.time_scale"), {{QStringLiteral("scale"), scale}});
+    recordEvent({}, {}, QStringLiteral("daemon.time_scale"),
+                {{QStringLiteral("scale"), scale}, {QStringLiteral("containers"), QJsonArray::fromStringList(containers)}});
     return {};
 }
 
@@ -181,6 +187,14 @@ Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy
         return fail(QStringLiteral("container.limit"),
                     QStringLiteral("%1 containers are running, the limit: stop or delete one first")
                         .arg(m_settings.maxContainers));
+    // Clients take an id, a name or an id's prefix where a container is named: a name of hex digits alone
+    // could be another container's prefix, and `cordon rm NAME` would remove the wrong one.
+    static const QRegularExpression hexDigits(QStringLiteral("^[0-9a-f]+$"));
+    if (hexDigits.match(toQt(policy.name)).hasMatch())
+        return fail(QStringLiteral("policy.invalid_name"),
+                    QStringLiteral("name: %1 is hex digits alone, which would read as a container id or the start "
+                                   "of one; add a letter outside a-f, or a dash")
+                        .arg(QString::fromStdString(Cordon::ticked(policy.name))));
     if (const Entry *holder = liveEntryNamed(toQt(policy.name)))
         return fail(QStringLiteral("container.name_taken"),
                     QStringLiteral("a container named %1 already exists (%2, %3)")
@@ -271,6 +285,9 @@ void ContainerManager::wireContainer(Entry &target)
         // Recorded first: whoever waited for the save may say it is done.
         for (const auto &then : m_saveWaiters.take(id))
             then(&save);
+    });
+    connect(container, &Container::checkpointFailed, this, [this, id](const QString &error) {
+        recordEvent(id, {}, QStringLiteral("workspace.checkpoint_failed"), {{QStringLiteral("error"), error}});
     });
     connect(container, &Container::died, this, [this, id] {
         detachProxy(id);
@@ -468,6 +485,7 @@ bool ContainerManager::touch(Entry &entry)
     entry.record.lastActiveAt = at;
     entry.record.expiresAt = at + idleMillis(entry);
     entry.warned = false;
+    entry.activeSinceCheckpoint = true;
     if (persistNow)
         persist(entry);
     return persistNow;
@@ -532,6 +550,22 @@ void ContainerManager::expire(Entry &entry, bool whileDown)
         detail.insert(QStringLiteral("wipe_error"), toQt(wiped.error().message()));
     recordEvent(entry.record.id, {}, QStringLiteral("container.expired"), detail);
     recordEvent(entry.record.id, {}, QStringLiteral("container.deletion_receipt"), receipt.toJson());
+}
+
+// Activity is what the daemon sees (runs, output, transfers); a process left in the background writes
+// unseen, so a container with processes besides its PID 1 is checkpointed at every interval too. One that is
+// idle costs nothing.
+void ContainerManager::checkpointAll()
+{
+    for (auto &[id, owned] : m_entries) {
+        Entry &candidate = *owned;
+        if (candidate.container->state() != ContainerState::Running)
+            continue;
+        if (!candidate.activeSinceCheckpoint && candidate.container->pidsCurrent() <= 1)
+            continue;
+        if (candidate.container->checkpoint())
+            candidate.activeSinceCheckpoint = false;
+    }
 }
 
 void ContainerManager::checkExpiry()
@@ -610,15 +644,26 @@ QList<MemorySample> ContainerManager::memoryBacklog(const QString &containerId) 
     return backlog;
 }
 
-void ContainerManager::shutdown()
+QList<ContainerManager::ShutdownReport> ContainerManager::shutdown()
 {
     m_expiryTimer.stop();
     m_sampleTimer.stop();
+    m_checkpointTimer.stop();
     if (m_proxy)
         m_proxy->disconnect(this); // containers stop below; their connections are not news any more
     m_ledger->flushAll();
+    QList<ShutdownReport> reports;
+    QList<QMetaObject::Connection> watches;
     for (auto &[id, owned] : m_entries) {
-        if (owned->container->state() == ContainerState::Running) {
+        const ContainerState state = owned->container->state();
+        if (state != ContainerState::Running && state != ContainerState::Stopped)
+            continue;
+        const qsizetype index = reports.size();
+        reports.append({id, owned->record.name, owned->record.expiresAt, std::nullopt});
+        // The last word of each save counts: a failed one is tried again below.
+        watches.append(connect(owned->container.get(), &Container::workspaceSaved, this,
+                               [&reports, index](const WorkspaceSave &save) { reports[index].saved = save; }));
+        if (state == ContainerState::Running) {
             owned->container->stop(QStringLiteral("the daemon stopped"));
             // Recorded as running: the next daemon brings it back.
             logStoreFailure(m_store.saveContainer(owned->record), "a container");
@@ -628,9 +673,12 @@ void ContainerManager::shutdown()
     // once more (what is still not saved then is lost with the daemon, and the event says why).
     for (auto &[id, owned] : m_entries)
         (void)owned->container->saveAgainIfFailed();
+    for (const QMetaObject::Connection &watch : std::as_const(watches))
+        disconnect(watch);
     // One-shot runs lose their network with the daemon; their rows say when.
     for (const QString &id : m_oneShots.keys())
         detachOneShot(id);
+    return reports;
 }
 
 } // namespace Cordon::Containers

@@ -47,6 +47,10 @@ struct ManagerSettings
     // A deadline that passed while no daemon ran: the container lives this much longer (on its clock) from
     // the daemon's start, announced, before it expires.
     int expiryGraceSeconds = 600;
+    // A running container with activity since its last checkpoint, or with processes besides its PID 1, is
+    // checkpointed this often (Container::checkpoint()): at most this much of its work is lost with the
+    // machine (a power loss), and none with the daemon.
+    int checkpointIntervalMs = 60000;
     bool allowDegraded = false;        // create containers without cgroup limits when the host has none
     // What network decisions may make the history hold (containers/networkledger.h).
     int networkRowsPerRun = 1000;
@@ -193,7 +197,10 @@ public:
     Result<> initialize();
     QString cgroupDescription() const;
     double timeScale() const { return m_settings.timeScale; }
-    Result<> setTimeScale(double scale);
+    // The demo clock: containers created from now on, those already on a demo clock (a scale above 1) and
+    // those named in `containers` pass their idle time at `scale`; every other container keeps real time,
+    // so that switching a demo clock on never moves a real container's deadline.
+    Result<> setTimeScale(double scale, const QStringList &containers = {});
 
     // Refuses a name that a container not yet expired or deleted has (container.name_taken).
     Result<ContainerSnapshot> create(const Policy::ContainerPolicy &policy);
@@ -296,8 +303,17 @@ public:
     Result<Store::AuditRecord> auditRecord(const QString &id) const;
     Result<Store::Page<Store::AuditRecord>> auditRecords(int limit, int offset) const;
 
-    // Stops every container (files stay) for a clean daemon shutdown.
-    void shutdown();
+    // What a clean shutdown did with one container's files.
+    struct ShutdownReport
+    {
+        QString id;
+        QString name;
+        qint64 expiresAt = 0;                // kept until then (its idle deadline; a grace period follows)
+        std::optional<WorkspaceSave> saved; // empty: it was not running, its last saved copy stays
+    };
+    // Stops every container (files saved) for a clean daemon shutdown; returns, once every save is done,
+    // what became of each container's files. A second call finds nothing running.
+    QList<ShutdownReport> shutdown();
 
 Q_SIGNALS:
     void containerChanged(const Cordon::Containers::ContainerSnapshot &container);
@@ -320,6 +336,7 @@ private:
         QHash<QString, QString> outputs;    // path -> sha256 after the last run, to find what a run produced
         qint64 uploadingBytes = 0;          // uploads under way, counted against the quota already
         qint64 savedActiveAt = 0;           // record.lastActiveAt as last saved to the history
+        bool activeSinceCheckpoint = false; // touch() since the last checkpoint
         // Every value of its secrets this daemon has given or would give its runs, masked in its events
         // (network decisions included) as long as the daemon runs, also after a value changed.
         std::set<std::pair<std::string, std::string>> secretValues;
@@ -393,6 +410,7 @@ private:
     void interruptUnclaimedRuns(const QHash<QString, QString> &whyByContainer);
     void checkExpiry();
     void sampleMemory();
+    void checkpointAll();
     void onRunFinished(Entry &entry, ContainerRun *run);
     void wireContainer(Entry &entry);
     int runningCount() const;
@@ -441,6 +459,7 @@ private:
     QString m_lastOrgPolicyError; // recorded once, not again for every event while the file stays broken
     QTimer m_expiryTimer;
     QTimer m_sampleTimer;
+    QTimer m_checkpointTimer;
     // The desktop keyring, for a store made while one was open (declared first: the store points at it).
     mutable Secrets::SecretServiceVault m_secretVault;
     mutable std::optional<Secrets::SecretStore> m_secretStore;

@@ -44,6 +44,10 @@ QString ContainerManager::recover(Entry &survivor)
     if (weakened(Guarantee::Adoption))
         refusal = QStringLiteral("a test build that adopts nothing");
     auto adopted = survivor.container->adopt(claim, refusal);
+    // A cordon-init that is there but did not answer in time (a host under load) gets a second chance
+    // before its container is ended and started again from its saved files.
+    if (!adopted && adopted.error().code() == "sandbox.adoption_failed")
+        adopted = survivor.container->adopt(claim, refusal);
     if (adopted) {
         attachProxy(survivor);
         recordEvent(id, {}, QStringLiteral("container.adopted"),
@@ -53,9 +57,16 @@ QString ContainerManager::recover(Entry &survivor)
         return QStringLiteral("its cordon-init no longer held the run when the daemon started again");
     }
     const bool gone = adopted.error().code() == "sandbox.not_adoptable";
-    const QString why = gone ? QStringLiteral("its processes had ended while no daemon ran (the machine "
-                                              "restarted, or its cordon-init was killed)")
-                             : toQt(adopted.error().message());
+    // A container that is there but could not be adopted twice is ended (through its cgroup) and started
+    // again: what changed since its last checkpoint is lost, and the event says so.
+    const QString why =
+        gone ? QStringLiteral("its processes had ended while no daemon ran (the machine restarted, or its "
+                              "cordon-init was killed)")
+        : adopted.error().code() == "sandbox.adoption_failed"
+            ? QStringLiteral("its cordon-init could not be adopted (%1): it was ended, and what changed since "
+                             "its last checkpoint is lost")
+                  .arg(toQt(adopted.error().message()))
+            : toQt(adopted.error().message());
     if (!gone)
         recordEvent(id, {}, QStringLiteral("container.adoption_refused"), {{QStringLiteral("error"), why}});
     if (m_cgroup)

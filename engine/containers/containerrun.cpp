@@ -6,6 +6,7 @@
 #include "sandbox/init/execfailure.h"
 
 #include "containers/outputcapture.h"
+#include "core/formatting.h"
 #include "containers/stdinfeeder.h"
 #include "daemon/lite/runreport.h"
 #include "isolation/sandbox.h"
@@ -312,6 +313,16 @@ void ContainerRun::finish()
                 m_timedOut, m_outcome.oomKills, m_outcome.signal, m_outcome.exitCode));
         if (m_cancelled && m_outcome.message.isEmpty())
             m_outcome.message = QStringLiteral("cancelled");
+    }
+    if (m_outcome.errorClass == ErrorClass::Oom && m_outcome.message.isEmpty() && m_workspaceUsage &&
+        m_outcome.memoryLimitBytes > 0) {
+        const std::optional<qint64> files = m_workspaceUsage();
+        if (files && *files * 2 >= m_outcome.memoryLimitBytes)
+            m_outcome.message =
+                QStringLiteral("workspace full: its files hold %1 of the container's %2 memory limit, which "
+                               "left the program too little; delete files (`cordon files rm`) or use a "
+                               "larger memory tier")
+                    .arg(Format::bytes(*files), Format::bytes(m_outcome.memoryLimitBytes));
     }
     if (!m_masker.empty())
         m_outcome.message = toQt(m_masker.maskAll(toPlain(m_outcome.message)));

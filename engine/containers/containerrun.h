@@ -42,6 +42,8 @@ class ContainerRun final : public QObject
 
 public:
     using StatsProvider = std::function<std::optional<Cgroup::MemoryStats>()>;
+    // Bytes the files of the container's workspace (a tmpfs charged to its memory) hold now.
+    using WorkspaceUsage = std::function<std::optional<qint64>()>;
 
     ContainerRun(QString id, quint64 wireId, qint64 outputCap, int timeoutMs, StatsProvider stats,
                  QObject *parent = nullptr);
@@ -57,6 +59,9 @@ public:
     // Where what is kept of its output is also written as it arrives (outputcapture.h: spoolTo()), so that
     // it outlives this daemon; before start() or adopt(). removeSpools() once the outcome is recorded.
     void setSpoolDirectory(QString directory) { m_spoolDirectory = std::move(directory); }
+    // An OOM kill while the workspace's files hold half the memory limit or more is "workspace full": what
+    // fills the memory is files, and every later run would meet the same wall until some are deleted.
+    void setWorkspaceUsage(WorkspaceUsage usage) { m_workspaceUsage = std::move(usage); }
     void removeSpools() const;
     // `directory`/<runId>.stdout or .stderr.
     static QString spoolPath(const QString &directory, const QString &runId, OutputStream stream);
@@ -98,6 +103,7 @@ private:
     StatsProvider m_stats;
     Secrets::SecretMasker m_masker;
     QString m_spoolDirectory;
+    WorkspaceUsage m_workspaceUsage;
     qint64 m_oomKillsBefore = 0;
     qint64 m_pidsLimitHitsBefore =
         0; // the container's counter is shared by its runs: a run reports its share

@@ -75,10 +75,27 @@ QString describe(const QJsonObject &event)
         return tr("Started");
     if (kind == QLatin1String("container.stopped"))
         return tr("Stopped; its files are kept");
+    const QString reason = Format::displayName(detail.value(QStringLiteral("reason")).toString());
     if (kind == QLatin1String("container.restarted"))
-        return tr("Started again after the daemon restarted");
+        return reason.isEmpty() ? tr("Started again after the daemon restarted")
+                                : tr("Started again from its saved files after the daemon restarted: %1").arg(reason);
     if (kind == QLatin1String("container.restart_failed"))
         return tr("Could not be started again after the daemon restarted: %1").arg(error);
+    if (kind == QLatin1String("container.adopted")) {
+        const qint64 runs = detail.value(QStringLiteral("runs")).toInteger();
+        return runs == 0 ? tr("Adopted by the new daemon, as it was: nothing was lost")
+                         : tr("Adopted by the new daemon with %1 run(s), their output and outcomes").arg(runs);
+    }
+    if (kind == QLatin1String("container.adoption_refused"))
+        return tr("Not adopted by the new daemon: %1").arg(error);
+    if (kind == QLatin1String("container.expiry_deferred"))
+        return tr("Its idle time ran out while no daemon ran: kept until %1 (a grace period), unless it is used "
+                  "or kept alive")
+            .arg(Format::dateTime(detail.value(QStringLiteral("expires_at")).toInteger()));
+    if (kind == QLatin1String("workspace.save_resumed"))
+        return tr("Files saved by the new daemon: the one before ended while it saved them");
+    if (kind == QLatin1String("workspace.checkpoint_failed"))
+        return tr("A checkpoint of the files to disk failed (the one before is kept): %1").arg(error);
     if (kind == QLatin1String("container.died"))
         return tr("Its init process ended unexpectedly; stopped");
     if (kind == QLatin1String("workspace.saved")) {
@@ -135,6 +152,8 @@ QString describe(const QJsonObject &event)
         return tr("Run %1 ended: %2").arg(run, runOutcome(detail));
     if (kind == QLatin1String("run.cancelled"))
         return tr("Run %1 stopped on request").arg(run);
+    if (kind == QLatin1String("run.interrupted"))
+        return tr("Run %1 interrupted: %2").arg(run, reason);
     if (kind == QLatin1String("file.uploaded")) {
         const QString uploaded =
             tr("Uploaded %1 (%2)")
@@ -181,7 +200,7 @@ QString describe(const QJsonObject &event)
     if (kind == QLatin1String("network.org_policy_invalid"))
         return tr("Organisation allowlist refused, the previous one stays: %1").arg(error);
     if (kind == QLatin1String("daemon.runs_interrupted"))
-        return tr("%1 run(s) were interrupted when the daemon stopped")
+        return tr("%1 run(s) no container held any more were interrupted when the daemon started")
             .arg(detail.value(QStringLiteral("count")).toInteger());
     if (kind == QLatin1String("secret.set") || kind == QLatin1String("secret.replaced") ||
         kind == QLatin1String("secret.removed")) {
@@ -196,7 +215,8 @@ QString describe(const QJsonObject &event)
                                                    : tr("Secret %1 set anew (%2)").arg(name, fingerprint);
     }
     if (kind == QLatin1String("daemon.time_scale"))
-        return tr("Idle time now runs %1× faster").arg(detail.value(QStringLiteral("scale")).toDouble());
+        return tr("The demo clock now runs %1× faster for new containers and those on it")
+            .arg(detail.value(QStringLiteral("scale")).toDouble());
     // A kind this version does not know: its detail as compact JSON, escaped like any other text from it.
     return Format::displayName(QString::fromUtf8(QJsonDocument(detail).toJson(QJsonDocument::Compact)));
 }

@@ -151,8 +151,8 @@ HostCheck checkLandlock()
     return check;
 }
 
-// The workspace mode in force, so that what a stop keeps and what a killed daemon loses is said where users
-// look (there is one mode; the check fails only on a kernel without tmpfs).
+// The workspace mode in force, and the one sentence of what survives what, said where users look (there is
+// one mode; the check fails only on a kernel without tmpfs).
 HostCheck checkWorkspace()
 {
     HostCheck check{QStringLiteral("workspace"), CheckStatus::Missing, {}, true};
@@ -163,9 +163,10 @@ HostCheck checkWorkspace()
     check.status = CheckStatus::Ok;
     check.detail = QStringLiteral(
         "in memory: /mnt/data is a tmpfs of workspace_mb inside each container, so the kernel ends a write "
-        "past the quota with ENOSPC; its files count toward the memory limit. They are saved to disk when "
-        "a container stops (and when the daemon stops) and restored when it starts; if the daemon is "
-        "killed (SIGKILL, a crash), what changed since the container last stopped is lost");
+        "past the quota with ENOSPC; its files count toward the memory limit. Containers outlive the daemon "
+        "(a crash, kill or upgrade of cordond loses no file, run or output), and a running container's "
+        "files are checkpointed to disk a minute after activity and saved when it stops, so a power loss "
+        "loses at most its last minute of changes");
     return check;
 }
 

@@ -15,4 +15,9 @@ namespace Cordon {
 // repeats what was given.
 Result<std::int64_t> parseDurationMillis(std::string_view text);
 
+// A run's wall-time limit (--timeout of `run` and `exec`): a duration as above, in whole seconds from 1 s to
+// 24 h, the bounds and unit of a policy's run_timeout_s. "500ms" or "1500ms" is `cli.invalid_duration`, not
+// rounded to a second the user did not ask for.
+Result<int> parseRunTimeoutSeconds(std::string_view text);
+
 } // namespace Cordon

@@ -64,7 +64,7 @@ bool receiveWithin(int fd, std::chrono::steady_clock::time_point deadline, std::
 
 Error protocolError(const std::string &what)
 {
-    return Error("sandbox.protocol", "adopting the container's cordon-init: " + what);
+    return Error("sandbox.adoption_failed", "adopting the container's cordon-init: " + what);
 }
 
 } // namespace
@@ -93,23 +93,27 @@ Result<AdoptedInit> adoptInit(const std::string &directory, int timeoutMs)
     UniqueFd connection(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
     if (!connection.isValid())
         return failErrno("sandbox.socket", "socket", errno);
-    if (::connect(connection.get(), reinterpret_cast<const sockaddr *>(&where->address), sizeof where->address) != 0)
-        return failErrno("sandbox.not_adoptable",
-                         "no cordon-init waits at " + directory + '/' + AdoptionSocketName, errno);
+    if (::connect(connection.get(), reinterpret_cast<const sockaddr *>(&where->address), sizeof where->address) != 0) {
+        // Only these say that no cordon-init is there; anything else may be a live one we failed to reach.
+        const int error = errno;
+        const bool gone = error == ENOENT || error == ECONNREFUSED;
+        return failErrno(gone ? "sandbox.not_adoptable" : "sandbox.adoption_failed",
+                         "connect to " + directory + '/' + AdoptionSocketName, error);
+    }
     ucred peer{};
     socklen_t length = sizeof peer;
     if (::getsockopt(connection.get(), SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 || peer.pid <= 0)
-        return failErrno("sandbox.not_adoptable", "the credentials of the container's cordon-init", errno);
+        return failErrno("sandbox.adoption_failed", "the credentials of the container's cordon-init", errno);
 
     // Not our child: a pidfd is how it is killed and waited for. Opened before the exchange, so that a
     // cordon-init that ended meanwhile (its pid free for another process) fails the exchange instead.
     UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, peer.pid, 0)));
     if (!pidfd.isValid())
-        return failErrno("sandbox.not_adoptable", "pidfd_open of the container's cordon-init", errno);
+        return failErrno("sandbox.adoption_failed", "pidfd_open of the container's cordon-init", errno);
 
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
     if (const int error = sendMessage(connection.get(), encode(Adopt{})); error != 0)
-        return failErrno("sandbox.not_adoptable", "send the adoption request", error);
+        return failErrno("sandbox.adoption_failed", "send the adoption request", error);
     std::vector<std::uint8_t> message;
     std::vector<UniqueFd> passed;
     std::string error;

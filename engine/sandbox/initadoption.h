@@ -45,8 +45,9 @@ struct AdoptedInit
 };
 
 // Connects to the cordon-init waiting at `directory`/init.sock and takes over what it holds. Errors:
-// sandbox.not_adoptable (no cordon-init waits there: it ended, the machine restarted, or it was started
-// before containers outlived the engine), sandbox.protocol (a malformed or missing answer in `timeoutMs`).
+// sandbox.not_adoptable (no cordon-init waits there: no socket, or none listens on it: it ended, the machine
+// restarted, or it was started before containers outlived the engine), sandbox.adoption_failed (one may be
+// there, but the connection or its answer failed: a malformed or missing answer in `timeoutMs`).
 Result<AdoptedInit> adoptInit(const std::string &directory, int timeoutMs);
 
 // Tells cordon-init that the engine recorded a run's end, so it lets go of what it held for it.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/initlaunch.h"
 
+#include "sandbox/files/filenames.h"
 #include "sandbox/weakening.h"
 
 #include <cerrno>
@@ -239,8 +240,10 @@ Result<SetupReply> awaitSetupReply(InitProcess &init, int timeoutMs, std::size_t
 Error setupFailure(const SetupReply &reply)
 {
     std::string what = std::string("container setup failed at ") + stageName(reply.stage);
+    // The detail is often a host path (a mount's source), which a user, or a program that named a file,
+    // chose: a newline in it must not start a line of its own ("cordon: ok ...") in a terminal or a log.
     if (!reply.detail.empty())
-        what += " (" + reply.detail + ")";
+        what += " (" + Files::escapeForDisplay(reply.detail) + ")";
     return failErrno("sandbox.setup_failed", what, reply.error).value();
 }
 

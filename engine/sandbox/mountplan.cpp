@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "sandbox/mountplan.h"
 
+#include "sandbox/files/filenames.h"
 #include "sandbox/weakening.h"
+#include "sandbox/workspace.h"
 
 #include <algorithm>
 #include <climits>
@@ -139,8 +141,43 @@ std::string groupFile(std::uint32_t gid)
 
 } // namespace
 
+namespace {
+
+std::string resolvedOrAsIs(const std::string &path)
+{
+    char resolved[PATH_MAX];
+    return ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+}
+
+bool isBelow(const std::string &path, const std::string &directory)
+{
+    return path == directory ||
+           (path.starts_with(directory) && (directory.ends_with('/') || path[directory.size()] == '/'));
+}
+
+// A policy's mount may not show Cordon's data folder, or a folder inside it: it holds every container's saved
+// files, its code and the sockets on which a container's PID 1 waits for the next daemon, which a process of
+// another container must never reach.
+Result<> checkOutsideDataDirectory(const std::vector<ExtraMount> &mounts)
+{
+    const std::string data = resolvedOrAsIs(Containers::dataDirectory());
+    for (const ExtraMount &mount : mounts) {
+        const std::string host = resolvedOrAsIs(mount.host);
+        if (isBelow(data, host) || isBelow(host, data))
+            return fail("policy.mount_data_dir", "the mount of `" + Files::escapeForDisplay(mount.host) +
+                                                     "` would show Cordon's data folder `" +
+                                                     Files::escapeForDisplay(data) +
+                                                     "` (every container's files and control sockets) inside "
+                                                     "the container: mount a folder outside it");
+    }
+    return {};
+}
+
+} // namespace
+
 Result<SetupRequest> buildMountPlan(const MountPlanInput &input)
 {
+    CORDON_TRY(checkOutsideDataDirectory(input.mounts));
     const WorkspaceDirs &workspace = input.workspace;
     for (const std::string *path : {&workspace.work, &workspace.inputs, &workspace.outputs}) {
         if (path->empty() || path->front() != '/')

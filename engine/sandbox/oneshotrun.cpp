@@ -461,11 +461,6 @@ Isolation::MountPlanInput mountPlanInput(const Policy::ContainerPolicy &policy)
     return input;
 }
 
-int timeoutSeconds(std::int64_t millis)
-{
-    return static_cast<int>(std::max<std::int64_t>(1, (millis + 999) / 1000));
-}
-
 PlainRunOutcome runPlain(const PlainRunRequest &request, const OutputSink &onOutput)
 {
     if (request.secrets.empty()) {

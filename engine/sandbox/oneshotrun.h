@@ -89,9 +89,6 @@ Isolation::SpawnRequest spawnRequestFor(const Policy::ContainerPolicy &policy, s
 // The mount plan's input for a policy (without the workspace and the ids, which the launch fills in).
 Isolation::MountPlanInput mountPlanInput(const Policy::ContainerPolicy &policy);
 
-// A --timeout in milliseconds as the whole seconds of limits.run_timeout_s: rounded up, at least 1.
-int timeoutSeconds(std::int64_t millis);
-
 PlainRunOutcome runPlain(const PlainRunRequest &request, const OutputSink &onOutput);
 
 } // namespace Cordon::Containers::OneShot

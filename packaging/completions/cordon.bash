@@ -28,7 +28,7 @@ _cordon_complete_containers()
 _cordon_options()
 {
     case $1 in
-        run) echo --policy --memory --timeout --input --output-dir --json --stdin --allow-degraded --help ;;
+        run) echo --policy --memory --timeout --input --output-dir --force --keep-both --json --stdin --allow-degraded --help ;;
         create) echo --policy --name --memory --idle --json --help ;;
         ls) echo -a --all --json -q --quiet --names --no-start --help ;;
         inspect | stop | start | keepalive | logs) echo --json --help ;;
@@ -38,7 +38,7 @@ _cordon_options()
         "files rm") echo --scope --help ;;
         rm) echo -f --force --json --help ;;
         history) echo --container --class --limit --offset --json --help ;;
-        "history purge") echo --older-than --json --help ;;
+        "history purge") echo --older-than --yes --json --help ;;
         events) echo --container --kind --run --limit -f --follow --json --help ;;
         network) echo --json --reload --help ;;
         secret) echo --json --from-file --pseudonym-key --help ;;

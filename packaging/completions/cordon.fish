@@ -170,6 +170,8 @@ complete -c cordon -n $run -l memory -x -a '1g 4g 16g 64g' -d 'Memory limit'
 complete -c cordon -n $run -l timeout -x -a '30s 1m 5m 10m 1h' -d 'Wall-time limit'
 complete -c cordon -n $run -l input -r -F -d 'Copy a host file into /mnt/data/inputs'
 complete -c cordon -n $run -l output-dir -x -a '(__fish_complete_directories)' -d 'Copy /mnt/data/outputs here'
+complete -c cordon -n $run -l force -d 'Replace a file of an output\'s name in --output-dir'
+complete -c cordon -n $run -l keep-both -d 'Save an output whose name is taken as NAME (2).EXT'
 complete -c cordon -n $run -l json -d 'Print the outcome as JSON'
 complete -c cordon -n $run -l stdin -d 'Pass stdin to the run'
 complete -c cordon -n $run -l allow-degraded -d 'Run without cgroup limits'
@@ -246,6 +248,7 @@ complete -c cordon -n $hist -l offset -x -d 'Skip the N newest matching runs'
 complete -c cordon -n '__cordon_is history' -l json -d "Print the daemon's result as JSON"
 complete -c cordon -n "$hist; and __cordon_first_argument" -a purge -d 'Delete old history'
 complete -c cordon -n '__cordon_is history purge' -l older-than -x -a '7d 30d 90d 365d' -d 'Age in days'
+complete -c cordon -n '__cordon_is history purge' -l yes -d 'With --older-than 0d: delete without asking'
 
 # events
 set -l events '__cordon_is events'

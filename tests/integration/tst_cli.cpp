@@ -59,6 +59,10 @@ private Q_SLOTS:
                                                     QStringLiteral("soon"), QStringLiteral("--"),
                                                     QStringLiteral("true")}
                                      << QByteArray("`soon` is not a duration");
+        QTest::newRow("sub-second timeout") << QStringList{QStringLiteral("run"), QStringLiteral("--timeout"),
+                                                           QStringLiteral("500ms"), QStringLiteral("--"),
+                                                           QStringLiteral("true")}
+                                            << QByteArray("not a whole number of seconds");
         QTest::newRow("missing input")
             << QStringList{QStringLiteral("run"), QStringLiteral("--input"),
                            QStringLiteral("/nonexistent/x.csv"), QStringLiteral("--"), QStringLiteral("true")}
@@ -136,6 +140,55 @@ private Q_SLOTS:
             QCOMPARE(result.status, 2);
             QVERIFY2(result.err.contains("not a regular file"), result.describe().constData());
         }
+    }
+
+    // The README's first example, run twice: the second result must not be dropped in silence while the
+    // first one stays to be read. Without a choice the run exits 1 and says why; --force replaces the file,
+    // --keep-both saves the new one beside it; the two together, either without --output-dir, or an empty
+    // --output-dir, are usage errors.
+    void anOutputWhoseNameIsTakenIsNeitherDroppedNorSilent()
+    {
+        QTemporaryDir dir;
+        const QString results = dir.filePath(QStringLiteral("results"));
+        const auto count = [&](const QString &value, const QStringList &options) {
+            return runProgram(builtProgram(QStringLiteral("cordon")),
+                              QStringList{QStringLiteral("run"), QStringLiteral("--output-dir"), results} + options +
+                                  QStringList{QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                                              QStringLiteral("echo %1 > /mnt/data/outputs/count.txt").arg(value)});
+        };
+        const auto saved = [&](const QString &name) {
+            QFile file(results + QLatin1Char('/') + name);
+            return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("<missing>");
+        };
+        const CliResult first = count(QStringLiteral("1"), {});
+        QVERIFY2(first.status == 0, first.describe().constData());
+        QCOMPARE(saved(QStringLiteral("count.txt")), QByteArray("1\n"));
+
+        const CliResult clash = count(QStringLiteral("2"), {});
+        QVERIFY2(clash.status == 1, clash.describe().constData());
+        QVERIFY2(clash.err.contains("--force replaces them"), clash.describe().constData());
+        QCOMPARE(saved(QStringLiteral("count.txt")), QByteArray("1\n"));
+
+        const CliResult forced = count(QStringLiteral("3"), {QStringLiteral("--force")});
+        QVERIFY2(forced.status == 0, forced.describe().constData());
+        QCOMPARE(saved(QStringLiteral("count.txt")), QByteArray("3\n"));
+
+        const CliResult both = count(QStringLiteral("4"), {QStringLiteral("--keep-both")});
+        QVERIFY2(both.status == 0, both.describe().constData());
+        QCOMPARE(saved(QStringLiteral("count.txt")), QByteArray("3\n"));
+        QCOMPARE(saved(QStringLiteral("count (2).txt")), QByteArray("4\n"));
+
+        const CliResult twoChoices = count(QStringLiteral("5"), {QStringLiteral("--force"), QStringLiteral("--keep-both")});
+        QCOMPARE(twoChoices.status, 2);
+        const CliResult noDirectory = runProgram(builtProgram(QStringLiteral("cordon")),
+                                                 {QStringLiteral("run"), QStringLiteral("--force"), QStringLiteral("--"),
+                                                  QStringLiteral("true")});
+        QCOMPARE(noDirectory.status, 2);
+        const CliResult empty = runProgram(builtProgram(QStringLiteral("cordon")),
+                                           {QStringLiteral("run"), QStringLiteral("--output-dir"), QString(),
+                                            QStringLiteral("--"), QStringLiteral("true")});
+        QCOMPARE(empty.status, 2);
+        QVERIFY2(empty.err.contains("--output-dir needs a directory"), empty.describe().constData());
     }
 
     // --output-dir is checked before anything runs: outputs are never produced with nowhere to go.

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 
+#include <csignal>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -639,20 +640,24 @@ private Q_SLOTS:
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("daemon.status")));
     }
 
+    // The demo clock moves the containers a trainer names (the one in front of the class) and those made
+    // on it; every other container keeps real time, whatever the clock does.
     void aFasterClockShortensTheIdlePeriodUnderWay()
     {
         QSignalSpy events(m_daemon.client.get(), &Cordon::Daemon::DaemonClient::eventReceived);
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("subscribe"),
                                      {{QStringLiteral("topics"), QJsonArray{QStringLiteral("containers")}}}));
         const QString id = create(1);
+        const QString real = create(1);
         auto deadline = [this, &id] { return expiresAt(id); };
         const qint64 before = deadline();
+        const qint64 realBefore = expiresAt(real);
         QVERIFY(before > QDateTime::currentMSecsSinceEpoch() + 50000);
 
         // 60x: the minute still to go becomes a second, at once, and the change is announced.
         events.clear();
-        QVERIFY_RESULT(
-            m_daemon.call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), 60}}));
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("daemon.set_time_scale"),
+                                     {{QStringLiteral("scale"), 60}, {QStringLiteral("containers"), QJsonArray{id}}}));
         const qint64 after = deadline();
         QVERIFY2(after <= before - 55000, qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(after)));
         QTRY_VERIFY(std::any_of(events.cbegin(), events.cend(), [&](const QList<QVariant> &event) {
@@ -662,9 +667,20 @@ private Q_SLOTS:
                    container.value(QStringLiteral("id")).toString() == id &&
                    container.value(QStringLiteral("expires_at")).toInteger() == after;
         }));
+        // A container made on the demo clock follows it.
+        const QString demo = create(1);
+        QVERIFY(expiresAt(demo) <= QDateTime::currentMSecsSinceEpoch() + 1500);
         QTRY_COMPARE_WITH_TIMEOUT(state(id), QStringLiteral("expired"), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(state(demo), QStringLiteral("expired"), 5000);
         QVERIFY_RESULT(
             m_daemon.call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), 1}}));
+        QCOMPARE(state(real), QStringLiteral("running"));
+        QCOMPARE(expiresAt(real), realBefore);
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), real}}));
+        auto unknown = m_daemon.call(QStringLiteral("daemon.set_time_scale"),
+                                     {{QStringLiteral("scale"), 2}, {QStringLiteral("containers"), QJsonArray{QStringLiteral("ffffffffffffffff")}}});
+        QVERIFY(!unknown);
+        QCOMPARE(Cordon::toQt(unknown.error().code()), QStringLiteral("container.not_found"));
     }
 
     void aFasterClockNeverExpiresWhatWasIdleBeforeTheSwitch()
@@ -677,8 +693,8 @@ private Q_SLOTS:
         const qint64 before = deadline();
         QTest::qWait(2000);
         const qint64 switched = QDateTime::currentMSecsSinceEpoch();
-        QVERIFY_RESULT(
-            m_daemon.call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), 40}}));
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("daemon.set_time_scale"),
+                                     {{QStringLiteral("scale"), 40}, {QStringLiteral("containers"), QJsonArray{id}}}));
         const qint64 after = deadline();
         const qint64 expected = switched + (before - switched) / 40;
         QVERIFY2(after >= expected - 300 && after <= expected + 300,
@@ -842,6 +858,125 @@ private Q_SLOTS:
         QCOMPARE(sh(id, QStringLiteral("cat /mnt/data/p.txt")).value(QStringLiteral("stdout")).toString(),
                  QStringLiteral("precious\n"));
         QCOMPARE(eventCount(id, QStringLiteral("workspace.saved")), 1);
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
+    }
+
+    // Cordon's data folder holds every container's files and the sockets on which a container's PID 1 waits
+    // for the next daemon: a policy's mount may show neither it, nor a folder above or inside it, to a
+    // container (whose processes could otherwise take over another container while no daemon runs).
+    void aMountCannotShowTheDataFolder()
+    {
+        const QString data = Cordon::toQt(Cordon::Containers::dataDirectory());
+        for (const QString &host : QStringList{data, QFileInfo(data).absolutePath(), data + QStringLiteral("/containers")}) {
+            QJsonObject policy = policyJson();
+            policy.insert(QStringLiteral("mounts"),
+                          QJsonArray{QJsonObject{{QStringLiteral("host"), host},
+                                                 {QStringLiteral("target"), QStringLiteral("/mnt/peek")},
+                                                 {QStringLiteral("read_only"), true}}});
+            auto refused = m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
+            QVERIFY2(!refused, qPrintable(host));
+            QCOMPARE(Cordon::toQt(refused.error().code()), QStringLiteral("policy.mount_data_dir"));
+        }
+    }
+
+    // `cordon rm 6f665d0d` must not remove a container named so when another's id starts so: a name of hex
+    // digits alone is refused, whatever the ids now are.
+    void aNameThatReadsAsAnIdIsRefused()
+    {
+        for (const QString &name : {QStringLiteral("6f665d0d"), QStringLiteral("0"), QStringLiteral("cafe")}) {
+            QJsonObject policy = policyJson();
+            policy.insert(QStringLiteral("name"), name);
+            auto refused = m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
+            QVERIFY(!refused);
+            QCOMPARE(Cordon::toQt(refused.error().code()), QStringLiteral("policy.invalid_name"));
+            QVERIFY2(Cordon::toQt(refused.error().message()).contains(QStringLiteral("hex digits alone")),
+                     refused.error().message().c_str());
+        }
+        QJsonObject policy = policyJson();
+        policy.insert(QStringLiteral("name"), QStringLiteral("cafe-2"));
+        auto created = m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
+        QVERIFY_RESULT(created);
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"),
+                                     {{QStringLiteral("id"), created->value(QStringLiteral("container"))
+                                                                 .toObject()
+                                                                 .value(QStringLiteral("id"))}}));
+    }
+
+    // Files are memory: a container whose workspace fills its memory limit OOM-kills the next program that
+    // needs some, however small. The outcome says what fills it, not only that the program ran out.
+    void aWorkspaceThatFillsTheMemoryIsReportedAsFull()
+    {
+        QJsonObject policy = policyJson(20, QStringLiteral("134217728")); // 128 MiB
+        policy.insert(QStringLiteral("limits"), QJsonObject{{QStringLiteral("workspace_mb"), 1024}});
+        auto created = m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
+        QVERIFY_RESULT(created);
+        const QString id =
+            created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        const QJsonObject filled = sh(id, QStringLiteral("head -c 100M /dev/zero > /mnt/data/ballast; echo done"));
+        QCOMPARE(filled.value(QStringLiteral("error_class")).toString(), QStringLiteral("ok"));
+        const QJsonObject starved =
+            execAndWait(id, {{QStringLiteral("command"),
+                              QJsonArray{QStringLiteral("python3"), QStringLiteral("-c"),
+                                         QStringLiteral("b = bytearray(64 << 20); print(len(b))")}}});
+        QCOMPARE(starved.value(QStringLiteral("error_class")).toString(), QStringLiteral("oom"));
+        const QString message = starved.value(QStringLiteral("message")).toString();
+        QVERIFY2(message.startsWith(QStringLiteral("workspace full: its files hold 100 MiB of the container's 128 MiB")),
+                 qPrintable(message));
+        // A program that runs out of memory on its own is no "workspace full".
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("file.delete"), {{QStringLiteral("container"), id},
+                                                                     {QStringLiteral("scope"), QStringLiteral("workspace")},
+                                                                     {QStringLiteral("path"), QStringLiteral("ballast")}}));
+        const QJsonObject greedy =
+            execAndWait(id, {{QStringLiteral("command"),
+                              QJsonArray{QStringLiteral("python3"), QStringLiteral("-c"),
+                                         QStringLiteral("b = bytearray(512 << 20)")}}});
+        QCOMPARE(greedy.value(QStringLiteral("error_class")).toString(), QStringLiteral("oom"));
+        QVERIFY2(!greedy.value(QStringLiteral("message")).toString().startsWith(QStringLiteral("workspace full")),
+                 qPrintable(greedy.value(QStringLiteral("message")).toString()));
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
+    }
+
+    // A power loss takes the tmpfs with it (here: the daemon and the container's PID 1 killed together, so
+    // that nothing holds the tmpfs): a container that was active is checkpointed every interval, and the next
+    // daemon starts it from its last checkpoint.
+    void aPowerLossLosesAtMostTheLastCheckpoint()
+    {
+        QVERIFY(m_daemon.stop());
+        QVERIFY(m_daemon.start({QStringLiteral("--max-containers"), QStringLiteral("6"), QStringLiteral("--max-runs"),
+                                QStringLiteral("64"), QStringLiteral("--checkpoint-interval"), QStringLiteral("1")}));
+        const QString id = create();
+        QVERIFY(!id.isEmpty());
+        QCOMPARE(sh(id, QStringLiteral("echo checkpointed > /mnt/data/c.txt; mkdir -p /mnt/data/outputs/d; "
+                                       "echo out > /mnt/data/outputs/d/o.txt; echo ok"))
+                     .value(QStringLiteral("stdout"))
+                     .toString(),
+                 QStringLiteral("ok\n"));
+        const QString root = Cordon::toQt(Cordon::Containers::dataDirectory()) + QStringLiteral("/containers/") + id;
+        // The next checkpoint, within a second or two: work/ and outputs/ are each replaced whole, one after
+        // the other.
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(root + QStringLiteral("/work/c.txt")) &&
+                                     QFileInfo::exists(root + QStringLiteral("/outputs/d/o.txt")),
+                                 5000);
+        auto processes = m_daemon.call(QStringLiteral("memory.processes"), {{QStringLiteral("container"), id}});
+        QVERIFY_RESULT(processes);
+        qint64 initPid = 0;
+        for (const QJsonValue &process : processes->value(QStringLiteral("processes")).toArray()) {
+            if (process.toObject().value(QStringLiteral("command")).toString().startsWith(QLatin1String("cordon-init")))
+                initPid = process.toObject().value(QStringLiteral("pid")).toInteger();
+        }
+        QVERIFY(initPid > 1);
+        m_daemon.kill();
+        QCOMPARE(::kill(static_cast<pid_t>(initPid), SIGKILL), 0);
+        QTest::qWait(300);
+
+        QVERIFY(m_daemon.start({QStringLiteral("--max-containers"), QStringLiteral("6"), QStringLiteral("--max-runs"),
+                                QStringLiteral("64")}));
+        QCOMPARE(state(id), QStringLiteral("running"));
+        QCOMPARE(eventCount(id, QStringLiteral("container.restarted")), 1);
+        QCOMPARE(sh(id, QStringLiteral("cat /mnt/data/c.txt /mnt/data/outputs/d/o.txt"))
+                     .value(QStringLiteral("stdout"))
+                     .toString(),
+                 QStringLiteral("checkpointed\nout\n"));
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
     }
 

@@ -21,6 +21,7 @@
 #include <QThread>
 
 #include <csignal>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 using namespace CordonTest;
@@ -169,6 +170,9 @@ private Q_SLOTS:
         }
         QVERIFY2(stopped.status == 0, stopped.describe());
         QVERIFY2(stopped.out.contains("stopped"), stopped.out);
+        // Until when each container's files are kept, said for the container the tests used.
+        QVERIFY2(stopped.out.contains((m_container + QStringLiteral(" (main): files kept until ")).toUtf8()),
+                 stopped.out);
         QVERIFY(exited);
     }
 
@@ -232,6 +236,9 @@ private Q_SLOTS:
             << args({"history", "--class", "weird"}) << QByteArray("unknown --class `weird`");
         QTest::newRow("history bad limit") << args({"history", "--limit", "0"}) << QByteArray("--limit");
         QTest::newRow("purge without age") << args({"history", "purge"}) << QByteArray("--older-than");
+        // Everything that has ended, asked from no terminal: it must be said with --yes.
+        QTest::newRow("purge everything unasked")
+            << args({"history", "purge", "--older-than", "0d"}) << QByteArray("add --yes to mean it");
         QTest::newRow("events bad limit") << args({"events", "--limit", "9999"}) << QByteArray("--limit");
         QTest::newRow("daemon unknown")
             << args({"daemon", "restart"}) << QByteArray("unknown action `restart`");
@@ -600,6 +607,23 @@ private Q_SLOTS:
             {QStringLiteral("cp"), dir.filePath(QStringLiteral("absent")), m_container + QLatin1Char(':')});
         QVERIFY2(missing.status == 2, missing.describe());
         QVERIFY2(missing.err.contains("does not exist"), missing.err);
+
+        // A file whose name is not UTF-8 (byte 0xff) is refused, not uploaded under a name with U+FFFD; the
+        // shell passes the raw bytes, as a user's shell would.
+        const QByteArray raw = QFile::encodeName(dir.path()) + "/bad\xff.txt";
+        QFile badFile(QString::fromLocal8Bit(raw));
+        {
+            const int fd = ::open(raw.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+            QVERIFY(fd >= 0);
+            ::close(fd);
+        }
+        const CliResult notUtf8 = runProgram(
+            QStringLiteral("/bin/sh"),
+            {QStringLiteral("-c"), QStringLiteral("\"$0\" cp \"$1/$(printf 'bad\\377.txt')\" \"$2:\""),
+             builtProgram(QStringLiteral("cordon")), dir.path(), m_container});
+        QVERIFY2(notUtf8.status == 2, notUtf8.describe());
+        QVERIFY2(notUtf8.err.contains("is not valid UTF-8"), notUtf8.err);
+        QVERIFY(!sh(QStringLiteral("ls /mnt/data/inputs")).out.contains("bad"));
     }
 
     void downloadRefusesAPlantedSymlink()
@@ -745,10 +769,14 @@ private Q_SLOTS:
             "truncate -s 1G /mnt/data/sparse; printf tail | dd of=/mnt/data/sparse bs=1 seek=1000000 "
             "conv=notrunc 2>/dev/null"));
         QVERIFY2(prepared.status == 0, prepared.describe());
+        // `stop` says the files are kept only once they are: it waits for the save, and then they are on disk.
         const CliResult stopped = cordon({QStringLiteral("stop"), m_container});
         QVERIFY2(stopped.status == 0, stopped.describe());
-        QVERIFY2(stopped.out.startsWith((m_container + QStringLiteral(" stopped, expires in")).toUtf8()),
+        QVERIFY2(stopped.out.startsWith((m_container + QStringLiteral(" stopped; its files are kept (")).toUtf8()),
                  stopped.out);
+        QVERIFY2(stopped.out.contains(" until "), stopped.out);
+        QVERIFY(QFileInfo::exists(qEnvironmentVariable("CORDON_DATA_DIR") + QStringLiteral("/containers/") +
+                                  m_container + QStringLiteral("/work/ro/f")));
         QCOMPARE(containerJson(m_container).value(QStringLiteral("state")).toString(),
                  QStringLiteral("stopped"));
 
@@ -1066,6 +1094,24 @@ private Q_SLOTS:
         QVERIFY2(last.status == 0, last.describe());
         QCOMPARE(containerJson(m_container).value(QStringLiteral("state")).toString(),
                  QStringLiteral("deleted"));
+    }
+
+    // --no-wait says the files are being saved, not that they are kept. A running daemon's clock is not
+    // changed by `daemon start --time-scale` while it holds containers: their deadlines stay as they are.
+    void stopWithoutWaitingAndTheClockOfARunningDaemon()
+    {
+        const CliResult created = cordon(args({"create", "--name", "clockless"}));
+        QVERIFY2(created.status == 0, created.describe());
+        const QString id = QString::fromUtf8(created.out).trimmed();
+        const qint64 deadline = containerJson(id).value(QStringLiteral("expires_at")).toInteger();
+        const CliResult refused = cordon(args({"daemon", "start", "--time-scale", "60"}));
+        QVERIFY2(refused.status == 1, refused.describe());
+        QVERIFY2(refused.err.contains("--time-scale applies to a daemon it starts"), refused.err);
+        QCOMPARE(containerJson(id).value(QStringLiteral("expires_at")).toInteger(), deadline);
+        const CliResult stopped = cordon({QStringLiteral("stop"), QStringLiteral("--no-wait"), id});
+        QVERIFY2(stopped.status == 0, stopped.describe());
+        QCOMPARE(stopped.out, (id + QStringLiteral(" stopped; saving its files\n")).toUtf8());
+        QVERIFY2(cordon({QStringLiteral("rm"), id}).status == 0, "rm");
     }
 
     void unknownContainersAreNamed_data()

@@ -178,6 +178,15 @@ private Q_SLOTS:
             QCOMPARE(countHostProcesses("sleep 300" + marker + " "), 1);
         }
 
+        // The kills of the odd cycles landed inside a save, and a next daemon finished it (a 64 MiB save takes
+        // far longer than the kill that follows the stop's answer).
+        auto resumed = m_daemon.call(QStringLiteral("history.events"),
+                                     {{QStringLiteral("container"), containers[1]},
+                                      {QStringLiteral("kind"), QStringLiteral("workspace.save_resumed")}});
+        QVERIFY_RESULT(resumed);
+        QVERIFY2(resumed->value(QStringLiteral("total")).toInteger() >= 1,
+                 "no kill landed inside a save: the test did not test that");
+
         auto ended = m_daemon.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), longRunId}}, 120000);
         QVERIFY_RESULT(ended);
         const QJsonObject run = ended->value(QStringLiteral("run")).toObject();

@@ -148,7 +148,8 @@ private Q_SLOTS:
         QCOMPARE(
             service.value(QStringLiteral("Service/Environment")),
             QStringList{QString::fromLatin1(Cordon::Cgroup::SelfDelegatedVariable) + QStringLiteral("=1")});
-        QCOMPARE(service.value(QStringLiteral("Service/KillMode")), QStringList{QStringLiteral("mixed")});
+        // Containers outlive the daemon: systemd must signal cordond alone, or a crash ends them all.
+        QCOMPARE(service.value(QStringLiteral("Service/KillMode")), QStringList{QStringLiteral("process")});
         QCOMPARE(service.value(QStringLiteral("Service/Restart")),
                  QStringList{QStringLiteral("on-abnormal")});
         QCOMPARE(service.value(QStringLiteral("Unit/Requires")),

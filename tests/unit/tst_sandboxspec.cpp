@@ -256,6 +256,37 @@ private Q_SLOTS:
             QCOMPARE(*parsed, millis);
         }
     }
+
+    // A run's limit is whole seconds within the policy's run_timeout_s bounds: never a silent rounding.
+    void runTimeouts_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("seconds");
+        QTest::addColumn<QString>("refusal");
+        QTest::newRow("seconds") << QStringLiteral("30s") << 30 << QString();
+        QTest::newRow("whole seconds in ms") << QStringLiteral("2000ms") << 2 << QString();
+        QTest::newRow("a day") << QStringLiteral("24h") << 86400 << QString();
+        QTest::newRow("half a second") << QStringLiteral("500ms") << 0 << QStringLiteral("not a whole number of seconds");
+        QTest::newRow("1.5 s in ms") << QStringLiteral("1500ms") << 0 << QStringLiteral("not a whole number of seconds");
+        QTest::newRow("over a day") << QStringLiteral("25h") << 0 << QStringLiteral("between 1s and 24h");
+        QTest::newRow("garbage") << QStringLiteral("soon") << 0 << QStringLiteral("is not a duration");
+    }
+
+    void runTimeouts()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, seconds);
+        QFETCH(QString, refusal);
+        const auto parsed = Cordon::parseRunTimeoutSeconds(Cordon::toPlain(text));
+        if (!refusal.isEmpty()) {
+            QVERIFY(!parsed);
+            QCOMPARE(parsed.error().code(), "cli.invalid_duration");
+            QVERIFY2(Cordon::toQt(parsed.error().message()).contains(refusal), parsed.error().message().c_str());
+        } else {
+            QVERIFY_RESULT(parsed);
+            QCOMPARE(*parsed, seconds);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSandboxSpec)

@@ -3,9 +3,11 @@
 #include "core/plainbridge.h"
 #include "daemon/api/methodtable.h"
 #include "daemon/api/params.h"
+#include "daemon/api/wireforms.h"
 #include "sandbox/workspace.h"
 
 #include <QCoreApplication>
+#include <QJsonArray>
 #include <QMetaObject>
 
 #include <unistd.h>
@@ -34,15 +36,35 @@ Result<QJsonObject> setTimeScale(ApiContext &context, const QJsonObject &params)
     const QJsonValue scale = params.value(QStringLiteral("scale"));
     if (!scale.isDouble())
         return fail(invalidParams(QStringLiteral("`scale` must be a number between 1 and 3600")));
-    CORDON_TRY(context.manager.setTimeScale(scale.toDouble()));
+    // Which running or stopped containers on real time join the new clock: only those named.
+    const QJsonValue named = params.value(QStringLiteral("containers"));
+    QStringList containers;
+    if (!named.isUndefined() && !named.isArray())
+        return fail(invalidParams(QStringLiteral("`containers` must be an array of container ids")));
+    for (const QJsonValue &id : named.toArray()) {
+        if (!id.isString())
+            return fail(invalidParams(QStringLiteral("`containers` must be an array of container ids")));
+        CORDON_TRY(requireKnownContainer(context, id.toString()));
+        containers.append(id.toString());
+    }
+    CORDON_TRY(context.manager.setTimeScale(scale.toDouble(), containers));
     context.server.setHelloExtras({{QStringLiteral("time_scale"), context.manager.timeScale()}});
     return QJsonObject{{QStringLiteral("time_scale"), context.manager.timeScale()}};
 }
 
-// Answers first, then stops: the client learns the request was taken before its connection closes.
+// Stops every container and waits for their saves, answers with what became of each one's files (so that
+// the client says "kept" only of files that were saved), then stops.
 void shutdown(ApiContext &context, const QJsonObject &, Respond respond)
 {
-    respond(QJsonObject{});
+    QJsonArray containers;
+    for (const Containers::ContainerManager::ShutdownReport &report : context.manager.shutdown()) {
+        const Containers::WorkspaceSave *save = report.saved ? &*report.saved : nullptr;
+        containers.append(QJsonObject{{QStringLiteral("id"), report.id},
+                                      {QStringLiteral("name"), report.name},
+                                      {QStringLiteral("expires_at"), report.expiresAt},
+                                      {QStringLiteral("save"), saveToJson(save)}});
+    }
+    respond(QJsonObject{{QStringLiteral("containers"), containers}});
     if (context.requestShutdown)
         context.requestShutdown();
 }
@@ -52,7 +74,8 @@ void shutdown(ApiContext &context, const QJsonObject &, Respond respond)
 void addDaemonMethods(MethodTable &table)
 {
     table.add(QStringLiteral("daemon.status"), {}, status);
-    table.add(QStringLiteral("daemon.set_time_scale"), {QStringLiteral("scale")}, setTimeScale);
+    table.add(QStringLiteral("daemon.set_time_scale"), {QStringLiteral("scale"), QStringLiteral("containers")},
+              setTimeScale);
     table.addDeferred(QStringLiteral("daemon.shutdown"), {}, shutdown);
 }
 

@@ -17,12 +17,8 @@ Result<Files::ExistingName> existingNames(const QJsonObject &params)
     auto word = optionalString(params, QStringLiteral("existing"));
     if (!word)
         return fail(word.error());
-    if (word->isEmpty() || *word == QLatin1String("refuse"))
-        return Files::ExistingName::Refuse;
-    if (*word == QLatin1String("replace"))
-        return Files::ExistingName::Replace;
-    if (*word == QLatin1String("keep_both"))
-        return Files::ExistingName::KeepBoth;
+    if (const auto existing = Files::existingNameFromWord(word->toStdString()))
+        return *existing;
     return fail(invalidParams(QStringLiteral("`existing` must be refuse, replace or keep_both")));
 }
 
@@ -110,6 +106,15 @@ void upload(ApiContext &context, const QJsonObject &params, Respond respond)
                                        : content.error()));
     if (path->isEmpty() == !content->has_value())
         return respond(fail(invalidParams(QStringLiteral("give exactly one of `path` and `content`"))));
+    // U+FFFD is what a name that was not UTF-8 became on its way here: the name the user has is another,
+    // and one decoded so would name a file that is not theirs.
+    for (const QString *text : {&*name, &*path}) {
+        if (text->contains(QChar::ReplacementCharacter))
+            return respond(fail(QStringLiteral("files.invalid_name"),
+                                QStringLiteral("`%1` holds U+FFFD: a name that was not valid UTF-8 is not taken "
+                                               "in a form it does not have; rename the file")
+                                    .arg(*text)));
+    }
     auto pseudonymize = pseudonymizeRequest(params);
     if (!pseudonymize)
         return respond(fail(pseudonymize.error()));

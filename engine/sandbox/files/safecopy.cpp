@@ -229,4 +229,26 @@ Result<CopiedFile> importFile(const std::string &hostPath, const std::string &in
     return CopiedFile{name, copied->bytes, copied->sha256Hex};
 }
 
+const char *existingNameWord(ExistingName existing)
+{
+    switch (existing) {
+    case ExistingName::Refuse:
+        return "refuse";
+    case ExistingName::Replace:
+        return "replace";
+    case ExistingName::KeepBoth:
+        return "keep_both";
+    }
+    return "refuse";
+}
+
+std::optional<ExistingName> existingNameFromWord(std::string_view word)
+{
+    for (ExistingName existing : {ExistingName::Refuse, ExistingName::Replace, ExistingName::KeepBoth}) {
+        if (word == existingNameWord(existing))
+            return existing;
+    }
+    return word.empty() ? std::optional<ExistingName>(ExistingName::Refuse) : std::nullopt;
+}
+
 } // namespace Cordon::Files

@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace Cordon::Files {
@@ -55,6 +57,10 @@ enum class ExistingName
               // special file of that name never is (files.exists)
     KeepBoth, // the copy takes the first free name of "name (2).ext", "name (3).ext", ...: never a clash
 };
+// The protocol's words for them: refuse, replace, keep_both (file.download's `existing`, the export helper's
+// request). An empty word is Refuse; any other is nullopt.
+const char *existingNameWord(ExistingName existing);
+std::optional<ExistingName> existingNameFromWord(std::string_view word);
 
 // What a download's inspection decided for one file it copied (CopyLimits::inspect).
 struct Inspection

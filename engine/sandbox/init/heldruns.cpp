@@ -190,6 +190,11 @@ bool handOver(int connection, const AdoptionHandles &adoption, std::vector<HeldP
     }
     if (sendMessage(connection, encode(AdoptDone{})) != 0)
         return false;
+    // The connection is the control socket from here on, which waits as the first one did: a daemon busy
+    // for a few seconds must not cost it an exit report.
+    const timeval none{0, 0};
+    (void)::setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+    (void)::setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
     // The engine has it all now; from here on it reads the pipes itself.
     for (HeldProcess &run : runs) {
         for (HeldStream &stream : run.output) {
