@@ -46,4 +46,5 @@ cd "$work" || skip "cd failed"
 setpriv --reuid="$uid" --regid="$(id -g "$user")" --init-groups --inh-caps=-all --bounding-set=-all \
     env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$work/home" XDG_RUNTIME_DIR="$runtime" \
     QT_QPA_PLATFORM=offscreen CORDON_MUST_WORK="${CORDON_MUST_WORK:-0}" \
+    CORDON_CRASH_CYCLES="${CORDON_CRASH_CYCLES:-}" \
     "$work/$test_name" "$@"

@@ -3,6 +3,7 @@
 
 #include "daemon/framecodec.h"
 
+#include <QDateTime>
 #include <QFile>
 #include <QJsonArray>
 #include <QLocalSocket>
@@ -168,6 +169,9 @@ struct ControlServer::Connection
     // subscribe {"runs": "own"}: run events only for the runs this connection started (claimRun()).
     bool ownRunsOnly = false;
     QSet<QString> ownRuns;
+    int requestsInFlight = 0;  // asked and not yet answered (run.wait waits here)
+    qint64 lastFrameAt = 0;    // ms since the epoch
+    int malformedFrames = 0;   // logged only for the first few: a client cannot fill the log
 };
 
 ControlServer::ControlServer(QObject *parent) : QObject(parent) {}
@@ -421,15 +425,14 @@ void ControlServer::admit(int fd)
 bool ControlServer::evictOneSilentClient()
 {
     // The oldest connection that has not said hello (ids grow with time): a client that is still starting
-    // says it within milliseconds, so one that has not is idle or hostile, and a client that greeted is
-    // never the one to go.
+    // says it within milliseconds, so one that has not is idle or hostile.
     ConnectionPtr oldest;
     for (const auto &[id, connection] : m_connections) {
         if (!connection->greeted && (!oldest || id < oldest->info.connectionId))
             oldest = connection;
     }
     if (!oldest)
-        return false;
+        return evictFromTheLargestHolder();
     qCWarning(lcControl, "client %llu (pid %d) has not said hello; closed to make room for a new client",
               oldest->info.connectionId, oldest->info.pid);
     if (!oldest->closing) {
@@ -437,6 +440,56 @@ bool ControlServer::evictOneSilentClient()
         oldest->socket->flush();
     }
     drop(oldest->info.connectionId);
+    return true;
+}
+
+bool ControlServer::LogBudget::allow()
+{
+    const qint64 second = QDateTime::currentMSecsSinceEpoch() / 1000;
+    if (second != m_second) {
+        if (m_suppressed > 0)
+            qCWarning(lcControl, "%d more lines about malformed frames were not logged", m_suppressed);
+        m_second = second;
+        m_lines = 0;
+        m_suppressed = 0;
+    }
+    if (m_lines < LinesPerSecond) {
+        ++m_lines;
+        return true;
+    }
+    ++m_suppressed;
+    return false;
+}
+
+bool ControlServer::evictFromTheLargestHolder()
+{
+    // Every slot is held by a client that said hello. One process (or a few) must not shut out the
+    // workbench or the CLI: the process that holds the most connections gives up the one it used longest ago
+    // among those with no request in flight (an answer it waits for is never taken away).
+    QHash<qint64, int> held;
+    for (const auto &[id, connection] : m_connections)
+        ++held[connection->info.pid];
+    ConnectionPtr chosen;
+    for (const auto &[id, connection] : m_connections) {
+        if (connection->closing || connection->requestsInFlight > 0)
+            continue;
+        const int count = held.value(connection->info.pid);
+        if (!chosen || count > held.value(chosen->info.pid) ||
+            (count == held.value(chosen->info.pid) && connection->lastFrameAt < chosen->lastFrameAt))
+            chosen = connection;
+    }
+    if (!chosen)
+        return false;
+    qCWarning(lcControl, "client %llu (pid %d, which holds %d connections) closed to make room for a new client",
+              chosen->info.connectionId, chosen->info.pid, held.value(chosen->info.pid));
+    chosen->socket->write(encodeFrame(makeConnectionError(
+        makeError(QStringLiteral("daemon.too_many_clients"),
+                  QStringLiteral("closed to make room for a new client: this process holds %1 of the daemon's "
+                                 "%2 connections")
+                      .arg(held.value(chosen->info.pid))
+                      .arg(m_maxClients)))));
+    chosen->socket->flush();
+    drop(chosen->info.connectionId);
     return true;
 }
 
@@ -481,12 +534,19 @@ void ControlServer::readFrom(quint64 connectionId)
     if (connection->closing)
         return;
     connection->decoder.feed(bytes);
+    connection->lastFrameAt = QDateTime::currentMSecsSinceEpoch();
     while (!connection->closing) {
         std::optional<Result<QJsonObject>> frame = connection->decoder.next();
         if (!frame)
             break;
         if (!*frame) {
-            qCWarning(lcControl, "client %llu: %s", connectionId, frame->error().message().c_str());
+            // One line each for the first few, and a few a second in all: clients that send nothing else
+            // must not fill the log.
+            if (++connection->malformedFrames <= LoggedMalformedFrames && m_malformedLog.allow())
+                qCWarning(lcControl, "client %llu: %s%s", connectionId, frame->error().message().c_str(),
+                          connection->malformedFrames == LoggedMalformedFrames
+                              ? " (further malformed frames of this client are not logged)"
+                              : "");
             send(connection, encodeFrame(makeConnectionError(frame->error())));
             if (connection->decoder.isBroken())
                 closeAfterFlush(connection);
@@ -606,10 +666,15 @@ std::function<void(Result<QJsonObject>)> ControlServer::responder(quint64 connec
 {
     auto slot = std::make_shared<ResponseSlot>();
     slot->method = method;
+    if (const ConnectionPtr connection = find(connectionId))
+        ++connection->requestsInFlight;
     slot->deliver = [server = QPointer<ControlServer>(this), connectionId, requestId,
                      method](const Result<QJsonObject> &outcome) {
-        if (server)
-            server->sendResponse(connectionId, requestId, method, outcome);
+        if (!server)
+            return;
+        if (const ConnectionPtr connection = server->find(connectionId))
+            connection->requestsInFlight = std::max(0, connection->requestsInFlight - 1);
+        server->sendResponse(connectionId, requestId, method, outcome);
     };
     return [slot](Result<QJsonObject> outcome) {
         if (slot->answered) {

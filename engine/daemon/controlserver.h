@@ -48,6 +48,8 @@ public:
     // A client that lets this much output pile up unread is disconnected (docs/protocol.md).
     static constexpr qint64 MaxQueuedBytes = 64LL * 1024 * 1024;
     static constexpr int DefaultMaxClients = 256;
+    // Malformed frames logged per connection; the rest are answered but not logged.
+    static constexpr int LoggedMalformedFrames = 3;
     // A connection must say `hello` within this long, or it is closed (`daemon.hello_timeout`).
     static constexpr int DefaultHelloTimeoutMs = 5000;
 
@@ -107,6 +109,7 @@ private:
     void admit(int fd);
     void refuse(int fd, const Error &error);
     bool evictOneSilentClient();
+    bool evictFromTheLargestHolder();
     void readFrom(quint64 connectionId);
     void dispatch(const ConnectionPtr &connection, const QJsonObject &message);
     void answerHello(const ConnectionPtr &connection, qint64 id, const QJsonObject &params);
@@ -130,6 +133,19 @@ private:
     QJsonObject m_helloExtras;
     BacklogProvider m_backlogProvider;
     int m_maxClients = DefaultMaxClients;
+    // Lines about malformed frames per second, all clients together; the rest are counted in one line.
+    class LogBudget
+    {
+    public:
+        bool allow();
+
+    private:
+        static constexpr int LinesPerSecond = 10;
+        qint64 m_second = 0;
+        int m_lines = 0;
+        int m_suppressed = 0;
+    };
+    LogBudget m_malformedLog;
     int m_helloTimeoutMs = DefaultHelloTimeoutMs;
     int m_lingering = 0;
     quint64 m_nextConnectionId = 0;

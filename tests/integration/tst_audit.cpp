@@ -353,7 +353,7 @@ private Q_SLOTS:
         weakened("idempotency", "runs.idempotency", "answered with the first run");
         weakened("memory", "limits.memory", "ended as oom");
         weakened("workspace-quota", "limits.workspace", "ended the write before the quota");
-        weakened("adoption", "lifecycle.restart", "reads interrupted");
+        weakened("adoption", "lifecycle.restart", "outlived the daemon (none)");
         weakened("expiry-wipe", "lifecycle.deletion", "workspace");
         // After a row that made runs: a partial audit of the logs row alone has nothing to attribute.
         // Degraded mode (cordond --allow-degraded on a host without usable cgroups): no memory or pids limit.

@@ -162,6 +162,9 @@ private Q_SLOTS:
 
     void cleanupTestCase()
     {
+        const CliResult kept = cordon(args({"create", "--name", "kept-at-stop"}));
+        QVERIFY2(kept.status == 0, kept.describe());
+        const QString keptId = QString::fromUtf8(kept.out).trimmed();
         const CliResult stopped = cordon(args({"daemon", "stop"}));
         const bool exited = m_daemon.waitForFinished(30000);
         if (!exited) {
@@ -171,7 +174,7 @@ private Q_SLOTS:
         QVERIFY2(stopped.status == 0, stopped.describe());
         QVERIFY2(stopped.out.contains("stopped"), stopped.out);
         // Until when each container's files are kept, said for the container the tests used.
-        QVERIFY2(stopped.out.contains((m_container + QStringLiteral(" (main): files kept until ")).toUtf8()),
+        QVERIFY2(stopped.out.contains((keptId + QStringLiteral(" (kept-at-stop): files kept until ")).toUtf8()),
                  stopped.out);
         QVERIFY(exited);
     }
@@ -611,7 +614,6 @@ private Q_SLOTS:
         // A file whose name is not UTF-8 (byte 0xff) is refused, not uploaded under a name with U+FFFD; the
         // shell passes the raw bytes, as a user's shell would.
         const QByteArray raw = QFile::encodeName(dir.path()) + "/bad\xff.txt";
-        QFile badFile(QString::fromLocal8Bit(raw));
         {
             const int fd = ::open(raw.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
             QVERIFY(fd >= 0);
@@ -621,6 +623,7 @@ private Q_SLOTS:
             QStringLiteral("/bin/sh"),
             {QStringLiteral("-c"), QStringLiteral("\"$0\" cp \"$1/$(printf 'bad\\377.txt')\" \"$2:\""),
              builtProgram(QStringLiteral("cordon")), dir.path(), m_container});
+        ::unlink(raw.constData()); // QTemporaryDir cannot name it to remove it
         QVERIFY2(notUtf8.status == 2, notUtf8.describe());
         QVERIFY2(notUtf8.err.contains("is not valid UTF-8"), notUtf8.err);
         QVERIFY(!sh(QStringLiteral("ls /mnt/data/inputs")).out.contains("bad"));

@@ -7,9 +7,6 @@
 
 #include <QDir>
 #include <QElapsedTimer>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTcpServer>
@@ -149,31 +146,6 @@ private Q_SLOTS:
             plain.err.startsWith("cordon: setup_failed (cordon-init exited before finishing setup (exit code "
                                  "3)): "),
             plain.err);
-    }
-
-    // A host path in a setup failure is a name someone chose: a newline in it must not forge a line of its
-    // own ("cordon: ok ...") on the terminal or in a log that reads the summary.
-    void aHostPathInASetupFailureCannotForgeALine()
-    {
-        QTemporaryDir dir;
-        const QString evil = dir.filePath(QStringLiteral("data\ncordon: ok (exit 0): the run finished successfully"));
-        const QString policy = dir.filePath(QStringLiteral("policy.json"));
-        QFile file(policy);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QJsonDocument(QJsonObject{{QStringLiteral("mounts"),
-                                              QJsonArray{QJsonObject{{QStringLiteral("host"), evil},
-                                                                     {QStringLiteral("target"), QStringLiteral("/mnt/x")},
-                                                                     {QStringLiteral("read_only"), true}}}}})
-                       .toJson());
-        file.close();
-        const CliResult refused = runProgram(builtProgram(QStringLiteral("cordon")),
-                                             {QStringLiteral("run"), QStringLiteral("--policy"), policy,
-                                              QStringLiteral("--"), QStringLiteral("true")});
-        QVERIFY2(refused.status != 0, refused.describe().constData());
-        for (const QByteArray &line : refused.err.split('\n'))
-            QVERIFY2(!line.startsWith("cordon: ok"), refused.err.constData());
-        QVERIFY2(refused.err.contains("data\\x0acordon: ok") || refused.err.contains("data\\ncordon: ok"),
-                 refused.err.constData());
     }
 
     // The attacks of tst_isolation that a shell inside can make, through the plain path: each must fail.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The engine <-> cordon-init messages: every message round-trips, and truncated, oversized or mistyped bytes
 // are rejected instead of being read past their end.
+#include "sandbox/initlaunch.h"
 #include "sandbox/initprotocol.h"
 #include "sandbox/wire.h"
 
@@ -153,6 +154,20 @@ private Q_SLOTS:
         QCOMPARE(reply.protocolVersion, InitProtocolVersion + 7);
         QCOMPARE(reply.handBackCount, 2u);
         QCOMPARE(reply.heldRuns, 0u);
+    }
+
+    // A setup failure's detail is often a host path, a name someone chose: a newline in it must not forge a
+    // line of its own ("cordon: ok ...") where the message is printed or logged.
+    void aSetupFailureEscapesItsDetail()
+    {
+        SetupReply reply;
+        reply.stage = Stage::OpenBindSource;
+        reply.error = ENOENT;
+        reply.detail = "/data\ncordon: ok (exit 0): the run finished successfully\x1b[2K";
+        const std::string message = setupFailure(reply).message();
+        QVERIFY2(message.find('\n') == std::string::npos, message.c_str());
+        QVERIFY2(message.find('\x1b') == std::string::npos, message.c_str());
+        QVERIFY2(message.find("/data\\x0acordon: ok") != std::string::npos, message.c_str());
     }
 
     void everyTruncationIsRejected()
