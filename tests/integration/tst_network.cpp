@@ -223,6 +223,30 @@ private Q_SLOTS:
         m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
     }
 
+    // A daemon killed with SIGKILL ends no container, and the next one adopts it with its proxy listener
+    // (cordon-init hands it over again): the allowlist still holds, and the allowed host is still reached.
+    void anAdoptedContainerKeepsItsNetwork()
+    {
+        const QString id = create(allowlist({localhostRule(m_upstream.port())}));
+        QVERIFY(!id.isEmpty());
+        const QString url = QStringLiteral("http://localhost:%1/data").arg(m_upstream.port());
+        QCOMPARE(out(sh(id, QStringLiteral("curl -sS -m 10 %1").arg(url))), QStringLiteral("hello from host"));
+        m_daemon->kill();
+        QVERIFY(m_daemon->start());
+        auto adopted = m_daemon->call(QStringLiteral("history.events"),
+                                      {{QStringLiteral("container"), id},
+                                       {QStringLiteral("kind"), QStringLiteral("container.adopted")}});
+        QVERIFY_RESULT(adopted);
+        QCOMPARE(adopted->value(QStringLiteral("total")).toInteger(), 1);
+        const int before = m_upstream.connections;
+        QCOMPARE(out(sh(id, QStringLiteral("curl -sS -m 10 %1; curl -sS -m 10 -o /dev/null -w ' %{http_code}' "
+                                           "http://example.org/")
+                                .arg(url))),
+                 QStringLiteral("hello from host 403"));
+        QCOMPARE(m_upstream.connections, before + 1);
+        m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
+    }
+
     void otherHostsGet403AndAreRecorded()
     {
         const QString id = create(allowlist({localhostRule(m_upstream.port())}));
