@@ -4,6 +4,7 @@
 #include "allowlisteditor.h"
 #include "allowlistmodel.h"
 #include "daemonconnection.h"
+#include "core/formatting.h"
 
 #include <QDir>
 #include <QHBoxLayout>
@@ -133,6 +134,13 @@ void OrgAllowlistEditor::showOrganisation(const QJsonObject &organisation)
                 .arg(path));
     else
         m_source->setText(tr("Your list, in %1. Every container's allowlist must stay inside it.").arg(path));
+    // An edit of the file that cannot be read: the list shown is the one still in force, said so first.
+    const QJsonObject fileError = organisation.value(QStringLiteral("file_error")).toObject();
+    if (!fileError.isEmpty())
+        m_source->setText(tr("%1 has an error since %2: %3. The list below, read before, stays in force.")
+                              .arg(path, Format::dateTime(fileError.value(QStringLiteral("since")).toInteger()),
+                                   fileError.value(QStringLiteral("message")).toString()));
+    m_source->setForegroundRole(fileError.isEmpty() ? QPalette::PlaceholderText : QPalette::WindowText);
     m_editor->setReadOnly(isAdministered());
     if (!keepEdits && m_editor->entries() != organisation.value(QStringLiteral("allowed_domains")).toArray())
         m_editor->setEntries(organisation.value(QStringLiteral("allowed_domains")).toArray());

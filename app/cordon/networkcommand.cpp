@@ -3,6 +3,7 @@
 //   cordon network show ID          the allowlist in force and the decisions per host ("denied 5 times")
 //   cordon network allow ID DOMAIN… replace the container's allowlist (never wider than the organisation's)
 //   cordon network org [--reload]   the organisation allowlist and where it comes from
+#include "cliformat.h"
 #include "clioutput.h"
 #include "commands.h"
 #include "daemoncli.h"
@@ -141,9 +142,22 @@ int orgCommand(DaemonSession &session, bool reload, bool json)
                                    : QStringLiteral("network.org_policy"));
     if (!org)
         return reportError(org.error());
+    // An edit that broke the file leaves the list before it in force: said first, and the status is 1.
+    const QJsonObject fileError = org->value(QStringLiteral("file_error")).toObject();
     if (json) {
         printJson(*org);
-        return 0;
+        return fileError.isEmpty() ? 0 : 1;
+    }
+    if (!fileError.isEmpty()) {
+        printErr(QStringLiteral("cordon: the organisation allowlist file %1 has an error (since %2): %3\n"
+                                "cordon: the list read before it stays in force (since %4):\n")
+                     .arg(org->value(QStringLiteral("path")).toString(),
+                          formatTime(fileError.value(QStringLiteral("since")).toInteger()),
+                          fileError.value(QStringLiteral("message")).toString(),
+                          formatTime(org->value(QStringLiteral("in_force_since")).toInteger())));
+        for (const QJsonValue &rule : org->value(QStringLiteral("allowed_domains")).toArray())
+            printOut(QStringLiteral("  allow %1\n").arg(ruleText(rule)));
+        return 1;
     }
     const QString source = org->value(QStringLiteral("source")).toString();
     const QString path = org->value(QStringLiteral("path")).toString();

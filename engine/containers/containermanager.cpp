@@ -71,6 +71,7 @@ Result<> ContainerManager::initialize()
         return fail(org.error().wrap("organisation allowlist"));
     m_proxy = std::make_unique<Network::EgressProxy>();
     m_proxy->setOrgPolicy(*org);
+    m_orgPolicyInForceSince = now();
     QList<QSslCertificate> upstreamCas;
     for (const QString &file : std::as_const(m_settings.upstreamCaFiles)) {
         const QList<QSslCertificate> read = QSslCertificate::fromPath(file, QSsl::Pem);

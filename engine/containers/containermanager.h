@@ -256,6 +256,15 @@ public:
     // unless an administrator's governs; running containers follow at once); a running container's allowlist
     // replaced (only narrower than the organisation's; a new policy version); decisions per host.
     const Network::OrgPolicy &orgPolicy() const;
+    // Since when the list in force is, and, when its file was edited into something that cannot be read, the
+    // error and since when (the list in force stays the one before); empty when the file reads.
+    struct OrgPolicyStatus
+    {
+        qint64 inForceSince = 0;
+        QString fileError;
+        qint64 fileErrorSince = 0;
+    };
+    OrgPolicyStatus orgPolicyStatus() const;
     // Both answer the list in force afterwards.
     Result<Network::OrgPolicy> reloadOrgPolicy();
     Result<Network::OrgPolicy> setOrgPolicy(const QJsonArray &domains);
@@ -457,6 +466,8 @@ private:
     // ignored.
     std::unique_ptr<Network::OrgPolicyWatcher> m_orgWatcher;
     QString m_lastOrgPolicyError; // recorded once, not again for every event while the file stays broken
+    qint64 m_orgPolicyErrorSince = 0;
+    qint64 m_orgPolicyInForceSince = 0;
     QTimer m_expiryTimer;
     QTimer m_sampleTimer;
     QTimer m_checkpointTimer;

@@ -157,6 +157,9 @@ Result<Network::OrgPolicy> ContainerManager::reloadOrgPolicy()
     const bool changed = *org != orgPolicy();
     m_proxy->setOrgPolicy(*org);
     m_lastOrgPolicyError.clear();
+    m_orgPolicyErrorSince = 0;
+    if (changed || m_orgPolicyInForceSince == 0)
+        m_orgPolicyInForceSince = QDateTime::currentMSecsSinceEpoch();
     // Only a change is an event: a reload that finds what is already in force leaves the timeline alone.
     if (changed)
         recordEvent({}, {}, QStringLiteral("network.org_policy_reloaded"),
@@ -166,10 +169,17 @@ Result<Network::OrgPolicy> ContainerManager::reloadOrgPolicy()
     return orgPolicy();
 }
 
+ContainerManager::OrgPolicyStatus ContainerManager::orgPolicyStatus() const
+{
+    return {m_orgPolicyInForceSince, m_lastOrgPolicyError, m_orgPolicyErrorSince};
+}
+
 void ContainerManager::recordOrgPolicyError(const QString &message)
 {
     if (message == m_lastOrgPolicyError)
         return;
+    if (m_lastOrgPolicyError.isEmpty())
+        m_orgPolicyErrorSince = QDateTime::currentMSecsSinceEpoch();
     m_lastOrgPolicyError = message;
     recordEvent({}, {}, QStringLiteral("network.org_policy_invalid"), {{QStringLiteral("error"), message}});
 }

@@ -3,6 +3,7 @@
 // started (even in a folder that did not exist yet) applies at once, writes to other files in the same
 // folder (the workbench's settings live there) record nothing, and a reload is an event only when the
 // content changed.
+#include "cliprocess.h"
 #include "daemonfixture.h"
 #include "sandboxtest.h"
 #include "testutil.h"
@@ -154,9 +155,25 @@ private Q_SLOTS:
         settle();
         QCOMPARE(invalidEvents(), 1);
         QCOMPARE(orgDomains(), QStringList{QStringLiteral("example.com")});
+        // Visible, not only recorded: the answer says the file has an error and since when the list in force
+        // is the one before, and `cordon network org` exits 1 saying so (it printed the old list "from" the
+        // broken file with status 0).
+        auto org = m_daemon->call(QStringLiteral("network.org_policy"));
+        QVERIFY_RESULT(org);
+        const QJsonObject fileError = org->value(QStringLiteral("file_error")).toObject();
+        QVERIFY2(!fileError.value(QStringLiteral("message")).toString().isEmpty(), QJsonDocument(*org).toJson().constData());
+        QVERIFY(fileError.value(QStringLiteral("since")).toInteger() >= org->value(QStringLiteral("in_force_since")).toInteger());
+        const CliResult shown = cordon({QStringLiteral("network"), QStringLiteral("org")});
+        QCOMPARE(shown.status, 1);
+        QVERIFY2(shown.err.contains("has an error") && shown.err.contains("stays in force"), shown.describe());
+        QVERIFY2(shown.out.contains("allow example.com"), shown.describe());
         writeFile(configFile(QStringLiteral("org-policy.json")), orgDocument({QStringLiteral("pypi.org")}),
                   true);
         QTRY_COMPARE_WITH_TIMEOUT(orgDomains(), QStringList{QStringLiteral("pypi.org")}, 10000);
+        auto fixed = m_daemon->call(QStringLiteral("network.org_policy"));
+        QVERIFY_RESULT(fixed);
+        QVERIFY(!fixed->contains(QStringLiteral("file_error")));
+        QCOMPARE(cordon({QStringLiteral("network"), QStringLiteral("org")}).status, 0);
     }
 };
 

@@ -24,9 +24,21 @@ Result<QJsonArray> allowedDomains(const QJsonObject &params)
     return domains.toArray();
 }
 
+// The list in force, since when, and what is wrong with its file when an edit broke it.
+QJsonObject orgPolicyAnswer(ApiContext &context)
+{
+    QJsonObject answer = orgPolicyToJson(context.manager.orgPolicy());
+    const Containers::ContainerManager::OrgPolicyStatus status = context.manager.orgPolicyStatus();
+    answer.insert(QStringLiteral("in_force_since"), status.inForceSince);
+    if (!status.fileError.isEmpty())
+        answer.insert(QStringLiteral("file_error"), QJsonObject{{QStringLiteral("message"), status.fileError},
+                                                                {QStringLiteral("since"), status.fileErrorSince}});
+    return answer;
+}
+
 Result<QJsonObject> orgPolicy(ApiContext &context, const QJsonObject &)
 {
-    return orgPolicyToJson(context.manager.orgPolicy());
+    return orgPolicyAnswer(context);
 }
 
 Result<QJsonObject> reloadOrgPolicy(ApiContext &context, const QJsonObject &)
