@@ -6,6 +6,7 @@
 #include "daemon/api/daemonapi.h"
 #include "daemon/controlserver.h"
 #include "daemon/daemonpaths.h"
+#include "daemon/logrotation.h"
 #include "daemon/socketactivation.h"
 #include "sandbox/workspace.h"
 #include "store/historystore.h"
@@ -90,8 +91,13 @@ int main(int argc, char *argv[])
         QStringLiteral("A container whose idle deadline passed while no daemon ran lives this many more "
                        "seconds, on its own clock, announced (default 600)."),
         QStringLiteral("seconds"), QStringLiteral("600"));
+    const QCommandLineOption logMax(
+        QStringLiteral("log-max-mb"),
+        QStringLiteral("When standard error is a file (the log `cordon` starts it with), keep it under this "
+                       "many MiB: past it, it becomes <log>.1 and a new file begins (default 8; 0: never)."),
+        QStringLiteral("MiB"), QStringLiteral("8"));
     parser.addOptions({timeScale, maxContainers, maxRuns, sampleHz, expiringLead, degraded, networkRows,
-                       upstreamCa, checkpointInterval, expiryGrace});
+                       upstreamCa, checkpointInterval, expiryGrace, logMax});
     parser.process(app);
 
     Cordon::Containers::ManagerSettings settings;
@@ -116,16 +122,20 @@ int main(int argc, char *argv[])
     settings.checkpointIntervalMs = checkpointSeconds * 1000;
     settings.expiryGraceSeconds = parser.value(expiryGrace).toInt(&ok);
     allOk &= ok && settings.expiryGraceSeconds >= 0 && settings.expiryGraceSeconds <= 86400;
+    const int logMaxMb = parser.value(logMax).toInt(&ok);
+    allOk &= ok && logMaxMb >= 0 && logMaxMb <= 65536;
     if (!allOk) {
         std::fprintf(stderr,
                      "cordond: invalid option value (time scale 1..3600, max containers 1..1024, max runs "
                      "1..64, sample rate 0.1..20 Hz, network rows per run 10..1000000, checkpoint interval "
-                     "and expiry grace 0..86400 s)\n");
+                     "and expiry grace 0..86400 s, log 0..65536 MiB)\n");
         return 2;
     }
 
     if (!activation)
         return failWith(activation.error());
+    // Checked every ten seconds: what a client can make the daemon write between two checks is small.
+    Cordon::Daemon::LogRotation logRotation(qint64(logMaxMb) * 1024 * 1024, 10000);
     if (!activation->ignored.isEmpty())
         std::fprintf(stderr, "cordond: %s\n", qPrintable(activation->ignored));
     const bool activated = activation->fd >= 0;

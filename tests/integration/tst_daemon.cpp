@@ -18,6 +18,7 @@
 #include <QLocalSocket>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 
 #include <algorithm>
 
@@ -859,6 +860,37 @@ private Q_SLOTS:
                  QStringLiteral("precious\n"));
         QCOMPARE(eventCount(id, QStringLiteral("workspace.saved")), 1);
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
+    }
+
+    // A client can make the daemon write (each refusal is a line): its log file is bounded. A log already
+    // past the bound when the daemon starts becomes <log>.1, and the daemon writes to a new one.
+    void theLogFileIsBounded()
+    {
+        QVERIFY(m_daemon.stop());
+        QTemporaryDir dir;
+        const QString log = dir.filePath(QStringLiteral("cordond.sock.log"));
+        {
+            QFile full(log);
+            QVERIFY(full.open(QIODevice::WriteOnly));
+            full.write(QByteArray(2 * 1024 * 1024, 'x'));
+        }
+        QProcess daemon;
+        daemon.setStandardErrorFile(log, QIODevice::Append);
+        daemon.start(QCoreApplication::applicationDirPath() + QStringLiteral("/cordond"),
+                     {QStringLiteral("--log-max-mb"), QStringLiteral("1")});
+        QVERIFY(daemon.waitForStarted(5000));
+        Cordon::Daemon::DaemonClient client;
+        QTRY_VERIFY_WITH_TIMEOUT(client.connectSync(false, 1000), 10000);
+        QCOMPARE(QFileInfo(log + QStringLiteral(".1")).size(), qint64(2 * 1024 * 1024));
+        QTRY_VERIFY(QFileInfo(log).size() > 0);
+        QVERIFY(QFileInfo(log).size() < 64 * 1024);
+        QFile fresh(log);
+        QVERIFY(fresh.open(QIODevice::ReadOnly));
+        QVERIFY(fresh.readAll().contains("what came before is in"));
+        daemon.terminate();
+        QVERIFY(daemon.waitForFinished(15000));
+        QVERIFY(m_daemon.start({QStringLiteral("--max-containers"), QStringLiteral("6"), QStringLiteral("--max-runs"),
+                                QStringLiteral("64")}));
     }
 
     // Cordon's data folder holds every container's files and the sockets on which a container's PID 1 waits
