@@ -48,9 +48,9 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
-#include <QStyle>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QTreeView>
@@ -262,7 +262,8 @@ void MainWindow::buildLayout()
     auto *memoryBox = new QGroupBox(tr("Memory"), right);
     m_chart = new MemoryChart(*m_history, memoryBox);
     m_chart->setObjectName(QStringLiteral("memoryChart"));
-    // Below this the axis labels turn into dots; with a dock open below on a small screen, the column scrolls.
+    // Below this the axis labels turn into dots; with a dock open below on a small screen, the column
+    // scrolls.
     m_chart->setMinimumHeight(220);
     // The per-process breakdown, on demand under the chart: closed, it asks the daemon nothing.
     m_processes = new MemoryProcessesView(*m_connection, memoryBox);
@@ -888,18 +889,17 @@ void MainWindow::setFastClock(bool fast)
     QJsonObject params{{QStringLiteral("scale"), scale}};
     if (!m_currentId.isEmpty())
         params.insert(QStringLiteral("containers"), QJsonArray{m_currentId});
-    m_connection->call(QStringLiteral("daemon.set_time_scale"), params, this,
-                       [this](Result<QJsonObject> result) {
-                           if (result)
-                               m_timeScale = result->value(QStringLiteral("time_scale")).toDouble(1);
-                           else
-                               statusBar()->showMessage(
-                                   tr("The daemon kept its clock: %1").arg(toQt(result.error().describe())),
-                                   10000);
-                           const QSignalBlocker blocker(m_fastClockAction);
-                           m_fastClockAction->setChecked(m_timeScale > 1);
-                           updateStatus();
-                       });
+    m_connection->call(
+        QStringLiteral("daemon.set_time_scale"), params, this, [this](Result<QJsonObject> result) {
+            if (result)
+                m_timeScale = result->value(QStringLiteral("time_scale")).toDouble(1);
+            else
+                statusBar()->showMessage(
+                    tr("The daemon kept its clock: %1").arg(toQt(result.error().describe())), 10000);
+            const QSignalBlocker blocker(m_fastClockAction);
+            m_fastClockAction->setChecked(m_timeScale > 1);
+            updateStatus();
+        });
 }
 
 void MainWindow::setPresentationMode(bool presentation)

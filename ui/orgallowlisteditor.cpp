@@ -3,8 +3,8 @@
 
 #include "allowlisteditor.h"
 #include "allowlistmodel.h"
-#include "daemonconnection.h"
 #include "core/formatting.h"
+#include "daemonconnection.h"
 
 #include <QDir>
 #include <QHBoxLayout>
@@ -138,7 +138,8 @@ void OrgAllowlistEditor::showOrganisation(const QJsonObject &organisation)
     const QJsonObject fileError = organisation.value(QStringLiteral("file_error")).toObject();
     if (!fileError.isEmpty())
         m_source->setText(tr("%1 has an error since %2: %3. The list below, read before, stays in force.")
-                              .arg(path, Format::dateTime(fileError.value(QStringLiteral("since")).toInteger()),
+                              .arg(path,
+                                   Format::dateTime(fileError.value(QStringLiteral("since")).toInteger()),
                                    fileError.value(QStringLiteral("message")).toString()));
     m_source->setForegroundRole(fileError.isEmpty() ? QPalette::PlaceholderText : QPalette::WindowText);
     m_editor->setReadOnly(isAdministered());

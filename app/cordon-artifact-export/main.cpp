@@ -79,8 +79,8 @@ Result<Json> exportOutputs(const Json &request)
     Files::CopyLimits limits;
     limits.maxFileBytes = request["max_file_bytes"].toInteger();
     limits.maxTotalBytes = request["max_total_bytes"].toInteger();
-    const std::optional<Files::ExistingName> existing =
-        Files::existingNameFromWord(request["existing"].isString() ? request["existing"].toString() : std::string());
+    const std::optional<Files::ExistingName> existing = Files::existingNameFromWord(
+        request["existing"].isString() ? request["existing"].toString() : std::string());
     if (!existing)
         return fail("scan.bad_request", "`existing` must be refuse, replace or keep_both");
     limits.existingNames = *existing;

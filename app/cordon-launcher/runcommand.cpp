@@ -497,8 +497,9 @@ int runOneShot(RunInvocation invocation)
     // A run that succeeded but whose outputs the scan kept back did not deliver what a script expects; nor
     // one whose output met a file of its name (what is there is older, and a script would read that).
     const bool keptBack = scanFailed || Lite::outputsKeptBack(outcome);
-    const bool clashed = std::any_of(outcome.refused.begin(), outcome.refused.end(),
-                                     [](const OneShotRefusal &refusal) { return refusal.code == "files.exists"; });
+    const bool clashed =
+        std::any_of(outcome.refused.begin(), outcome.refused.end(),
+                    [](const OneShotRefusal &refusal) { return refusal.code == "files.exists"; });
     if (clashed && !invocation.json)
         Lite::writeAll(STDERR_FILENO,
                        "cordon: outputs whose names are in " + invocation.outputDirectory +

@@ -6,8 +6,8 @@
 // copier (sandbox/files/safecopy.h), and the summary is worded by the client's wording (daemon/lite).
 #pragma once
 
-#include "sandbox/oneshotrun.h"
 #include "sandbox/files/safecopy.h"
+#include "sandbox/oneshotrun.h"
 #include "sandbox/policy/containerpolicy.h"
 
 #include <string>

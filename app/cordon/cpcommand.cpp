@@ -53,10 +53,11 @@ int upload(DaemonSession &session, const QString &source, const Endpoint &target
     // The command line was decoded as UTF-8: U+FFFD stands for bytes that were not, and the name it makes is
     // not the file's.
     if (source.contains(QChar::ReplacementCharacter) || target.path.contains(QChar::ReplacementCharacter))
-        return usageError(QStringLiteral("cordon cp"),
-                          QStringLiteral("`%1` is not valid UTF-8: rename the file (Cordon keeps names as they "
-                                         "are, and cannot keep this one)")
-                              .arg(escapeName(source.contains(QChar::ReplacementCharacter) ? source : target.path)));
+        return usageError(
+            QStringLiteral("cordon cp"),
+            QStringLiteral("`%1` is not valid UTF-8: rename the file (Cordon keeps names as they "
+                           "are, and cannot keep this one)")
+                .arg(escapeName(source.contains(QChar::ReplacementCharacter) ? source : target.path)));
     if (!info.exists())
         return usageError(QStringLiteral("cordon cp"), QStringLiteral("`%1` does not exist").arg(source));
     if (!info.isFile())

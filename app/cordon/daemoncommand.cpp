@@ -10,10 +10,10 @@
 #include "daemon/lite/daemonlog.h"
 
 #include <QDir>
-#include <QJsonArray>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QProcess>
 #include <QThread>
 #include <QTimer>
@@ -107,11 +107,14 @@ int describeKeptFiles(const QJsonArray &containers)
     for (const QJsonValue &value : containers) {
         const QJsonObject container = value.toObject();
         const QJsonObject save = container.value(QStringLiteral("save")).toObject();
-        const QString who = QStringLiteral("%1 (%2)").arg(container.value(QStringLiteral("id")).toString(),
-                                                          escapeName(container.value(QStringLiteral("name")).toString()));
+        const QString who =
+            QStringLiteral("%1 (%2)").arg(container.value(QStringLiteral("id")).toString(),
+                                          escapeName(container.value(QStringLiteral("name")).toString()));
         if (save.value(QStringLiteral("state")).toString() == QLatin1String("failed")) {
-            printOut(QStringLiteral("  %1: its files could NOT be saved (%2); what changed since its last save is lost\n")
-                         .arg(who, save.value(QStringLiteral("error")).toString()));
+            printOut(
+                QStringLiteral(
+                    "  %1: its files could NOT be saved (%2); what changed since its last save is lost\n")
+                    .arg(who, save.value(QStringLiteral("error")).toString()));
             status = 1;
             continue;
         }
@@ -120,8 +123,9 @@ int describeKeptFiles(const QJsonArray &containers)
                      .arg(who, formatTime(container.value(QStringLiteral("expires_at")).toInteger())));
     }
     if (anyKept)
-        printOut(QStringLiteral("(each container's idle deadline; one that passes while no daemon runs gets a grace "
-                                "period, 10 minutes by default, at the next daemon's start)\n"));
+        printOut(QStringLiteral(
+            "(each container's idle deadline; one that passes while no daemon runs gets a grace "
+            "period, 10 minutes by default, at the next daemon's start)\n"));
     return status;
 }
 
@@ -226,9 +230,10 @@ int start(const QStringList &arguments)
             if (live > 0)
                 return reportError(makeError(
                     QStringLiteral("daemon.time_scale_refused"),
-                    QStringLiteral("cordond is running with %1 container(s) on its clock; --time-scale applies to "
-                                   "a daemon it starts. `cordon daemon time-scale %2` sets the demo clock for "
-                                   "containers made from now on (the others keep theirs)")
+                    QStringLiteral(
+                        "cordond is running with %1 container(s) on its clock; --time-scale applies to "
+                        "a daemon it starts. `cordon daemon time-scale %2` sets the demo clock for "
+                        "containers made from now on (the others keep theirs)")
                         .arg(live)
                         .arg(scale)));
             auto set =

@@ -94,8 +94,9 @@ int purge(const QStringList &arguments)
     // 0 days is the whole history of what has ended: asked for at a terminal, else said with --yes.
     if (days == 0 && !parser.isSet(yesOption)) {
         if (::isatty(STDIN_FILENO) != 1)
-            return usageError(command, QStringLiteral("--older-than 0d deletes the whole history of ended runs, "
-                                                      "events and containers: add --yes to mean it"));
+            return usageError(command,
+                              QStringLiteral("--older-than 0d deletes the whole history of ended runs, "
+                                             "events and containers: add --yes to mean it"));
         printErr(QStringLiteral("Delete the whole history of ended runs, events and containers? [y/N] "));
         QTextStream input(stdin);
         const QString answer = input.readLine().trimmed().toLower();

@@ -53,16 +53,18 @@ QString describeStop(const QJsonObject &result, bool &failed)
     const QString state = save.value(QStringLiteral("state")).toString();
     const QString id = container.value(QStringLiteral("id")).toString();
     const qint64 expiresAt = container.value(QStringLiteral("expires_at")).toInteger();
-    const QString until = expiresAt > 0 ? QStringLiteral(" until %1 (%2 from now, unless it is started or kept alive)")
-                                              .arg(formatTime(expiresAt),
-                                                   describeExpiry(container, QDateTime::currentMSecsSinceEpoch()))
-                                        : QString();
+    const QString until =
+        expiresAt > 0
+            ? QStringLiteral(" until %1 (%2 from now, unless it is started or kept alive)")
+                  .arg(formatTime(expiresAt), describeExpiry(container, QDateTime::currentMSecsSinceEpoch()))
+            : QString();
     if (state == QLatin1String("saving"))
         return QStringLiteral("%1 stopped; saving its files\n").arg(id);
     if (state == QLatin1String("failed")) {
         failed = true;
-        return QStringLiteral("%1 stopped; its files could NOT be saved (%2): they are kept in memory while the "
-                              "daemon runs; free space where Cordon keeps its data, then `cordon start %1`\n")
+        return QStringLiteral(
+                   "%1 stopped; its files could NOT be saved (%2): they are kept in memory while the "
+                   "daemon runs; free space where Cordon keeps its data, then `cordon start %1`\n")
             .arg(id, save.value(QStringLiteral("error")).toString());
     }
     if (state == QLatin1String("saved"))
@@ -83,8 +85,8 @@ int runLifecycle(const LifecycleCommand &which, const QStringList &arguments)
         QStringLiteral("json"),
         QStringLiteral("Print the daemon's result (the container) as JSON; an array for several ids."));
     parser.addOption(jsonOption);
-    const QCommandLineOption noWaitOption(
-        QStringLiteral("no-wait"), QStringLiteral("Return at once, while the files are being saved."));
+    const QCommandLineOption noWaitOption(QStringLiteral("no-wait"),
+                                          QStringLiteral("Return at once, while the files are being saved."));
     if (which.savesFiles)
         parser.addOption(noWaitOption);
     parser.addPositionalArgument(QStringLiteral("id"),

@@ -83,8 +83,9 @@ int main(int argc, char *argv[])
         QStringLiteral("file"));
     const QCommandLineOption checkpointInterval(
         QStringLiteral("checkpoint-interval"),
-        QStringLiteral("Checkpoint a running container's files to disk this often after activity, so that a "
-                       "power loss loses at most that much of its work; 0 turns checkpoints off (default 60)."),
+        QStringLiteral(
+            "Checkpoint a running container's files to disk this often after activity, so that a "
+            "power loss loses at most that much of its work; 0 turns checkpoints off (default 60)."),
         QStringLiteral("seconds"), QStringLiteral("60"));
     const QCommandLineOption expiryGrace(
         QStringLiteral("expiry-grace"),

@@ -156,9 +156,10 @@ AuditRow lifecycleRestart(AuditContext &context)
     (void)after.call(QStringLiteral("run.cancel"), {{QStringLiteral("run_id"), runId}});
     auto ended = after.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), runId}});
     const QJsonObject endedRun = ended ? ended->value(QStringLiteral("run")).toObject() : QJsonObject();
-    const QString endedAs = ended ? QStringLiteral("%1 (%2)").arg(endedRun.value(QStringLiteral("state")).toString(),
-                                                                 endedRun.value(QStringLiteral("error_class")).toString())
-                                  : describe(ended.error());
+    const QString endedAs =
+        ended ? QStringLiteral("%1 (%2)").arg(endedRun.value(QStringLiteral("state")).toString(),
+                                              endedRun.value(QStringLiteral("error_class")).toString())
+              : describe(ended.error());
     row.check(endedRun.value(QStringLiteral("state")).toString() == QLatin1String("finished") &&
                   endedRun.value(QStringLiteral("error_class")).toString() == QLatin1String("killed"),
               QStringLiteral("cancelled through the new daemon, run %1 ended as %2").arg(runId, endedAs));
@@ -171,8 +172,9 @@ AuditRow lifecycleRestart(AuditContext &context)
               QStringLiteral("no process of the run is left on the host (%1)").arg(pidList(left)));
     endLeftovers(row, seconds);
     (void)after.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), *container}});
-    return row.finish(QStringLiteral("the container outlived the daemon, and the next daemon adopted the run and "
-                                     "collected its outcome"));
+    return row.finish(
+        QStringLiteral("the container outlived the daemon, and the next daemon adopted the run and "
+                       "collected its outcome"));
 }
 
 AuditRow lifecycleDeletion(AuditContext &context)

@@ -20,11 +20,11 @@
 #include <csignal>
 #include <ctime>
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
 #include <future>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 namespace Cordon::Containers {
@@ -233,20 +233,22 @@ Result<Adoption> Container::adopt(const ClaimRun &claim, const QString &refusal)
         return fail(member.error());
     if (!refusal.isEmpty()) {
         saveAndEnd(*adopted);
-        return fail(QStringLiteral("container.adoption_refused"),
-                    QStringLiteral("container %1 cannot be adopted: %2; its files were saved and it was started "
-                                   "again")
-                        .arg(m_id, refusal));
+        return fail(
+            QStringLiteral("container.adoption_refused"),
+            QStringLiteral("container %1 cannot be adopted: %2; its files were saved and it was started "
+                           "again")
+                .arg(m_id, refusal));
     }
     if (!adopted->compatible) {
         saveAndEnd(*adopted);
-        return fail(QStringLiteral("container.adoption_refused"),
-                    QStringLiteral("container %1 runs a cordon-init that speaks protocol version %2, and this "
-                                   "daemon speaks %3 to %4: its files were saved and it was started again")
-                        .arg(m_id)
-                        .arg(adopted->protocolVersion)
-                        .arg(Isolation::MinAdoptableProtocol)
-                        .arg(Isolation::InitProtocolVersion));
+        return fail(
+            QStringLiteral("container.adoption_refused"),
+            QStringLiteral("container %1 runs a cordon-init that speaks protocol version %2, and this "
+                           "daemon speaks %3 to %4: its files were saved and it was started again")
+                .arg(m_id)
+                .arg(adopted->protocolVersion)
+                .arg(Isolation::MinAdoptableProtocol)
+                .arg(Isolation::InitProtocolVersion));
     }
     m_cgroupCreated = m_cgroup != nullptr;
     m_sandbox = std::make_unique<Isolation::Sandbox>();
@@ -275,9 +277,10 @@ Result<Adoption> Container::adopt(const ClaimRun &claim, const QString &refusal)
             ++adoption.runsForgotten;
             continue;
         }
-        const qint64 outputCap = weakened(Guarantee::OutputCap) ? 1024 * MiB
-                                                                 : static_cast<qint64>(m_policy.limits.outputMb) * MiB;
-        const int timeoutMs = weakened(Guarantee::RunTimeout) ? 24 * 3600 * 1000 : m_policy.limits.runTimeoutS * 1000;
+        const qint64 outputCap =
+            weakened(Guarantee::OutputCap) ? 1024 * MiB : static_cast<qint64>(m_policy.limits.outputMb) * MiB;
+        const int timeoutMs =
+            weakened(Guarantee::RunTimeout) ? 24 * 3600 * 1000 : m_policy.limits.runTimeoutS * 1000;
         auto *run = new ContainerRun(
             runId, held.state.runId, outputCap, timeoutMs, [this] { return memoryStats(); }, this);
         run->setCommand(known->command);
@@ -299,9 +302,9 @@ void Container::saveAndEnd(Isolation::AdoptedInit &adopted)
         // Every process first, so that the tree saved is the one they left.
         Isolation::InitProcess init = std::exchange(adopted.init, Isolation::InitProcess{});
         Isolation::killAndReap(init);
-        Q_EMIT workspaceSaved(saveWorkspace(workspace(), adopted.handedBack[Isolation::WorkspaceRootHandle].get(),
-                                            adopted.handedBack[Isolation::OutputsHandle].get(),
-                                            m_policy.limits.workspaceMb));
+        Q_EMIT workspaceSaved(
+            saveWorkspace(workspace(), adopted.handedBack[Isolation::WorkspaceRootHandle].get(),
+                          adopted.handedBack[Isolation::OutputsHandle].get(), m_policy.limits.workspaceMb));
     }
     Isolation::killAndReap(adopted.init);
     if (m_cgroup)
@@ -391,7 +394,8 @@ Result<bool> Container::recoverInterruptedSave()
 {
     auto adopted = Isolation::adoptInit(workspace().root(), Isolation::SetupReplyTimeoutMs);
     if (!adopted)
-        return adopted.error().code() == "sandbox.not_adoptable" ? Result<bool>(false) : fail(adopted.error());
+        return adopted.error().code() == "sandbox.not_adoptable" ? Result<bool>(false)
+                                                                 : fail(adopted.error());
     CORDON_TRY(answeredFromItsCgroup(adopted->init.pid));
     saveAndEnd(*adopted);
     return true;
@@ -404,11 +408,12 @@ Result<> Container::answeredFromItsCgroup(pid_t pid) const
     const auto members = m_cgroup->processes(m_id.toStdString());
     if (members && std::find(members->begin(), members->end(), pid) != members->end())
         return {};
-    return fail(QStringLiteral("container.adoption_refused"),
-                QStringLiteral("the process that answered on container %1's adoption socket (pid %2) is not in its "
-                               "cgroup: it is not the container's PID 1")
-                    .arg(m_id)
-                    .arg(pid));
+    return fail(
+        QStringLiteral("container.adoption_refused"),
+        QStringLiteral("the process that answered on container %1's adoption socket (pid %2) is not in its "
+                       "cgroup: it is not the container's PID 1")
+            .arg(m_id)
+            .arg(pid));
 }
 
 Result<Files::SourceRoot> Container::filesRoot(const QString &scope) const
@@ -462,17 +467,19 @@ void Container::startSave()
 
 bool Container::checkpoint()
 {
-    if (m_state != ContainerState::Running || !m_workspaceDir || !m_outputsDir || m_pendingCheckpoint.valid() ||
-        m_pendingSave.valid())
+    if (m_state != ContainerState::Running || !m_workspaceDir || !m_outputsDir ||
+        m_pendingCheckpoint.valid() || m_pendingSave.valid())
         return false;
     if (!m_manifest)
         m_manifest = std::make_shared<WorkspaceManifest>();
     m_pendingCheckpoint = std::async(
         std::launch::async, [this, workspace = workspace(), dir = m_workspaceDir, outputs = m_outputsDir,
                              workspaceMb = m_policy.limits.workspaceMb, manifest = m_manifest] {
-            WorkspaceSave save = saveWorkspace(workspace, dir->get(), outputs->get(), workspaceMb, manifest.get());
+            WorkspaceSave save =
+                saveWorkspace(workspace, dir->get(), outputs->get(), workspaceMb, manifest.get());
             // Posted before the result is ready, and finishPendingCheckpoint() waits for it: `this` is alive.
-            QMetaObject::invokeMethod(this, [this] { finishPendingCheckpoint(); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [this] { finishPendingCheckpoint(); }, Qt::QueuedConnection);
             return save;
         });
     return true;

@@ -81,7 +81,7 @@ using ClaimRun = std::function<std::optional<KnownRun>(const QString &runId)>;
 
 struct Adoption
 {
-    int runsAdopted = 0;  // still running, or ended with their outcome kept by cordon-init
+    int runsAdopted = 0;   // still running, or ended with their outcome kept by cordon-init
     int runsForgotten = 0; // held by cordon-init but unknown here (their end was recorded already)
     int protocolVersion = 0;
 };

@@ -171,7 +171,8 @@ Result<> ContainerManager::setTimeScale(double scale, const QStringList &contain
         }
     }
     recordEvent({}, {}, QStringLiteral("daemon.time_scale"),
-                {{QStringLiteral("scale"), scale}, {QStringLiteral("containers"), QJsonArray::fromStringList(containers)}});
+                {{QStringLiteral("scale"), scale},
+                 {QStringLiteral("containers"), QJsonArray::fromStringList(containers)}});
     return {};
 }
 
@@ -192,10 +193,11 @@ Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy
     // could be another container's prefix, and `cordon rm NAME` would remove the wrong one.
     static const QRegularExpression hexDigits(QStringLiteral("^[0-9a-f]+$"));
     if (hexDigits.match(toQt(policy.name)).hasMatch())
-        return fail(QStringLiteral("policy.invalid_name"),
-                    QStringLiteral("name: %1 is hex digits alone, which would read as a container id or the start "
-                                   "of one; add a letter outside a-f, or a dash")
-                        .arg(QString::fromStdString(Cordon::ticked(policy.name))));
+        return fail(
+            QStringLiteral("policy.invalid_name"),
+            QStringLiteral("name: %1 is hex digits alone, which would read as a container id or the start "
+                           "of one; add a letter outside a-f, or a dash")
+                .arg(QString::fromStdString(Cordon::ticked(policy.name))));
     if (const Entry *holder = liveEntryNamed(toQt(policy.name)))
         return fail(QStringLiteral("container.name_taken"),
                     QStringLiteral("a container named %1 already exists (%2, %3)")
@@ -288,7 +290,8 @@ void ContainerManager::wireContainer(Entry &target)
             then(&save);
     });
     connect(container, &Container::checkpointFailed, this, [this, id](const QString &error) {
-        recordEvent(id, {}, QStringLiteral("workspace.checkpoint_failed"), {{QStringLiteral("error"), error}});
+        recordEvent(id, {}, QStringLiteral("workspace.checkpoint_failed"),
+                    {{QStringLiteral("error"), error}});
     });
     connect(container, &Container::died, this, [this, id] {
         detachProxy(id);
@@ -662,8 +665,9 @@ QList<ContainerManager::ShutdownReport> ContainerManager::shutdown()
         const qsizetype index = reports.size();
         reports.append({id, owned->record.name, owned->record.expiresAt, std::nullopt});
         // The last word of each save counts: a failed one is tried again below.
-        watches.append(connect(owned->container.get(), &Container::workspaceSaved, this,
-                               [&reports, index](const WorkspaceSave &save) { reports[index].saved = save; }));
+        watches.append(
+            connect(owned->container.get(), &Container::workspaceSaved, this,
+                    [&reports, index](const WorkspaceSave &save) { reports[index].saved = save; }));
         if (state == ContainerState::Running) {
             owned->container->stop(QStringLiteral("the daemon stopped"));
             // Recorded as running: the next daemon brings it back.

@@ -51,7 +51,7 @@ struct ManagerSettings
     // checkpointed this often (Container::checkpoint()): at most this much of its work is lost with the
     // machine (a power loss), and none with the daemon.
     int checkpointIntervalMs = 60000;
-    bool allowDegraded = false;        // create containers without cgroup limits when the host has none
+    bool allowDegraded = false; // create containers without cgroup limits when the host has none
     // What network decisions may make the history hold (containers/networkledger.h).
     int networkRowsPerRun = 1000;
     int networkCoalesceMs = 10000;
@@ -317,7 +317,7 @@ public:
     {
         QString id;
         QString name;
-        qint64 expiresAt = 0;                // kept until then (its idle deadline; a grace period follows)
+        qint64 expiresAt = 0;               // kept until then (its idle deadline; a grace period follows)
         std::optional<WorkspaceSave> saved; // empty: it was not running, its last saved copy stays
     };
     // Stops every container (files saved) for a clean daemon shutdown; returns, once every save is done,
@@ -452,8 +452,8 @@ private:
     std::unique_ptr<Cgroup::CgroupBackend> m_cgroup;
     std::unique_ptr<Network::EgressProxy> m_proxy;
     std::map<QString, std::unique_ptr<Entry>> m_entries;
-    QHash<QString, QString> m_activeRuns;              // run id -> container id
-    QHash<QString, Store::RunRecord> m_runRecords;     // active runs' records, finished at the end
+    QHash<QString, QString> m_activeRuns;          // run id -> container id
+    QHash<QString, Store::RunRecord> m_runRecords; // active runs' records, finished at the end
     QHash<QString, QList<std::function<void(const WorkspaceSave *)>>> m_saveWaiters; // afterSave()
     QHash<QString, Store::ContainerRecord> m_oneShots; // one-shot runs whose network the proxy serves
     // One-shot runs' secrets, masked in their decisions; kept after a run ends (a connection may report its

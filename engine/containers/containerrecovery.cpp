@@ -63,8 +63,9 @@ QString ContainerManager::recover(Entry &survivor)
         gone ? QStringLiteral("its processes had ended while no daemon ran (the machine restarted, or its "
                               "cordon-init was killed)")
         : adopted.error().code() == "sandbox.adoption_failed"
-            ? QStringLiteral("its cordon-init could not be adopted (%1): it was ended, and what changed since "
-                             "its last checkpoint is lost")
+            ? QStringLiteral(
+                  "its cordon-init could not be adopted (%1): it was ended, and what changed since "
+                  "its last checkpoint is lost")
                   .arg(toQt(adopted.error().message()))
             : toQt(adopted.error().message());
     if (!gone)
@@ -79,8 +80,9 @@ QString ContainerManager::recover(Entry &survivor)
         recordEvent(id, {}, QStringLiteral("container.restarted"), {{QStringLiteral("reason"), why}});
     } else {
         detachProxy(id);
-        recordEvent(id, {}, QStringLiteral("container.restart_failed"),
-                    {{QStringLiteral("error"), toQt(started.error().message())}, {QStringLiteral("reason"), why}});
+        recordEvent(
+            id, {}, QStringLiteral("container.restart_failed"),
+            {{QStringLiteral("error"), toQt(started.error().message())}, {QStringLiteral("reason"), why}});
     }
     return QStringLiteral("the container could not be adopted: %1").arg(why);
 }
@@ -92,8 +94,9 @@ void ContainerManager::finishInterruptedSave(Entry &entry)
         recordEvent(entry.record.id, {}, QStringLiteral("workspace.save_failed"),
                     {{QStringLiteral("error"), toQt(resumed.error().message())}});
     else if (*resumed)
-        recordEvent(entry.record.id, {}, QStringLiteral("workspace.save_resumed"),
-                    {{QStringLiteral("reason"), QStringLiteral("the daemon before ended while it saved the files")}});
+        recordEvent(
+            entry.record.id, {}, QStringLiteral("workspace.save_resumed"),
+            {{QStringLiteral("reason"), QStringLiteral("the daemon before ended while it saved the files")}});
 }
 
 void ContainerManager::deferExpiry(Entry &entry)
@@ -123,12 +126,13 @@ void ContainerManager::interruptUnclaimedRuns(const QHash<QString, QString> &why
     for (Store::RunRecord record : running->items) {
         if (m_activeRuns.contains(record.id))
             continue; // adopted: it ends with its real outcome
-        const QString why = whyByContainer.value(
-            record.containerId, QStringLiteral("the daemon stopped before the run ended"));
+        const QString why = whyByContainer.value(record.containerId,
+                                                 QStringLiteral("the daemon stopped before the run ended"));
         record.state = QStringLiteral("interrupted");
         record.endedAt = now();
         // What the daemon before had read of it, which it spooled as it went.
-        const QString spools = toQt(Workspace::at(record.containerId.toStdString()).root()) + QStringLiteral("/runs");
+        const QString spools =
+            toQt(Workspace::at(record.containerId.toStdString()).root()) + QStringLiteral("/runs");
         for (const auto &[stream, kept] : {std::pair{OutputStream::Stdout, &record.stdoutData},
                                            std::pair{OutputStream::Stderr, &record.stderrData}}) {
             QFile spooled(ContainerRun::spoolPath(spools, record.id, stream));

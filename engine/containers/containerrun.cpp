@@ -6,8 +6,8 @@
 #include "sandbox/init/execfailure.h"
 
 #include "containers/outputcapture.h"
-#include "core/formatting.h"
 #include "containers/stdinfeeder.h"
+#include "core/formatting.h"
 #include "daemon/lite/runreport.h"
 #include "isolation/sandbox.h"
 #include "sandbox/initadoption.h"
@@ -17,9 +17,9 @@
 #include <QFile>
 
 #include <cerrno>
-#include <limits>
 #include <csignal>
 #include <fcntl.h>
+#include <limits>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -123,8 +123,8 @@ void ContainerRun::adopt(Isolation::Sandbox &sandbox, Isolation::AdoptedRun &hel
     // In order: what the daemon before read (its spools), what cordon-init read while none was there, then
     // the pipes.
     if (!m_spoolDirectory.isEmpty()) {
-        for (const auto &[capture, stream] :
-             {std::pair{m_stdout.get(), OutputStream::Stdout}, std::pair{m_stderr.get(), OutputStream::Stderr}}) {
+        for (const auto &[capture, stream] : {std::pair{m_stdout.get(), OutputStream::Stdout},
+                                              std::pair{m_stderr.get(), OutputStream::Stderr}}) {
             QFile spooled(spoolPath(m_spoolDirectory, m_id, stream));
             if (spooled.open(QIODevice::ReadOnly))
                 capture->takeSpooled(spooled.read(m_outputCap));

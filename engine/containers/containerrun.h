@@ -21,7 +21,7 @@
 namespace Cordon::Isolation {
 class Sandbox;
 struct AdoptedRun;
-}
+} // namespace Cordon::Isolation
 
 namespace Cordon::Containers {
 

@@ -77,19 +77,22 @@ QString describe(const QJsonObject &event)
         return tr("Stopped; its files are kept");
     const QString reason = Format::displayName(detail.value(QStringLiteral("reason")).toString());
     if (kind == QLatin1String("container.restarted"))
-        return reason.isEmpty() ? tr("Started again after the daemon restarted")
-                                : tr("Started again from its saved files after the daemon restarted: %1").arg(reason);
+        return reason.isEmpty()
+                   ? tr("Started again after the daemon restarted")
+                   : tr("Started again from its saved files after the daemon restarted: %1").arg(reason);
     if (kind == QLatin1String("container.restart_failed"))
         return tr("Could not be started again after the daemon restarted: %1").arg(error);
     if (kind == QLatin1String("container.adopted")) {
         const qint64 runs = detail.value(QStringLiteral("runs")).toInteger();
-        return runs == 0 ? tr("Adopted by the new daemon, as it was: nothing was lost")
-                         : tr("Adopted by the new daemon with %1 run(s), their output and outcomes").arg(runs);
+        return runs == 0
+                   ? tr("Adopted by the new daemon, as it was: nothing was lost")
+                   : tr("Adopted by the new daemon with %1 run(s), their output and outcomes").arg(runs);
     }
     if (kind == QLatin1String("container.adoption_refused"))
         return tr("Not adopted by the new daemon: %1").arg(error);
     if (kind == QLatin1String("container.expiry_deferred"))
-        return tr("Its idle time ran out while no daemon ran: kept until %1 (a grace period), unless it is used "
+        return tr("Its idle time ran out while no daemon ran: kept until %1 (a grace period), unless it is "
+                  "used "
                   "or kept alive")
             .arg(Format::dateTime(detail.value(QStringLiteral("expires_at")).toInteger()));
     if (kind == QLatin1String("workspace.save_resumed"))

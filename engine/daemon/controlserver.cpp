@@ -169,9 +169,9 @@ struct ControlServer::Connection
     // subscribe {"runs": "own"}: run events only for the runs this connection started (claimRun()).
     bool ownRunsOnly = false;
     QSet<QString> ownRuns;
-    int requestsInFlight = 0;  // asked and not yet answered (run.wait waits here)
-    qint64 lastFrameAt = 0;    // ms since the epoch
-    int malformedFrames = 0;   // logged only for the first few: a client cannot fill the log
+    int requestsInFlight = 0; // asked and not yet answered (run.wait waits here)
+    qint64 lastFrameAt = 0;   // ms since the epoch
+    int malformedFrames = 0;  // logged only for the first few: a client cannot fill the log
 };
 
 ControlServer::ControlServer(QObject *parent) : QObject(parent) {}
@@ -480,14 +480,15 @@ bool ControlServer::evictFromTheLargestHolder()
     }
     if (!chosen)
         return false;
-    qCWarning(lcControl, "client %llu (pid %d, which holds %d connections) closed to make room for a new client",
+    qCWarning(lcControl,
+              "client %llu (pid %d, which holds %d connections) closed to make room for a new client",
               chosen->info.connectionId, chosen->info.pid, held.value(chosen->info.pid));
-    chosen->socket->write(encodeFrame(makeConnectionError(
-        makeError(QStringLiteral("daemon.too_many_clients"),
-                  QStringLiteral("closed to make room for a new client: this process holds %1 of the daemon's "
-                                 "%2 connections")
-                      .arg(held.value(chosen->info.pid))
-                      .arg(m_maxClients)))));
+    chosen->socket->write(encodeFrame(makeConnectionError(makeError(
+        QStringLiteral("daemon.too_many_clients"),
+        QStringLiteral("closed to make room for a new client: this process holds %1 of the daemon's "
+                       "%2 connections")
+            .arg(held.value(chosen->info.pid))
+            .arg(m_maxClients)))));
     chosen->socket->flush();
     drop(chosen->info.connectionId);
     return true;

@@ -13,7 +13,8 @@
 
 namespace Cordon::Daemon {
 
-LogRotation::LogRotation(qint64 maxBytes, int intervalMs, QObject *parent) : QObject(parent), m_maxBytes(maxBytes)
+LogRotation::LogRotation(qint64 maxBytes, int intervalMs, QObject *parent)
+    : QObject(parent), m_maxBytes(maxBytes)
 {
     rotateIfFull();
     connect(&m_timer, &QTimer::timeout, this, &LogRotation::rotateIfFull);
@@ -25,7 +26,8 @@ bool LogRotation::rotateIfFull()
     struct stat info
     {
     };
-    if (m_maxBytes <= 0 || ::fstat(STDERR_FILENO, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size <= m_maxBytes)
+    if (m_maxBytes <= 0 || ::fstat(STDERR_FILENO, &info) != 0 || !S_ISREG(info.st_mode) ||
+        info.st_size <= m_maxBytes)
         return false;
     // The file standard error writes to, by its name now: the one `cordon` opened, or what a user redirected.
     char path[PATH_MAX];
@@ -37,7 +39,8 @@ bool LogRotation::rotateIfFull()
     const QByteArray previous = current + ".1";
     if (::rename(current.constData(), previous.constData()) != 0)
         return false;
-    const int fresh = ::open(current.constData(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    const int fresh =
+        ::open(current.constData(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fresh < 0)
         return false; // it goes on writing to <log>.1, which is still bounded by the next check
     ::dup2(fresh, STDERR_FILENO);

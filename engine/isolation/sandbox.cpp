@@ -105,8 +105,8 @@ Result<> Sandbox::spawn(const SpawnRequest &request, int stdinFd, int stdoutFd, 
         return fail(QStringLiteral("sandbox.not_running"), QStringLiteral("the container is not running"));
     const int fds[3] = {stdinFd, stdoutFd, stderrFd};
     const int held[2] = {stdoutRead, stderrRead};
-    const int error = sendWaitingForRoom(m_init.control,
-                                         [&] { return sendSpawnRequest(m_init.control, request, fds, held); });
+    const int error = sendWaitingForRoom(
+        m_init.control, [&] { return sendSpawnRequest(m_init.control, request, fds, held); });
     if (error != 0)
         return failErrno(QStringLiteral("sandbox.protocol"), QStringLiteral("send spawn request"), error);
     return {};
@@ -139,9 +139,11 @@ Result<> Sandbox::endProcesses(int timeoutMs)
     if (m_init.control < 0)
         return fail(QStringLiteral("sandbox.not_running"), QStringLiteral("the container is not running"));
     const std::vector<std::uint8_t> request = encode(EndProcesses{});
-    if (const int error = sendWaitingForRoom(m_init.control, [&] { return sendMessage(m_init.control, request); });
+    if (const int error =
+            sendWaitingForRoom(m_init.control, [&] { return sendMessage(m_init.control, request); });
         error != 0)
-        return failErrno(QStringLiteral("sandbox.protocol"), QStringLiteral("send the end of processes"), error);
+        return failErrno(QStringLiteral("sandbox.protocol"), QStringLiteral("send the end of processes"),
+                         error);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
     while (std::chrono::steady_clock::now() < deadline) {
         const InitMessage message = readInitMessage(m_init.control);

@@ -101,9 +101,9 @@ Result<> launchContainer(const LaunchRequest &request, LaunchedContainer &launch
         setup.survivesEngine = true;
     }
     const int adoptionFd = adoption.get();
-    if (const int error = Isolation::sendMessage(launched.init.control, Isolation::encode(setup),
-                                                 adoption.isValid() ? &adoptionFd : nullptr,
-                                                 adoption.isValid() ? 1 : 0);
+    if (const int error =
+            Isolation::sendMessage(launched.init.control, Isolation::encode(setup),
+                                   adoption.isValid() ? &adoptionFd : nullptr, adoption.isValid() ? 1 : 0);
         error != 0)
         return failErrno("sandbox.setup_failed", "send setup request", error);
     if (request.cgroup) {

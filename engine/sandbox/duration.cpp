@@ -50,15 +50,16 @@ Result<int> parseRunTimeoutSeconds(std::string_view text)
     if (!millis)
         return fail(millis.error());
     if (*millis % 1000 != 0)
-        return fail("cli.invalid_duration",
-                    "`" + std::string(text) +
-                        "` is not a whole number of seconds: a run's time limit is counted in seconds, as the "
-                        "policy's run_timeout_s is (e.g. 1s, 30s, 5m)");
+        return fail(
+            "cli.invalid_duration",
+            "`" + std::string(text) +
+                "` is not a whole number of seconds: a run's time limit is counted in seconds, as the "
+                "policy's run_timeout_s is (e.g. 1s, 30s, 5m)");
     constexpr std::int64_t MaxSeconds = 86400;
     if (*millis / 1000 > MaxSeconds)
-        return fail("cli.invalid_duration",
-                    "`" + std::string(text) + "` is out of range: between 1s and 24h, as the policy's "
-                                              "run_timeout_s (1 to 86400)");
+        return fail("cli.invalid_duration", "`" + std::string(text) +
+                                                "` is out of range: between 1s and 24h, as the policy's "
+                                                "run_timeout_s (1 to 86400)");
     return static_cast<int>(*millis / 1000);
 }
 

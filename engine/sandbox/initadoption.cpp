@@ -41,7 +41,8 @@ bool receiveWithin(int fd, std::chrono::steady_clock::time_point deadline, std::
                    std::vector<UniqueFd> &passed, std::string &error)
 {
     passed.clear();
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     pollfd entry{fd, POLLIN, 0};
     int ready;
     do {
@@ -56,7 +57,8 @@ bool receiveWithin(int fd, std::chrono::steady_clock::time_point deadline, std::
     for (int passedFd : fds)
         passed.emplace_back(passedFd);
     if (received <= 0) {
-        error = received == 0 ? "cordon-init closed the connection" : std::strerror(static_cast<int>(-received));
+        error =
+            received == 0 ? "cordon-init closed the connection" : std::strerror(static_cast<int>(-received));
         return false;
     }
     return true;
@@ -78,7 +80,8 @@ Result<UniqueFd> bindAdoptionSocket(const std::string &directory)
     UniqueFd listener(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
     if (!listener.isValid())
         return failErrno("sandbox.adoption_socket", "socket", errno);
-    if (::bind(listener.get(), reinterpret_cast<const sockaddr *>(&where->address), sizeof where->address) != 0)
+    if (::bind(listener.get(), reinterpret_cast<const sockaddr *>(&where->address), sizeof where->address) !=
+        0)
         return failErrno("sandbox.adoption_socket", "bind " + directory + '/' + AdoptionSocketName, errno);
     if (::fchmodat(where->directory.get(), AdoptionSocketName, 0600, 0) != 0)
         return failErrno("sandbox.adoption_socket", "chmod " + directory + '/' + AdoptionSocketName, errno);
@@ -93,7 +96,8 @@ Result<AdoptedInit> adoptInit(const std::string &directory, int timeoutMs)
     UniqueFd connection(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
     if (!connection.isValid())
         return failErrno("sandbox.socket", "socket", errno);
-    if (::connect(connection.get(), reinterpret_cast<const sockaddr *>(&where->address), sizeof where->address) != 0) {
+    if (::connect(connection.get(), reinterpret_cast<const sockaddr *>(&where->address),
+                  sizeof where->address) != 0) {
         // Only these say that no cordon-init is there; anything else may be a live one we failed to reach.
         const int error = errno;
         const bool gone = error == ENOENT || error == ECONNREFUSED;
@@ -156,7 +160,8 @@ Result<AdoptedInit> adoptInit(const std::string &directory, int timeoutMs)
             if (type != MessageType::HeldOutput || !decode(message.data(), message.size(), chunk) ||
                 adopted.runs.empty() || adopted.runs.back().state.runId != chunk.runId)
                 return fail(protocolError("an unexpected message"));
-            (chunk.stream == 1 ? adopted.runs.back().stdoutHeld : adopted.runs.back().stderrHeld) += chunk.bytes;
+            (chunk.stream == 1 ? adopted.runs.back().stdoutHeld : adopted.runs.back().stderrHeld) +=
+                chunk.bytes;
         }
         if (adopted.runs.size() != reply.heldRuns)
             return fail(protocolError("fewer runs than announced"));

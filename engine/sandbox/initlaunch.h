@@ -84,12 +84,12 @@ struct InitMessage
 {
     enum class Kind
     {
-        None,     // nothing to read now (the socket is non-blocking)
-        Gone,     // cordon-init closed its end, or the socket failed: the container's PID 1 is dead
-        Spawned,  // spawn: a run started (stage None) or its setup failed (stage and error say where)
-        Exited,   // exit: a run ended
+        None,           // nothing to read now (the socket is non-blocking)
+        Gone,           // cordon-init closed its end, or the socket failed: the container's PID 1 is dead
+        Spawned,        // spawn: a run started (stage None) or its setup failed (stage and error say where)
+        Exited,         // exit: a run ended
         ProcessesEnded, // every process but PID 1 is gone (the answer to EndProcesses)
-        Malformed // a message that does not decode, or of a type the engine never receives: ignored
+        Malformed       // a message that does not decode, or of a type the engine never receives: ignored
     };
     Kind kind = Kind::None;
     SpawnReply spawn;

@@ -18,9 +18,9 @@
 //                                                       stay until the save is done)
 //
 // A container outlives the engine (docs/architecture.md, "Containers outlive the daemon"): when the setup
-// request asks for it (survivesEngine), the engine passes a bound unix socket with it (init listens on it), and cordon-init,
-// when its control connection closes, keeps its runs going, keeps what they write (bounded) and their exit
-// statuses, and waits on that socket for the next engine:
+// request asks for it (survivesEngine), the engine passes a bound unix socket with it (init listens on it),
+// and cordon-init, when its control connection closes, keeps its runs going, keeps what they write (bounded)
+// and their exit statuses, and waits on that socket for the next engine:
 //
 //   engine -> init   Adopt                              the first message on a new connection
 //   init -> engine   AdoptReply (+ the hand-back directories, then the proxy listener)

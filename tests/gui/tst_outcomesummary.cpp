@@ -51,11 +51,13 @@ private Q_SLOTS:
                              << QStringLiteral("oom — the run exceeded its 1 GiB memory limit and was killed")
                              << QStringLiteral("Took 1.3 s · peak memory 35 MiB of 1 GiB");
         QJsonObject full = finished(QStringLiteral("oom"), -1, 9);
-        full.insert(QStringLiteral("message"),
-                    QStringLiteral("workspace full: its files hold 900 MiB of the container's 1 GiB memory limit"));
+        full.insert(
+            QStringLiteral("message"),
+            QStringLiteral("workspace full: its files hold 900 MiB of the container's 1 GiB memory limit"));
         QTest::newRow("workspace full")
             << full << QStringLiteral("Workspace full · Signal SIGKILL")
-            << QStringLiteral("oom — workspace full: its files hold 900 MiB of the container's 1 GiB memory limit")
+            << QStringLiteral(
+                   "oom — workspace full: its files hold 900 MiB of the container's 1 GiB memory limit")
             << QStringLiteral("Took 1.3 s · peak memory 35 MiB of 1 GiB");
         QTest::newRow("timeout") << finished(QStringLiteral("timeout"), -1, 9)
                                  << QStringLiteral("Timed out · Signal SIGKILL")

@@ -59,10 +59,10 @@ private Q_SLOTS:
                                                     QStringLiteral("soon"), QStringLiteral("--"),
                                                     QStringLiteral("true")}
                                      << QByteArray("`soon` is not a duration");
-        QTest::newRow("sub-second timeout") << QStringList{QStringLiteral("run"), QStringLiteral("--timeout"),
-                                                           QStringLiteral("500ms"), QStringLiteral("--"),
-                                                           QStringLiteral("true")}
-                                            << QByteArray("not a whole number of seconds");
+        QTest::newRow("sub-second timeout")
+            << QStringList{QStringLiteral("run"), QStringLiteral("--timeout"), QStringLiteral("500ms"),
+                           QStringLiteral("--"), QStringLiteral("true")}
+            << QByteArray("not a whole number of seconds");
         QTest::newRow("missing input")
             << QStringList{QStringLiteral("run"), QStringLiteral("--input"),
                            QStringLiteral("/nonexistent/x.csv"), QStringLiteral("--"), QStringLiteral("true")}
@@ -151,10 +151,11 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString results = dir.filePath(QStringLiteral("results"));
         const auto count = [&](const QString &value, const QStringList &options) {
-            return runProgram(builtProgram(QStringLiteral("cordon")),
-                              QStringList{QStringLiteral("run"), QStringLiteral("--output-dir"), results} + options +
-                                  QStringList{QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
-                                              QStringLiteral("echo %1 > /mnt/data/outputs/count.txt").arg(value)});
+            return runProgram(
+                builtProgram(QStringLiteral("cordon")),
+                QStringList{QStringLiteral("run"), QStringLiteral("--output-dir"), results} + options +
+                    QStringList{QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                                QStringLiteral("echo %1 > /mnt/data/outputs/count.txt").arg(value)});
         };
         const auto saved = [&](const QString &name) {
             QFile file(results + QLatin1Char('/') + name);
@@ -178,11 +179,12 @@ private Q_SLOTS:
         QCOMPARE(saved(QStringLiteral("count.txt")), QByteArray("3\n"));
         QCOMPARE(saved(QStringLiteral("count (2).txt")), QByteArray("4\n"));
 
-        const CliResult twoChoices = count(QStringLiteral("5"), {QStringLiteral("--force"), QStringLiteral("--keep-both")});
+        const CliResult twoChoices =
+            count(QStringLiteral("5"), {QStringLiteral("--force"), QStringLiteral("--keep-both")});
         QCOMPARE(twoChoices.status, 2);
-        const CliResult noDirectory = runProgram(builtProgram(QStringLiteral("cordon")),
-                                                 {QStringLiteral("run"), QStringLiteral("--force"), QStringLiteral("--"),
-                                                  QStringLiteral("true")});
+        const CliResult noDirectory = runProgram(
+            builtProgram(QStringLiteral("cordon")),
+            {QStringLiteral("run"), QStringLiteral("--force"), QStringLiteral("--"), QStringLiteral("true")});
         QCOMPARE(noDirectory.status, 2);
         const CliResult empty = runProgram(builtProgram(QStringLiteral("cordon")),
                                            {QStringLiteral("run"), QStringLiteral("--output-dir"), QString(),

@@ -628,12 +628,14 @@ private Q_SLOTS:
         static QAtomicInt logged = 0;
         static QtMessageHandler previous = nullptr;
         logged = 0;
-        previous = qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &context, const QString &text) {
-            if (text.contains(QLatin1String("a frame holds")) || text.contains(QLatin1String("malformed frames")))
-                logged.fetchAndAddRelaxed(1);
-            if (previous)
-                previous(type, context, text);
-        });
+        previous = qInstallMessageHandler(
+            [](QtMsgType type, const QMessageLogContext &context, const QString &text) {
+                if (text.contains(QLatin1String("a frame holds")) ||
+                    text.contains(QLatin1String("malformed frames")))
+                    logged.fetchAndAddRelaxed(1);
+                if (previous)
+                    previous(type, context, text);
+            });
         QByteArray garbage;
         for (int i = 0; i < 200; ++i)
             garbage += lengthHeader(5) + QByteArray("[1,2]");
@@ -652,7 +654,8 @@ private Q_SLOTS:
         }
         qInstallMessageHandler(previous);
         // 3 lines each for 5 clients, within a budget of 10 a second (and one line counting the rest).
-        QVERIFY2(logged.loadRelaxed() >= 1 && logged.loadRelaxed() <= 16, qPrintable(QString::number(logged.loadRelaxed())));
+        QVERIFY2(logged.loadRelaxed() >= 1 && logged.loadRelaxed() <= 16,
+                 qPrintable(QString::number(logged.loadRelaxed())));
     }
 
     void impossibleLengthsCloseTheConnection_data()

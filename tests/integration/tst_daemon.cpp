@@ -657,8 +657,9 @@ private Q_SLOTS:
 
         // 60x: the minute still to go becomes a second, at once, and the change is announced.
         events.clear();
-        QVERIFY_RESULT(m_daemon.call(QStringLiteral("daemon.set_time_scale"),
-                                     {{QStringLiteral("scale"), 60}, {QStringLiteral("containers"), QJsonArray{id}}}));
+        QVERIFY_RESULT(
+            m_daemon.call(QStringLiteral("daemon.set_time_scale"),
+                          {{QStringLiteral("scale"), 60}, {QStringLiteral("containers"), QJsonArray{id}}}));
         const qint64 after = deadline();
         QVERIFY2(after <= before - 55000, qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(after)));
         QTRY_VERIFY(std::any_of(events.cbegin(), events.cend(), [&](const QList<QVariant> &event) {
@@ -678,8 +679,10 @@ private Q_SLOTS:
         QCOMPARE(state(real), QStringLiteral("running"));
         QCOMPARE(expiresAt(real), realBefore);
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), real}}));
-        auto unknown = m_daemon.call(QStringLiteral("daemon.set_time_scale"),
-                                     {{QStringLiteral("scale"), 2}, {QStringLiteral("containers"), QJsonArray{QStringLiteral("ffffffffffffffff")}}});
+        auto unknown =
+            m_daemon.call(QStringLiteral("daemon.set_time_scale"),
+                          {{QStringLiteral("scale"), 2},
+                           {QStringLiteral("containers"), QJsonArray{QStringLiteral("ffffffffffffffff")}}});
         QVERIFY(!unknown);
         QCOMPARE(Cordon::toQt(unknown.error().code()), QStringLiteral("container.not_found"));
     }
@@ -694,8 +697,9 @@ private Q_SLOTS:
         const qint64 before = deadline();
         QTest::qWait(2000);
         const qint64 switched = QDateTime::currentMSecsSinceEpoch();
-        QVERIFY_RESULT(m_daemon.call(QStringLiteral("daemon.set_time_scale"),
-                                     {{QStringLiteral("scale"), 40}, {QStringLiteral("containers"), QJsonArray{id}}}));
+        QVERIFY_RESULT(
+            m_daemon.call(QStringLiteral("daemon.set_time_scale"),
+                          {{QStringLiteral("scale"), 40}, {QStringLiteral("containers"), QJsonArray{id}}}));
         const qint64 after = deadline();
         const qint64 expected = switched + (before - switched) / 40;
         QVERIFY2(after >= expected - 300 && after <= expected + 300,
@@ -751,9 +755,10 @@ private Q_SLOTS:
         QCOMPARE(state(longer), QStringLiteral("running")); // started again, as the daemon's stop left it
         QVERIFY(QFileInfo::exists(Cordon::toQt(Cordon::Containers::dataDirectory()) +
                                   QStringLiteral("/containers/") + longer));
-        auto deferred = m_daemon.call(QStringLiteral("history.events"),
-                                      {{QStringLiteral("container"), longer},
-                                       {QStringLiteral("kind"), QStringLiteral("container.expiry_deferred")}});
+        auto deferred =
+            m_daemon.call(QStringLiteral("history.events"),
+                          {{QStringLiteral("container"), longer},
+                           {QStringLiteral("kind"), QStringLiteral("container.expiry_deferred")}});
         QVERIFY_RESULT(deferred);
         const QJsonArray notices = deferred->value(QStringLiteral("events")).toArray();
         QCOMPARE(notices.size(), 1);
@@ -808,7 +813,8 @@ private Q_SLOTS:
         QVERIFY(m_daemon.start());
         QCOMPARE(state(id), QStringLiteral("running"));
         QCOMPARE(eventCount(id, QStringLiteral("container.adopted")), 1);
-        QCOMPARE(sh(id, QStringLiteral("cat /mnt/data/a.txt /mnt/data/inputs/in.txt /mnt/data/b.txt; ls /mnt/data"))
+        QCOMPARE(sh(id, QStringLiteral(
+                            "cat /mnt/data/a.txt /mnt/data/inputs/in.txt /mnt/data/b.txt; ls /mnt/data"))
                      .value(QStringLiteral("stdout"))
                      .toString(),
                  QStringLiteral("saved\nin\nkept\na.txt\nb.txt\ninputs\noutputs\n"));
@@ -889,8 +895,8 @@ private Q_SLOTS:
         QVERIFY(fresh.readAll().contains("what came before is in"));
         daemon.terminate();
         QVERIFY(daemon.waitForFinished(15000));
-        QVERIFY(m_daemon.start({QStringLiteral("--max-containers"), QStringLiteral("6"), QStringLiteral("--max-runs"),
-                                QStringLiteral("64")}));
+        QVERIFY(m_daemon.start({QStringLiteral("--max-containers"), QStringLiteral("6"),
+                                QStringLiteral("--max-runs"), QStringLiteral("64")}));
     }
 
     // Cordon's data folder holds every container's files and the sockets on which a container's PID 1 waits
@@ -899,13 +905,15 @@ private Q_SLOTS:
     void aMountCannotShowTheDataFolder()
     {
         const QString data = Cordon::toQt(Cordon::Containers::dataDirectory());
-        for (const QString &host : QStringList{data, QFileInfo(data).absolutePath(), data + QStringLiteral("/containers")}) {
+        for (const QString &host :
+             QStringList{data, QFileInfo(data).absolutePath(), data + QStringLiteral("/containers")}) {
             QJsonObject policy = policyJson();
             policy.insert(QStringLiteral("mounts"),
                           QJsonArray{QJsonObject{{QStringLiteral("host"), host},
                                                  {QStringLiteral("target"), QStringLiteral("/mnt/peek")},
                                                  {QStringLiteral("read_only"), true}}});
-            auto refused = m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
+            auto refused =
+                m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
             QVERIFY2(!refused, qPrintable(host));
             QCOMPARE(Cordon::toQt(refused.error().code()), QStringLiteral("policy.mount_data_dir"));
         }
@@ -915,10 +923,12 @@ private Q_SLOTS:
     // digits alone is refused, whatever the ids now are.
     void aNameThatReadsAsAnIdIsRefused()
     {
-        for (const QString &name : {QStringLiteral("6f665d0d"), QStringLiteral("0"), QStringLiteral("cafe")}) {
+        for (const QString &name :
+             {QStringLiteral("6f665d0d"), QStringLiteral("0"), QStringLiteral("cafe")}) {
             QJsonObject policy = policyJson();
             policy.insert(QStringLiteral("name"), name);
-            auto refused = m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
+            auto refused =
+                m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
             QVERIFY(!refused);
             QCOMPARE(Cordon::toQt(refused.error().code()), QStringLiteral("policy.invalid_name"));
             QVERIFY2(Cordon::toQt(refused.error().message()).contains(QStringLiteral("hex digits alone")),
@@ -926,12 +936,13 @@ private Q_SLOTS:
         }
         QJsonObject policy = policyJson();
         policy.insert(QStringLiteral("name"), QStringLiteral("cafe-2"));
-        auto created = m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
+        auto created =
+            m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
         QVERIFY_RESULT(created);
-        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"),
-                                     {{QStringLiteral("id"), created->value(QStringLiteral("container"))
-                                                                 .toObject()
-                                                                 .value(QStringLiteral("id"))}}));
+        QVERIFY_RESULT(m_daemon.call(
+            QStringLiteral("container.delete"),
+            {{QStringLiteral("id"),
+              created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id"))}}));
     }
 
     // Files are memory: a container whose workspace fills its memory limit OOM-kills the next program that
@@ -940,11 +951,13 @@ private Q_SLOTS:
     {
         QJsonObject policy = policyJson(20, QStringLiteral("134217728")); // 128 MiB
         policy.insert(QStringLiteral("limits"), QJsonObject{{QStringLiteral("workspace_mb"), 1024}});
-        auto created = m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
+        auto created =
+            m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
         QVERIFY_RESULT(created);
         const QString id =
             created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
-        const QJsonObject filled = sh(id, QStringLiteral("head -c 100M /dev/zero > /mnt/data/ballast; echo done"));
+        const QJsonObject filled =
+            sh(id, QStringLiteral("head -c 100M /dev/zero > /mnt/data/ballast; echo done"));
         QCOMPARE(filled.value(QStringLiteral("error_class")).toString(), QStringLiteral("ok"));
         const QJsonObject starved =
             execAndWait(id, {{QStringLiteral("command"),
@@ -952,19 +965,21 @@ private Q_SLOTS:
                                          QStringLiteral("b = bytearray(64 << 20); print(len(b))")}}});
         QCOMPARE(starved.value(QStringLiteral("error_class")).toString(), QStringLiteral("oom"));
         const QString message = starved.value(QStringLiteral("message")).toString();
-        QVERIFY2(message.startsWith(QStringLiteral("workspace full: its files hold 100 MiB of the container's 128 MiB")),
+        QVERIFY2(message.startsWith(
+                     QStringLiteral("workspace full: its files hold 100 MiB of the container's 128 MiB")),
                  qPrintable(message));
         // A program that runs out of memory on its own is no "workspace full".
-        QVERIFY_RESULT(m_daemon.call(QStringLiteral("file.delete"), {{QStringLiteral("container"), id},
-                                                                     {QStringLiteral("scope"), QStringLiteral("workspace")},
-                                                                     {QStringLiteral("path"), QStringLiteral("ballast")}}));
-        const QJsonObject greedy =
-            execAndWait(id, {{QStringLiteral("command"),
-                              QJsonArray{QStringLiteral("python3"), QStringLiteral("-c"),
-                                         QStringLiteral("b = bytearray(512 << 20)")}}});
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("file.delete"),
+                                     {{QStringLiteral("container"), id},
+                                      {QStringLiteral("scope"), QStringLiteral("workspace")},
+                                      {QStringLiteral("path"), QStringLiteral("ballast")}}));
+        const QJsonObject greedy = execAndWait(
+            id, {{QStringLiteral("command"), QJsonArray{QStringLiteral("python3"), QStringLiteral("-c"),
+                                                        QStringLiteral("b = bytearray(512 << 20)")}}});
         QCOMPARE(greedy.value(QStringLiteral("error_class")).toString(), QStringLiteral("oom"));
-        QVERIFY2(!greedy.value(QStringLiteral("message")).toString().startsWith(QStringLiteral("workspace full")),
-                 qPrintable(greedy.value(QStringLiteral("message")).toString()));
+        QVERIFY2(
+            !greedy.value(QStringLiteral("message")).toString().startsWith(QStringLiteral("workspace full")),
+            qPrintable(greedy.value(QStringLiteral("message")).toString()));
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
     }
 
@@ -974,8 +989,9 @@ private Q_SLOTS:
     void aPowerLossLosesAtMostTheLastCheckpoint()
     {
         QVERIFY(m_daemon.stop());
-        QVERIFY(m_daemon.start({QStringLiteral("--max-containers"), QStringLiteral("6"), QStringLiteral("--max-runs"),
-                                QStringLiteral("64"), QStringLiteral("--checkpoint-interval"), QStringLiteral("1")}));
+        QVERIFY(m_daemon.start({QStringLiteral("--max-containers"), QStringLiteral("6"),
+                                QStringLiteral("--max-runs"), QStringLiteral("64"),
+                                QStringLiteral("--checkpoint-interval"), QStringLiteral("1")}));
         const QString id = create();
         QVERIFY(!id.isEmpty());
         QCOMPARE(sh(id, QStringLiteral("echo checkpointed > /mnt/data/c.txt; mkdir -p /mnt/data/outputs/d; "
@@ -983,17 +999,22 @@ private Q_SLOTS:
                      .value(QStringLiteral("stdout"))
                      .toString(),
                  QStringLiteral("ok\n"));
-        const QString root = Cordon::toQt(Cordon::Containers::dataDirectory()) + QStringLiteral("/containers/") + id;
+        const QString root =
+            Cordon::toQt(Cordon::Containers::dataDirectory()) + QStringLiteral("/containers/") + id;
         // The next checkpoint, within a second or two: work/ and outputs/ are each replaced whole, one after
         // the other.
         QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(root + QStringLiteral("/work/c.txt")) &&
                                      QFileInfo::exists(root + QStringLiteral("/outputs/d/o.txt")),
                                  5000);
-        auto processes = m_daemon.call(QStringLiteral("memory.processes"), {{QStringLiteral("container"), id}});
+        auto processes =
+            m_daemon.call(QStringLiteral("memory.processes"), {{QStringLiteral("container"), id}});
         QVERIFY_RESULT(processes);
         qint64 initPid = 0;
         for (const QJsonValue &process : processes->value(QStringLiteral("processes")).toArray()) {
-            if (process.toObject().value(QStringLiteral("command")).toString().startsWith(QLatin1String("cordon-init")))
+            if (process.toObject()
+                    .value(QStringLiteral("command"))
+                    .toString()
+                    .startsWith(QLatin1String("cordon-init")))
                 initPid = process.toObject().value(QStringLiteral("pid")).toInteger();
         }
         QVERIFY(initPid > 1);
@@ -1001,8 +1022,8 @@ private Q_SLOTS:
         QCOMPARE(::kill(static_cast<pid_t>(initPid), SIGKILL), 0);
         QTest::qWait(300);
 
-        QVERIFY(m_daemon.start({QStringLiteral("--max-containers"), QStringLiteral("6"), QStringLiteral("--max-runs"),
-                                QStringLiteral("64")}));
+        QVERIFY(m_daemon.start({QStringLiteral("--max-containers"), QStringLiteral("6"),
+                                QStringLiteral("--max-runs"), QStringLiteral("64")}));
         QCOMPARE(state(id), QStringLiteral("running"));
         QCOMPARE(eventCount(id, QStringLiteral("container.restarted")), 1);
         QCOMPARE(sh(id, QStringLiteral("cat /mnt/data/c.txt /mnt/data/outputs/d/o.txt"))
@@ -1034,8 +1055,10 @@ private Q_SLOTS:
 
         m_daemon.kill(); // SIGKILL: no chance to clean up
         QTest::qWait(300);
-        QCOMPARE(countHostProcesses("sleep 200" + marker + " "), 1); // the container lives on without a daemon
-        QTRY_COMPARE_WITH_TIMEOUT(countHostProcesses("sleep 1." + marker + " "), 0, 5000); // the run ended meanwhile
+        QCOMPARE(countHostProcesses("sleep 200" + marker + " "),
+                 1); // the container lives on without a daemon
+        QTRY_COMPARE_WITH_TIMEOUT(countHostProcesses("sleep 1." + marker + " "), 0,
+                                  5000); // the run ended meanwhile
 
         QVERIFY(m_daemon.start());
         QCOMPARE(state(id), QStringLiteral("running"));

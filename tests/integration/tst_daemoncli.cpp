@@ -174,8 +174,9 @@ private Q_SLOTS:
         QVERIFY2(stopped.status == 0, stopped.describe());
         QVERIFY2(stopped.out.contains("stopped"), stopped.out);
         // Until when each container's files are kept, said for the container the tests used.
-        QVERIFY2(stopped.out.contains((keptId + QStringLiteral(" (kept-at-stop): files kept until ")).toUtf8()),
-                 stopped.out);
+        QVERIFY2(
+            stopped.out.contains((keptId + QStringLiteral(" (kept-at-stop): files kept until ")).toUtf8()),
+            stopped.out);
         QVERIFY(exited);
     }
 
@@ -772,11 +773,13 @@ private Q_SLOTS:
             "truncate -s 1G /mnt/data/sparse; printf tail | dd of=/mnt/data/sparse bs=1 seek=1000000 "
             "conv=notrunc 2>/dev/null"));
         QVERIFY2(prepared.status == 0, prepared.describe());
-        // `stop` says the files are kept only once they are: it waits for the save, and then they are on disk.
+        // `stop` says the files are kept only once they are: it waits for the save, and then they are on
+        // disk.
         const CliResult stopped = cordon({QStringLiteral("stop"), m_container});
         QVERIFY2(stopped.status == 0, stopped.describe());
-        QVERIFY2(stopped.out.startsWith((m_container + QStringLiteral(" stopped; its files are kept (")).toUtf8()),
-                 stopped.out);
+        QVERIFY2(
+            stopped.out.startsWith((m_container + QStringLiteral(" stopped; its files are kept (")).toUtf8()),
+            stopped.out);
         QVERIFY2(stopped.out.contains(" until "), stopped.out);
         QVERIFY(QFileInfo::exists(qEnvironmentVariable("CORDON_DATA_DIR") + QStringLiteral("/containers/") +
                                   m_container + QStringLiteral("/work/ro/f")));

@@ -90,7 +90,8 @@ private Q_SLOTS:
         const QStringList containers{*m_daemon.createContainer(QStringLiteral("crash-a")),
                                      *m_daemon.createContainer(QStringLiteral("crash-b"))};
         const QByteArray marker = QByteArray::number(800000 + ::getpid() % 90000);
-        auto background = m_daemon.runToEnd(containers[0], shell(QStringLiteral("sleep 300%1 &").arg(QString::fromLatin1(marker))));
+        auto background = m_daemon.runToEnd(
+            containers[0], shell(QStringLiteral("sleep 300%1 &").arg(QString::fromLatin1(marker))));
         QVERIFY_RESULT(background);
         // Long enough to outlast every cycle; it prints a line every 100 ms.
         const int ticks = 30 + cycles * 20;
@@ -98,13 +99,15 @@ private Q_SLOTS:
             QStringLiteral("run.exec"),
             {{QStringLiteral("container"), containers[0]},
              {QStringLiteral("command"),
-              QJsonArray{QStringLiteral("/bin/sh"), QStringLiteral("-c"),
-                         QStringLiteral("i=0; while [ $i -lt %1 ]; do echo tick$i; sleep 0.1; i=$((i+1)); done; "
-                                        "exit 4")
-                             .arg(ticks)}}});
+              QJsonArray{
+                  QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                  QStringLiteral("i=0; while [ $i -lt %1 ]; do echo tick$i; sleep 0.1; i=$((i+1)); done; "
+                                 "exit 4")
+                      .arg(ticks)}}});
         QVERIFY_RESULT(longRun);
         // A workspace whose save takes a while (tens of milliseconds), so that a kill can land inside it.
-        auto ballast = m_daemon.runToEnd(containers[1], shell(QStringLiteral("head -c 64M /dev/urandom > /mnt/data/ballast")));
+        auto ballast = m_daemon.runToEnd(
+            containers[1], shell(QStringLiteral("head -c 64M /dev/urandom > /mnt/data/ballast")));
         QVERIFY_RESULT(ballast);
         QCOMPARE(ballast->value(QStringLiteral("error_class")).toString(), QStringLiteral("ok"));
         const QString longRunId =
@@ -125,10 +128,12 @@ private Q_SLOTS:
                 const QString tag = QStringLiteral("c%1-%2").arg(cycle).arg(op);
                 if (op % 7 == 6) {
                     // A stop saves the workspace; the start restores it. Either may be cut off.
-                    if (!m_daemon.call(QStringLiteral("container.stop"), {{QStringLiteral("id"), containers[1]}}))
+                    if (!m_daemon.call(QStringLiteral("container.stop"),
+                                       {{QStringLiteral("id"), containers[1]}}))
                         break;
                     ++stopsAcknowledged;
-                    if (!m_daemon.call(QStringLiteral("container.start"), {{QStringLiteral("id"), containers[1]}}))
+                    if (!m_daemon.call(QStringLiteral("container.start"),
+                                       {{QStringLiteral("id"), containers[1]}}))
                         break;
                 } else if (op % 3 == 2) {
                     const QString name = tag + QStringLiteral(".txt");
@@ -141,7 +146,8 @@ private Q_SLOTS:
                     uploads[container].append(name);
                     ++uploadsAcknowledged;
                 } else {
-                    auto ran = m_daemon.runToEnd(container, shell(QStringLiteral("echo %1 >> /mnt/data/log").arg(tag)));
+                    auto ran = m_daemon.runToEnd(container,
+                                                 shell(QStringLiteral("echo %1 >> /mnt/data/log").arg(tag)));
                     if (!ran)
                         break;
                     if (ran->value(QStringLiteral("error_class")).toString() != QLatin1String("ok")) {
@@ -177,8 +183,8 @@ private Q_SLOTS:
             QCOMPARE(countHostProcesses("sleep 300" + marker + " "), 1);
         }
 
-        // The kills of the odd cycles landed inside a save, and a next daemon finished it (a 64 MiB save takes
-        // far longer than the kill that follows the stop's answer).
+        // The kills of the odd cycles landed inside a save, and a next daemon finished it (a 64 MiB save
+        // takes far longer than the kill that follows the stop's answer).
         auto resumed = m_daemon.call(QStringLiteral("history.events"),
                                      {{QStringLiteral("container"), containers[1]},
                                       {QStringLiteral("kind"), QStringLiteral("workspace.save_resumed")}});
@@ -186,7 +192,8 @@ private Q_SLOTS:
         QVERIFY2(resumed->value(QStringLiteral("total")).toInteger() >= 1,
                  "no kill landed inside a save: the test did not test that");
 
-        auto ended = m_daemon.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), longRunId}}, 120000);
+        auto ended =
+            m_daemon.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), longRunId}}, 120000);
         QVERIFY_RESULT(ended);
         const QJsonObject run = ended->value(QStringLiteral("run")).toObject();
         QCOMPARE(run.value(QStringLiteral("state")).toString(), QStringLiteral("finished"));
@@ -194,7 +201,8 @@ private Q_SLOTS:
         QStringList expected;
         for (int i = 0; i < ticks; ++i)
             expected.append(QStringLiteral("tick%1").arg(i));
-        QCOMPARE(run.value(QStringLiteral("stdout")).toString(), expected.join(QLatin1Char('\n')) + QLatin1Char('\n'));
+        QCOMPARE(run.value(QStringLiteral("stdout")).toString(),
+                 expected.join(QLatin1Char('\n')) + QLatin1Char('\n'));
 
         auto store = Cordon::Store::HistoryStore::open(Cordon::toQt(Cordon::Containers::dataDirectory()) +
                                                        QStringLiteral("/history.db"));
@@ -206,7 +214,8 @@ private Q_SLOTS:
         qInfo("%d kills: %d acknowledged execs, %d acknowledged uploads, %d stops: 0 lost", cycles,
               execsAcknowledged, uploadsAcknowledged, stopsAcknowledged);
         for (const QString &container : containers)
-            QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), container}}));
+            QVERIFY_RESULT(
+                m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), container}}));
         QTRY_COMPARE_WITH_TIMEOUT(countHostProcesses("sleep 300" + marker + " "), 0, 5000);
     }
 };

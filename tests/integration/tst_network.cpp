@@ -230,7 +230,8 @@ private Q_SLOTS:
         const QString id = create(allowlist({localhostRule(m_upstream.port())}));
         QVERIFY(!id.isEmpty());
         const QString url = QStringLiteral("http://localhost:%1/data").arg(m_upstream.port());
-        QCOMPARE(out(sh(id, QStringLiteral("curl -sS -m 10 %1").arg(url))), QStringLiteral("hello from host"));
+        QCOMPARE(out(sh(id, QStringLiteral("curl -sS -m 10 %1").arg(url))),
+                 QStringLiteral("hello from host"));
         m_daemon->kill();
         QVERIFY(m_daemon->start());
         auto adopted = m_daemon->call(QStringLiteral("history.events"),
@@ -239,10 +240,11 @@ private Q_SLOTS:
         QVERIFY_RESULT(adopted);
         QCOMPARE(adopted->value(QStringLiteral("total")).toInteger(), 1);
         const int before = m_upstream.connections;
-        QCOMPARE(out(sh(id, QStringLiteral("curl -sS -m 10 %1; curl -sS -m 10 -o /dev/null -w ' %{http_code}' "
-                                           "http://example.org/")
-                                .arg(url))),
-                 QStringLiteral("hello from host 403"));
+        QCOMPARE(
+            out(sh(id, QStringLiteral("curl -sS -m 10 %1; curl -sS -m 10 -o /dev/null -w ' %{http_code}' "
+                                      "http://example.org/")
+                           .arg(url))),
+            QStringLiteral("hello from host 403"));
         QCOMPARE(m_upstream.connections, before + 1);
         m_daemon->call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}});
     }

@@ -161,11 +161,14 @@ private Q_SLOTS:
         auto org = m_daemon->call(QStringLiteral("network.org_policy"));
         QVERIFY_RESULT(org);
         const QJsonObject fileError = org->value(QStringLiteral("file_error")).toObject();
-        QVERIFY2(!fileError.value(QStringLiteral("message")).toString().isEmpty(), QJsonDocument(*org).toJson().constData());
-        QVERIFY(fileError.value(QStringLiteral("since")).toInteger() >= org->value(QStringLiteral("in_force_since")).toInteger());
+        QVERIFY2(!fileError.value(QStringLiteral("message")).toString().isEmpty(),
+                 QJsonDocument(*org).toJson().constData());
+        QVERIFY(fileError.value(QStringLiteral("since")).toInteger() >=
+                org->value(QStringLiteral("in_force_since")).toInteger());
         const CliResult shown = cordon({QStringLiteral("network"), QStringLiteral("org")});
         QCOMPARE(shown.status, 1);
-        QVERIFY2(shown.err.contains("has an error") && shown.err.contains("stays in force"), shown.describe());
+        QVERIFY2(shown.err.contains("has an error") && shown.err.contains("stays in force"),
+                 shown.describe());
         QVERIFY2(shown.out.contains("allow example.com"), shown.describe());
         writeFile(configFile(QStringLiteral("org-policy.json")), orgDocument({QStringLiteral("pypi.org")}),
                   true);

@@ -18,14 +18,14 @@
 #include <functional>
 
 #include <csignal>
+#include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <optional>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
-#include <cstring>
-#include <ctime>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -125,8 +125,8 @@ public:
         if (deadlineMs > 0) {
             timespec now{};
             ::clock_gettime(CLOCK_MONOTONIC, &now);
-            spawn.deadlineMonotonicMs = std::uint64_t(now.tv_sec) * 1000u + std::uint64_t(now.tv_nsec) / 1000000u +
-                                        deadlineMs;
+            spawn.deadlineMonotonicMs =
+                std::uint64_t(now.tv_sec) * 1000u + std::uint64_t(now.tv_nsec) / 1000000u + deadlineMs;
         }
         int out[2], err[2];
         if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
@@ -400,15 +400,17 @@ private Q_SLOTS:
         Container container;
         const QString started = container.start(std::nullopt, nullptr, true);
         QVERIFY2(started.isEmpty(), qPrintable(started));
-        QVERIFY(container.spawnHeld(QStringLiteral("printf first; sleep 0.3; head -c 300000 /dev/zero | tr '\\0' x; "
-                                                   "echo tail >&2; exit 7")));
+        QVERIFY(container.spawnHeld(
+            QStringLiteral("printf first; sleep 0.3; head -c 300000 /dev/zero | tr '\\0' x; "
+                           "echo tail >&2; exit 7")));
         QVERIFY(container.spawnHeld(QStringLiteral("echo waiting; exec sleep 60"), 700));
         QVERIFY(container.spawnHeld(QStringLiteral("echo still; exec sleep 60")));
         // Both replies are read before the engine goes, as a daemon would have.
         for (int i = 0; i < 3; ++i) {
             pollfd entry{container.control(), POLLIN, 0};
             QVERIFY(::poll(&entry, 1, 5000) == 1);
-            QCOMPARE(Isolation::readInitMessage(container.control()).kind, Isolation::InitMessage::Kind::Spawned);
+            QCOMPARE(Isolation::readInitMessage(container.control()).kind,
+                     Isolation::InitMessage::Kind::Spawned);
         }
         container.closeControl();
         container.dropEngineEnds();

@@ -266,8 +266,10 @@ private Q_SLOTS:
         QTest::newRow("seconds") << QStringLiteral("30s") << 30 << QString();
         QTest::newRow("whole seconds in ms") << QStringLiteral("2000ms") << 2 << QString();
         QTest::newRow("a day") << QStringLiteral("24h") << 86400 << QString();
-        QTest::newRow("half a second") << QStringLiteral("500ms") << 0 << QStringLiteral("not a whole number of seconds");
-        QTest::newRow("1.5 s in ms") << QStringLiteral("1500ms") << 0 << QStringLiteral("not a whole number of seconds");
+        QTest::newRow("half a second")
+            << QStringLiteral("500ms") << 0 << QStringLiteral("not a whole number of seconds");
+        QTest::newRow("1.5 s in ms") << QStringLiteral("1500ms") << 0
+                                     << QStringLiteral("not a whole number of seconds");
         QTest::newRow("over a day") << QStringLiteral("25h") << 0 << QStringLiteral("between 1s and 24h");
         QTest::newRow("garbage") << QStringLiteral("soon") << 0 << QStringLiteral("is not a duration");
     }
@@ -281,7 +283,8 @@ private Q_SLOTS:
         if (!refusal.isEmpty()) {
             QVERIFY(!parsed);
             QCOMPARE(parsed.error().code(), "cli.invalid_duration");
-            QVERIFY2(Cordon::toQt(parsed.error().message()).contains(refusal), parsed.error().message().c_str());
+            QVERIFY2(Cordon::toQt(parsed.error().message()).contains(refusal),
+                     parsed.error().message().c_str());
         } else {
             QVERIFY_RESULT(parsed);
             QCOMPARE(*parsed, seconds);

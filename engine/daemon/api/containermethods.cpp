@@ -83,7 +83,8 @@ void stop(ApiContext &context, const QJsonObject &params, Respond respond)
         return respond(fail(container.error()));
     QJsonObject answer = wrap(QStringLiteral("container"), containerToJson(*container));
     if (!*wait) {
-        answer.insert(QStringLiteral("save"), QJsonObject{{QStringLiteral("state"), QStringLiteral("saving")}});
+        answer.insert(QStringLiteral("save"),
+                      QJsonObject{{QStringLiteral("state"), QStringLiteral("saving")}});
         return respond(answer);
     }
     context.manager.afterSave(*id, [answer, respond](const Containers::WorkspaceSave *save) mutable {
@@ -110,8 +111,8 @@ void addContainerMethods(MethodTable &table)
     table.add(QStringLiteral("container.create"), {QStringLiteral("policy")}, create);
     table.add(QStringLiteral("container.list"), {QStringLiteral("include_deleted")}, list);
     table.add(QStringLiteral("container.get"), {QStringLiteral("id")}, containerCall(&ContainerManager::get));
-    table.addDeferred(QStringLiteral("container.stop"), {QStringLiteral("id"), QStringLiteral("wait_for_save")},
-                      stop);
+    table.addDeferred(QStringLiteral("container.stop"),
+                      {QStringLiteral("id"), QStringLiteral("wait_for_save")}, stop);
     table.add(QStringLiteral("container.start"), {QStringLiteral("id")},
               containerCall(&ContainerManager::start));
     table.add(QStringLiteral("container.delete"), {QStringLiteral("id")},

@@ -74,8 +74,8 @@ void shutdown(ApiContext &context, const QJsonObject &, Respond respond)
 void addDaemonMethods(MethodTable &table)
 {
     table.add(QStringLiteral("daemon.status"), {}, status);
-    table.add(QStringLiteral("daemon.set_time_scale"), {QStringLiteral("scale"), QStringLiteral("containers")},
-              setTimeScale);
+    table.add(QStringLiteral("daemon.set_time_scale"),
+              {QStringLiteral("scale"), QStringLiteral("containers")}, setTimeScale);
     table.addDeferred(QStringLiteral("daemon.shutdown"), {}, shutdown);
 }
 

@@ -110,10 +110,11 @@ void upload(ApiContext &context, const QJsonObject &params, Respond respond)
     // and one decoded so would name a file that is not theirs.
     for (const QString *text : {&*name, &*path}) {
         if (text->contains(QChar::ReplacementCharacter))
-            return respond(fail(QStringLiteral("files.invalid_name"),
-                                QStringLiteral("`%1` holds U+FFFD: a name that was not valid UTF-8 is not taken "
-                                               "in a form it does not have; rename the file")
-                                    .arg(*text)));
+            return respond(
+                fail(QStringLiteral("files.invalid_name"),
+                     QStringLiteral("`%1` holds U+FFFD: a name that was not valid UTF-8 is not taken "
+                                    "in a form it does not have; rename the file")
+                         .arg(*text)));
     }
     auto pseudonymize = pseudonymizeRequest(params);
     if (!pseudonymize)

@@ -31,8 +31,9 @@ QJsonObject orgPolicyAnswer(ApiContext &context)
     const Containers::ContainerManager::OrgPolicyStatus status = context.manager.orgPolicyStatus();
     answer.insert(QStringLiteral("in_force_since"), status.inForceSince);
     if (!status.fileError.isEmpty())
-        answer.insert(QStringLiteral("file_error"), QJsonObject{{QStringLiteral("message"), status.fileError},
-                                                                {QStringLiteral("since"), status.fileErrorSince}});
+        answer.insert(QStringLiteral("file_error"),
+                      QJsonObject{{QStringLiteral("message"), status.fileError},
+                                  {QStringLiteral("since"), status.fileErrorSince}});
     return answer;
 }
 

@@ -37,7 +37,8 @@ HeldStream *findStream(std::vector<HeldProcess> &runs, int fd)
 
 void keep(HeldStream &stream, const char *data, std::size_t length, HeldOutputBudget &budget)
 {
-    const std::size_t streamRoom = MaxHeldOutputPerStream - std::min(MaxHeldOutputPerStream, stream.buffered.size());
+    const std::size_t streamRoom =
+        MaxHeldOutputPerStream - std::min(MaxHeldOutputPerStream, stream.buffered.size());
     const std::size_t totalRoom = MaxHeldOutputTotal - std::min(MaxHeldOutputTotal, budget.used);
     const std::size_t kept = std::min({length, streamRoom, totalRoom});
     stream.buffered.append(data, kept);

@@ -11,16 +11,16 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <ctime>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -87,7 +87,8 @@ std::uint64_t monotonicMs()
 {
     timespec now{};
     ::clock_gettime(CLOCK_MONOTONIC, &now);
-    return static_cast<std::uint64_t>(now.tv_sec) * 1000u + static_cast<std::uint64_t>(now.tv_nsec) / 1000000u;
+    return static_cast<std::uint64_t>(now.tv_sec) * 1000u +
+           static_cast<std::uint64_t>(now.tv_nsec) / 1000000u;
 }
 
 class InitServer
@@ -367,7 +368,8 @@ void InitServer::acceptEngine()
     const int connection = ::accept4(m_adoption.listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (connection < 0)
         return;
-    if (!isOurEngine(connection, m_adoption.engineUid) || !handOver(connection, m_adoption, m_runs, m_budget)) {
+    if (!isOurEngine(connection, m_adoption.engineUid) ||
+        !handOver(connection, m_adoption, m_runs, m_budget)) {
         ::close(connection);
         return;
     }
