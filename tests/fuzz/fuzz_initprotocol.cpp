@@ -44,6 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     roundTrip<HeldOutput>(data, size);
     roundTrip<AdoptDone>(data, size);
     roundTrip<RunCollected>(data, size);
+    roundTrip<EndProcesses>(data, size);
+    roundTrip<ProcessesEnded>(data, size);
     // A reply of another version is read only as far as its frozen fields, so it cannot round-trip whole.
     AdoptReply reply;
     if (decode(data, size, reply) && reply.protocolVersion == InitProtocolVersion)
