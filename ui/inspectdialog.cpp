@@ -120,8 +120,12 @@ void InspectDialog::showHeader()
     row(tr("Last active"), Format::dateTime(c.value(QStringLiteral("last_active_at")).toInteger()));
     if (state == QLatin1String("running") || state == QLatin1String("stopped")) {
         row(tr("Expires"), Format::dateTime(c.value(QStringLiteral("expires_at")).toInteger()));
-        row(tr("Files"), tr("kept through a crash or restart of the daemon; checkpointed to disk a minute "
-                            "after activity, so a power loss loses at most the last minute of changes"));
+        if (c.contains(QStringLiteral("workspace_bytes")))
+            row(tr("Files"), tr("%1 in /mnt/data, counted in its %2 memory limit")
+                                 .arg(Format::bytes(c.value(QStringLiteral("workspace_bytes")).toInteger()),
+                                      Format::bytes(c.value(QStringLiteral("memory_limit")).toInteger())));
+        row(tr("Kept"), tr("through a crash or restart of the daemon; checkpointed to disk a minute after "
+                           "activity, so a power loss loses at most the last minute of changes"));
     } else {
         row(state == QLatin1String("expired") ? tr("Expired") : tr("Deleted"),
             tr("%1; its files were deleted")

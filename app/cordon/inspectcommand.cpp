@@ -51,6 +51,12 @@ QString describe(const QJsonObject &container, const QJsonArray &processes)
                       .arg(formatTime(container.value(QStringLiteral("ended_at")).toInteger())));
     text += field(QStringLiteral("Active runs"),
                   QString::number(container.value(QStringLiteral("active_runs")).toInt()));
+    // Files are memory: what they hold, beside the limit they count toward.
+    if (container.contains(QStringLiteral("workspace_bytes")))
+        text += field(QStringLiteral("Files"),
+                      QStringLiteral("%1 in /mnt/data, counted in its %2 memory limit")
+                          .arg(formatBytes(container.value(QStringLiteral("workspace_bytes")).toInteger()),
+                               formatBytes(container.value(QStringLiteral("memory_limit")).toInteger())));
     // Every limit in words (the workbench's Inspect view prints the same lines), then the policy itself.
     const bool enforced = container.value(QStringLiteral("limits_enforced")).toBool(true);
     text += QStringLiteral("Policy %1, in words:\n")

@@ -65,7 +65,8 @@ int lsCommand(const QStringList &arguments)
     }
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     Table table({QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("STATE"),
-                 QStringLiteral("MEMORY"), QStringLiteral("IDLE LEFT"), QStringLiteral("RUNS")});
+                 QStringLiteral("MEMORY"), QStringLiteral("IDLE LEFT"), QStringLiteral("RUNS"),
+                 QStringLiteral("FILES")});
     for (const QJsonValue &value : listed->value(QStringLiteral("containers")).toArray()) {
         const QJsonObject container = value.toObject();
         const bool enforced = container.value(QStringLiteral("limits_enforced")).toBool(true);
@@ -75,7 +76,11 @@ int lsCommand(const QStringList &arguments)
                       formatBytes(container.value(QStringLiteral("memory_limit")).toInteger()) +
                           (enforced ? QString() : QStringLiteral(" (not enforced)")),
                       describeExpiry(container, now),
-                      QString::number(container.value(QStringLiteral("active_runs")).toInt())});
+                      QString::number(container.value(QStringLiteral("active_runs")).toInt()),
+                      // In memory while it runs; "-" when stopped (its files are on disk then).
+                      container.contains(QStringLiteral("workspace_bytes"))
+                          ? formatBytes(container.value(QStringLiteral("workspace_bytes")).toInteger())
+                          : QStringLiteral("-")});
     }
     printOut(table.toString());
     return 0;

@@ -532,7 +532,7 @@ Store::EventRecord ContainerManager::storeEvent(const QString &containerId, cons
 ContainerSnapshot ContainerManager::snapshot(const Entry &entry) const
 {
     return {entry.record, entry.container->policy(), entry.container->state(), m_cgroup != nullptr,
-            entry.container->activeRuns()};
+            entry.container->activeRuns(), entry.container->workspaceBytes()};
 }
 
 void ContainerManager::expire(Entry &entry, bool whileDown)

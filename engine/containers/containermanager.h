@@ -83,6 +83,8 @@ struct ContainerSnapshot
     ContainerState state = ContainerState::Stopped;
     bool limitsEnforced = false; // cgroup memory and pids limits apply
     int activeRuns = 0;
+    // What the files of its in-memory workspace hold (charged to its memory), while it runs.
+    std::optional<qint64> workspaceBytes;
 };
 
 // A run's egress decisions, counted from the recorded network.* events.

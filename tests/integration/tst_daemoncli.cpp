@@ -1068,7 +1068,9 @@ private Q_SLOTS:
               "  /tmp:         512 MiB, in memory", "  Workspace:    2.0 GiB in /mnt/data",
               "  Output:       16 MiB of stdout and stderr kept per run",
               "  Network:      off: no network at all", "  Mount:        /usr/share at /mnt/share, read-only",
-              "    \"pids\": 32,", "        \"run_timeout_s\": 120,"})
+              "    \"pids\": 32,", "        \"run_timeout_s\": 120,",
+              // Files are memory: what /mnt/data holds, beside the limit it counts toward.
+              " in /mnt/data, counted in its 1.0 GiB memory limit\n"})
             QVERIFY2(shown.out.contains(line),
                      QByteArray(QByteArray(line) + "\n--- not in ---\n" + shown.out));
         QCOMPARE(cordon({QStringLiteral("rm"), QStringLiteral("--force"), QStringLiteral("worded")}).status,

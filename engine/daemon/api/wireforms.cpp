@@ -9,7 +9,7 @@ QJsonObject containerToJson(const Containers::ContainerSnapshot &container)
 {
     const Store::ContainerRecord &record = container.record;
     const Policy::ContainerPolicy &policy = container.policy;
-    return {{QStringLiteral("id"), record.id},
+    QJsonObject json{{QStringLiteral("id"), record.id},
             {QStringLiteral("name"), toQt(policy.name)},
             {QStringLiteral("state"), Containers::containerStateName(container.state)},
             {QStringLiteral("policy"), toQt(policy.toJson())},
@@ -23,6 +23,10 @@ QJsonObject containerToJson(const Containers::ContainerSnapshot &container)
             {QStringLiteral("memory_limit"), static_cast<qint64>(policy.memoryLimitBytes)},
             {QStringLiteral("limits_enforced"), container.limitsEnforced},
             {QStringLiteral("active_runs"), container.activeRuns}};
+    // Files are memory: shown beside the limit, so that "out of memory" with files filling it reads so.
+    if (container.workspaceBytes)
+        json.insert(QStringLiteral("workspace_bytes"), *container.workspaceBytes);
+    return json;
 }
 
 QJsonArray containersToJson(const QList<Containers::ContainerSnapshot> &containers)
