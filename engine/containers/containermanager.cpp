@@ -377,7 +377,8 @@ std::optional<ContainerSnapshot> ContainerManager::oneShotSnapshot(const QString
         return std::nullopt;
     auto policy = storedPolicy(record->policyVersion);
     return ContainerSnapshot{*record, policy ? *policy : Policy::ContainerPolicy{},
-                             attached ? ContainerState::Running : ContainerState::Deleted, false, 0};
+                             attached ? ContainerState::Running : ContainerState::Deleted, false, 0,
+                             std::nullopt};
 }
 
 Result<ContainerSnapshot> ContainerManager::stop(const QString &id)
