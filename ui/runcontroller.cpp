@@ -86,7 +86,8 @@ void RunController::onReconnected()
             }
             const QJsonObject run = result->value(QStringLiteral("run")).toObject();
             if (run.value(QStringLiteral("state")).toString() == QLatin1String("running")) {
-                // A daemon that lived on (only the connection dropped): keep waiting.
+                // A daemon that lived on (only the connection dropped), or a new one that adopted the
+                // container with its runs: keep waiting.
                 setPhase(Phase::Running);
                 waitForEnd();
                 return;
