@@ -174,7 +174,39 @@ struct ControlServer::Connection
     int malformedFrames = 0;  // logged only for the first few: a client cannot fill the log
 };
 
-ControlServer::ControlServer(QObject *parent) : QObject(parent) {}
+ControlServer::ControlServer(QObject *parent) : QObject(parent)
+{
+    connect(&m_idleSweep, &QTimer::timeout, this, &ControlServer::closeIdleConnections);
+    setIdleTimeout(DefaultIdleTimeoutMs);
+}
+
+void ControlServer::setIdleTimeout(int milliseconds)
+{
+    m_idleTimeoutMs = milliseconds;
+    // A connection goes at most half a timeout late.
+    m_idleSweep.start(std::max(50, milliseconds / 2));
+}
+
+void ControlServer::closeIdleConnections()
+{
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    std::vector<ConnectionPtr> idle;
+    for (const auto &[id, connection] : m_connections) {
+        if (connection->greeted && !connection->closing && connection->topics.isEmpty() &&
+            connection->requestsInFlight == 0 && now - connection->lastFrameAt >= m_idleTimeoutMs)
+            idle.push_back(connection);
+    }
+    for (const ConnectionPtr &connection : idle) {
+        qCInfo(lcControl, "client %llu (pid %d): idle for %d ms with nothing to wait for; closing",
+               connection->info.connectionId, connection->info.pid, m_idleTimeoutMs);
+        send(connection, encodeFrame(makeConnectionError(makeError(
+                             QStringLiteral("daemon.idle_timeout"),
+                             QStringLiteral("closed after %1 s without a request, an answer to wait for "
+                                            "or a subscription; connect again")
+                                 .arg(m_idleTimeoutMs / 1000)))));
+        closeAfterFlush(connection);
+    }
+}
 
 ControlServer::~ControlServer()
 {
@@ -673,8 +705,11 @@ std::function<void(Result<QJsonObject>)> ControlServer::responder(quint64 connec
                      method](const Result<QJsonObject> &outcome) {
         if (!server)
             return;
-        if (const ConnectionPtr connection = server->find(connectionId))
+        if (const ConnectionPtr connection = server->find(connectionId)) {
             connection->requestsInFlight = std::max(0, connection->requestsInFlight - 1);
+            // Idle from the answer on, not from the request: a long run.wait is no idle connection.
+            connection->lastFrameAt = QDateTime::currentMSecsSinceEpoch();
+        }
         server->sendResponse(connectionId, requestId, method, outcome);
     };
     return [slot](Result<QJsonObject> outcome) {

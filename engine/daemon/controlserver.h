@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QTimer>
 
 #include <functional>
 #include <memory>
@@ -52,6 +53,7 @@ public:
     static constexpr int LoggedMalformedFrames = 3;
     // A connection must say `hello` within this long, or it is closed (`daemon.hello_timeout`).
     static constexpr int DefaultHelloTimeoutMs = 5000;
+    static constexpr int DefaultIdleTimeoutMs = 10 * 60 * 1000;
 
     using BacklogProvider = std::function<QJsonObject(const QStringList &topics, const QString &container)>;
 
@@ -80,9 +82,14 @@ public:
     // Its result is merged into the `subscribe` result (e.g. memory_backlog).
     void setSubscribeBacklogProvider(BacklogProvider provider);
     // A new connection beyond this closes the oldest one that has not said hello yet to make room; when every
-    // client has, the new one is told `daemon.too_many_clients` and closed.
+    // client has, the connection used longest ago of the process holding the most, unless it waits for an
+    // answer; when every connection does, the new one is told `daemon.too_many_clients` and closed.
     void setMaxClients(int maxClients);
     void setHelloTimeout(int milliseconds) { m_helloTimeoutMs = milliseconds; }
+    // A connection with no subscription and no request in flight that sends nothing for this long is closed
+    // (`daemon.idle_timeout`): it holds a slot for nothing. Subscribers (the workbench, `events --follow`)
+    // and clients waiting for an answer (`run.wait`) are never idle.
+    void setIdleTimeout(int milliseconds);
 
     // Pushes an event to every client subscribed to `topic` whose container filter is empty or equals
     // containerId. An event of a run (runId set) skips the clients that subscribed to their own runs only
@@ -147,6 +154,9 @@ private:
     };
     LogBudget m_malformedLog;
     int m_helloTimeoutMs = DefaultHelloTimeoutMs;
+    int m_idleTimeoutMs = DefaultIdleTimeoutMs;
+    QTimer m_idleSweep;
+    void closeIdleConnections();
     int m_lingering = 0;
     quint64 m_nextConnectionId = 0;
     std::unordered_map<quint64, ConnectionPtr> m_connections;

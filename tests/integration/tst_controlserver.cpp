@@ -920,6 +920,41 @@ private Q_SLOTS:
         QVERIFY(another.isConnected());
     }
 
+    // A client that said hello and then holds its slot for nothing is closed after the idle timeout; one
+    // that subscribed, or waits for an answer, is not idle however long it says nothing.
+    void idleConnectionsAreClosedAfterTheIdleTimeout()
+    {
+        ControlServer server;
+        TestHandler handler;
+        server.setHandler(&handler);
+        server.setIdleTimeout(300);
+        const QString path = m_dir.filePath(QStringLiteral("run/idle.sock"));
+        QVERIFY_RESULT(server.listen(path));
+        RawClient idle(path), subscribed(path), waiting(path);
+        for (RawClient *client : {&idle, &subscribed, &waiting}) {
+            client->send(request(1, "hello", QJsonObject{{str("protocol"), 1}}));
+            QVERIFY(client->nextFrame());
+        }
+        subscribed.send(request(2, "subscribe", QJsonObject{{str("topics"), QJsonArray{str("runs")}}}));
+        QVERIFY(subscribed.nextFrame());
+        waiting.send(request(2, "hold", {}));
+        QTRY_VERIFY(handler.held);
+        const std::optional<QJsonObject> goodbye = idle.nextFrame();
+        QVERIFY(goodbye);
+        QCOMPARE(errorCodeOf(*goodbye), QStringLiteral("daemon.idle_timeout"));
+        QVERIFY(idle.waitForDisconnect());
+        QTest::qWait(700);
+        QVERIFY(subscribed.isConnected());
+        QVERIFY(waiting.isConnected());
+        // Answered, it is idle from the answer on, and then closed too.
+        handler.held(QJsonObject{});
+        QVERIFY(waiting.nextFrame());
+        const std::optional<QJsonObject> later = waiting.nextFrame();
+        QVERIFY(later);
+        QCOMPARE(errorCodeOf(*later), QStringLiteral("daemon.idle_timeout"));
+        QVERIFY(subscribed.isConnected());
+    }
+
     void silentConnectionsAreClosedAfterTheHelloTimeout()
     {
         ControlServer server;
