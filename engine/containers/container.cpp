@@ -167,6 +167,7 @@ Result<> Container::start()
     m_workspaceDir = std::make_shared<const UniqueFd>(std::move(dirs.at(Isolation::WorkspaceRootHandle)));
     m_outputsDir = std::make_shared<const UniqueFd>(std::move(dirs.at(Isolation::OutputsHandle)));
     m_state = ContainerState::Running;
+    makeSpoolDirectory();
     return {};
 }
 
@@ -260,6 +261,7 @@ Result<Adoption> Container::adopt(const ClaimRun &claim, const QString &refusal)
         m_outputsDir = std::make_shared<const UniqueFd>(std::move(dirs.at(Isolation::OutputsHandle)));
     }
     m_state = ContainerState::Running;
+    makeSpoolDirectory();
 
     Adoption adoption;
     adoption.protocolVersion = int(adopted->protocolVersion);
@@ -284,7 +286,7 @@ Result<Adoption> Container::adopt(const ClaimRun &claim, const QString &refusal)
         auto *run = new ContainerRun(
             runId, held.state.runId, outputCap, timeoutMs, [this] { return memoryStats(); }, this);
         run->setCommand(known->command);
-        run->setSpoolDirectory(spoolDirectory());
+        run->setSpoolDirectory(m_spoolDirectory);
         run->setWorkspaceUsage([this] { return workspaceBytes(); });
         if (!weakened(Guarantee::OutputMasking))
             run->setSecretMasker(Secrets::maskerFor(known->secrets));
@@ -602,7 +604,7 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
     auto *run = new ContainerRun(
         runId, spawn.runId, outputCap, timeoutS * 1000, [this] { return memoryStats(); }, this);
     run->setCommand(*command);
-    run->setSpoolDirectory(spoolDirectory());
+    run->setSpoolDirectory(m_spoolDirectory);
     run->setWorkspaceUsage([this] { return workspaceBytes(); });
     if (!weakened(Guarantee::OutputMasking))
         run->setSecretMasker(Secrets::maskerFor(request.secrets));
@@ -631,12 +633,11 @@ void Container::watchRun(ContainerRun *run)
     });
 }
 
-QString Container::spoolDirectory() const
+void Container::makeSpoolDirectory()
 {
-    const QString directory = toQt(workspace().root()) + QStringLiteral("/runs");
-    // Beside the workspace, out of the sandbox's reach; made at the first run.
-    (void)::mkdir(QFile::encodeName(directory).constData(), 0700);
-    return directory;
+    m_spoolDirectory = toQt(workspace().root()) + QStringLiteral("/runs");
+    // Beside the workspace, out of the sandbox's reach; made once a start, not at every run.
+    (void)::mkdir(QFile::encodeName(m_spoolDirectory).constData(), 0700);
 }
 
 ContainerRun *Container::findByWireId(quint64 wireId) const

@@ -173,8 +173,9 @@ Q_SIGNALS:
 
 private:
     ContainerRun *findByWireId(quint64 wireId) const;
-    // Where its runs' output is spooled (ContainerRun::setSpoolDirectory()).
-    QString spoolDirectory() const;
+    // Where its runs' output is spooled (ContainerRun::setSpoolDirectory()), made when it starts or is
+    // adopted.
+    void makeSpoolDirectory();
     void connectSandbox();
     void watchRun(ContainerRun *run);
     // Saves through an adopted cordon-init's directories and ends it: what a daemon does with a container
@@ -213,6 +214,7 @@ private:
     std::future<WorkspaceSave> m_pendingCheckpoint;
     quint64 m_saveGeneration = 0;
     QHash<QString, ContainerRun *> m_runs;
+    QString m_spoolDirectory;
     quint64 m_nextWireId = 1;
 };
 
