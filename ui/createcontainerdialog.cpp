@@ -6,6 +6,8 @@
 #include "daemonconnection.h"
 #include "workbenchsettings.h"
 
+#include "sandbox/policy/policydefaults.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -66,8 +68,9 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
       m_allowlist(new AllowlistEditor(connection, AllowlistEditor::Mode::Container, this)),
       m_networkNote(new QLabel(this)), m_advancedToggle(new QToolButton(this)),
       m_advanced(new QGroupBox(this)), m_runTimeout(spinBox(this, 1, 86400, 300, tr(" s"))),
-      m_pids(spinBox(this, 1, 65536, 256, QString())), m_tmpMb(spinBox(this, 1, 65536, 512, tr(" MiB"))),
-      m_workspaceMb(spinBox(this, 1, 1048576, 2048, tr(" MiB"))),
+      m_pids(spinBox(this, 1, 65536, 256, QString())),
+      m_tmpMb(spinBox(this, 1, 65536, Policy::Defaults::TmpMb, tr(" MiB"))),
+      m_workspaceMb(spinBox(this, 1, 1048576, Policy::Defaults::WorkspaceMb, tr(" MiB"))),
       m_outputMb(spinBox(this, 1, 4096, 16, tr(" MiB"))), m_progress(new QProgressBar(this)),
       m_status(new QLabel(this)),
       m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
@@ -93,6 +96,8 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     // The defaults from Settings.
     m_memory->setCurrentIndex(
         m_memory->findData(QStringLiteral("%1g").arg(WorkbenchSettings::defaultMemoryGib())));
+    followMemoryTier();
+    connect(m_memory, &QComboBox::currentIndexChanged, this, &CreateContainerDialog::followMemoryTier);
     m_memory->setAccessibleName(tr("Memory limit"));
     m_memory->setToolTip(tr("The container's memory limit. A run that needs more is stopped by the kernel's "
                             "OOM killer."));
@@ -234,6 +239,23 @@ void CreateContainerDialog::setTakenNames(const QStringList &names)
 {
     m_takenNames = names;
     validate();
+}
+
+// The workspace and /tmp sizes left at their defaults follow the tier (policydefaults.h), so that filling
+// them ends with "workspace full" before the memory limit; a size the user chose stays.
+void CreateContainerDialog::followMemoryTier()
+{
+    const qint64 bytes = qint64(m_memory->currentData().toString().chopped(1).toInt()) * 1024 * 1024 * 1024;
+    if (bytes <= 0)
+        return;
+    const auto follow = [](QSpinBox *box, int oldDefault, int newDefault) {
+        if (box->value() == oldDefault)
+            box->setValue(newDefault);
+    };
+    follow(m_workspaceMb, Policy::Defaults::workspaceMbFor(m_tierBytes),
+           Policy::Defaults::workspaceMbFor(bytes));
+    follow(m_tmpMb, Policy::Defaults::tmpMbFor(m_tierBytes), Policy::Defaults::tmpMbFor(bytes));
+    m_tierBytes = bytes;
 }
 
 QJsonObject CreateContainerDialog::policy() const

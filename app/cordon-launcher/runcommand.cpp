@@ -305,7 +305,7 @@ std::variant<RunInvocation, int> parseRunArguments(const std::vector<std::string
         const Result<std::int64_t> bytes = Policy::parseMemoryLimit(*memory);
         if (!bytes)
             return reportError(bytes.error().wrap("--memory"));
-        invocation.policy.memoryLimitBytes = *bytes;
+        invocation.policy.setMemoryLimit(*bytes);
     }
     if (timeout) {
         const Result<int> seconds = parseRunTimeoutSeconds(*timeout);

@@ -6,8 +6,8 @@
 #include "policyfile.h"
 
 #include "core/plainbridge.h"
-#include "sandbox/policy/containerpolicy.h"
 #include "sandbox/duration.h"
+#include "sandbox/policy/containerpolicy.h"
 
 #include <QFile>
 #include <QRegularExpression>
@@ -89,7 +89,7 @@ int createCommand(const QStringList &arguments)
             printError(memory.error().wrap("--memory"));
             return UsageError;
         }
-        policy->memoryLimitBytes = *memory;
+        policy->setMemoryLimit(*memory);
     }
     if (parser.isSet(idleOption)) {
         auto minutes = parseIdleMinutes(parser.value(idleOption));

@@ -597,7 +597,8 @@ private Q_SLOTS:
     // and the upload still lands whole (docs/benchmarks.md has the latency under load).
     void aLargeUploadDoesNotStallOtherClients()
     {
-        const QString id = create();
+        const QString id = create(20, QStringLiteral("4g")); // its workspace takes 1.5 GiB
+        QVERIFY(!id.isEmpty());
         QTemporaryDir host;
         const QString big = host.filePath(QStringLiteral("big.bin"));
         const qint64 size = 1536LL * 1024 * 1024;
@@ -980,6 +981,33 @@ private Q_SLOTS:
         QVERIFY2(
             !greedy.value(QStringLiteral("message")).toString().startsWith(QStringLiteral("workspace full")),
             qPrintable(greedy.value(QStringLiteral("message")).toString()));
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
+    }
+
+    // With the default limits, files can never fill the memory: the workspace is half the 1 GiB tier, so a
+    // fill ends with ENOSPC as the writer sees it, the writer is not killed, and the next run has its memory.
+    void aDefaultWorkspaceFillEndsWithNoSpaceNotTheMemoryLimit()
+    {
+        auto created = m_daemon.call(QStringLiteral("container.create"),
+                                     {{QStringLiteral("policy"),
+                                       QJsonObject{{QStringLiteral("memory_limit"), QStringLiteral("1g")}}}});
+        QVERIFY_RESULT(created);
+        const QJsonObject container = created->value(QStringLiteral("container")).toObject();
+        const QString id = container.value(QStringLiteral("id")).toString();
+        // Two files: one alone would stop at its size limit (RLIMIT_FSIZE is workspace_mb too).
+        const QJsonObject filled =
+            sh(id, QStringLiteral("head -c 400M /dev/zero > /mnt/data/a && "
+                                  "{ head -c 400M /dev/zero > /mnt/data/b || echo \"writer saw: $?\"; }"));
+        QCOMPARE(filled.value(QStringLiteral("error_class")).toString(), QStringLiteral("ok"));
+        const QString out = filled.value(QStringLiteral("stdout")).toString() +
+                            filled.value(QStringLiteral("stderr")).toString();
+        QVERIFY2(out.contains(QStringLiteral("No space left on device")), qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("writer saw: 1")), qPrintable(out));
+        const QJsonObject after =
+            execAndWait(id, {{QStringLiteral("command"),
+                              QJsonArray{QStringLiteral("python3"), QStringLiteral("-c"),
+                                         QStringLiteral("b = bytearray(128 << 20); print('ok')")}}});
+        QCOMPARE(after.value(QStringLiteral("error_class")).toString(), QStringLiteral("ok"));
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), id}}));
     }
 

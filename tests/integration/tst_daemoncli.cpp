@@ -770,7 +770,7 @@ private Q_SLOTS:
             "ln /mnt/data/tool.sh /mnt/data/tool-link.sh; "
             "ln -s /etc/hostname /mnt/data/host-link; mkdir -p /mnt/data/empty /mnt/data/ro; "
             "echo frozen > /mnt/data/ro/f; chmod 555 /mnt/data/ro; echo out > /mnt/data/outputs/kept.txt; "
-            "truncate -s 1G /mnt/data/sparse; printf tail | dd of=/mnt/data/sparse bs=1 seek=1000000 "
+            "truncate -s 400M /mnt/data/sparse; printf tail | dd of=/mnt/data/sparse bs=1 seek=1000000 "
             "conv=notrunc 2>/dev/null"));
         QVERIFY2(prepared.status == 0, prepared.describe());
         // `stop` says the files are kept only once they are: it waits for the save, and then they are on
@@ -814,7 +814,7 @@ private Q_SLOTS:
         QCOMPARE(lines.value(5), QByteArray("frozen"));
         QCOMPARE(lines.value(6), QByteArray("out"));
         const QByteArrayList sizes = lines.value(7).split(' ');
-        QCOMPARE(sizes.value(0), QByteArray("1073741824"));
+        QCOMPARE(sizes.value(0), QByteArray("419430400"));
         QVERIFY2(sizes.value(1).toLongLong() < 64, lines.value(7)); // 512-byte blocks: the hole stayed a hole
         QCOMPARE(lines.value(8), QByteArray("tail"));
         // A hard link stays one file with two names, not two copies.
@@ -1065,7 +1065,7 @@ private Q_SLOTS:
              {"  Memory:       1 GiB; a run that needs more is killed by the kernel",
               "  Processes:    at most 32 processes and threads at once",
               "  Run time:     2 minutes per run, then the run is killed",
-              "  /tmp:         512 MiB, in memory", "  Workspace:    2.0 GiB in /mnt/data",
+              "  /tmp:         256 MiB, in memory", "  Workspace:    512 MiB in /mnt/data",
               "  Output:       16 MiB of stdout and stderr kept per run",
               "  Network:      off: no network at all", "  Mount:        /usr/share at /mnt/share, read-only",
               "    \"pids\": 32,", "        \"run_timeout_s\": 120,",

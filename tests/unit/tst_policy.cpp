@@ -114,6 +114,7 @@ private slots:
     void matchesHost();
     void matchesHostNeedsNormalisedInput();
     void ports();
+    void workspaceAndTmpFollowTheMemoryLimit();
     void canonicalDefaults();
     void canonicalEscaping();
     void sameMeaningSameVersion();
@@ -136,8 +137,10 @@ void TestPolicy::defaults()
     QVERIFY(policy->network.allowedDomains.empty());
     QCOMPARE(policy->limits.runTimeoutS, 300);
     QCOMPARE(policy->limits.pids, 256);
-    QCOMPARE(policy->limits.tmpMb, 512);
-    QCOMPARE(policy->limits.workspaceMb, 2048);
+    // Half and a quarter of the 1g tier: files in the workspace and /tmp end with ENOSPC, never with the
+    // memory limit killing the writer.
+    QCOMPARE(policy->limits.tmpMb, 256);
+    QCOMPARE(policy->limits.workspaceMb, 512);
     QCOMPARE(policy->limits.outputMb, 16);
     QVERIFY(policy->mounts.empty());
     QVERIFY(policy->env.empty());
@@ -1285,20 +1288,53 @@ void TestPolicy::ports()
     QVERIFY(parseDomainRule(u"10.0.0.1"_s)->isIpLiteral());
 }
 
+void TestPolicy::workspaceAndTmpFollowTheMemoryLimit()
+{
+    const auto sized = [](const char *json) {
+        const auto policy = parsePolicy(json);
+        return policy ? std::pair{policy->limits.workspaceMb, policy->limits.tmpMb} : std::pair{-1, -1};
+    };
+    QCOMPARE(sized(R"({"memory_limit":"4g"})"), std::pair(2048, 512));
+    QCOMPARE(sized(R"({"memory_limit":"64g"})"), std::pair(2048, 512)); // the sizes they always had, at most
+    QCOMPARE(sized(R"({"memory_limit":67108864})"), std::pair(32, 16));
+    // A size the document names is kept, whatever the memory; the other still follows.
+    QCOMPARE(sized(R"({"memory_limit":"1g","limits":{"workspace_mb":4096}})"), std::pair(4096, 256));
+    QCOMPARE(sized(R"({"limits":{"tmp_mb":100},"memory_limit":"4g"})"), std::pair(2048, 100));
+
+    // An override of the memory (cordon create --memory) moves the sizes still at their defaults only.
+    ContainerPolicy policy;
+    policy.setMemoryLimit(4 * GiB);
+    QCOMPARE(std::pair(policy.limits.workspaceMb, policy.limits.tmpMb), std::pair(2048, 512));
+    policy.limits.workspaceMb = 700;
+    policy.setMemoryLimit(1 * GiB);
+    QCOMPARE(std::pair(policy.limits.workspaceMb, policy.limits.tmpMb), std::pair(700, 256));
+    QVERIFY_RESULT(policy.validated());
+}
+
 void TestPolicy::canonicalDefaults()
 {
     // Pinned: stored runs name their policy by this hash, so the canonical bytes of a policy must never
     // change.
     const QByteArray expected =
         R"({"allow_ptrace":false,"env":{},"expires_after":{"anchor":"last_active_at","minutes":20},)"
-        R"("limits":{"output_mb":16,"pids":256,"run_timeout_s":300,"tmp_mb":512,"workspace_mb":2048},)"
+        R"("limits":{"output_mb":16,"pids":256,"run_timeout_s":300,"tmp_mb":256,"workspace_mb":512},)"
         R"("memory_limit":"1g","mounts":[],"name":"sandbox","network_policy":{"allowed_domains":[],"type":"disabled"}})";
     const ContainerPolicy defaults;
     QCOMPARE(QByteArray::fromStdString(defaults.canonicalJson()), expected);
     QCOMPARE(defaults.version(),
              u"%1"_s.arg(
                  QLatin1StringView(QCryptographicHash::hash(expected, QCryptographicHash::Sha256).toHex())));
-    QCOMPARE(defaults.version(), u"8ab527d3dac05724efbd830fa8996580c6135adb2a642507adadf7f8f9e5d0ad"_s);
+    // The defaults were 2048 and 512 MiB before they followed the memory limit: a stored policy that has
+    // them keeps its bytes and so its version.
+    const QByteArray earlierDefaults =
+        R"({"allow_ptrace":false,"env":{},"expires_after":{"anchor":"last_active_at","minutes":20},)"
+        R"("limits":{"output_mb":16,"pids":256,"run_timeout_s":300,"tmp_mb":512,"workspace_mb":2048},)"
+        R"("memory_limit":"1g","mounts":[],"name":"sandbox","network_policy":{"allowed_domains":[],"type":"disabled"}})";
+    const auto earlier = ContainerPolicy::fromJson(earlierDefaults.toStdString());
+    QVERIFY_RESULT(earlier);
+    QCOMPARE(QByteArray::fromStdString(earlier->canonicalJson()), earlierDefaults);
+    QCOMPARE(defaults.version(), u"b45d876daff8f168c61df2af727fd49b54548a298723cb3291ccfb20c3dd1b83"_s);
+    QCOMPARE(earlier->version(), u"8ab527d3dac05724efbd830fa8996580c6135adb2a642507adadf7f8f9e5d0ad"_s);
     QVERIFY(
         QRegularExpression(u"^[0-9a-f]{64}$"_s).match(QString::fromStdString(defaults.version())).hasMatch());
     QCOMPARE(parsePolicy("{}")->version(), defaults.version());

@@ -134,8 +134,8 @@ private Q_SLOTS:
         const MountOp *inputs = findOp(*spec, "/mnt/data/inputs", MountOpKind::BindFd);
         const MountOp *outputs = findOp(*spec, "/mnt/data/outputs", MountOpKind::SelfBind);
         QVERIFY(work && inputs && outputs);
-        QVERIFY2(work->contents.find("size=2048m") != std::string::npos, work->contents.c_str());
-        QVERIFY2(work->contents.find("nr_inodes=524288") != std::string::npos, work->contents.c_str());
+        QVERIFY2(work->contents.find("size=512m") != std::string::npos, work->contents.c_str());
+        QVERIFY2(work->contents.find("nr_inodes=131072") != std::string::npos, work->contents.c_str());
         QCOMPARE(work->flags & MS_RDONLY, std::uint64_t(0));
         const MountOp *restoreWork = findOp(*spec, "/mnt/data", MountOpKind::Restore);
         const MountOp *restoreOutputs = findOp(*spec, "/mnt/data/outputs", MountOpKind::Restore);

@@ -96,13 +96,16 @@ Result<ExpiresAfter> readExpiresAfter(const Json &value)
     return expires;
 }
 
-Result<Limits> readLimits(const Json &value)
+// Starts from the defaults for the policy's memory limit, so that a limit left out follows it.
+Result<Limits> readLimits(const Json &value, std::int64_t memoryLimitBytes)
 {
     const std::string_view path = "limits";
     CORDON_TRY(Fields::expectObject(value, path));
     CORDON_TRY(
         Fields::checkKeys(value, path, {"run_timeout_s", "pids", "tmp_mb", "workspace_mb", "output_mb"}));
     Limits limits;
+    limits.tmpMb = Defaults::tmpMbFor(memoryLimitBytes);
+    limits.workspaceMb = Defaults::workspaceMbFor(memoryLimitBytes);
     CORDON_TRY(Fields::readInteger(value, path, "run_timeout_s", 1, 86400, limits.runTimeoutS));
     CORDON_TRY(Fields::readInteger(value, path, "pids", 1, 65536, limits.pids));
     CORDON_TRY(Fields::readInteger(value, path, "tmp_mb", 1, 65536, limits.tmpMb));
@@ -358,12 +361,16 @@ Result<ContainerPolicy> ContainerPolicy::fromJsonValue(const Json &document)
         return {};
     };
     CORDON_TRY(read("name", readName, policy.name));
-    CORDON_TRY(read("memory_limit", readMemoryLimit, policy.memoryLimitBytes));
+    std::int64_t memoryLimitBytes = policy.memoryLimitBytes;
+    CORDON_TRY(read("memory_limit", readMemoryLimit, memoryLimitBytes));
+    policy.setMemoryLimit(memoryLimitBytes);
     CORDON_TRY(read("expires_after", readExpiresAfter, policy.expiresAfter));
     CORDON_TRY(read(
         "network_policy", [](const Json &value) { return NetworkPolicy::fromJson(value, "network_policy"); },
         policy.network));
-    CORDON_TRY(read("limits", readLimits, policy.limits));
+    CORDON_TRY(read(
+        "limits", [&policy](const Json &value) { return readLimits(value, policy.memoryLimitBytes); },
+        policy.limits));
     CORDON_TRY(read("mounts", readMounts, policy.mounts));
     CORDON_TRY(read("env", readEnv, policy.env));
     CORDON_TRY(read("secrets", readSecrets, policy.secrets));
@@ -387,6 +394,15 @@ Result<ContainerPolicy> ContainerPolicy::fromJsonValue(const Json &document)
     CORDON_TRY(Fields::readBool(document, {}, "allow_ptrace", policy.allowPtrace));
     CORDON_TRY(read("artifact_scan", readArtifactScan, policy.artifactScan));
     return policy;
+}
+
+void ContainerPolicy::setMemoryLimit(std::int64_t bytes)
+{
+    if (limits.workspaceMb == Defaults::workspaceMbFor(memoryLimitBytes))
+        limits.workspaceMb = Defaults::workspaceMbFor(bytes);
+    if (limits.tmpMb == Defaults::tmpMbFor(memoryLimitBytes))
+        limits.tmpMb = Defaults::tmpMbFor(bytes);
+    memoryLimitBytes = bytes;
 }
 
 Json ContainerPolicy::toJson() const

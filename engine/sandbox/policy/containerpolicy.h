@@ -34,10 +34,12 @@ constexpr std::size_t MaxEnvValueBytes = 32 * 1024;
 struct Limits
 {
     int runTimeoutS = Defaults::RunTimeoutS; // run_timeout_s: 1..86400, wall-clock seconds per run
-    int pids = Defaults::Pids;   // pids: 1..65536, processes and threads in the container (pids.max)
-    int tmpMb = Defaults::TmpMb; // tmp_mb: 1..65536, size of the /tmp tmpfs
-    int workspaceMb = Defaults::WorkspaceMb; // workspace_mb: 1..1048576, size of /mnt/data
-    int outputMb = Defaults::OutputMb;       // output_mb: 1..4096, captured stdout + stderr per run
+    int pids = Defaults::Pids; // pids: 1..65536, processes and threads in the container (pids.max)
+    // tmp_mb: 1..65536, size of the /tmp tmpfs; by default a quarter of the memory limit, at most 512
+    int tmpMb = Defaults::TmpMb;
+    // workspace_mb: 1..1048576, size of /mnt/data; by default half the memory limit, at most 2048
+    int workspaceMb = Defaults::WorkspaceMb;
+    int outputMb = Defaults::OutputMb; // output_mb: 1..4096, captured stdout + stderr per run
 
     bool operator==(const Limits &other) const = default;
 };
@@ -107,6 +109,10 @@ struct ContainerPolicy
     static Result<ContainerPolicy> fromJson(std::string_view json);
     // The same rules for a document already read (for example a protocol message's member).
     static Result<ContainerPolicy> fromJsonValue(const Json &document);
+
+    // Sets memory_limit. A workspace_mb or tmp_mb still at the default for the old limit follows it to the
+    // new one's default (policydefaults.h); one chosen otherwise stays as chosen.
+    void setMemoryLimit(std::int64_t bytes);
 
     // Every field with its value, network rules in object form; fromJsonValue reads it back to an equal
     // policy.
