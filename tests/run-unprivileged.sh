@@ -35,6 +35,8 @@ cp "$bin_dir/$test_name" "$bin_dir/cordon-init" "$bin_dir/cordon" "$bin_dir/cord
     "$bin_dir/cordon-artifact-export" "$bin_dir/cordon-audit-probe" "$work/"
 # The daemon with removable guarantees, where the tests built it (tst_audit).
 [ -x "$bin_dir/cordond-weakened" ] && cp "$bin_dir/cordond-weakened" "$work/"
+# cordon-init of another protocol version, where the tests built it (tst_daemonupgrade).
+[ -x "$bin_dir/cordon-init-older" ] && cp "$bin_dir/cordon-init-older" "$work/"
 mkdir "$work/home"
 chown -R "$user:" "$work"
 chmod 0755 "$work"

@@ -6,8 +6,6 @@
 #include "daemonconnection.h"
 #include "workbenchsettings.h"
 
-#include "sandbox/policy/policydefaults.h"
-
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -68,9 +66,8 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
       m_allowlist(new AllowlistEditor(connection, AllowlistEditor::Mode::Container, this)),
       m_networkNote(new QLabel(this)), m_advancedToggle(new QToolButton(this)),
       m_advanced(new QGroupBox(this)), m_runTimeout(spinBox(this, 1, 86400, 300, tr(" s"))),
-      m_pids(spinBox(this, 1, 65536, 256, QString())),
-      m_tmpMb(spinBox(this, 1, 65536, Policy::Defaults::TmpMb, tr(" MiB"))),
-      m_workspaceMb(spinBox(this, 1, 1048576, Policy::Defaults::WorkspaceMb, tr(" MiB"))),
+      m_pids(spinBox(this, 1, 65536, 256, QString())), m_tmpMb(spinBox(this, 0, 65536, 0, tr(" MiB"))),
+      m_workspaceMb(spinBox(this, 0, 1048576, 0, tr(" MiB"))),
       m_outputMb(spinBox(this, 1, 4096, 16, tr(" MiB"))), m_progress(new QProgressBar(this)),
       m_status(new QLabel(this)),
       m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
@@ -96,8 +93,6 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     // The defaults from Settings.
     m_memory->setCurrentIndex(
         m_memory->findData(QStringLiteral("%1g").arg(WorkbenchSettings::defaultMemoryGib())));
-    followMemoryTier();
-    connect(m_memory, &QComboBox::currentIndexChanged, this, &CreateContainerDialog::followMemoryTier);
     m_memory->setAccessibleName(tr("Memory limit"));
     m_memory->setToolTip(tr("The container's memory limit. A run that needs more is stopped by the kernel's "
                             "OOM killer."));
@@ -158,6 +153,14 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     m_pids->setAccessibleName(tr("Process limit"));
     m_tmpMb->setAccessibleName(tr("Size of /tmp in MiB"));
     m_workspaceMb->setAccessibleName(tr("Workspace size in MiB"));
+    // Left at 0 the daemon sizes them from the memory tier (docs/policy.md), so that files fill up with
+    // "No space left on device" before they fill the memory.
+    m_tmpMb->setSpecialValueText(tr("Default (¼ of memory)"));
+    m_workspaceMb->setSpecialValueText(tr("Default (½ of memory)"));
+    m_workspaceMb->setToolTip(
+        tr("Files count toward the memory limit. The default leaves half of it to the "
+           "programs (at most 2048 MiB), so that a full workspace ends a write with \"No space left on "
+           "device\" instead of the memory limit killing the writer."));
     m_outputMb->setAccessibleName(tr("Output captured per run in MiB"));
     auto *advancedForm = new QFormLayout(m_advanced);
     advancedForm->addRow(tr("Time limit per &run:"), m_runTimeout);
@@ -241,23 +244,6 @@ void CreateContainerDialog::setTakenNames(const QStringList &names)
     validate();
 }
 
-// The workspace and /tmp sizes left at their defaults follow the tier (policydefaults.h), so that filling
-// them ends with "workspace full" before the memory limit; a size the user chose stays.
-void CreateContainerDialog::followMemoryTier()
-{
-    const qint64 bytes = qint64(m_memory->currentData().toString().chopped(1).toInt()) * 1024 * 1024 * 1024;
-    if (bytes <= 0)
-        return;
-    const auto follow = [](QSpinBox *box, int oldDefault, int newDefault) {
-        if (box->value() == oldDefault)
-            box->setValue(newDefault);
-    };
-    follow(m_workspaceMb, Policy::Defaults::workspaceMbFor(m_tierBytes),
-           Policy::Defaults::workspaceMbFor(bytes));
-    follow(m_tmpMb, Policy::Defaults::tmpMbFor(m_tierBytes), Policy::Defaults::tmpMbFor(bytes));
-    m_tierBytes = bytes;
-}
-
 QJsonObject CreateContainerDialog::policy() const
 {
     QJsonObject described{
@@ -270,11 +256,15 @@ QJsonObject CreateContainerDialog::policy() const
              ? QJsonObject{{QStringLiteral("type"), QStringLiteral("allowlist")},
                            {QStringLiteral("allowed_domains"), m_allowlist->entries()}}
              : QJsonObject{{QStringLiteral("type"), QStringLiteral("disabled")}}},
-        {QStringLiteral("limits"), QJsonObject{{QStringLiteral("run_timeout_s"), m_runTimeout->value()},
-                                               {QStringLiteral("pids"), m_pids->value()},
-                                               {QStringLiteral("tmp_mb"), m_tmpMb->value()},
-                                               {QStringLiteral("workspace_mb"), m_workspaceMb->value()},
-                                               {QStringLiteral("output_mb"), m_outputMb->value()}}}};
+    };
+    QJsonObject limits{{QStringLiteral("run_timeout_s"), m_runTimeout->value()},
+                       {QStringLiteral("pids"), m_pids->value()},
+                       {QStringLiteral("output_mb"), m_outputMb->value()}};
+    if (m_tmpMb->value() > 0)
+        limits.insert(QStringLiteral("tmp_mb"), m_tmpMb->value());
+    if (m_workspaceMb->value() > 0)
+        limits.insert(QStringLiteral("workspace_mb"), m_workspaceMb->value());
+    described.insert(QStringLiteral("limits"), limits);
     if (!m_name->text().isEmpty())
         described.insert(QStringLiteral("name"), m_name->text());
     QJsonArray secrets;

@@ -6,8 +6,6 @@
 // until the daemon answers, and shows the daemon's error in words if it refuses.
 #pragma once
 
-#include "sandbox/policy/policydefaults.h"
-
 #include <QDialog>
 #include <QJsonObject>
 
@@ -60,14 +58,12 @@ private:
     void showOrganisation();
     void loadSecrets();
     void setBusy(bool busy);
-    void followMemoryTier();
     void showError(const QString &text);
 
     DaemonConnection &m_connection;
     QJsonObject m_created;
     bool m_busy = false;
     QStringList m_takenNames;
-    qint64 m_tierBytes = Policy::Defaults::MemoryLimitBytes; // the tier the sizes' defaults were set for
 
     QLineEdit *m_name;
     QLabel *m_nameError;

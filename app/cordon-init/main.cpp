@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // cordon-init: PID 1 of every container. The engine starts it in fresh namespaces with the control socket on
 // fd 3.
+#include "sandbox/init/heldruns.h"
 #include "sandbox/init/initserver.h"
 #include "sandbox/initprotocol.h"
 
@@ -18,6 +19,9 @@ int main()
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
+#ifdef CORDON_INIT_ANSWERS_PROTOCOL
+    Cordon::Isolation::answeredProtocolVersion = CORDON_INIT_ANSWERS_PROTOCOL; // tests/upgrade/ only
+#endif
     if (::getpid() != 1)
         return 100; // only meaningful as the first process of a new pid namespace
     return Cordon::Isolation::runInit(Cordon::Isolation::ControlFd);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// cordon daemon status | start | stop | time-scale N: the per-user daemon itself. Other commands start
-// cordond on demand; these look at it, start it with options, stop it, and change its demo clock.
+// cordon daemon status | start | stop | restart | time-scale N: the per-user daemon itself. Other commands
+// start cordond on demand; these look at it, start it with options, stop it, and change its demo clock.
 #include "cliformat.h"
 #include "clioutput.h"
 #include "commands.h"
@@ -30,7 +30,7 @@ constexpr int StartWaitMs = 10000;
 constexpr int StopWaitMs = 60000;
 
 const char Usage[] =
-    "usage: cordon daemon <status|start|stop|time-scale> [options]\n"
+    "usage: cordon daemon <status|start|stop|restart|time-scale> [options]\n"
     "\n"
     "cordond holds the containers; every other command starts it when it is not running.\n"
     "\n"
@@ -39,6 +39,9 @@ const char Usage[] =
     "                      start it in the background (a no-op when it runs)\n"
     "  stop                stop it: containers are stopped, files kept, and come back with\n"
     "                      the next daemon\n"
+    "  restart [-- CORDOND_OPTIONS...]\n"
+    "                      restart it (after an upgrade): containers go on running and the new\n"
+    "                      daemon adopts them\n"
     "  time-scale N        the demo clock: idle time of new containers passes N times faster (1..3600)\n"
     "\n"
     "The socket is $XDG_RUNTIME_DIR/cordon/cordond.sock unless CORDON_SOCKET names another;\n"
@@ -129,6 +132,35 @@ int describeKeptFiles(const QJsonArray &containers)
     return status;
 }
 
+// Asks the connected daemon to shut down and waits until it has closed our connection: the answer (what
+// became of each container), or `daemon.disconnected` when it went before answering.
+Result<QJsonObject> shutDown(DaemonSession &session, const QJsonObject &params)
+{
+    const qint64 pid = session.client().helloResult().value(QStringLiteral("pid")).toInteger();
+    // The daemon closes every connection as it exits: our own closing is the sign that it is gone.
+    QEventLoop loop;
+    bool gone = false;
+    QObject::connect(&session.client(), &Daemon::DaemonClient::disconnected, &loop, [&] {
+        gone = true;
+        loop.quit();
+    });
+    // Containers are stopped and saved (or checkpointed) before the answer: a large workspace takes seconds.
+    auto result = session.call(QStringLiteral("daemon.shutdown"), params, StopWaitMs);
+    if (!result && result.error().code() != "daemon.disconnected")
+        return result;
+    if (!gone && session.client().isConnected()) {
+        QTimer::singleShot(StopWaitMs, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    if (session.client().isConnected())
+        return fail(makeError(QStringLiteral("daemon.timeout"),
+                              QStringLiteral("cordond (pid %1) accepted the shutdown but is still running "
+                                             "after %2 s")
+                                  .arg(pid)
+                                  .arg(StopWaitMs / 1000)));
+    return result;
+}
+
 int stop(const QStringList &arguments)
 {
     const QString command = QStringLiteral("cordon daemon stop");
@@ -137,7 +169,7 @@ int stop(const QStringList &arguments)
         "Stop cordond. Its containers are stopped (processes end, files are saved) and the next daemon\n"
         "brings back the ones that were running. Says until when each container's files are kept, and\n"
         "returns once the daemon is gone; 0 also when none was running, 1 when a container's files could\n"
-        "not be saved."));
+        "not be saved. `cordon daemon restart` keeps them running instead."));
     parser.addHelpOption();
     if (auto done = parseCommandLine(parser, arguments, command))
         return *done;
@@ -152,30 +184,79 @@ int stop(const QStringList &arguments)
         return 0;
     }
     const qint64 pid = session.client().helloResult().value(QStringLiteral("pid")).toInteger();
-    // The daemon closes every connection as it exits: our own closing is the sign that it is gone.
-    QEventLoop loop;
-    bool gone = false;
-    QObject::connect(&session.client(), &Daemon::DaemonClient::disconnected, &loop, [&] {
-        gone = true;
-        loop.quit();
-    });
-    // Containers are stopped and saved before the answer: a large workspace takes seconds.
-    auto result = session.call(QStringLiteral("daemon.shutdown"), {}, StopWaitMs);
+    auto result = shutDown(session, {});
     if (!result && result.error().code() != "daemon.disconnected")
         return reportError(result.error());
-    if (!gone && session.client().isConnected()) {
-        QTimer::singleShot(StopWaitMs, &loop, &QEventLoop::quit);
-        loop.exec();
-    }
-    if (session.client().isConnected())
-        return reportError(
-            makeError(QStringLiteral("daemon.timeout"),
-                      QStringLiteral("cordond (pid %1) accepted the shutdown but is still running after "
-                                     "%2 s")
-                          .arg(pid)
-                          .arg(StopWaitMs / 1000)));
     printOut(QStringLiteral("cordond (pid %1) stopped\n").arg(pid));
     return result ? describeKeptFiles(result->value(QStringLiteral("containers")).toArray()) : 0;
+}
+
+// Splits `[-- CORDOND_OPTIONS...]` off a command line whose parser takes them as positional arguments.
+Result<QStringList> daemonOptions(const QCommandLineParser &parser, const QStringList &arguments)
+{
+    QStringList options = parser.positionalArguments();
+    if (!options.isEmpty() && options.first() == QLatin1String("--"))
+        options.removeFirst();
+    if (!options.isEmpty() && !arguments.contains(QStringLiteral("--")))
+        return fail(makeError(QStringLiteral("cli.usage"),
+                              QStringLiteral("unexpected argument `%1` (cordond's own options go after `--`)")
+                                  .arg(options.first())));
+    return options;
+}
+
+int start(const QStringList &arguments);
+
+int restart(const QStringList &arguments)
+{
+    const QString command = QStringLiteral("cordon daemon restart");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Restart cordond, for example after an upgrade of the package, without stopping its containers:\n"
+        "their processes, files and runs under way go on, and the new daemon adopts them (a run that ends\n"
+        "meanwhile keeps its outcome and output). Each running container is checkpointed first. Starts\n"
+        "cordond when none runs. Options after `--` go to the new cordond."));
+    parser.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsPositionalArguments);
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("options"), QStringLiteral("Options for cordond."),
+                                 QStringLiteral("[-- CORDOND_OPTIONS...]"));
+    if (auto done = parseCommandLine(parser, arguments, command))
+        return *done;
+    const Result<QStringList> options = daemonOptions(parser, arguments);
+    if (!options)
+        return usageError(command, toQt(options.error().message()));
+    DaemonSession session;
+    if (auto connected = session.connect(false); connected) {
+        const qint64 pid = session.client().helloResult().value(QStringLiteral("pid")).toInteger();
+        auto result = shutDown(session, {{QStringLiteral("leave_running"), true}});
+        if (!result)
+            return reportError(result.error());
+        // Its lock and socket go with the process: the next daemon starts only once it is gone.
+        QElapsedTimer clock;
+        clock.start();
+        while (!Lite::processHasExited(static_cast<pid_t>(pid)) && clock.elapsed() < StopWaitMs)
+            QThread::msleep(20);
+        const QJsonArray containers = result->value(QStringLiteral("containers")).toArray();
+        printOut(QStringLiteral("cordond (pid %1) stopped; its %2 container(s) go on running\n")
+                     .arg(pid)
+                     .arg(containers.size()));
+        for (const QJsonValue &value : containers) {
+            const QJsonObject container = value.toObject();
+            const QJsonObject save = container.value(QStringLiteral("save")).toObject();
+            if (save.value(QStringLiteral("state")).toString() == QLatin1String("failed"))
+                printOut(
+                    QStringLiteral("  %1 (%2): its checkpoint failed (%3); it goes on running, its files "
+                                   "in memory\n")
+                        .arg(container.value(QStringLiteral("id")).toString(),
+                             escapeName(container.value(QStringLiteral("name")).toString()),
+                             save.value(QStringLiteral("error")).toString()));
+        }
+    } else if (connected.error().code() != "daemon.unreachable") {
+        return reportError(connected.error());
+    }
+    QStringList startArguments{QStringLiteral("cordon daemon start")};
+    if (!options->isEmpty())
+        startArguments << QStringLiteral("--") << *options;
+    return start(startArguments);
 }
 
 int start(const QStringList &arguments)
@@ -198,13 +279,10 @@ int start(const QStringList &arguments)
                                  QStringLiteral("[-- CORDOND_OPTIONS...]"));
     if (auto done = parseCommandLine(parser, arguments, command))
         return *done;
-    QStringList daemonArguments = parser.positionalArguments();
-    if (!daemonArguments.isEmpty() && daemonArguments.first() == QLatin1String("--"))
-        daemonArguments.removeFirst();
-    if (!daemonArguments.isEmpty() && !arguments.contains(QStringLiteral("--")))
-        return usageError(command,
-                          QStringLiteral("unexpected argument `%1` (cordond's own options go after `--`)")
-                              .arg(daemonArguments.first()));
+    const Result<QStringList> options = daemonOptions(parser, arguments);
+    if (!options)
+        return usageError(command, toQt(options.error().message()));
+    QStringList daemonArguments = *options;
     double scale = 0;
     if (parser.isSet(scaleOption)) {
         bool ok = false;
@@ -351,6 +429,8 @@ int daemonCommand(const QStringList &arguments)
         return start(rest);
     if (action == QLatin1String("stop"))
         return stop(rest);
+    if (action == QLatin1String("restart"))
+        return restart(rest);
     if (action == QLatin1String("time-scale"))
         return timeScale(rest);
     printErr(QStringLiteral("cordon daemon: unknown action `%1`\n\n").arg(action) +

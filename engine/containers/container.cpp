@@ -487,6 +487,17 @@ bool Container::checkpoint()
     return true;
 }
 
+std::optional<WorkspaceSave> Container::checkpointNow()
+{
+    finishPendingCheckpoint();
+    if (m_state != ContainerState::Running || !m_workspaceDir || !m_outputsDir || m_pendingSave.valid())
+        return std::nullopt;
+    if (!m_manifest)
+        m_manifest = std::make_shared<WorkspaceManifest>();
+    return saveWorkspace(workspace(), m_workspaceDir->get(), m_outputsDir->get(), m_policy.limits.workspaceMb,
+                         m_manifest.get());
+}
+
 void Container::finishPendingCheckpoint()
 {
     if (!m_pendingCheckpoint.valid())

@@ -122,6 +122,9 @@ public:
     // loses only what changed since. False when one is under way already, a stop is saving, or it is not
     // running. checkpointFailed() says when one fails; the copy before it stays.
     bool checkpoint();
+    // A checkpoint now, waited for (after any one under way): for a daemon that leaves its containers
+    // running. Empty when the container is not running or a stop's save holds its files.
+    std::optional<WorkspaceSave> checkpointNow();
     // Waits for a save under way and reports it now (a daemon that stops records it before it exits). A
     // start and a wipe do this themselves.
     void finishPendingSave();

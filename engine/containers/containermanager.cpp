@@ -376,8 +376,11 @@ std::optional<ContainerSnapshot> ContainerManager::oneShotSnapshot(const QString
     if (!record || record->state != QLatin1String("one-shot"))
         return std::nullopt;
     auto policy = storedPolicy(record->policyVersion);
-    return ContainerSnapshot{*record, policy ? *policy : Policy::ContainerPolicy{},
-                             attached ? ContainerState::Running : ContainerState::Deleted, false, 0,
+    return ContainerSnapshot{*record,
+                             policy ? *policy : Policy::ContainerPolicy{},
+                             attached ? ContainerState::Running : ContainerState::Deleted,
+                             false,
+                             0,
                              std::nullopt};
 }
 
@@ -532,8 +535,8 @@ Store::EventRecord ContainerManager::storeEvent(const QString &containerId, cons
 
 ContainerSnapshot ContainerManager::snapshot(const Entry &entry) const
 {
-    return {entry.record, entry.container->policy(), entry.container->state(), m_cgroup != nullptr,
-            entry.container->activeRuns(), entry.container->workspaceBytes()};
+    return {entry.record,        entry.container->policy(),     entry.container->state(),
+            m_cgroup != nullptr, entry.container->activeRuns(), entry.container->workspaceBytes()};
 }
 
 void ContainerManager::expire(Entry &entry, bool whileDown)
@@ -647,6 +650,23 @@ QList<MemorySample> ContainerManager::memoryBacklog(const QString &containerId) 
             backlog.append(sample);
     }
     return backlog;
+}
+
+QList<ContainerManager::ShutdownReport> ContainerManager::leaveRunning()
+{
+    m_expiryTimer.stop();
+    m_sampleTimer.stop();
+    m_checkpointTimer.stop();
+    m_ledger->flushAll();
+    QList<ShutdownReport> reports;
+    for (auto &[id, owned] : m_entries) {
+        const ContainerState state = owned->container->state();
+        if (state != ContainerState::Running && state != ContainerState::Stopped)
+            continue;
+        reports.append({id, owned->record.name, owned->record.expiresAt,
+                        state == ContainerState::Running ? owned->container->checkpointNow() : std::nullopt});
+    }
+    return reports;
 }
 
 QList<ContainerManager::ShutdownReport> ContainerManager::shutdown()

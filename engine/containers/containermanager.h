@@ -325,6 +325,11 @@ public:
     // Stops every container (files saved) for a clean daemon shutdown; returns, once every save is done,
     // what became of each container's files. A second call finds nothing running.
     QList<ShutdownReport> shutdown();
+    // For a restart of the daemon (an upgrade of the package): nothing is stopped. Each running container
+    // is checkpointed (`saved` is that checkpoint), the history flushed, and the timers stopped; the daemon
+    // then exits as a crashed one would, leaving every container to its cordon-init, and the next daemon
+    // adopts them (docs/architecture.md, "Containers outlive the daemon").
+    QList<ShutdownReport> leaveRunning();
 
 Q_SIGNALS:
     void containerChanged(const Cordon::Containers::ContainerSnapshot &container);

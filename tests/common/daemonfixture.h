@@ -38,11 +38,14 @@ public:
 
     QString socketPath() const { return m_socketDir.path() + QStringLiteral("/d.sock"); }
 
-    bool start(const QStringList &arguments = {})
+    // `program`: another cordond than the build's (tst_daemonupgrade starts a copy as the package before).
+    bool start(const QStringList &arguments = {}, const QString &program = {})
     {
         m_process = std::make_unique<QProcess>();
         m_process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        m_process->start(QCoreApplication::applicationDirPath() + QStringLiteral("/cordond"), arguments);
+        m_process->start(
+            program.isEmpty() ? QCoreApplication::applicationDirPath() + QStringLiteral("/cordond") : program,
+            arguments);
         if (!m_process->waitForStarted(5000))
             return false;
         client = std::make_unique<Cordon::Daemon::DaemonClient>();

@@ -4,6 +4,7 @@
 // own, the history purge deletes old runs after a confirmation, and OK saves an edited organisation
 // allowlist to the user's file through the daemon.
 #include "guitest.h"
+#include "sandbox/policy/containerpolicy.h"
 #include "windowtest.h"
 
 #include "allowlisteditor.h"
@@ -84,6 +85,24 @@ private Q_SLOTS:
         QCOMPARE(
             policy.value(QStringLiteral("expires_after")).toObject().value(QStringLiteral("minutes")).toInt(),
             45);
+        // The file sizes are left to the tier unless chosen: 4g gives the workspace 2048 MiB and /tmp 512.
+        const QJsonObject limits = policy.value(QStringLiteral("limits")).toObject();
+        QVERIFY(!limits.contains(QStringLiteral("workspace_mb")) &&
+                !limits.contains(QStringLiteral("tmp_mb")));
+        const auto read = Cordon::Policy::ContainerPolicy::fromJson(
+            QJsonDocument(policy).toJson(QJsonDocument::Compact).toStdString());
+        QVERIFY_RESULT(read);
+        QCOMPARE(read->limits.workspaceMb, 2048);
+        QCOMPARE(read->limits.tmpMb, 512);
+        auto *workspace = create->findChild<QSpinBox *>();
+        for (QSpinBox *box : create->findChildren<QSpinBox *>())
+            if (box->accessibleName() == QLatin1String("Workspace size in MiB"))
+                workspace = box;
+        QCOMPARE(workspace->text(), QStringLiteral("Default (½ of memory)"));
+        workspace->setValue(300);
+        QCOMPARE(
+            create->policy().value(QStringLiteral("limits")).toObject().value(QStringLiteral("workspace_mb")),
+            QJsonValue(300));
         create->reject();
         QTRY_VERIFY(create.isNull() || !create->isVisible());
     }

@@ -245,7 +245,9 @@ private Q_SLOTS:
             << args({"history", "purge", "--older-than", "0d"}) << QByteArray("add --yes to mean it");
         QTest::newRow("events bad limit") << args({"events", "--limit", "9999"}) << QByteArray("--limit");
         QTest::newRow("daemon unknown")
-            << args({"daemon", "restart"}) << QByteArray("unknown action `restart`");
+            << args({"daemon", "reload"}) << QByteArray("unknown action `reload`");
+        QTest::newRow("daemon restart stray")
+            << args({"daemon", "restart", "--max-runs", "4"}) << QByteArray("Unknown option 'max-runs'");
         QTest::newRow("time scale") << args({"daemon", "time-scale", "0"}) << QByteArray("1 to 3600");
         QTest::newRow("unknown command") << args({"launch"}) << QByteArray("unknown command `launch`");
     }

@@ -11,8 +11,9 @@ DaemonApi::DaemonApi(Containers::ContainerManager &manager, Store::HistoryStore 
 {
     m_context.uptime.start();
     // Queued: the answer to daemon.shutdown is written before the event loop stops.
-    m_context.requestShutdown = [this] {
-        QMetaObject::invokeMethod(this, &DaemonApi::shutdownRequested, Qt::QueuedConnection);
+    m_context.requestShutdown = [this](bool leaveRunning) {
+        QMetaObject::invokeMethod(
+            this, [this, leaveRunning] { Q_EMIT shutdownRequested(leaveRunning); }, Qt::QueuedConnection);
     };
     addDaemonMethods(m_table);
     addContainerMethods(m_table);

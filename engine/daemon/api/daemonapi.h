@@ -22,7 +22,8 @@ public:
                        Respond respond) override;
 
 Q_SIGNALS:
-    void shutdownRequested();
+    // `leaveRunning`: the containers were left running for the next daemon; exit without stopping them.
+    void shutdownRequested(bool leaveRunning);
 
 private:
     void wireEvents();

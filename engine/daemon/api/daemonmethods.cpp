@@ -53,20 +53,29 @@ Result<QJsonObject> setTimeScale(ApiContext &context, const QJsonObject &params)
 }
 
 // Stops every container and waits for their saves, answers with what became of each one's files (so that
-// the client says "kept" only of files that were saved), then stops.
-void shutdown(ApiContext &context, const QJsonObject &, Respond respond)
+// the client says "kept" only of files that were saved), then stops. With `leave_running` (a restart, for
+// an upgrade) nothing is stopped: each running container is checkpointed, and the next daemon adopts it.
+void shutdown(ApiContext &context, const QJsonObject &params, Respond respond)
 {
+    const QJsonValue leave = params.value(QStringLiteral("leave_running"));
+    if (!leave.isUndefined() && !leave.isBool()) {
+        respond(fail(invalidParams(QStringLiteral("`leave_running` must be true or false"))));
+        return;
+    }
+    const bool leaveRunning = leave.toBool(false);
     QJsonArray containers;
-    for (const Containers::ContainerManager::ShutdownReport &report : context.manager.shutdown()) {
+    const auto reports = leaveRunning ? context.manager.leaveRunning() : context.manager.shutdown();
+    for (const Containers::ContainerManager::ShutdownReport &report : reports) {
         const Containers::WorkspaceSave *save = report.saved ? &*report.saved : nullptr;
         containers.append(QJsonObject{{QStringLiteral("id"), report.id},
                                       {QStringLiteral("name"), report.name},
                                       {QStringLiteral("expires_at"), report.expiresAt},
                                       {QStringLiteral("save"), saveToJson(save)}});
     }
-    respond(QJsonObject{{QStringLiteral("containers"), containers}});
+    respond(QJsonObject{{QStringLiteral("containers"), containers},
+                        {QStringLiteral("left_running"), leaveRunning}});
     if (context.requestShutdown)
-        context.requestShutdown();
+        context.requestShutdown(leaveRunning);
 }
 
 } // namespace
@@ -76,7 +85,7 @@ void addDaemonMethods(MethodTable &table)
     table.add(QStringLiteral("daemon.status"), {}, status);
     table.add(QStringLiteral("daemon.set_time_scale"),
               {QStringLiteral("scale"), QStringLiteral("containers")}, setTimeScale);
-    table.addDeferred(QStringLiteral("daemon.shutdown"), {}, shutdown);
+    table.addDeferred(QStringLiteral("daemon.shutdown"), {QStringLiteral("leave_running")}, shutdown);
 }
 
 } // namespace Cordon::Api

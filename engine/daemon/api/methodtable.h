@@ -31,8 +31,9 @@ struct ApiContext
     QElapsedTimer uptime;
     // run.wait answers when the run finishes (DaemonApi answers them from ContainerManager::runFinished).
     QMultiHash<QString, Respond> waiters;
-    // daemon.shutdown: asks the daemon to stop once the answer is on its way.
-    std::function<void()> requestShutdown;
+    // daemon.shutdown: asks the daemon to stop once the answer is on its way; `leaveRunning` when its
+    // containers stay up for the next daemon (ContainerManager::leaveRunning()).
+    std::function<void(bool leaveRunning)> requestShutdown;
     // network.attach_one_shot: the one-shot runs whose network each client connection holds; the daemon
     // stops serving them when the connection closes (DaemonApi).
     QMultiHash<quint64, QString> oneShotNetworks;

@@ -10,19 +10,19 @@ QJsonObject containerToJson(const Containers::ContainerSnapshot &container)
     const Store::ContainerRecord &record = container.record;
     const Policy::ContainerPolicy &policy = container.policy;
     QJsonObject json{{QStringLiteral("id"), record.id},
-            {QStringLiteral("name"), toQt(policy.name)},
-            {QStringLiteral("state"), Containers::containerStateName(container.state)},
-            {QStringLiteral("policy"), toQt(policy.toJson())},
-            {QStringLiteral("policy_version"), record.policyVersion},
-            {QStringLiteral("created_at"), record.createdAt},
-            {QStringLiteral("last_active_at"), record.lastActiveAt},
-            // An ended container has no deadline left: 0, as for ended_at of one that lives.
-            {QStringLiteral("expires_at"), record.endedAt == 0 ? record.expiresAt : 0},
-            {QStringLiteral("ended_at"), record.endedAt},
-            {QStringLiteral("time_scale"), record.timeScale},
-            {QStringLiteral("memory_limit"), static_cast<qint64>(policy.memoryLimitBytes)},
-            {QStringLiteral("limits_enforced"), container.limitsEnforced},
-            {QStringLiteral("active_runs"), container.activeRuns}};
+                     {QStringLiteral("name"), toQt(policy.name)},
+                     {QStringLiteral("state"), Containers::containerStateName(container.state)},
+                     {QStringLiteral("policy"), toQt(policy.toJson())},
+                     {QStringLiteral("policy_version"), record.policyVersion},
+                     {QStringLiteral("created_at"), record.createdAt},
+                     {QStringLiteral("last_active_at"), record.lastActiveAt},
+                     // An ended container has no deadline left: 0, as for ended_at of one that lives.
+                     {QStringLiteral("expires_at"), record.endedAt == 0 ? record.expiresAt : 0},
+                     {QStringLiteral("ended_at"), record.endedAt},
+                     {QStringLiteral("time_scale"), record.timeScale},
+                     {QStringLiteral("memory_limit"), static_cast<qint64>(policy.memoryLimitBytes)},
+                     {QStringLiteral("limits_enforced"), container.limitsEnforced},
+                     {QStringLiteral("active_runs"), container.activeRuns}};
     // Files are memory: shown beside the limit, so that "out of memory" with files filling it reads so.
     if (container.workspaceBytes)
         json.insert(QStringLiteral("workspace_bytes"), *container.workspaceBytes);

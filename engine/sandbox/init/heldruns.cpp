@@ -10,6 +10,8 @@
 
 namespace Cordon::Isolation {
 
+std::uint32_t answeredProtocolVersion = InitProtocolVersion;
+
 namespace {
 
 constexpr int HandOverTimeoutSeconds = 5;
@@ -177,6 +179,7 @@ bool handOver(int connection, const AdoptionHandles &adoption, std::vector<HeldP
     // Whatever version the engine speaks, the reply starts the same way; an engine of another version
     // reads the directories, saves the workspace and ends the container.
     AdoptReply reply;
+    reply.protocolVersion = answeredProtocolVersion;
     reply.handBackCount = static_cast<std::uint32_t>(adoption.handBack.size());
     reply.proxyListener = adoption.proxyListener >= 0;
     reply.heldRuns = static_cast<std::uint32_t>(runs.size());

@@ -68,6 +68,10 @@ void readHeldOutput(std::vector<HeldProcess> &runs, const std::vector<pollfd> &f
 // The peer on `connection` has the engine's uid and lives outside the container's pid namespace (a process
 // inside could never reach the socket's path; this holds even if it did).
 bool isOurEngine(int connection, std::uint32_t engineUid);
+
+// The version handOver() answers with: InitProtocolVersion, except in the test build that stands in for
+// another package's cordon-init (tests/upgrade/CMakeLists.txt).
+extern std::uint32_t answeredProtocolVersion;
 // Reads the engine's Adopt and sends it everything: AdoptReply with the directories and the proxy
 // listener, each run with its open read ends and buffered output, AdoptDone. A send that takes longer than a
 // few seconds fails it: cordon-init must go back to reaping. On success the buffers are let go.
