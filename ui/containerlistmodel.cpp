@@ -122,6 +122,11 @@ QVariant ContainerListModel::data(const QModelIndex &index, int role) const
             return tr("%1 (Copy Container ID copies it whole)").arg(idOf(container));
         if (index.column() == StateColumn && runningCode(container))
             return tr("%1, running code now").arg(stateText(stateOf(container)));
+        if (index.column() == IdleColumn && hasDeadline(container) &&
+            container.contains(QStringLiteral("grace_since")))
+            return tr("Grace period: idle past its deadline while no daemon ran; deleted with its files "
+                      "after %1 more without activity")
+                .arg(Format::countdown(remainingMs(container)));
         if (index.column() == IdleColumn && hasDeadline(container))
             return tr("Deleted with its files after %1 more without activity")
                 .arg(Format::countdown(remainingMs(container)));

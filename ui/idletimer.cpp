@@ -143,15 +143,22 @@ void IdleTimer::refresh()
             countdownPalette.setColor(QPalette::WindowText, WarningColour);
         const QString when =
             QDateTime::fromMSecsSinceEpoch(m_clock() + left).toString(QStringLiteral("HH:mm:ss"));
-        m_state->setText(m_warning
-                             ? tr("Expires soon, at %1: its files will be deleted unless it is used or kept "
-                                  "alive.")
-                                   .arg(when)
-                         : state == QLatin1String("stopped")
-                             ? tr("Stopped. Files are kept until %1 unless it is used.").arg(when)
-                             : tr("Deleted with its files at %1 if nothing happens in it. Every run "
-                                  "counts as activity.")
-                                   .arg(when));
+        // Its deadline passed while no daemon ran: said first, since the countdown is the grace period.
+        const bool inGrace = m_container.contains(QStringLiteral("grace_since"));
+        if (inGrace)
+            m_warning = true;
+        m_state->setText(
+            inGrace ? tr("Grace period: it was idle past its deadline while no daemon ran. Its files "
+                         "are deleted at %1 unless it is used or kept alive.")
+                          .arg(when)
+            : m_warning ? tr("Expires soon, at %1: its files will be deleted unless it is used or kept "
+                             "alive.")
+                              .arg(when)
+            : state == QLatin1String("stopped")
+                ? tr("Stopped. Files are kept until %1 unless it is used.").arg(when)
+                : tr("Deleted with its files at %1 if nothing happens in it. Every run "
+                     "counts as activity.")
+                      .arg(when));
         m_keepAlive->setEnabled(m_keepAliveEnabled);
     } else {
         m_warning = false;

@@ -572,6 +572,8 @@ void MainWindow::onSubscribed(const QJsonObject &snapshot)
                                    m_model->update(container);
                            }
                        });
+    for (const QJsonValue &container : snapshot.value(QStringLiteral("containers")).toArray())
+        notifyGrace(container.toObject());
     m_haveList = true;
     m_timeScale = m_connection->helloResult().value(QStringLiteral("time_scale")).toDouble(1);
     {
@@ -628,9 +630,34 @@ void MainWindow::notifyExpiring(const QString &id, qint64 expiresAt)
     m_expiryWarnings.insert(id, expiresAt);
 }
 
+// A container whose idle deadline passed while no daemon ran is in its grace period: the desktop says so
+// once, with Keep Alive, since the workbench was likely closed when it began.
+void MainWindow::notifyGrace(const QJsonObject &container)
+{
+    const QString id = container.value(QStringLiteral("id")).toString();
+    const qint64 since = container.value(QStringLiteral("grace_since")).toInteger();
+    if (since <= 0 || m_graceNotified.value(id) == since)
+        return;
+    m_graceNotified.insert(id, since);
+    const qint64 expiresAt = container.value(QStringLiteral("expires_at")).toInteger();
+    const QString name = Format::displayName(container.value(QStringLiteral("name")).toString());
+    statusBar()->showMessage(
+        tr("“%1” was idle past its deadline while no daemon ran: a grace period keeps its files for now.")
+            .arg(name),
+        10000);
+    m_notifier->notify(
+        id, tr("“%1” is in its grace period").arg(name),
+        tr("It was idle past its deadline while no daemon ran. Its files are deleted in %1 unless it is "
+           "used or kept alive.")
+            .arg(Format::countdown(qMax<qint64>(0, expiresAt - QDateTime::currentMSecsSinceEpoch()))),
+        {{QStringLiteral("keep-alive"), tr("Keep Alive")}, {QStringLiteral("default"), tr("Show")}});
+    m_expiryWarnings.insert(id, expiresAt);
+}
+
 void MainWindow::onContainerChanged(const QJsonObject &container)
 {
     m_model->update(container);
+    notifyGrace(container);
     const QString id = container.value(QStringLiteral("id")).toString();
     const auto warning = m_expiryWarnings.constFind(id);
     if (warning == m_expiryWarnings.cend())

@@ -103,6 +103,7 @@ private:
     void onEvent(const QString &name, const QJsonObject &payload);
     void onCurrentChanged();
     void onContainerChanged(const QJsonObject &container);
+    void notifyGrace(const QJsonObject &container);
     void notifyExpiring(const QString &id, qint64 expiresAt);
     // Creates a 1 GiB container named "demo" and hands its id on.
     void createDemo(std::function<void(const QString &id)> then);
@@ -131,6 +132,7 @@ private:
     double m_timeScale = 1;
     DesktopNotifier *m_notifier;
     QHash<QString, qint64> m_expiryWarnings; // container id -> the deadline a notification warned of
+    QHash<QString, qint64> m_graceNotified;  // container id -> the grace period (grace_since) announced
 
     ConnectionBanner *m_banner;
     QSplitter *m_mainSplitter;

@@ -90,6 +90,9 @@ QString describeExpiry(const QJsonObject &container, qint64 nowMs)
     const qint64 expiresAt = container.value(QStringLiteral("expires_at")).toInteger();
     if (expiresAt <= nowMs)
         return QStringLiteral("expiring");
+    // Its deadline passed while no daemon ran: what is left is the grace period, which a use ends.
+    if (container.contains(QStringLiteral("grace_since")))
+        return formatSpan(expiresAt - nowMs) + QStringLiteral(" (grace)");
     return formatSpan(expiresAt - nowMs);
 }
 

@@ -381,6 +381,7 @@ std::optional<ContainerSnapshot> ContainerManager::oneShotSnapshot(const QString
                              attached ? ContainerState::Running : ContainerState::Deleted,
                              false,
                              0,
+                             std::nullopt,
                              std::nullopt};
 }
 
@@ -493,6 +494,7 @@ bool ContainerManager::touch(Entry &entry)
     entry.record.lastActiveAt = at;
     entry.record.expiresAt = at + idleMillis(entry);
     entry.warned = false;
+    entry.graceSince.reset();
     entry.activeSinceCheckpoint = true;
     if (persistNow)
         persist(entry);
@@ -536,7 +538,8 @@ Store::EventRecord ContainerManager::storeEvent(const QString &containerId, cons
 ContainerSnapshot ContainerManager::snapshot(const Entry &entry) const
 {
     return {entry.record,        entry.container->policy(),     entry.container->state(),
-            m_cgroup != nullptr, entry.container->activeRuns(), entry.container->workspaceBytes()};
+            m_cgroup != nullptr, entry.container->activeRuns(), entry.container->workspaceBytes(),
+            entry.graceSince};
 }
 
 void ContainerManager::expire(Entry &entry, bool whileDown)

@@ -85,6 +85,8 @@ struct ContainerSnapshot
     int activeRuns = 0;
     // What the files of its in-memory workspace hold (charged to its memory), while it runs.
     std::optional<qint64> workspaceBytes;
+    // Set while it is in a grace period: when its idle deadline passed while no daemon ran.
+    std::optional<qint64> graceSince;
 };
 
 // A run's egress decisions, counted from the recorded network.* events.
@@ -347,6 +349,9 @@ private:
         std::unique_ptr<Container> container;
         Store::ContainerRecord record;
         bool warned = false; // expiring_soon sent for the current idle period
+        // When its idle deadline passed while no daemon ran: it is in its grace period (deferExpiry())
+        // until it is used or kept alive.
+        std::optional<qint64> graceSince;
         std::deque<MemorySample> samples;
         QHash<QString, QJsonObject> inputs; // name -> {path, sha256, size}, for run attribution
         QHash<QString, QString> outputs;    // path -> sha256 after the last run, to find what a run produced

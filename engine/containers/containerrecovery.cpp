@@ -106,6 +106,7 @@ void ContainerManager::deferExpiry(Entry &entry)
     const qint64 passedAt = entry.record.expiresAt;
     entry.record.expiresAt = now() + grace;
     entry.warned = false;
+    entry.graceSince = passedAt;
     recordEvent(entry.record.id, {}, QStringLiteral("container.expiry_deferred"),
                 {{QStringLiteral("deadline_passed_at"), passedAt},
                  {QStringLiteral("expires_at"), entry.record.expiresAt},

@@ -156,6 +156,40 @@ private Q_SLOTS:
         QVERIFY(expired.actions.isEmpty());
     }
 
+    // Idle past its deadline while no daemon ran: the next daemon gives it a grace period, and the
+    // workbench opened afterwards announces it once on the desktop, with Keep Alive, which ends it.
+    void aGracePeriodIsAnnouncedWithKeepAlive()
+    {
+        const QString id = createContainer(QStringLiteral("grace-demo"), 1); // 1 s at 60x
+        QVERIFY(!id.isEmpty());
+        m_window.reset();
+        QVERIFY(m_daemon.stop());
+        QTest::qWait(1500);
+        // 600 scaled seconds of grace: 10 s.
+        QVERIFY(m_daemon.start({QStringLiteral("--time-scale"), QStringLiteral("60"),
+                                QStringLiteral("--expiring-soon"), QStringLiteral("60")}));
+        m_window = CordonGuiTest::openConnectedWindow();
+        QVERIFY(m_window);
+        QVERIFY(container(id).contains(QStringLiteral("grace_since")));
+        QTRY_VERIFY_WITH_TIMEOUT(lastNoticeMatching(QStringLiteral("“grace-demo” is in its grace period")),
+                                 5000);
+        const FakeNotificationServer::Notice notice =
+            *lastNoticeMatching(QStringLiteral("“grace-demo” is in its grace period"));
+        QVERIFY2(notice.body.contains(QStringLiteral("while no daemon ran")), qPrintable(notice.body));
+        QVERIFY(notice.actions.contains(QStringLiteral("keep-alive")));
+        const qsizetype announced = m_server.notices.size();
+
+        QDBusMessage pressed = QDBusMessage::createSignal(NotificationsPath, NotificationsInterface,
+                                                          QStringLiteral("ActionInvoked"));
+        pressed << notice.id << QStringLiteral("keep-alive");
+        QVERIFY(m_serverBus->send(pressed));
+        QTRY_VERIFY_WITH_TIMEOUT(!container(id).contains(QStringLiteral("grace_since")), 5000);
+        QCOMPARE(container(id).value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+        // Announced once: the update that ended it brings no second notice of it.
+        for (qsizetype i = announced; i < m_server.notices.size(); ++i)
+            QVERIFY(!m_server.notices.at(i).summary.contains(QStringLiteral("grace period")));
+    }
+
 private:
     CordonTest::DaemonFixture m_daemon;
     FakeNotificationServer m_server;

@@ -754,6 +754,13 @@ private Q_SLOTS:
         QTest::qWait(500);
         QVERIFY(m_daemon.start());
         QCOMPARE(state(longer), QStringLiteral("running")); // started again, as the daemon's stop left it
+        // Clients see that it is in its grace period (cordon ls, the workbench's list and notification).
+        auto inGrace = m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), longer}});
+        QVERIFY_RESULT(inGrace);
+        const qint64 graceSince = inGrace->value(QStringLiteral("container"))
+                                      .toObject()
+                                      .value(QStringLiteral("grace_since"))
+                                      .toInteger();
         QVERIFY(QFileInfo::exists(Cordon::toQt(Cordon::Containers::dataDirectory()) +
                                   QStringLiteral("/containers/") + longer));
         auto deferred =
@@ -765,6 +772,7 @@ private Q_SLOTS:
         QCOMPARE(notices.size(), 1);
         const QJsonObject notice = notices.first().toObject().value(QStringLiteral("detail")).toObject();
         QCOMPARE(notice.value(QStringLiteral("grace_ms")).toInteger(), 1000);
+        QCOMPARE(graceSince, notice.value(QStringLiteral("deadline_passed_at")).toInteger());
         QCOMPARE(notice.value(QStringLiteral("expires_at")).toInteger(), expiresAt(longer));
         QTRY_COMPARE_WITH_TIMEOUT(state(longer), QStringLiteral("expired"), 5000);
         QVERIFY(!QFileInfo::exists(Cordon::toQt(Cordon::Containers::dataDirectory()) +

@@ -26,6 +26,9 @@ QJsonObject containerToJson(const Containers::ContainerSnapshot &container)
     // Files are memory: shown beside the limit, so that "out of memory" with files filling it reads so.
     if (container.workspaceBytes)
         json.insert(QStringLiteral("workspace_bytes"), *container.workspaceBytes);
+    // Its idle deadline passed while no daemon ran; it is kept until expires_at unless used or kept alive.
+    if (container.graceSince)
+        json.insert(QStringLiteral("grace_since"), *container.graceSince);
     return json;
 }
 
