@@ -9,8 +9,9 @@ namespace {
 
 // The rows that applied are read from the report (a report made before "not_applicable" has every row
 // applied): no column of the table had to change for them.
-constexpr char SummaryColumns[] = "id, created_at, policy_version, verdict, rows, go_rows, key_id, "
-                                  "coalesce(json_extract(report, '$.rows_applied'), rows)";
+constexpr char SummaryColumns[] =
+    "id, created_at, policy_version, verdict, rows, go_rows, key_id, "
+    "CASE WHEN json_valid(report) THEN coalesce(json_extract(report, '$.rows_applied'), rows) ELSE rows END";
 
 AuditRecord decodeSummary(const Statement &stmt)
 {

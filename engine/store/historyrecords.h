@@ -140,10 +140,10 @@ struct AuditRecord
     QString policyVersion;
     QString verdict; // go, no_go
     int rows = 0;
-    int rowsApplied = 0; // read from the report: rows whose verdict is not not_applicable
     int goRows = 0;
     QString keyId; // the signing key's id; empty while unsigned
     QByteArray report;
+    int rowsApplied = 0; // read from the report: rows whose verdict is not not_applicable
 };
 
 template<typename T> struct Page
