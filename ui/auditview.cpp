@@ -43,12 +43,18 @@ constexpr int RunIdRole = Qt::UserRole + 1;
 
 QString verdictText(const QString &verdict)
 {
-    return verdict == QLatin1String("go") ? AuditView::tr("Go") : AuditView::tr("No-Go");
+    if (verdict == QLatin1String("go"))
+        return AuditView::tr("Go");
+    return verdict == QLatin1String("not_applicable") ? AuditView::tr("Not applicable")
+                                                      : AuditView::tr("No-Go");
 }
 
+// A row that could not apply is grey: neither the green of Go nor the red of No-Go.
 QColor verdictColor(const QString &verdict)
 {
-    return verdict == QLatin1String("go") ? QColor(0x1a, 0x7f, 0x37) : QColor(0xb4, 0x23, 0x18);
+    if (verdict == QLatin1String("go"))
+        return QColor(0x1a, 0x7f, 0x37);
+    return verdict == QLatin1String("not_applicable") ? QColor(0x57, 0x60, 0x6a) : QColor(0xb4, 0x23, 0x18);
 }
 
 QString policyFileText(const QString &path, QJsonObject *policy, QString *error)
@@ -353,10 +359,13 @@ void AuditView::showReport(const QJsonObject &report)
     m_rows->clear();
     const QJsonArray rows = report.value(QStringLiteral("rows")).toArray();
     int go = 0;
+    int applied = 0;
     for (const QJsonValue &value : rows) {
         auto *item = new QTreeWidgetItem(m_rows);
         fillRow(item, value.toObject());
-        go += value.toObject().value(QStringLiteral("verdict")).toString() == QLatin1String("go") ? 1 : 0;
+        const QString rowVerdict = value.toObject().value(QStringLiteral("verdict")).toString();
+        go += rowVerdict == QLatin1String("go") ? 1 : 0;
+        applied += rowVerdict == QLatin1String("not_applicable") ? 0 : 1;
     }
     m_progress->setRange(0, int(rows.size()));
     m_progress->setValue(int(rows.size()));
@@ -366,11 +375,14 @@ void AuditView::showReport(const QJsonObject &report)
     m_decision->setCurrentIndex(m_decision->findData(
         signedDecision.isEmpty() ? report.value(QStringLiteral("verdict")).toString() : signedDecision));
     const QString verdict = report.value(QStringLiteral("verdict")).toString();
-    setStatus(tr("<b style=\"color:%1\">%2</b>: %3 of %4 rows Go. Report %5, kept in the history.")
+    const QString notApplicable =
+        applied == rows.size() ? QString()
+                               : tr(", %1 not applicable under this policy").arg(rows.size() - applied);
+    setStatus(tr("<b style=\"color:%1\">%2</b>: %3 of %4 rows Go%5. Report %6, kept in the history.")
                   .arg(verdictColor(verdict).name(), verdictText(verdict))
                   .arg(go)
-                  .arg(rows.size())
-                  .arg(report.value(QStringLiteral("id")).toString()));
+                  .arg(applied)
+                  .arg(notApplicable, report.value(QStringLiteral("id")).toString()));
     updateState();
 }
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -38,7 +39,7 @@ static int usage(void)
     fputs("usage: cordon-audit-probe write PATH | exists PATH | connect IPV4 PORT | proxy HOST PORT |\n"
           "       interfaces | rights | processes | alloc MIB | fork N | spew BYTES | fill PATH | sleep "
           "SECONDS |\n"
-          "       leak NAME OUTPUT_PATH | symlink TARGET PATH | fifo PATH\n",
+          "       leak NAME OUTPUT_PATH | leak-encoded NAME OUTPUT_PATH | symlink TARGET PATH | fifo PATH\n",
           stderr);
     return 2;
 }
@@ -229,6 +230,21 @@ static int probeRights(void)
     // Not only the mode: a call the profile denies, which succeeds without it (unshare of nothing is a no-op
     // that any process may make), shows that the filter in force is the one that refuses.
     printf("unshare: %s\n", unshare(0) == 0 ? "ok" : errnoName(errno));
+    // ptrace of a process of the same container (a child, which Yama's default scope allows): the profile
+    // refuses it unless the policy sets allow_ptrace.
+    const pid_t child = fork();
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    if (child < 0) {
+        printf("ptrace: fork %s\n", errnoName(errno));
+        return 0;
+    }
+    const long attached = ptrace(PTRACE_SEIZE, child, NULL, NULL);
+    printf("ptrace: %s\n", attached == 0 ? "ok" : errnoName(errno));
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
     return 0;
 }
 
@@ -411,6 +427,107 @@ static int probeLeak(const char *name, const char *outputPath)
     return 1;
 }
 
+static void printHex(const char *label, const unsigned char *value, size_t size, const char *digits)
+{
+    printf("form %s: ", label);
+    for (size_t i = 0; i < size; ++i)
+        printf("%c%c", digits[value[i] >> 4], digits[value[i] & 15]);
+    putchar('\n');
+}
+
+// Base64 of `prefixSize` bytes 'x' and the value: the value at each of the three alignments it can have
+// inside a longer encoded text.
+static void printBase64(const char *label, const unsigned char *value, size_t size, size_t prefixSize,
+                        const char *alphabet)
+{
+    unsigned char bytes[4200];
+    if (size + prefixSize > sizeof bytes)
+        return;
+    memset(bytes, 'x', prefixSize);
+    memcpy(bytes + prefixSize, value, size);
+    const size_t total = size + prefixSize;
+    printf("form %s: ", label);
+    for (size_t i = 0; i < total; i += 3) {
+        const unsigned a = bytes[i], b = i + 1 < total ? bytes[i + 1] : 0,
+                       c = i + 2 < total ? bytes[i + 2] : 0;
+        putchar(alphabet[a >> 2]);
+        putchar(alphabet[((a & 3) << 4) | (b >> 4)]);
+        putchar(i + 1 < total ? alphabet[((b & 15) << 2) | (c >> 6)] : '=');
+        putchar(i + 2 < total ? alphabet[c & 63] : '=');
+    }
+    putchar('\n');
+}
+
+static void printPercent(const char *label, const unsigned char *value, size_t size, const char *digits)
+{
+    printf("form %s: ", label);
+    for (size_t i = 0; i < size; ++i) {
+        const unsigned char c = value[i];
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("-._~", c))
+            putchar(c);
+        else
+            printf("%%%c%c", digits[c >> 4], digits[c & 15]);
+    }
+    putchar('\n');
+}
+
+// JSON string escaping as common encoders write it: `"`, `\` and control bytes escaped; with `unicode`,
+// every non-ASCII character as \uXXXX (Python's json.dumps); with `slash`, `/` as `\/` (PHP).
+static void printJson(const char *label, const unsigned char *value, size_t size, int unicode, int slash)
+{
+    printf("form %s: ", label);
+    for (size_t i = 0; i < size; ++i) {
+        const unsigned char c = value[i];
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c == '/' && slash)
+            fputs("\\/", stdout);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else if (c >= 0xc0 && c < 0xe0 && unicode && i + 1 < size) {
+            printf("\\u%04x", ((c & 0x1f) << 6) | (value[i + 1] & 0x3f));
+            ++i;
+        } else
+            putchar(c);
+    }
+    putchar('\n');
+}
+
+// The leak probe, then the value in every form the masker documents (docs/secrets.md), one `form` line each:
+// every one must be kept masked.
+static int probeLeakEncoded(const char *name, const char *outputPath)
+{
+    const int status = probeLeak(name, outputPath);
+    const char *value = getenv(name);
+    if (value == NULL)
+        return status;
+    const unsigned char *bytes = (const unsigned char *)value;
+    const size_t size = strlen(value);
+    unsigned char lower[4096];
+    if (size < sizeof lower) {
+        for (size_t i = 0; i < size; ++i)
+            lower[i] = bytes[i] >= 'A' && bytes[i] <= 'Z' ? bytes[i] + 32 : bytes[i];
+        lower[size] = 0;
+        printf("form lower: %s\n", (const char *)lower);
+    }
+    printJson("json", bytes, size, 0, 0);
+    printJson("json-unicode", bytes, size, 1, 0);
+    printJson("json-slash", bytes, size, 0, 1);
+    printPercent("percent", bytes, size, "0123456789ABCDEF");
+    printPercent("percent-lower", bytes, size, "0123456789abcdef");
+    printHex("hex", bytes, size, "0123456789abcdef");
+    printHex("hex-upper", bytes, size, "0123456789ABCDEF");
+    static const char standard[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static const char urlSafe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const char *labels[2][3] = {{"base64-0", "base64-1", "base64-2"},
+                                {"base64url-0", "base64url-1", "base64url-2"}};
+    for (size_t prefix = 0; prefix < 3; ++prefix) {
+        printBase64(labels[0][prefix], bytes, size, prefix, standard);
+        printBase64(labels[1][prefix], bytes, size, prefix, urlSafe);
+    }
+    return status;
+}
+
 static int probeSymlink(const char *target, const char *path)
 {
     printf("symlink: %s\n", errnoName(symlink(target, path) == 0 ? 0 : errno));
@@ -433,6 +550,8 @@ int main(int argc, char **argv)
         return probeWrite(argv[2]);
     if (argc == 3 && strcmp(probe, "exists") == 0)
         return probeExists(argv[2]);
+    if (argc == 4 && strcmp(probe, "leak-encoded") == 0)
+        return probeLeakEncoded(argv[2], argv[3]);
     if (argc == 4 && strcmp(probe, "connect") == 0)
         return probeConnect(argv[2], argv[3]);
     if (argc == 4 && strcmp(probe, "proxy") == 0)

@@ -2,7 +2,7 @@
 // cordon audit: the Go/No-Go audit (docs/audit.md).
 //   cordon audit --policy FILE | --container REF [--out DIR] [--json] [--row PREFIX]...
 //   cordon audit sign REPORT --name N --role R --decision go|no_go [--date YYYY-MM-DD] [--out DIR] [--json]
-//   cordon audit verify REPORT.json [--json]
+//   cordon audit verify REPORT.json [--key ID] [--keyring FILE] [--json]   (auditverify.h)
 //   cordon audit ls [--json]
 //   cordon audit show ID [--out DIR] [--json]
 // The audit creates fresh containers from the policy, runs every claim as a live probe, prints each row as it
@@ -10,6 +10,7 @@
 // for Go, 1 for No-Go, 130 when Ctrl-C stopped it (143 for SIGTERM): the row under way ends, the rows left
 // are No-Go as cancelled, and the audit's containers, keys and daemon are removed before it exits. Signing
 // happens in the daemon, with the user's key from the secret store.
+#include "auditverify.h"
 #include "cliformat.h"
 #include "clioutput.h"
 #include "cliparse.h"
@@ -96,64 +97,21 @@ Result<> writeFile(const QString &path, const std::string &content)
     return {};
 }
 
+QString verdictLabel(const QString &verdict)
+{
+    if (verdict == QLatin1String("go"))
+        return QStringLiteral("GO   ");
+    return verdict == QLatin1String("not_applicable") ? QStringLiteral("N/A  ") : QStringLiteral("NO-GO");
+}
+
 QString rowLine(const QJsonObject &row)
 {
-    const bool go = row.value(QStringLiteral("verdict")).toString() == QLatin1String("go");
     return QStringLiteral("%1  %2  %3 (%4 ms)\n        %5\n")
-        .arg(go ? QStringLiteral("GO   ") : QStringLiteral("NO-GO"),
+        .arg(verdictLabel(row.value(QStringLiteral("verdict")).toString()),
              row.value(QStringLiteral("id")).toString().leftJustified(29),
              row.value(QStringLiteral("title")).toString())
         .arg(row.value(QStringLiteral("duration_ms")).toInteger())
         .arg(row.value(QStringLiteral("reason")).toString());
-}
-
-// `expectedKey`: the signer's key id the reviewer trusts; a report signed with any other key is not accepted
-// (anyone can sign an edited report with a key of their own).
-int verifyCommand(const QString &path, const QString &expectedKey, bool json)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return reportError(
-            fail(QStringLiteral("audit.bad_report"), QStringLiteral("%1: %2").arg(path, file.errorString()))
-                .value());
-    auto document = Json::read(toPlain(file.readAll()));
-    if (!document)
-        return reportError(document.error().wrap(toPlain(path)));
-    auto verification = Audit::verifyReport(*document);
-    if (!verification)
-        return reportError(verification.error().wrap(toPlain(path)));
-    QJsonArray altered;
-    for (const std::string &row : verification->alteredRows)
-        altered.append(toQt(row));
-    const bool keyAccepted = expectedKey.isEmpty() || toQt(verification->keyId) == expectedKey;
-    const bool intact = verification->intact() && keyAccepted;
-    if (json) {
-        printJson(QJsonObject{{QStringLiteral("signed"), verification->isSigned},
-                              {QStringLiteral("signature_valid"), verification->signatureValid},
-                              {QStringLiteral("key_id"), toQt(verification->keyId)},
-                              {QStringLiteral("altered_rows"), altered},
-                              {QStringLiteral("key_accepted"), keyAccepted},
-                              {QStringLiteral("intact"), intact}});
-    } else if (intact) {
-        printOut(QStringLiteral("%1: intact, signed by key %2%3\n")
-                     .arg(path, toQt(verification->keyId),
-                          expectedKey.isEmpty() ? QStringLiteral(" (give --key to require the signer's key)")
-                                                : QStringLiteral(", the key expected")));
-    } else {
-        QString why = !verification->isSigned ? QStringLiteral("it is not signed")
-                      : !verification->signatureValid
-                          ? QStringLiteral("the signature does not match its content")
-                          : QString();
-        for (const QJsonValue &row : altered)
-            why += (why.isEmpty() ? QString() : QStringLiteral("; ")) +
-                   QStringLiteral("the evidence of row %1 was altered").arg(row.toString());
-        if (!keyAccepted)
-            why += (why.isEmpty() ? QString() : QStringLiteral("; ")) +
-                   QStringLiteral("it is signed with key %1, not %2")
-                       .arg(toQt(verification->keyId), expectedKey);
-        printErr(QStringLiteral("%1: NOT intact: %2\n").arg(path, why));
-    }
-    return intact ? 0 : 1;
 }
 
 // Writes the report as audit-ID.json, .md and .html in `directory`; the base path.
@@ -273,20 +231,26 @@ int listCommand(bool json)
     }
     Table table({QStringLiteral("ID"), QStringLiteral("WHEN"), QStringLiteral("VERDICT"),
                  QStringLiteral("ROWS GO"), QStringLiteral("SIGNED"), QStringLiteral("POLICY")});
+    // ROWS GO counts against the rows that applied: "18/18 (21)" when three could not apply.
     for (const QJsonValue &value : audits) {
         const QJsonObject audit = value.toObject();
-        table.addRow({audit.value(QStringLiteral("id")).toString(),
-                      formatTime(audit.value(QStringLiteral("created_at")).toInteger()),
-                      audit.value(QStringLiteral("verdict")).toString() == QLatin1String("go")
-                          ? QStringLiteral("Go")
-                          : QStringLiteral("No-Go"),
-                      QStringLiteral("%1/%2")
-                          .arg(audit.value(QStringLiteral("go_rows")).toInteger())
-                          .arg(audit.value(QStringLiteral("rows")).toInteger()),
-                      audit.value(QStringLiteral("key_id")).toString().isEmpty()
-                          ? QStringLiteral("-")
-                          : audit.value(QStringLiteral("key_id")).toString(),
-                      audit.value(QStringLiteral("policy_version")).toString().left(12)});
+        table.addRow(
+            {audit.value(QStringLiteral("id")).toString(),
+             formatTime(audit.value(QStringLiteral("created_at")).toInteger()),
+             audit.value(QStringLiteral("verdict")).toString() == QLatin1String("go")
+                 ? QStringLiteral("Go")
+                 : QStringLiteral("No-Go"),
+             QStringLiteral("%1/%2%3")
+                 .arg(audit.value(QStringLiteral("go_rows")).toInteger())
+                 .arg(audit.value(QStringLiteral("rows_applied")).toInteger())
+                 .arg(audit.value(QStringLiteral("rows_applied")).toInteger() ==
+                              audit.value(QStringLiteral("rows")).toInteger()
+                          ? QString()
+                          : QStringLiteral(" (%1)").arg(audit.value(QStringLiteral("rows")).toInteger())),
+             audit.value(QStringLiteral("key_id")).toString().isEmpty()
+                 ? QStringLiteral("-")
+                 : audit.value(QStringLiteral("key_id")).toString(),
+             audit.value(QStringLiteral("policy_version")).toString().left(12)});
     }
     printOut(table.toString());
     return 0;
@@ -333,7 +297,8 @@ int auditCommand(const QStringList &arguments)
         "  cordon audit --container REF              audit the policy of an existing container\n"
         "  cordon audit sign REPORT --name N --role R --decision go|no_go [--date D]\n"
         "                                            sign a report (a file, signed in place, or an id)\n"
-        "  cordon audit verify REPORT.json           check a report's signature and evidence hashes\n"
+        "  cordon audit verify REPORT.json           check a report's evidence hashes and that a key of the\n"
+        "                                            reviewers' keyring (or --key) signed it\n"
         "  cordon audit ls                           the audits in the history\n"
         "  cordon audit show ID [--out DIR]          one of them, as Markdown or exported"));
     parser.addHelpOption();
@@ -362,8 +327,12 @@ int auditCommand(const QStringList &arguments)
     const QCommandLineOption keyOption(
         QStringLiteral("key"), QStringLiteral("verify: accept only a signature by this key id (ak-...)."),
         QStringLiteral("key id"));
+    const QCommandLineOption keyringOption(
+        QStringLiteral("keyring"),
+        QStringLiteral("verify: the reviewers' keyring (default: $XDG_CONFIG_HOME/cordon/audit-keyring)."),
+        QStringLiteral("file"));
     parser.addOptions({policyOption, containerOption, outOption, jsonOption, rowOption, nameOption,
-                       roleOption, decisionOption, dateOption, keyOption});
+                       roleOption, decisionOption, dateOption, keyOption, keyringOption});
     parser.addPositionalArgument(QStringLiteral("action"), QStringLiteral("sign, verify, ls or show."),
                                  QStringLiteral("[sign|verify|ls|show ...]"));
     if (auto done = parseCommandLine(parser, arguments, command))
@@ -380,14 +349,15 @@ int auditCommand(const QStringList &arguments)
                               QStringLiteral("--policy, --container and --row run an audit; `%1` takes "
                                              "none of them")
                                   .arg(action));
-        if (parser.isSet(keyOption) && action != QLatin1String("verify"))
-            return usageError(command, QStringLiteral("--key is for `verify`"));
+        if ((parser.isSet(keyOption) || parser.isSet(keyringOption)) && action != QLatin1String("verify"))
+            return usageError(command, QStringLiteral("--key and --keyring are for `verify`"));
         if (signs && action != QLatin1String("sign"))
             return usageError(command,
                               QStringLiteral("--name, --role, --decision and --date are for `sign`"));
         const bool one = positional.size() == 2;
         if (action == QLatin1String("verify") && one && !parser.isSet(outOption))
-            return verifyCommand(positional.value(1), parser.value(keyOption), json);
+            return auditVerifyCommand(positional.value(1), parser.value(keyOption),
+                                      parser.value(keyringOption), json);
         if (action == QLatin1String("sign") && one)
             return signCommand(positional.value(1), parser, json);
         if (action == QLatin1String("ls") && positional.size() == 1 && !parser.isSet(outOption))
@@ -400,8 +370,8 @@ int auditCommand(const QStringList &arguments)
     }
     if (signs)
         return usageError(command, QStringLiteral("--name, --role, --decision and --date are for `sign`"));
-    if (parser.isSet(keyOption))
-        return usageError(command, QStringLiteral("--key is for `verify`"));
+    if (parser.isSet(keyOption) || parser.isSet(keyringOption))
+        return usageError(command, QStringLiteral("--key and --keyring are for `verify`"));
     if (parser.isSet(policyOption) == parser.isSet(containerOption))
         return usageError(command, QStringLiteral("give either --policy FILE or --container REF"));
 
@@ -462,15 +432,16 @@ int auditCommand(const QStringList &arguments)
     }
     const bool go = report->verdict() == Audit::Verdict::Go;
     if (!json) {
-        int goRows = 0;
-        for (const Audit::AuditRow &row : report->rows)
-            goRows += row.verdict == Audit::Verdict::Go ? 1 : 0;
-        printOut(
-            QStringLiteral("%1: %2 of %3 rows Go (policy %4); kept as %5: `cordon audit sign %5` signs it\n")
-                .arg(go ? QStringLiteral("GO") : QStringLiteral("NO-GO"))
-                .arg(goRows)
-                .arg(report->rows.size())
-                .arg(toQt(report->policyVersion), toQt(report->id)));
+        const int notApplicable = int(report->rows.size()) - report->appliedRows();
+        printOut(QStringLiteral(
+                     "%1: %2 of %3 rows Go%4 (policy %5); kept as %6: `cordon audit sign %6` signs it\n")
+                     .arg(go ? QStringLiteral("GO") : QStringLiteral("NO-GO"))
+                     .arg(report->goRows())
+                     .arg(report->appliedRows())
+                     .arg(notApplicable == 0
+                              ? QString()
+                              : QStringLiteral(", %1 not applicable under this policy").arg(notApplicable))
+                     .arg(toQt(report->policyVersion), toQt(report->id)));
     }
     if (interruptedBy != 0)
         return 128 + interruptedBy;

@@ -29,6 +29,8 @@ std::optional<Verdict> verdictFromName(const std::string &name)
         return Verdict::Go;
     if (name == verdictName(Verdict::NoGo))
         return Verdict::NoGo;
+    if (name == verdictName(Verdict::NotApplicable))
+        return Verdict::NotApplicable;
     return std::nullopt;
 }
 
@@ -46,7 +48,15 @@ Result<> readText(const Json &object, const char *key, const std::string &where,
 
 const char *verdictName(Verdict verdict)
 {
-    return verdict == Verdict::Go ? "go" : "no_go";
+    switch (verdict) {
+    case Verdict::Go:
+        return "go";
+    case Verdict::NotApplicable:
+        return "not_applicable";
+    case Verdict::NoGo:
+        break;
+    }
+    return "no_go";
 }
 
 std::string AuditRow::evidenceSha256() const
@@ -56,9 +66,20 @@ std::string AuditRow::evidenceSha256() const
 
 Verdict AuditReport::verdict() const
 {
-    const bool allGo =
-        std::all_of(rows.begin(), rows.end(), [](const AuditRow &row) { return row.verdict == Verdict::Go; });
-    return !rows.empty() && allGo ? Verdict::Go : Verdict::NoGo;
+    // A report whose every row was not applicable proves nothing: No-Go.
+    return appliedRows() > 0 && goRows() == appliedRows() ? Verdict::Go : Verdict::NoGo;
+}
+
+int AuditReport::appliedRows() const
+{
+    return int(std::count_if(rows.begin(), rows.end(),
+                             [](const AuditRow &row) { return row.verdict != Verdict::NotApplicable; }));
+}
+
+int AuditReport::goRows() const
+{
+    return int(std::count_if(rows.begin(), rows.end(),
+                             [](const AuditRow &row) { return row.verdict == Verdict::Go; }));
 }
 
 Json AuditReport::toJson() const
@@ -81,6 +102,7 @@ Json AuditReport::toJson() const
                               {"host", std::move(host)},
                               {"policy", Json::object({{"text", policyText}, {"version", policyVersion}})},
                               {"verdict", verdictName(verdict())},
+                              {"rows_applied", appliedRows()},
                               {"rows", Json(std::move(rowItems))}});
     if (signOff)
         json.insert("sign_off", Json::object({{"name", signOff->name},
@@ -126,7 +148,7 @@ Result<AuditReport> AuditReport::fromJson(const Json &json)
         CORDON_TRY(readText(item, "reason", where, row.reason));
         const std::optional<Verdict> verdict = verdictFromName(item["verdict"].toString());
         if (!verdict)
-            return fail(badReport(where + "verdict must be \"go\" or \"no_go\""));
+            return fail(badReport(where + "verdict must be \"go\", \"no_go\" or \"not_applicable\""));
         row.verdict = *verdict;
         if (!item["duration_ms"].isExactInteger())
             return fail(badReport(where + "duration_ms is missing or not an integer"));

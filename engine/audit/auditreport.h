@@ -20,9 +20,12 @@ enum class Verdict
 {
     Go,   // the claim held, and the evidence shows it
     NoGo, // it did not, or it could not be shown on this host: never skipped silently
+    // The claim cannot apply under this policy (the allowed host of a policy without network): the reason
+    // says why. Never counted as Go: the report says how many rows applied.
+    NotApplicable,
 };
 
-const char *verdictName(Verdict verdict); // "go", "no_go"
+const char *verdictName(Verdict verdict); // "go", "no_go", "not_applicable"
 
 // One piece of what a row observed: a command and its exit status, an excerpt, an event id, a hash.
 struct Evidence
@@ -73,11 +76,15 @@ struct AuditReport
     std::optional<SignOff> signOff;
     std::optional<ReportSignature> signature;
 
-    // Go when there is at least one row and every row is Go.
+    // Go when at least one row applied and every row that applied is Go.
     Verdict verdict() const;
+    // The rows that applied (Go or No-Go), and those of them that are Go.
+    int appliedRows() const;
+    int goRows() const;
 
-    // {id, created_at, cordon_version, host: {..}, policy: {text, version}, verdict, rows: [{id, title,
-    // verdict, reason, duration_ms, evidence: [{label, text}], evidence_sha256}], sign_off?, signature?}.
+    // {id, created_at, cordon_version, host: {..}, policy: {text, version}, verdict, rows_applied, rows:
+    // [{id, title, verdict, reason, duration_ms, evidence: [{label, text}], evidence_sha256}], sign_off?,
+    // signature?}.
     Json toJson() const;
     // The same form read back: audit.bad_report naming what is wrong. The stored evidence hashes are not
     // checked here (verifyReport() does that).

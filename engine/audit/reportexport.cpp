@@ -9,7 +9,27 @@ namespace {
 
 std::string verdictWord(Verdict verdict)
 {
-    return verdict == Verdict::Go ? "Go" : "No-Go";
+    switch (verdict) {
+    case Verdict::Go:
+        return "Go";
+    case Verdict::NotApplicable:
+        return "Not applicable";
+    case Verdict::NoGo:
+        break;
+    }
+    return "No-Go";
+}
+
+std::string verdictClass(Verdict verdict)
+{
+    return verdict == Verdict::Go ? "go" : verdict == Verdict::NotApplicable ? "na" : "nogo";
+}
+
+// "19 of 21 rows applied, 19 Go": a row that could not apply is neither Go nor hidden.
+std::string appliedLine(const AuditReport &report)
+{
+    return std::to_string(report.appliedRows()) + " of " + std::to_string(report.rows.size()) +
+           " rows applied, " + std::to_string(report.goRows()) + " Go";
 }
 
 // Markdown table cells: a pipe or a line break would end the cell.
@@ -92,6 +112,7 @@ std::string reportMarkdown(const AuditReport &report)
     out += "- Date: " + report.createdAt + "\n";
     out += "- Cordon: " + report.cordonVersion + "\n";
     out += "- Policy version: `" + report.policyVersion + "`\n";
+    out += "- Rows: " + appliedLine(report) + "\n";
     out += "- Sign-off: " + signOffLine(report) + "\n";
     out += "- Signature: " + signatureLine(report) + "\n\n";
     out += "## Host\n\n| fact | value |\n| --- | --- |\n";
@@ -127,13 +148,15 @@ std::string reportHtml(const AuditReport &report)
         "1em;color:#222}"
         "table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:.3em .5em;"
         "text-align:left;vertical-align:top}.go{color:#1a7f37;font-weight:bold}.nogo{color:#b42318;"
-        "font-weight:bold}pre{background:#f6f8fa;padding:.6em;overflow-x:auto;white-space:pre-wrap}"
+        "font-weight:bold}.na{color:#57606a;font-weight:bold}pre{background:#f6f8fa;padding:.6em;overflow-x:"
+        "auto;white-space:pre-wrap}"
         "</style></head><body>\n";
     out += "<h1>Go/No-Go audit " + html(report.id) + ": <span class=\"" + (go ? "go" : "nogo") + "\">" +
            verdictWord(report.verdict()) + "</span></h1>\n<ul>\n";
     out += "<li>Date: " + html(report.createdAt) + "</li>\n<li>Cordon: " + html(report.cordonVersion) +
            "</li>\n<li>Policy version: <code>" + html(report.policyVersion) +
-           "</code></li>\n<li>Sign-off: " + html(signOffLine(report)) +
+           "</code></li>\n<li>Rows: " + html(appliedLine(report)) +
+           "</li>\n<li>Sign-off: " + html(signOffLine(report)) +
            "</li>\n<li>Signature: " + html(signatureLine(report)) + "</li>\n</ul>\n";
     out += "<h2>Host</h2>\n<table><tr><th>fact</th><th>value</th></tr>\n";
     for (const auto &[name, value] : report.hostFacts)
@@ -142,7 +165,7 @@ std::string reportHtml(const AuditReport &report)
     out += "<h2>Rows</h2>\n<table><tr><th>verdict</th><th>row</th><th>claim</th><th>reason</th><th>ms</th></"
            "tr>\n";
     for (const AuditRow &row : report.rows)
-        out += std::string("<tr><td class=\"") + (row.verdict == Verdict::Go ? "go" : "nogo") + "\">" +
+        out += std::string("<tr><td class=\"") + verdictClass(row.verdict) + "\">" +
                verdictWord(row.verdict) + "</td><td><a href=\"#" + html(row.id) + "\"><code>" + html(row.id) +
                "</code></a></td><td>" + html(row.title) + "</td><td>" + html(row.reason) + "</td><td>" +
                std::to_string(row.durationMs) + "</td></tr>\n";

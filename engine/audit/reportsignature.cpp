@@ -123,6 +123,7 @@ Result<Verification> verifyReport(const Json &document)
                     "the report's signature is not an Ed25519 signature (algorithm \"ed25519\", a 32-byte "
                     "public key and a 64-byte value in hex)");
     verification.keyId = signingKeyId(publicKey);
+    verification.publicKey = toHex(publicKey);
     const Result<LibCrypto> &crypto = Crypto::libCrypto();
     if (!crypto)
         return fail(crypto.error());

@@ -30,7 +30,8 @@ struct Verification
 {
     bool isSigned = false;                // the document has a signature at all
     bool signatureValid = false;          // it verifies against the public key it names
-    std::string keyId;                    // of that key (whose it is, the caller decides)
+    std::string keyId;                    // of that key (whose it is, the caller decides: reviewerkeyring.h)
+    std::string publicKey;                // that key, hex
     std::vector<std::string> alteredRows; // rows whose evidence no longer has its recorded sha256
     bool intact() const { return isSigned && signatureValid && alteredRows.empty(); }
 };

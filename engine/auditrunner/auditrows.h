@@ -22,7 +22,8 @@ struct AuditContext
     QJsonObject mainRecord;
     QString probeProgram;
     QString daemonProgram;
-    // The audit's own invalid keys: no form of them may appear anywhere the audit looks.
+    // The audit's own invalid keys, each in every form the masker documents (secretforms.h): none may appear
+    // anywhere the audit looks.
     QStringList secretValues;
     // Started by the first lifecycle row that needs it; owned by the runner.
     PrivateDaemon *privateDaemon = nullptr;

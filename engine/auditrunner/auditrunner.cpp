@@ -165,9 +165,15 @@ Result<AuditReport> AuditRunner::run(const AuditRequest &request)
                          {},
                          &privateDaemon};
 
+    // The daemon names the audit: it keeps only the report of an audit it saw begin.
+    auto begun = session.call(QStringLiteral("audit.begin"), {});
+    if (!begun) {
+        session.deleteAll();
+        return fail(begun.error());
+    }
     AuditReport report;
-    report.id = toPlain(QStringLiteral("au-") + randomHex(16));
-    report.createdAt = toPlain(QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+    report.id = toPlain(begun->value(QStringLiteral("id")).toString());
+    report.createdAt = toPlain(begun->value(QStringLiteral("created_at")).toString());
     report.cordonVersion = toPlain(status->value(QStringLiteral("version")).toString());
     report.hostFacts = hostFacts(status->value(QStringLiteral("cgroup")).toString());
     report.policyVersion = audited->version();

@@ -47,10 +47,11 @@ class AuditRunner final : public QObject
 public:
     explicit AuditRunner(Daemon::DaemonClient &client, QObject *parent = nullptr);
 
-    // Every row in turn, then cleans up what it created (containers, the audit's secrets, the private
-    // daemon) and keeps the report in the history (`audit.save`). A row that cannot run is No-Go with the
-    // reason, never left out. Errors only for what stops the whole audit: the policy refused by the daemon
-    // (`policy.*`), no probe program (`audit.no_probe`), the report not kept.
+    // Begins the audit in the daemon (`audit.begin`, which names it), runs every row in turn, then cleans up
+    // what it created (containers, the audit's secrets, the private daemon) and keeps the report in the
+    // history (`audit.save`). A row that cannot run is No-Go with the reason, one that cannot apply under the
+    // policy is not applicable with the reason; none is left out. Errors only for what stops the whole audit:
+    // the policy refused by the daemon (`policy.*`), no probe program (`audit.no_probe`), the report not kept.
     Result<AuditReport> run(const AuditRequest &request);
 
     // Asks a running audit to stop after the current row; the rows not run are No-Go ("cancelled"). A runner

@@ -3,6 +3,7 @@
 // in what Cordon keeps or lets out (streams, history, events, artifacts). The masking and the artifact scan
 // are exercised by a probe that tries every way out, not assumed.
 #include "auditrunner/auditrows.h"
+#include "auditrunner/secretforms.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -43,6 +44,7 @@ Result<QByteArray> storedStream(ProbeSession &session, const QString &runId, con
     return fail(QStringLiteral("audit.incomplete"), QStringLiteral("more than 64 pages of output"));
 }
 
+// The first of `values` found in `haystack`, described for a No-Go reason; empty when none is.
 bool containsAny(const QByteArray &haystack, const QStringList &values)
 {
     for (const QString &value : values) {
@@ -59,19 +61,19 @@ void checkNothingShows(RowRecorder &row, ProbeSession &session, const QString &c
 {
     const auto out = storedStream(session, runId, QStringLiteral("stdout"));
     const auto err = storedStream(session, runId, QStringLiteral("stderr"));
-    row.check(out && err,
-              QStringLiteral("the stored output could be read whole%1")
-                  .arg(out && err ? QString()
-                                  : QStringLiteral(" (") + describe(!out ? out.error() : err.error()) +
-                                        QLatin1Char(')')));
+    row.check(out && err, QStringLiteral("the stored output could be read whole"),
+              QStringLiteral("the stored output could not be read whole (%1)")
+                  .arg(out && err ? QString() : describe(!out ? out.error() : err.error())));
     const QByteArray streams = (out ? *out : QByteArray()) + (err ? *err : QByteArray());
     row.evidence(QStringLiteral("stored stdout"), excerpt(QString::fromUtf8(out ? *out : QByteArray())));
     row.check(
         !containsAny(streams, values),
-        QStringLiteral("the key is absent from the stored stdout and stderr (%1 bytes)").arg(streams.size()));
+        QStringLiteral("the key is absent from the stored stdout and stderr (%1 bytes)").arg(streams.size()),
+        QStringLiteral("the key was found in the stored stdout or stderr (%1 bytes)").arg(streams.size()));
     // The masking was exercised, not assumed: what the run printed is there, masked.
     row.check(streams.contains("[secret:"),
-              QStringLiteral("the stored output shows the key masked as [secret:NAME]"));
+              QStringLiteral("the stored output shows the key masked as [secret:NAME]"),
+              QStringLiteral("the stored output shows no [secret:NAME] mask: the key was never printed"));
 
     auto runs = session.call(QStringLiteral("history.runs"), {{QStringLiteral("container"), containerId},
                                                               {QStringLiteral("with_output"), true},
@@ -82,7 +84,10 @@ void checkNothingShows(RowRecorder &row, ProbeSession &session, const QString &c
         events ? QJsonDocument(*events).toJson(QJsonDocument::Compact) : QByteArray();
     row.check(runs && events && !containsAny(history + eventText, values),
               QStringLiteral("the key is absent from the history's runs and its %1 events")
-                  .arg(events ? events->size() : 0));
+                  .arg(events ? events->size() : 0),
+              !runs || !events ? QStringLiteral("the history could not be read (%1)")
+                                     .arg(describe(!runs ? runs.error() : events.error()))
+                               : QStringLiteral("the key was found in the history's runs or events"));
 
     QTemporaryDir destination;
     auto download =
@@ -90,9 +95,9 @@ void checkNothingShows(RowRecorder &row, ProbeSession &session, const QString &c
                                                        {QStringLiteral("scope"), QStringLiteral("outputs")},
                                                        {QStringLiteral("path"), QString()},
                                                        {QStringLiteral("destination"), destination.path()}});
-    row.check(destination.isValid() && download,
-              QStringLiteral("a download of the outputs ran (%1)")
-                  .arg(download ? QStringLiteral("to a new folder") : describe(download.error())));
+    row.check(destination.isValid() && download, QStringLiteral("a download of the outputs ran"),
+              QStringLiteral("the download of the outputs failed (%1)")
+                  .arg(download ? QStringLiteral("no temporary folder") : describe(download.error())));
     if (download) {
         row.evidence(
             QStringLiteral("download"),
@@ -109,21 +114,50 @@ void checkNothingShows(RowRecorder &row, ProbeSession &session, const QString &c
     }
     row.check(!containsAny(saved, values),
               QStringLiteral("the key is absent from what a download of the outputs saved (%1 bytes)")
-                  .arg(saved.size()));
+                  .arg(saved.size()),
+              QStringLiteral("the key was found in the downloaded outputs (%1 bytes)").arg(saved.size()));
 }
 
-// Sets a fresh invalid key of the audit's under NAME_PREFIX and 8 hex digits; the key's name. The value is
-// remembered in the context, so that no form of it may appear anywhere the audit looks.
-Result<QString> setAuditKey(AuditContext &context, const QString &namePrefix)
+// Each form the probe printed (its `form LABEL:` line) shows the mask where the key was: printed, and masked.
+void checkEveryFormMasked(RowRecorder &row, ProbeSession &session, const QString &runId,
+                          const QList<SecretForm> &forms)
+{
+    const auto stored = storedStream(session, runId, QStringLiteral("stdout"));
+    const QString stdoutText = stored ? QString::fromUtf8(*stored) : QString();
+    for (const SecretForm &form : forms) {
+        if (form.label == QLatin1String("raw"))
+            continue; // the `value:` line, which checkNothingShows() looks at with everything else
+        const QString line = probeValue(stdoutText, QStringLiteral("form ") + form.label);
+        row.check(line.contains(QStringLiteral("[secret:")) && !line.toUtf8().contains(form.decided),
+                  QStringLiteral("the key printed as %1 is kept masked").arg(form.label),
+                  line.isEmpty() ? QStringLiteral("the run printed no %1 form of the key").arg(form.label)
+                                 : QStringLiteral("the key printed as %1 is kept unmasked: %2")
+                                       .arg(form.label, excerpt(line, 120)));
+    }
+}
+
+// Sets a fresh invalid key of the audit's under NAME_PREFIX and 8 hex digits; the key's name. The value (with
+// `decorated`, distinctFormsSuffix(), so that every form of docs/secrets.md differs from the others) is
+// remembered in the context with every form of it, so that none may appear anywhere the audit looks.
+struct AuditKey
+{
+    QString name;
+    QString value;
+};
+
+Result<AuditKey> setAuditKey(AuditContext &context, const QString &namePrefix, bool decorated = false)
 {
     const QString name = namePrefix + randomHex(8).toUpper();
-    const QString value = QStringLiteral("sk-audit-invalid-") + randomHex(32);
-    context.secretValues.append(value);
+    const QString value = QStringLiteral("sk-audit-invalid-") + randomHex(32) +
+                          (decorated ? distinctFormsSuffix() : QString());
+    for (const SecretForm &form : secretForms(value.toUtf8()))
+        context.secretValues.append(QString::fromUtf8(form.decided));
+    context.secretValues.removeDuplicates();
     auto stored = context.session.call(QStringLiteral("secret.set"),
                                        {{QStringLiteral("name"), name}, {QStringLiteral("value"), value}});
     if (!stored)
         return fail(stored.error());
-    return name;
+    return AuditKey{name, value};
 }
 
 } // namespace
@@ -133,11 +167,11 @@ AuditRow credentialsSecret(AuditContext &context)
     RowRecorder row(QStringLiteral("credentials.secret"),
                     QStringLiteral("An invalid key given as a secret never shows"));
     ProbeSession &session = context.session;
-    auto key = setAuditKey(context, QStringLiteral("CORDON_AUDIT_KEY_"));
+    auto key = setAuditKey(context, QStringLiteral("CORDON_AUDIT_KEY_"), true);
     if (!key)
         return row.noGo(
             QStringLiteral("the secret store refused the audit's key: %1").arg(describe(key.error())));
-    const QString name = *key;
+    const QString name = key->name;
     row.evidence(QStringLiteral("secret"), QStringLiteral("%1 set in the secret store, given to the run as "
                                                           "AUDIT_API_KEY")
                                                .arg(name));
@@ -153,7 +187,7 @@ AuditRow credentialsSecret(AuditContext &context)
         result = row.noGo(QStringLiteral("a container with the secret could not be created: %1")
                               .arg(describe(container.error())));
     } else {
-        const QStringList args{QStringLiteral("leak"), QStringLiteral("AUDIT_API_KEY"),
+        const QStringList args{QStringLiteral("leak-encoded"), QStringLiteral("AUDIT_API_KEY"),
                                QLatin1String(LeakFile)};
         row.evidence(QStringLiteral("command"), ProbeSession::shownCommand(args));
         auto run = session.probe(*container, args);
@@ -162,12 +196,18 @@ AuditRow credentialsSecret(AuditContext &context)
         } else {
             row.runEvidence(QStringLiteral("probe"), *run);
             const QString stdoutText = run->value(QStringLiteral("stdout")).toString();
-            row.check(
-                stdoutText.contains(QStringLiteral("leak: written")),
-                QStringLiteral("the run received the key and tried to print it and write it to a file"));
+            row.check(stdoutText.contains(QStringLiteral("leak: written")),
+                      QStringLiteral("the run received the key and tried to print it and write it to a file"),
+                      QStringLiteral("the run did not receive the key: %1")
+                          .arg(excerpt(probeValue(stdoutText, QStringLiteral("leak")), 120)));
             row.check(run->value(QStringLiteral("error_class")).toString() == QLatin1String("nonzero_exit") &&
                           run->value(QStringLiteral("exit_code")).toInteger() == 1,
-                      QStringLiteral("the run failed cleanly, with its own exit status 1"));
+                      QStringLiteral("the run failed cleanly, with its own exit status 1"),
+                      QStringLiteral("the run ended as %1 (exit status %2), not with its own exit status 1")
+                          .arg(run->value(QStringLiteral("error_class")).toString())
+                          .arg(run->value(QStringLiteral("exit_code")).toInteger()));
+            checkEveryFormMasked(row, session, run->value(QStringLiteral("id")).toString(),
+                                 secretForms(key->value.toUtf8()));
             checkNothingShows(row, session, *container, run->value(QStringLiteral("id")).toString(),
                               context.secretValues);
             result =
@@ -188,7 +228,7 @@ AuditRow credentialsDomainSecret(AuditContext &context)
     if (!key)
         return row.noGo(
             QStringLiteral("the secret store refused the audit's key: %1").arg(describe(key.error())));
-    const QString name = *key;
+    const QString name = key->name;
 
     // Domain secrets go to host names only: a policy that names none cannot be given one.
     QString host = allowedTarget(context.policy).first;
@@ -218,9 +258,9 @@ AuditRow credentialsDomainSecret(AuditContext &context)
                                   .arg(describe(container.error())));
         } else {
             row.evidence(QStringLiteral("container.create"), describe(container.error()));
-            result =
-                row.finish(QStringLiteral("the policy allows no host by name, and a domain secret for any "
-                                          "other host is refused before a container exists"));
+            result = row.notApplicable(QStringLiteral(
+                "the policy allows no host by name, so it cannot give a domain secret (one for "
+                "any other host is refused before a container exists)"));
         }
     } else if (!container) {
         result = row.noGo(QStringLiteral("a container with the domain secret could not be created: %1")
@@ -236,7 +276,9 @@ AuditRow credentialsDomainSecret(AuditContext &context)
             const QString seen =
                 probeValue(run->value(QStringLiteral("stdout")).toString(), QStringLiteral("value"));
             row.check(!seen.isEmpty() && !context.secretValues.contains(seen),
-                      QStringLiteral("the run saw a placeholder in %1, not the key").arg(name));
+                      QStringLiteral("the run saw a placeholder in %1, not the key").arg(name),
+                      seen.isEmpty() ? QStringLiteral("the run saw nothing in %1").arg(name)
+                                     : QStringLiteral("the run saw the key itself in %1").arg(name));
             // The file the probe wrote, saved despite the scan: it must hold the placeholder only.
             QTemporaryDir destination;
             auto saved = session.call(QStringLiteral("file.download"),
@@ -249,7 +291,11 @@ AuditRow credentialsDomainSecret(AuditContext &context)
             const QByteArray written = file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
             row.evidence(QStringLiteral("file written inside"), excerpt(QString::fromUtf8(written)));
             row.check(saved && !written.isEmpty() && !containsAny(written, context.secretValues),
-                      QStringLiteral("what the run wrote to a file holds no key"));
+                      QStringLiteral("what the run wrote to a file holds no key"),
+                      !saved ? QStringLiteral("the file the run wrote could not be downloaded: %1")
+                                   .arg(describe(saved.error()))
+                      : written.isEmpty() ? QStringLiteral("the run wrote no file")
+                                          : QStringLiteral("the key was found in the file the run wrote"));
             checkNothingShows(row, session, *container, run->value(QStringLiteral("id")).toString(),
                               context.secretValues);
             result =

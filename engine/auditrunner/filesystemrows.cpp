@@ -49,7 +49,8 @@ AuditRow filesystemWrites(AuditContext &context)
     };
     // A host folder the policy shares must not be writable: a write there changes the host.
     for (const auto &[target, readOnly] : policyMounts(context.policy)) {
-        row.check(readOnly, QStringLiteral("the host mount %1 is read-only in the policy").arg(target));
+        row.check(readOnly, QStringLiteral("the host mount %1 is read-only in the policy").arg(target),
+                  QStringLiteral("the policy makes the host mount %1 writable").arg(target));
         cases.append(
             {target + QLatin1Char('/') + marker, false,
              readOnly ? QStringLiteral("the read-only host mount %1").arg(target)
@@ -67,10 +68,14 @@ AuditRow filesystemWrites(AuditContext &context)
                                                          run->value(QStringLiteral("id")).toString()));
         const bool wrote = answer == QLatin1String("ok");
         if (attempt.allowed)
-            row.check(wrote, QStringLiteral("a write to %1 is allowed").arg(attempt.why));
+            row.check(wrote, QStringLiteral("a write to %1 is allowed").arg(attempt.why),
+                      QStringLiteral("a write to %1 failed (%2)").arg(attempt.why, answer));
         else
             row.check(!answer.isEmpty() && !wrote,
-                      QStringLiteral("a write to %1 is refused (%2)").arg(attempt.why, answer));
+                      QStringLiteral("a write to %1 is refused (%2)").arg(attempt.why, answer),
+                      answer.isEmpty()
+                          ? QStringLiteral("the probe gave no answer for a write to %1").arg(attempt.why)
+                          : QStringLiteral("a write to %1 succeeded").arg(attempt.why));
     }
     // The probe's files in the workspace go; what landed on a host mount is the host's to clean.
     for (const QString &scope : {QStringLiteral("outputs"), QStringLiteral("workspace")})
@@ -102,7 +107,8 @@ AuditRow filesystemHostHidden(AuditContext &context)
                                   path.startsWith(host + QLatin1Char('/')) ||
                                   host.startsWith(path + QLatin1Char('/'));
             row.check(!overlaps,
-                      QStringLiteral("the policy's host folder %1 does not share %2").arg(host, path));
+                      QStringLiteral("the policy's host folder %1 does not share %2").arg(host, path),
+                      QStringLiteral("the policy's host folder %1 shares %2").arg(host, path));
         }
     }
     for (const QString &path : std::as_const(hostPaths)) {
@@ -115,7 +121,8 @@ AuditRow filesystemHostHidden(AuditContext &context)
         row.evidence(QStringLiteral("command"), ProbeSession::observed(args, answer, *run));
         // Only "no such file": a refusal (EACCES) would mean the path is there.
         row.check(answer == QLatin1String("ENOENT"),
-                  QStringLiteral("the host's %1 is not there (%2)").arg(path, answer));
+                  QStringLiteral("the host's %1 is not there (%2)").arg(path, answer),
+                  QStringLiteral("the host's %1 answered %2 inside, not ENOENT").arg(path, answer));
     }
     return row.finish(QStringLiteral("none of the host's homes, secrets, runtime or Cordon's own data is "
                                      "visible inside"));
@@ -153,14 +160,23 @@ AuditRow filesystemSpecialArtifacts(AuditContext &context)
     row.evidence(QStringLiteral("refused"),
                  excerpt(QString::fromUtf8(QJsonDocument(download->value(QStringLiteral("refused")).toArray())
                                                .toJson(QJsonDocument::Compact))));
+    const auto notRefused = [&](const QString &what, const QString &path) {
+        return refusals.contains(path)
+                   ? QStringLiteral("the %1 %2 was refused as %3, not as the special file it is")
+                         .arg(what, path, refusals.value(path))
+                   : QStringLiteral("the %1 %2 was not refused").arg(what, path);
+    };
     row.check(refusals.value(link) == QLatin1String("files.symlink"),
-              QStringLiteral("the symlink %1 is refused as files.symlink").arg(link));
+              QStringLiteral("the symlink %1 is refused as files.symlink").arg(link),
+              notRefused(QStringLiteral("symlink"), link));
     row.check(refusals.value(fifo) == QLatin1String("files.fifo"),
-              QStringLiteral("the FIFO %1 is refused as files.fifo").arg(fifo));
+              QStringLiteral("the FIFO %1 is refused as files.fifo").arg(fifo),
+              notRefused(QStringLiteral("FIFO"), fifo));
     const QDir saved(destination.path());
     row.check(!QFileInfo::exists(saved.filePath(link)) && !QFileInfo(saved.filePath(link)).isSymLink() &&
                   !QFileInfo::exists(saved.filePath(fifo)),
-              QStringLiteral("neither reached the host"));
+              QStringLiteral("neither reached the host"),
+              QStringLiteral("the symlink or the FIFO was saved on the host"));
     for (const QString &name : {link, fifo})
         (void)context.session.call(QStringLiteral("file.delete"),
                                    {{QStringLiteral("container"), context.mainContainer},

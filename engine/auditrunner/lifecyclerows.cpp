@@ -144,14 +144,17 @@ AuditRow lifecycleRestart(AuditContext &context)
     // The container outlived the daemon: its probe still runs, and the new daemon adopted the run.
     const QList<qint64> during = probeProcesses(seconds);
     row.check(!during.isEmpty() && during == before,
-              QStringLiteral("the probe's processes outlived the daemon (%1)").arg(pidList(during)));
+              QStringLiteral("the probe's processes outlived the daemon (%1)").arg(pidList(during)),
+              QStringLiteral("the probe's processes did not outlive the daemon (before %1, after %2)")
+                  .arg(pidList(before), pidList(during)));
     ProbeSession after(daemon.client(), context.probeProgram);
     auto reread = after.call(QStringLiteral("run.get"), {{QStringLiteral("run_id"), runId}});
     const QString state =
         reread ? reread->value(QStringLiteral("run")).toObject().value(QStringLiteral("state")).toString()
                : describe(reread.error());
     row.check(state == QLatin1String("running"),
-              QStringLiteral("run %1 reads %2 after the restart").arg(runId, state));
+              QStringLiteral("run %1 reads %2 after the restart").arg(runId, state),
+              QStringLiteral("the new daemon did not adopt run %1: it reads %2").arg(runId, state));
     // Ended through the new daemon: it collects the run's real outcome.
     (void)after.call(QStringLiteral("run.cancel"), {{QStringLiteral("run_id"), runId}});
     auto ended = after.call(QStringLiteral("run.wait"), {{QStringLiteral("run_id"), runId}});
@@ -162,14 +165,16 @@ AuditRow lifecycleRestart(AuditContext &context)
               : describe(ended.error());
     row.check(endedRun.value(QStringLiteral("state")).toString() == QLatin1String("finished") &&
                   endedRun.value(QStringLiteral("error_class")).toString() == QLatin1String("killed"),
-              QStringLiteral("cancelled through the new daemon, run %1 ended as %2").arg(runId, endedAs));
+              QStringLiteral("cancelled through the new daemon, run %1 ended as %2").arg(runId, endedAs),
+              QStringLiteral("cancelled through the new daemon, run %1 ended as %2, not as killed")
+                  .arg(runId, endedAs));
     QList<qint64> left = probeProcesses(seconds);
     for (int attempt = 0; attempt < 100 && !left.isEmpty(); ++attempt) {
         QThread::msleep(100);
         left = probeProcesses(seconds);
     }
-    row.check(left.isEmpty(),
-              QStringLiteral("no process of the run is left on the host (%1)").arg(pidList(left)));
+    row.check(left.isEmpty(), QStringLiteral("no process of the run is left on the host"),
+              QStringLiteral("processes of the run are left on the host (%1)").arg(pidList(left)));
     endLeftovers(row, seconds);
     (void)after.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), *container}});
     return row.finish(
@@ -215,7 +220,8 @@ AuditRow lifecycleDeletion(AuditContext &context)
             got ? got->value(QStringLiteral("container")).toObject().value(QStringLiteral("state")).toString()
                 : QString();
     }
-    row.check(state == QLatin1String("expired"), QStringLiteral("the container expired (%1)").arg(state));
+    row.check(state == QLatin1String("expired"), QStringLiteral("the container expired (%1)").arg(state),
+              QStringLiteral("the container did not expire: it reads %1").arg(state));
     auto receipts = session.events(*container, QStringLiteral("container.deletion_receipt"));
     if (!receipts || receipts->isEmpty())
         return row.noGo(QStringLiteral("no deletion receipt was recorded"));
@@ -248,18 +254,26 @@ AuditRow lifecycleDeletion(AuditContext &context)
                   QCryptographicHash::hash(probe.readAll(), QCryptographicHash::Sha256).toHex())
             : QString();
     row.check(listed.value(QStringLiteral("inputs/cordon-audit-probe")) == probeHash && !probeHash.isEmpty(),
-              QStringLiteral("the receipt lists the uploaded input with its sha256"));
+              QStringLiteral("the receipt lists the uploaded input with its sha256"),
+              QStringLiteral("the receipt lacks the uploaded input or its sha256"));
     row.check(listed.contains(QStringLiteral("outputs/audit-result.txt")),
-              QStringLiteral("the receipt lists the run's output"));
-    row.check(receipt.value(QStringLiteral("workspace_gone")).toBool() &&
-                  !receipt.value(QStringLiteral("workspace")).toString().isEmpty() &&
-                  !QFileInfo::exists(receipt.value(QStringLiteral("workspace")).toString()),
-              QStringLiteral("the workspace directory is gone from the host"));
+              QStringLiteral("the receipt lists the run's output"),
+              QStringLiteral("the receipt lacks the run's output"));
+    row.check(
+        receipt.value(QStringLiteral("workspace_gone")).toBool() &&
+            !receipt.value(QStringLiteral("workspace")).toString().isEmpty() &&
+            !QFileInfo::exists(receipt.value(QStringLiteral("workspace")).toString()),
+        QStringLiteral("the workspace directory is gone from the host"),
+        QStringLiteral("the workspace directory %1 is still on the host, or the receipt says it is not gone")
+            .arg(receipt.value(QStringLiteral("workspace")).toString()));
     row.check(!receipt.value(QStringLiteral("cgroups")).toArray().isEmpty() &&
                   receipt.value(QStringLiteral("cgroups_gone")).toBool(),
-              QStringLiteral("the container's cgroup is gone"));
+              QStringLiteral("the container's cgroup is gone"),
+              QStringLiteral("the receipt names no removed cgroup of the container"));
     row.check(receipt.value(QStringLiteral("processes_after")).toInteger() == 0,
-              QStringLiteral("no process is left"));
+              QStringLiteral("no process is left"),
+              QStringLiteral("%1 processes were left after the deletion")
+                  .arg(receipt.value(QStringLiteral("processes_after")).toInteger()));
     return row.finish(QStringLiteral("everything inside was removed, and the receipt says what and when"));
 }
 

@@ -4,6 +4,8 @@
 // same idempotency key running once.
 #include "auditrunner/auditrows.h"
 
+#include "core/plainbridge.h"
+
 #include <QFile>
 #include <QJsonArray>
 
@@ -55,16 +57,31 @@ AuditRow rightsPrivileges(AuditContext &context)
                                QStringLiteral("CapBnd"), QStringLiteral("CapAmb")}) {
         const QString value = probeValue(out, set);
         row.check(!value.isEmpty() && value.toULongLong(nullptr, 16) == 0,
-                  QStringLiteral("%1 is empty (%2)").arg(set, value));
+                  QStringLiteral("%1 is empty (%2)").arg(set, value),
+                  QStringLiteral("the run holds capabilities: %1 is %2")
+                      .arg(set, value.isEmpty() ? QStringLiteral("unreadable") : value));
     }
     row.check(probeValue(out, QStringLiteral("NoNewPrivs")) == QLatin1String("1"),
-              QStringLiteral("NoNewPrivs is set"));
+              QStringLiteral("NoNewPrivs is set"),
+              QStringLiteral("NoNewPrivs is %1: the run can gain privileges through a set-id program")
+                  .arg(probeValue(out, QStringLiteral("NoNewPrivs"))));
     row.check(probeValue(out, QStringLiteral("Seccomp")) == QLatin1String("2"),
-              QStringLiteral("a seccomp filter is active (Seccomp: 2)"));
-    row.check(
-        probeValue(out, QStringLiteral("unshare")) == QLatin1String("EPERM"),
-        QStringLiteral("the filter is the profile: unshare, a no-op without it, is refused with EPERM (%1)")
-            .arg(probeValue(out, QStringLiteral("unshare"))));
+              QStringLiteral("a seccomp filter is active (Seccomp: 2)"),
+              QStringLiteral("no seccomp filter is active (Seccomp: %1)")
+                  .arg(probeValue(out, QStringLiteral("Seccomp"))));
+    row.check(probeValue(out, QStringLiteral("unshare")) == QLatin1String("EPERM"),
+              QStringLiteral("the filter is the profile: unshare, a no-op without it, is refused with EPERM"),
+              QStringLiteral("the filter is not the profile: unshare answered %1, not EPERM")
+                  .arg(probeValue(out, QStringLiteral("unshare"))));
+    // allow_ptrace lets a run attach to any other process of the container (the shell that started it, a
+    // second run) and read or drive it: a privilege this row must not call absent.
+    const QString ptrace = probeValue(out, QStringLiteral("ptrace"));
+    row.check(ptrace == QLatin1String("EPERM"),
+              QStringLiteral("ptrace of another process is refused with EPERM"),
+              context.policy.value(QStringLiteral("allow_ptrace")).toBool()
+                  ? QStringLiteral("ptrace of another process succeeded (%1): the policy sets allow_ptrace")
+                        .arg(ptrace)
+                  : QStringLiteral("ptrace of another process answered %1, not EPERM").arg(ptrace));
     return row.finish(
         QStringLiteral("the run holds no capability, cannot gain one, and runs under the filter"));
 }
@@ -83,11 +100,15 @@ AuditRow rightsProcesses(AuditContext &context)
     row.evidence(QStringLiteral("processes seen"), excerpt(out));
     const int seen = probeValue(out, QStringLiteral("processes")).toInt();
     row.check(probeValue(out, QStringLiteral("process 1")) == QLatin1String("cordon-init"),
-              QStringLiteral("pid 1 is the container's own init"));
+              QStringLiteral("pid 1 is the container's own init"),
+              QStringLiteral("pid 1 is %1, not the container's own init")
+                  .arg(probeValue(out, QStringLiteral("process 1"))));
     row.check(seen >= 1 && seen <= 8,
-              QStringLiteral("only the container's processes are listed (%1)").arg(seen));
+              QStringLiteral("only the container's processes are listed (%1)").arg(seen),
+              QStringLiteral("%1 processes are listed: more than the container's own").arg(seen));
     row.check(!out.contains(QStringLiteral(": cordond")) && !out.contains(QStringLiteral(": systemd")),
-              QStringLiteral("neither cordond nor the host's init is among them"));
+              QStringLiteral("neither cordond nor the host's init is among them"),
+              QStringLiteral("cordond or the host's init is among them"));
     return row.finish(QStringLiteral("the run sees its own pid namespace only"));
 }
 
@@ -114,9 +135,12 @@ AuditRow limitsMemory(AuditContext &context)
         return row.noGo(QStringLiteral("the probe could not run: %1").arg(describe(run.error())));
     row.runEvidence(QStringLiteral("probe"), *run);
     row.check(run->value(QStringLiteral("error_class")).toString() == QLatin1String("oom"),
-              QStringLiteral("the run ended as oom"));
+              QStringLiteral("the run ended as oom"),
+              QStringLiteral("the run ended as %1, not oom")
+                  .arg(run->value(QStringLiteral("error_class")).toString()));
     row.check(!run->value(QStringLiteral("stdout")).toString().contains(QStringLiteral("all of it")),
-              QStringLiteral("it never got all it asked for"));
+              QStringLiteral("it never got all it asked for"),
+              QStringLiteral("the run got all the memory it asked for"));
     return row.finish(QStringLiteral("allocating past %1 MiB ended the run as oom").arg(limit / MiB));
 }
 
@@ -136,9 +160,12 @@ AuditRow limitsPids(AuditContext &context)
     const QString out = run->value(QStringLiteral("stdout")).toString();
     const qint64 forked = probeValue(out, QStringLiteral("forked")).toLongLong();
     row.check(forked < pids,
-              QStringLiteral("%1 forks succeeded, fewer than the limit of %2").arg(forked).arg(pids));
-    row.check(probeValue(out, QStringLiteral("fork")) == QLatin1String("EAGAIN"),
-              QStringLiteral("the next fork failed with EAGAIN"));
+              QStringLiteral("%1 forks succeeded, fewer than the limit of %2").arg(forked).arg(pids),
+              QStringLiteral("%1 forks succeeded, not fewer than the limit of %2").arg(forked).arg(pids));
+    row.check(
+        probeValue(out, QStringLiteral("fork")) == QLatin1String("EAGAIN"),
+        QStringLiteral("the next fork failed with EAGAIN"),
+        QStringLiteral("the next fork answered %1, not EAGAIN").arg(probeValue(out, QStringLiteral("fork"))));
     return row.finish(QStringLiteral("the container cannot hold more than %1 processes").arg(pids));
 }
 
@@ -162,10 +189,13 @@ AuditRow limitsTimeout(AuditContext &context)
     row.runEvidence(QStringLiteral("probe"), *run);
     const qint64 wallMs = run->value(QStringLiteral("wall_ms")).toInteger();
     row.check(run->value(QStringLiteral("error_class")).toString() == QLatin1String("timeout"),
-              QStringLiteral("the run ended as timeout"));
+              QStringLiteral("the run ended as timeout"),
+              QStringLiteral("the run ended as %1, not timeout")
+                  .arg(run->value(QStringLiteral("error_class")).toString()));
     // wall_ms counts from the program's start, a little after the daemon's timer started.
     row.check(wallMs >= effective * 1000 - 500 && wallMs < (effective + 8) * 1000,
-              QStringLiteral("after %1 ms, at its timeout of %2 s").arg(wallMs).arg(effective));
+              QStringLiteral("after %1 ms, at its timeout of %2 s").arg(wallMs).arg(effective),
+              QStringLiteral("it ended after %1 ms, not at its timeout of %2 s").arg(wallMs).arg(effective));
     return row.finish(QStringLiteral("a run past its time is ended as timeout"));
 }
 
@@ -191,9 +221,11 @@ AuditRow limitsOutput(AuditContext &context)
                      .arg(run->value(QStringLiteral("stdout_truncated")).toBool() ? QStringLiteral("true")
                                                                                   : QStringLiteral("false")));
     row.check(kept <= outputMb * MiB,
-              QStringLiteral("no more than %1 MiB was kept (%2 bytes)").arg(outputMb).arg(kept));
+              QStringLiteral("no more than %1 MiB was kept (%2 bytes)").arg(outputMb).arg(kept),
+              QStringLiteral("%1 bytes were kept, more than %2 MiB").arg(kept).arg(outputMb));
     row.check(run->value(QStringLiteral("stdout_truncated")).toBool(),
-              QStringLiteral("the run is marked truncated"));
+              QStringLiteral("the run is marked truncated"),
+              QStringLiteral("the run is not marked truncated"));
     return row.finish(QStringLiteral("%1 MiB of output is kept, the rest dropped and said so").arg(outputMb));
 }
 
@@ -227,10 +259,14 @@ AuditRow limitsWorkspace(AuditContext &context)
     if (errorClass == QLatin1String("oom")) {
         // The workspace is charged to the container's memory: a quota above the memory limit is bounded by
         // it.
-        row.check(workspaceMb * MiB >= memory,
-                  QStringLiteral("the memory limit (%1 MiB) ended the write before the quota of %2 MiB")
-                      .arg(memory / MiB)
-                      .arg(workspaceMb));
+        row.check(
+            workspaceMb * MiB >= memory,
+            QStringLiteral("the memory limit (%1 MiB) ended the write before the quota of %2 MiB")
+                .arg(memory / MiB)
+                .arg(workspaceMb),
+            QStringLiteral("the write ran past the quota of %2 MiB until the memory limit (%1 MiB) ended it")
+                .arg(memory / MiB)
+                .arg(workspaceMb));
         return row.finish(
             QStringLiteral("the workspace cannot outgrow the memory limit, which is below its quota"));
     }
@@ -239,10 +275,11 @@ AuditRow limitsWorkspace(AuditContext &context)
     const QString ended = probeValue(out, QStringLiteral("fill"));
     // EFBIG (one file's size limit) moves the probe on to its next file: only the file system's own end
     // counts.
-    row.check(ended == QLatin1String("ENOSPC"),
-              QStringLiteral("the writes ended with ENOSPC (%1)").arg(ended));
+    row.check(ended == QLatin1String("ENOSPC"), QStringLiteral("the writes ended with ENOSPC"),
+              QStringLiteral("the writes ended with %1, not ENOSPC").arg(ended));
     row.check(filled > 0 && filled <= workspaceMb * MiB,
-              QStringLiteral("after %1 bytes, within the quota of %2 MiB").arg(filled).arg(workspaceMb));
+              QStringLiteral("after %1 bytes, within the quota of %2 MiB").arg(filled).arg(workspaceMb),
+              QStringLiteral("%1 bytes were written, past the quota of %2 MiB").arg(filled).arg(workspaceMb));
     return row.finish(QStringLiteral("the kernel refuses writes past %1 MiB").arg(workspaceMb));
 }
 
@@ -271,8 +308,10 @@ AuditRow limitsParallel(AuditContext &context)
     if (!refusal)
         return row.noGo(QStringLiteral("65 runs were accepted at once: no limit holds"));
     row.evidence(QStringLiteral("refused"), describe(*refusal));
-    row.check(refusal->code() == "run.limit", QStringLiteral("the next run was refused as run.limit"));
-    row.check(!started.isEmpty(), QStringLiteral("at least one run was accepted"));
+    row.check(refusal->code() == "run.limit", QStringLiteral("the next run was refused as run.limit"),
+              QStringLiteral("the next run was refused as %1, not run.limit").arg(toQt(refusal->code())));
+    row.check(!started.isEmpty(), QStringLiteral("at least one run was accepted"),
+              QStringLiteral("no run was accepted at all"));
     return row.finish(QStringLiteral("%1 runs at once, and no more").arg(started.size()));
 }
 
@@ -295,16 +334,19 @@ AuditRow runsIdempotency(AuditContext &context)
     row.evidence(
         QStringLiteral("runs"),
         QStringLiteral("key %1 twice: %2, %3; another key: %4").arg(key, firstId, secondId, otherId));
-    row.check(firstId == secondId, QStringLiteral("the second submission answered with the first run"));
-    row.check(otherId != firstId, QStringLiteral("another key ran anew"));
+    row.check(firstId == secondId, QStringLiteral("the second submission answered with the first run"),
+              QStringLiteral("the second submission started run %1 instead of answering with %2")
+                  .arg(secondId, firstId));
+    row.check(otherId != firstId, QStringLiteral("another key ran anew"),
+              QStringLiteral("another key was answered with the first run"));
     auto events = context.session.events(context.mainContainer, QStringLiteral("run.started"));
     int startsOfFirst = 0;
     if (events) {
         for (const QJsonValue &event : *events)
             startsOfFirst += event.toObject().value(QStringLiteral("run_id")).toString() == firstId ? 1 : 0;
     }
-    row.check(startsOfFirst == 1,
-              QStringLiteral("the history holds one start of it (%1)").arg(startsOfFirst));
+    row.check(startsOfFirst == 1, QStringLiteral("the history holds one start of it"),
+              QStringLiteral("the history holds %1 starts of it, not one").arg(startsOfFirst));
     return row.finish(QStringLiteral("a repeated submission does not run twice"));
 }
 

@@ -33,7 +33,9 @@ AuditRow logsAttribution(AuditContext &context)
                 version == mainVersion && !version.isEmpty(),
                 QStringLiteral("the container under test runs the policy version %1 (the audited policy, "
                                "renamed)")
-                    .arg(version));
+                    .arg(version),
+                QStringLiteral("the container under test names the policy version %1, not %2")
+                    .arg(version, mainVersion));
         for (const QJsonValue &value : runs->value(QStringLiteral("runs")).toArray()) {
             const QJsonObject run = value.toObject();
             ++runCount;
@@ -45,10 +47,9 @@ AuditRow logsAttribution(AuditContext &context)
                                         run.value(QStringLiteral("started_at")).toInteger() &&
                                     !run.value(QStringLiteral("error_class")).toString().isEmpty();
             if (!attributed)
-                row.check(false,
-                          QStringLiteral("run %1 lacks its id, container, policy version, times or error "
-                                         "class")
-                              .arg(run.value(QStringLiteral("id")).toString()));
+                row.fail(QStringLiteral("run %1 lacks its id, container, policy version, times or error "
+                                        "class")
+                             .arg(run.value(QStringLiteral("id")).toString()));
         }
         for (const QJsonValue &value : *events) {
             const QJsonObject event = value.toObject();
@@ -59,25 +60,30 @@ AuditRow logsAttribution(AuditContext &context)
                                     (!kind.startsWith(QStringLiteral("run.")) ||
                                      !event.value(QStringLiteral("run_id")).toString().isEmpty());
             if (!attributed)
-                row.check(false, QStringLiteral("event %1 (%2) lacks its container, run or time")
-                                     .arg(event.value(QStringLiteral("id")).toInteger())
-                                     .arg(kind));
+                row.fail(QStringLiteral("event %1 (%2) lacks its container, run or time")
+                             .arg(event.value(QStringLiteral("id")).toInteger())
+                             .arg(kind));
         }
         const QByteArray text = QJsonDocument(*runs).toJson(QJsonDocument::Compact) +
                                 QJsonDocument(*events).toJson(QJsonDocument::Compact);
         for (const QString &secret : std::as_const(context.secretValues)) {
             if (text.contains(secret.toUtf8()))
-                row.check(false,
-                          QStringLiteral("the history of %1 holds one of the audit's keys").arg(containerId));
+                row.fail(QStringLiteral("the history of %1 holds one of the audit's keys").arg(containerId));
         }
     }
     row.check(runCount > 0 && eventCount > 0,
               QStringLiteral("%1 runs and %2 events of %3 containers carry their ids and times")
                   .arg(runCount)
                   .arg(eventCount)
-                  .arg(session.containers().size()));
-    row.check(!context.secretValues.isEmpty(),
-              QStringLiteral("none holds any of the audit's %1 keys").arg(context.secretValues.size()));
+                  .arg(session.containers().size()),
+              QStringLiteral("the history holds %1 runs and %2 events of the audit's containers: nothing to "
+                             "attribute")
+                  .arg(runCount)
+                  .arg(eventCount));
+    row.check(
+        !context.secretValues.isEmpty(),
+        QStringLiteral("none holds any of the %1 forms of the audit's keys").arg(context.secretValues.size()),
+        QStringLiteral("the audit set no key of its own, so the absence of keys shows nothing"));
     return row.finish(QStringLiteral("the history attributes everything the audit did, and holds no secret"));
 }
 

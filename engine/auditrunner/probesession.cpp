@@ -34,11 +34,11 @@ void RowRecorder::runEvidence(const QString &what, const QJsonObject &run)
         m_evidence.push_back(std::move(piece));
 }
 
-void RowRecorder::check(bool held, const QString &what)
+void RowRecorder::check(bool held, const QString &claim, const QString &failure)
 {
-    evidence(held ? QStringLiteral("held") : QStringLiteral("failed"), what);
+    evidence(held ? QStringLiteral("held") : QStringLiteral("failed"), held ? claim : failure);
     if (!held && m_failed.isEmpty())
-        m_failed = what;
+        m_failed = failure;
 }
 
 AuditRow RowRecorder::finish(const QString &reason)
@@ -49,6 +49,11 @@ AuditRow RowRecorder::finish(const QString &reason)
 AuditRow RowRecorder::noGo(const QString &reason)
 {
     return make(Verdict::NoGo, reason);
+}
+
+AuditRow RowRecorder::notApplicable(const QString &reason)
+{
+    return make(Verdict::NotApplicable, reason);
 }
 
 AuditRow RowRecorder::make(Verdict verdict, const QString &reason)

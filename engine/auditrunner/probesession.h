@@ -25,14 +25,18 @@ public:
     // A run as its evidence (audit/runevidence.h: the run export's format), after a "step" piece naming
     // `what`.
     void runEvidence(const QString &what, const QJsonObject &run);
-    // One check of many: kept as evidence, and the row is No-Go when any failed, with the first failure as
-    // its reason.
-    void check(bool held, const QString &what);
+    // One check of many: kept as evidence ("held: <claim>" or "failed: <failure>"), and the row is No-Go when
+    // any failed, with the first failure as its reason. `failure` says what was observed instead ("the key
+    // was found in the downloaded outputs"): a No-Go reason that repeats the claim tells a reviewer nothing.
+    void check(bool held, const QString &claim, const QString &failure);
+    void fail(const QString &failure) { check(false, {}, failure); }
     bool allHeld() const { return m_failed.isEmpty(); }
 
     // Go with `reason` when every check held, else No-Go with the first failed check.
     AuditRow finish(const QString &reason);
     AuditRow noGo(const QString &reason);
+    // The claim cannot apply under the policy (docs/audit.md): `reason` says why.
+    AuditRow notApplicable(const QString &reason);
 
     const QString &id() const { return m_id; }
 

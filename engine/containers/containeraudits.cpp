@@ -4,11 +4,13 @@
 // report.
 #include "containers/containermanager.h"
 
+#include "audit/heldreport.h"
 #include "audit/reportsignature.h"
 #include "core/plainbridge.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
+#include <QRandomGenerator>
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -50,8 +52,8 @@ Store::AuditRecord recordOf(const Audit::AuditReport &report, const Json &docume
     record.policyVersion = toQt(report.policyVersion);
     record.verdict = QLatin1String(Audit::verdictName(report.verdict()));
     record.rows = int(report.rows.size());
-    for (const Audit::AuditRow &row : report.rows)
-        record.goRows += row.verdict == Audit::Verdict::Go ? 1 : 0;
+    record.rowsApplied = report.appliedRows();
+    record.goRows = report.goRows();
     record.keyId = report.signature ? toQt(report.signature->keyId) : QString();
     record.report = QByteArray::fromStdString(document.serialize());
     return record;
@@ -100,6 +102,40 @@ Result<> ContainerManager::sameAsStored(const Audit::AuditReport &report, const 
     return {};
 }
 
+Result<> ContainerManager::heldUnchanged(const Audit::AuditReport &report, const Json &document) const
+{
+    auto stored = m_store.audit(toQt(report.id));
+    if (!stored && stored.error().code() == "store.not_found")
+        return fail(QStringLiteral("audit.not_held"),
+                    QStringLiteral("the history holds no audit %1: only a report this daemon kept is signed, "
+                                   "and a signature proves that its audit ran")
+                        .arg(toQt(report.id)));
+    if (!stored)
+        return fail(stored.error());
+    auto storedDocument = Json::read(toPlain(stored->report));
+    if (!storedDocument)
+        return fail(storedDocument.error());
+    if (const std::string difference = Audit::differenceFromHeld(*storedDocument, document);
+        !difference.empty())
+        return fail(QStringLiteral("audit.not_held"),
+                    QStringLiteral("this is not the report the history holds as %1: %2")
+                        .arg(toQt(report.id), toQt(difference)));
+    return {};
+}
+
+ContainerManager::AuditStart ContainerManager::beginAudit()
+{
+    // Bounded: a client that begins audits and never ends them cannot grow the daemon.
+    constexpr std::size_t MaxBegun = 64;
+    if (m_begunAudits.size() >= MaxBegun)
+        m_begunAudits.pop_front();
+    const quint64 random = QRandomGenerator::system()->generate64();
+    AuditStart start{QStringLiteral("au-") + QStringLiteral("%1").arg(random, 16, 16, QLatin1Char('0')),
+                     QDateTime::currentDateTimeUtc().toString(Qt::ISODate)};
+    m_begunAudits.push_back(start);
+    return start;
+}
+
 Result<Store::AuditRecord> ContainerManager::saveAudit(const QJsonObject &reportJson)
 {
     const Json document = toPlain(reportJson);
@@ -107,6 +143,19 @@ Result<Store::AuditRecord> ContainerManager::saveAudit(const QJsonObject &report
     if (!report)
         return fail(report.error());
     CORDON_TRY(sameAsStored(*report, document));
+    // Only the report of an audit this daemon began, once; the same report again is a no-op.
+    const auto begun = std::find_if(m_begunAudits.begin(), m_begunAudits.end(), [&](const AuditStart &start) {
+        return start.id == toQt(report->id) && start.createdAt == toQt(report->createdAt);
+    });
+    const bool kept = m_store.audit(toQt(report->id)).has_value();
+    if (begun == m_begunAudits.end() && !kept)
+        return fail(
+            QStringLiteral("audit.not_begun"),
+            QStringLiteral("this daemon began no audit %1 at %2: only the report of an audit it began "
+                           "(audit.begin) is kept")
+                .arg(toQt(report->id), toQt(report->createdAt)));
+    if (begun != m_begunAudits.end())
+        m_begunAudits.erase(begun);
     const Store::AuditRecord record = recordOf(*report, document);
     CORDON_TRY(m_store.saveAudit(record));
     recordEvent({}, {}, QStringLiteral("audit.saved"),
@@ -125,7 +174,7 @@ Result<Store::AuditRecord> ContainerManager::signAudit(const QJsonObject &report
     auto report = checkedReport(toPlain(reportJson));
     if (!report)
         return fail(report.error());
-    CORDON_TRY(sameAsStored(*report, toPlain(reportJson)));
+    CORDON_TRY(heldUnchanged(*report, toPlain(reportJson)));
     // A claim that was not run cannot be signed off: a partial audit (`--row`) is never Go.
     const bool partial = std::any_of(report->hostFacts.begin(), report->hostFacts.end(),
                                      [](const auto &fact) { return fact.first == "rows_run"; });

@@ -311,6 +311,14 @@ public:
     // and signed with this user's key from the secret store. Saving checks the report's form, its evidence
     // hashes and, when it has one, its signature (audit.bad_report, audit.bad_signature); signing never signs
     // evidence that no longer matches its hash, and replaces the stored report with the signed one.
+    // An audit begins here: the daemon names it (id and created_at) and keeps only a report of an audit it
+    // began (audit.not_begun); it signs only a report the history holds, unchanged (audit.not_held).
+    struct AuditStart
+    {
+        QString id;
+        QString createdAt; // ISO 8601 UTC, as the report carries it
+    };
+    AuditStart beginAudit();
     Result<Store::AuditRecord> saveAudit(const QJsonObject &report);
     Result<Store::AuditRecord> signAudit(const QJsonObject &report, const Audit::SignOff &signOff);
     Result<Store::AuditRecord> auditRecord(const QString &id) const;
@@ -397,6 +405,8 @@ private:
     Result<std::vector<Secrets::ResolvedSecret>> resolveSecrets(const Policy::ContainerPolicy &policy) const;
     // audit.exists when the history keeps another report under the same id (containeraudits.cpp).
     Result<> sameAsStored(const Audit::AuditReport &report, const Json &document) const;
+    // audit.not_held unless the history holds this report, but for its sign-off and signature.
+    Result<> heldUnchanged(const Audit::AuditReport &report, const Json &document) const;
     // The pseudonym key of that name, made at its first use (containerpseudonyms.cpp).
     Result<Secrets::PseudonymKey> pseudonymKey(const QString &name) const;
     // Adds values to what the container's events mask.
@@ -466,6 +476,7 @@ private:
     std::map<QString, std::unique_ptr<Entry>> m_entries;
     QHash<QString, QString> m_activeRuns;          // run id -> container id
     QHash<QString, Store::RunRecord> m_runRecords; // active runs' records, finished at the end
+    std::deque<AuditStart> m_begunAudits;          // beginAudit(), until their report is kept
     QHash<QString, QList<std::function<void(const WorkspaceSave *)>>> m_saveWaiters; // afterSave()
     QHash<QString, Store::ContainerRecord> m_oneShots; // one-shot runs whose network the proxy serves
     // One-shot runs' secrets, masked in their decisions; kept after a run ends (a connection may report its

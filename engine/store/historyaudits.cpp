@@ -7,7 +7,11 @@ namespace Cordon::Store {
 
 namespace {
 
-constexpr char SummaryColumns[] = "id, created_at, policy_version, verdict, rows, go_rows, key_id";
+// The rows that applied are read from the report (a report made before "not_applicable" has every row
+// applied): no column of the table had to change for them.
+constexpr char SummaryColumns[] =
+    "id, created_at, policy_version, verdict, rows, go_rows, key_id, "
+    "CASE WHEN json_valid(report) THEN coalesce(json_extract(report, '$.rows_applied'), rows) ELSE rows END";
 
 AuditRecord decodeSummary(const Statement &stmt)
 {
@@ -19,6 +23,7 @@ AuditRecord decodeSummary(const Statement &stmt)
     record.rows = int(stmt.columnInt64(4));
     record.goRows = int(stmt.columnInt64(5));
     record.keyId = stmt.columnText(6);
+    record.rowsApplied = int(stmt.columnInt64(7));
     return record;
 }
 
@@ -52,7 +57,7 @@ Result<AuditRecord> HistoryStore::audit(const QString &id) const
                                  QStringLiteral("read audit %1").arg(id), QStringLiteral("audit"),
                                  [](const Statement &stmt) {
                                      AuditRecord record = decodeSummary(stmt);
-                                     record.report = stmt.columnText(7).toUtf8();
+                                     record.report = stmt.columnText(8).toUtf8();
                                      return record;
                                  });
 }

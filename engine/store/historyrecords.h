@@ -143,6 +143,7 @@ struct AuditRecord
     int goRows = 0;
     QString keyId; // the signing key's id; empty while unsigned
     QByteArray report;
+    int rowsApplied = 0; // read from the report: rows whose verdict is not not_applicable
 };
 
 template<typename T> struct Page

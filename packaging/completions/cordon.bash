@@ -46,20 +46,22 @@ _cordon_options()
         "daemon start") echo --time-scale --help ;;
         "daemon stop" | doctor) echo --help ;;
         demo) echo --allow-degraded --help ;;
-        audit) echo --policy --container --out --row --json --name --role --decision --date --key --help ;;
+        audit) echo --policy --container --out --row --json --name --role --decision --date --key --keyring --help ;;
         cgroup-delegate) echo --user --favor-dynmods --help ;;
     esac
 }
 
 _cordon_value_options='--policy --memory --timeout --input --output-dir --name --idle --language --code
     --code-file --key --scope --container --class --limit --offset --older-than --kind --run --time-scale --user
-    --from-file --override-scan --pseudonymize --pseudonym-key --csv-header --out --row --name --role --decision --date --key'
+    --from-file --override-scan --pseudonymize --pseudonym-key --csv-header --out --row --name --role --decision --date --key
+    --keyring'
 
 # Completes the value of option $1 into COMPREPLY.
 _cordon_option_value()
 {
     case $1 in
         --policy) _filedir json ;;
+        --keyring) _filedir ;;
         --input | --code-file | --from-file) _filedir ;;
         --output-dir) _filedir -d ;;
         --memory) COMPREPLY=($(compgen -W '1g 4g 16g 64g' -- "$cur")) ;;

@@ -310,8 +310,9 @@ complete -c cordon -n '__cordon_is audit' -l role -x -d 'sign: their role'
 complete -c cordon -n '__cordon_is audit' -l decision -x -a 'go no_go' -d 'sign: the decision'
 complete -c cordon -n '__cordon_is audit' -l date -x -d 'sign: the day, YYYY-MM-DD'
 complete -c cordon -n '__cordon_is audit' -l key -x -d 'verify: accept only this signing key id'
+complete -c cordon -n '__cordon_is audit' -l keyring -r -F -d "verify: the reviewers' keyring"
 complete -c cordon -n '__cordon_is audit' -a sign -d 'Sign a report (a file in place, or an id)'
-complete -c cordon -n '__cordon_is audit' -a verify -d "Check a report's signature and evidence hashes"
+complete -c cordon -n '__cordon_is audit' -a verify -d "Check a report's evidence hashes and who of the keyring signed it"
 complete -c cordon -n '__cordon_is audit' -a ls -d 'The audits in the history'
 complete -c cordon -n '__cordon_is audit' -a show -d 'One audit, as Markdown or exported' 
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The Go/No-Go audit as a reviewer runs it: `cordon audit` against a real cordond (private socket, data and
 // settings), real containers and probes, a real loopback server as the allowed host. A sound policy is all
-// Go; each row turns No-Go when its guarantee is removed, by the policy (a writable host mount, the artifact
-// scan switched off) or by a test build of the daemon (cordond-weakened); a report signed with the engine's
-// key verifies with `cordon audit verify`, and any edit breaks it.
+// Go but for the loopback it opens (allow_private_addresses, which the allowed host on loopback needs); each
+// row turns No-Go when its guarantee is removed, by the policy (a writable host mount, the artifact scan
+// switched off, allow_ptrace) or by a test build of the daemon (cordond-weakened); a row that cannot apply is
+// not applicable, never Go; a report signed with the engine's key verifies with `cordon audit verify` only
+// when the reviewers' keyring names the signer, any edit breaks it, and a made-up report is never signed.
 #include "cliprocess.h"
 #include "sandboxtest.h"
 #include "testutil.h"
@@ -27,6 +29,7 @@
 
 #include <arpa/inet.h>
 #include <csignal>
+#include <functional>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -51,6 +54,23 @@ QHash<QString, QString> verdicts(const QJsonObject &report)
                       row.value(QStringLiteral("verdict")).toString());
     }
     return result;
+}
+
+// The row `id` of a report.
+QJsonObject reportRow(const QJsonObject &report, const QString &id)
+{
+    for (const QJsonValue &value : report.value(QStringLiteral("rows")).toArray()) {
+        if (value.toObject().value(QStringLiteral("id")).toString() == id)
+            return value.toObject();
+    }
+    return {};
+}
+
+void writeJson(const QString &path, const QJsonObject &object)
+{
+    QFile file(path);
+    if (file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        file.write(QJsonDocument(object).toJson());
 }
 
 QByteArray noGoRows(const QJsonObject &report)
@@ -138,16 +158,33 @@ private Q_SLOTS:
             ::close(m_closedSocket);
     }
 
-    void soundPolicyIsAllGo()
+    // The allowed host of this test listens on the host's loopback, which only allow_private_addresses opens:
+    // every row is Go but network.refused, which names the rule that opens the loopback, after the guard
+    // itself was shown to refuse an allowed name resolving there.
+    void soundPolicyIsGoButForTheLoopbackItOpens()
     {
         const QString policy = writePolicyFile(m_dir.path(), QStringLiteral("sound"), policyJson());
         const QString out = m_dir.filePath(QStringLiteral("reports"));
         const auto [report, result] =
             audit({QStringLiteral("--policy"), policy, QStringLiteral("--out"), out});
-        QVERIFY2(result.status == 0,
+        QVERIFY2(result.status == 1,
                  QByteArray(result.describe() + "\nNo-Go rows:\n" + noGoRows(report)).constData());
-        QCOMPARE(report.value(QStringLiteral("verdict")).toString(), QStringLiteral("go"));
-        const QHash<QString, QString> rows = verdicts(report);
+        QCOMPARE(report.value(QStringLiteral("verdict")).toString(), QStringLiteral("no_go"));
+        QCOMPARE(noGoRows(report),
+                 QByteArray(
+                     "network.refused: the rule for localhost sets allow_private_addresses: a name it allows "
+                     "that resolves to the host's loopback, a private network or the metadata address is "
+                     "reached\n"));
+        const QByteArray refusedEvidence = QJsonDocument(reportRow(report, QStringLiteral("network.refused"))
+                                                             .value(QStringLiteral("evidence"))
+                                                             .toArray())
+                                               .toJson(QJsonDocument::Compact);
+        QVERIFY2(refusedEvidence.contains(
+                     "localhost, resolving to the host's loopback, is refused by the address guard"),
+                 refusedEvidence);
+        QCOMPARE(report.value(QStringLiteral("rows_applied")).toInt(), 21);
+        QHash<QString, QString> rows = verdicts(report);
+        QCOMPARE(rows.take(QStringLiteral("network.refused")), QStringLiteral("no_go"));
         for (const char *id : {"credentials.secret",
                                "credentials.domain_secret",
                                "filesystem.writes",
@@ -155,7 +192,6 @@ private Q_SLOTS:
                                "filesystem.special_artifacts",
                                "network.disabled",
                                "network.allowed_host",
-                               "network.refused",
                                "network.org_bound",
                                "rights.privileges",
                                "rights.processes",
@@ -170,7 +206,19 @@ private Q_SLOTS:
                                "lifecycle.deletion",
                                "logs.attribution"})
             QVERIFY2(rows.value(QLatin1String(id)) == QLatin1String("go"), id);
-        QCOMPARE(rows.size(), 21);
+        QCOMPARE(rows.size(), 20);
+        // Every documented form of the key was printed, and each is kept masked.
+        const QByteArray secretEvidence =
+            QJsonDocument(reportRow(report, QStringLiteral("credentials.secret"))
+                              .value(QStringLiteral("evidence"))
+                              .toArray())
+                .toJson(QJsonDocument::Compact);
+        for (const char *form :
+             {"lower", "json", "json-unicode", "json-slash", "percent", "percent-lower", "hex", "hex-upper",
+              "base64-0", "base64-1", "base64-2", "base64url-0", "base64url-1", "base64url-2"})
+            QVERIFY2(secretEvidence.contains(
+                         QByteArray(QByteArray("the key printed as ") + form + " is kept masked")),
+                     form);
         QCOMPARE(report.value(QStringLiteral("policy")).toObject().value(QStringLiteral("text")).toString(),
                  QString::fromUtf8(readFile(policy)).trimmed());
 
@@ -180,6 +228,7 @@ private Q_SLOTS:
         QCOMPARE(QJsonDocument::fromJson(readFile(base + QStringLiteral(".json"))).object(), report);
         QVERIFY(readFile(base + QStringLiteral(".md")).contains("# Go/No-Go audit"));
         QVERIFY(readFile(base + QStringLiteral(".html")).contains("<h3 id=\"lifecycle.deletion\">Go"));
+        QVERIFY(readFile(base + QStringLiteral(".md")).contains("- Rows: 21 of 21 rows applied, 20 Go"));
 
         // Kept in the history.
         const QString id = report.value(QStringLiteral("id")).toString();
@@ -199,11 +248,45 @@ private Q_SLOTS:
                     QStringLiteral("--decision"), QStringLiteral("go"), QStringLiteral("--date"),
                     QStringLiteral("2026-12-04")});
         QVERIFY2(signedOff.status == 0 && signedOff.out.contains("with key ak-"), signedOff.describe());
+        // A valid signature by a key nobody named is not accepted: anyone can sign with a key of their own.
         verified =
             cordon({QStringLiteral("audit"), QStringLiteral("verify"), file, QStringLiteral("--json")});
-        QVERIFY2(verified.status == 0 && verified.json().value(QStringLiteral("intact")).toBool(),
+        QVERIFY2(verified.status == 1 && !verified.json().value(QStringLiteral("intact")).toBool(true) &&
+                     verified.json().value(QStringLiteral("signature_valid")).toBool(),
                  verified.describe());
         const QString keyId = verified.json().value(QStringLiteral("key_id")).toString();
+        const QString publicKey = verified.json().value(QStringLiteral("public_key")).toString();
+        verified = cordon({QStringLiteral("audit"), QStringLiteral("verify"), file});
+        QCOMPARE(verified.status, 1);
+        QVERIFY2(verified.err.contains("which is not in the keyring"), verified.describe());
+        // Named in the reviewers' keyring (the default one, under XDG_CONFIG_HOME), the signer is accepted
+        // and the answer says who signed.
+        QFile keyring(m_dir.filePath(QStringLiteral("config/cordon/audit-keyring")));
+        QVERIFY(keyring.open(QIODevice::WriteOnly));
+        keyring.write("# reviewers of this test\n" + publicKey.toUtf8() + " Ada Reviewer\n");
+        keyring.close();
+        verified = cordon({QStringLiteral("audit"), QStringLiteral("verify"), file});
+        QVERIFY2(verified.status == 0 &&
+                     verified.out.contains(QByteArray(QByteArray("intact, signed by Ada Reviewer (key ") +
+                                                      keyId.toUtf8() + ")")),
+                 verified.describe());
+        verified =
+            cordon({QStringLiteral("audit"), QStringLiteral("verify"), file, QStringLiteral("--json")});
+        QVERIFY2(verified.status == 0 && verified.json().value(QStringLiteral("intact")).toBool() &&
+                     verified.json().value(QStringLiteral("signer")).toString() ==
+                         QLatin1String("Ada Reviewer"),
+                 verified.describe());
+        // Another keyring, without the signer: not accepted.
+        const QString otherKeyring = m_dir.filePath(QStringLiteral("other-keyring"));
+        QFile other(otherKeyring);
+        QVERIFY(other.open(QIODevice::WriteOnly));
+        other.write("ak-0000000000000000 Someone Else\n");
+        other.close();
+        verified = cordon({QStringLiteral("audit"), QStringLiteral("verify"), file,
+                           QStringLiteral("--keyring"), otherKeyring});
+        QCOMPARE(verified.status, 1);
+        QVERIFY2(verified.err.contains(QByteArray("not in the keyring " + otherKeyring.toUtf8())),
+                 verified.describe());
         // With the signer's key named, only that key is accepted: a report re-signed with another is refused.
         verified =
             cordon({QStringLiteral("audit"), QStringLiteral("verify"), file, QStringLiteral("--key"), keyId});
@@ -271,7 +354,113 @@ private Q_SLOTS:
                                               {QStringLiteral("decision"), QStringLiteral("go")},
                                               {QStringLiteral("date"), QStringLiteral("2026-12-04")}});
         QVERIFY(!signedForgery);
-        QCOMPARE(signedForgery.error().code(), "audit.exists");
+        QCOMPARE(signedForgery.error().code(), "audit.not_held");
+    }
+
+    // `cordon audit sign` signs only a report the daemon kept, unchanged: a file with a new id, a row flipped
+    // to Go, evidence made up with its hashes recomputed, or rows added, is refused, and naming what differs;
+    // nor can a made-up report be kept first (audit.save of an audit the daemon never began).
+    void aFabricatedReportIsNotSigned()
+    {
+        const QString policy =
+            writePolicyFile(m_dir.path(), QStringLiteral("ptrace"), policyJson("\"allow_ptrace\": true, "));
+        const QString out = m_dir.filePath(QStringLiteral("forged"));
+        const auto [report, result] = audit({QStringLiteral("--policy"), policy, QStringLiteral("--row"),
+                                             QStringLiteral("rights."), QStringLiteral("--out"), out});
+        QVERIFY2(result.status == 1, result.describe());
+        QCOMPARE(verdicts(report).value(QStringLiteral("rights.privileges")), QStringLiteral("no_go"));
+        const QString genuine =
+            QDir(out).filePath(QStringLiteral("audit-") + report.value(QStringLiteral("id")).toString() +
+                               QStringLiteral(".json"));
+        const auto signFile = [this](const QString &file) {
+            return cordon({QStringLiteral("audit"), QStringLiteral("sign"), file, QStringLiteral("--name"),
+                           QStringLiteral("Mallory"), QStringLiteral("--role"), QStringLiteral("Intern"),
+                           QStringLiteral("--decision"), QStringLiteral("no_go")},
+                          {}, m_environment);
+        };
+        // Each forgery is a report that verifies on its own (hashes recomputed, verdict from its rows).
+        const QJsonObject kept = report;
+        const auto forge = [this, &kept](const char *name,
+                                         const std::function<void(Cordon::Audit::AuditReport &)> &change) {
+            auto parsed = Cordon::Audit::AuditReport::fromJson(Cordon::toPlain(kept));
+            change(*parsed);
+            const QString path = m_dir.filePath(QLatin1String(name) + QStringLiteral(".json"));
+            writeJson(path, Cordon::toQt(parsed->toJson()).toObject());
+            return path;
+        };
+        const QString newId = forge("new-id", [](auto &forged) { forged.id = "au-0000000000000001"; });
+        const QString flipped = forge("flipped", [](auto &forged) {
+            for (Cordon::Audit::AuditRow &row : forged.rows) {
+                row.verdict = Cordon::Audit::Verdict::Go;
+                row.reason = "held";
+            }
+        });
+        const QString invented = forge("invented", [](auto &forged) {
+            forged.rows.front().evidence = {{"held", "ptrace of another process is refused with EPERM"}};
+        });
+        const QString moreRows = forge("more-rows", [](auto &forged) {
+            while (forged.rows.size() < 4) {
+                Cordon::Audit::AuditRow row = forged.rows.front();
+                row.id += "." + std::to_string(forged.rows.size());
+                forged.rows.push_back(row);
+            }
+        });
+        for (const auto &[file, why] :
+             {std::pair{newId, QByteArray("the history holds no audit au-0000000000000001")},
+              std::pair{flipped,
+                        QByteArray("row rights.privileges's verdict is not the history's record's (go "
+                                   "here, no_go there)")},
+              std::pair{invented, QByteArray("row rights.privileges's evidence_sha256 is not the history's "
+                                             "record's")},
+              std::pair{moreRows, QByteArray("it has 4 rows, the history's record has 2")}}) {
+            const CliResult refused = signFile(file);
+            QVERIFY2(refused.status == 1 && refused.err.contains(why), refused.describe());
+        }
+        Cordon::Daemon::DaemonClient client;
+        QVERIFY(client.connectSync(false, 5000));
+        auto saved =
+            client.callSync(QStringLiteral("audit.save"),
+                            {{QStringLiteral("report"), QJsonDocument::fromJson(readFile(newId)).object()}});
+        QVERIFY(!saved);
+        QCOMPARE(saved.error().code(), "audit.not_begun");
+        // The report the daemon kept is signed.
+        const CliResult signedOff = signFile(genuine);
+        QVERIFY2(signedOff.status == 0, signedOff.describe());
+    }
+
+    // A row that cannot apply under the policy is not applicable, with its reason, never Go; the report says
+    // how many rows applied.
+    void rowsThatCannotApplyAreNotApplicable()
+    {
+        const QString policy = writePolicyFile(
+            m_dir.path(), QStringLiteral("offline"),
+            QByteArrayLiteral("{\"name\": \"audit-offline\", \"limits\": {\"run_timeout_s\": 60}, "
+                              "\"network_policy\": {\"type\": \"disabled\"}}"));
+        const auto [report, result] = audit({QStringLiteral("--policy"), policy, QStringLiteral("--row"),
+                                             QStringLiteral("network.allowed_host"), QStringLiteral("--row"),
+                                             QStringLiteral("network.refused"), QStringLiteral("--row"),
+                                             QStringLiteral("credentials.domain_secret"),
+                                             QStringLiteral("--row"), QStringLiteral("rights.processes")});
+        const QHash<QString, QString> rows = verdicts(report);
+        QCOMPARE(rows.value(QStringLiteral("network.allowed_host")), QStringLiteral("not_applicable"));
+        QCOMPARE(rows.value(QStringLiteral("network.refused")), QStringLiteral("not_applicable"));
+        QCOMPARE(rows.value(QStringLiteral("credentials.domain_secret")), QStringLiteral("not_applicable"));
+        QCOMPARE(rows.value(QStringLiteral("rights.processes")), QStringLiteral("go"));
+        QVERIFY2(reportRow(report, QStringLiteral("network.allowed_host"))
+                     .value(QStringLiteral("reason"))
+                     .toString()
+                     .contains(QStringLiteral("network is disabled")),
+                 noGoRows(report));
+        QCOMPARE(report.value(QStringLiteral("rows_applied")).toInt(), 1);
+        // One row applied and held: the partial audit is Go, and the summary says what applied.
+        QVERIFY2(result.status == 0, result.describe());
+        const CliResult text = cordon({QStringLiteral("audit"), QStringLiteral("--policy"), policy,
+                                       QStringLiteral("--row"), QStringLiteral("network.allowed_host")},
+                                      {}, m_environment);
+        QVERIFY2(text.out.contains("N/A    network.allowed_host") &&
+                     text.out.contains("NO-GO: 0 of 0 rows Go, 1 not applicable under this policy"),
+                 text.describe());
+        QCOMPARE(text.status, 1);
     }
 
     void writableHostMountIsNoGo()
@@ -334,33 +523,38 @@ private Q_SLOTS:
         policy("home shared",
                "\"mounts\": [{\"host\": \"" + QDir::homePath().toUtf8() +
                    "\", \"target\": \"/mnt/home\", \"read_only\": true}], ",
-               "filesystem.host_hidden", "does not share");
+               "filesystem.host_hidden", "shares");
         policy("memory unprovable", "\"memory_limit\": \"64g\", ", "limits.memory", "too little to show");
         policy("allowed host down", {}, "network.allowed_host", "upstream error");
-        weakened("masking", "credentials.secret", "absent from the stored stdout");
-        weakened("domain-placeholder", "credentials.domain_secret", "wrote to a file holds no key");
-        weakened("special-files", "filesystem.special_artifacts", "refused as files.symlink");
+        policy("ptrace allowed", "\"allow_ptrace\": true, ", "rights.privileges",
+               "ptrace of another process succeeded (ok): the policy sets allow_ptrace");
+        // Each reason says what failed, not what was claimed.
+        weakened("masking", "credentials.secret", "the key printed as lower is kept unmasked");
+        weakened("domain-placeholder", "credentials.domain_secret",
+                 "the key was found in the file the run wrote");
+        weakened("special-files", "filesystem.special_artifacts",
+                 "was not refused|not as the special file it is");
         // A host with a route out fails the first check, one without fails the loopback check.
-        weakened("netns", "network.disabled", "fails (ok)|loopback port");
-        weakened("proxy-allowlist", "network.refused", "an unlisted host is refused");
+        weakened("netns", "network.disabled", "answered ok|loopback port");
+        weakened("proxy-allowlist", "network.refused", "the proxy let an unlisted host through");
         weakened("org-bound", "network.org_bound", "which the organisation list does not");
-        weakened("seccomp", "rights.privileges", "unshare");
-        weakened("host-proc", "rights.processes", "pid 1 is the container's own init");
-        weakened("pids", "limits.pids", "fewer than the limit");
-        weakened("timeout", "limits.timeout", "ended as timeout");
-        weakened("output-cap", "limits.output", "was kept");
+        weakened("seccomp", "rights.privileges", "unshare answered");
+        weakened("host-proc", "rights.processes", "not the container's own init");
+        weakened("pids", "limits.pids", "not fewer than the limit");
+        weakened("timeout", "limits.timeout", "not timeout");
+        weakened("output-cap", "limits.output", "were kept, more than");
         weakened("parallel", "limits.parallel", "no limit holds");
-        weakened("idempotency", "runs.idempotency", "answered with the first run");
-        weakened("memory", "limits.memory", "ended as oom");
-        weakened("workspace-quota", "limits.workspace", "ended the write before the quota");
-        weakened("adoption", "lifecycle.restart", "outlived the daemon (none)");
+        weakened("idempotency", "runs.idempotency", "instead of answering with");
+        weakened("memory", "limits.memory", "not oom");
+        weakened("workspace-quota", "limits.workspace", "past the quota|not ENOSPC");
+        weakened("adoption", "lifecycle.restart", "did not outlive the daemon");
         weakened("expiry-wipe", "lifecycle.deletion", "workspace");
         // After a row that made runs: a partial audit of the logs row alone has nothing to attribute.
         // Degraded mode (cordond --allow-degraded on a host without usable cgroups): no memory or pids limit.
         weakened("no-cgroup", "limits.memory", "without a memory limit (degraded mode)");
         QTest::newRow("no-cgroup pids")
             << QStringLiteral("no-cgroup") << QByteArray() << QStringLiteral("limits.pids")
-            << QByteArray("fewer than the limit");
+            << QByteArray("not fewer than the limit");
         weakened("attribution", "runs.idempotency,logs.attribution", "lacks its container, run or time");
     }
 

@@ -2,8 +2,15 @@
 // The Go/No-Go audit's report (engine/audit/): its JSON form read back, the overall verdict, and the Ed25519
 // signature: a signed report verifies, and any edit breaks it (a verdict, a piece of evidence with or without
 // its hash recomputed, the policy, the sign-off, a member added), as does a signature moved to another key.
+// A row that cannot apply is neither Go nor hidden; a report given for signing is compared with the one the
+// history holds (each forgery named); the reviewers' keyring names who signed; the credentials row's forms of
+// a key are the ones docs/secrets.md lists.
 #include "audit/auditreport.h"
+#include "audit/heldreport.h"
+#include "audit/reportexport.h"
 #include "audit/reportsignature.h"
+#include "audit/reviewerkeyring.h"
+#include "auditrunner/secretforms.h"
 #include "sandbox/hex.h"
 
 #include <QTest>
@@ -94,6 +101,129 @@ private Q_SLOTS:
         QCOMPARE(report.verdict(), Verdict::NoGo);
         report.rows.clear();
         QCOMPARE(report.verdict(), Verdict::NoGo); // nothing shown is not a Go
+    }
+
+    void aRowThatCannotApplyIsNeitherGoNorHidden()
+    {
+        AuditReport report = sampleReport();
+        report.rows.push_back({"network.allowed_host",
+                               "The allowlisted host is reached",
+                               Verdict::NotApplicable,
+                               "the policy's network is disabled: there is no allowed host",
+                               0,
+                               {}});
+        QCOMPARE(report.verdict(), Verdict::Go);
+        QCOMPARE(report.appliedRows(), 2);
+        QCOMPARE(report.goRows(), 2);
+        const Json json = report.toJson();
+        QCOMPARE(json["rows"].items()[2]["verdict"].toString(), std::string("not_applicable"));
+        QCOMPARE(json["rows_applied"].toInteger(), std::int64_t(2));
+        Result<AuditReport> read = AuditReport::fromJson(json);
+        QVERIFY(read && read->rows[2].verdict == Verdict::NotApplicable);
+        QVERIFY(reportMarkdown(report).find("- Rows: 2 of 3 rows applied, 2 Go") != std::string::npos);
+        QVERIFY(reportMarkdown(report).find("| Not applicable | `network.allowed_host`") !=
+                std::string::npos);
+        QVERIFY(reportHtml(report).find("<td class=\"na\">Not applicable</td>") != std::string::npos);
+        // Rows that could not apply prove nothing: a report of them alone is No-Go.
+        report.rows.erase(report.rows.begin(), report.rows.begin() + 2);
+        QCOMPARE(report.appliedRows(), 0);
+        QCOMPARE(report.verdict(), Verdict::NoGo);
+    }
+
+    // `audit sign` signs only the report the history holds: each way of making one up is named.
+    void aReportNotTheHistorysIsNamedForWhatDiffers()
+    {
+        const Json held = sampleReport().toJson();
+        QCOMPARE(differenceFromHeld(held, held), std::string());
+        // The sign-off and signature are what signing replaces.
+        QCOMPARE(differenceFromHeld(held, signedSample(*newSigningSeed())), std::string());
+
+        AuditReport newId = sampleReport();
+        newId.id = "au-ffffffffffffffff";
+        QCOMPARE(differenceFromHeld(held, newId.toJson()),
+                 std::string("its id au-ffffffffffffffff is not the history's record's au-0123456789abcdef"));
+
+        AuditReport flipped = sampleReport();
+        flipped.rows[0].verdict = Verdict::NoGo;
+        const Json heldNoGo = flipped.toJson();
+        QCOMPARE(differenceFromHeld(heldNoGo, held),
+                 std::string(
+                     "row network.disabled's verdict is not the history's record's (go here, no_go there)"));
+
+        AuditReport invented = sampleReport();
+        invented.rows[0].evidence[2].text = "connect: ENETUNREACH";
+        const Json rehashed = invented.toJson(); // its evidence_sha256 recomputed: it verifies on its own
+        QVERIFY(verifyReport(rehashed) && verifyReport(rehashed)->alteredRows.empty());
+        QVERIFY(differenceFromHeld(held, rehashed)
+                    .rfind("row network.disabled's evidence_sha256 is not the history's "
+                           "record's",
+                           0) == 0);
+
+        AuditReport fewer = sampleReport();
+        fewer.rows.pop_back();
+        QCOMPARE(differenceFromHeld(held, fewer.toJson()),
+                 std::string("it has 1 rows, the history's record has 2"));
+
+        QCOMPARE(differenceFromHeld(held, edited(held, {"policy", "text"}, "{}")),
+                 std::string("its policy is not the history's record's"));
+    }
+
+    void theKeyringNamesTheSigner()
+    {
+        const std::string seed = *newSigningSeed();
+        const std::string publicKey = *publicKeyOf(seed);
+        const std::string other = *publicKeyOf(*newSigningSeed());
+        Result<ReviewerKeyring> keyring =
+            parseKeyring("# reviewers\n\n" + toHex(publicKey) + "  Ada Reviewer\n" + signingKeyId(other) +
+                         "\tBob Auditor\r\n");
+        QVERIFY2(keyring, keyring ? "" : keyring.error().message().c_str());
+        QCOMPARE(keyring->keys.size(), std::size_t(2));
+        Result<Verification> verification = verifyReport(signedSample(seed));
+        QVERIFY(verification && verification->intact());
+        const TrustedKey *signer = keyring->signer(verification->keyId, verification->publicKey);
+        QVERIFY(signer);
+        QCOMPARE(signer->name, std::string("Ada Reviewer"));
+        QCOMPARE(keyring->signer(signingKeyId(other), toHex(other))->name, std::string("Bob Auditor"));
+        // A signer the keyring does not name is nobody it trusts.
+        const std::string stranger = *publicKeyOf(*newSigningSeed());
+        QVERIFY(keyring->signer(signingKeyId(stranger), toHex(stranger)) == nullptr);
+        // A key id that is another key's is not its public key.
+        QVERIFY(keyring->signer(signingKeyId(publicKey), toHex(stranger)) == nullptr);
+
+        QCOMPARE(parseKeyring("not-a-key Ada\n").error().code(), std::string("audit.bad_keyring"));
+        QCOMPARE(parseKeyring(toHex(publicKey) + "\n").error().message(),
+                 "line 1: the key " + toHex(publicKey) + " has no name");
+        QVERIFY(parseKeyring("")->keys.empty());
+    }
+
+    // The credentials row prints and looks for every form docs/secrets.md lists, each distinct for its key.
+    void everyDocumentedFormOfAKeyIsLookedFor()
+    {
+        const QByteArray value = (QStringLiteral("sk-audit-invalid-0123") + distinctFormsSuffix()).toUtf8();
+        QHash<QString, QByteArray> forms;
+        for (const SecretForm &form : secretForms(value))
+            forms.insert(form.label, form.text);
+        QCOMPARE(forms.size(), 15);
+        QCOMPARE(forms.value(QStringLiteral("raw")), value);
+        QCOMPARE(forms.value(QStringLiteral("lower")),
+                 QStringLiteral("sk-audit-invalid-0123/q+=\"\\\u00e9~~~?>").toUtf8());
+        QCOMPARE(forms.value(QStringLiteral("json")),
+                 QByteArray("sk-audit-invalid-0123/Q+=\\\"\\\\\xc3\xa9~~~?>"));
+        QCOMPARE(forms.value(QStringLiteral("json-unicode")),
+                 QByteArray("sk-audit-invalid-0123/Q+=\\\"\\\\\\u00e9~~~?>"));
+        QCOMPARE(forms.value(QStringLiteral("json-slash")),
+                 QByteArray("sk-audit-invalid-0123\\/Q+=\\\"\\\\\xc3\xa9~~~?>"));
+        QCOMPARE(forms.value(QStringLiteral("percent")),
+                 QByteArray("sk-audit-invalid-0123%2FQ%2B%3D%22%5C%C3%A9~~~%3F%3E"));
+        QCOMPARE(forms.value(QStringLiteral("percent-lower")),
+                 QByteArray("sk-audit-invalid-0123%2fQ%2b%3d%22%5c%c3%a9~~~%3f%3e"));
+        QCOMPARE(forms.value(QStringLiteral("hex")), value.toHex());
+        QCOMPARE(forms.value(QStringLiteral("hex-upper")), value.toHex().toUpper());
+        QCOMPARE(forms.value(QStringLiteral("base64-1")), QByteArray(QByteArray("x") + value).toBase64());
+        QCOMPARE(forms.value(QStringLiteral("base64url-2")),
+                 QByteArray(QByteArray("xx") + value).toBase64(QByteArray::Base64UrlEncoding));
+        // No two forms alike: each checks something of its own.
+        QCOMPARE(QSet<QByteArray>(forms.cbegin(), forms.cend()).size(), 15);
     }
 
     void aSignedReportVerifies()

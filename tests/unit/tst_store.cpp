@@ -269,12 +269,22 @@ private Q_SLOTS:
         QCOMPARE(page->total, 2);
         QCOMPARE(page->items.at(0).id, QStringLiteral("au-2"));
         QVERIFY(page->items.at(0).report.isEmpty());
+        // A report made before not-applicable rows has every row applied.
+        QCOMPARE(page->items.at(0).rowsApplied, 21);
         second.keyId = QStringLiteral("ak-0123456789abcdef");
         second.report = QByteArrayLiteral("{\"id\":\"au-2\",\"signature\":{}}");
         QVERIFY_RESULT(m_store->saveAudit(second));
         auto read = m_store->audit(QStringLiteral("au-2"));
         QVERIFY_RESULT(read);
         QCOMPARE(read->keyId, second.keyId);
+        second.report = QByteArrayLiteral("{\"id\":\"au-2\",\"rows_applied\":18}");
+        QVERIFY_RESULT(m_store->saveAudit(second));
+        QCOMPARE(m_store->audits(10, 0)->items.at(0).rowsApplied, 18);
+        QCOMPARE(m_store->audit(QStringLiteral("au-2"))->rowsApplied, 18);
+        second.report = QByteArrayLiteral("{\"id\":\"au-2\",\"signature\":{}}");
+        QVERIFY_RESULT(m_store->saveAudit(second));
+        read = m_store->audit(QStringLiteral("au-2"));
+        QVERIFY_RESULT(read);
         QCOMPARE(read->report, second.report);
         QCOMPARE(m_store->audits(10, 0)->total, 2);
         auto missing = m_store->audit(QStringLiteral("au-none"));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // audit.*: the Go/No-Go audit's reports (docs/audit.md). The runner lives in the clients; the daemon keeps
-// the reports in the history and signs them with the user's key, which never leaves it.
+// the reports in the history and signs them with the user's key, which never leaves it. An audit begins here
+// (audit.begin names it), so that only the report of an audit the daemon saw begin is kept, and only a kept
+// report is signed.
 #include "daemon/api/methodtable.h"
 #include "daemon/api/params.h"
 
@@ -20,6 +22,7 @@ QJsonObject summaryToJson(const Store::AuditRecord &record)
             {QStringLiteral("policy_version"), record.policyVersion},
             {QStringLiteral("verdict"), record.verdict},
             {QStringLiteral("rows"), record.rows},
+            {QStringLiteral("rows_applied"), record.rowsApplied},
             {QStringLiteral("go_rows"), record.goRows},
             {QStringLiteral("signed"), !record.keyId.isEmpty()},
             {QStringLiteral("key_id"), record.keyId}};
@@ -37,6 +40,12 @@ Result<QJsonObject> requireReport(const QJsonObject &params)
     if (!report.isObject())
         return fail(invalidParams(QStringLiteral("`report` must be a report object (docs/audit.md)")));
     return report.toObject();
+}
+
+Result<QJsonObject> begin(ApiContext &context, const QJsonObject &)
+{
+    const Containers::ContainerManager::AuditStart start = context.manager.beginAudit();
+    return QJsonObject{{QStringLiteral("id"), start.id}, {QStringLiteral("created_at"), start.createdAt}};
 }
 
 Result<QJsonObject> save(ApiContext &context, const QJsonObject &params)
@@ -115,6 +124,7 @@ Result<QJsonObject> list(ApiContext &context, const QJsonObject &params)
 
 void addAuditMethods(MethodTable &table)
 {
+    table.add(QStringLiteral("audit.begin"), {}, begin);
     table.add(QStringLiteral("audit.save"), {QStringLiteral("report")}, save);
     table.add(QStringLiteral("audit.sign"),
               {QStringLiteral("report"), QStringLiteral("id"), QStringLiteral("name"), QStringLiteral("role"),
