@@ -104,22 +104,22 @@ private Q_SLOTS:
         stopPrivateDaemon(m_daemon);
     }
 
-    // The default: a secret's value is kept back wherever it is (raw, base64, inside a tar.gz); patterns
-    // and the organisation's internal hosts warn; the status says outputs were kept back.
+    // The default: a high-severity finding is kept back wherever it is (a secret's value raw, base64, inside
+    // a tar.gz; a cloud key); the organisation's internal hosts warn; the status says outputs were kept back.
     void byDefaultASecretsValueNeverLeaves()
     {
         const CliResult run = runUnder(QStringLiteral("default"), {});
         QCOMPARE(run.status, 3);
-        for (const char *kept : {"leak.txt", "leak.b64", "bundle.tar.gz"})
+        for (const char *kept : {"leak.txt", "leak.b64", "bundle.tar.gz", "warn.txt"})
             QVERIFY2(!saved(QStringLiteral("default"), kept), kept);
-        for (const char *file : {"clean.txt", "warn.txt", "farm.txt"})
+        for (const char *file : {"clean.txt", "farm.txt"})
             QVERIFY2(saved(QStringLiteral("default"), file), file);
         QCOMPARE(contents(QStringLiteral("default"), "clean.txt"), QByteArrayLiteral("rows: 42\n"));
         // Nothing else is in the folder: no pending copy was left behind.
         QCOMPARE(QDir(outputDir(QStringLiteral("default")))
                      .entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System)
                      .size(),
-                 3);
+                 2);
         QVERIFY2(run.err.contains("cordon: scan outputs/leak.txt: blocked, 1 finding"), run.err.constData());
         QVERIFY2(run.err.contains("bundle.tar.gz!logs/run.log:1  secret.value (high)  [secret:API_TOKEN]"),
                  run.err.constData());
@@ -146,13 +146,13 @@ private Q_SLOTS:
         }
         blocked.sort();
         QCOMPARE(blocked, QStringList({QStringLiteral("bundle.tar.gz"), QStringLiteral("leak.b64"),
-                                       QStringLiteral("leak.txt")}));
+                                       QStringLiteral("leak.txt"), QStringLiteral("warn.txt")}));
         QMap<QString, QString> actions;
         for (const QJsonValue &file : outcome.value(QStringLiteral("scanned_artifacts")).toArray())
             actions.insert(file[QStringLiteral("path")].toString(),
                            file[QStringLiteral("action")].toString());
         QCOMPARE(actions.value(QStringLiteral("leak.txt")), QStringLiteral("blocked"));
-        QCOMPARE(actions.value(QStringLiteral("warn.txt")), QStringLiteral("warned"));
+        QCOMPARE(actions.value(QStringLiteral("warn.txt")), QStringLiteral("blocked"));
         QCOMPARE(actions.value(QStringLiteral("farm.txt")), QStringLiteral("warned"));
         QVERIFY(!actions.contains(QStringLiteral("clean.txt")));
         verifyNoValue(run);
