@@ -555,9 +555,10 @@ std::vector<Finding> ArtifactScanner::scanName(const std::string &path) const
 bool isBlockingByDefault(const Finding &finding)
 {
     const std::string_view rule = finding.rule;
-    // A name is saved masked instead (ArtifactInspection::maskedName): what it held does not leave.
+    // A file's or folder's name is saved masked instead (ArtifactInspection::maskedName): what it held does
+    // not leave. An archive member's name cannot be rewritten: it would leave inside the archive.
     if (rule.substr(0, 5) == "name.")
-        return false;
+        return finding.severity == Severity::High && finding.path.find('!') != std::string::npos;
     return finding.severity == Severity::High || rule == "secret.value" || rule.substr(0, 8) == "archive." ||
            rule.substr(0, 5) == "scan.";
 }

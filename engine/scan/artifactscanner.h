@@ -36,7 +36,7 @@ struct ScanLimits
 // service token, a secret's value, in the content or the name), and anything not fully scanned
 // (archive.bomb, archive.unreadable, scan.too_large, scan.incomplete, scan.encrypted): the scan fails
 // closed. The rest (internal addresses, cookies, generic assignments) is a warning, and so is a finding in a
-// name (name.*): the name is saved masked.
+// file's name (name.*): the name is saved masked; one in an archive member's name cannot be, and blocks.
 bool isBlockingByDefault(const Finding &finding);
 
 class ArtifactScanner
