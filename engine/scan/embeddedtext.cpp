@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "scan/embeddedtext.h"
 
+#include <nettle/base64.h>
 #include <zlib.h>
 
 #include <array>
@@ -27,19 +28,9 @@ std::string_view::size_type find(std::string_view bytes, std::string_view what, 
     return at ? std::size_t(static_cast<const char *>(at) - bytes.data()) : std::string_view::npos;
 }
 
-int base64Value(unsigned char c)
+bool isBase64Character(unsigned char c)
 {
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+' || c == '-')
-        return 62;
-    if (c == '/' || c == '_')
-        return 63;
-    return -1;
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
 }
 
 void appendUtf8(std::string &out, std::uint32_t code)
@@ -198,29 +189,24 @@ void forEachDataUri(std::string_view bytes, std::size_t maxOut,
         if (scheme == std::string_view::npos ||
             before.find_first_of(" \t\r\n\"'<>()", scheme) != std::string_view::npos)
             continue;
-        decoded.clear();
-        std::uint32_t bits = 0;
-        int held = 0;
-        bool truncated = false;
+        // The payload: base64 characters up to the first other one (a quote, a parenthesis), decoded by
+        // nettle, as far as the bound allows.
         std::size_t end = at + 8;
-        for (; end < bytes.size(); ++end) {
-            const int value = base64Value(static_cast<unsigned char>(bytes[end]));
-            if (value < 0)
-                break;
-            bits = (bits << 6) | std::uint32_t(value);
-            held += 6;
-            if (held >= 8) {
-                held -= 8;
-                if (decoded.size() >= maxOut) {
-                    truncated = true;
-                    break;
-                }
-                decoded += char((bits >> held) & 0xFF);
-            }
-        }
+        while (end < bytes.size() && isBase64Character(static_cast<unsigned char>(bytes[end])))
+            ++end;
+        const std::size_t usable = std::min(end - (at + 8), BASE64_ENCODE_LENGTH(maxOut) / 4 * 4);
+        const bool truncated = usable < end - (at + 8);
+        decoded.resize(BASE64_DECODE_LENGTH(usable));
+        base64_decode_ctx context;
+        base64_decode_init(&context);
+        std::size_t length = decoded.size();
+        if (!base64_decode_update(&context, &length, reinterpret_cast<std::uint8_t *>(decoded.data()), usable,
+                                  bytes.data() + at + 8))
+            length = 0;
+        decoded.resize(std::min(length, maxOut));
         if (decoded.size() >= MinDataUriBytes)
             each(at + 8, decoded, truncated);
-        at = end > at + 8 ? end - 8 : at;
+        at = end - 8; // the next search starts past this payload
     }
 }
 
