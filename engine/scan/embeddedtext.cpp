@@ -20,12 +20,19 @@ constexpr std::size_t MinDataUriBytes = 12;
 
 std::string_view::size_type find(std::string_view bytes, std::string_view what, std::size_t from)
 {
-    // memmem: glibc's two-way search, several times faster than string_view::find on long text, which is
-    // what keeps the scan's speed on text (docs/benchmarks.md).
-    if (from >= bytes.size())
-        return std::string_view::npos;
-    const void *at = ::memmem(bytes.data() + from, bytes.size() - from, what.data(), what.size());
-    return at ? std::size_t(static_cast<const char *>(at) - bytes.data()) : std::string_view::npos;
+    // memchr for the first byte, then a compare: on 64 MiB of text memmem took 160 ms looking for
+    // ";base64," (a fifth of the whole scan, docs/benchmarks.md), this 10 ms; the first bytes searched for
+    // here (';', 's') are rare enough.
+    while (from < bytes.size()) {
+        const void *hit = std::memchr(bytes.data() + from, what[0], bytes.size() - from);
+        if (!hit)
+            return std::string_view::npos;
+        const std::size_t at = std::size_t(static_cast<const char *>(hit) - bytes.data());
+        if (bytes.substr(at, what.size()) == what)
+            return at;
+        from = at + 1;
+    }
+    return std::string_view::npos;
 }
 
 bool isBase64Character(unsigned char c)
