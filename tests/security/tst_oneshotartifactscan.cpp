@@ -22,6 +22,8 @@ using namespace CordonTest;
 namespace {
 
 const QByteArray Secret = QByteArrayLiteral("tok-9f8e/7d6c+5b4a=0123456789");
+// A value that fits in a file name (Secret holds a '/').
+const QByteArray NameValue = QByteArrayLiteral("nametok-4c1d9e7a2b55");
 
 // What every run writes into outputs/.
 const char WriteOutputs[] =
@@ -100,6 +102,7 @@ private Q_SLOTS:
         const CliResult status = startPrivateDaemon(m_daemon, m_dir.path());
         QVERIFY2(status.status == 0, status.describe());
         QCOMPARE(cordon(args({"secret", "set", "API_TOKEN"}), Secret).status, 0);
+        QCOMPARE(cordon(args({"secret", "set", "NAME_TOKEN"}), NameValue).status, 0);
         // The runs below need no daemon: they read the store themselves.
         stopPrivateDaemon(m_daemon);
     }
@@ -130,6 +133,26 @@ private Q_SLOTS:
                  run.err.constData());
         QVERIFY2(run.err.contains("the artifact scan kept outputs back"), run.err.constData());
         verifyNoValue(run);
+    }
+
+    // A file and a folder named after a secret's value are saved under their names masked: the value is in
+    // no name in the user's folder and in nothing printed (the saved names were the raw value).
+    void aNameHoldingASecretIsSavedMasked()
+    {
+        const QByteArray policy = R"({"secrets": [{"name": "NAME_TOKEN", "env": "TOKEN"}]})";
+        const CliResult run = cordon(
+            {QStringLiteral("run"), QStringLiteral("--policy"),
+             writePolicyFile(m_dir.path(), QStringLiteral("policy-names"), policy), QStringLiteral("--output-dir"),
+             outputDir(QStringLiteral("names")), QStringLiteral("--json"), QStringLiteral("--"), QStringLiteral("sh"),
+             QStringLiteral("-c"),
+             QStringLiteral("cd /mnt/data/outputs; echo fine > \"clean-$TOKEN.txt\"; mkdir \"dir-$TOKEN\"; "
+                            "echo ok > \"dir-$TOKEN/a.txt\"")});
+        QVERIFY2(run.status == 0, run.describe().constData());
+        QVERIFY2(!run.out.contains(NameValue) && !run.err.contains(NameValue), run.describe().constData());
+        QCOMPARE(contents(QStringLiteral("names"), "clean-[secret:NAME_TOKEN].txt"), QByteArrayLiteral("fine\n"));
+        QCOMPARE(contents(QStringLiteral("names"), "dir-[secret:NAME_TOKEN]/a.txt"), QByteArrayLiteral("ok\n"));
+        QCOMPARE(QDir(outputDir(QStringLiteral("names"))).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).size(),
+                 2);
     }
 
     // --json carries the same: the refusals with files.blocked and every scanned file's findings.
