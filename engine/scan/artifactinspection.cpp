@@ -63,10 +63,15 @@ ArtifactInspection::ArtifactInspection(Policy::ArtifactScan mode, Secrets::Secre
       m_internalSuffixes(std::move(internalSuffixes))
 {}
 
-void ArtifactInspection::attach(const std::shared_ptr<ArtifactInspection> &inspection, Files::CopyLimits &limits)
+void ArtifactInspection::attach(const std::shared_ptr<ArtifactInspection> &inspection,
+                                Files::CopyLimits &limits)
 {
-    limits.inspect = [inspection](int fd, const std::string &relative) { return inspection->inspect(fd, relative); };
-    limits.directoryName = [inspection](const std::string &relative) { return inspection->directoryName(relative); };
+    limits.inspect = [inspection](int fd, const std::string &relative) {
+        return inspection->inspect(fd, relative);
+    };
+    limits.directoryName = [inspection](const std::string &relative) {
+        return inspection->directoryName(relative);
+    };
 }
 
 const ArtifactScanner *ArtifactInspection::scanner()
@@ -149,7 +154,8 @@ void ArtifactInspection::withName(std::vector<Finding> &findings, const std::str
                     std::make_move_iterator(inName.end()));
 }
 
-std::string ArtifactInspection::maskedName(const std::vector<Finding> &findings, const std::string &relativePath)
+std::string ArtifactInspection::maskedName(const std::vector<Finding> &findings,
+                                           const std::string &relativePath)
 {
     // Only what is in the last component: a directory's name is masked when it is made (directoryName).
     const std::size_t nameStart = relativePath.rfind('/') + 1;

@@ -102,7 +102,8 @@ std::optional<std::string> encryptedFormat(std::string_view bytes)
 {
     if (startsWith(bytes, "Salted__"))
         return "openssl enc";
-    if (startsWith(bytes, "age-encryption.org/v1\n") || startsWith(bytes, "-----BEGIN AGE ENCRYPTED FILE-----"))
+    if (startsWith(bytes, "age-encryption.org/v1\n") ||
+        startsWith(bytes, "-----BEGIN AGE ENCRYPTED FILE-----"))
         return "age";
     if (startsWith(bytes, "-----BEGIN PGP MESSAGE-----"))
         return "OpenPGP";
@@ -112,7 +113,8 @@ std::optional<std::string> encryptedFormat(std::string_view bytes)
     // one (tag 3, version 4 or 5), in the old or the new packet format, as gpg -e and gpg -c begin.
     if (bytes.size() >= 4) {
         const auto tag = static_cast<unsigned char>(bytes[0]);
-        const auto version = static_cast<unsigned char>(bytes[tag == 0x84 || tag == 0x8C || tag == 0xC1 || tag == 0xC3 ? 2 : 3]);
+        const auto version = static_cast<unsigned char>(
+            bytes[tag == 0x84 || tag == 0x8C || tag == 0xC1 || tag == 0xC3 ? 2 : 3]);
         if (((tag == 0x84 || tag == 0x85 || tag == 0xC1) && version == 3) ||
             ((tag == 0x8C || tag == 0xC3) && (version == 4 || version == 5)))
             return "OpenPGP";
@@ -265,7 +267,8 @@ void ArtifactScanner::Compiled::scanContent(std::string_view bytes, const std::s
     }
     const bool binary = std::memchr(bytes.data(), '\0', std::min(bytes.size(), BinaryProbeBytes)) != nullptr;
     if (const std::optional<std::string> format = encryptedFormat(bytes))
-        findings.push_back({path, 0, 0, "scan.encrypted", Severity::High, *format + " encrypted: not scanned"});
+        findings.push_back(
+            {path, 0, 0, "scan.encrypted", Severity::High, *format + " encrypted: not scanned"});
     scanEncoded(bytes, binary, path, depth, budget, findings);
     // The list is capped, but never at the cost of a finding that keeps the file back.
     std::size_t listed = 0, blocking = 0;
@@ -382,7 +385,8 @@ void ArtifactScanner::Compiled::scanArchive(std::string_view bytes, const std::s
 }
 
 void ArtifactScanner::Compiled::scanEncoded(std::string_view bytes, bool binary, const std::string &path,
-                                            int depth, std::int64_t &budget, std::vector<Finding> &findings) const
+                                            int depth, std::int64_t &budget,
+                                            std::vector<Finding> &findings) const
 {
     if (isZlibFile(bytes))
         scanInflated(bytes, path + "!zlib", depth, budget, findings);
@@ -418,8 +422,8 @@ void ArtifactScanner::Compiled::scanInflated(std::string_view stream, const std:
     }
     if (inflated.status == Inflated::Status::Damaged) {
         // What did inflate is still searched; the rest is not, so the file is not fully scanned.
-        findings.push_back({member, 0, 0, "archive.unreadable", Severity::Medium,
-                            "not scanned: a damaged zlib stream"});
+        findings.push_back(
+            {member, 0, 0, "archive.unreadable", Severity::Medium, "not scanned: a damaged zlib stream"});
     }
     scanDecoded(inflated.bytes, member, depth, budget, findings);
 }
@@ -428,9 +432,9 @@ void ArtifactScanner::Compiled::scanDecoded(std::string_view decoded, const std:
                                             std::int64_t &budget, std::vector<Finding> &findings) const
 {
     if (depth >= limits.maxArchiveDepth) {
-        findings.push_back({member, 0, 0, "archive.bomb", Severity::High,
-                            "encodings nested more than " + std::to_string(limits.maxArchiveDepth) +
-                                " deep: not decoded"});
+        findings.push_back(
+            {member, 0, 0, "archive.bomb", Severity::High,
+             "encodings nested more than " + std::to_string(limits.maxArchiveDepth) + " deep: not decoded"});
         return;
     }
     if (budget - std::int64_t(decoded.size()) < 0) {
@@ -454,8 +458,9 @@ void ArtifactScanner::Compiled::scanName(std::string_view name, const std::strin
             findings.push_back({path, 0, std::int64_t(span.start), "name.secret_value", Severity::High,
                                 "[secret:" + std::string(span.secretName) + "]"});
         else
-            findings.push_back({path, 0, std::int64_t(span.start), std::string("name.") + rules[span.rule].name,
-                                rules[span.rule].severity, starred(name.substr(span.start, span.end - span.start))});
+            findings.push_back({path, 0, std::int64_t(span.start),
+                                std::string("name.") + rules[span.rule].name, rules[span.rule].severity,
+                                starred(name.substr(span.start, span.end - span.start))});
     }
 }
 
@@ -567,16 +572,18 @@ bool ArtifactScanner::isArchive(std::string_view bytes)
 {
     // By magic bytes (each format's own specification), never by name: a name is the sandbox's to choose.
     static constexpr std::string_view Magic[] = {
-        "PK\x03\x04", "PK\x05\x06",               // zip
-        "\x1f\x8b",                                // gzip
-        {"\xFD" "7zXZ\0", 6},                      // xz
-        "BZh",                                     // bzip2 (then the block size and a block's magic)
-        "7z\xBC\xAF\x27\x1C",                      // 7-Zip
-        "\x28\xB5\x2F\xFD",                          // zstd frame
-        "\x04\x22\x4D\x18", "\x02\x21\x4C\x18",      // lz4 frame, lz4 legacy (lz4 -l)
-        "\x1F\x9D",                                // compress (.Z)
-        "LZIP\x01",                                // lzip
-        "Rar!\x1A\x07",                             // RAR 4 and 5
+        "PK\x03\x04",         // zip, a local file header
+        "PK\x05\x06",         // zip, an empty archive's end record
+        "\x1f\x8b",           // gzip
+        "\xFD\x37zXZ",        // xz
+        "BZh",                // bzip2, then the block size and a block's magic
+        "\x28\xB5\x2F\xFD",   // zstd
+        "\x04\x22\x4D\x18",   // lz4 frame
+        "\x02\x21\x4C\x18",   // lz4 legacy (lz4 -l)
+        "\x1F\x9D",           // compress (.Z)
+        "LZIP\x01",           // lzip
+        "7z\xBC\xAF\x27\x1C", // 7-Zip
+        "Rar!\x1A\x07",       // RAR 4 and 5
     };
     for (std::string_view magic : Magic) {
         if (startsWith(bytes, magic))

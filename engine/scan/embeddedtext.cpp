@@ -123,7 +123,8 @@ void forEachPdfStream(std::string_view bytes,
         else
             continue;
         const std::size_t end = find(bytes, "endstream", start);
-        const std::string_view data = bytes.substr(start, (end == std::string_view::npos ? bytes.size() : end) - start);
+        const std::string_view data =
+            bytes.substr(start, (end == std::string_view::npos ? bytes.size() : end) - start);
         if (isZlibStream(data))
             each(start, data);
         if (end == std::string_view::npos)
@@ -164,7 +165,8 @@ std::optional<std::string> utf16AsUtf8(std::string_view bytes)
     out.reserve((bytes.size() - from) / 2);
     std::uint32_t high = 0; // a high surrogate waiting for its low one
     for (std::size_t i = from; i + 1 < bytes.size(); i += 2) {
-        const auto first = static_cast<unsigned char>(bytes[i]), second = static_cast<unsigned char>(bytes[i + 1]);
+        const auto first = static_cast<unsigned char>(bytes[i]),
+                   second = static_cast<unsigned char>(bytes[i + 1]);
         const std::uint32_t unit = little ? first | (second << 8) : (first << 8) | second;
         if (unit >= 0xD800 && unit < 0xDC00) {
             high = unit;
@@ -183,8 +185,9 @@ std::optional<std::string> utf16AsUtf8(std::string_view bytes)
     return out;
 }
 
-void forEachDataUri(std::string_view bytes, std::size_t maxOut,
-                    const std::function<void(std::size_t offset, std::string_view decoded, bool truncated)> &each)
+void forEachDataUri(
+    std::string_view bytes, std::size_t maxOut,
+    const std::function<void(std::size_t offset, std::string_view decoded, bool truncated)> &each)
 {
     std::string decoded;
     for (std::size_t at = find(bytes, ";base64,", 0); at != std::string_view::npos;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Text hidden from the rules by an encoding that is not an archive (docs/artifact-scan.md, "Encodings"): a
-// zlib stream (a file of its own, or a PDF's FlateDecode content stream), UTF-16 and base64 data URIs. Each is
-// decoded here into bytes the scanner searches as it searches an archive's member. Pure functions on bytes:
-// the bounds are the caller's (`maxOut`), and a stream that would pass them says so instead of growing.
+// zlib stream (a file of its own, or a PDF's FlateDecode content stream), UTF-16 and base64 data URIs. Each
+// is decoded here into bytes the scanner searches as it searches an archive's member. Pure functions on
+// bytes: the bounds are the caller's (`maxOut`), and a stream that would pass them says so instead of
+// growing.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +20,12 @@ bool isZlibStream(std::string_view bytes);
 
 struct Inflated
 {
-    enum class Status { Complete, TooLarge, Damaged };
+    enum class Status
+    {
+        Complete,
+        TooLarge,
+        Damaged
+    };
     Status status = Status::Damaged;
     std::string bytes; // what was inflated, at most maxOut bytes
 };
@@ -37,7 +43,8 @@ std::optional<std::string> utf16AsUtf8(std::string_view bytes);
 
 // Calls `each(offset, decoded)` for every "data:...;base64," URI in `bytes` whose payload decodes to at
 // least 12 bytes, `decoded` at most maxOut bytes (then `truncated`).
-void forEachDataUri(std::string_view bytes, std::size_t maxOut,
-                    const std::function<void(std::size_t offset, std::string_view decoded, bool truncated)> &each);
+void forEachDataUri(
+    std::string_view bytes, std::size_t maxOut,
+    const std::function<void(std::size_t offset, std::string_view decoded, bool truncated)> &each);
 
 } // namespace Cordon::Scan

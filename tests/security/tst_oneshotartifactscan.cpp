@@ -142,16 +142,20 @@ private Q_SLOTS:
         const QByteArray policy = R"({"secrets": [{"name": "NAME_TOKEN", "env": "TOKEN"}]})";
         const CliResult run = cordon(
             {QStringLiteral("run"), QStringLiteral("--policy"),
-             writePolicyFile(m_dir.path(), QStringLiteral("policy-names"), policy), QStringLiteral("--output-dir"),
-             outputDir(QStringLiteral("names")), QStringLiteral("--json"), QStringLiteral("--"), QStringLiteral("sh"),
-             QStringLiteral("-c"),
+             writePolicyFile(m_dir.path(), QStringLiteral("policy-names"), policy),
+             QStringLiteral("--output-dir"), outputDir(QStringLiteral("names")), QStringLiteral("--json"),
+             QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
              QStringLiteral("cd /mnt/data/outputs; echo fine > \"clean-$TOKEN.txt\"; mkdir \"dir-$TOKEN\"; "
                             "echo ok > \"dir-$TOKEN/a.txt\"")});
         QVERIFY2(run.status == 0, run.describe().constData());
         QVERIFY2(!run.out.contains(NameValue) && !run.err.contains(NameValue), run.describe().constData());
-        QCOMPARE(contents(QStringLiteral("names"), "clean-[secret:NAME_TOKEN].txt"), QByteArrayLiteral("fine\n"));
-        QCOMPARE(contents(QStringLiteral("names"), "dir-[secret:NAME_TOKEN]/a.txt"), QByteArrayLiteral("ok\n"));
-        QCOMPARE(QDir(outputDir(QStringLiteral("names"))).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).size(),
+        QCOMPARE(contents(QStringLiteral("names"), "clean-[secret:NAME_TOKEN].txt"),
+                 QByteArrayLiteral("fine\n"));
+        QCOMPARE(contents(QStringLiteral("names"), "dir-[secret:NAME_TOKEN]/a.txt"),
+                 QByteArrayLiteral("ok\n"));
+        QCOMPARE(QDir(outputDir(QStringLiteral("names")))
+                     .entryList(QDir::AllEntries | QDir::NoDotAndDotDot)
+                     .size(),
                  2);
     }
 

@@ -86,7 +86,8 @@ std::string zlibCompressed(const std::string &text)
 
 std::string utf16(const std::string &ascii, bool littleEndian, bool mark)
 {
-    std::string out = mark ? (littleEndian ? std::string("\xFF\xFE") : std::string("\xFE\xFF")) : std::string();
+    std::string out =
+        mark ? (littleEndian ? std::string("\xFF\xFE") : std::string("\xFE\xFF")) : std::string();
     for (char c : ascii)
         out += littleEndian ? std::string{c, '\0'} : std::string{'\0', c};
     return out;
@@ -329,12 +330,14 @@ private Q_SLOTS:
         for (int i = 0; i < 100; ++i)
             env += "# settings for the staging deployment, see the wiki\n";
         env += "API_TOKEN=" + SecretValue + "\naws_access_key_id = AKIAQ3EXAMPLE7JX2KPL\n";
-        const std::string packed = makeArchiveAs(format.constData(), filter.constData(), {{"project/.env", env}});
+        const std::string packed =
+            makeArchiveAs(format.constData(), filter.constData(), {{"project/.env", env}});
         QVERIFY(ArtifactScanner::isArchive(packed));
-        // Compressed: neither is in the file's own bytes (lz4 has no entropy coding: what occurs once stays as
-        // it is, and only a member proves the stream was read).
+        // Compressed: neither is in the file's own bytes (lz4 has no entropy coding: what occurs once stays
+        // as it is, and only a member proves the stream was read).
         if (filter != "lz4")
-            QVERIFY(packed.find(SecretValue) == std::string::npos && packed.find("AKIAQ3") == std::string::npos);
+            QVERIFY(packed.find(SecretValue) == std::string::npos &&
+                    packed.find("AKIAQ3") == std::string::npos);
         const auto found = scanner().scan(packed, "out.pack");
         QVERIFY2(hasIn(found, "secret.value", "out.pack!"), describe(found).constData());
         QVERIFY2(hasIn(found, "aws.access_key_id", "out.pack!"), describe(found).constData());
@@ -375,8 +378,8 @@ private Q_SLOTS:
     {
         QFETCH(bool, littleEndian);
         QFETCH(bool, mark);
-        const std::string text = "user=admin\nAPI=" + SecretValue +
-                                 "\ngithub ghp_R2d2C3poExampleTokenValue0123456789ab\n";
+        const std::string text =
+            "user=admin\nAPI=" + SecretValue + "\ngithub ghp_R2d2C3poExampleTokenValue0123456789ab\n";
         const auto found = scanner().scan(utf16(text, littleEndian, mark), "env.txt");
         QVERIFY2(has(found, "secret.value", "env.txt!utf-16"), describe(found).constData());
         QVERIFY2(has(found, "github.token", "env.txt!utf-16"), describe(found).constData());
@@ -394,7 +397,8 @@ private Q_SLOTS:
         // A zip in a data URI is opened too.
         const QByteArray zip =
             QByteArray::fromStdString(makeArchive("zip", {{"creds", "AKIAQ3EXAMPLE7JX2KPL\n"}})).toBase64();
-        const auto zipped = scanner().scan("src='data:application/zip;base64," + zip.toStdString() + "'", "a.js");
+        const auto zipped =
+            scanner().scan("src='data:application/zip;base64," + zip.toStdString() + "'", "a.js");
         QVERIFY2(hasIn(zipped, "aws.access_key_id", "a.js!data@"), describe(zipped).constData());
     }
 
@@ -411,7 +415,9 @@ private Q_SLOTS:
                                      << QByteArray("scan.encrypted");
         QTest::newRow("gpg -c") << QByteArray("\x8c\x0d\x04\x09\x03\x02\xa1\xb2\xc3\xd4", 10)
                                 << QByteArray("scan.encrypted");
-        QTest::newRow("damaged xz") << QByteArray("\xFD" "7zXZ\0\0garbage-garbage-garbage", 28)
+        QTest::newRow("damaged xz") << QByteArray("\xFD"
+                                                  "7zXZ\0\0garbage-garbage-garbage",
+                                                  28)
                                     << QByteArray("archive.unreadable");
         QTest::newRow("damaged 7z") << QByteArray("7z\xBC\xAF\x27\x1C\0\x04garbage", 15)
                                     << QByteArray("archive.unreadable");
@@ -440,8 +446,10 @@ private Q_SLOTS:
         QVERIFY(scanner().scanName("reports/clean.txt").empty());
 
         const auto member = scanner().scan(makeArchive("zip", {{NameValue + ".txt", "fine\n"}}), "out.zip");
-        QVERIFY2(has(member, "name.secret_value", "out.zip!" + NameValue + ".txt"), describe(member).constData());
-        // A member's name leaves inside the archive, unmasked: that keeps the archive back; a file's does not.
+        QVERIFY2(has(member, "name.secret_value", "out.zip!" + NameValue + ".txt"),
+                 describe(member).constData());
+        // A member's name leaves inside the archive, unmasked: that keeps the archive back; a file's does
+        // not.
         QVERIFY(Scan::isBlockingByDefault(member.at(0)));
         QVERIFY(!Scan::isBlockingByDefault(named.at(0)));
 
@@ -469,7 +477,8 @@ private Q_SLOTS:
         QTest::addColumn<bool>("keptBack");
         QTest::newRow("cloud key") << QByteArray("aws_access_key_id = AKIAQ3EXAMPLE7JX2KPL\n") << true;
         QTest::newRow("private key") << QByteArray("-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n") << true;
-        QTest::newRow("service token") << QByteArray("GH=ghp_R2d2C3poExampleTokenValue0123456789ab\n") << true;
+        QTest::newRow("service token")
+            << QByteArray("GH=ghp_R2d2C3poExampleTokenValue0123456789ab\n") << true;
         QTest::newRow("secret's value") << QByteArray::fromStdString("t=" + SecretValue + "\n") << true;
         QTest::newRow("private address") << QByteArray("db at 10.0.0.12\n") << false;
         QTest::newRow("metadata address") << QByteArray("curl http://169.254.169.254/latest/\n") << false;

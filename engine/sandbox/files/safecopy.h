@@ -99,7 +99,8 @@ struct CopyLimits
     // the source's relative path. It may refuse the file or rewrite the copy. The artifact scan.
     std::function<Inspection(int fd, const std::string &relativePath)> inspect = {};
     // Downloads only: the name a directory is made under in the destination, or empty for its own. The
-    // artifact scan masks a directory named after a secret's value, as it does a file (Inspection::savedName).
+    // artifact scan masks a directory named after a secret's value, as it does a file
+    // (Inspection::savedName).
     std::function<std::string(const std::string &relativePath)> directoryName = {};
     // Listings only: called with each listed file's descriptor (open for reading; the file is the
     // container's, so what is read may change) and its relative path, after its hash was taken. The

@@ -346,7 +346,8 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const std::string &
     }
     std::string savedAs;
     if (pending) {
-        const auto committed = pending->commit(finalName, escapeForDisplay(finalName), m_limits.existingNames);
+        const auto committed =
+            pending->commit(finalName, escapeForDisplay(finalName), m_limits.existingNames);
         if (!committed) {
             if (committed.error().code() == "files.exists")
                 refuse(shown, {"files.exists", "the destination already has this name"});
