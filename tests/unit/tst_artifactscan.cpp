@@ -73,6 +73,29 @@ std::string makeArchive(const std::string &kind, const std::vector<Member> &memb
     return makeArchiveAs("ustar", kind == "tgz" ? "gzip" : "", members);
 }
 
+// A zip whose member is encrypted (traditional PKWARE encryption, as `zip -e` writes).
+std::string encryptedZip(const std::string &content)
+{
+    std::unique_ptr<archive, int (*)(archive *)> writer(archive_write_new(), archive_write_free);
+    archive_write_set_format_zip(writer.get());
+    if (archive_write_set_options(writer.get(), "zip:encryption=zipcrypt") != ARCHIVE_OK ||
+        archive_write_set_passphrase(writer.get(), "hunter2") != ARCHIVE_OK)
+        qFatal("libarchive cannot encrypt a zip");
+    std::string out(1024 * 1024, '\0');
+    std::size_t used = 0;
+    archive_write_open_memory(writer.get(), out.data(), out.size(), &used);
+    std::unique_ptr<archive_entry, void (*)(archive_entry *)> entry(archive_entry_new(), archive_entry_free);
+    archive_entry_set_pathname(entry.get(), ".env");
+    archive_entry_set_filetype(entry.get(), AE_IFREG);
+    archive_entry_set_perm(entry.get(), 0600);
+    archive_entry_set_size(entry.get(), la_int64_t(content.size()));
+    archive_write_header(writer.get(), entry.get());
+    archive_write_data(writer.get(), content.data(), content.size());
+    archive_write_close(writer.get());
+    out.resize(used);
+    return out;
+}
+
 std::string zlibCompressed(const std::string &text)
 {
     uLongf size = compressBound(uLong(text.size()));
@@ -419,6 +442,9 @@ private Q_SLOTS:
                                                   "7zXZ\0\0garbage-garbage-garbage",
                                                   28)
                                     << QByteArray("archive.unreadable");
+        QTest::newRow("encrypted zip (zip -e)")
+            << QByteArray::fromStdString(encryptedZip("AWS=AKIAQ3EXAMPLE7JX2KPL\n"))
+            << QByteArray("archive.unreadable");
         QTest::newRow("damaged 7z") << QByteArray("7z\xBC\xAF\x27\x1C\0\x04garbage", 15)
                                     << QByteArray("archive.unreadable");
     }
