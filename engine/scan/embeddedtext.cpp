@@ -4,7 +4,9 @@
 #include <nettle/base64.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 
 namespace Cordon::Scan {
@@ -21,8 +23,8 @@ constexpr std::size_t MinDataUriBytes = 12;
 std::string_view::size_type find(std::string_view bytes, std::string_view what, std::size_t from)
 {
     // memchr for the first byte, then a compare: on 64 MiB of text memmem took 160 ms looking for
-    // ";base64," (a fifth of the whole scan, docs/benchmarks.md), this 10 ms; the first bytes searched for
-    // here (';', 's') are rare enough.
+    // ";base64," (a fifth of the whole scan, docs/benchmarks.md), this 10 ms. Linear either way; ';' is rare
+    // in text, and "stream" is looked for in PDFs only.
     while (from < bytes.size()) {
         const void *hit = std::memchr(bytes.data() + from, what[0], bytes.size() - from);
         if (!hit)
