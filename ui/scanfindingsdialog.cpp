@@ -49,9 +49,11 @@ ScanFindingsDialog::ScanFindingsDialog(const QJsonArray &scanned, QWidget *paren
     auto *intro = new QLabel(
         files == 1
             ? tr("The artifact scan kept 1 file back: it holds what the container's policy does not let "
-                 "leave (a secret's value, or any finding under \"block\"). It was not saved.")
+                 "leave (by default a private key, a cloud or service token, a secret's value, or what "
+                 "could not be fully scanned; any finding under \"block\"). It was not saved.")
             : tr("The artifact scan kept %1 files back: they hold what the container's policy does not "
-                 "let leave (a secret's value, or any finding under \"block\"). They were not saved.")
+                 "let leave (by default a private key, a cloud or service token, a secret's value, or what "
+                 "could not be fully scanned; any finding under \"block\"). They were not saved.")
                   .arg(files),
         this);
     intro->setWordWrap(true);

@@ -84,9 +84,7 @@ Result<Json> exportOutputs(const Json &request)
     if (!existing)
         return fail("scan.bad_request", "`existing` must be refuse, replace or keep_both");
     limits.existingNames = *existing;
-    limits.inspect = [inspection](int fd, const std::string &relative) {
-        return inspection->inspect(fd, relative);
-    };
+    Scan::ArtifactInspection::attach(inspection, limits);
     const Result<Files::CopyReport> report = Files::exportTree(
         Files::SourceRoot(directory, {}, "/mnt/data/outputs"), destination.toString(), limits);
     if (!report)

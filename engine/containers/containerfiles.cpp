@@ -366,9 +366,7 @@ void ContainerManager::download(const QString &containerId, const QString &scope
     auto inspection =
         std::make_shared<Scan::ArtifactInspection>(target.container->policy().artifactScan, target.masker,
                                                    toPlain(overrideReason), orgPolicy().internalSuffixes());
-    limits.inspect = [inspection](int fd, const std::string &relative) {
-        return inspection->inspect(fd, relative);
-    };
+    Scan::ArtifactInspection::attach(inspection, limits);
     // A value may hold '/' or "..": only candidates that are paths below the scope are tried.
     std::vector<std::string> candidates;
     for (std::string &candidate : unmaskedCandidates(toPlain(path), target.secretValues)) {

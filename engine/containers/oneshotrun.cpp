@@ -78,9 +78,7 @@ RunOutcome runToCompletion(OneShotRequest request,
             }
             auto inspection = std::make_shared<Scan::ArtifactInspection>(
                 request.policy.artifactScan, Secrets::SecretMasker(), std::string(), std::move(*suffixes));
-            limits.inspect = [inspection](int fd, const std::string &relative) {
-                return inspection->inspect(fd, relative);
-            };
+            Scan::ArtifactInspection::attach(inspection, limits);
             auto report = Files::exportTree(outputs, encoded(request.outputDirectory), limits);
             if (!report) {
                 exportProblem = toQt(report.error().wrap("copy outputs").message());

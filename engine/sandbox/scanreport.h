@@ -32,8 +32,9 @@ struct Finding
     std::string path;
     std::int64_t line = 0;   // 1-based, in a text (0 in a binary)
     std::int64_t offset = 0; // bytes from the start of the file or member
-    // A rule's name, "secret.value" for a secret's value, "archive.bomb" past the limits,
-    // "archive.unreadable" for a damaged archive, "scan.too_large" for a file too large to scan,
+    // A rule's name, "secret.value" for a secret's value, "name.secret_value" or "name.RULE" for one in the
+    // path itself, "archive.bomb" past the limits, "archive.unreadable" for a damaged archive or stream,
+    // "scan.too_large" for a file too large to scan, "scan.encrypted" for an encrypted one,
     // "scan.incomplete" for a search stopped at its bound.
     std::string rule;
     Severity severity = Severity::High;

@@ -32,12 +32,12 @@ bool blocks(Policy::ArtifactScan mode, const std::vector<Finding> &findings)
 {
     if (mode == Policy::ArtifactScan::Block)
         return true;
-    // The default: a secret's own value never leaves, nor does what could not be fully scanned; patterns
-    // are worth a warning. Under "warn" nothing is kept back.
+    // The default: a high-severity finding (a key, a token, a secret's value) never leaves, nor does what
+    // could not be fully scanned; the rest is worth a warning. Under "warn" nothing is kept back.
     if (mode == Policy::ArtifactScan::Warn)
         return false;
     return std::any_of(findings.begin(), findings.end(),
-                       [](const Finding &finding) { return isBlockingByDefault(finding.rule); });
+                       [](const Finding &finding) { return isBlockingByDefault(finding); });
 }
 
 // Why a file with these findings cannot be redacted, or empty when it can: a redaction replaces matches
@@ -62,6 +62,17 @@ ArtifactInspection::ArtifactInspection(Policy::ArtifactScan mode, Secrets::Secre
     : m_mode(mode), m_secrets(std::move(secrets)), m_overrideReason(std::move(overrideReason)),
       m_internalSuffixes(std::move(internalSuffixes))
 {}
+
+void ArtifactInspection::attach(const std::shared_ptr<ArtifactInspection> &inspection,
+                                Files::CopyLimits &limits)
+{
+    limits.inspect = [inspection](int fd, const std::string &relative) {
+        return inspection->inspect(fd, relative);
+    };
+    limits.directoryName = [inspection](const std::string &relative) {
+        return inspection->directoryName(relative);
+    };
+}
 
 const ArtifactScanner *ArtifactInspection::scanner()
 {
@@ -88,6 +99,7 @@ void ArtifactInspection::look(int fd, const std::string &relativePath)
     auto findings = scanner()->scanFile(fd, relativePath);
     if (!findings)
         return unscanned("could not be read for the scan: " + findings.error().message());
+    withName(*findings, relativePath);
     if (findings->empty())
         return;
     InspectedFile file{relativePath, "warned", std::move(*findings)};
@@ -108,6 +120,7 @@ Files::Inspection ArtifactInspection::inspect(int fd, const std::string &relativ
     auto findings = scanner()->scanFile(fd, relativePath);
     if (!findings)
         return {"files.blocked", "the artifact scan could not read the copy: " + findings.error().message()};
+    withName(*findings, relativePath);
     if (findings->empty())
         return {};
     InspectedFile file{relativePath, "warned", std::move(*findings)};
@@ -127,8 +140,42 @@ Files::Inspection ArtifactInspection::inspect(int fd, const std::string &relativ
         file.action = "overridden";
         verdict = {};
     }
+    // Saved with a name that holds a key or a value: under that name masked, never the value itself.
+    if (verdict.refusalCode.empty())
+        verdict.savedName = maskedName(file.findings, relativePath);
     m_files.push_back(std::move(file));
     return verdict;
+}
+
+void ArtifactInspection::withName(std::vector<Finding> &findings, const std::string &relativePath)
+{
+    std::vector<Finding> inName = scanner()->scanName(relativePath);
+    findings.insert(findings.begin(), std::make_move_iterator(inName.begin()),
+                    std::make_move_iterator(inName.end()));
+}
+
+std::string ArtifactInspection::maskedName(const std::vector<Finding> &findings,
+                                           const std::string &relativePath)
+{
+    // Only what is in the last component: a directory's name is masked when it is made (directoryName).
+    const std::size_t nameStart = relativePath.rfind('/') + 1;
+    const bool named = std::any_of(findings.begin(), findings.end(), [&](const Finding &finding) {
+        return finding.path == relativePath && finding.rule.rfind("name.", 0) == 0 &&
+               finding.severity == Severity::High && std::size_t(finding.offset) >= nameStart;
+    });
+    if (!named)
+        return {};
+    // A name is at most 255 bytes, so no search on it stops at its bound; if one did, nothing of it is kept.
+    return scanner()->redacted(relativePath.substr(nameStart)).value_or("[redacted]");
+}
+
+std::string ArtifactInspection::directoryName(const std::string &relativePath)
+{
+    if (m_mode == Policy::ArtifactScan::Off || !scanner())
+        return {};
+    const std::string name = relativePath.substr(relativePath.rfind('/') + 1);
+    const std::vector<Finding> findings = scanner()->scanName(name);
+    return maskedName(findings, name);
 }
 
 Files::Inspection ArtifactInspection::redact(int fd, const std::string &relativePath)

@@ -2,6 +2,7 @@
 #include "scan/artifactscanner.h"
 
 #include "sandbox/secrets/secretmasker.h"
+#include "scan/embeddedtext.h"
 #include "scan/libarchiveloader.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -96,6 +97,44 @@ bool startsWith(std::string_view bytes, std::string_view prefix)
     return bytes.substr(0, prefix.size()) == prefix;
 }
 
+// Formats whose content cannot be read without a key: kept back by default, as what is too large is.
+std::optional<std::string> encryptedFormat(std::string_view bytes)
+{
+    if (startsWith(bytes, "Salted__"))
+        return "openssl enc";
+    if (startsWith(bytes, "age-encryption.org/v1\n") ||
+        startsWith(bytes, "-----BEGIN AGE ENCRYPTED FILE-----"))
+        return "age";
+    if (startsWith(bytes, "-----BEGIN PGP MESSAGE-----"))
+        return "OpenPGP";
+    if (startsWith(bytes, "LUKS\xBA\xBE"))
+        return "LUKS";
+    // OpenPGP packets (RFC 4880 4.2): a public-key encrypted session key (tag 1, version 3) or a symmetric
+    // one (tag 3, version 4 or 5), in the old or the new packet format, as gpg -e and gpg -c begin.
+    if (bytes.size() >= 4) {
+        const auto tag = static_cast<unsigned char>(bytes[0]);
+        const auto version = static_cast<unsigned char>(
+            bytes[tag == 0x84 || tag == 0x8C || tag == 0xC1 || tag == 0xC3 ? 2 : 3]);
+        if (((tag == 0x84 || tag == 0x85 || tag == 0xC1) && version == 3) ||
+            ((tag == 0x8C || tag == 0xC3) && (version == 4 || version == 5)))
+            return "OpenPGP";
+    }
+    return std::nullopt;
+}
+
+// A zlib stream of its own (Python's zlib.compress, git objects): its two header bytes are common in text
+// ("x^", "x\x01"), so compressed data is also told by a control or high byte in its first bytes.
+bool isZlibFile(std::string_view bytes)
+{
+    if (!isZlibStream(bytes) || bytes.size() < 8)
+        return false;
+    const std::string_view head = bytes.substr(2, 62);
+    return std::any_of(head.begin(), head.end(), [](char c) {
+        const auto byte = static_cast<unsigned char>(c);
+        return byte >= 0x80 || (byte < 0x20 && byte != '\n' && byte != '\r' && byte != '\t');
+    });
+}
+
 } // namespace
 
 struct ArtifactScanner::Compiled
@@ -123,6 +162,21 @@ struct ArtifactScanner::Compiled
                      std::vector<Finding> &findings) const;
     void scanArchive(std::string_view bytes, const std::string &path, int depth, std::int64_t &budget,
                      std::vector<Finding> &findings) const;
+    // Text decoded out of `bytes` (embeddedtext.h), each scanned as a member named path!zlib,
+    // path!stream@OFFSET, path!utf-16, path!data@OFFSET; within the same depth and budget as archives.
+    void scanEncoded(std::string_view bytes, bool binary, const std::string &path, int depth,
+                     std::int64_t &budget, std::vector<Finding> &findings) const;
+    // A member's content, decoded or inflated: one level deeper, its size taken from the budget.
+    void scanDecoded(std::string_view decoded, const std::string &member, int depth, std::int64_t &budget,
+                     std::vector<Finding> &findings) const;
+    void scanInflated(std::string_view stream, const std::string &member, int depth, std::int64_t &budget,
+                      std::vector<Finding> &findings) const;
+    // The findings in a name (a file's or an archive member's): a value there ends up in the user's folder.
+    void scanName(std::string_view name, const std::string &path, std::vector<Finding> &findings) const;
+    bool blocksByDefault(const Span &span) const
+    {
+        return span.rule == SecretRule || rules[span.rule].severity == Severity::High;
+    }
 };
 
 std::vector<Span> ArtifactScanner::Compiled::spans(std::string_view bytes, bool &incomplete) const
@@ -212,18 +266,23 @@ void ArtifactScanner::Compiled::scanContent(std::string_view bytes, const std::s
         // contents are there and in no member.
     }
     const bool binary = std::memchr(bytes.data(), '\0', std::min(bytes.size(), BinaryProbeBytes)) != nullptr;
+    if (const std::optional<std::string> format = encryptedFormat(bytes))
+        findings.push_back(
+            {path, 0, 0, "scan.encrypted", Severity::High, *format + " encrypted: not scanned"});
+    scanEncoded(bytes, binary, path, depth, budget, findings);
     // The list is capped, but never at the cost of a finding that keeps the file back.
     std::size_t listed = 0, blocking = 0;
     for (const Finding &finding : findings)
-        ++(isBlockingByDefault(finding.rule) ? blocking : listed);
+        ++(isBlockingByDefault(finding) ? blocking : listed);
     std::int64_t line = 1;
     std::size_t counted = 0;
     bool incomplete = false;
     for (const Span &span : spans(bytes, incomplete)) {
         const bool isSecret = span.rule == SecretRule;
-        if ((isSecret ? blocking : listed) >= limits.maxFindingsPerFile)
+        const bool blocks = blocksByDefault(span);
+        if ((blocks ? blocking : listed) >= limits.maxFindingsPerFile)
             continue;
-        ++(isSecret ? blocking : listed);
+        ++(blocks ? blocking : listed);
         line += std::count(bytes.begin() + counted, bytes.begin() + span.start, '\n');
         counted = span.start;
         Finding finding{path, binary ? 0 : line, std::int64_t(span.start), {}, Severity::High, {}};
@@ -258,11 +317,18 @@ void ArtifactScanner::Compiled::scanArchive(std::string_view bytes, const std::s
             {path, 0, 0, "archive.unreadable", Severity::Medium, "not scanned: out of memory"});
         return;
     }
-    lib.supportFilterGzip(reader.get());
+    // Every filter libarchive has (gzip, bzip2, xz, lzma, zstd, lz4, compress, lzip; Debian's links their
+    // libraries), and the formats people pack outputs in; raw for one compressed file (`xz notes.txt`). A
+    // filter that needs an external program (lrzip, lzop) fails here, and its file is not scanned.
+    lib.supportFilterAll(reader.get());
     lib.supportFormatZip(reader.get());
     lib.supportFormatTar(reader.get());
     lib.supportFormatGnutar(reader.get());
-    lib.supportFormatRaw(reader.get()); // a gzip of one file
+    lib.supportFormat7zip(reader.get());
+    lib.supportFormatRar(reader.get());
+    lib.supportFormatRar5(reader.get());
+    lib.supportFormatCpio(reader.get());
+    lib.supportFormatRaw(reader.get());
     const auto unreadable = [&](const std::string &where) {
         const char *why = lib.errorString(reader.get());
         findings.push_back({where, 0, 0, "archive.unreadable", Severity::Medium,
@@ -290,10 +356,12 @@ void ArtifactScanner::Compiled::scanArchive(std::string_view bytes, const std::s
                  "more than " + std::to_string(limits.maxArchiveMembers) + " members: the rest not scanned"});
             return;
         }
-        if (lib.entryFiletype(entry) != AE_IFREG)
-            continue;
         const char *name = lib.entryPathname(entry);
         const std::string member = path + "!" + (name && *name ? name : "data");
+        if (name)
+            scanName(name, member, findings);
+        if (lib.entryFiletype(entry) != AE_IFREG)
+            continue;
         content.clear();
         for (;;) {
             const la_ssize_t got = lib.readData(reader.get(), block.data(), block.size());
@@ -313,6 +381,86 @@ void ArtifactScanner::Compiled::scanArchive(std::string_view bytes, const std::s
             content.append(block.data(), std::size_t(got));
         }
         scanContent(content, member, depth, budget, findings);
+    }
+}
+
+void ArtifactScanner::Compiled::scanEncoded(std::string_view bytes, bool binary, const std::string &path,
+                                            int depth, std::int64_t &budget,
+                                            std::vector<Finding> &findings) const
+{
+    if (isZlibFile(bytes))
+        scanInflated(bytes, path + "!zlib", depth, budget, findings);
+    forEachPdfStream(bytes, [&](std::size_t offset, std::string_view data) {
+        scanInflated(data, path + "!stream@" + std::to_string(offset), depth, budget, findings);
+    });
+    // Only what the probe took for binary: UTF-16 text has a NUL in every other byte.
+    if (binary) {
+        if (const std::optional<std::string> text = utf16AsUtf8(bytes))
+            scanDecoded(*text, path + "!utf-16", depth, budget, findings);
+    }
+    const std::size_t left = std::size_t(std::max<std::int64_t>(budget, 0));
+    forEachDataUri(bytes, left, [&](std::size_t offset, std::string_view decoded, bool truncated) {
+        const std::string member = path + "!data@" + std::to_string(offset);
+        if (truncated)
+            findings.push_back({member, 0, 0, "archive.bomb", Severity::High,
+                                "decodes past " + std::to_string(limits.maxScannedBytes / (1024 * 1024)) +
+                                    " MiB: the rest not scanned"});
+        else
+            scanDecoded(decoded, member, depth, budget, findings);
+    });
+}
+
+void ArtifactScanner::Compiled::scanInflated(std::string_view stream, const std::string &member, int depth,
+                                             std::int64_t &budget, std::vector<Finding> &findings) const
+{
+    const Inflated inflated = inflateZlib(stream, std::size_t(std::max<std::int64_t>(budget, 0)));
+    if (inflated.status == Inflated::Status::TooLarge) {
+        findings.push_back({member, 0, 0, "archive.bomb", Severity::High,
+                            "expands past " + std::to_string(limits.maxScannedBytes / (1024 * 1024)) +
+                                " MiB: the rest not scanned"});
+        return;
+    }
+    if (inflated.status == Inflated::Status::Damaged) {
+        // What did inflate is still searched; the rest is not, so the file is not fully scanned.
+        findings.push_back(
+            {member, 0, 0, "archive.unreadable", Severity::Medium, "not scanned: a damaged zlib stream"});
+    }
+    scanDecoded(inflated.bytes, member, depth, budget, findings);
+}
+
+void ArtifactScanner::Compiled::scanDecoded(std::string_view decoded, const std::string &member, int depth,
+                                            std::int64_t &budget, std::vector<Finding> &findings) const
+{
+    if (depth >= limits.maxArchiveDepth) {
+        findings.push_back(
+            {member, 0, 0, "archive.bomb", Severity::High,
+             "encodings nested more than " + std::to_string(limits.maxArchiveDepth) + " deep: not decoded"});
+        return;
+    }
+    if (budget - std::int64_t(decoded.size()) < 0) {
+        findings.push_back({member, 0, 0, "archive.bomb", Severity::High,
+                            "expands past " + std::to_string(limits.maxScannedBytes / (1024 * 1024)) +
+                                " MiB: the rest not scanned"});
+        return;
+    }
+    budget -= std::int64_t(decoded.size());
+    scanContent(decoded, member, depth + 1, budget, findings);
+}
+
+void ArtifactScanner::Compiled::scanName(std::string_view name, const std::string &path,
+                                         std::vector<Finding> &findings) const
+{
+    bool incomplete = false;
+    for (const Span &span : spans(name, incomplete)) {
+        // Rule "name.RULE", or name.secret_value: told apart from what the content holds, since the file's
+        // name is what a download writes into the user's folder.
+        if (span.rule == SecretRule)
+            findings.push_back({path, 0, std::int64_t(span.start), "name.secret_value", Severity::High,
+                                "[secret:" + std::string(span.secretName) + "]"});
+        else
+            findings.push_back({path, 0, std::int64_t(span.start),
+                                std::string("name.") + rules[span.rule].name, rules[span.rule].severity,
+                                starred(name.substr(span.start, span.end - span.start))});
     }
 }
 
@@ -402,15 +550,46 @@ Result<std::vector<Finding>> ArtifactScanner::scanFile(int fd, const std::string
     return scan({buffer.get(), filled}, path);
 }
 
-bool isBlockingByDefault(std::string_view rule)
+std::vector<Finding> ArtifactScanner::scanName(const std::string &path) const
 {
-    return rule == "secret.value" || rule.substr(0, 8) == "archive." || rule.substr(0, 5) == "scan.";
+    std::vector<Finding> findings;
+    m_compiled->scanName(path, path, findings);
+    return findings;
+}
+
+bool isBlockingByDefault(const Finding &finding)
+{
+    const std::string_view rule = finding.rule;
+    // A file's or folder's name is saved masked instead (ArtifactInspection::maskedName): what it held does
+    // not leave. An archive member's name cannot be rewritten: it would leave inside the archive.
+    if (rule.substr(0, 5) == "name.")
+        return finding.severity == Severity::High && finding.path.find('!') != std::string::npos;
+    return finding.severity == Severity::High || rule == "secret.value" || rule.substr(0, 8) == "archive." ||
+           rule.substr(0, 5) == "scan.";
 }
 
 bool ArtifactScanner::isArchive(std::string_view bytes)
 {
-    return startsWith(bytes, "PK\x03\x04") || startsWith(bytes, "PK\x05\x06") ||
-           startsWith(bytes, "\x1f\x8b") || (bytes.size() >= 262 && (bytes.substr(257, 5) == "ustar"));
+    // By magic bytes (each format's own specification), never by name: a name is the sandbox's to choose.
+    static constexpr std::string_view Magic[] = {
+        "PK\x03\x04",         // zip, a local file header
+        "PK\x05\x06",         // zip, an empty archive's end record
+        "\x1f\x8b",           // gzip
+        "\xFD\x37zXZ",        // xz
+        "BZh",                // bzip2, then the block size and a block's magic
+        "\x28\xB5\x2F\xFD",   // zstd
+        "\x04\x22\x4D\x18",   // lz4 frame
+        "\x02\x21\x4C\x18",   // lz4 legacy (lz4 -l)
+        "\x1F\x9D",           // compress (.Z)
+        "LZIP\x01",           // lzip
+        "7z\xBC\xAF\x27\x1C", // 7-Zip
+        "Rar!\x1A\x07",       // RAR 4 and 5
+    };
+    for (std::string_view magic : Magic) {
+        if (startsWith(bytes, magic))
+            return magic != "BZh" || (bytes.size() >= 10 && bytes.substr(4, 6) == "1AY&SY");
+    }
+    return bytes.size() >= 262 && bytes.substr(257, 5) == "ustar";
 }
 
 std::optional<std::string> ArtifactScanner::redacted(std::string_view bytes) const

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The artifact scan (docs/artifact-scan.md): what a file about to leave a container holds that should not
 // leave with it. The rules of scanrules.h, matched with PCRE2 (JIT, a match limit per search, so every rule
-// ends in bounded time), and the values of the container's secrets in every form the masker knows. Zip, tar
-// and gzip files are opened with libarchive and their members scanned in turn, nested archives too, within
-// Limits: an archive that would pass them is a finding (archive.bomb), never a hang. Plain C++.
+// ends in bounded time), and the values of the container's secrets in every form the masker knows. Archives
+// and compressed files are opened with libarchive and their members scanned in turn, nested archives too,
+// and encoded text decoded (embeddedtext.h), within Limits: an archive that would pass them is a finding
+// (archive.bomb), never a hang; an encrypted file is one too (scan.encrypted). Plain C++.
 #pragma once
 
 #include "sandbox/error.h"
@@ -31,9 +32,12 @@ struct ScanLimits
     std::size_t maxFindingsPerFile = 200;
 };
 
-// What keeps a file back under the default policy: a secret's value, and anything not fully scanned
-// (archive.bomb, archive.unreadable, scan.too_large, scan.incomplete): the scan fails closed.
-bool isBlockingByDefault(std::string_view rule);
+// What keeps a file back under the default policy: a high-severity finding (a private key, a cloud or
+// service token, a secret's value, in the content or the name), and anything not fully scanned
+// (archive.bomb, archive.unreadable, scan.too_large, scan.incomplete, scan.encrypted): the scan fails
+// closed. The rest (internal addresses, cookies, generic assignments) is a warning, and so is a finding in a
+// file's name (name.*): the name is saved masked; one in an archive member's name cannot be, and blocks.
+bool isBlockingByDefault(const Finding &finding);
 
 class ArtifactScanner
 {
@@ -51,13 +55,19 @@ public:
     ArtifactScanner &operator=(ArtifactScanner &&) noexcept;
     ~ArtifactScanner();
 
-    // The findings in `bytes`, the content of the file `path`; archives are opened.
+    // The findings in `bytes`, the content of the file `path`; archives are opened, and zlib streams, PDF
+    // content streams, UTF-16 text and base64 data URIs decoded.
     std::vector<Finding> scan(std::string_view bytes, const std::string &path) const;
     // Reads the regular file open at `fd` (at most limits.maxScannedBytes; a larger file is a scan.too_large
     // finding) and scans it. scan.read on a read error.
     Result<std::vector<Finding>> scanFile(int fd, const std::string &path) const;
 
-    // Whether `bytes` is an archive this scanner opens (zip, tar, gzip): such a file is refused, not
+    // The findings in `path` itself, a relative path (name.secret_value, name.RULE): a name is saved in the
+    // user's folder and printed, so a value in it leaves as surely as one in the content.
+    std::vector<Finding> scanName(const std::string &path) const;
+
+    // Whether `bytes` is an archive or a compressed file this scanner opens (zip, tar, 7z, rar, and gzip,
+    // bzip2, xz, zstd, lz4, compress, lzip streams): such a file is refused, not
     // redacted, under "redact" (its members cannot be rewritten in place).
     static bool isArchive(std::string_view bytes);
     // `bytes` with every finding's match replaced: [redacted:RULE], or [secret:NAME] for a value; nullopt

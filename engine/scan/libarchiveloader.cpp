@@ -17,10 +17,14 @@ Result<LibArchive> load()
     LibArchive f;
     const bool found = library->find("archive_read_new", f.readNew) &&
                        library->find("archive_read_free", f.readFree) &&
-                       library->find("archive_read_support_filter_gzip", f.supportFilterGzip) &&
+                       library->find("archive_read_support_filter_all", f.supportFilterAll) &&
                        library->find("archive_read_support_format_zip", f.supportFormatZip) &&
                        library->find("archive_read_support_format_tar", f.supportFormatTar) &&
                        library->find("archive_read_support_format_gnutar", f.supportFormatGnutar) &&
+                       library->find("archive_read_support_format_7zip", f.supportFormat7zip) &&
+                       library->find("archive_read_support_format_rar", f.supportFormatRar) &&
+                       library->find("archive_read_support_format_rar5", f.supportFormatRar5) &&
+                       library->find("archive_read_support_format_cpio", f.supportFormatCpio) &&
                        library->find("archive_read_support_format_raw", f.supportFormatRaw) &&
                        library->find("archive_read_open_memory", f.openMemory) &&
                        library->find("archive_read_next_header", f.nextHeader) &&

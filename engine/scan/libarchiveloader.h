@@ -16,10 +16,14 @@ struct LibArchive
 {
     decltype(&archive_read_new) readNew = nullptr;
     decltype(&archive_read_free) readFree = nullptr;
-    decltype(&archive_read_support_filter_gzip) supportFilterGzip = nullptr;
+    decltype(&archive_read_support_filter_all) supportFilterAll = nullptr;
     decltype(&archive_read_support_format_zip) supportFormatZip = nullptr;
     decltype(&archive_read_support_format_tar) supportFormatTar = nullptr;
     decltype(&archive_read_support_format_gnutar) supportFormatGnutar = nullptr;
+    decltype(&archive_read_support_format_7zip) supportFormat7zip = nullptr;
+    decltype(&archive_read_support_format_rar) supportFormatRar = nullptr;
+    decltype(&archive_read_support_format_rar5) supportFormatRar5 = nullptr;
+    decltype(&archive_read_support_format_cpio) supportFormatCpio = nullptr;
     decltype(&archive_read_support_format_raw) supportFormatRaw = nullptr;
     decltype(&archive_read_open_memory) openMemory = nullptr;
     decltype(&archive_read_next_header) nextHeader = nullptr;

@@ -93,7 +93,7 @@ std::vector<ScanRule> scanRules(const std::vector<std::string> &internalSuffixes
          "(?m)^(?:#HttpOnly_)?[A-Za-z0-9.-]+\\t(?:TRUE|FALSE)\\t/"
          "[^\\t\\n]*\\t(?:TRUE|FALSE)\\t\\d+\\t[^\\t\\n]+\\t([^\\t\\r\\n]+)$",
          0, ".example.com\tTRUE\t/\tTRUE\t1893456000\tsid\tb3f1c0ffee42\n", "name\tTRUE\tvalue\tFALSE\n"},
-        {"address.metadata", Severity::High, "a cloud metadata endpoint (instance credentials live there)",
+        {"address.metadata", Severity::Medium, "a cloud metadata endpoint (instance credentials live there)",
          "(169\\.254\\.169\\.254|(?i:metadata\\.google\\.internal)|\\[fd00:ec2::254\\])", 0,
          "curl http://169.254.169.254/latest/meta-data/iam/\n", "metadata.google.com is a public name\n"},
         {"address.private_ip", Severity::Low, "a loopback, private, shared or link-local IPv4 address",

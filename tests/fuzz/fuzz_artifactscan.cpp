@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Fuzzes the artifact scan (scan/artifactscanner.h) on bytes a sandboxed program chose: text, binaries and zip,
-// tar and gzip archives nested in each other, which libarchive opens and the rules search. Besides memory
+// Fuzzes the artifact scan (scan/artifactscanner.h) on bytes a sandboxed program chose: text, binaries, archives
+// and compressed files nested in each other (zip, tar, 7z, gzip, xz, bzip2, zstd, lz4), which libarchive opens,
+// zlib and PDF streams, UTF-16 and data URIs, which the scan decodes (scan/embeddedtext.h), and file names. Besides memory
 // errors it checks what a download relies on: every finding points inside the bytes it names (top level) and
 // says why, and the scan ends within its bounds (the fuzzer's -timeout catches a hang).
 #include "sandbox/secrets/secretmasker.h"
@@ -52,5 +53,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (!Scan::ArtifactScanner::isArchive(bytes))
         (void)scanner().redacted(bytes);
+    // The same bytes as a name (at most a path's length): every finding points inside it.
+    const std::string name(bytes.substr(0, 4096));
+    for (const Scan::Finding &finding : scanner().scanName(name))
+        check(finding.rule.rfind("name.", 0) == 0 && std::size_t(finding.offset) < name.size());
     return 0;
 }

@@ -31,6 +31,7 @@ const char WriteOutputs[] =
     "open('leak.txt', 'w').write('debug: token=' + token + '\\n')\n"
     "open('leak.b64', 'w').write(base64.b64encode(token.encode()).decode() + '\\n')\n"
     "open('warn.txt', 'w').write('line one\\naws_access_key_id = AKIAQ3EXAMPLE7JX2KPL\\n')\n"
+    "open('hosts.txt', 'w').write('db at 10.0.0.12\\n')\n"
     "data = ('secret=' + token + '\\n').encode()\n"
     "with tarfile.open('bundle.tar.gz', 'w:gz') as t:\n"
     "    info = tarfile.TarInfo('logs/run.log'); info.size = len(data); t.addfile(info, io.BytesIO(data))\n"
@@ -108,8 +109,8 @@ private Q_SLOTS:
 
     void cleanupTestCase() { stopPrivateDaemon(m_daemon); }
 
-    // The default: a secret's value is kept back wherever it is (raw, base64, inside archives); patterns
-    // warn.
+    // The default: a high-severity finding is kept back wherever it is (raw, base64, inside archives): a
+    // secret's value, a cloud key, a private key; the rest (a private address) warns.
     void byDefaultASecretsValueNeverLeaves()
     {
         const QString id = containerWithOutputs(QStringLiteral("plain"), {});
@@ -117,10 +118,11 @@ private Q_SLOTS:
         const CliResult copied =
             cordon({QStringLiteral("cp"), QStringLiteral("plain:"), downloadDir(QStringLiteral("plain"))});
         QCOMPARE(copied.status, 3);
-        for (const char *kept : {"leak.txt", "leak.b64", "bundle.tar.gz"})
+        for (const char *kept : {"leak.txt", "leak.b64", "bundle.tar.gz", "warn.txt", "keys.zip"})
             QVERIFY2(!exists(QStringLiteral("plain"), QString::fromLatin1(kept)), kept);
-        for (const char *savedFile : {"clean.txt", "warn.txt", "keys.zip"})
+        for (const char *savedFile : {"clean.txt", "hosts.txt"})
             QVERIFY2(exists(QStringLiteral("plain"), QString::fromLatin1(savedFile)), savedFile);
+        QVERIFY2(copied.err.contains("hosts.txt:1  address.private_ip (low)"), copied.err.constData());
         // The findings say where, and show no value.
         QVERIFY2(copied.err.contains("bundle.tar.gz!logs/run.log:1  secret.value (high)  [secret:API_TOKEN]"),
                  copied.err.constData());
@@ -133,7 +135,7 @@ private Q_SLOTS:
 
         // Each file with findings is an event of the run that wrote it.
         const QJsonArray events = eventsOfKind(QStringLiteral("plain"), QStringLiteral("artifact."));
-        QCOMPARE(events.size(), 5);
+        QCOMPARE(events.size(), 6);
         const CliResult history = cordon({QStringLiteral("history"), QStringLiteral("--json"),
                                           QStringLiteral("--container"), QStringLiteral("plain")});
         for (const QJsonValue &value : events) {
@@ -171,7 +173,7 @@ private Q_SLOTS:
         QCOMPARE(copied.status, 3);
         const QJsonObject answer = QJsonDocument::fromJson(copied.out).object();
         QCOMPARE(answer.value(QStringLiteral("copied")).toArray().size(), 1); // clean.txt
-        QCOMPARE(answer.value(QStringLiteral("scanned")).toArray().size(), 5);
+        QCOMPARE(answer.value(QStringLiteral("scanned")).toArray().size(), 6);
         QVERIFY(exists(QStringLiteral("strict"), QStringLiteral("clean.txt")));
         QVERIFY(!exists(QStringLiteral("strict"), QStringLiteral("warn.txt")));
     }
@@ -205,7 +207,7 @@ private Q_SLOTS:
             listed.err.contains("cordon: scan outputs/leak.txt: a download would keep it back, 1 finding"),
             listed.err.constData());
         QVERIFY2(
-            listed.err.contains("cordon: scan outputs/warn.txt: a download would save it with a warning"),
+            listed.err.contains("cordon: scan outputs/hosts.txt: a download would save it with a warning"),
             listed.err.constData());
         QVERIFY2(listed.err.contains("bundle.tar.gz!logs/run.log:1  secret.value (high)  [secret:API_TOKEN]"),
                  listed.err.constData());
@@ -224,8 +226,9 @@ private Q_SLOTS:
                 wouldKeep.append(entry[QStringLiteral("path")].toString());
         }
         wouldKeep.sort();
-        QCOMPARE(wouldKeep, QStringList({QStringLiteral("bundle.tar.gz"), QStringLiteral("leak.b64"),
-                                         QStringLiteral("leak.txt")}));
+        QCOMPARE(wouldKeep, QStringList({QStringLiteral("bundle.tar.gz"), QStringLiteral("keys.zip"),
+                                         QStringLiteral("leak.b64"), QStringLiteral("leak.txt"),
+                                         QStringLiteral("warn.txt")}));
         const CliResult copied =
             cordon({QStringLiteral("cp"), QStringLiteral("--json"), QStringLiteral("lookfirst:"),
                     downloadDir(QStringLiteral("lookfirst"))});
@@ -281,6 +284,16 @@ private Q_SLOTS:
         QCOMPARE(saved(QStringLiteral("named"), QStringLiteral("clean-[secret:NAME_TOKEN].txt")),
                  QByteArray("fine\n"));
         QVERIFY2(!clean.out.contains(value) && !clean.err.contains(value), clean.describe());
+
+        // A whole scope: the name is read by the scan too, and saved masked; the value is in no name in the
+        // user's folder and not on the cp line (it was in both).
+        const QString whole = downloadDir(QStringLiteral("named-whole"));
+        const CliResult scope = cordon({QStringLiteral("cp"), QStringLiteral("named:outputs"), whole});
+        QVERIFY2(scope.status == 3, scope.describe()); // "$TOKEN.txt" holds the value
+        QVERIFY2(!scope.out.contains(value) && !scope.err.contains(value), scope.describe());
+        QVERIFY2(scope.err.contains("name.secret_value"), scope.describe());
+        QCOMPARE(QDir(whole).entryList(QDir::Files | QDir::NoDotAndDotDot),
+                 QStringList{QStringLiteral("clean-[secret:NAME_TOKEN].txt")});
 
         const CliResult overridden = cordon(
             {QStringLiteral("cp"), QStringLiteral("--override-scan"), QStringLiteral("named so on purpose"),

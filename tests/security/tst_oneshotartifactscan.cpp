@@ -22,6 +22,8 @@ using namespace CordonTest;
 namespace {
 
 const QByteArray Secret = QByteArrayLiteral("tok-9f8e/7d6c+5b4a=0123456789");
+// A value that fits in a file name (Secret holds a '/').
+const QByteArray NameValue = QByteArrayLiteral("nametok-4c1d9e7a2b55");
 
 // What every run writes into outputs/.
 const char WriteOutputs[] =
@@ -100,26 +102,27 @@ private Q_SLOTS:
         const CliResult status = startPrivateDaemon(m_daemon, m_dir.path());
         QVERIFY2(status.status == 0, status.describe());
         QCOMPARE(cordon(args({"secret", "set", "API_TOKEN"}), Secret).status, 0);
+        QCOMPARE(cordon(args({"secret", "set", "NAME_TOKEN"}), NameValue).status, 0);
         // The runs below need no daemon: they read the store themselves.
         stopPrivateDaemon(m_daemon);
     }
 
-    // The default: a secret's value is kept back wherever it is (raw, base64, inside a tar.gz); patterns
-    // and the organisation's internal hosts warn; the status says outputs were kept back.
+    // The default: a high-severity finding is kept back wherever it is (a secret's value raw, base64, inside
+    // a tar.gz; a cloud key); the organisation's internal hosts warn; the status says outputs were kept back.
     void byDefaultASecretsValueNeverLeaves()
     {
         const CliResult run = runUnder(QStringLiteral("default"), {});
         QCOMPARE(run.status, 3);
-        for (const char *kept : {"leak.txt", "leak.b64", "bundle.tar.gz"})
+        for (const char *kept : {"leak.txt", "leak.b64", "bundle.tar.gz", "warn.txt"})
             QVERIFY2(!saved(QStringLiteral("default"), kept), kept);
-        for (const char *file : {"clean.txt", "warn.txt", "farm.txt"})
+        for (const char *file : {"clean.txt", "farm.txt"})
             QVERIFY2(saved(QStringLiteral("default"), file), file);
         QCOMPARE(contents(QStringLiteral("default"), "clean.txt"), QByteArrayLiteral("rows: 42\n"));
         // Nothing else is in the folder: no pending copy was left behind.
         QCOMPARE(QDir(outputDir(QStringLiteral("default")))
                      .entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System)
                      .size(),
-                 3);
+                 2);
         QVERIFY2(run.err.contains("cordon: scan outputs/leak.txt: blocked, 1 finding"), run.err.constData());
         QVERIFY2(run.err.contains("bundle.tar.gz!logs/run.log:1  secret.value (high)  [secret:API_TOKEN]"),
                  run.err.constData());
@@ -130,6 +133,30 @@ private Q_SLOTS:
                  run.err.constData());
         QVERIFY2(run.err.contains("the artifact scan kept outputs back"), run.err.constData());
         verifyNoValue(run);
+    }
+
+    // A file and a folder named after a secret's value are saved under their names masked: the value is in
+    // no name in the user's folder and in nothing printed (the saved names were the raw value).
+    void aNameHoldingASecretIsSavedMasked()
+    {
+        const QByteArray policy = R"({"secrets": [{"name": "NAME_TOKEN", "env": "TOKEN"}]})";
+        const CliResult run = cordon(
+            {QStringLiteral("run"), QStringLiteral("--policy"),
+             writePolicyFile(m_dir.path(), QStringLiteral("policy-names"), policy),
+             QStringLiteral("--output-dir"), outputDir(QStringLiteral("names")), QStringLiteral("--json"),
+             QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+             QStringLiteral("cd /mnt/data/outputs; echo fine > \"clean-$TOKEN.txt\"; mkdir \"dir-$TOKEN\"; "
+                            "echo ok > \"dir-$TOKEN/a.txt\"")});
+        QVERIFY2(run.status == 0, run.describe().constData());
+        QVERIFY2(!run.out.contains(NameValue) && !run.err.contains(NameValue), run.describe().constData());
+        QCOMPARE(contents(QStringLiteral("names"), "clean-[secret:NAME_TOKEN].txt"),
+                 QByteArrayLiteral("fine\n"));
+        QCOMPARE(contents(QStringLiteral("names"), "dir-[secret:NAME_TOKEN]/a.txt"),
+                 QByteArrayLiteral("ok\n"));
+        QCOMPARE(QDir(outputDir(QStringLiteral("names")))
+                     .entryList(QDir::AllEntries | QDir::NoDotAndDotDot)
+                     .size(),
+                 2);
     }
 
     // --json carries the same: the refusals with files.blocked and every scanned file's findings.
@@ -146,13 +173,13 @@ private Q_SLOTS:
         }
         blocked.sort();
         QCOMPARE(blocked, QStringList({QStringLiteral("bundle.tar.gz"), QStringLiteral("leak.b64"),
-                                       QStringLiteral("leak.txt")}));
+                                       QStringLiteral("leak.txt"), QStringLiteral("warn.txt")}));
         QMap<QString, QString> actions;
         for (const QJsonValue &file : outcome.value(QStringLiteral("scanned_artifacts")).toArray())
             actions.insert(file[QStringLiteral("path")].toString(),
                            file[QStringLiteral("action")].toString());
         QCOMPARE(actions.value(QStringLiteral("leak.txt")), QStringLiteral("blocked"));
-        QCOMPARE(actions.value(QStringLiteral("warn.txt")), QStringLiteral("warned"));
+        QCOMPARE(actions.value(QStringLiteral("warn.txt")), QStringLiteral("blocked"));
         QCOMPARE(actions.value(QStringLiteral("farm.txt")), QStringLiteral("warned"));
         QVERIFY(!actions.contains(QStringLiteral("clean.txt")));
         verifyNoValue(run);

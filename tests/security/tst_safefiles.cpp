@@ -289,6 +289,7 @@ private slots:
 
     void openat2EnosysFallsBackToWalk();
     void copyCappedReadsToEndNotToSize();
+    void copyCappedKeepsHoles();
     void copiedSha256MatchesQCryptographicHash_data();
     void copiedSha256MatchesQCryptographicHash();
     void pendingFileAppearsOnlyWhenCommitted();
@@ -967,6 +968,42 @@ void TestSafeFiles::copyCappedReadsToEndNotToSize()
     QCOMPARE(exact->bytes, 100);
     QCOMPARE(exact->sha256Hex, sha256Hex(QByteArray(100, 'g')));
     ::close(fd);
+}
+
+void TestSafeFiles::copyCappedKeepsHoles()
+{
+    // A sparse file saved from a container (a download on an override of the artifact scan, which does not
+    // scan past 256 MiB) stays sparse: 64 MiB of holes must not become 64 MiB of the user's disk.
+    const QByteArray dir = freshDir("sparse");
+    const QByteArray file = dir + "/sparse.img";
+    constexpr off_t Size = 64 * 1024 * 1024;
+    {
+        const int fd = ::open(file.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::pwrite(fd, "head", 4, 0), ssize_t(4));
+        QCOMPARE(::pwrite(fd, "tail", 4, Size - 4), ssize_t(4));
+        ::close(fd);
+    }
+    const int source = ::open(file.constData(), O_RDONLY | O_CLOEXEC);
+    const QByteArray copyPath = dir + "/copy.img";
+    const int copy = ::open(copyPath.constData(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    QVERIFY(source >= 0 && copy >= 0);
+    const auto copied = copyCapped(source, copy, Size);
+    QVERIFY_RESULT(copied);
+    QCOMPARE(copied->bytes, std::int64_t(Size));
+    struct stat st;
+    QCOMPARE(::fstat(copy, &st), 0);
+    QCOMPARE(st.st_size, Size);
+    QVERIFY2(st.st_blocks * 512 < 1024 * 1024, QByteArray::number(qint64(st.st_blocks) * 512).constData());
+    QByteArray expected(Size, '\0');
+    expected.replace(0, 4, "head");
+    expected.replace(Size - 4, 4, "tail");
+    QCOMPARE(copied->sha256Hex, sha256Hex(expected));
+    QByteArray back(Size, 'x');
+    QCOMPARE(::pread(copy, back.data(), std::size_t(Size), 0), ssize_t(Size));
+    QVERIFY(back == expected);
+    ::close(source);
+    ::close(copy);
 }
 
 void TestSafeFiles::copiedSha256MatchesQCryptographicHash_data()

@@ -8,6 +8,7 @@
 #include <array>
 #include <cerrno>
 #include <climits>
+#include <cstring>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -148,6 +149,16 @@ Result<std::string> PendingFile::commit(std::string_view name, std::string_view 
     return candidate;
 }
 
+namespace {
+
+bool isAllZeros(const char *bytes, std::size_t size)
+{
+    // memcmp against itself shifted by one: as fast as the C library compares, with no buffer of zeros.
+    return size > 0 && bytes[0] == 0 && std::memcmp(bytes, bytes + 1, size - 1) == 0;
+}
+
+} // namespace
+
 Result<CappedCopy> copyCapped(int sourceFd, int destinationFd, std::int64_t cap)
 {
     CappedCopy result;
@@ -171,6 +182,16 @@ Result<CappedCopy> copyCapped(int sourceFd, int destinationFd, std::int64_t cap)
             keep = cap - result.bytes;
         }
         hash.add(std::string_view(buffer.data(), std::size_t(keep)));
+        // A block of zeros is left a hole (the ftruncate below gives the length): a sparse file saved from a
+        // container stays sparse, instead of becoming gigabytes of real disk in the user's folder.
+        if (destinationFd >= 0 && isAllZeros(buffer.data(), std::size_t(keep))) {
+            if (::lseek(destinationFd, off_t(keep), SEEK_CUR) < 0)
+                return failErrno("files.destination", "seek", errno);
+            result.bytes += keep;
+            if (result.exceededCap)
+                break;
+            continue;
+        }
         for (std::int64_t written = 0; destinationFd >= 0 && written < keep;) {
             const ssize_t put = ::write(destinationFd, buffer.data() + written, std::size_t(keep - written));
             if (put < 0) {
@@ -184,6 +205,8 @@ Result<CappedCopy> copyCapped(int sourceFd, int destinationFd, std::int64_t cap)
         if (result.exceededCap)
             break;
     }
+    if (destinationFd >= 0 && !result.exceededCap && ::ftruncate(destinationFd, off_t(result.bytes)) != 0)
+        return failErrno("files.destination", "set the length", errno);
     result.sha256Hex = hash.hexDigest();
     return result;
 }

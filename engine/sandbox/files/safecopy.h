@@ -72,6 +72,9 @@ struct Inspection
     bool rewritten = false;
     std::int64_t size = 0;
     std::string sha256Hex = {};
+    // Not empty: the file is saved under this name instead of its own (a name that holds a secret's value
+    // is saved masked, so that the value is not in the user's folder).
+    std::string savedName = {};
 };
 
 struct CopyLimits
@@ -95,6 +98,10 @@ struct CopyLimits
     // (open for reading and writing, a file nobody else holds, so what it reads is what will be saved) and
     // the source's relative path. It may refuse the file or rewrite the copy. The artifact scan.
     std::function<Inspection(int fd, const std::string &relativePath)> inspect = {};
+    // Downloads only: the name a directory is made under in the destination, or empty for its own. The
+    // artifact scan masks a directory named after a secret's value, as it does a file
+    // (Inspection::savedName).
+    std::function<std::string(const std::string &relativePath)> directoryName = {};
     // Listings only: called with each listed file's descriptor (open for reading; the file is the
     // container's, so what is read may change) and its relative path, after its hash was taken. The
     // artifact scan's look before anything is downloaded.

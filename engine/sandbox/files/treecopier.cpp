@@ -213,21 +213,27 @@ void TreeCopier::copyDirectory(int sourceDir, int destinationDir, const std::str
         return;
     }
     UniqueFd destinationSub;
+    std::string savedName = m_limits.directoryName ? m_limits.directoryName(rel) : std::string();
+    if (savedName.empty())
+        savedName = name;
     if (m_destination) {
-        if (::mkdirat(destinationDir, name.c_str(), 0755) != 0 && errno != EEXIST) {
+        if (::mkdirat(destinationDir, savedName.c_str(), 0755) != 0 && errno != EEXIST) {
             m_fatal = Error::fromErrno(
                 "files.destination",
                 "create directory " + ticked(shown) + " in " + ticked(m_shownDestination), errno);
             return;
         }
         // An existing entry of that name is used only if it is a real directory, never through a symlink.
-        destinationSub = openBeneath(destinationDir, name, O_RDONLY | O_DIRECTORY);
+        destinationSub = openBeneath(destinationDir, savedName, O_RDONLY | O_DIRECTORY);
         if (!destinationSub.isValid()) {
             refuse(shown, {"files.exists", "the destination has a non-directory of this name"});
             return;
         }
     }
+    const std::string parent = m_savedDir;
+    m_savedDir = joinedPath(parent, savedName);
     walkDirectory(sub, destinationSub.get(), rel, shown, depth);
+    m_savedDir = parent;
 }
 
 void TreeCopier::copyFile(int sourceDir, int destinationDir, const std::string &rel, const std::string &shown,
@@ -324,8 +330,9 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const std::string &
     std::string savedSha256 = copied->sha256Hex;
     if (!pending && m_limits.examine)
         m_limits.examine(source.get(), rel);
+    std::string finalName = destinationName;
     if (pending && m_limits.inspect) {
-        const Inspection inspection = m_limits.inspect(pending->fd(), rel);
+        Inspection inspection = m_limits.inspect(pending->fd(), rel);
         if (!inspection.refusalCode.empty()) {
             refuse(shown, {inspection.refusalCode, inspection.refusalReason});
             return;
@@ -334,11 +341,13 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const std::string &
             savedBytes = inspection.size;
             savedSha256 = inspection.sha256Hex;
         }
+        if (!inspection.savedName.empty())
+            finalName = std::move(inspection.savedName);
     }
     std::string savedAs;
     if (pending) {
         const auto committed =
-            pending->commit(destinationName, escapeForDisplay(destinationName), m_limits.existingNames);
+            pending->commit(finalName, escapeForDisplay(finalName), m_limits.existingNames);
         if (!committed) {
             if (committed.error().code() == "files.exists")
                 refuse(shown, {"files.exists", "the destination already has this name"});
@@ -347,10 +356,7 @@ void TreeCopier::copyFile(int sourceDir, int destinationDir, const std::string &
             return;
         }
         // A single file lands at the top of the destination whatever folder it came from.
-        const std::size_t slash = rel.rfind('/');
-        const std::string_view relParent =
-            slash == std::string::npos ? std::string_view() : std::string_view(rel).substr(0, slash);
-        savedAs = m_filesOnly ? *committed : joinedPath(relParent, *committed);
+        savedAs = m_filesOnly ? *committed : joinedPath(m_savedDir, *committed);
     }
     m_report.copied.push_back(CopiedFile{rel, savedBytes, savedSha256, savedAs});
     m_report.totalBytes += copied->bytes;

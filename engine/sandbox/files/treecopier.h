@@ -78,6 +78,9 @@ private:
     dev_t m_rootDev;
     std::optional<struct stat> m_destination;
     std::string m_shownDestination;
+    // Where the directory being walked was made, relative to the destination (names as saved: masked where
+    // CopyLimits::directoryName said so).
+    std::string m_savedDir;
     CopyReport m_report;
     std::optional<Error> m_fatal;
     int m_entries = 0;

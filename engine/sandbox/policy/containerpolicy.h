@@ -75,7 +75,7 @@ constexpr std::size_t MaxSecretRefs = 64;
 // What a download does with what the artifact scan finds (docs/artifact-scan.md).
 enum class ArtifactScan
 {
-    Default, // a secret's value blocks the file, the other rules warn
+    Default, // a high-severity finding (a key, a token, a secret's value) blocks the file, the rest warn
     Block,   // any finding blocks the file
     Warn,    // the file is copied, the findings reported
     Redact,  // the copy has every finding replaced (an archive with findings is blocked)
