@@ -39,6 +39,16 @@ std::vector<std::pair<std::string, QStringList>> domainsByName(const Policy::Net
     return names;
 }
 
+// The header the policy puts the secret of this name into (checkDomainSecrets() makes it one per name).
+QByteArray headerOf(const Policy::NetworkPolicy &network, const std::string &name)
+{
+    for (const Policy::DomainSecret &secret : network.domainSecrets) {
+        if (secret.name == name)
+            return QByteArray::fromStdString(secret.header).toLower();
+    }
+    return Network::DomainSecretValue{}.header;
+}
+
 } // namespace
 
 Result<> ContainerManager::prepareDomainSecrets(Entry &entry)
@@ -102,7 +112,8 @@ Result<std::vector<Secrets::ResolvedSecret>> ContainerManager::domainSecretsForR
     for (std::size_t i = 0; i < names.size(); ++i) {
         const auto &[name, domains] = names[i];
         const QByteArray &placeholder = entry.placeholders.at(name);
-        forProxy.append({toQt(name), domains, placeholder, QByteArray::fromStdString((*values)[i].value)});
+        forProxy.append({toQt(name), domains, placeholder, QByteArray::fromStdString((*values)[i].value),
+                         headerOf(entry.container->policy().network, name)});
         Secrets::ResolvedSecret variable{
             name,
             name,

@@ -78,6 +78,14 @@ bool inFieldValue(const QByteArray &head, qsizetype at)
     return colon >= 0 && colon < at && head.indexOf('\n', lineStart + 1) > colon;
 }
 
+// The name of the header field whose value holds `at`, lower case; only for an `at` inFieldValue() accepts.
+QByteArray fieldNameAt(const QByteArray &head, qsizetype at)
+{
+    const qsizetype lineStart = head.lastIndexOf('\n', at) + 1;
+    const qsizetype colon = head.indexOf(':', lineStart);
+    return head.mid(lineStart, colon - lineStart).trimmed().toLower();
+}
+
 } // namespace
 
 DomainSecrets::Verdict DomainSecrets::apply(QByteArray &head, const QString &host, bool terminated) const
@@ -119,6 +127,11 @@ DomainSecrets::Verdict DomainSecrets::apply(QByteArray &head, const QString &hos
                           QStringLiteral("secret %1 goes only in a header field's value, not in the URL "
                                          "or a field name")
                               .arg(secret.name));
+        if (const QByteArray field = fieldNameAt(head, hit.at); field != secret.header)
+            return refuse(secret, QStringLiteral("secret %1 goes only in the %2 header, not in %3: servers "
+                                                 "echo and log other headers")
+                                      .arg(secret.name, QString::fromLatin1(secret.header),
+                                           QString::fromLatin1(field)));
         if (secret.value.isEmpty())
             return refuse(secret, QStringLiteral("secret %1 is no longer in the store (cordon secret set %1)")
                                       .arg(secret.name));

@@ -19,6 +19,8 @@ struct DomainSecretValue
     QStringList domains;    // where its value may go, normalised host names
     QByteArray placeholder; // what the sandbox sees: placeholderFor()
     QByteArray value;       // never leaves the daemon except to one of domains; empty: removed from the store
+    // The one header field it goes into, lower case (the policy's domain_secrets[].header).
+    QByteArray header = QByteArrayLiteral("authorization");
 };
 
 // "cordon-placeholder-<name>-<hex>": recognisable in a log, made of characters no encoding changes; `hex`
@@ -72,9 +74,10 @@ public:
 
     // For a request head on its way to host: with `terminated` (inside TLS the proxy terminated for host),
     // placeholders of secrets for host in header field values are replaced by their values in `head`. Any
-    // other placeholder refuses: for another host, without TLS, in the request line (servers echo URLs back)
-    // or a field name, of a secret removed from the store (an empty value), or whose value has a control
-    // character. Placeholders are found in any letter case.
+    // other placeholder refuses: for another host, without TLS, in the request line (servers echo URLs back),
+    // a field name or any field but the secret's own header (servers echo and log User-Agent, Cookie,
+    // Referer and request ids), of a secret removed from the store (an empty value), or whose value has a
+    // control character. Placeholders are found in any letter case.
     Verdict apply(QByteArray &head, const QString &host, bool terminated) const;
 
 private:

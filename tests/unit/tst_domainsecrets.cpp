@@ -82,14 +82,29 @@ private slots:
 
         QByteArray head =
             "GET /v1 HTTP/1.1\r\nHost: api.example.com\r\n"
-            "Authorization: Bearer CORDON-PLACEHOLDER-API_TOKEN-0123456789ABCDEF0123456789ABCDEF\r\n"
-            "X-Key: cordon-placeholder-API_TOKEN-0123456789abcdef0123456789abcdef\r\n\r\n";
+            "Authorization: Bearer CORDON-PLACEHOLDER-API_TOKEN-0123456789ABCDEF0123456789ABCDEF\r\n\r\n";
         DomainSecrets::Verdict verdict = secrets.apply(head, str("api.example.com"), true);
         QVERIFY(verdict.allowed);
         QCOMPARE(verdict.sent, QStringList{str("API_TOKEN")});
-        QCOMPARE(head,
-                 QByteArray("GET /v1 HTTP/1.1\r\nHost: api.example.com\r\n"
-                            "Authorization: Bearer real-token-value\r\nX-Key: real-token-value\r\n\r\n"));
+        QCOMPARE(head, QByteArray("GET /v1 HTTP/1.1\r\nHost: api.example.com\r\n"
+                                  "Authorization: Bearer real-token-value\r\n\r\n"));
+
+        // Only into its own header (Authorization unless the policy names another): servers echo and log
+        // the others. The whole request is refused, the head untouched, even beside a rightful one.
+        for (const char *field :
+             {"User-Agent", "X-Request-Id", "Cookie", "Referer", "X-Key", "authorization2"}) {
+            QByteArray echoed = "GET / HTTP/1.1\r\nAuthorization: Bearer "
+                                "cordon-placeholder-API_TOKEN-0123456789abcdef0123456789abcdef\r\n" +
+                                QByteArray(field) +
+                                ": x cordon-placeholder-API_TOKEN-0123456789abcdef0123456789abcdef\r\n\r\n";
+            const QByteArray untouched = echoed;
+            verdict = secrets.apply(echoed, str("api.example.com"), true);
+            QVERIFY2(!verdict.allowed, field);
+            QCOMPARE(verdict.reason, str("secret API_TOKEN goes only in the authorization header, not in %1: "
+                                         "servers echo and log other headers")
+                                         .arg(QString::fromLatin1(field).toLower()));
+            QCOMPARE(echoed, untouched);
+        }
 
         // Not in the URL (servers echo it back into the sandbox) nor in a field name.
         for (const QByteArray &misplaced :
@@ -122,15 +137,35 @@ private slots:
         QCOMPARE(verdict.reason, str("secret OTHER is sent to second.example.org only over HTTPS"));
 
         // One secret for two domains; and a head with none is left alone.
-        QByteArray both =
-            "GET / HTTP/1.1\r\nA: cordon-placeholder-OTHER-fedcba9876543210fedcba9876543210\r\n\r\n";
+        QByteArray both = "GET / HTTP/1.1\r\nauthorization: "
+                          "cordon-placeholder-OTHER-fedcba9876543210fedcba9876543210\r\n\r\n";
         verdict = secrets.apply(both, str("second.example.org"), true);
         QVERIFY(verdict.allowed);
-        QVERIFY(both.contains("A: other-value\r\n"));
+        QVERIFY(both.contains("authorization: other-value\r\n"));
         QByteArray none = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
         verdict = secrets.apply(none, str("x"), false);
         QVERIFY(verdict.allowed);
         QVERIFY(verdict.sent.isEmpty());
+    }
+
+    // A policy that names another header (an API that takes X-Api-Key): only that one, in any letter case.
+    void aSecretGoesIntoTheHeaderThePolicyNames()
+    {
+        const DomainSecrets secrets({{str("API_KEY"),
+                                      {str("api.example.com")},
+                                      "cordon-placeholder-API_KEY-11111111111111111111111111111111",
+                                      "real-key",
+                                      "x-api-key"}});
+        QByteArray named = "GET / HTTP/1.1\r\nX-API-Key: "
+                           "cordon-placeholder-API_KEY-11111111111111111111111111111111\r\n\r\n";
+        QVERIFY(secrets.apply(named, str("api.example.com"), true).allowed);
+        QVERIFY(named.contains("X-API-Key: real-key\r\n"));
+        QByteArray usual = "GET / HTTP/1.1\r\nAuthorization: "
+                           "cordon-placeholder-API_KEY-11111111111111111111111111111111\r\n\r\n";
+        const DomainSecrets::Verdict verdict = secrets.apply(usual, str("api.example.com"), true);
+        QVERIFY(!verdict.allowed);
+        QVERIFY2(verdict.reason.contains(str("only in the x-api-key header")), qPrintable(verdict.reason));
+        QVERIFY(!usual.contains("real-key"));
     }
 
     void aRemovedSecretIsRefusedNotSentAsItIs()
@@ -139,8 +174,8 @@ private slots:
                                       {str("api.example.com")},
                                       "cordon-placeholder-GONE-00000000000000000000000000000000",
                                       QByteArray()}});
-        QByteArray head =
-            "GET / HTTP/1.1\r\nA: cordon-placeholder-GONE-00000000000000000000000000000000\r\n\r\n";
+        QByteArray head = "GET / HTTP/1.1\r\nAuthorization: "
+                          "cordon-placeholder-GONE-00000000000000000000000000000000\r\n\r\n";
         const DomainSecrets::Verdict verdict = secrets.apply(head, str("api.example.com"), true);
         QVERIFY(!verdict.allowed);
         QCOMPARE(verdict.reason, str("secret GONE is no longer in the store (cordon secret set GONE)"));
@@ -171,8 +206,8 @@ private slots:
                                       {str("api.example.com")},
                                       "cordon-placeholder-BAD-00000000000000000000000000000000",
                                       "value\r\nX-Injected: 1"}});
-        QByteArray head =
-            "GET / HTTP/1.1\r\nA: cordon-placeholder-BAD-00000000000000000000000000000000\r\n\r\n";
+        QByteArray head = "GET / HTTP/1.1\r\nAuthorization: "
+                          "cordon-placeholder-BAD-00000000000000000000000000000000\r\n\r\n";
         const DomainSecrets::Verdict verdict = secrets.apply(head, str("api.example.com"), true);
         QVERIFY(!verdict.allowed);
         QVERIFY(!head.contains("X-Injected"));

@@ -115,6 +115,7 @@ private slots:
     void matchesHostNeedsNormalisedInput();
     void ports();
     void workspaceAndTmpFollowTheMemoryLimit();
+    void domainSecretHeaderIsWrittenOnlyWhenNamed();
     void canonicalDefaults();
     void canonicalEscaping();
     void sameMeaningSameVersion();
@@ -767,6 +768,19 @@ void TestPolicy::rejected_data()
         << QByteArray(R"({"env":{"T":"1"},"network_policy":{"type":"allowlist",)" + api +
                       R"(,"domain_secrets":[{"domain":"api.example.com","name":"T"}]}})")
         << u"policy.invalid_secret"_s << u"variable T would hold the domain secret's placeholder"_s;
+    QTest::newRow("domain secret header not a token")
+        << QByteArray(
+               R"({"network_policy":{"type":"allowlist",)" + api +
+               R"(,"domain_secrets":[{"domain":"api.example.com","name":"T","header":"X-Key: 1\r\nA"}]}})")
+        << u"policy.invalid_secret"_s
+        << u"domain_secrets[0].header: must be a header field name of letters, digits and '-'"_s;
+    QTest::newRow("domain secret two headers")
+        << QByteArray(
+               R"({"network_policy":{"type":"allowlist","allowed_domains":["a.example.com","b.example.com"],)"
+               R"("domain_secrets":[{"domain":"a.example.com","name":"T"},)"
+               R"({"domain":"b.example.com","name":"T","header":"X-Api-Key"}]}})")
+        << u"policy.invalid_secret"_s
+        << u"domain_secrets[1]: secret T goes into header X-Api-Key here and Authorization above"_s;
     QTest::newRow("domain secret disabled")
         << QByteArray(R"({"network_policy":{"type":"disabled",)"
                       R"("domain_secrets":[{"domain":"api.example.com","name":"T"}]}})")
@@ -1309,6 +1323,31 @@ void TestPolicy::workspaceAndTmpFollowTheMemoryLimit()
     policy.setMemoryLimit(1 * GiB);
     QCOMPARE(std::pair(policy.limits.workspaceMb, policy.limits.tmpMb), std::pair(700, 256));
     QVERIFY_RESULT(policy.validated());
+}
+
+// A domain secret's header: written only when not Authorization, so that earlier policies keep their
+// versions.
+void TestPolicy::domainSecretHeaderIsWrittenOnlyWhenNamed()
+{
+    const QByteArray start = R"({"network_policy":{"type":"allowlist","allowed_domains":["api.example.com"],)"
+                             R"("domain_secrets":[{"domain":"api.example.com","name":"T")";
+    const auto read = [&start](const char *tail) {
+        return ContainerPolicy::fromJson(QByteArray(start + tail).toStdString());
+    };
+    const auto plain = read("}]}}");
+    const auto spelled = read(R"(,"header":"authorization"}]}})");
+    const auto named = read(R"(,"header":"X-Api-Key"}]}})");
+    QVERIFY_RESULT(plain);
+    QVERIFY_RESULT(spelled);
+    QVERIFY_RESULT(named);
+    QCOMPARE(plain->network.domainSecrets.front().header, std::string("Authorization"));
+    QVERIFY(*plain == *spelled);
+    QCOMPARE(plain->version(), spelled->version());
+    QVERIFY(plain->canonicalJson().find("header") == std::string::npos);
+    QVERIFY(named->canonicalJson().find(R"("header":"X-Api-Key")") != std::string::npos);
+    const auto again = ContainerPolicy::fromJson(named->canonicalJson());
+    QVERIFY_RESULT(again);
+    QVERIFY(*again == *named);
 }
 
 void TestPolicy::canonicalDefaults()

@@ -5,6 +5,7 @@
 #include "sandbox/quoteuntrusted.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace Cordon::Policy {
 
@@ -110,6 +111,15 @@ Result<DomainRule> ruleFromObject(const Json &object, std::string_view path)
     return normalised;
 }
 
+// Header names compare without case (RFC 9110).
+bool sameHeader(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) ==
+                      std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
 Result<DomainSecret> readDomainSecret(const Json &value, std::string_view path)
 {
     CORDON_TRY(Fields::expectObject(value, path));
@@ -118,7 +128,7 @@ Result<DomainSecret> readDomainSecret(const Json &value, std::string_view path)
                     at(jsonMemberPath(path, "value"),
                        "a policy never holds a secret's value (policies are recorded in the history): set it "
                        "with `cordon secret set NAME` and give only its name here"));
-    CORDON_TRY(Fields::checkKeys(value, path, {"domain", "name"}));
+    CORDON_TRY(Fields::checkKeys(value, path, {"domain", "name", "header"}));
     CORDON_TRY(Fields::requireKey(value, path, "domain"));
     DomainSecret secret;
     Result<std::string> name = Fields::readSecretName(value, path);
@@ -138,6 +148,21 @@ Result<DomainSecret> readDomainSecret(const Json &value, std::string_view path)
     if (asRule.isIpLiteral())
         return fail("policy.invalid_secret", at(domainPath, "must be a host name, not an address"));
     secret.domain = std::move(*host);
+    if (!value["header"].isUndefined()) {
+        const std::string headerPath = jsonMemberPath(path, "header");
+        const Result<std::string> header = Fields::toString(value["header"], headerPath, 64);
+        if (!header)
+            return fail(header.error());
+        const bool token = !header->empty() && std::all_of(header->begin(), header->end(), [](char c) {
+            return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+        });
+        if (!token)
+            return fail("policy.invalid_secret",
+                        at(headerPath, "must be a header field name of letters, digits and '-', got " +
+                                           quoteUntrusted(*header)));
+        // One spelling of the default, so that "authorization" reads back equal to the policy it came from.
+        secret.header = sameHeader(*header, DomainSecret{}.header) ? DomainSecret{}.header : *header;
+    }
     return secret;
 }
 
@@ -154,6 +179,14 @@ Result<> checkDomainSecrets(const NetworkPolicy &policy, std::string_view path)
             return fail("policy.invalid_secret", at(jsonIndexPath(jsonMemberPath(path, "domain_secrets"), i),
                                                     "secret " + secret.name + " goes to " + secret.domain +
                                                         ", which allowed_domains does not allow"));
+        for (std::size_t j = 0; j < i; ++j) {
+            const DomainSecret &earlier = policy.domainSecrets[j];
+            if (earlier.name == secret.name && !sameHeader(earlier.header, secret.header))
+                return fail("policy.invalid_secret",
+                            at(jsonIndexPath(jsonMemberPath(path, "domain_secrets"), i),
+                               "secret " + secret.name + " goes into header " + secret.header + " here and " +
+                                   earlier.header + " above; a secret has one header"));
+        }
     }
     return {};
 }
@@ -270,8 +303,13 @@ Json NetworkPolicy::toJson() const
     // Only when there are some, so that the versions of policies without them stay what they were.
     if (!domainSecrets.empty()) {
         Json::Array secrets;
-        for (const DomainSecret &secret : domainSecrets)
-            secrets.push_back(Json::object({{"domain", secret.domain}, {"name", secret.name}}));
+        for (const DomainSecret &secret : domainSecrets) {
+            Json entry = Json::object({{"domain", secret.domain}, {"name", secret.name}});
+            // Written only when not the default, so that the versions of earlier policies stay.
+            if (!sameHeader(secret.header, DomainSecret{}.header))
+                entry.insert("header", secret.header);
+            secrets.push_back(std::move(entry));
+        }
         document.insert("domain_secrets", Json(std::move(secrets)));
     }
     return document;

@@ -22,6 +22,9 @@ struct DomainSecret
 {
     std::string domain; // a host name in normaliseHost() form, no wildcard, no address
     std::string name;   // the variable in the sandbox and the secret in the store
+    // The one request header the value goes into ([A-Za-z0-9-], 1..64 characters, compared without case);
+    // the placeholder in any other header refuses the request, since servers echo and log those.
+    std::string header = "Authorization";
 
     bool operator==(const DomainSecret &other) const = default;
 };
