@@ -73,6 +73,10 @@ CsvUploadDialog::CsvUploadDialog(DaemonConnection &connection, const QString &ho
     m_key = new QLabel(this);
     m_key->setObjectName(QStringLiteral("csvKey"));
     m_key->setWordWrap(true);
+    m_guessable = new QLabel(this);
+    m_guessable->setObjectName(QStringLiteral("csvGuessable"));
+    m_guessable->setWordWrap(true);
+    m_guessable->setVisible(false);
 
     auto *buttons = new QDialogButtonBox(this);
     m_upload = buttons->addButton(tr("Upload As Is"), QDialogButtonBox::AcceptRole);
@@ -91,6 +95,7 @@ CsvUploadDialog::CsvUploadDialog(DaemonConnection &connection, const QString &ho
     layout->addWidget(m_header);
     layout->addWidget(m_status);
     layout->addWidget(m_key);
+    layout->addWidget(m_guessable);
     layout->addWidget(buttons);
     resize(760, 420);
 
@@ -205,6 +210,21 @@ void CsvUploadDialog::updateTable()
         }
     }
     m_table->resizeColumnsToContents();
+    // Pseudonyms hide a value only from someone who cannot guess it: few values are easily listed.
+    const QJsonArray few = m_preview.value(QStringLiteral("few_distinct")).toArray();
+    QStringList guessable;
+    for (int column = 0; column < names.size() && column < few.size(); ++column) {
+        if (m_columns->item(column)->checkState() == Qt::Checked && few.at(column).toInteger() > 0)
+            guessable.append(tr("%1 (%2 values)")
+                                 .arg(Format::displayName(names.at(column).toString()))
+                                 .arg(few.at(column).toInteger()));
+    }
+    m_guessable->setVisible(!guessable.isEmpty());
+    m_guessable->setText(
+        tr("⚠ Few distinct values in %1: whoever can list the values they could hold, and get a file of them "
+           "pseudonymised with the same key (code in the container can ask you to upload one), can match "
+           "the pseudonyms and read the column back.")
+            .arg(guessable.join(QStringLiteral(", "))));
     m_upload->setText(chosen == 0   ? tr("Upload As Is")
                       : chosen == 1 ? tr("Upload with 1 Column Pseudonymised")
                                     : tr("Upload with %1 Columns Pseudonymised").arg(chosen));

@@ -57,6 +57,7 @@ private:
     QCheckBox *m_header;
     QLabel *m_status;
     QLabel *m_key;
+    QLabel *m_guessable; // a checked column that few values fill can be read back by guessing
     QPushButton *m_upload;
 };
 

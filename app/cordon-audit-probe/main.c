@@ -458,13 +458,17 @@ static void printBase64(const char *label, const unsigned char *value, size_t si
     putchar('\n');
 }
 
-static void printPercent(const char *label, const unsigned char *value, size_t size, const char *digits)
+// `plus`: a space as "+", as form bodies and query strings write it (quote_plus).
+static void printPercent(const char *label, const unsigned char *value, size_t size, const char *digits,
+                         int plus)
 {
     printf("form %s: ", label);
     for (size_t i = 0; i < size; ++i) {
         const unsigned char c = value[i];
         if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("-._~", c))
             putchar(c);
+        else if (c == ' ' && plus)
+            putchar('+');
         else
             printf("%%%c%c", digits[c >> 4], digits[c & 15]);
     }
@@ -513,8 +517,10 @@ static int probeLeakEncoded(const char *name, const char *outputPath)
     printJson("json", bytes, size, 0, 0);
     printJson("json-unicode", bytes, size, 1, 0);
     printJson("json-slash", bytes, size, 0, 1);
-    printPercent("percent", bytes, size, "0123456789ABCDEF");
-    printPercent("percent-lower", bytes, size, "0123456789abcdef");
+    printPercent("percent", bytes, size, "0123456789ABCDEF", 0);
+    printPercent("percent-lower", bytes, size, "0123456789abcdef", 0);
+    printPercent("percent-plus", bytes, size, "0123456789ABCDEF", 1);
+    printPercent("percent-plus-lower", bytes, size, "0123456789abcdef", 1);
     printHex("hex", bytes, size, "0123456789abcdef");
     printHex("hex-upper", bytes, size, "0123456789ABCDEF");
     static const char standard[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -124,6 +124,18 @@ int upload(DaemonSession &session, const QString &source, const Endpoint &target
                     "cordon: %1 row%2 had fewer fields than the columns named, and kept them as they were\n")
                     .arg(shortRows)
                     .arg(shortRows == 1 ? QString() : QStringLiteral("s")));
+        for (const QJsonValue &value : done.value(QStringLiteral("few_distinct")).toArray()) {
+            const QJsonObject few = value.toObject();
+            printErr(
+                QStringLiteral("cordon: warning: column %1 has only %2 distinct value%3: whoever can guess "
+                               "them and have a file of guesses pseudonymised with key %4 (the sandbox "
+                               "can ask for one) reads the column back (docs/pseudonymize.md)\n")
+                    .arg(escapeName(few.value(QStringLiteral("column")).toString()))
+                    .arg(few.value(QStringLiteral("distinct")).toInteger())
+                    .arg(few.value(QStringLiteral("distinct")).toInteger() == 1 ? QString()
+                                                                                : QStringLiteral("s"))
+                    .arg(escapeName(done.value(QStringLiteral("key")).toString())));
+        }
     }
     return 0;
 }

@@ -67,6 +67,11 @@ QList<SecretForm> secretForms(const QByteArray &value)
     const QByteArray percent = value.toPercentEncoding();
     add("percent", percent);
     add("percent-lower", percentLower(percent));
+    // A form body's encoding: the same with a space as "+" (the key the audit prints has a space).
+    QByteArray plus = value.toPercentEncoding(" ");
+    plus.replace(' ', '+');
+    add("percent-plus", plus);
+    add("percent-plus-lower", percentLower(plus));
     add("hex", value.toHex());
     add("hex-upper", value.toHex().toUpper());
     for (int prefix = 0; prefix < 3; ++prefix) {

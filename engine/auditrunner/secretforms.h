@@ -21,11 +21,12 @@ struct SecretForm
 };
 
 // What an audit key ends with so that its forms all differ: an upper-case letter (the lower-cased form), `/`
-// (the `\/` form), `+`, `=`, `"` and `\` (JSON- and percent-encoding), a non-ASCII letter (`\uXXXX`), and
+// (the `\/` form), `+`, ` `, `"` and `\` (JSON- and percent-encoding, a space as %20 or +), a non-ASCII
+// letter (`\uXXXX`), and
 // `~~~?>`, whose bytes put a `+` or `/` in every base64 alignment (base64 and base64url then differ).
 inline const QString &distinctFormsSuffix()
 {
-    static const QString suffix = QStringLiteral("/Q+=\"\\\u00e9~~~?>");
+    static const QString suffix = QStringLiteral("/Q+ \"\\\u00e9~~~?>");
     return suffix;
 }
 

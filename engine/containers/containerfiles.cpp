@@ -73,8 +73,13 @@ struct UploadCopy
 QJsonObject pseudonymizedToJson(const Csv::PseudonymizeReport &report, const Secrets::PseudonymKey &key)
 {
     QJsonArray columns;
-    for (const std::string &column : report.columns)
-        columns.append(toQt(column));
+    QJsonArray fewDistinct; // columns open to guessing (Csv::FewDistinctValues)
+    for (std::size_t i = 0; i < report.columns.size(); ++i) {
+        columns.append(toQt(report.columns[i]));
+        if (i < report.distinct.size() && report.distinct[i].few())
+            fewDistinct.append(QJsonObject{{QStringLiteral("column"), toQt(report.columns[i])},
+                                           {QStringLiteral("distinct"), qint64(report.distinct[i].count())}});
+    }
     return {{QStringLiteral("columns"), columns},
             {QStringLiteral("header"), report.header},
             {QStringLiteral("delimiter"), toQt(Csv::delimiterText(report.delimiter))},
@@ -84,7 +89,8 @@ QJsonObject pseudonymizedToJson(const Csv::PseudonymizeReport &report, const Sec
             {QStringLiteral("source_size"), qint64(report.sourceBytes)},
             {QStringLiteral("rows"), qint64(report.rows)},
             {QStringLiteral("values"), qint64(report.values)},
-            {QStringLiteral("short_rows"), qint64(report.shortRows)}};
+            {QStringLiteral("short_rows"), qint64(report.shortRows)},
+            {QStringLiteral("few_distinct"), fewDistinct}};
 }
 
 } // namespace

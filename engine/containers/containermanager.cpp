@@ -205,6 +205,7 @@ Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy
                              containerStateName(holder->container->state())));
     if (policy.network.type == Policy::NetworkPolicy::Type::Allowlist)
         CORDON_TRY(m_proxy->orgPolicy().checkNarrows(policy.network));
+    CORDON_TRY(checkNoSecretInEnv(policy));
     // A secret the store lacks is refused now, not at the first run.
     auto secrets = resolveSecrets(policy);
     if (!secrets)

@@ -403,6 +403,9 @@ private:
     Result<Secrets::SecretStore *> secretStore() const;
     // The container's policy's secrets with their values now (secrets.not_found names a missing one).
     Result<std::vector<Secrets::ResolvedSecret>> resolveSecrets(const Policy::ContainerPolicy &policy) const;
+    // policy.secret_in_env when an `env` value is a stored secret's value: in `env` it would be kept in the
+    // policy and the history in plain text, and masked nowhere; `secrets` gives it to the runs instead.
+    Result<> checkNoSecretInEnv(const Policy::ContainerPolicy &policy) const;
     // audit.exists when the history keeps another report under the same id (containeraudits.cpp).
     Result<> sameAsStored(const Audit::AuditReport &report, const Json &document) const;
     // audit.not_held unless the history holds this report, but for its sign-off and signature.

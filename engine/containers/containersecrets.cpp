@@ -9,6 +9,7 @@
 #include <QJsonArray>
 
 #include <algorithm>
+#include <map>
 
 namespace Cordon::Containers {
 
@@ -67,6 +68,31 @@ Result<Secrets::SecretStore *> ContainerManager::secretStore() const
         m_secretStore = std::move(*opened);
     }
     return &*m_secretStore;
+}
+
+Result<> ContainerManager::checkNoSecretInEnv(const Policy::ContainerPolicy &policy) const
+{
+    if (policy.env.empty())
+        return {};
+    auto store = secretStore();
+    if (!store)
+        return {}; // no store to compare with: nothing of it can be in the policy by mistake
+    // By fingerprint, so that no value leaves the store (or the keyring) for the comparison.
+    std::map<std::string, std::string> fingerprints;
+    for (const auto &[variable, text] : policy.env)
+        fingerprints.emplace(variable, (*store)->fingerprint(text));
+    for (const Secrets::StoredSecret &stored : (*store)->list()) {
+        for (const auto &[variable, fingerprint] : fingerprints) {
+            if (fingerprint == stored.fingerprint)
+                return fail(QStringLiteral("policy.secret_in_env"),
+                            QStringLiteral("env.%1: holds the value of the stored secret %2 in plain text, "
+                                           "which the policy and the history would keep unmasked; name it "
+                                           "in `secrets` instead: \"secrets\": [{\"name\": \"%2\", "
+                                           "\"env\": \"%1\"}]")
+                                .arg(toQt(variable), toQt(stored.name)));
+        }
+    }
+    return {};
 }
 
 Result<std::vector<Secrets::ResolvedSecret>>

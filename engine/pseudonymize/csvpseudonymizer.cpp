@@ -138,6 +138,14 @@ Result<> flush(int fd, std::string &out, Sha256 &hash, std::int64_t &written)
 
 } // namespace
 
+void DistinctCounter::add(const std::string &value)
+{
+    if (value.empty() || m_seen.size() > FewDistinctValues)
+        return;
+    if (std::find(m_seen.begin(), m_seen.end(), value) == m_seen.end())
+        m_seen.push_back(value);
+}
+
 Result<PseudonymizeReport> pseudonymizeCsv(int sourceFd, int targetFd,
                                            const Secrets::Pseudonymizer &pseudonyms,
                                            const PseudonymizeOptions &options)
@@ -164,6 +172,7 @@ Result<PseudonymizeReport> pseudonymizeCsv(int sourceFd, int targetFd,
     report.header = header;
     for (std::size_t position : *positions)
         report.columns.push_back(header ? dialect->sample.front()[position] : columnLabel(position));
+    report.distinct.resize(positions->size());
 
     Sha256 sourceHash, resultHash;
     std::string out;
@@ -179,10 +188,12 @@ Result<PseudonymizeReport> pseudonymizeCsv(int sourceFd, int targetFd,
         if (number > 1 || !header) {
             ++report.rows;
             bool shortRow = false;
-            for (std::size_t position : *positions) {
+            for (std::size_t i = 0; i < positions->size(); ++i) {
+                const std::size_t position = (*positions)[i];
                 if (position >= row.size()) {
                     shortRow = true;
                 } else if (!row[position].empty()) {
+                    report.distinct[i].add(row[position]);
                     row[position] = pseudonyms(row[position]);
                     ++report.values;
                 }
@@ -257,9 +268,14 @@ Result<CsvPreview> previewCsv(int fd, const Secrets::Pseudonymizer &pseudonyms, 
         }
         preview.pseudonyms.push_back(std::move(masked));
     }
+    preview.distinct.resize(width);
     for (std::size_t column = 0; column < width; ++column) {
         const bool named = preview.header && column < sample.front().size();
         preview.names.push_back(named ? sample.front()[column] : columnLabel(column));
+        for (std::size_t r = firstData; r < sample.size(); ++r) {
+            if (column < sample[r].size())
+                preview.distinct[column].add(sample[r][column]);
+        }
     }
     preview.truncated = dialect->sampleTruncated || sample.size() > firstData + preview.rows.size();
     return preview;

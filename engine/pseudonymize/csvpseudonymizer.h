@@ -16,6 +16,23 @@
 
 namespace Cordon::Csv {
 
+// A column with at most this many distinct values is open to guessing: whoever can list the values it could
+// hold (genders, ages, a team's e-mails) and get a file of them pseudonymised with the same key (the sandbox
+// can ask for one) reads the column back. Warned of; docs/pseudonymize.md, "What it cannot do".
+constexpr std::size_t FewDistinctValues = 32;
+
+// Counts a column's distinct values up to FewDistinctValues + 1 ("more"), in bounded memory.
+class DistinctCounter
+{
+public:
+    void add(const std::string &value);
+    std::size_t count() const { return m_seen.size(); }
+    bool few() const { return !m_seen.empty() && m_seen.size() <= FewDistinctValues; }
+
+private:
+    std::vector<std::string> m_seen;
+};
+
 struct PseudonymizeOptions
 {
     // Column names from the header, or 1-based positions ("3"). A name found in the first row makes it the
@@ -36,6 +53,7 @@ struct PseudonymizeReport
     std::size_t rows = 0;             // data rows, the header not counted
     std::size_t values = 0;           // values replaced
     std::size_t shortRows = 0;        // data rows too short to have every chosen column
+    std::vector<DistinctCounter> distinct; // the non-empty values of each of `columns`
     std::string sourceSha256;
     std::int64_t sourceBytes = 0;
     std::string resultSha256;
@@ -61,6 +79,9 @@ struct CsvPreview
     std::vector<Row> rows;          // the first data rows
     std::vector<Row> pseudonyms;    // the same rows, every value pseudonymised (empty stays empty)
     bool truncated = false;         // the file has more rows than these
+    // Each column's distinct non-empty values in the rows read for the guess (up to SniffBytes), so that a
+    // dialog can warn before the upload of a column that few values fill.
+    std::vector<DistinctCounter> distinct;
 };
 
 // The first `maxRows` data rows of the CSV at `fd` and their pseudonyms, for a dialog to show before the

@@ -523,6 +523,8 @@ private Q_SLOTS:
         QCOMPARE(dialog->uploadButton()->text(), QStringLiteral("Upload As Is"));
         QVERIFY2(dialog->statusLabel()->text().contains(QStringLiteral("comma-separated")),
                  qPrintable(dialog->statusLabel()->text()));
+        auto *guessable = dialog->findChild<QLabel *>(QStringLiteral("csvGuessable"));
+        QVERIFY(guessable && guessable->isHidden()); // nothing checked, nothing to warn of
 
         // Checked: the column shows what the container will see.
         dialog->columnList()->item(1)->setCheckState(Qt::Checked);
@@ -531,6 +533,10 @@ private Q_SLOTS:
                  qPrintable(pseudonym));
         QCOMPARE(dialog->previewTable()->item(0, 0)->text(), QStringLiteral("Ada Lovelace"));
         QCOMPARE(dialog->uploadButton()->text(), QStringLiteral("Upload with 1 Column Pseudonymised"));
+        // Two addresses are easily guessed back: the dialog says so before the upload.
+        QVERIFY(!guessable->isHidden());
+        QVERIFY2(guessable->text().contains(QStringLiteral("Few distinct values in email (2 values)")),
+                 qPrintable(guessable->text()));
         dialog->uploadButton()->click();
         QVERIFY(finished.wait(30000));
         QVERIFY2(m_browser->message().contains(QStringLiteral("people.csv (pseudonymised: email)")),

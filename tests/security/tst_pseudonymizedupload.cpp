@@ -101,6 +101,11 @@ private Q_SLOTS:
         QVERIFY2(
             copied.out.contains("pseudonymised 5 values in 3 rows, columns email, name, with key default"),
             copied.out.constData());
+        // Three people: a guesser who can list them reads the columns back (docs/pseudonymize.md).
+        QVERIFY2(
+            copied.err.contains("warning: column email has only 2 distinct values: whoever can guess them") &&
+                copied.err.contains("warning: column name has only 3 distinct values"),
+            copied.describe());
 
         // What the sandboxed program reads: pseudonyms where the values were, everything else as it was.
         const QByteArray key = QByteArray::fromHex(keyHex(m_dataDir, QStringLiteral("default")));

@@ -517,6 +517,21 @@ for attempt in range(8):
             QVERIFY2(refused.err.contains("secrets"), refused.describe());
         }
 
+        // A stored secret's value pasted into `env`: the policy and the history would keep it in plain text.
+        // Refused, with the `secrets` entry to use instead, and the value never repeated back.
+        const QString pasted = writePolicy(
+            QStringLiteral("pasted"),
+            QJsonDocument(QJsonObject{{QStringLiteral("name"), QStringLiteral("pasted")},
+                                      {QStringLiteral("env"),
+                                       QJsonObject{{QStringLiteral("MY_TOKEN"), QString::fromUtf8(Secret)}}}})
+                .toJson());
+        const CliResult inEnv = cordon({QStringLiteral("create"), QStringLiteral("--policy"), pasted});
+        QVERIFY2(inEnv.status == 1 &&
+                     inEnv.err.contains("env.MY_TOKEN: holds the value of the stored secret API_TOKEN") &&
+                     inEnv.err.contains(R"("secrets": [{"name": "API_TOKEN", "env": "MY_TOKEN"}])"),
+                 inEnv.describe());
+        verifyNoLeak("the refusal of a secret in env", inEnv.out + inEnv.err);
+
         // A secret removed while a container uses it: the next run fails clearly, the container stays.
         const QString spare =
             writePolicy(QStringLiteral("spare"), R"({"name": "spare", "secrets": [{"name": "SPARE"}]})");

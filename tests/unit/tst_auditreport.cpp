@@ -203,27 +203,29 @@ private Q_SLOTS:
         QHash<QString, QByteArray> forms;
         for (const SecretForm &form : secretForms(value))
             forms.insert(form.label, form.text);
-        QCOMPARE(forms.size(), 15);
+        QCOMPARE(forms.size(), 17);
         QCOMPARE(forms.value(QStringLiteral("raw")), value);
         QCOMPARE(forms.value(QStringLiteral("lower")),
-                 QStringLiteral("sk-audit-invalid-0123/q+=\"\\\u00e9~~~?>").toUtf8());
+                 QStringLiteral("sk-audit-invalid-0123/q+ \"\\\u00e9~~~?>").toUtf8());
         QCOMPARE(forms.value(QStringLiteral("json")),
-                 QByteArray("sk-audit-invalid-0123/Q+=\\\"\\\\\xc3\xa9~~~?>"));
+                 QByteArray("sk-audit-invalid-0123/Q+ \\\"\\\\\xc3\xa9~~~?>"));
         QCOMPARE(forms.value(QStringLiteral("json-unicode")),
-                 QByteArray("sk-audit-invalid-0123/Q+=\\\"\\\\\\u00e9~~~?>"));
+                 QByteArray("sk-audit-invalid-0123/Q+ \\\"\\\\\\u00e9~~~?>"));
         QCOMPARE(forms.value(QStringLiteral("json-slash")),
-                 QByteArray("sk-audit-invalid-0123\\/Q+=\\\"\\\\\xc3\xa9~~~?>"));
+                 QByteArray("sk-audit-invalid-0123\\/Q+ \\\"\\\\\xc3\xa9~~~?>"));
         QCOMPARE(forms.value(QStringLiteral("percent")),
-                 QByteArray("sk-audit-invalid-0123%2FQ%2B%3D%22%5C%C3%A9~~~%3F%3E"));
+                 QByteArray("sk-audit-invalid-0123%2FQ%2B%20%22%5C%C3%A9~~~%3F%3E"));
+        QCOMPARE(forms.value(QStringLiteral("percent-plus")),
+                 QByteArray("sk-audit-invalid-0123%2FQ%2B+%22%5C%C3%A9~~~%3F%3E"));
         QCOMPARE(forms.value(QStringLiteral("percent-lower")),
-                 QByteArray("sk-audit-invalid-0123%2fQ%2b%3d%22%5c%c3%a9~~~%3f%3e"));
+                 QByteArray("sk-audit-invalid-0123%2fQ%2b%20%22%5c%c3%a9~~~%3f%3e"));
         QCOMPARE(forms.value(QStringLiteral("hex")), value.toHex());
         QCOMPARE(forms.value(QStringLiteral("hex-upper")), value.toHex().toUpper());
         QCOMPARE(forms.value(QStringLiteral("base64-1")), QByteArray(QByteArray("x") + value).toBase64());
         QCOMPARE(forms.value(QStringLiteral("base64url-2")),
                  QByteArray(QByteArray("xx") + value).toBase64(QByteArray::Base64UrlEncoding));
         // No two forms alike: each checks something of its own.
-        QCOMPARE(QSet<QByteArray>(forms.cbegin(), forms.cend()).size(), 15);
+        QCOMPARE(QSet<QByteArray>(forms.cbegin(), forms.cend()).size(), 17);
     }
 
     void aSignedReportVerifies()

@@ -132,6 +132,37 @@ private Q_SLOTS:
         QVERIFY(rowsOf(keyed.text).at(1).at(2) != p("alice@example.com"));
     }
 
+    // Few distinct values can be guessed back (docs/pseudonymize.md): the report and the preview count them,
+    // in bounded memory, so that the CLI and the dialog warn.
+    void aColumnOfFewValuesIsReported()
+    {
+        std::string csv = "id,gender,email\n";
+        for (int i = 0; i < 500; ++i)
+            csv += std::to_string(i) + (i % 2 ? ",f," : ",m,") + "person" + std::to_string(i % 40) +
+                   "@example.com\n";
+        const Outcome out = pseudonymize(csv, {"gender", "id", "email"});
+        QVERIFY_RESULT(out.report);
+        QCOMPARE(out.report->distinct.size(), std::size_t(3));
+        QVERIFY(out.report->distinct[0].few());
+        QCOMPARE(out.report->distinct[0].count(), std::size_t(2));
+        QVERIFY(!out.report->distinct[1].few()); // 500 ids: counting stopped past the bound
+        QCOMPARE(out.report->distinct[1].count(), Csv::FewDistinctValues + 1);
+        QVERIFY(!out.report->distinct[2].few()); // 40 addresses: more than the bound
+        // An empty column is not "few": there is nothing to guess.
+        const Outcome blank = pseudonymize("a,b\n1,\n2,\n", {"b"});
+        QVERIFY_RESULT(blank.report);
+        QVERIFY(!blank.report->distinct[0].few());
+
+        const int fd = fileWith(csv);
+        const auto preview = Csv::previewCsv(fd, Secrets::Pseudonymizer(KeyA), std::nullopt, 5);
+        ::close(fd);
+        QVERIFY_RESULT(preview);
+        QCOMPARE(preview->distinct.size(), std::size_t(3));
+        QVERIFY(!preview->distinct[0].few());
+        QVERIFY(preview->distinct[1].few());
+        QCOMPARE(preview->distinct[1].count(), std::size_t(2));
+    }
+
     void theFilesShapeIsKept()
     {
         // A byte-order mark, CRLF rows and semicolons, as a spreadsheet saves them.

@@ -176,6 +176,22 @@ private Q_SLOTS:
         }
     }
 
+    // A query string or a form body (application/x-www-form-urlencoded, Python's quote_plus) writes a space
+    // as "+": masked like %20, also when the stream splits it at the "+".
+    void aFormBodyEncodingIsMasked()
+    {
+        SecretMasker masker;
+        QVERIFY_RESULT(masker.add("PASS", "open sesame/42"));
+        QCOMPARE(masker.maskAll("user=ada&pass=open+sesame%2F42&next=1"),
+                 std::string("user=ada&pass=[secret:PASS]&next=1"));
+        QCOMPARE(masker.maskAll("pass=open+sesame%2f42"), std::string("pass=[secret:PASS]"));
+        std::string streamed = masker.feed("POST body: pass=open+");
+        streamed += masker.feed("sesame%2");
+        streamed += masker.feed("F42\n");
+        streamed += masker.finish();
+        QCOMPARE(streamed, std::string("POST body: pass=[secret:PASS]\n"));
+    }
+
     // base64 as `base64` (76 columns), PEM (64, CRLF here) and a terminal wrap it: the line breaks that fall
     // inside the value do not hide it, in a complete text and in a stream split anywhere.
     void wrappedBase64IsMasked()

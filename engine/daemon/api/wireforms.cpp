@@ -165,6 +165,10 @@ QJsonObject csvPreviewToJson(const Containers::CsvPreviewReport &report)
     for (const std::string &name : report.preview.names)
         names.append(toQt(name));
     const Csv::CsvPreview &preview = report.preview;
+    // Per column: its distinct values in the rows read, when few enough to guess (0 otherwise).
+    QJsonArray fewDistinct;
+    for (const Csv::DistinctCounter &counter : preview.distinct)
+        fewDistinct.append(counter.few() ? qint64(counter.count()) : qint64(0));
     return {{QStringLiteral("delimiter"), toQt(Csv::delimiterText(preview.delimiter))},
             {QStringLiteral("line_ending"), preview.lineEnding == "\r\n" ? QStringLiteral("crlf")
                                             : preview.lineEnding == "\r" ? QStringLiteral("cr")
@@ -176,6 +180,7 @@ QJsonObject csvPreviewToJson(const Containers::CsvPreviewReport &report)
             {QStringLiteral("rows"), table(preview.rows)},
             {QStringLiteral("pseudonyms"), table(preview.pseudonyms)},
             {QStringLiteral("truncated"), preview.truncated},
+            {QStringLiteral("few_distinct"), fewDistinct},
             {QStringLiteral("key"), report.key},
             {QStringLiteral("key_id"), report.keyId}};
 }

@@ -30,7 +30,13 @@ std::string hex(std::string_view value, const char *digits)
     return out;
 }
 
-std::string percentEncoded(std::string_view value, const char *digits)
+enum class Space
+{
+    Percent, // %20, as in a URL's path (RFC 3986)
+    Plus,    // +, as in a query string or a form body (application/x-www-form-urlencoded, quote_plus)
+};
+
+std::string percentEncoded(std::string_view value, const char *digits, Space space = Space::Percent)
 {
     std::string out;
     for (unsigned char c : value) {
@@ -38,6 +44,8 @@ std::string percentEncoded(std::string_view value, const char *digits)
                                 c == '-' || c == '.' || c == '_' || c == '~';
         if (unreserved) {
             out += char(c);
+        } else if (c == ' ' && space == Space::Plus) {
+            out += '+';
         } else {
             out += '%';
             out += digits[c >> 4];
@@ -172,6 +180,8 @@ std::vector<std::string> maskedForms(std::string_view value)
                                    slashEscaped(jsonAsciiEscaped(value)),
                                    percentEncoded(value, HexUpper),
                                    percentEncoded(value, HexLower),
+                                   percentEncoded(value, HexUpper, Space::Plus),
+                                   percentEncoded(value, HexLower, Space::Plus),
                                    hex(value, HexLower),
                                    hex(value, HexUpper)};
     for (const bool urlSafe : {false, true}) {

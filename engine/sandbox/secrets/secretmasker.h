@@ -5,10 +5,11 @@
 //
 // The forms of a value V (bytes) are: V itself and lower-cased (host names are recorded so); V JSON-escaped,
 // also with every non-ASCII character as \uXXXX and with "/" as "\/"; V percent-encoded (upper- and
-// lower-case hex digits); V in hex (both cases); and V in base64, standard and URL-safe, at each of the three
-// alignments V can have inside a longer encoded text. For base64 only the characters that V alone decides are
-// matched (the one or two at each end that share bits with the neighbouring bytes are not), so at most two
-// characters of a partial symbol stay visible next to the mask. Each form becomes `[secret:NAME]`.
+// lower-case hex digits, a space as %20 and as + as form bodies and query strings write it); V in hex (both
+// cases); and V in base64, standard and URL-safe, at each of the three alignments V can have inside a longer
+// encoded text. For base64 only the characters that V alone decides are matched (the one or two at each end
+// that share bits with the neighbouring bytes are not), so at most two characters of a partial symbol stay
+// visible next to the mask. Each form becomes `[secret:NAME]`.
 #pragma once
 
 #include "sandbox/error.h"
