@@ -63,7 +63,10 @@ void NetworkLedger::add(const QString &containerId, const QString &runId, const 
     }
     if (window != m_windows.end())
         closeWindow(key);
-    m_windows.insert(key, Window{containerId, runId, kind, at, 1, detail, 0, 0, 0});
+    else if (m_windows.size() >= MaxOpenWindows)
+        makeRoom();
+    // The detail is written now; only a coalesced rest needs one kept.
+    m_windows.insert(key, Window{containerId, runId, kind, at, 1, {}, 0, 0, 0});
     write(containerId, runId, kind, detail, 1);
     if (!m_timer.isActive())
         m_timer.start();
@@ -100,6 +103,20 @@ void NetworkLedger::closeWindow(const QString &key)
     detail.insert(QStringLiteral("first_at"), window.restFirstAt);
     detail.insert(QStringLiteral("last_at"), window.restLastAt);
     write(window.containerId, window.runId, window.kind, detail, window.rest);
+}
+
+void NetworkLedger::makeRoom()
+{
+    // Windows with nothing coalesced write nothing when they close: dropping them only means that the next
+    // decision of their key is itemised again, within the row caps. A flood of new hosts is all such windows.
+    m_windows.removeIf(
+        [](const std::pair<const QString &, Window &> &entry) { return entry.second.rest == 0; });
+    if (m_windows.size() < MaxOpenWindows)
+        return;
+    // Every open window is coalescing: each writes its row now instead of when its time is up.
+    const QStringList windows = m_windows.keys();
+    for (const QString &key : windows)
+        closeWindow(key);
 }
 
 void NetworkLedger::writeSuppressed(Budget &budget)

@@ -7,7 +7,13 @@
 //  - rows are capped per run (`rowsPerRun`) and, for connections no run can be named for, per container
 //    (five times that); past the cap decisions are only counted, and written as one row per decision with
 //    `"suppressed": true` and their `count` when the run or container is flushed (its end, a summary, the
-//    daemon stopping) or at most once a minute.
+//    daemon stopping) or at most once a minute;
+//  - at most `MaxOpenWindows` windows are open at once. Each holds its key and, while it coalesces, a
+//    decision's detail; a flood of attempts for a new host each (or a new unparsable request line each)
+//    opened one window per attempt and held it for the whole window, so the daemon's memory grew with the
+//    attempt rate. Past the cap, windows with nothing coalesced are dropped (closing them writes nothing),
+//    and if that is not enough every window is closed early; closing early only writes a row sooner, so
+//    counts stay exact and the row caps still hold.
 // Every row stands for `count` decisions (1 when absent), so counts summed over rows stay exact.
 #pragma once
 
@@ -40,6 +46,10 @@ public:
     void flushContainer(const QString &containerId);
     void flushAll();
 
+    // Coalescing windows open now; never more than MaxOpenWindows.
+    qsizetype openWindows() const { return m_windows.size(); }
+    static constexpr qsizetype MaxOpenWindows = 1024;
+
 private:
     struct Window
     {
@@ -47,9 +57,9 @@ private:
         QString runId;
         QString kind;
         qint64 openedAt = 0;
-        int itemised = 0; // written one by one so far
-        QJsonObject lastDetail;
-        qint64 rest = 0; // decisions after the first row, not yet written
+        int itemised = 0;       // written one by one so far
+        QJsonObject lastDetail; // of the last coalesced decision: empty while rest is 0
+        qint64 rest = 0;        // decisions after the first row, not yet written
         qint64 restFirstAt = 0;
         qint64 restLastAt = 0;
     };
@@ -67,6 +77,8 @@ private:
     // Rows a run may write, or a container for connections of no run.
     int rowCap(const QString &runId) const;
     void closeWindow(const QString &key);
+    // Makes room for one more window (MaxOpenWindows).
+    void makeRoom();
     void writeSuppressed(Budget &budget);
     void tick();
     template<typename Pred> void flushWhere(Pred matches);

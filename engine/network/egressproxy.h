@@ -18,6 +18,7 @@
 #include <QObject>
 #include <QSslCertificate>
 #include <QString>
+#include <QTimer>
 
 #include <memory>
 
@@ -95,12 +96,17 @@ private:
     void accept(const QString &containerId, qintptr descriptor);
     void forget(const QString &containerId, ProxyConnection *connection);
     void recheck(Container &container);
+    void connectionGone();
 
     std::shared_ptr<Resolver> m_resolver;
     std::shared_ptr<const OrgPolicy> m_org;
     std::shared_ptr<UpstreamTrust> m_upstreamTrust = std::make_shared<UpstreamTrust>();
     QHash<QString, Container> m_containers;
     quint64 m_nextConnectionId = 1;
+    // ProxyConnection objects alive (refused ones too), and those accepted since the heap was last trimmed.
+    qint64 m_live = 0;
+    qint64 m_acceptedSinceTrim = 0;
+    QTimer m_trimTimer;
 };
 
 } // namespace Cordon::Network

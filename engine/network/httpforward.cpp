@@ -52,7 +52,7 @@ void HttpForward::pumpRequest()
         if (m_upstream->bytesToWrite() >= HighWaterBytes)
             break;
         if (m_pending.isEmpty()) {
-            m_pending = m_client->read(ChunkBytes);
+            m_pending = readChunk(*m_client);
             if (m_pending.isEmpty())
                 break;
         }
@@ -93,7 +93,7 @@ void HttpForward::pumpResponse()
     while (!m_response.isComplete()) {
         if (m_client->bytesToWrite() >= HighWaterBytes)
             break;
-        const QByteArray chunk = m_upstream->read(ChunkBytes);
+        const QByteArray chunk = readChunk(*m_upstream);
         if (chunk.isEmpty())
             break;
         const qsizetype used = m_response.feed(chunk);

@@ -73,7 +73,7 @@ void ProxyConnection::readHead()
 {
     while (m_phase == Phase::Head) {
         if (m_pending.isEmpty()) {
-            m_pending = m_client->read(ChunkBytes);
+            m_pending = readChunk(*m_client);
             if (m_pending.isEmpty()) {
                 if (m_client->state() == QAbstractSocket::UnconnectedState)
                     clientDisconnected();
@@ -83,7 +83,12 @@ void ProxyConnection::readHead()
         if (!m_headTimer.isActive())
             m_headTimer.start(m_context->limits.headTimeoutMs);
         const qsizetype used = m_parser->feed(m_pending);
-        m_pending.remove(0, used);
+        // All of it, as a rule (a head, or a part of one): let the block go rather than keep it for the
+        // connection's life.
+        if (used == m_pending.size())
+            m_pending.clear();
+        else
+            m_pending.remove(0, used);
         switch (m_parser->state()) {
         case HttpRequestParser::State::Head:
             continue;

@@ -3,7 +3,8 @@
 // and the container's other connections carry on.
 #pragma once
 
-#include <QtGlobal>
+#include <QByteArray>
+#include <QIODevice>
 
 namespace Cordon::Network {
 
@@ -32,6 +33,17 @@ struct ProxyLimits
 constexpr qint64 ReadBufferBytes = 256 * 1024;
 constexpr qint64 HighWaterBytes = 1024 * 1024;
 constexpr qint64 ChunkBytes = 256 * 1024;
+
+// At most ChunkBytes of what device has already buffered, in an allocation of that size. Not
+// device.read(ChunkBytes): that allocates the whole chunk (more, rounded up by QByteArray) and only shrinks
+// the size to what was read, so a 60-byte request head kept half a megabyte for the connection's life, and a
+// chunk queued in a socket's write buffer kept its allocation too. With a few hundred connections open at
+// once that was most of the daemon's memory, and after a flood glibc kept the heap it had grown
+// (docs/benchmarks.md, "Proxy connection floods").
+inline QByteArray readChunk(QIODevice &device)
+{
+    return device.read(qMin(device.bytesAvailable(), ChunkBytes));
+}
 
 // The bytes one client connection may still move, shared by its requests and its tunnel.
 class ByteBudget

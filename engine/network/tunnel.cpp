@@ -136,7 +136,7 @@ void Tunnel::pump(QTcpSocket *from, QTcpSocket *to, qint64 &counter)
         }
         if (to->bytesToWrite() >= HighWaterBytes)
             break;
-        const QByteArray chunk = from->read(ChunkBytes);
+        const QByteArray chunk = readChunk(*from);
         if (!m_budget.spend(chunk.size())) {
             finish(Decision::Denied,
                    QStringLiteral("more than %1 bytes on one connection (limit)").arg(m_budget.limit()));
