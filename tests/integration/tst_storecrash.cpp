@@ -30,6 +30,7 @@ namespace {
 constexpr int ReportFd = 3;
 constexpr int Rounds = 5;
 constexpr int KillAfterMs = 200;
+constexpr int StartTimeoutMs = 30000;
 
 const QByteArray PolicyJson = R"({"name":"crash"})";
 
@@ -221,6 +222,16 @@ private:
         ::close(fds[1]);
 
         QByteArray buffer;
+        // The kill comes KillAfterMs after the writer's first commit, not after its start: on a loaded
+        // machine starting the process alone can take that long, and the test must kill a writer that writes.
+        pollfd first{fds[0], POLLIN, 0};
+        if (::poll(&first, 1, StartTimeoutMs) <= 0) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, nullptr, 0);
+            ::close(fds[0]);
+            qWarning("the writer reported nothing within %d ms", StartTimeoutMs);
+            return false;
+        }
         timespec start{};
         ::clock_gettime(CLOCK_MONOTONIC, &start);
         for (;;) {
