@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: MIT
 // ContainerManager: domain secrets (docs/secrets.md, "Domain secrets"). A container whose policy lists
-// network_policy.domain_secrets gets, at each start, a new certificate authority whose key stays in this
-// process, a CA bundle (the host's CAs and that authority) mounted read-only in the sandbox, and one
-// placeholder per secret name, which its runs receive in the variable of that name. A placeholder is keyed
-// by the store (an HMAC of the container and the name), so it stays the same across daemon restarts: a
-// program that saved it in its workspace (.netrc, .env) keeps working. The store's values go
-// only to the egress proxy, looked up again at each run; events and output mask values and placeholders
-// alike.
+// network_policy.domain_secrets gets, at each start, a new certificate authority (its key saved beside the
+// workspace, mode 0600, so that a daemon started after this one can adopt the running container), a CA bundle
+// (the host's CAs and that authority) mounted read-only in the sandbox, and one placeholder per secret name,
+// which its runs receive in the variable of that name. A placeholder is keyed by the store (an HMAC of the
+// container and the name), so it stays the same across daemon restarts: a program that saved it in its
+// workspace (.netrc, .env) keeps working. The store's values go only to the egress proxy, looked up again at
+// each run; events and output mask values and placeholders alike.
 #include "containers/containermanager.h"
 
 #include "network/domainsecrets.h"
 #include "network/interceptionauthority.h"
 #include "sandbox/weakening.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+#include <sys/stat.h>
 
 #include <map>
 
@@ -49,9 +54,50 @@ QByteArray headerOf(const Policy::NetworkPolicy &network, const std::string &nam
     return Network::DomainSecretValue{}.header;
 }
 
+// Beside the workspace, which a wipe removes with it; never inside the sandbox.
+QString authorityFile(const Container &container)
+{
+    return toQt(container.workspace().root()) + QStringLiteral("/authority.pem");
+}
+
+Result<> saveAuthority(const QString &path, const Network::InterceptionAuthority &authority)
+{
+    // The workspace itself is made at the start that follows: its folder is made here as it will be.
+    const QString root = QFileInfo(path).path();
+    QDir().mkpath(QFileInfo(root).path());
+    (void)::mkdir(QFile::encodeName(root).constData(), 0700);
+    auto saved = authority.savedForm();
+    if (!saved)
+        return fail(saved.error());
+    QSaveFile file(path);
+    const bool written = file.open(QIODevice::WriteOnly) &&
+                         file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) &&
+                         file.write(*saved) == saved->size() && file.commit();
+    saved->fill('\0');
+    if (!written)
+        return fail(QStringLiteral("network.tls_authority"),
+                    QStringLiteral("cannot save the container's certificate authority at %1: %2")
+                        .arg(path, file.errorString()));
+    return {};
+}
+
+Result<std::shared_ptr<Network::InterceptionAuthority>> readAuthority(const QString &path,
+                                                                      const QStringList &domains)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(QStringLiteral("network.tls_authority"),
+                    QStringLiteral("its domain secrets' certificate authority was not saved (%1)")
+                        .arg(file.errorString()));
+    QByteArray saved = file.readAll();
+    auto authority = Network::InterceptionAuthority::restore(domains, saved);
+    saved.fill('\0');
+    return authority;
+}
+
 } // namespace
 
-Result<> ContainerManager::prepareDomainSecrets(Entry &entry)
+Result<> ContainerManager::prepareDomainSecrets(Entry &entry, AuthorityFrom from)
 {
     const QString id = entry.record.id;
     const Policy::NetworkPolicy &network = entry.container->policy().network;
@@ -77,9 +123,15 @@ Result<> ContainerManager::prepareDomainSecrets(Entry &entry)
         entry.placeholders[name] =
             Network::placeholderFor(toQt(name), QByteArray::fromStdString(mac.substr(mac.find(':') + 1)));
     }
-    auto authority = Network::InterceptionAuthority::create(id, domains);
+    const QString saved = authorityFile(*entry.container);
+    auto authority = from == AuthorityFrom::Saved ? readAuthority(saved, domains)
+                                                  : Network::InterceptionAuthority::create(id, domains);
     if (!authority)
         return fail(authority.error());
+    if (from == AuthorityFrom::New) {
+        if (auto written = saveAuthority(saved, **authority); !written)
+            return fail(written.error());
+    }
     entry.authority = *authority;
     QByteArray bundle;
     if (QFile host(QString::fromLatin1(HostBundle)); host.open(QIODevice::ReadOnly))

@@ -450,8 +450,15 @@ private:
     int runningCount() const;
     void attachProxy(Entry &entry);
     // Before a start: the container's authority and CA bundle, placeholders and the proxy's values
-    // (nothing for a policy without domain secrets). secrets.not_found for a name the store lacks.
-    Result<> prepareDomainSecrets(Entry &entry);
+    // (nothing for a policy without domain secrets). secrets.not_found for a name the store lacks. A new
+    // authority is saved beside the workspace for a later daemon; before an adoption, Saved reads that one
+    // (network.tls_authority when it cannot), since the programs inside trust it alone.
+    enum class AuthorityFrom
+    {
+        New,
+        Saved
+    };
+    Result<> prepareDomainSecrets(Entry &entry, AuthorityFrom from = AuthorityFrom::New);
     // At each run: the values looked up again and given to the proxy; returns the placeholders as the run's
     // variables.
     Result<std::vector<Secrets::ResolvedSecret>> domainSecretsForRun(Entry &entry);

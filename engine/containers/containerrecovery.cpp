@@ -35,12 +35,11 @@ QString ContainerManager::recover(Entry &survivor)
         m_runRecords.insert(runId, *record);
         return KnownRun{record->startedAt, record->command, secrets};
     };
-    // The authority of a container's terminated TLS lives only in the daemon that started it: the proxy
-    // of this one could not speak for it to the programs inside, which trust that authority alone.
-    QString refusal = survivor.container->policy().network.domainSecrets.empty()
-                          ? QString()
-                          : QStringLiteral("its domain secrets' certificate authority ended with the daemon "
-                                           "that started it");
+    // The programs inside trust their container's authority alone: the proxy of this daemon speaks for
+    // them with the one the daemon before saved beside the workspace, or the container cannot be adopted.
+    QString refusal;
+    if (Result<> authority = prepareDomainSecrets(survivor, AuthorityFrom::Saved); !authority)
+        refusal = toQt(authority.error().message());
     if (weakened(Guarantee::Adoption))
         refusal = QStringLiteral("a test build that adopts nothing");
     auto adopted = survivor.container->adopt(claim, refusal);

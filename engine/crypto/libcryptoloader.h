@@ -25,6 +25,7 @@ namespace Cordon::Crypto {
     F(BIO_ctrl)                                                                                              \
     F(BIO_free)                                                                                              \
     F(BIO_new)                                                                                               \
+    F(BIO_new_mem_buf)                                                                                       \
     F(BIO_s_mem)                                                                                             \
     F(BN_free)                                                                                               \
     F(BN_new)                                                                                                \
@@ -45,6 +46,8 @@ namespace Cordon::Crypto {
     F(EVP_PKEY_new_raw_private_key)                                                                          \
     F(EVP_PKEY_new_raw_public_key)                                                                           \
     F(EVP_sha256)                                                                                            \
+    F(PEM_read_bio_PrivateKey)                                                                               \
+    F(PEM_read_bio_X509)                                                                                     \
     F(PEM_write_bio_PrivateKey)                                                                              \
     F(PEM_write_bio_X509)                                                                                    \
     F(RAND_bytes)                                                                                            \
@@ -53,6 +56,7 @@ namespace Cordon::Crypto {
     F(X509_EXTENSION_free)                                                                                   \
     F(X509_NAME_add_entry_by_txt)                                                                            \
     F(X509_add_ext)                                                                                          \
+    F(X509_check_private_key)                                                                                \
     F(X509_free)                                                                                             \
     F(X509_get_serialNumber)                                                                                 \
     F(X509_get_subject_name)                                                                                 \

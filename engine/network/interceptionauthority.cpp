@@ -3,6 +3,8 @@
 
 #include "crypto/libcryptoloader.h"
 
+#include <algorithm>
+
 namespace Cordon::Network {
 
 namespace {
@@ -162,14 +164,59 @@ InterceptionAuthority::create(const QString &containerId, const QStringList &dom
         !addExtension(cert, cert, NID_name_constraints, permitted) ||
         crypto().X509_sign(cert, key.key.get(), crypto().EVP_sha256()) == 0)
         return cryptoFailure(QStringLiteral("signing the CA certificate"));
-    auto pem = toPem(cert);
+    if (auto shown = authority->showCertificate(); !shown)
+        return fail(shown.error());
+    return authority;
+}
+
+Result<std::shared_ptr<InterceptionAuthority>> InterceptionAuthority::restore(const QStringList &domains,
+                                                                              const QByteArray &saved)
+{
+    if (const auto &loaded = Crypto::libCrypto(); !loaded)
+        return fail(loaded.error());
+    std::shared_ptr<InterceptionAuthority> authority(new InterceptionAuthority());
+    authority->m_domains = domains;
+    Key &key = *authority->m_key;
+    // PEM_read_bio_* skip the blocks of other kinds, so each reads its own from the one text.
+    BioPtr keyText(crypto().BIO_new_mem_buf(saved.constData(), int(saved.size())));
+    BioPtr certText(crypto().BIO_new_mem_buf(saved.constData(), int(saved.size())));
+    if (!keyText || !certText)
+        return cryptoFailure(QStringLiteral("reading the saved CA"));
+    key.key.reset(crypto().PEM_read_bio_PrivateKey(keyText.get(), nullptr, nullptr, nullptr));
+    key.certificate.reset(crypto().PEM_read_bio_X509(certText.get(), nullptr, nullptr, nullptr));
+    if (!key.key || !key.certificate)
+        return cryptoFailure(QStringLiteral("reading the saved CA's key and certificate"));
+    if (crypto().X509_check_private_key(key.certificate.get(), key.key.get()) != 1)
+        return cryptoFailure(QStringLiteral("the saved CA's key is not its certificate's"));
+    if (auto shown = authority->showCertificate(); !shown)
+        return fail(shown.error());
+    return authority;
+}
+
+Result<QByteArray> InterceptionAuthority::savedForm() const
+{
+    BioPtr bio(crypto().BIO_new(crypto().BIO_s_mem()));
+    if (!bio || crypto().PEM_write_bio_PrivateKey(bio.get(), m_key->key.get(), nullptr, nullptr, 0, nullptr,
+                                                  nullptr) != 1)
+        return cryptoFailure(QStringLiteral("writing the CA key"));
+    char *data = nullptr;
+    const long size = crypto().BIO_ctrl(bio.get(), BIO_CTRL_INFO, 0, reinterpret_cast<char *>(&data));
+    QByteArray saved(data, qsizetype(size));
+    // The memory BIO's copy of the key is freed without being cleared: clear it first.
+    std::fill(data, data + size, '\0');
+    return saved + m_certificate.toPem();
+}
+
+Result<> InterceptionAuthority::showCertificate()
+{
+    auto pem = toPem(m_key->certificate.get());
     if (!pem)
         return fail(pem.error());
-    authority->m_certificate = QSslCertificate(*pem, QSsl::Pem);
-    authority->m_notAfter = authority->m_certificate.expiryDate();
-    if (authority->m_certificate.isNull())
+    m_certificate = QSslCertificate(*pem, QSsl::Pem);
+    m_notAfter = m_certificate.expiryDate();
+    if (m_certificate.isNull())
         return fail(QStringLiteral("network.tls_authority"), QStringLiteral("Qt could not read the CA"));
-    return authority;
+    return {};
 }
 
 Result<InterceptionAuthority::Leaf> InterceptionAuthority::leafFor(const QString &host)

@@ -10,6 +10,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -286,6 +287,62 @@ private Q_SLOTS:
         const CliResult gone = sh(m_container, "cat /tmp/gone.txt");
         QVERIFY2(gone.out.contains("secret API_TOKEN is no longer in the store"), gone.describe());
         QVERIFY(!serverLog().contains("/gone"));
+    }
+
+    void aKilledDaemonsContainerIsAdoptedWithItsAuthority()
+    {
+        // The programs inside trust their container's authority alone. A daemon killed (or upgraded) while
+        // the container runs left it beside the workspace, for the owner only; the next daemon's proxy speaks
+        // with it, so the container and its background process go on.
+        const QString saved =
+            m_dataDir + QStringLiteral("/containers/") + m_container + QStringLiteral("/authority.pem");
+        QVERIFY2(QFileInfo::exists(saved), qPrintable(saved));
+        const QFile::Permissions others = QFile::ReadGroup | QFile::WriteGroup | QFile::ExeGroup |
+                                          QFile::ReadOther | QFile::WriteOther | QFile::ExeOther;
+        QCOMPARE(QFileInfo(saved).permissions() & others, QFile::Permissions());
+        QVERIFY(readFile(saved).contains("PRIVATE KEY"));
+        const QByteArray url = "https://localhost:" + m_port;
+        const CliResult sleeper =
+            sh(m_container, "sleep 600 > /dev/null 2>&1 &\necho $! > /tmp/sleeper; cat /tmp/sleeper");
+        QVERIFY2(sleeper.status == 0 && sleeper.out.trimmed().toInt() > 0, sleeper.describe());
+
+        const auto containerEvents = [this](const QString &kind) {
+            const CliResult listed =
+                cordon({QStringLiteral("events"), QStringLiteral("--json"), QStringLiteral("--container"),
+                        m_container, QStringLiteral("--kind"), kind});
+            return compact(listed.out);
+        };
+        const qsizetype restartsBefore =
+            containerEvents(QStringLiteral("container.restarted")).count(R"("kind":"container.restarted")");
+        m_daemon.kill();
+        QVERIFY(m_daemon.waitForFinished(10000));
+        CliResult status = startDaemonAndWait(m_daemon);
+        QVERIFY2(status.status == 0, status.describe());
+        const QByteArray check = "kill -0 $(cat /tmp/sleeper) && echo alive\ncurl -sS " + url +
+                                 "/adopted -H \"Authorization: Bearer $API_TOKEN\"";
+        const CliResult adopted = sh(m_container, check);
+        QVERIFY2(adopted.status == 0 && adopted.out == "alive\nsecure hello /adopted", adopted.describe());
+        QVERIFY(serverLog().contains(QByteArray("GET /adopted HTTP/1.1\nHost: localhost:" + m_port)));
+        const QByteArray events = containerEvents(QStringLiteral("container."));
+        QCOMPARE(events.count(R"("kind":"container.adopted")"), 1);
+        QCOMPARE(events.count(R"("kind":"container.restarted")"), restartsBefore);
+
+        // Without it (a key deleted or damaged), the container is saved, ended and started again with a new
+        // authority, and the event says why; its next programs trust the new one.
+        QVERIFY(QFile::remove(saved));
+        m_daemon.kill();
+        QVERIFY(m_daemon.waitForFinished(10000));
+        status = startDaemonAndWait(m_daemon);
+        QVERIFY2(status.status == 0, status.describe());
+        const CliResult restarted = sh(m_container, check);
+        // Started again: its /tmp and background process are gone, its new authority trusted.
+        QVERIFY2(!restarted.out.contains("alive") && restarted.out.endsWith("secure hello /adopted"),
+                 restarted.describe());
+        const CliResult refused =
+            cordon({QStringLiteral("events"), QStringLiteral("--json"), QStringLiteral("--container"),
+                    m_container, QStringLiteral("--kind"), QStringLiteral("container.adoption_refused")});
+        QVERIFY2(refused.out.contains("certificate authority was not saved"), refused.describe());
+        QVERIFY2(QFileInfo::exists(saved), "the new authority is saved for the daemon after this one");
     }
 
     void badDomainSecretPoliciesAreClearErrors()

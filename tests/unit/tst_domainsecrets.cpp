@@ -269,6 +269,47 @@ private slots:
         QVERIFY((*second)->leafFor(str("api.example.com"))->certificate.publicKey() !=
                 leaf->certificate.publicKey());
     }
+
+    void aSavedAuthorityIsTheSameAuthority()
+    {
+        // What a daemon saves for the daemon after it: restored, it issues leaves that the first one's
+        // certificate (the one the sandbox trusts) verifies.
+        if (QStandardPaths::findExecutable(str("openssl")).isEmpty())
+            SKIP_UNLESS_MUST_WORK("no openssl command");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        auto first = InterceptionAuthority::create(str("c-1"), {str("api.example.com")});
+        QVERIFY_RESULT(first);
+        auto saved = (*first)->savedForm();
+        QVERIFY_RESULT(saved);
+        QVERIFY(saved->contains("PRIVATE KEY") && saved->contains("CERTIFICATE"));
+        auto restored = InterceptionAuthority::restore({str("api.example.com")}, *saved);
+        QVERIFY_RESULT(restored);
+        QCOMPARE((*restored)->certificate(), (*first)->certificate());
+        auto leaf = (*restored)->leafFor(str("api.example.com"));
+        QVERIFY_RESULT(leaf);
+        QVERIFY(writeFile(dir.filePath(str("ca.pem")), (*first)->certificatePem()));
+        QVERIFY(writeFile(dir.filePath(str("leaf.pem")), leaf->certificate.toPem()));
+        QCOMPARE(openssl({str("verify"), str("-CAfile"), str("ca.pem"), str("-verify_hostname"),
+                          str("api.example.com"), str("leaf.pem")},
+                         dir.path())
+                     .exitCode,
+                 0);
+
+        // Another authority's key beside this certificate, a certificate alone, or nothing: refused.
+        auto other = InterceptionAuthority::create(str("c-2"), {str("api.example.com")});
+        QVERIFY_RESULT(other);
+        const QByteArray keyOfOther =
+            (*other)->savedForm()->left((*other)->savedForm()->indexOf("-----BEGIN CERTIFICATE"));
+        QVERIFY(keyOfOther.contains("PRIVATE KEY") && !keyOfOther.contains("CERTIFICATE"));
+        const QByteArray forgeries[] = {QByteArray(keyOfOther + (*first)->certificatePem()),
+                                        (*first)->certificatePem(), QByteArray(), QByteArray("not a PEM")};
+        for (const QByteArray &forged : forgeries) {
+            auto refused = InterceptionAuthority::restore({str("api.example.com")}, forged);
+            QVERIFY(!refused);
+            QCOMPARE(refused.error().code(), "network.tls_authority");
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDomainSecrets)
