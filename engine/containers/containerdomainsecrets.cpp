@@ -95,6 +95,17 @@ Result<std::shared_ptr<Network::InterceptionAuthority>> readAuthority(const QStr
     return authority;
 }
 
+// The domains whose answers to a request with this secret may come compressed (allow_compressed_responses).
+QStringList compressedDomainsOf(const Policy::NetworkPolicy &network, const std::string &name)
+{
+    QStringList domains;
+    for (const Policy::DomainSecret &secret : network.domainSecrets) {
+        if (secret.name == name && secret.allowCompressedResponses)
+            domains.append(toQt(secret.domain));
+    }
+    return domains;
+}
+
 } // namespace
 
 Result<> ContainerManager::prepareDomainSecrets(Entry &entry, AuthorityFrom from)
@@ -165,7 +176,8 @@ Result<std::vector<Secrets::ResolvedSecret>> ContainerManager::domainSecretsForR
         const auto &[name, domains] = names[i];
         const QByteArray &placeholder = entry.placeholders.at(name);
         forProxy.append({toQt(name), domains, placeholder, QByteArray::fromStdString((*values)[i].value),
-                         headerOf(entry.container->policy().network, name)});
+                         headerOf(entry.container->policy().network, name),
+                         compressedDomainsOf(entry.container->policy().network, name)});
         Secrets::ResolvedSecret variable{
             name,
             name,

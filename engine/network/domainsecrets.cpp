@@ -11,44 +11,46 @@ QByteArray placeholderFor(const QString &name, const QByteArray &hex)
     return "cordon-placeholder-" + name.toLatin1() + '-' + hex;
 }
 
-EchoScrubber::EchoScrubber(QList<QByteArray> values)
+Secrets::SecretMasker DomainSecrets::echoMasker() const
 {
-    for (QByteArray &value : values) {
-        if (value.isEmpty())
-            continue;
-        m_hold = std::max(m_hold, value.size() - 1);
-        m_values.append(std::move(value));
+    Secrets::SecretMasker masker(Secrets::SecretMasker::Mark::SameLength);
+    for (const DomainSecretValue &secret : m_secrets) {
+        // The store checked each value when it was set; an empty one was removed and is sent nowhere.
+        if (!secret.value.isEmpty())
+            (void)masker.add(secret.name.toStdString(), secret.value.toStdString());
     }
+    return masker;
 }
 
-QByteArray EchoScrubber::feed(QByteArrayView data)
+bool DomainSecrets::allowsCompressed(const QString &host, const QStringList &sent) const
 {
-    if (m_values.isEmpty())
-        return data.toByteArray();
-    m_pending.append(data);
-    for (const QByteArray &value : std::as_const(m_values)) {
-        for (qsizetype at = m_pending.indexOf(value); at >= 0;
-             at = m_pending.indexOf(value, at + value.size()))
-            m_pending.replace(at, value.size(), QByteArray(value.size(), '*'));
+    return std::all_of(sent.begin(), sent.end(), [&](const QString &name) {
+        return std::any_of(m_secrets.begin(), m_secrets.end(), [&](const DomainSecretValue &secret) {
+            return secret.name == name && secret.compressedDomains.contains(host);
+        });
+    });
+}
+
+QByteArray withIdentityEncoding(const QByteArray &head)
+{
+    const qsizetype end = head.indexOf("\r\n\r\n");
+    if (end < 0)
+        return head;
+    QByteArray out;
+    for (qsizetype from = 0; from < end;) {
+        qsizetype next = head.indexOf("\r\n", from);
+        if (next < 0 || next > end)
+            next = end;
+        const QByteArray line = head.mid(from, next - from);
+        const qsizetype colon = line.indexOf(':');
+        const bool acceptEncoding =
+            from > 0 && colon > 0 &&
+            line.left(colon).trimmed().compare("accept-encoding", Qt::CaseInsensitive) == 0;
+        if (!acceptEncoding)
+            out += line + "\r\n";
+        from = next + 2;
     }
-    // A value cut at the end is wholly within the last m_hold bytes: complete ones were replaced above.
-    const qsizetype ready = std::max<qsizetype>(0, m_pending.size() - m_hold);
-    QByteArray out = m_pending.left(ready);
-    m_pending.remove(0, ready);
-    return out;
-}
-
-QByteArray EchoScrubber::finish()
-{
-    return std::exchange(m_pending, QByteArray());
-}
-
-QList<QByteArray> DomainSecrets::values() const
-{
-    QList<QByteArray> out;
-    for (const DomainSecretValue &secret : m_secrets)
-        out.append(secret.value);
-    return out;
+    return out + "Accept-Encoding: identity\r\n\r\n" + head.mid(end + 4);
 }
 
 DomainSecrets::DomainSecrets(QList<DomainSecretValue> secrets) : m_secrets(std::move(secrets)) {}

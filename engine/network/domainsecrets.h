@@ -6,6 +6,8 @@
 // recorded. Pure: bytes in, bytes and a verdict out.
 #pragma once
 
+#include "sandbox/secrets/secretmasker.h"
+
 #include <QByteArray>
 #include <QList>
 #include <QString>
@@ -21,32 +23,17 @@ struct DomainSecretValue
     QByteArray value;       // never leaves the daemon except to one of domains; empty: removed from the store
     // The one header field it goes into, lower case (the policy's domain_secrets[].header).
     QByteArray header = QByteArrayLiteral("authorization");
+    // Of domains, those whose answers may come compressed (allow_compressed_responses).
+    QStringList compressedDomains = {};
 };
 
 // "cordon-placeholder-<name>-<hex>": recognisable in a log, made of characters no encoding changes; `hex`
 // (32 digits) must be unguessable, so that the sandbox cannot guess another container's.
 QByteArray placeholderFor(const QString &name, const QByteArray &hex);
 
-// Replaces each value in a response stream with as many '*' as it has bytes, so that an upstream that
-// repeats a value (an error message quoting the key it was sent) does not hand it to the sandbox. Lengths
-// stay the same, so the response's framing (Content-Length, chunk sizes) stays true. Matches the raw bytes
-// only: a compressed or re-encoded echo passes. Holds back fewer bytes than the longest value between calls.
-class EchoScrubber
-{
-public:
-    explicit EchoScrubber(QList<QByteArray> values);
-
-    bool isEmpty() const { return m_values.isEmpty(); }
-    // The bytes that may go to the client now.
-    QByteArray feed(QByteArrayView data);
-    // The rest, at the end of the response.
-    QByteArray finish();
-
-private:
-    QList<QByteArray> m_values;
-    qsizetype m_hold = 0;
-    QByteArray m_pending;
-};
+// The head with every Accept-Encoding field replaced by `Accept-Encoding: identity`: an answer to a request
+// that carries a value must come uncompressed for ResponseScrubber to look into it.
+QByteArray withIdentityEncoding(const QByteArray &head);
 
 class DomainSecrets
 {
@@ -66,8 +53,12 @@ public:
     explicit DomainSecrets(QList<DomainSecretValue> secrets);
 
     bool isEmpty() const { return m_secrets.isEmpty(); }
-    // Every value the proxy holds, for an EchoScrubber.
-    QList<QByteArray> values() const;
+    // Masks every form of every value the proxy holds with as many '*' as it has bytes, for the responses of
+    // terminated TLS (ResponseScrubber).
+    Secrets::SecretMasker echoMasker() const;
+    // Whether the answer to a request to host that carried the values of `sent` may come compressed: every
+    // one of them allows it for host.
+    bool allowsCompressed(const QString &host, const QStringList &sent) const;
     const QList<DomainSecretValue> &secrets() const { return m_secrets; }
     // Whether the proxy terminates TLS for connections to host: some secret may be sent there.
     bool intercepts(const QString &host) const;

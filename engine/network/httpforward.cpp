@@ -22,6 +22,12 @@ HttpForward::HttpForward(QTcpSocket *client, QTcpSocket *upstream, HttpRequestPa
       m_head(std::move(upstreamHead)), m_pending(pending), m_budget(budget), m_response(parser.head().method)
 {}
 
+void HttpForward::scrubResponse(Secrets::SecretMasker masker, bool refuseCompressed)
+{
+    m_scrubber =
+        std::make_unique<ResponseScrubber>(std::move(masker), m_parser.head().method, refuseCompressed);
+}
+
 void HttpForward::start()
 {
     connect(m_client, &QTcpSocket::readyRead, this, &HttpForward::pumpRequest);
@@ -109,12 +115,21 @@ void HttpForward::pumpResponse()
             fail(0, Decision::Denied, limitReason(m_budget));
             return;
         }
-        QByteArray out = m_echo.feed(QByteArrayView(chunk).first(used));
-        if (m_response.isComplete())
-            out += m_echo.finish();
+        QByteArray out = QByteArrayView(chunk).first(used).toByteArray();
+        if (m_scrubber) {
+            out = m_scrubber->feed(out);
+            if (!m_scrubber->refusal().isEmpty()) {
+                fail(502, Decision::Denied, m_scrubber->refusal());
+                return;
+            }
+            if (m_scrubber->hasFailed()) {
+                fail(502, Decision::Error, QStringLiteral("malformed response from the upstream"));
+                return;
+            }
+        }
         m_client->write(out);
         m_bytesDown += used;
-        m_relayed = m_relayed || used > 0;
+        m_relayed = m_relayed || !out.isEmpty();
         moved = true;
     }
     if (moved)
@@ -129,7 +144,8 @@ void HttpForward::pumpResponse()
             return;
         }
         // A response that ends with the connection: what the scrubber held back goes too.
-        m_client->write(m_echo.finish());
+        if (m_scrubber)
+            m_client->write(m_scrubber->finish());
     }
     if (m_response.isComplete())
         maybeFinish();

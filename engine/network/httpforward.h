@@ -9,8 +9,11 @@
 #include "network/domainsecrets.h"
 #include "network/httpresponse.h"
 #include "network/proxylimits.h"
+#include "network/responsescrubber.h"
 
 #include <QObject>
+
+#include <memory>
 
 class QTcpSocket;
 
@@ -29,8 +32,9 @@ public:
     HttpForward(QTcpSocket *client, QTcpSocket *upstream, HttpRequestParser &parser, QByteArray upstreamHead,
                 QByteArray &pending, ByteBudget &budget, QObject *parent = nullptr);
 
-    // Inside TLS the proxy terminated for domain secrets: each value in the response becomes '*'s.
-    void scrubEchoes(QList<QByteArray> values) { m_echo = EchoScrubber(std::move(values)); }
+    // Inside TLS the proxy terminated for domain secrets: the response is rewritten by a ResponseScrubber,
+    // which masks every form of every value with '*'s and refuses a compressed one when refuseCompressed.
+    void scrubResponse(Secrets::SecretMasker masker, bool refuseCompressed);
 
     void start();
     // Stops at once without finished() or failed(): the owner is closing the connection itself.
@@ -64,7 +68,7 @@ private:
     QByteArray &m_pending;
     ByteBudget &m_budget;
     HttpResponseFramer m_response;
-    EchoScrubber m_echo{{}};
+    std::unique_ptr<ResponseScrubber> m_scrubber;
     qint64 m_bytesUp = 0;
     qint64 m_bytesDown = 0;
     bool m_requestDone = false;

@@ -196,7 +196,9 @@ void ProxyConnection::startForward()
     m_forward = new HttpForward(m_client, m_upstream, *m_parser, std::exchange(m_outgoingHead, QByteArray()),
                                 m_pending, m_budget, this);
     if (m_intercepting && m_context->secrets)
-        m_forward->scrubEchoes(m_context->secrets->values());
+        m_forward->scrubResponse(m_context->secrets->echoMasker(),
+                                 !m_record.secretsSent.isEmpty() && !m_context->secrets->allowsCompressed(
+                                                                        m_target.host, m_record.secretsSent));
     connect(m_forward, &HttpForward::finished, this, &ProxyConnection::exchangeFinished);
     connect(m_forward, &HttpForward::failed, this, &ProxyConnection::exchangeFailed);
     connect(m_forward, &HttpForward::activity, this,

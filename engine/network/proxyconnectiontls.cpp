@@ -53,6 +53,9 @@ bool ProxyConnection::applySecrets()
         return false;
     }
     m_record.secretsSent = verdict.sent;
+    // Its answer must come uncompressed for the proxy to look into it for an echo of the value.
+    if (!verdict.sent.isEmpty() && !m_context->secrets->allowsCompressed(m_target.host, verdict.sent))
+        m_outgoingHead = withIdentityEncoding(m_outgoingHead);
     return true;
 }
 

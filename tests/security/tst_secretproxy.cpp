@@ -29,13 +29,47 @@ const QByteArray Value = QByteArrayLiteral("sk-live-7Hq2Zr9Xw4Lp0Vb8Nd3K");
 // Logs the request line and head of every request to argv[3]/requests.log and answers "secure hello PATH";
 // prints its port once it listens.
 const char *const ServerScript =
-    "import http.server, ssl, sys\n"
+    "import base64, gzip, http.server, ssl, sys\n"
     "cert, key, log = sys.argv[1], sys.argv[2], sys.argv[3]\n"
     "class Handler(http.server.BaseHTTPRequestHandler):\n"
     "    protocol_version = \"HTTP/1.1\"\n"
+    "    def sized(self, body, *fields):\n"
+    "        self.send_response(200)\n"
+    "        for name, value in fields:\n"
+    "            self.send_header(name, value)\n"
+    "        self.send_header(\"Content-Length\", str(len(body)))\n"
+    "        self.end_headers()\n"
+    "        self.wfile.write(body)\n"
     "    def do_GET(self):\n"
     "        with open(log, \"ab\") as out:\n"
     "            out.write((self.requestline + \"\\n\" + str(self.headers) + \"---\\n\").encode())\n"
+    // A hostile upstream that hands back what it was sent: chunked at 4096 bytes as Go's net/http does,
+    // encoded, in a header, compressed whatever was asked, or to the end of the connection.
+    "        said = self.headers.get(\"Authorization\", \"\").encode()\n"
+    "        if self.path.startswith(\"/echo-chunked/\"):\n"
+    "            body = b\"x\" * int(self.path.split(\"/\")[2]) + said + b\" end\"\n"
+    "            self.send_response(200)\n"
+    "            self.send_header(\"Transfer-Encoding\", \"chunked\")\n"
+    "            self.end_headers()\n"
+    "            for at in range(0, len(body), 4096):\n"
+    "                piece = body[at:at + 4096]\n"
+    "                self.wfile.write(b\"%x\\r\\n\" % len(piece) + piece + b\"\\r\\n\")\n"
+    "            self.wfile.write(b\"0\\r\\n\\r\\n\")\n"
+    "            return\n"
+    "        if self.path == \"/echo-encoded\":\n"
+    "            return self.sized(b\"b64=\" + base64.b64encode(said) + b\" hex=\" + said.hex().encode(),\n"
+    "                              (\"X-Echo\", said.decode()))\n"
+    "        if self.path == \"/echo-gzip\":\n"
+    "            return self.sized(gzip.compress(said), (\"Content-Encoding\", \"gzip\"))\n"
+    "        if self.path == \"/accept-encoding\":\n"
+    "            return self.sized(self.headers.get(\"Accept-Encoding\", \"none\").encode())\n"
+    "        if self.path == \"/echo-close\":\n"
+    "            self.send_response(200)\n"
+    "            self.send_header(\"Connection\", \"close\")\n"
+    "            self.end_headers()\n"
+    "            self.wfile.write(b\"closing \" + said)\n"
+    "            self.close_connection = True\n"
+    "            return\n"
     "        body = b\"secure hello \" + self.path.encode()\n"
     "        self.send_response(200)\n"
     "        self.send_header(\"Content-Length\", str(len(body)))\n"
@@ -287,6 +321,45 @@ private Q_SLOTS:
         const CliResult gone = sh(m_container, "cat /tmp/gone.txt");
         QVERIFY2(gone.out.contains("secret API_TOKEN is no longer in the store"), gone.describe());
         QVERIFY(!serverLog().contains("/gone"));
+    }
+
+    void anEchoedValueNeverReachesTheSandbox()
+    {
+        // The stars give an attacker the value's length and a marker its offset; padding then moves it across
+        // a 4096-byte chunk boundary, where framing bytes split it. Masked on the decoded body, it stays
+        // stars.
+        const QByteArray url = "https://localhost:" + m_port;
+        const QByteArray bearer = "-H \"Authorization: Bearer $API_TOKEN\"";
+        QByteArray script;
+        for (int pad : {4096 - 7 - 10, 4096 - 7 - 20, 4096 - 7 - 27, 2 * 4096 - 7 - 3})
+            script += "curl -sS " + url + "/echo-chunked/" + QByteArray::number(pad) + " " + bearer +
+                      " | tail -c 50; echo\n";
+        script += "curl -sS -i " + url + "/echo-encoded " + bearer + "; echo\n";
+        script += "curl -sS " + url + "/echo-close " + bearer + "; echo\n";
+        script += "curl -sS --compressed " + url + "/accept-encoding " + bearer + "; echo\n";
+        script += "curl -sS " + url + "/accept-encoding; echo\n";
+        script +=
+            "curl -sS -H 'Accept-Encoding: gzip' " + url + "/echo-gzip " + bearer + " | head -c 400; echo\n";
+        const CliResult run = sh(m_container, script);
+        QVERIFY2(run.status == 0, run.describe());
+        const QByteArray stars(Value.size(), '*');
+        QCOMPARE(run.out.count(QByteArray("Bearer " + stars + " end")), 4);
+        QVERIFY2(run.out.contains(QByteArray("X-Echo: Bearer " + stars)), run.describe());
+        QVERIFY2(run.out.contains(QByteArray("closing Bearer " + stars)), run.describe());
+        // Encoded echoes: no more than two characters of a partial symbol stay beside the mask.
+        const QByteArray base64 = QByteArray("Bearer " + Value).toBase64();
+        const QByteArray hex = QByteArray("Bearer " + Value).toHex();
+        QVERIFY2(run.out.contains("b64=") && !run.out.contains(base64.mid(12, 20)), run.describe());
+        QVERIFY2(run.out.contains("hex=") && !run.out.contains(hex.mid(16, 30)), run.describe());
+        // A request with the value asks for identity; one without is left as the program wrote it.
+        QVERIFY2(run.out.contains("\nidentity\n") && run.out.contains("\nnone\n"), run.describe());
+        // A compressed echo cannot be looked into: refused, with the reason the program reads.
+        QVERIFY2(run.out.contains("is compressed (gzip)"), run.describe());
+        QVERIFY2(!run.out.contains(Value) && !run.out.contains(Value.mid(4, 12)), run.describe());
+        const CliResult denied =
+            cordon({QStringLiteral("events"), QStringLiteral("--json"), QStringLiteral("--container"),
+                    m_container, QStringLiteral("--kind"), QStringLiteral("network.denied")});
+        QVERIFY2(denied.out.contains("is compressed (gzip)"), denied.describe());
     }
 
     void aKilledDaemonsContainerIsAdoptedWithItsAuthority()

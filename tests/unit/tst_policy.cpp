@@ -1348,6 +1348,22 @@ void TestPolicy::domainSecretHeaderIsWrittenOnlyWhenNamed()
     const auto again = ContainerPolicy::fromJson(named->canonicalJson());
     QVERIFY_RESULT(again);
     QVERIFY(*again == *named);
+
+    // allow_compressed_responses: written only when true, so that earlier policies keep their versions.
+    QVERIFY(!plain->network.domainSecrets.front().allowCompressedResponses);
+    QVERIFY(plain->canonicalJson().find("compressed") == std::string::npos);
+    const auto unset = read(R"(,"allow_compressed_responses":false}]}})");
+    QVERIFY_RESULT(unset);
+    QCOMPARE(unset->version(), plain->version());
+    const auto compressed = read(R"(,"allow_compressed_responses":true}]}})");
+    QVERIFY_RESULT(compressed);
+    QVERIFY(compressed->network.domainSecrets.front().allowCompressedResponses);
+    QVERIFY(compressed->canonicalJson().find(R"("allow_compressed_responses":true)") != std::string::npos);
+    QVERIFY(*ContainerPolicy::fromJson(compressed->canonicalJson()) == *compressed);
+    const auto wrong = read(R"(,"allow_compressed_responses":"yes"}]}})");
+    QVERIFY(!wrong);
+    QVERIFY2(wrong.error().message().find("allow_compressed_responses") != std::string::npos,
+             wrong.error().message().c_str());
 }
 
 void TestPolicy::canonicalDefaults()

@@ -128,7 +128,7 @@ Result<DomainSecret> readDomainSecret(const Json &value, std::string_view path)
                     at(jsonMemberPath(path, "value"),
                        "a policy never holds a secret's value (policies are recorded in the history): set it "
                        "with `cordon secret set NAME` and give only its name here"));
-    CORDON_TRY(Fields::checkKeys(value, path, {"domain", "name", "header"}));
+    CORDON_TRY(Fields::checkKeys(value, path, {"domain", "name", "header", "allow_compressed_responses"}));
     CORDON_TRY(Fields::requireKey(value, path, "domain"));
     DomainSecret secret;
     Result<std::string> name = Fields::readSecretName(value, path);
@@ -162,6 +162,13 @@ Result<DomainSecret> readDomainSecret(const Json &value, std::string_view path)
                                            quoteUntrusted(*header)));
         // One spelling of the default, so that "authorization" reads back equal to the policy it came from.
         secret.header = sameHeader(*header, DomainSecret{}.header) ? DomainSecret{}.header : *header;
+    }
+    if (!value["allow_compressed_responses"].isUndefined()) {
+        const Result<bool> allowed = Fields::toBool(value["allow_compressed_responses"],
+                                                    jsonMemberPath(path, "allow_compressed_responses"));
+        if (!allowed)
+            return fail(allowed.error());
+        secret.allowCompressedResponses = *allowed;
     }
     return secret;
 }
@@ -308,6 +315,8 @@ Json NetworkPolicy::toJson() const
             // Written only when not the default, so that the versions of earlier policies stay.
             if (!sameHeader(secret.header, DomainSecret{}.header))
                 entry.insert("header", secret.header);
+            if (secret.allowCompressedResponses)
+                entry.insert("allow_compressed_responses", true);
             secrets.push_back(std::move(entry));
         }
         document.insert("domain_secrets", Json(std::move(secrets)));

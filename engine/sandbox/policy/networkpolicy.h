@@ -25,6 +25,10 @@ struct DomainSecret
     // The one request header the value goes into ([A-Za-z0-9-], 1..64 characters, compared without case);
     // the placeholder in any other header refuses the request, since servers echo and log those.
     std::string header = "Authorization";
+    // A response to a request that carried the value may be compressed (gzip, br ...). The proxy cannot look
+    // into a compressed body for an echo of the value, so by default it asks for `identity` and refuses a
+    // compressed answer; this opts the domain out of both, for APIs that compress whatever is asked.
+    bool allowCompressedResponses = false;
 
     bool operator==(const DomainSecret &other) const = default;
 };

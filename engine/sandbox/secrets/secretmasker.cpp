@@ -358,14 +358,25 @@ std::vector<SecretMasker::Occurrence> SecretMasker::occurrences(std::string_view
     return out;
 }
 
-std::string SecretMasker::replaced(std::string_view text, const std::vector<Span> &spans)
+void SecretMasker::appendMask(std::string &out, std::string_view text, std::size_t start, std::size_t end,
+                              const std::string &marker) const
+{
+    if (m_mark == Mark::Name) {
+        out += marker;
+        return;
+    }
+    for (std::size_t i = start; i < end; ++i)
+        out += isLineBreak(text[i]) ? text[i] : '*';
+}
+
+std::string SecretMasker::replaced(std::string_view text, const std::vector<Span> &spans) const
 {
     std::string out;
     out.reserve(text.size());
     std::size_t from = 0;
     for (const Span &span : spans) {
         out.append(text.substr(from, span.start - from));
-        out += *span.marker;
+        appendMask(out, text, span.start, span.end, *span.marker);
         from = span.end;
     }
     out.append(text.substr(from));
@@ -419,8 +430,11 @@ std::string SecretMasker::maskedEnd(std::string_view text) const
     if (counted.size() < MinMaskedTail)
         return masked;
     for (const Pattern &pattern : m_patterns) {
-        if (pattern.form.starts_with(counted))
-            return masked.substr(0, start) + pattern.marker + masked.substr(end);
+        if (pattern.form.starts_with(counted)) {
+            std::string out = masked.substr(0, start);
+            appendMask(out, masked, start, end, pattern.marker);
+            return out + masked.substr(end);
+        }
     }
     return masked;
 }

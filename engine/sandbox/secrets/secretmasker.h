@@ -29,6 +29,17 @@ std::vector<std::string> maskedForms(std::string_view value);
 class SecretMasker final
 {
 public:
+    // How a form is masked: `[secret:NAME]` in what Cordon keeps; as many '*' as the form has bytes (line
+    // breaks kept) where the length must stay, in a response on its way to the sandbox whose framing
+    // (Content-Length) was sent before its body.
+    enum class Mark
+    {
+        Name,
+        SameLength
+    };
+    SecretMasker() = default;
+    explicit SecretMasker(Mark mark) : m_mark(mark) {}
+
     // Errors: checkSecretName() and checkSecretValue() (secretrules.h).
     Result<> add(const std::string &name, std::string_view value);
     bool empty() const { return m_patterns.empty(); }
@@ -93,12 +104,16 @@ private:
     std::vector<Span> matches(std::string_view text) const;
     // Sorted, overlapping spans made one.
     static std::vector<Span> merged(std::vector<Span> found);
-    static std::string replaced(std::string_view text, const std::vector<Span> &spans);
+    std::string replaced(std::string_view text, const std::vector<Span> &spans) const;
+    // Appends the mask of text[start, end), a form of the secret whose marker is given.
+    void appendMask(std::string &out, std::string_view text, std::size_t start, std::size_t end,
+                    const std::string &marker) const;
     // Where the longest suffix of `text` that is a proper prefix of some form starts (text.size() if none).
     std::size_t pendingStart(std::string_view text) const;
     // maskAll() and the start of a form left at the very end of `text` masked.
     std::string maskedEnd(std::string_view text) const;
 
+    Mark m_mark = Mark::Name;
     std::vector<Pattern> m_patterns;
     std::string m_held;
 };
