@@ -82,6 +82,8 @@ void ProxyConnection::readHead()
         }
         if (!m_headTimer.isActive())
             m_headTimer.start(m_context->limits.headTimeoutMs);
+        // Inside terminated TLS, a client that speaks only HTTP/2 starts with its preface (RFC 9113, 3.4).
+        const bool http2 = m_intercepting && m_pending.startsWith("PRI * HTTP/2.0");
         const qsizetype used = m_parser->feed(m_pending);
         // All of it, as a rule (a head, or a part of one): let the block go rather than keep it for the
         // connection's life.
@@ -94,6 +96,10 @@ void ProxyConnection::readHead()
             continue;
         case HttpRequestParser::State::Failed:
             beginRecord();
+            if (http2) {
+                refuseHttp2();
+                return;
+            }
             refuse(statusForError(m_parser->error()),
                    statusForError(m_parser->error()) == 403 ? Decision::Denied : Decision::Error,
                    toQt(m_parser->error().message()));

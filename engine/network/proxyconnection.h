@@ -93,6 +93,8 @@ private:
     void collectBytes();
     void finishRecord(Decision decision, const QString &reason, int status);
     void refuse(int status, Decision decision, const QString &reason);
+    // A client inside terminated TLS that speaks HTTP/2 is told to use HTTP/1.1, in HTTP/2 frames.
+    void refuseHttp2();
     void stopHelpers();
     void dropUpstream();
     void closeGracefully();

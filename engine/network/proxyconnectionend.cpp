@@ -173,6 +173,30 @@ void ProxyConnection::refuse(int status, Decision decision, const QString &reaso
     closeGracefully();
 }
 
+void ProxyConnection::refuseHttp2()
+{
+    // Said in HTTP/2's own words, which such a client reads: the server's preface (an empty SETTINGS frame),
+    // then GOAWAY with HTTP_1_1_REQUIRED (0xd), the code that tells it to try again with HTTP/1.1.
+    const QByteArray said = "the proxy speaks HTTP/1.1 inside TLS it terminates for domain secrets";
+    const QByteArray payload = QByteArray::fromHex("000000000000000d") + said;
+    QByteArray frames = QByteArray::fromHex("000000040000000000");
+    frames += char((payload.size() >> 16) & 0xff);
+    frames += char((payload.size() >> 8) & 0xff);
+    frames += char(payload.size() & 0xff);
+    frames += QByteArray::fromHex("070000000000") + payload; // GOAWAY, no flags, stream 0
+    stopHelpers();
+    dropUpstream();
+    finishRecord(
+        Decision::Denied,
+        QStringLiteral("the program spoke HTTP/2 to %1, which the proxy does not terminate; it was told "
+                       "to use HTTP/1.1 (GOAWAY HTTP_1_1_REQUIRED)")
+            .arg(m_target.host),
+        0);
+    if (m_client->state() == QAbstractSocket::ConnectedState)
+        m_client->write(frames);
+    closeGracefully();
+}
+
 void ProxyConnection::stopHelpers()
 {
     collectBytes();

@@ -19,7 +19,10 @@ namespace Cordon::Network {
 
 namespace {
 
-// HTTP/2 would need a parser of its own; both sides are offered HTTP/1.1 only, and every client falls back.
+// HTTP/2 would need a parser of its own: the upstream is offered HTTP/1.1 only. The program is offered
+// nothing: Qt's server answers a client whose ALPN list lacks its own protocols with one anyway, which the
+// client refuses (bad_extension), so one that offers only http/1.0 or h2 could not even connect. Without
+// ALPN it speaks HTTP/1.x, or HTTP/2, which refuseHttp2() answers.
 const QList<QByteArray> &http11()
 {
     static const QList<QByteArray> protocols{QByteArrayLiteral("http/1.1")};
@@ -142,7 +145,7 @@ void ProxyConnection::clientTlsReady()
     config.setPrivateKey(leaf->key);
     config.setPeerVerifyMode(QSslSocket::VerifyNone);
     config.setProtocol(QSsl::TlsV1_2OrLater);
-    config.setAllowedNextProtocols(http11());
+    config.setAllowedNextProtocols({});
     client->setSslConfiguration(config);
     m_record.status = 200;
     client->write("HTTP/1.1 200 Connection established\r\n\r\n");
@@ -158,10 +161,17 @@ void ProxyConnection::clientTlsReady()
     }));
     const auto clientRefused = [this, client](const QString &why) {
         endHandshake();
+        // Only a certificate alert says the program did not trust the authority; anything else is named as
+        // it was.
+        const bool certificate = why.contains(QLatin1String("certificate"), Qt::CaseInsensitive) ||
+                                 why.contains(QLatin1String("unknown ca"), Qt::CaseInsensitive);
         finishRecord(Decision::Error,
-                     QStringLiteral("the program did not accept the proxy's certificate for %1 (%2); it must "
-                                    "trust /etc/cordon/ca-certificates.crt")
-                         .arg(m_target.host, why),
+                     certificate
+                         ? QStringLiteral("the program did not accept the proxy's certificate for %1 (%2); "
+                                          "it must trust /etc/cordon/ca-certificates.crt")
+                               .arg(m_target.host, why)
+                         : QStringLiteral("the TLS handshake with the program for %1 failed: %2")
+                               .arg(m_target.host, why),
                      200);
         client->abort();
         closeNow();

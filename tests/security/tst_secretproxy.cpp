@@ -362,6 +362,76 @@ private Q_SLOTS:
         QVERIFY2(denied.out.contains("is compressed (gzip)"), denied.describe());
     }
 
+    void aClientOfferingOtherProtocolsGetsAnAnswer()
+    {
+        // ALPN: the terminating proxy offers only what it speaks (HTTP/1.x). A client that offers only
+        // http/1.0 is served; one that offers only h2 is told in HTTP/2's own words to use HTTP/1.1.
+        const QByteArray script =
+            "python3 - " + m_port +
+            " <<'EOF'\n"
+            "import os, socket, ssl, sys, urllib.parse\n"
+            "proxy = urllib.parse.urlsplit(os.environ[\"HTTPS_PROXY\"])\n"
+            "port, token = sys.argv[1], os.environ[\"API_TOKEN\"]\n"
+            "for offer in (\"h2\", \"http/1.0\"):\n"
+            "    raw = socket.create_connection((proxy.hostname, proxy.port), timeout=20)\n"
+            "    raw.sendall((\"CONNECT localhost:%s HTTP/1.1\\r\\nHost: localhost:%s\\r\\n\\r\\n\" % (port, "
+            "port)).encode())\n"
+            "    head = b\"\"\n"
+            "    while not head.endswith(b\"\\r\\n\\r\\n\"):\n"
+            "        head += raw.recv(1)\n"
+            "    context = ssl.create_default_context(cafile=os.environ[\"SSL_CERT_FILE\"])\n"
+            "    context.set_alpn_protocols([offer])\n"
+            "    try:\n"
+            "        tls = context.wrap_socket(raw, server_hostname=\"localhost\")\n"
+            "    except ssl.SSLError as error:\n"
+            "        print(offer, \"refused in the handshake:\", error.reason)\n"
+            "        continue\n"
+            "    print(offer, \"selected\", tls.selected_alpn_protocol())\n"
+            "    if offer == \"h2\":\n"
+            "        tls.sendall(b\"PRI * HTTP/2.0\\r\\n\\r\\nSM\\r\\n\\r\\n\" + bytes(9)[:3] + bytes([4, 0, "
+            "0, 0, 0, 0]))\n"
+            "    else:\n"
+            "        tls.sendall((\"GET /alpn HTTP/1.0\\r\\nHost: localhost:%s\\r\\nAuthorization: Bearer "
+            "%s\\r\\n\\r\\n\" % (port, token)).encode())\n"
+            "    data = b\"\"\n"
+            "    try:\n"
+            "        while True:\n"
+            "            chunk = tls.recv(4096)\n"
+            "            if not chunk:\n"
+            "                break\n"
+            "            data += chunk\n"
+            "    except (OSError, ssl.SSLError):\n"
+            "        pass\n"
+            "    if offer == \"http/1.0\":\n"
+            "        print(offer, \"answer\", data.split(b\"\\r\\n\")[0].decode(), "
+            "data.split(b\"\\r\\n\\r\\n\")[-1].decode())\n"
+            "        continue\n"
+            "    at = 0\n"
+            "    while at + 9 <= len(data):\n"
+            "        length, kind = int.from_bytes(data[at:at + 3], \"big\"), data[at + 3]\n"
+            "        if kind == 7:\n"
+            "            print(offer, \"goaway\", int.from_bytes(data[at + 13:at + 17], \"big\"), data[at + "
+            "17:at + 9 + length].decode())\n"
+            "        at += 9 + length\n"
+            "    print(offer, \"read\", len(data), data[:60])\n"
+            "EOF\n";
+        const CliResult run = sh(m_container, script);
+        QVERIFY2(run.status == 0, run.describe());
+        QVERIFY2(run.out.contains("h2 selected None\nh2 goaway 13 the proxy speaks HTTP/1.1"),
+                 run.describe());
+        QVERIFY2(
+            run.out.contains("http/1.0 selected None\nhttp/1.0 answer HTTP/1.1 200 OK secure hello /alpn"),
+            run.describe());
+        QVERIFY(serverLog().contains(QByteArray("GET /alpn HTTP/1.0\nHost: localhost:" + m_port)));
+        // The ledger names the cause, not a certificate the program never refused.
+        const CliResult events = cordon(
+            {QStringLiteral("events"), QStringLiteral("--json"), QStringLiteral("--container"), m_container});
+        QVERIFY2(
+            events.out.contains("the program spoke HTTP/2 to localhost, which the proxy does not terminate"),
+            events.describe());
+        QVERIFY2(!events.out.contains("did not accept the proxy's certificate"), events.describe());
+    }
+
     void aKilledDaemonsContainerIsAdoptedWithItsAuthority()
     {
         // The programs inside trust their container's authority alone. A daemon killed (or upgraded) while
