@@ -131,7 +131,7 @@ private:
         QVERIFY2(run.status == 0 &&
                      run.out.startsWith(
                          "[secret:ROTATED]\n[secret:ROTATED]\n[secret:API_TOKEN]\n[secret:API_TOKEN]"),
-                 qPrintable(QString::fromUtf8(when) + QStringLiteral(": ") + run.describe()));
+                 QByteArray(QByteArray(when) + ": " + run.describe()).constData());
         QVERIFY2(leakIn(run.out + run.err, values).isEmpty(), run.describe());
         const QRegularExpressionMatch id =
             QRegularExpression(QStringLiteral("run ([0-9a-f]{16})")).match(QString::fromUtf8(run.err));
@@ -154,7 +154,7 @@ private:
                 cordon({QStringLiteral("cp"), QStringLiteral("rotator:outputs/") + QLatin1String(file),
                         destination});
             QVERIFY2(copied.status == 3 && copied.err.contains("secret.value") && copied.err.contains(name),
-                     qPrintable(QString::fromUtf8(when) + QStringLiteral(": ") + copied.describe()));
+                     QByteArray(QByteArray(when) + ": " + copied.describe()).constData());
             QVERIFY2(leakIn(copied.out + copied.err, values).isEmpty(), copied.describe());
             QVERIFY(!QFileInfo::exists(destination + QLatin1Char('/') + QLatin1String(file)));
         }

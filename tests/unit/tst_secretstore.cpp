@@ -273,7 +273,8 @@ private Q_SLOTS:
         QVERIFY_RESULT(reopened);
         const auto valuesOf = [&](const std::string &holder) {
             std::vector<std::string> values;
-            for (const Secrets::RetiredValue &retired : reopened->retiredValuesOf(holder).value())
+            const auto held = reopened->retiredValuesOf(holder);
+            for (const Secrets::RetiredValue &retired : held.value())
                 values.push_back(retired.name + "=" + retired.value);
             std::sort(values.begin(), values.end());
             return values;
