@@ -351,6 +351,15 @@ int runOneShot(RunInvocation invocation)
     request.command = invocation.command;
     request.policy = invocation.policy;
     request.allowDegraded = invocation.allowDegraded;
+    // A stored secret's value pasted into `env` is refused as `cordon create` refuses it. Without a store to
+    // compare with (none yet, or one the daemon would not read either), nothing of it can be there.
+    if (!invocation.policy.env.empty()) {
+        if (Result<Secrets::SecretStore> store =
+                Secrets::SecretStore::open(Secrets::SecretStore::defaultPath())) {
+            if (Result<> clean = Secrets::checkNoSecretInEnv(*store, invocation.policy); !clean)
+                return reportError(clean.error());
+        }
+    }
     // The policy's secrets, from the user's store (the daemon's file, readable by its owner only).
     if (!invocation.policy.secrets.empty()) {
         KeyringReader keyring; // for a store whose values are in the desktop keyring

@@ -289,7 +289,7 @@ Result<Adoption> Container::adopt(const ClaimRun &claim, const QString &refusal)
         run->setSpoolDirectory(m_spoolDirectory);
         run->setWorkspaceUsage([this] { return workspaceBytes(); });
         if (!weakened(Guarantee::OutputMasking))
-            run->setSecretMasker(Secrets::maskerFor(known->secrets));
+            run->setSecretMasker(known->masker);
         m_runs.insert(runId, run);
         watchRun(run);
         ++adoption.runsAdopted;
@@ -618,7 +618,7 @@ Result<ContainerRun *> Container::exec(const QString &runId, const ExecRequest &
     run->setSpoolDirectory(m_spoolDirectory);
     run->setWorkspaceUsage([this] { return workspaceBytes(); });
     if (!weakened(Guarantee::OutputMasking))
-        run->setSecretMasker(Secrets::maskerFor(request.secrets));
+        run->setSecretMasker(request.masker);
     if (auto started = run->start(*m_sandbox, spawn, request.stdinData, request.keepStdinOpen); !started) {
         delete run;
         return fail(started.error());

@@ -63,9 +63,11 @@ struct ExecRequest
     std::optional<QByteArray> stdinData; // given up front
     bool keepStdinOpen = false;          // stdin stays open for writeStdin()
     int timeoutS = 0;                    // 0: the policy's run_timeout_s; never more than it
-    // The policy's secrets with their values (the manager looks them up): set in the run's environment and
-    // masked in its output.
+    // The policy's secrets with their values (the manager looks them up): set in the run's environment.
     std::vector<Secrets::ResolvedSecret> secrets;
+    // What the run's output is masked with: every value the container was given or could obtain (the
+    // manager's), not only `secrets`, since a program may print what an earlier run saved in its files.
+    Secrets::SecretMasker masker;
 };
 
 // What the daemon knows of a run that an adopted cordon-init still holds (Container::adopt()).
@@ -73,7 +75,7 @@ struct KnownRun
 {
     qint64 startedAtMs = 0; // since the epoch
     QStringList command;
-    std::vector<Secrets::ResolvedSecret> secrets; // masked in its output
+    Secrets::SecretMasker masker; // its output is masked with it (ExecRequest::masker)
 };
 // Looks a held run up by its id, and claims it for the caller's books before the container takes it over
 // (a run that ended while no daemon ran finishes at once); nullopt: unknown, cordon-init may forget it.

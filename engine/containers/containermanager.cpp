@@ -114,6 +114,7 @@ Result<> ContainerManager::initialize()
         // Masked from the first event on; a secret removed meanwhile fails the next run, not the restart.
         if (auto secrets = resolveSecrets(survivor.container->policy()))
             rememberSecretValues(survivor, *secrets);
+        rememberRetiredValues(survivor);
         wireContainer(survivor);
         survivor.container->setState(ContainerState::Stopped);
         if (record.state == QLatin1String("running")) {
@@ -134,6 +135,8 @@ Result<> ContainerManager::initialize()
         persist(survivor);
     }
     interruptUnclaimedRuns(whyInterrupted);
+    // Containers removed while no daemon ran (or before the store heard of it) no longer hold anything.
+    releaseRetiredValues();
     m_expiryTimer.start(ExpiryCheckMs);
     m_sampleTimer.start(m_settings.sampleIntervalMs);
     if (m_settings.checkpointIntervalMs > 0)
@@ -461,6 +464,7 @@ Result<ContainerSnapshot> ContainerManager::remove(const QString &id)
                 wiped ? QJsonObject{}
                       : QJsonObject{{QStringLiteral("wipe_error"), toQt(wiped.error().message())}});
     recordEvent(id, {}, QStringLiteral("container.deletion_receipt"), receipt.toJson());
+    releaseRetiredValues();
     return snapshot(removed);
 }
 
@@ -562,6 +566,9 @@ void ContainerManager::expire(Entry &entry, bool whileDown)
         detail.insert(QStringLiteral("wipe_error"), toQt(wiped.error().message()));
     recordEvent(entry.record.id, {}, QStringLiteral("container.expired"), detail);
     recordEvent(entry.record.id, {}, QStringLiteral("container.deletion_receipt"), receipt.toJson());
+    // At start-up the containers not yet read still hold theirs: initialize() releases once all are read.
+    if (!whileDown)
+        releaseRetiredValues();
 }
 
 // Activity is what the daemon sees (runs, output, transfers); a process left in the background writes

@@ -366,8 +366,10 @@ private:
         qint64 uploadingBytes = 0;          // uploads under way, counted against the quota already
         qint64 savedActiveAt = 0;           // record.lastActiveAt as last saved to the history
         bool activeSinceCheckpoint = false; // touch() since the last checkpoint
-        // Every value of its secrets this daemon has given or would give its runs, masked in its events
-        // (network decisions included) as long as the daemon runs, also after a value changed.
+        // Every value the container was given or could obtain: its secrets' values (also those replaced
+        // since, which the store keeps for it across restarts), its domain secrets' real values and
+        // placeholders. Masked in its events (network decisions included), its runs' output and the
+        // artifact scan of its files.
         std::set<std::pair<std::string, std::string>> secretValues;
         Secrets::SecretMasker masker;
         // Domain secrets (containerdomainsecrets.cpp): the placeholder of each name, kept while the daemon
@@ -412,8 +414,17 @@ private:
     Result<> heldUnchanged(const Audit::AuditReport &report, const Json &document) const;
     // The pseudonym key of that name, made at its first use (containerpseudonyms.cpp).
     Result<Secrets::PseudonymKey> pseudonymKey(const QString &name) const;
-    // Adds values to what the container's events mask.
+    // Adds values to what the container's masker masks: its events, its runs' output, the artifact scan of
+    // its files.
     void rememberSecretValues(Entry &entry, const std::vector<Secrets::ResolvedSecret> &secrets);
+    // Adds the previous values of rotated or removed secrets that the store keeps for the container (a
+    // daemon started again has no other record of them).
+    void rememberRetiredValues(Entry &entry);
+    // The containers, not expired or deleted, that received a value of the secret of this name (their policy
+    // names it, or their masker holds a value of it): the store keeps the value being replaced for them.
+    std::vector<std::string> holdersOf(const std::string &name) const;
+    // Tells the store which containers still live, so that it drops previous values none of them holds.
+    void releaseRetiredValues();
     // Every string of `detail` (keys too), masked with the container's secrets.
     QJsonObject maskedDetail(const QString &containerId, const QJsonObject &detail) const;
     // The masker of a container or a one-shot run; null when it has no secrets.

@@ -25,15 +25,15 @@ qint64 now()
 QString ContainerManager::recover(Entry &survivor)
 {
     const QString id = survivor.record.id;
-    const std::vector<Secrets::ResolvedSecret> secrets =
-        resolveSecrets(survivor.container->policy()).value_or(std::vector<Secrets::ResolvedSecret>{});
-    const ClaimRun claim = [this, id, secrets](const QString &runId) -> std::optional<KnownRun> {
+    // An adopted run's output is masked with everything the container holds, as a new run's is: read when
+    // the run is claimed, once prepareDomainSecrets() has added its domain secrets' values.
+    const ClaimRun claim = [this, id, &survivor](const QString &runId) -> std::optional<KnownRun> {
         auto record = m_store.run(runId);
         if (!record || record->containerId != id || record->state != QLatin1String("running"))
             return std::nullopt;
         m_activeRuns.insert(runId, id);
         m_runRecords.insert(runId, *record);
-        return KnownRun{record->startedAt, record->command, secrets};
+        return KnownRun{record->startedAt, record->command, survivor.masker};
     };
     // The programs inside trust their container's authority alone: the proxy of this daemon speaks for
     // them with the one the daemon before saved beside the workspace, or the container cannot be adopted.

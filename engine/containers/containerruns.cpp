@@ -78,6 +78,8 @@ Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const Exe
     ExecRequest withSecrets = request;
     withSecrets.secrets = std::move(*secrets);
     withSecrets.secrets.insert(withSecrets.secrets.end(), placeholders->begin(), placeholders->end());
+    // Both remembered above: the container's masker now holds these and everything else it was given.
+    withSecrets.masker = target.masker;
 
     const QString runId = toQt(newContainerId());
     Store::RunRecord record;

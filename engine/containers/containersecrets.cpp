@@ -9,7 +9,6 @@
 #include <QJsonArray>
 
 #include <algorithm>
-#include <map>
 
 namespace Cordon::Containers {
 
@@ -77,22 +76,7 @@ Result<> ContainerManager::checkNoSecretInEnv(const Policy::ContainerPolicy &pol
     auto store = secretStore();
     if (!store)
         return {}; // no store to compare with: nothing of it can be in the policy by mistake
-    // By fingerprint, so that no value leaves the store (or the keyring) for the comparison.
-    std::map<std::string, std::string> fingerprints;
-    for (const auto &[variable, text] : policy.env)
-        fingerprints.emplace(variable, (*store)->fingerprint(text));
-    for (const Secrets::StoredSecret &stored : (*store)->list()) {
-        for (const auto &[variable, fingerprint] : fingerprints) {
-            if (fingerprint == stored.fingerprint)
-                return fail(QStringLiteral("policy.secret_in_env"),
-                            QStringLiteral("env.%1: holds the value of the stored secret %2 in plain text, "
-                                           "which the policy and the history would keep unmasked; name it "
-                                           "in `secrets` instead: \"secrets\": [{\"name\": \"%2\", "
-                                           "\"env\": \"%1\"}]")
-                                .arg(toQt(variable), toQt(stored.name)));
-        }
-    }
-    return {};
+    return Secrets::checkNoSecretInEnv(**store, policy);
 }
 
 Result<std::vector<Secrets::ResolvedSecret>>
@@ -120,6 +104,52 @@ void ContainerManager::rememberSecretValues(Entry &entry, const std::vector<Secr
     for (const auto &[name, value] : entry.secretValues)
         (void)masker.add(name, value);
     entry.masker = std::move(masker);
+}
+
+void ContainerManager::rememberRetiredValues(Entry &entry)
+{
+    auto store = secretStore();
+    auto retired = store ? (*store)->retiredValuesOf(toPlain(entry.record.id)) : fail(store.error());
+    if (!retired) {
+        qWarning("cordond: the previous secret values of container %s could not be read, and are not masked: "
+                 "%s",
+                 qPrintable(entry.record.id), retired.error().message().c_str());
+        return;
+    }
+    std::vector<Secrets::ResolvedSecret> values;
+    for (Secrets::RetiredValue &value : *retired)
+        values.push_back({std::move(value.name), {}, std::move(value.value), {}, {}});
+    rememberSecretValues(entry, values);
+}
+
+std::vector<std::string> ContainerManager::holdersOf(const std::string &name) const
+{
+    std::vector<std::string> holders;
+    for (const auto &[id, entry] : m_entries) {
+        const ContainerState state = entry->container->state();
+        if (state == ContainerState::Expired || state == ContainerState::Deleted)
+            continue;
+        const bool held = std::any_of(entry->secretValues.begin(), entry->secretValues.end(),
+                                      [&](const auto &value) { return value.first == name; });
+        if (held || receives(entry->container->policy(), name))
+            holders.push_back(toPlain(id));
+    }
+    return holders;
+}
+
+void ContainerManager::releaseRetiredValues()
+{
+    std::vector<std::string> live;
+    for (const auto &[id, entry] : m_entries) {
+        const ContainerState state = entry->container->state();
+        if (state != ContainerState::Expired && state != ContainerState::Deleted)
+            live.push_back(toPlain(id));
+    }
+    auto store = secretStore();
+    const Result<> released = store ? (*store)->keepRetiredFor(live) : fail(store.error());
+    if (!released)
+        qWarning("cordond: the secret store could not drop the previous values no container holds: %s",
+                 released.error().message().c_str());
 }
 
 const Secrets::SecretMasker *ContainerManager::maskerOf(const QString &containerId) const
@@ -185,7 +215,9 @@ Result<SecretListing> ContainerManager::setSecret(const QString &name, const std
         return fail(store.error());
     const std::string plainName = toPlain(name);
     const bool replaced = (*store)->contains(plainName);
-    CORDON_TRY((*store)->set(plainName, value, QDateTime::currentMSecsSinceEpoch()));
+    // The value replaced stays with the containers that had it (a program may have saved it in their files):
+    // in their maskers now, and in the store for a daemon started after this one.
+    CORDON_TRY((*store)->set(plainName, value, QDateTime::currentMSecsSinceEpoch(), holdersOf(plainName)));
     // Containers that use it mask the new value from now on (their next run receives it).
     const Secrets::ResolvedSecret resolved{plainName, {}, value, (*store)->fingerprint(value), {}};
     for (const auto &[id, entry] : m_entries) {
@@ -213,7 +245,7 @@ Result<> ContainerManager::removeSecret(const QString &name)
     auto store = secretStore();
     if (!store)
         return fail(store.error());
-    CORDON_TRY((*store)->remove(toPlain(name)));
+    CORDON_TRY((*store)->remove(toPlain(name), holdersOf(toPlain(name))));
     // A domain secret's placeholder is refused from now on, not sent as it is.
     updateDomainSecret(toPlain(name), {});
     recordEvent({}, {}, QStringLiteral("secret.removed"), {{QStringLiteral("name"), name}});

@@ -96,6 +96,19 @@ QByteArray readFile(const QString &path)
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
+// The forms of a value that the checks below look for: as it is, and in base64 as a program encodes it alone
+// (the characters only its first whole groups of three bytes decide).
+QByteArray leakIn(const QByteArray &haystack, const QList<QByteArray> &values)
+{
+    for (const QByteArray &value : values) {
+        for (const QByteArray &form : {value, value.toBase64().left(value.size() / 3 * 4)}) {
+            if (haystack.contains(form))
+                return form;
+        }
+    }
+    return {};
+}
+
 } // namespace
 
 class TestSecretProxy final : public QObject
@@ -139,6 +152,46 @@ private:
                "\", \"network_policy\": {\"type\": \"allowlist\", \"allowed_domains\": [" +
                QByteArray(rule).replace("%1", "localhost") + ", " +
                QByteArray(rule).replace("%1", "127.0.0.1") + "], \"domain_secrets\": " + secretsJson + "}}";
+    }
+
+    // A run of `rotator` that prints the values it may hold (its old ROTATED saved in /mnt/data/old, the
+    // domain secret's real value uploaded): masked in its stream, its logs, the events and the history's
+    // bytes; the outputs holding them are kept back by the artifact scan.
+    void verifyKeptMasked(const QList<QByteArray> &values, const char *when)
+    {
+        const CliResult run = sh(QStringLiteral("rotator"),
+                                 "cat /mnt/data/old; echo; base64 /mnt/data/old\n"
+                                 "cat /mnt/data/inputs/real.txt; echo; base64 -w0 /mnt/data/inputs/real.txt");
+        QVERIFY2(run.status == 0 &&
+                     run.out.startsWith(
+                         "[secret:ROTATED]\n[secret:ROTATED]\n[secret:API_TOKEN]\n[secret:API_TOKEN]"),
+                 QByteArray(QByteArray(when) + ": " + run.describe()).constData());
+        QVERIFY2(leakIn(run.out + run.err, values).isEmpty(), run.describe());
+        const QRegularExpressionMatch id =
+            QRegularExpression(QStringLiteral("run ([0-9a-f]{16})")).match(QString::fromUtf8(run.err));
+        QVERIFY2(id.hasMatch(), run.describe());
+        const CliResult logs = cordon({QStringLiteral("logs"), id.captured(1)});
+        QVERIFY2(logs.status == 0 && logs.out.startsWith("[secret:ROTATED]\n"), logs.describe());
+        QVERIFY2(leakIn(logs.out + logs.err, values).isEmpty(), logs.describe());
+        const CliResult events = cordon({QStringLiteral("events"), QStringLiteral("--json"),
+                                         QStringLiteral("--container"), QStringLiteral("rotator")});
+        QVERIFY2(events.status == 0 && events.out.contains("run.finished"), events.describe());
+        QVERIFY2(leakIn(events.out, values).isEmpty(), events.describe());
+        const QByteArray leak = leakIn(historyBytes(), values);
+        QVERIFY2(leak.isEmpty(), QByteArray(QByteArray(when) + ": history.db holds " + leak).constData());
+
+        for (const auto &[file, name] :
+             {std::pair{"old.txt", "[secret:ROTATED]"}, std::pair{"real.txt", "[secret:API_TOKEN]"}}) {
+            const QString destination = m_files.filePath(QStringLiteral("downloads"));
+            QVERIFY(QDir().mkpath(destination));
+            const CliResult copied =
+                cordon({QStringLiteral("cp"), QStringLiteral("rotator:outputs/") + QLatin1String(file),
+                        destination});
+            QVERIFY2(copied.status == 3 && copied.err.contains("secret.value") && copied.err.contains(name),
+                     QByteArray(QByteArray(when) + ": " + copied.describe()).constData());
+            QVERIFY2(leakIn(copied.out + copied.err, values).isEmpty(), copied.describe());
+            QVERIFY(!QFileInfo::exists(destination + QLatin1Char('/') + QLatin1String(file)));
+        }
     }
 
 private Q_SLOTS:
@@ -486,6 +539,59 @@ private Q_SLOTS:
                     m_container, QStringLiteral("--kind"), QStringLiteral("container.adoption_refused")});
         QVERIFY2(refused.out.contains("certificate authority was not saved"), refused.describe());
         QVERIFY2(QFileInfo::exists(saved), "the new authority is saved for the daemon after this one");
+    }
+
+    // Everything a container was given or could obtain is masked in what Cordon keeps (docs/secrets.md,
+    // "Masking"): the previous value of a secret set again, which a program saved in its files, and a domain
+    // secret's real value brought in by an upload, in a run's output, the events, the history's bytes, and
+    // the artifact scan of a download. The previous value also by the next daemon, which adopted the
+    // container after a kill.
+    void everyValueAContainerHeldIsMaskedInWhatIsKept()
+    {
+        const QByteArray oldValue = "rot-old-Vq8Lm2Xc7R";
+        const QByteArray newValue = "rot-new-Pz3Kw9Ys5D";
+        const CliResult first = cordon(
+            {QStringLiteral("secret"), QStringLiteral("set"), QStringLiteral("ROTATED")}, oldValue + "\n");
+        QVERIFY2(first.status == 0, first.describe());
+        QByteArray json = policy("rotator", R"([{"domain": "localhost", "name": "API_TOKEN"}])");
+        json.replace(0, 1, R"({"secrets": [{"name": "ROTATED"}], )");
+        const CliResult created = cordon({QStringLiteral("create"), QStringLiteral("--policy"),
+                                          writeFile(QStringLiteral("rotator.json"), json)});
+        QVERIFY2(created.status == 0, created.describe());
+        const QString real = writeFile(QStringLiteral("real.txt"), Value);
+        const CliResult uploaded = cordon({QStringLiteral("cp"), real, QStringLiteral("rotator:")});
+        QVERIFY2(uploaded.status == 0, uploaded.describe());
+        const CliResult saved = sh(QStringLiteral("rotator"),
+                                   "printf %s \"$ROTATED\" > /mnt/data/old && cd /mnt/data/outputs && "
+                                   "cp /mnt/data/old old.txt && cp /mnt/data/inputs/real.txt real.txt");
+        QVERIFY2(saved.status == 0, saved.describe());
+        const CliResult rotated = cordon(
+            {QStringLiteral("secret"), QStringLiteral("set"), QStringLiteral("ROTATED")}, newValue + "\n");
+        QVERIFY2(rotated.status == 0, rotated.describe());
+
+        const QList<QByteArray> held{oldValue, Value};
+        verifyKeptMasked(held, "after the secret was set again");
+        if (QTest::currentTestFailed())
+            return;
+
+        m_daemon.kill();
+        QVERIFY(m_daemon.waitForFinished(10000));
+        const CliResult status = startDaemonAndWait(m_daemon);
+        QVERIFY2(status.status == 0, status.describe());
+        QCOMPARE(eventsOfKind(QStringLiteral("rotator"), QStringLiteral("container.adopted")).size(), 1);
+        verifyKeptMasked(held, "after a daemon was killed and the next one adopted the container");
+        if (QTest::currentTestFailed())
+            return;
+
+        // The store keeps the old value for the containers that received it, and no longer once they are
+        // gone.
+        const QString store = m_dataDir + QStringLiteral("/secrets.json");
+        QVERIFY(readFile(store).contains(oldValue));
+        const CliResult removed =
+            cordon({QStringLiteral("rm"), QStringLiteral("--force"), QStringLiteral("rotator")});
+        QVERIFY2(removed.status == 0, removed.describe());
+        QVERIFY(!readFile(store).contains(oldValue));
+        QVERIFY(readFile(store).contains(newValue));
     }
 
     void badDomainSecretPoliciesAreClearErrors()

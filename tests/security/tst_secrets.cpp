@@ -531,6 +531,16 @@ for attempt in range(8):
                      inEnv.err.contains(R"("secrets": [{"name": "API_TOKEN", "env": "MY_TOKEN"}])"),
                  inEnv.describe());
         verifyNoLeak("the refusal of a secret in env", inEnv.out + inEnv.err);
+        // The same check for a one-shot run, which the launcher runs without the daemon: nothing runs.
+        const CliResult oneShotEnv =
+            cordon({QStringLiteral("run"), QStringLiteral("--policy"), pasted, QStringLiteral("--"),
+                    QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo ran")});
+        QVERIFY2(
+            oneShotEnv.status == 2 && !oneShotEnv.out.contains("ran") &&
+                oneShotEnv.err.contains("env.MY_TOKEN: holds the value of the stored secret API_TOKEN") &&
+                oneShotEnv.err.contains(R"("secrets": [{"name": "API_TOKEN", "env": "MY_TOKEN"}])"),
+            oneShotEnv.describe());
+        verifyNoLeak("the refusal of a one-shot run's secret in env", oneShotEnv.out + oneShotEnv.err);
 
         // A secret removed while a container uses it: the next run fails clearly, the container stays.
         const QString spare =

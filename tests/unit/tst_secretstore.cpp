@@ -14,6 +14,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 using namespace Cordon;
 using Cordon::Secrets::SecretStore;
 
@@ -239,6 +241,60 @@ private Q_SLOTS:
         auto second = SecretStore::open(path("second.json"), &vault);
         QVERIFY_RESULT(second);
         QVERIFY(second->vaultId() != reopened->vaultId());
+    }
+
+    // A value replaced or removed while containers that received it live is kept for them (a program may
+    // have saved it), where the values are and across a reopen, and dropped once none of them lives.
+    void previousValuesAreKeptForTheContainersThatHadThem_data()
+    {
+        QTest::addColumn<bool>("vaulted");
+        QTest::newRow("file") << false;
+        QTest::newRow("vault") << true;
+    }
+
+    void previousValuesAreKeptForTheContainersThatHadThem()
+    {
+        QFETCH(bool, vaulted);
+        MemoryVault vault;
+        const std::string file = path(vaulted ? "retired-vault.json" : "retired-file.json");
+        auto store = SecretStore::open(file, vaulted ? &vault : nullptr);
+        QVERIFY_RESULT(store);
+        QVERIFY_RESULT(store->set("TOKEN", "first-value-1", 1000));
+        QVERIFY_RESULT(store->set("TOKEN", "second-value-2", 2000, {"c2", "c1"}));
+        QVERIFY_RESULT(
+            store->set("TOKEN", "second-value-2", 2500, {"c3"})); // the same value: nothing replaced
+        QVERIFY_RESULT(store->set("TOKEN", "third-value-3", 3000, {"c2"}));
+        QVERIFY_RESULT(store->set("OTHER", "other-value-1", 3000));
+        QVERIFY_RESULT(store->remove("OTHER", {"c3"}));
+        // Where the values are: in the vault, the file names only fingerprints.
+        QCOMPARE(fileBytes(file).contains("first-value-1"), !vaulted);
+
+        auto reopened = SecretStore::open(file, vaulted ? &vault : nullptr);
+        QVERIFY_RESULT(reopened);
+        const auto valuesOf = [&](const std::string &holder) {
+            std::vector<std::string> values;
+            const auto held = reopened->retiredValuesOf(holder);
+            for (const Secrets::RetiredValue &retired : held.value())
+                values.push_back(retired.name + "=" + retired.value);
+            std::sort(values.begin(), values.end());
+            return values;
+        };
+        QCOMPARE(valuesOf("c1"), std::vector<std::string>{"TOKEN=first-value-1"});
+        QCOMPARE(valuesOf("c2"), (std::vector<std::string>{"TOKEN=first-value-1", "TOKEN=second-value-2"}));
+        QCOMPARE(valuesOf("c3"), std::vector<std::string>{"OTHER=other-value-1"});
+        QVERIFY(valuesOf("c4").empty());
+        QCOMPARE(reopened->value("TOKEN").value(), std::string("third-value-3"));
+
+        // c1 and c3 removed: what only they held goes, from the file and the vault.
+        QVERIFY_RESULT(reopened->keepRetiredFor({"c2", "c9"}));
+        QVERIFY(valuesOf("c1").empty());
+        QCOMPARE(valuesOf("c2").size(), std::size_t(2));
+        QVERIFY(!fileBytes(file).contains("other-value-1"));
+        QVERIFY_RESULT(reopened->keepRetiredFor({}));
+        QVERIFY(!fileBytes(file).contains("first-value-1"));
+        QVERIFY(SecretStore::open(file, vaulted ? &vault : nullptr)->retiredValuesOf("c2").value().empty());
+        if (vaulted)
+            QCOMPARE(vault.values.size(), std::size_t(1)); // TOKEN's current value alone
     }
 
     void pseudonymKeysAreMadeOnceKeptPrivateAndNeverSecrets()

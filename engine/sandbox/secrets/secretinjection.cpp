@@ -19,6 +19,23 @@ Result<std::vector<ResolvedSecret>> resolveSecrets(const SecretStore &store,
     return resolved;
 }
 
+Result<> checkNoSecretInEnv(const SecretStore &store, const Policy::ContainerPolicy &policy)
+{
+    for (const auto &[variable, text] : policy.env) {
+        const std::string held = store.fingerprint(text);
+        for (const StoredSecret &stored : store.list()) {
+            if (held == stored.fingerprint)
+                return fail(
+                    "policy.secret_in_env",
+                    "env." + variable + ": holds the value of the stored secret " + stored.name +
+                        " in plain text, which the policy and the history would keep unmasked; name it "
+                        "in `secrets` instead: \"secrets\": [{\"name\": \"" +
+                        stored.name + "\", \"env\": \"" + variable + "\"}]");
+        }
+    }
+    return {};
+}
+
 void injectSecrets(std::vector<std::string> &env, const std::vector<ResolvedSecret> &secrets)
 {
     for (const ResolvedSecret &secret : secrets) {

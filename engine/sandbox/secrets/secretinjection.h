@@ -29,6 +29,12 @@ struct ResolvedSecret
 Result<std::vector<ResolvedSecret>> resolveSecrets(const SecretStore &store,
                                                    const std::vector<Policy::SecretRef> &refs);
 
+// policy.secret_in_env when an `env` value is a stored secret's value: in `env` it would be kept in the
+// policy and the history in plain text, and masked nowhere; `secrets` gives it to the runs instead. Compared
+// by fingerprint, so that no value leaves the store (or the keyring), and the value is never repeated. The
+// one check of both `cordon create` (the daemon) and `cordon run` (the launcher).
+Result<> checkNoSecretInEnv(const SecretStore &store, const Policy::ContainerPolicy &policy);
+
 // Sets each secret's variable in `env` ("NAME=value" entries), replacing an entry of the same name.
 void injectSecrets(std::vector<std::string> &env, const std::vector<ResolvedSecret> &secrets);
 

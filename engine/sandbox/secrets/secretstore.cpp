@@ -14,7 +14,9 @@
 
 #include <nettle/hmac.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -26,14 +28,21 @@ namespace {
 
 constexpr int Format = 1;
 constexpr std::size_t KeyBytes = 32;
-// Every secret at its largest, JSON-escaped at worst six bytes a byte, with room for names and times.
+// Every secret and retired value at its largest, JSON-escaped at worst six bytes a byte, with room for names,
+// times and the containers that hold a retired value.
+constexpr std::size_t MaxHolderBytes = 64;
 constexpr std::size_t MaxFileBytes =
-    MaxStoredSecrets * (MaxValueBytes * 6 + 512) + MaxPseudonymKeys * (PseudonymKeyBytes * 2 + 512) + 4096;
+    MaxStoredSecrets * (MaxValueBytes * 6 + 512) +
+    MaxRetiredValues * (MaxValueBytes * 6 + 512 + MaxRetiredHolders * (MaxHolderBytes + 8)) +
+    MaxPseudonymKeys * (PseudonymKeyBytes * 2 + 512) + 4096;
+constexpr std::size_t MaxJsonEntries = std::max({MaxStoredSecrets, MaxRetiredValues, MaxRetiredHolders}) + 8;
 constexpr char FileName[] = "secrets.json";
 // A vault holds pseudonym keys under this prefix and the key's name: the colon keeps them apart from secrets.
 constexpr char PseudonymVaultPrefix[] = "pseudonym-key:";
 // The audit's signing key in a vault: a name no secret and no pseudonym key can have.
 constexpr char SigningVaultName[] = "audit-signing-key";
+// A vault holds retired values under this prefix, the secret's name and the value's fingerprint.
+constexpr char RetiredVaultPrefix[] = "retired:";
 
 // What the store records of its signing key: enough to tell that a vault's key is still the one it made,
 // nothing that helps to guess it.
@@ -119,7 +128,7 @@ Result<SecretStore> SecretStore::open(std::string path, SecretVault *vault)
         readToEnd(fd.get(), MaxFileBytes, "the secret store", "secrets.store_io", "secrets.store_corrupt");
     if (!text)
         return fail(text.error());
-    auto document = Json::read(*text, JsonLimits{MaxFileBytes, 8, MaxStoredSecrets + 8});
+    auto document = Json::read(*text, JsonLimits{MaxFileBytes, 8, MaxJsonEntries});
     if (!document)
         return fail(corrupt(store.m_path, document.error().message()));
     if ((*document)["format"].toInteger(0) != Format)
@@ -151,6 +160,7 @@ Result<SecretStore> SecretStore::open(std::string path, SecretVault *vault)
         }
         store.m_entries[name] = std::move(read);
     }
+    CORDON_TRY(store.readRetired((*document)["retired"]));
     // A store from before pseudonym keys has none.
     const Json &keys = (*document)["pseudonym_keys"];
     if (!keys.isUndefined() && (!keys.isObject() || keys.members().size() > MaxPseudonymKeys))
@@ -182,13 +192,16 @@ Result<SecretStore> SecretStore::open(std::string path, SecretVault *vault)
     return store;
 }
 
-Result<> SecretStore::set(const std::string &name, std::string_view value, std::int64_t nowMs)
+Result<> SecretStore::set(const std::string &name, std::string_view value, std::int64_t nowMs,
+                          const std::vector<std::string> &holders)
 {
     CORDON_TRY(checkSecretName(name));
     CORDON_TRY(checkSecretValue(name, value));
     if (!contains(name) && m_entries.size() >= MaxStoredSecrets)
         return fail("secrets.store_full", "the secret store holds " + std::to_string(MaxStoredSecrets) +
                                               " secrets, its limit: remove one first");
+    std::vector<RetiredEntry> retired = m_retired;
+    CORDON_TRY(retire(name, value, holders, nowMs, retired));
     std::map<std::string, Entry> next = m_entries;
     if (valuesInFile()) {
         next[name] = Entry{std::string(value), nowMs, fingerprint(value)};
@@ -201,15 +214,20 @@ Result<> SecretStore::set(const std::string &name, std::string_view value, std::
         CORDON_TRY((*held)->write(vaultId(), name, value));
         next[name] = Entry{{}, nowMs, fingerprint(value)};
     }
-    CORDON_TRY(save(next, m_keys, m_signingKey));
+    CORDON_TRY(save(next, m_keys, m_signingKey, retired));
     m_entries = std::move(next);
+    m_retired = std::move(retired);
     return {};
 }
 
-Result<> SecretStore::remove(const std::string &name)
+Result<> SecretStore::remove(const std::string &name, const std::vector<std::string> &holders)
 {
     if (!contains(name))
         return fail(value(name).error());
+    std::vector<RetiredEntry> retired = m_retired;
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::system_clock::now().time_since_epoch());
+    CORDON_TRY(retire(name, {}, holders, now.count(), retired));
     if (!valuesInFile()) {
         auto held = vault();
         if (!held)
@@ -218,8 +236,164 @@ Result<> SecretStore::remove(const std::string &name)
     }
     std::map<std::string, Entry> next = m_entries;
     next.erase(name);
-    CORDON_TRY(save(next, m_keys, m_signingKey));
+    CORDON_TRY(save(next, m_keys, m_signingKey, retired));
     m_entries = std::move(next);
+    m_retired = std::move(retired);
+    return {};
+}
+
+std::string SecretStore::retiredVaultName(const RetiredEntry &entry)
+{
+    return RetiredVaultPrefix + entry.name + ':' + entry.fingerprint.substr(entry.fingerprint.find(':') + 1);
+}
+
+Result<> SecretStore::retire(const std::string &name, std::string_view next,
+                             const std::vector<std::string> &holders, std::int64_t nowMs,
+                             std::vector<RetiredEntry> &retired)
+{
+    const auto current = m_entries.find(name);
+    if (holders.empty() || current == m_entries.end())
+        return {};
+    if (!next.empty() && fingerprint(next) == current->second.fingerprint)
+        return {}; // the same value again: nothing was replaced
+    std::vector<std::string> named = holders;
+    std::sort(named.begin(), named.end());
+    named.erase(std::unique(named.begin(), named.end()), named.end());
+    const auto same = std::find_if(retired.begin(), retired.end(), [&](const RetiredEntry &entry) {
+        return entry.name == name && entry.fingerprint == current->second.fingerprint;
+    });
+    if (same != retired.end()) {
+        std::vector<std::string> merged;
+        std::set_union(same->holders.begin(), same->holders.end(), named.begin(), named.end(),
+                       std::back_inserter(merged));
+        named = std::move(merged);
+    } else if (retired.size() >= MaxRetiredValues) {
+        return fail(
+            "secrets.store_full",
+            "the secret store keeps " + std::to_string(MaxRetiredValues) +
+                " previous values for the containers that received them, its limit: remove containers "
+                "that no longer need them, then set " +
+                name + " again");
+    }
+    if (named.size() > MaxRetiredHolders ||
+        std::any_of(named.begin(), named.end(), [](const std::string &holder) {
+            return holder.empty() || holder.size() > MaxHolderBytes;
+        }))
+        return fail("secrets.store_full", "too many containers received the value of " + name +
+                                              " to keep it for them: remove some first");
+    if (same != retired.end()) {
+        same->holders = std::move(named);
+        return {};
+    }
+    RetiredEntry entry{name, current->second.value, current->second.fingerprint, nowMs, std::move(named)};
+    if (!valuesInFile()) {
+        auto old = value(name);
+        // A value the keyring no longer holds as Cordon set it was never given to a run (value() refuses
+        // it): there is nothing to keep.
+        if (!old && (old.error().code() == "secrets.keyring_changed" ||
+                     old.error().code() == "secrets.keyring_missing"))
+            return {};
+        if (!old)
+            return fail(old.error());
+        auto held = vault();
+        if (!held)
+            return fail(held.error());
+        CORDON_TRY((*held)->write(vaultId(), retiredVaultName(entry), *old));
+    }
+    retired.push_back(std::move(entry));
+    return {};
+}
+
+Result<> SecretStore::readRetired(const Json &retired)
+{
+    // A store from before retired values keeps none.
+    if (retired.isUndefined())
+        return {};
+    if (!retired.isArray() || retired.items().size() > MaxRetiredValues)
+        return fail(corrupt(m_path, "bad retired"));
+    for (const Json &item : retired.items()) {
+        RetiredEntry read{item["name"].toString(), {}, {}, item["retired_at_ms"].toInteger(0), {}};
+        if (!isSecretName(read.name))
+            return fail(corrupt(m_path, "bad retired secret name"));
+        if (valuesInFile()) {
+            const Json &value = item["value"];
+            if (!value.isString() || !checkSecretValue(read.name, value.toString()))
+                return fail(corrupt(m_path, "bad retired value of " + read.name));
+            read.value = value.toString();
+            read.fingerprint = fingerprint(read.value);
+        } else {
+            read.fingerprint = item["fingerprint"].toString();
+            if (read.fingerprint.rfind("hmac-sha256:", 0) != 0)
+                return fail(corrupt(m_path, "bad fingerprint of a retired value of " + read.name));
+        }
+        const Json &holders = item["holders"];
+        if (!holders.isArray() || holders.items().empty() || holders.items().size() > MaxRetiredHolders)
+            return fail(corrupt(m_path, "bad holders of a retired value of " + read.name));
+        for (const Json &holder : holders.items()) {
+            if (!holder.isString() || holder.toString().empty() || holder.toString().size() > MaxHolderBytes)
+                return fail(corrupt(m_path, "bad holder of a retired value of " + read.name));
+            read.holders.push_back(holder.toString());
+        }
+        std::sort(read.holders.begin(), read.holders.end());
+        read.holders.erase(std::unique(read.holders.begin(), read.holders.end()), read.holders.end());
+        m_retired.push_back(std::move(read));
+    }
+    return {};
+}
+
+Result<std::vector<RetiredValue>> SecretStore::retiredValuesOf(const std::string &holder) const
+{
+    std::vector<RetiredValue> values;
+    for (const RetiredEntry &entry : m_retired) {
+        if (!std::binary_search(entry.holders.begin(), entry.holders.end(), holder))
+            continue;
+        if (valuesInFile()) {
+            values.push_back({entry.name, entry.value});
+            continue;
+        }
+        auto held = vault();
+        if (!held)
+            return fail(held.error());
+        auto read = (*held)->read(vaultId(), retiredVaultName(entry));
+        if (!read)
+            return fail(read.error());
+        if (fingerprint(*read) != entry.fingerprint)
+            return fail("secrets.keyring_changed", "the keyring's previous value of secret " + entry.name +
+                                                       " is not the one Cordon kept (it was changed outside "
+                                                       "Cordon)");
+        values.push_back({entry.name, std::move(*read)});
+    }
+    return values;
+}
+
+Result<> SecretStore::keepRetiredFor(const std::vector<std::string> &live)
+{
+    std::vector<std::string> sortedLive = live;
+    std::sort(sortedLive.begin(), sortedLive.end());
+    std::vector<RetiredEntry> kept;
+    std::vector<RetiredEntry> dropped;
+    bool changed = false;
+    for (RetiredEntry entry : m_retired) {
+        const std::size_t before = entry.holders.size();
+        std::erase_if(entry.holders, [&](const std::string &holder) {
+            return !std::binary_search(sortedLive.begin(), sortedLive.end(), holder);
+        });
+        changed |= entry.holders.size() != before;
+        (entry.holders.empty() ? dropped : kept).push_back(std::move(entry));
+    }
+    if (!changed)
+        return {};
+    CORDON_TRY(save(m_entries, m_keys, m_signingKey, kept));
+    m_retired = std::move(kept);
+    // After the file no longer names them: a crash in between leaves a value in the keyring that nothing
+    // reads, never a retired entry without its value.
+    if (!valuesInFile() && !dropped.empty()) {
+        auto held = vault();
+        if (!held)
+            return fail(held.error());
+        for (const RetiredEntry &entry : dropped)
+            CORDON_TRY((*held)->erase(vaultId(), retiredVaultName(entry)));
+    }
     return {};
 }
 
@@ -332,7 +506,7 @@ Result<PseudonymKey> SecretStore::pseudonymKey(const std::string &name, std::int
         CORDON_TRY((*held)->write(vaultId(), vaultName, toHex(*bytes)));
         next[name] = KeyEntry{{}, id, nowMs};
     }
-    CORDON_TRY(save(m_entries, next, m_signingKey));
+    CORDON_TRY(save(m_entries, next, m_signingKey, m_retired));
     m_keys = std::move(next);
     return PseudonymKey{name, id, std::move(*bytes)};
 }
@@ -374,7 +548,7 @@ Result<std::string> SecretStore::auditSigningSeed(std::int64_t nowMs)
             return fail(existing.error());
         CORDON_TRY((*held)->write(vaultId(), SigningVaultName, toHex(*bytes)));
     }
-    CORDON_TRY(save(m_entries, m_keys, made));
+    CORDON_TRY(save(m_entries, m_keys, made, m_retired));
     m_signingKey = std::move(made);
     return std::move(*bytes);
 }
@@ -399,7 +573,7 @@ Result<> SecretStore::removePseudonymKey(const std::string &name)
         return {};
     std::map<std::string, KeyEntry> next = m_keys;
     next.erase(name);
-    CORDON_TRY(save(m_entries, next, m_signingKey));
+    CORDON_TRY(save(m_entries, next, m_signingKey, m_retired));
     m_keys = std::move(next);
     return {};
 }
@@ -414,7 +588,8 @@ std::vector<StoredPseudonymKey> SecretStore::pseudonymKeys() const
 
 Result<> SecretStore::save(const std::map<std::string, Entry> &entries,
                            const std::map<std::string, KeyEntry> &keys,
-                           const std::optional<KeyEntry> &signingKey)
+                           const std::optional<KeyEntry> &signingKey,
+                           const std::vector<RetiredEntry> &retired)
 {
     Json secrets = Json::object();
     for (const auto &[name, entry] : entries) {
@@ -430,10 +605,23 @@ Result<> SecretStore::save(const std::map<std::string, Entry> &entries,
             stored.insert("key", toHex(entry.bytes));
         pseudonymKeys.insert(name, std::move(stored));
     }
+    Json::Array retiredValues;
+    for (const RetiredEntry &entry : retired) {
+        Json::Array holders;
+        for (const std::string &holder : entry.holders)
+            holders.emplace_back(holder);
+        Json stored = Json::object({{"name", entry.name},
+                                    {"retired_at_ms", entry.retiredAtMs},
+                                    {"holders", Json(std::move(holders))}});
+        stored.insert(valuesInFile() ? "value" : "fingerprint",
+                      valuesInFile() ? entry.value : entry.fingerprint);
+        retiredValues.push_back(std::move(stored));
+    }
     Json document = Json::object({{"format", Format},
                                   {"fingerprint_key", toHex(m_key)},
                                   {"values_in", m_valuesIn},
                                   {"secrets", std::move(secrets)},
+                                  {"retired", Json(std::move(retiredValues))},
                                   {"pseudonym_keys", std::move(pseudonymKeys)}});
     if (signingKey) {
         Json stored = Json::object({{"id", signingKey->id}, {"created_at_ms", signingKey->createdAtMs}});

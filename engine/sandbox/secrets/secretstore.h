@@ -6,11 +6,12 @@
 // runs. Plain C++.
 //
 // The file is JSON: {"format": 1, "fingerprint_key": <64 hex>, "values_in": "file" | <vault kind>,
-// "secrets": {NAME: {"value", "set_at_ms"}}, "pseudonym_keys": {NAME: {"key": <64 hex>, "id",
-// "created_at_ms"}}, "audit_signing_key": {"key": <64 hex>, "id", "created_at_ms"}}, with {"fingerprint",
-// "set_at_ms"} in place of the value, and no "key", when a vault holds them. It is replaced whole at each
-// change (a new file, fsync'd, renamed over the old one), so a crash leaves the old store or the new one,
-// never half of one.
+// "secrets": {NAME: {"value", "set_at_ms"}}, "retired": [{"name", "value", "retired_at_ms", "holders":
+// [ID]}], "pseudonym_keys": {NAME: {"key": <64 hex>, "id", "created_at_ms"}}, "audit_signing_key": {"key":
+// <64 hex>, "id", "created_at_ms"}}, with {"fingerprint", "set_at_ms"} (and a retired value's "fingerprint")
+// in place of the value, and no "key", when a vault holds them. It is replaced whole at each change (a new
+// file, fsync'd, renamed over the old one), so a crash leaves the old store or the new one, never half of
+// one.
 #pragma once
 
 #include "sandbox/error.h"
@@ -26,6 +27,10 @@
 #include <sys/stat.h>
 #include <vector>
 
+namespace Cordon {
+class Json;
+}
+
 namespace Cordon::Secrets {
 
 // More would be a store used as a database; each value is at most MaxValueBytes.
@@ -33,6 +38,18 @@ constexpr std::size_t MaxStoredSecrets = 256;
 
 // More pseudonym keys would be one per file rather than per user or project.
 constexpr std::size_t MaxPseudonymKeys = 64;
+
+// Previous values kept at most (retiredValuesOf()), and containers that one of them names: each secret set
+// again or removed while containers that received it live keeps one until the last of them is gone.
+constexpr std::size_t MaxRetiredValues = 256;
+constexpr std::size_t MaxRetiredHolders = 256;
+
+// A value a secret had before it was set again or removed.
+struct RetiredValue
+{
+    std::string name;
+    std::string value;
+};
 
 struct StoredPseudonymKey
 {
@@ -64,9 +81,20 @@ public:
 
     // Checks name and value (secretrules.h), then writes the whole store. secrets.store_full past
     // MaxStoredSecrets, secrets.store_io when the file cannot be written (the store in memory is unchanged).
-    Result<> set(const std::string &name, std::string_view value, std::int64_t nowMs);
-    // secrets.not_found for a name the store does not hold.
-    Result<> remove(const std::string &name);
+    // `holders`: the containers that received the value it replaces, which may have saved it in their files
+    // and print it later; that value is kept (retired) for them until keepRetiredFor() drops the last of
+    // them, so that what Cordon keeps of them is masked also after a daemon restart. secrets.store_full past
+    // MaxRetiredValues.
+    Result<> set(const std::string &name, std::string_view value, std::int64_t nowMs,
+                 const std::vector<std::string> &holders = {});
+    // secrets.not_found for a name the store does not hold. `holders` as for set().
+    Result<> remove(const std::string &name, const std::vector<std::string> &holders = {});
+
+    // The previous values of secrets that `holder` received, where the values are; the vault's errors.
+    Result<std::vector<RetiredValue>> retiredValuesOf(const std::string &holder) const;
+    // Forgets the containers not in `live`, and each previous value none of `live` holds (a container
+    // removed or expired no longer has it). Writes the store only when something was dropped.
+    Result<> keepRetiredFor(const std::vector<std::string> &live);
 
     bool contains(const std::string &name) const { return m_entries.count(name) != 0; }
     // secrets.not_found, with the command that sets it; the vault's errors, and secrets.keyring_changed when
@@ -146,8 +174,24 @@ private:
         std::int64_t createdAtMs = 0;
     };
 
+    // A previous value; in a vault under "retired:NAME:<fingerprint>", a name no secret can have.
+    struct RetiredEntry
+    {
+        std::string name;
+        std::string value; // empty when a vault holds it
+        std::string fingerprint;
+        std::int64_t retiredAtMs = 0;
+        std::vector<std::string> holders; // sorted, unique
+    };
+    static std::string retiredVaultName(const RetiredEntry &entry);
+    // Adds the current value of `name` to `retired` for `holders` (nothing when it has none, or the new value
+    // is the same); in a vault, the value is copied under its retired name first.
+    Result<> retire(const std::string &name, std::string_view next, const std::vector<std::string> &holders,
+                    std::int64_t nowMs, std::vector<RetiredEntry> &retired);
+    Result<> readRetired(const Json &retired);
+
     Result<> save(const std::map<std::string, Entry> &entries, const std::map<std::string, KeyEntry> &keys,
-                  const std::optional<KeyEntry> &signingKey);
+                  const std::optional<KeyEntry> &signingKey, const std::vector<RetiredEntry> &retired);
     // The vault of a store whose values are not in its file: secrets.keyring_unavailable when this program
     // has none of its kind.
     Result<SecretVault *> vault() const;
@@ -157,6 +201,7 @@ private:
     std::map<std::string, Entry> m_entries;
     std::map<std::string, KeyEntry> m_keys;
     std::optional<KeyEntry> m_signingKey;
+    std::vector<RetiredEntry> m_retired;
     FileIdentity m_identity;
     std::string m_valuesIn = FileValues;
     SecretVault *m_vault = nullptr; // not owned; null in the launcher
