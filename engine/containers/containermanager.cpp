@@ -136,7 +136,10 @@ Result<> ContainerManager::initialize()
     }
     interruptUnclaimedRuns(whyInterrupted);
     // Containers removed while no daemon ran (or before the store heard of it) no longer hold anything.
-    releaseRetiredValues();
+    // Without any container the store is not opened (a fresh daemon maps no library it has not used): its
+    // orphans go at the next removal or secret change.
+    if (!records->isEmpty())
+        releaseRetiredValues();
     m_expiryTimer.start(ExpiryCheckMs);
     m_sampleTimer.start(m_settings.sampleIntervalMs);
     if (m_settings.checkpointIntervalMs > 0)

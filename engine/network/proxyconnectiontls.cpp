@@ -161,9 +161,11 @@ void ProxyConnection::clientTlsReady()
     }));
     const auto clientRefused = [this, client](const QString &why) {
         endHandshake();
-        // Only a certificate alert says the program did not trust the authority; anything else is named as
-        // it was.
-        const bool certificate = why.contains(QLatin1String("certificate"), Qt::CaseInsensitive) ||
+        // A program that does not trust the authority sends a certificate alert, or (many TLS libraries)
+        // just closes the connection; any other alert (a protocol it lacks, an extension it refused) is
+        // named as it was.
+        const bool certificate = !why.contains(QLatin1String("alert"), Qt::CaseInsensitive) ||
+                                 why.contains(QLatin1String("certificate"), Qt::CaseInsensitive) ||
                                  why.contains(QLatin1String("unknown ca"), Qt::CaseInsensitive);
         finishRecord(Decision::Error,
                      certificate
