@@ -2,6 +2,7 @@
 #include "allowlistmodel.h"
 
 #include "core/policywords.h"
+#include "messagetone.h"
 #include "paletteicon.h"
 
 #include <QGuiApplication>
@@ -20,11 +21,6 @@ QString withoutPath(const QString &message)
     // "allowed_domains[0]: ..." -> "...", "allowed_domains[0].ports[0]: ..." -> "ports[0]: ..."
     static const QRegularExpression EntryPath(QStringLiteral("^allowed_domains\\[\\d+\\](: |\\.)"));
     return QString(message).remove(EntryPath);
-}
-
-bool isDark(const QPalette &palette)
-{
-    return palette.color(QPalette::Base).lightnessF() < 0.5;
 }
 
 // A rule object that says nothing a string could not: one port at most, no methods, paths or private
@@ -283,12 +279,12 @@ QJsonValue AllowlistModel::parseEditText(const QString &text, QString *problem)
 
 QColor AllowlistModel::problemColour(const QPalette &palette)
 {
-    return isDark(palette) ? QColor(0xff, 0x7b, 0x72) : QColor(0xc0, 0x1c, 0x28);
+    return toneColours(Tone::Failure, palette).accent;
 }
 
 QColor AllowlistModel::outsideColour(const QPalette &palette)
 {
-    return isDark(palette) ? QColor(0xf0, 0xb7, 0x2f) : QColor(0x9a, 0x5b, 0x00);
+    return toneColours(Tone::Warning, palette).accent;
 }
 
 } // namespace Cordon::Ui

@@ -2,6 +2,7 @@
 #include "auditview.h"
 
 #include "daemonconnection.h"
+#include "messagetone.h"
 
 #include "audit/auditreport.h"
 #include "audit/reportexport.h"
@@ -16,6 +17,7 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
@@ -52,9 +54,10 @@ QString verdictText(const QString &verdict)
 // A row that could not apply is grey: neither the green of Go nor the red of No-Go.
 QColor verdictColor(const QString &verdict)
 {
-    if (verdict == QLatin1String("go"))
-        return QColor(0x1a, 0x7f, 0x37);
-    return verdict == QLatin1String("not_applicable") ? QColor(0x57, 0x60, 0x6a) : QColor(0xb4, 0x23, 0x18);
+    const Tone tone = verdict == QLatin1String("go")               ? Tone::Success
+                      : verdict == QLatin1String("not_applicable") ? Tone::Neutral
+                                                                   : Tone::Failure;
+    return toneColours(tone, QGuiApplication::palette()).accent;
 }
 
 QString policyFileText(const QString &path, QJsonObject *policy, QString *error)

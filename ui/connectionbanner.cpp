@@ -1,20 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "connectionbanner.h"
 
+#include "appearance.h"
 #include "daemonconnection.h"
+#include "messagetone.h"
 #include "paletteicon.h"
 
+#include <QApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 
 namespace Cordon::Ui {
-
-namespace {
-
-const QColor Amber(0xc7, 0x7c, 0x02);
-
-} // namespace
 
 ConnectionBanner::ConnectionBanner(DaemonConnection &connection, QWidget *parent)
     : QFrame(parent), m_connection(connection), m_icon(new QLabel(this)), m_message(new QLabel(this)),
@@ -23,14 +20,10 @@ ConnectionBanner::ConnectionBanner(DaemonConnection &connection, QWidget *parent
     setObjectName(QStringLiteral("connectionBanner"));
     setAccessibleName(tr("Connection status"));
     setAutoFillBackground(true);
-    const QColor base = palette().color(QPalette::Window);
-    const QColor tint = QColor::fromRgbF(base.redF() * 0.8f + Amber.redF() * 0.2f,
-                                         base.greenF() * 0.8f + Amber.greenF() * 0.2f,
-                                         base.blueF() * 0.8f + Amber.blueF() * 0.2f);
-    // A style sheet paints the background itself and ignores the palette's, so both go in it.
-    setStyleSheet(QStringLiteral("#connectionBanner { background: %1; border-bottom: 1px solid %2; }")
-                      .arg(tint.name(), Amber.name()));
-    m_icon->setPixmap(paletteIcon(QStringLiteral("disconnected"), Amber).pixmap(20, 20));
+    applyTheme();
+    // Made for the palette of the moment: a new theme needs new colours (a light tint under the dark
+    // theme's near-white text was unreadable).
+    connect(Appearance::notifier(), &AppearanceNotifier::themeChanged, this, &ConnectionBanner::applyTheme);
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_retry->setAccessibleName(tr("Retry connecting to cordond now"));
@@ -47,6 +40,16 @@ ConnectionBanner::ConnectionBanner(DaemonConnection &connection, QWidget *parent
     connect(&m_tick, &QTimer::timeout, this, &ConnectionBanner::refresh);
     connect(&m_connection, &DaemonConnection::statusChanged, this, &ConnectionBanner::refresh);
     refresh();
+}
+
+void ConnectionBanner::applyTheme()
+{
+    const ToneColours colours = toneColours(Tone::Warning, QApplication::palette());
+    // A style sheet paints the background itself and ignores the palette's, so background and text go in it.
+    setStyleSheet(QStringLiteral("#connectionBanner { background: %1; border-bottom: 1px solid %2; } "
+                                 "#connectionBanner QLabel { color: %3; }")
+                      .arg(colours.background.name(), colours.border.name(), colours.text.name()));
+    m_icon->setPixmap(paletteIcon(QStringLiteral("disconnected"), colours.accent).pixmap(20, 20));
 }
 
 QString ConnectionBanner::text() const

@@ -25,6 +25,7 @@ public:
 
 private:
     void refresh();
+    void applyTheme();
 
     DaemonConnection &m_connection;
     bool m_everConnected = false;

@@ -2,6 +2,7 @@
 #include "containerlistmodel.h"
 
 #include "core/formatting.h"
+#include "messagetone.h"
 #include "paletteicon.h"
 
 #include <QApplication>
@@ -151,7 +152,7 @@ QVariant ContainerListModel::data(const QModelIndex &index, int role) const
             return palette.color(QPalette::Disabled, QPalette::Text);
         if (index.column() == IdleColumn && hasDeadline(container) &&
             remainingMs(container) < WarningFraction * double(idlePeriodMs(container)))
-            return QColor(0xd9, 0x5c, 0x00); // amber, readable on light and dark bases
+            return toneColours(Tone::Warning, palette).accent;
         return {};
     }
     case IdRole:

@@ -4,6 +4,7 @@
 #include "allowlisteditor.h"
 #include "allowlistmodel.h"
 #include "daemonconnection.h"
+#include "messagetone.h"
 #include "workbenchsettings.h"
 
 #include <QComboBox>
@@ -85,7 +86,7 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     m_nameError->setVisible(false);
     m_nameError->setWordWrap(true);
     QPalette errorPalette = m_nameError->palette();
-    errorPalette.setColor(QPalette::WindowText, QColor(0xc0, 0x1c, 0x28));
+    errorPalette.setColor(QPalette::WindowText, toneColours(Tone::Failure, errorPalette).accent);
     m_nameError->setPalette(errorPalette);
 
     for (int gib : WorkbenchSettings::memoryTiers())
@@ -370,7 +371,7 @@ void CreateContainerDialog::setBusy(bool busy)
 void CreateContainerDialog::showError(const QString &text)
 {
     QPalette errorPalette = palette();
-    errorPalette.setColor(QPalette::WindowText, QColor(0xc0, 0x1c, 0x28));
+    errorPalette.setColor(QPalette::WindowText, toneColours(Tone::Failure, errorPalette).accent);
     m_status->setPalette(errorPalette);
     m_status->setText(text);
     m_status->setVisible(true);

@@ -4,11 +4,13 @@
 #include "appearance.h"
 #include "containerlistmodel.h"
 #include "core/formatting.h"
+#include "messagetone.h"
 #include "paletteicon.h"
 
 #include <QApplication>
 #include <QDateTime>
 #include <QGridLayout>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -17,7 +19,10 @@ namespace Cordon::Ui {
 
 namespace {
 
-const QColor WarningColour(0xd9, 0x5c, 0x00);
+QColor warningColour()
+{
+    return toneColours(Tone::Warning, QGuiApplication::palette()).accent;
+}
 
 } // namespace
 
@@ -137,10 +142,10 @@ void IdleTimer::refresh()
         m_bar->setValue(static_cast<int>(qBound(qint64(0), left * 1000 / period, qint64(1000))));
         QPalette barPalette = m_bar->palette();
         barPalette.setColor(QPalette::Highlight,
-                            m_warning ? WarningColour : palette().color(QPalette::Highlight));
+                            m_warning ? warningColour() : palette().color(QPalette::Highlight));
         m_bar->setPalette(barPalette);
         if (m_warning)
-            countdownPalette.setColor(QPalette::WindowText, WarningColour);
+            countdownPalette.setColor(QPalette::WindowText, warningColour());
         const QString when =
             QDateTime::fromMSecsSinceEpoch(m_clock() + left).toString(QStringLiteral("HH:mm:ss"));
         // Its deadline passed while no daemon ran: said first, since the countdown is the grace period.

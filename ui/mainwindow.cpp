@@ -604,6 +604,10 @@ void MainWindow::onEvent(const QString &name, const QJsonObject &payload)
         // Runs started elsewhere (the CLI) change the container's active runs, which the list shows.
         const QString container =
             payload.value(QStringLiteral("run")).toObject().value(QStringLiteral("container")).toString();
+        if (name == QLatin1String("run.started"))
+            m_processGauge->runStarted(container);
+        else
+            m_processGauge->runFinished(container);
         if (m_model->rowOf(container) >= 0)
             refreshContainer(container);
     } else if (name == QLatin1String("container.expiring_soon")) {

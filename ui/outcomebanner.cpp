@@ -2,6 +2,7 @@
 #include "outcomebanner.h"
 
 #include "appearance.h"
+#include "messagetone.h"
 #include "paletteicon.h"
 
 #include <QApplication>
@@ -14,19 +15,21 @@ namespace Cordon::Ui {
 
 namespace {
 
-QColor accentFor(OutcomeSummary::Severity severity)
+Tone toneOf(OutcomeSummary::Severity severity)
 {
     switch (severity) {
     case OutcomeSummary::Severity::Success:
-        return QColor(0x2e, 0x9d, 0x4f);
+        return Tone::Success;
+    case OutcomeSummary::Severity::Contained:
+        return Tone::Contained;
     case OutcomeSummary::Severity::Failure:
-        return QColor(0xd0, 0x3b, 0x3b);
+        return Tone::Failure;
     case OutcomeSummary::Severity::Running:
-        return QColor(0x3b, 0x7d, 0xd8);
+        return Tone::Running;
     case OutcomeSummary::Severity::Unknown:
         break;
     }
-    return QColor(0xc7, 0x7c, 0x02);
+    return Tone::Warning;
 }
 
 QString iconFor(OutcomeSummary::Severity severity)
@@ -36,6 +39,7 @@ QString iconFor(OutcomeSummary::Severity severity)
         return QStringLiteral("outcome-ok");
     case OutcomeSummary::Severity::Running:
         return QStringLiteral("outcome-running");
+    case OutcomeSummary::Severity::Contained:
     case OutcomeSummary::Severity::Failure:
     case OutcomeSummary::Severity::Unknown:
         break;
@@ -92,19 +96,18 @@ void OutcomeBanner::apply()
     if (!m_summary)
         return;
     const OutcomeSummary &summary = *m_summary;
-    const QColor accent = accentFor(summary.severity);
-    const int iconSize = m_icon->width();
-    m_icon->setPixmap(paletteIcon(iconFor(summary.severity), accent).pixmap(iconSize, iconSize));
     // The application's palette, never the banner's own: the style sheet below becomes the banner's palette,
     // so mixing into palette() tinted the previous run's tint again, and after a few runs every outcome was
     // the same colour.
-    const QColor base = QApplication::palette(this).color(QPalette::Base);
-    m_background = QColor::fromRgbF(base.redF() * 0.88f + accent.redF() * 0.12f,
-                                    base.greenF() * 0.88f + accent.greenF() * 0.12f,
-                                    base.blueF() * 0.88f + accent.blueF() * 0.12f);
-    // A style sheet paints the background itself and ignores the palette's, so both go in it.
-    const QString sheet = QStringLiteral("#outcomeBanner { background: %1; border-left: 4px solid %2; }")
-                              .arg(m_background.name(), accent.name());
+    const ToneColours colours = toneColours(toneOf(summary.severity), QApplication::palette(this));
+    const int iconSize = m_icon->width();
+    m_icon->setPixmap(paletteIcon(iconFor(summary.severity), colours.accent).pixmap(iconSize, iconSize));
+    m_background = colours.background;
+    // A style sheet paints the background itself and ignores the palette's, so background and text (which
+    // must read on it in either theme) both go in it.
+    const QString sheet = QStringLiteral("#outcomeBanner { background: %1; border-left: 4px solid %2; } "
+                                         "#outcomeBanner QLabel { color: %3; }")
+                              .arg(m_background.name(), colours.border.name(), colours.text.name());
     if (sheet != styleSheet())
         setStyleSheet(sheet);
     // In front of a class the headline says what held; the explanation below still says how the run ended.

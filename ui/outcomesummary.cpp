@@ -139,9 +139,16 @@ OutcomeSummary OutcomeSummary::fromRun(const QJsonObject &run, qint64 containerL
     if (refusedForks > 0) {
         details += refusedForks == 1 ? tr(" · the process limit refused a fork")
                                      : tr(" · the process limit refused %1 forks").arg(refusedForks);
-        if (summary.contained.isEmpty())
+        if (summary.contained.isEmpty()) {
             summary.contained = pidsLimit > 0 ? tr("Contained: process limit %1 reached").arg(pidsLimit)
                                               : tr("Contained: process limit reached");
+            // The headline of a run the limit did not end says only how the program exited: what held comes
+            // first, in normal mode too (a fork bomb that caught its refused forks exits 0, and "Exit code 0"
+            // in green would teach the wrong lesson). An OOM or a timeout headline names its limit already.
+            summary.headline = summary.contained + QStringLiteral(" · ") + summary.headline;
+            if (summary.severity == Severity::Success)
+                summary.severity = Severity::Contained;
+        }
     }
     const QJsonObject network = run.value(QStringLiteral("network")).toObject();
     const qint64 allowed = network.value(QStringLiteral("allowed")).toInteger();

@@ -18,6 +18,7 @@ public:
     {
         Running,
         Success,
+        Contained, // a limit of the sandbox held, and the run ended without failing for it (a fork bomb)
         Failure,
         Unknown, // interrupted, or the connection was lost before the end
     };

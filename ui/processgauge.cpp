@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "processgauge.h"
 
-#include "allowlistmodel.h"
 #include "memoryhistory.h"
+#include "messagetone.h"
 
 #include <QGuiApplication>
 #include <QLabel>
@@ -53,16 +53,38 @@ void ProcessGauge::showSample(const MemorySample *sample)
         m_bar->setAccessibleDescription(m_label->text());
         return;
     }
-    m_limitReached = sample->pidsLimitHits > 0;
+    const auto runs = m_runs.constFind(m_containerId);
+    const qint64 refused =
+        runs == m_runs.cend() ? 0 : qMax<qint64>(0, sample->pidsLimitHits - runs->refusedBefore);
+    m_limitReached = refused > 0;
     QString text = tr("Processes: %1 of %2").arg(sample->pids).arg(sample->pidsLimit);
     if (m_limitReached)
-        text += sample->pidsLimitHits == 1 ? tr(" · the limit refused a fork")
-                                           : tr(" · the limit refused %1 forks").arg(sample->pidsLimitHits);
+        text += refused == 1 ? tr(" · the limit refused a fork")
+                             : tr(" · the limit refused %1 forks").arg(refused);
     m_label->setText(text);
     m_bar->setRange(0, int(qMin<qint64>(sample->pidsLimit, 1 << 20)));
     m_bar->setValue(int(qMin(sample->pids, sample->pidsLimit)));
     paint(m_limitReached);
     m_bar->setAccessibleDescription(text);
+}
+
+void ProcessGauge::runStarted(const QString &containerId)
+{
+    RunsUnderWay &runs = m_runs[containerId];
+    if (runs.count++ == 0) {
+        const auto &samples = m_history.samples(containerId);
+        runs.refusedBefore = samples.empty() ? 0 : samples.back().pidsLimitHits;
+    }
+}
+
+void ProcessGauge::runFinished(const QString &containerId)
+{
+    const auto runs = m_runs.find(containerId);
+    if (runs == m_runs.end() || --runs->count > 0)
+        return;
+    m_runs.erase(runs);
+    if (containerId == m_containerId)
+        setContainer(m_containerId);
 }
 
 void ProcessGauge::paint(bool alarm)
@@ -71,9 +93,9 @@ void ProcessGauge::paint(bool alarm)
     QPalette barPalette = QGuiApplication::palette();
     QPalette labelPalette = barPalette;
     if (alarm) {
-        const QColor red = AllowlistModel::problemColour(barPalette);
-        barPalette.setColor(QPalette::Highlight, red);
-        labelPalette.setColor(QPalette::WindowText, red);
+        const QColor held = toneColours(Tone::Contained, barPalette).accent;
+        barPalette.setColor(QPalette::Highlight, held);
+        labelPalette.setColor(QPalette::WindowText, held);
     }
     m_bar->setPalette(barPalette);
     m_label->setPalette(labelPalette);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The container's processes beside its memory: "Processes: 12 of 256" as a bar, from the same samples the
 // memory chart draws (memory.sample carries pids, pids_limit and pids_limit_hits). When the kernel has
-// refused forks at the limit the bar turns red and says so, so a fork bomb's lesson is visible while it runs,
-// not only in the banner afterwards.
+// refused forks at the limit during the run under way the bar takes the colour of a limit that held and says
+// so, so a fork bomb's lesson is visible while it runs; once no run is under way it is an ordinary gauge
+// again (the banner keeps the lesson), however many forks were refused since the container started.
 #pragma once
 
+#include <QHash>
 #include <QWidget>
 
 class QLabel;
@@ -25,6 +27,10 @@ public:
 
     // The container shown; empty shows nothing known.
     void setContainer(const QString &containerId);
+    // A run of the container began or ended (run.started, run.finished, from any client): refused forks
+    // count from the first start of runs that overlap.
+    void runStarted(const QString &containerId);
+    void runFinished(const QString &containerId);
 
     // "Processes: 12 of 256", then " · the limit refused 3 forks" once it has; for tests and screen readers.
     QString text() const;
@@ -39,6 +45,12 @@ private:
     QLabel *m_label;
     QProgressBar *m_bar;
     bool m_limitReached = false;
+    struct RunsUnderWay
+    {
+        int count = 0;
+        qint64 refusedBefore = 0; // the container's pids_limit_hits when the first of them began
+    };
+    QHash<QString, RunsUnderWay> m_runs;
 };
 
 } // namespace Cordon::Ui

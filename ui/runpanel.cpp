@@ -176,6 +176,7 @@ void RunPanel::setContainer(const QJsonObject &container)
     const QString id = container.value(QStringLiteral("id")).toString();
     if (id != m_containerId) {
         saveCode();
+        keepEditorView();
         // A deleted container's page goes once it is no longer shown, unless its run is still ending.
         if (!m_pageToDrop.isEmpty() && m_pageToDrop != id &&
             !(m_controller->isRunning() && m_controller->containerId() == m_pageToDrop)) {
@@ -196,6 +197,7 @@ void RunPanel::setContainer(const QJsonObject &container)
         m_language->setCurrentIndex(qMax(0, m_language->findData(m_editor->language())));
         m_editor->setText(entry.code);
         m_editor->setModified(false);
+        restoreEditorView();
     }
     m_container = container;
     if (container.isEmpty()) {
@@ -217,6 +219,24 @@ void RunPanel::setCode(const QString &language, const QString &code)
     saveCode();
 }
 
+void RunPanel::keepEditorView()
+{
+    EditorView view;
+    view.firstLine = m_editor->firstVisibleLine();
+    view.xOffset = int(m_editor->SendScintilla(QsciScintillaBase::SCI_GETXOFFSET));
+    m_editor->getCursorPosition(&view.cursorLine, &view.cursorIndex);
+    m_editorViews.insert(m_containerId, view);
+}
+
+void RunPanel::restoreEditorView()
+{
+    // A container not shown before starts at the top left.
+    const EditorView view = m_editorViews.value(m_containerId);
+    m_editor->setCursorPosition(view.cursorLine, view.cursorIndex);
+    m_editor->setFirstVisibleLine(view.firstLine);
+    m_editor->SendScintilla(QsciScintillaBase::SCI_SETXOFFSET, view.xOffset);
+}
+
 void RunPanel::saveCode()
 {
     m_saveTimer.stop();
@@ -233,6 +253,7 @@ void RunPanel::discardCode(const QString &containerId)
         m_discarded = true;
     }
     CodeStore::forget(containerId);
+    m_editorViews.remove(containerId);
     if (containerId == m_containerId)
         m_pageToDrop = containerId;
     else if (!(m_controller->isRunning() && m_controller->containerId() == containerId))

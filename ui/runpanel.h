@@ -84,6 +84,18 @@ private:
     RunController *m_controller;
     QJsonObject m_container;
     QString m_containerId;
+    // Where each container's code was scrolled to and its cursor stood: one editor shows every container's
+    // code, and another container's scroll position made a short program look blank or cut.
+    struct EditorView
+    {
+        int firstLine = 0;
+        int xOffset = 0;
+        int cursorLine = 0;
+        int cursorIndex = 0;
+    };
+    QHash<QString, EditorView> m_editorViews;
+    void keepEditorView();
+    void restoreEditorView();
     bool m_discarded = false; // the container was deleted: its code is not saved again
     QTimer m_saveTimer;
 

@@ -118,6 +118,21 @@ private Q_SLOTS:
         QCOMPARE(contained.contained, QStringLiteral("Contained: process limit 256 reached"));
         QVERIFY2(contained.details.contains(QStringLiteral("the process limit refused 14 forks")),
                  qPrintable(contained.details));
+        // What held comes first, in normal mode too, the exit status second.
+        QCOMPARE(contained.headline, QStringLiteral("Contained: process limit 256 reached · Exit code 2"));
+        QCOMPARE(contained.severity, OutcomeSummary::Severity::Failure);
+        // An OOM's headline names its limit already.
+        QVERIFY(OutcomeSummary::fromRun(run(QStringLiteral("oom")))
+                    .headline.startsWith(QStringLiteral("Out of memory")));
+        // A fork bomb that caught its refused forks exits 0: never the green "ok" of a run that met no limit.
+        QJsonObject caught = forkBomb;
+        caught.insert(QStringLiteral("error_class"), QStringLiteral("ok"));
+        caught.insert(QStringLiteral("exit_code"), 0);
+        const OutcomeSummary held = OutcomeSummary::fromRun(caught, gib, 256);
+        QCOMPARE(held.severity, OutcomeSummary::Severity::Contained);
+        QCOMPARE(held.headline, QStringLiteral("Contained: process limit 256 reached · Exit code 0"));
+        QCOMPARE(OutcomeSummary::fromRun(run(QStringLiteral("ok"))).severity,
+                 OutcomeSummary::Severity::Success);
 
         // What the run tried on the network, by verdict.
         QJsonObject networked = run(QStringLiteral("ok"));

@@ -3,17 +3,20 @@
 // text is untouched, and code runs again afterwards.
 #include "guitest.h"
 
+#include "appearance.h"
 #include "codeeditor.h"
 #include "connectionbanner.h"
 #include "containerlistmodel.h"
 #include "daemonconnection.h"
 #include "mainwindow.h"
+#include "messagetone.h"
 #include "outcomebanner.h"
 #include "runpanel.h"
 #include "testutil.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QRegularExpression>
 
 using namespace Cordon::Ui;
 
@@ -55,6 +58,19 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), 10000);
         QVERIFY2(banner->text().contains(QStringLiteral("Lost connection to cordond — reconnecting…")),
                  qPrintable(banner->text()));
+        // Readable in either theme, also after a switch while it is shown (it was near-white on beige in the
+        // dark theme): its style sheet is what is painted.
+        for (Theme theme : {Theme::Dark, Theme::Light}) {
+            Appearance::apply(theme, false);
+            const QRegularExpressionMatch background =
+                QRegularExpression(QStringLiteral("background: (#[0-9a-f]{6})")).match(banner->styleSheet());
+            const QRegularExpressionMatch text =
+                QRegularExpression(QStringLiteral("QLabel \\{ color: (#[0-9a-f]{6})"))
+                    .match(banner->styleSheet());
+            QVERIFY2(background.hasMatch() && text.hasMatch(), qPrintable(banner->styleSheet()));
+            QVERIFY2(contrastRatio(QColor(background.captured(1)), QColor(text.captured(1))) >= 4.5,
+                     qPrintable(banner->styleSheet()));
+        }
         QCOMPARE(editor->text(), typed);
         QVERIFY(!window.findChild<QAction *>(QStringLiteral("runAction"))->isEnabled());
         // The list still shows what it knew; nothing was thrown away while the daemon was gone.
