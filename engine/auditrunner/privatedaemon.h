@@ -8,6 +8,7 @@
 
 #include <QProcess>
 #include <QString>
+#include <QStringList>
 #include <QTemporaryDir>
 
 #include <memory>
@@ -22,6 +23,9 @@ public:
     PrivateDaemon(const PrivateDaemon &) = delete;
     PrivateDaemon &operator=(const PrivateDaemon &) = delete;
 
+    // cordond's options for the next start() (the credentials.domain_secret row's --upstream-ca).
+    void setArguments(const QStringList &arguments) { m_arguments = arguments; }
+    const QStringList &arguments() const { return m_arguments; }
     // Starts it (again) and connects; `audit.private_daemon` when it does not answer.
     Result<> start();
     bool isRunning() const { return m_process.state() == QProcess::Running && m_client != nullptr; }
@@ -36,6 +40,7 @@ public:
 
 private:
     QString m_program;
+    QStringList m_arguments;
     QTemporaryDir m_dir;
     QProcess m_process;
     std::unique_ptr<Daemon::DaemonClient> m_client;
