@@ -228,9 +228,10 @@ private Q_SLOTS:
                 .toJson(QJsonDocument::Compact);
         for (const char *path : {"/raw", "/base64", "/hex", "/split"}) {
             const QByteArrayList held{
-                QByteArray(QByteArray("held: the upstream received the key itself on ") + path),
-                QByteArray(QByteArray("held: no form of the key came back to the sandbox from ") + path),
-                QByteArray(QByteArray("held: the echo from ") + path +
+                QByteArray("\"held\",\"text\":\"the upstream received the key itself on " + QByteArray(path)),
+                QByteArray("\"held\",\"text\":\"no form of the key came back to the sandbox from " +
+                           QByteArray(path)),
+                QByteArray("\"held\",\"text\":\"the echo from " + QByteArray(path) +
                            " reached the sandbox with the key masked")};
             for (const QByteArray &claim : held)
                 QVERIFY2(echoEvidence.contains(claim), QByteArray(claim + '\n' + echoEvidence).constData());
