@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: MIT
 // The credentials rows: an invalid key given to a run as a secret, and as a domain secret, must never show
 // in what Cordon keeps or lets out (streams, history, events, artifacts). The masking and the artifact scan
-// are exercised by a probe that tries every way out, not assumed.
+// are exercised by a probe that tries every way out, not assumed; a domain secret is also sent to an
+// upstream that echoes it back (domainsecretecho.h).
 #include "auditrunner/auditrows.h"
 #include "auditrunner/credentialchecks.h"
 #include "auditrunner/domainsecretecho.h"
 #include "auditrunner/secretforms.h"
 
-#include <QDir>
-#include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QTemporaryDir>
 
 namespace Cordon::Audit {

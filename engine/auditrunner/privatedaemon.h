@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A cordond of the audit's own, in a temporary directory (its socket, history, workspaces and settings), for
-// the rows that kill a daemon mid-run or speed up its clock: the user's daemon and containers never notice.
+// the rows that kill a daemon mid-run or speed up its clock, and for the domain secret's echo, which needs a
+// daemon that trusts the audit's own upstream: the user's daemon and containers never notice.
 #pragma once
 
 #include "core/result.h"
