@@ -25,7 +25,8 @@ struct AuditContext
     // The audit's own invalid keys, each in every form the masker documents (secretforms.h): none may appear
     // anywhere the audit looks.
     QStringList secretValues;
-    // Started by the first lifecycle row that needs it; owned by the runner.
+    // Started by the first row that needs it (credentials.domain_secret's echo restarts it trusting its
+    // upstream, the lifecycle rows start it as it is); owned by the runner.
     PrivateDaemon *privateDaemon = nullptr;
 };
 

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 // The credentials rows: an invalid key given to a run as a secret, and as a domain secret, must never show
 // in what Cordon keeps or lets out (streams, history, events, artifacts). The masking and the artifact scan
-// are exercised by a probe that tries every way out, not assumed.
+// are exercised by a probe that tries every way out, not assumed; a domain secret is also sent to an
+// upstream that echoes it back (domainsecretecho.h).
 #include "auditrunner/auditrows.h"
+#include "auditrunner/credentialchecks.h"
+#include "auditrunner/domainsecretecho.h"
 #include "auditrunner/secretforms.h"
 
-#include <QDir>
-#include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QTemporaryDir>
 
 namespace Cordon::Audit {
@@ -17,106 +17,6 @@ namespace Cordon::Audit {
 namespace {
 
 constexpr const char *LeakFile = "/mnt/data/outputs/audit-credentials.json";
-
-// Every stored byte of a run's stream, paged through run.output; an error when a page is refused or the pages
-// do not add up to the stored total.
-Result<QByteArray> storedStream(ProbeSession &session, const QString &runId, const QString &stream)
-{
-    QByteArray all;
-    qint64 offset = 0;
-    for (int page = 0; page < 64; ++page) {
-        auto answer = session.call(QStringLiteral("run.output"), {{QStringLiteral("run_id"), runId},
-                                                                  {QStringLiteral("stream"), stream},
-                                                                  {QStringLiteral("offset"), offset}});
-        if (!answer)
-            return fail(answer.error());
-        all += QByteArray::fromBase64(answer->value(QStringLiteral("data")).toString().toLatin1());
-        offset = answer->value(QStringLiteral("next_offset")).toInteger();
-        if (answer->value(QStringLiteral("eof")).toBool()) {
-            if (all.size() != answer->value(QStringLiteral("total")).toInteger())
-                return fail(QStringLiteral("audit.incomplete"),
-                            QStringLiteral("run.output gave %1 of %2 bytes")
-                                .arg(all.size())
-                                .arg(answer->value(QStringLiteral("total")).toInteger()));
-            return all;
-        }
-    }
-    return fail(QStringLiteral("audit.incomplete"), QStringLiteral("more than 64 pages of output"));
-}
-
-// The first of `values` found in `haystack`, described for a No-Go reason; empty when none is.
-bool containsAny(const QByteArray &haystack, const QStringList &values)
-{
-    for (const QString &value : values) {
-        if (haystack.contains(value.toUtf8()))
-            return true;
-    }
-    return false;
-}
-
-// What a reviewer would look through after the run: its streams as stored, the container's history
-// (runs with their output previews, events), and the files a download of the outputs saves.
-void checkNothingShows(RowRecorder &row, ProbeSession &session, const QString &containerId,
-                       const QString &runId, const QStringList &values)
-{
-    const auto out = storedStream(session, runId, QStringLiteral("stdout"));
-    const auto err = storedStream(session, runId, QStringLiteral("stderr"));
-    row.check(out && err, QStringLiteral("the stored output could be read whole"),
-              QStringLiteral("the stored output could not be read whole (%1)")
-                  .arg(out && err ? QString() : describe(!out ? out.error() : err.error())));
-    const QByteArray streams = (out ? *out : QByteArray()) + (err ? *err : QByteArray());
-    row.evidence(QStringLiteral("stored stdout"), excerpt(QString::fromUtf8(out ? *out : QByteArray())));
-    row.check(
-        !containsAny(streams, values),
-        QStringLiteral("the key is absent from the stored stdout and stderr (%1 bytes)").arg(streams.size()),
-        QStringLiteral("the key was found in the stored stdout or stderr (%1 bytes)").arg(streams.size()));
-    // The masking was exercised, not assumed: what the run printed is there, masked.
-    row.check(streams.contains("[secret:"),
-              QStringLiteral("the stored output shows the key masked as [secret:NAME]"),
-              QStringLiteral("the stored output shows no [secret:NAME] mask: the key was never printed"));
-
-    auto runs = session.call(QStringLiteral("history.runs"), {{QStringLiteral("container"), containerId},
-                                                              {QStringLiteral("with_output"), true},
-                                                              {QStringLiteral("limit"), 20}});
-    auto events = session.events(containerId);
-    const QByteArray history = runs ? QJsonDocument(*runs).toJson(QJsonDocument::Compact) : QByteArray();
-    const QByteArray eventText =
-        events ? QJsonDocument(*events).toJson(QJsonDocument::Compact) : QByteArray();
-    row.check(runs && events && !containsAny(history + eventText, values),
-              QStringLiteral("the key is absent from the history's runs and its %1 events")
-                  .arg(events ? events->size() : 0),
-              !runs || !events ? QStringLiteral("the history could not be read (%1)")
-                                     .arg(describe(!runs ? runs.error() : events.error()))
-                               : QStringLiteral("the key was found in the history's runs or events"));
-
-    QTemporaryDir destination;
-    auto download =
-        session.call(QStringLiteral("file.download"), {{QStringLiteral("container"), containerId},
-                                                       {QStringLiteral("scope"), QStringLiteral("outputs")},
-                                                       {QStringLiteral("path"), QString()},
-                                                       {QStringLiteral("destination"), destination.path()}});
-    row.check(destination.isValid() && download, QStringLiteral("a download of the outputs ran"),
-              QStringLiteral("the download of the outputs failed (%1)")
-                  .arg(download ? QStringLiteral("no temporary folder") : describe(download.error())));
-    if (download) {
-        row.evidence(
-            QStringLiteral("download"),
-            excerpt(QString::fromUtf8(QJsonDocument(*download).toJson(QJsonDocument::Compact)), 600));
-    } else {
-        row.evidence(QStringLiteral("download"), describe(download.error()));
-    }
-    QByteArray saved;
-    QDirIterator files(destination.path(), QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
-    while (files.hasNext()) {
-        QFile file(files.next());
-        if (file.open(QIODevice::ReadOnly))
-            saved += file.readAll();
-    }
-    row.check(!containsAny(saved, values),
-              QStringLiteral("the key is absent from what a download of the outputs saved (%1 bytes)")
-                  .arg(saved.size()),
-              QStringLiteral("the key was found in the downloaded outputs (%1 bytes)").arg(saved.size()));
-}
 
 // Each form the probe printed (its `form LABEL:` line) shows the mask where the key was: printed, and masked.
 void checkEveryFormMasked(RowRecorder &row, ProbeSession &session, const QString &runId,
@@ -136,30 +36,6 @@ void checkEveryFormMasked(RowRecorder &row, ProbeSession &session, const QString
     }
 }
 
-// Sets a fresh invalid key of the audit's under NAME_PREFIX and 8 hex digits; the key's name. The value (with
-// `decorated`, distinctFormsSuffix(), so that every form of docs/secrets.md differs from the others) is
-// remembered in the context with every form of it, so that none may appear anywhere the audit looks.
-struct AuditKey
-{
-    QString name;
-    QString value;
-};
-
-Result<AuditKey> setAuditKey(AuditContext &context, const QString &namePrefix, bool decorated = false)
-{
-    const QString name = namePrefix + randomHex(8).toUpper();
-    const QString value = QStringLiteral("sk-audit-invalid-") + randomHex(32) +
-                          (decorated ? distinctFormsSuffix() : QString());
-    for (const SecretForm &form : secretForms(value.toUtf8()))
-        context.secretValues.append(QString::fromUtf8(form.decided));
-    context.secretValues.removeDuplicates();
-    auto stored = context.session.call(QStringLiteral("secret.set"),
-                                       {{QStringLiteral("name"), name}, {QStringLiteral("value"), value}});
-    if (!stored)
-        return fail(stored.error());
-    return AuditKey{name, value};
-}
-
 } // namespace
 
 AuditRow credentialsSecret(AuditContext &context)
@@ -167,7 +43,7 @@ AuditRow credentialsSecret(AuditContext &context)
     RowRecorder row(QStringLiteral("credentials.secret"),
                     QStringLiteral("An invalid key given as a secret never shows"));
     ProbeSession &session = context.session;
-    auto key = setAuditKey(context, QStringLiteral("CORDON_AUDIT_KEY_"), true);
+    auto key = setAuditKey(context, context.session, QStringLiteral("CORDON_AUDIT_KEY_"), true);
     if (!key)
         return row.noGo(
             QStringLiteral("the secret store refused the audit's key: %1").arg(describe(key.error())));
@@ -224,7 +100,7 @@ AuditRow credentialsDomainSecret(AuditContext &context)
     RowRecorder row(QStringLiteral("credentials.domain_secret"),
                     QStringLiteral("A domain secret never enters the sandbox"));
     ProbeSession &session = context.session;
-    auto key = setAuditKey(context, QStringLiteral("CORDON_AUDIT_DOMAIN_KEY_"));
+    auto key = setAuditKey(context, context.session, QStringLiteral("CORDON_AUDIT_DOMAIN_KEY_"));
     if (!key)
         return row.noGo(
             QStringLiteral("the secret store refused the audit's key: %1").arg(describe(key.error())));
@@ -298,9 +174,18 @@ AuditRow credentialsDomainSecret(AuditContext &context)
                                           : QStringLiteral("the key was found in the file the run wrote"));
             checkNothingShows(row, session, *container, run->value(QStringLiteral("id")).toString(),
                               context.secretValues);
-            result =
-                row.finish(QStringLiteral("the sandbox only ever held a placeholder; the key stays with the "
-                                          "egress proxy"));
+            // Never Go on the placeholder alone: an upstream that echoes the key must not hand it back.
+            const QString echoNotApplicable = checkEchoedDomainSecret(row, context);
+            if (!echoNotApplicable.isEmpty() && row.allHeld())
+                result = row.notApplicable(
+                    QStringLiteral(
+                        "the sandbox held only a placeholder, but the echo of the key could not be "
+                        "tried: %1")
+                        .arg(echoNotApplicable));
+            else
+                result = row.finish(
+                    QStringLiteral("the sandbox only ever held a placeholder; the key stays with the egress "
+                                   "proxy, and an upstream's echo of it reaches the sandbox masked"));
         }
     }
     (void)session.call(QStringLiteral("secret.remove"), {{QStringLiteral("name"), name}});

@@ -24,8 +24,8 @@ namespace Cordon::Audit {
 
 namespace {
 
-// The policy under test as the private daemon can take it: no network (it has no organisation list) and
-// no secrets (its store is empty), the rest unchanged.
+// The policy under test as the private daemon can take it: no network (its organisation list, when the echo
+// row wrote one, allows only the echo upstream) and no secrets (its store is empty), the rest unchanged.
 QJsonObject lifecyclePolicy(const QJsonObject &policy, const QString &name)
 {
     QJsonObject derived = derivedPolicy(policy, name);

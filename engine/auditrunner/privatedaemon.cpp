@@ -38,7 +38,7 @@ Result<> PrivateDaemon::start()
     // A group of its own: Ctrl-C at the terminal signals the whole foreground group, and the audit, which
     // stops after its row under way, must find its daemon still there to clean up with.
     m_process.setChildProcessModifier([] { ::setpgid(0, 0); });
-    m_process.setArguments({});
+    m_process.setArguments(m_arguments);
     m_process.setStandardOutputFile(dir.filePath(QStringLiteral("cordond.log")), QIODevice::Append);
     m_process.setStandardErrorFile(dir.filePath(QStringLiteral("cordond.log")), QIODevice::Append);
     m_process.start();

@@ -2,6 +2,7 @@
 #include "network/httpforward.h"
 
 #include "network/httprequest.h"
+#include "sandbox/weakening.h"
 
 #include <QTcpSocket>
 
@@ -24,6 +25,8 @@ HttpForward::HttpForward(QTcpSocket *client, QTcpSocket *upstream, HttpRequestPa
 
 void HttpForward::scrubResponse(Secrets::SecretMasker masker, bool refuseCompressed)
 {
+    if (weakened(Guarantee::EchoMasking))
+        return;
     m_scrubber =
         std::make_unique<ResponseScrubber>(std::move(masker), m_parser.head().method, refuseCompressed);
 }

@@ -11,6 +11,7 @@ enum class Guarantee
 {
     OutputMasking,           // secret values masked in kept output
     DomainSecretPlaceholder, // a run gets a placeholder, never a domain secret's value
+    EchoMasking,             // an upstream's echo of a domain secret is masked on its way back
     SpecialFileRefusal,      // a symlink in the outputs is refused at download
     NetworkNamespace,        // a container has a network of its own
     ProxyAllowlist,          // the egress proxy refuses what the allowlists do not name

@@ -219,6 +219,24 @@ private Q_SLOTS:
             QVERIFY2(secretEvidence.contains(
                          QByteArray(QByteArray("the key printed as ") + form + " is kept masked")),
                      form);
+        // The domain secret's echo was tried for real: the upstream got the key on every path, and each
+        // answer reached the run masked.
+        const QByteArray echoEvidence =
+            QJsonDocument(reportRow(report, QStringLiteral("credentials.domain_secret"))
+                              .value(QStringLiteral("evidence"))
+                              .toArray())
+                .toJson(QJsonDocument::Compact);
+        for (const char *path : {"/raw", "/base64", "/hex", "/split"}) {
+            const QByteArrayList held{
+                QByteArray("\"held\",\"text\":\"the upstream received the key itself on " + QByteArray(path)),
+                QByteArray("\"held\",\"text\":\"no form of the key came back to the sandbox from " +
+                           QByteArray(path)),
+                QByteArray("\"held\",\"text\":\"the echo from " + QByteArray(path) +
+                           " reached the sandbox with the key masked")};
+            for (const QByteArray &claim : held)
+                QVERIFY2(echoEvidence.contains(claim), QByteArray(claim + '\n' + echoEvidence).constData());
+        }
+        QVERIFY2(echoEvidence.contains("Bearer ****************"), echoEvidence);
         QCOMPARE(report.value(QStringLiteral("policy")).toObject().value(QStringLiteral("text")).toString(),
                  QString::fromUtf8(readFile(policy)).trimmed());
 
@@ -532,6 +550,9 @@ private Q_SLOTS:
         weakened("masking", "credentials.secret", "the key printed as lower is kept unmasked");
         weakened("domain-placeholder", "credentials.domain_secret",
                  "the key was found in the file the run wrote");
+        // The proxy no longer masks what an upstream echoes: the key comes back in the first echo.
+        weakened("echo-masking", "credentials.domain_secret",
+                 "the key came back to the sandbox as raw in the echoed /raw response");
         weakened("special-files", "filesystem.special_artifacts",
                  "was not refused|not as the special file it is");
         // A host with a route out fails the first check, one without fails the loopback check.

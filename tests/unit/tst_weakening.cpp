@@ -18,7 +18,8 @@ private Q_SLOTS:
         // Every name tests/weakened/testweakening.cpp knows, and a few that look like them.
         ::setenv(
             "CORDON_TEST_WEAKEN",
-            "masking,domain-placeholder,special-files,netns,proxy-allowlist,org-bound,seccomp,host-proc,"
+            "masking,domain-placeholder,echo-masking,special-files,netns,proxy-allowlist,org-bound,seccomp,"
+            "host-proc,"
             "pids,timeout,output-cap,parallel,idempotency,memory,workspace-quota,interrupted,expiry-wipe,"
             "attribution,no-cgroup,all,*,1",
             1);

@@ -19,6 +19,8 @@ const char *nameOf(Guarantee guarantee)
         return "masking";
     case Guarantee::DomainSecretPlaceholder:
         return "domain-placeholder";
+    case Guarantee::EchoMasking:
+        return "echo-masking";
     case Guarantee::SpecialFileRefusal:
         return "special-files";
     case Guarantee::NetworkNamespace:
