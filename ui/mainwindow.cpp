@@ -12,6 +12,7 @@
 #include "demoscripts.h"
 #include "desktopnotifier.h"
 #include "filebrowser.h"
+#include "fitscrollarea.h"
 #include "helpdialogs.h"
 #include "historyview.h"
 #include "idletimer.h"
@@ -24,6 +25,7 @@
 #include "paletteicon.h"
 #include "processgauge.h"
 #include "runpanel.h"
+#include "screenfit.h"
 #include "secretsdialog.h"
 #include "settingsdialog.h"
 #include "welcomepage.h"
@@ -314,7 +316,9 @@ void MainWindow::buildLayout()
     });
     m_historyDock = new QDockWidget(tr("History"), this);
     m_historyDock->setObjectName(QStringLiteral("historyDock"));
-    m_historyDock->setWidget(m_historyView);
+    // The docks take their height from the panels above, never from the screen: their minimum is a few lines
+    // and the view scrolls below that (the History's detail alone wants 330 px in presentation mode).
+    m_historyDock->setWidget(new FitScrollArea(m_historyView, m_historyDock));
     m_historyDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
     addDockWidget(Qt::BottomDockWidgetArea, m_historyDock);
     m_historyDock->hide();
@@ -324,7 +328,7 @@ void MainWindow::buildLayout()
     m_auditView->setObjectName(QStringLiteral("auditView"));
     m_auditDock = new QDockWidget(tr("Go/No-Go Audit"), this);
     m_auditDock->setObjectName(QStringLiteral("auditDock"));
-    m_auditDock->setWidget(m_auditView);
+    m_auditDock->setWidget(new FitScrollArea(m_auditView, m_auditDock));
     m_auditDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
     addDockWidget(Qt::BottomDockWidgetArea, m_auditDock);
     tabifyDockWidget(m_historyDock, m_auditDock);
@@ -529,8 +533,15 @@ void MainWindow::buildDemoMenu()
 void MainWindow::restoreLayout()
 {
     QSettings settings;
-    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+    // Inside the screen it opens on, whatever was saved: a geometry from a larger screen or another monitor
+    // would leave the title bar or the right column out of reach, and the first start's size is more than a
+    // 1366x768 laptop has.
+    if (restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) {
+        ScreenFit::fitWindow(this);
+    } else {
         resize(1360, 840);
+        ScreenFit::fitWindow(this, ScreenFit::Placement::Centre);
+    }
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     m_mainSplitter->restoreState(settings.value(QStringLiteral("window/mainSplitter")).toByteArray());
     m_runPanel->splitter()->restoreState(
