@@ -54,6 +54,7 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -332,6 +333,21 @@ void MainWindow::buildLayout()
     m_auditDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
     addDockWidget(Qt::BottomDockWidgetArea, m_auditDock);
     tabifyDockWidget(m_historyDock, m_auditDock);
+    // Opened below the panels, a dock takes at most half the window's height, however tall its view would
+    // like to be (the History in presentation mode asks for 390 px, which left the editor two lines on a
+    // 1280x800 projector); dragged taller, it stays so until it is opened again. After the layout has given
+    // it its height.
+    for (QDockWidget *dock : {m_historyDock, m_auditDock}) {
+        connect(dock, &QDockWidget::visibilityChanged, this, [this, dock](bool visible) {
+            if (!visible)
+                return;
+            QTimer::singleShot(0, dock, [this, dock] {
+                if (!dock->isFloating() && dockWidgetArea(dock) == Qt::BottomDockWidgetArea &&
+                    dock->height() > height() / 2)
+                    resizeDocks({dock}, {height() / 2}, Qt::Vertical);
+            });
+        });
+    }
     m_auditDock->hide();
     connect(m_auditView, &AuditView::runRequested, this, [this](const QString &runId) {
         m_historyDock->show();

@@ -250,6 +250,12 @@ private Q_SLOTS:
         verifyWindowInside(*window);
         if (QTest::currentTestFailed())
             return;
+        // The dock in front took at most half the height, and left the panels the rest.
+        if (docks)
+            QTRY_VERIFY2(
+                window->auditDock()->height() <= window->height() / 2 + 1,
+                qPrintable(
+                    QStringLiteral("%1 of %2").arg(window->auditDock()->height()).arg(window->height())));
         const QRect inside = window->rect();
         for (const char *name : {"idleTimer", "memoryChart", "processGauge", "memoryProcesses", "runPanel"}) {
             auto *widget = window->findChild<QWidget *>(QString::fromLatin1(name));
