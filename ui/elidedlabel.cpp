@@ -16,8 +16,8 @@ QSize ElidedLabel::minimumSizeHint() const
 {
     QSize size = QLabel::minimumSizeHint();
     const QMargins margins = contentsMargins();
-    const int few =
-        fontMetrics().horizontalAdvance(QStringLiteral("MMMMMM…")) + margins.left() + margins.right();
+    // About seven characters and the ellipsis: enough to tell containers apart at a glance.
+    const int few = fontMetrics().averageCharWidth() * 8 + margins.left() + margins.right();
     size.setWidth(qMin(size.width(), few));
     return size;
 }

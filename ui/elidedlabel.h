@@ -17,7 +17,7 @@ class ElidedLabel final : public QLabel
 public:
     explicit ElidedLabel(QWidget *parent = nullptr);
 
-    // Room for a few characters and the ellipsis.
+    // Room for a few characters and the ellipsis, or the whole text if it is shorter.
     QSize minimumSizeHint() const override;
 
 protected:
