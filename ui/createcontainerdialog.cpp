@@ -4,6 +4,7 @@
 #include "allowlisteditor.h"
 #include "allowlistmodel.h"
 #include "daemonconnection.h"
+#include "dialogfit.h"
 #include "messagetone.h"
 #include "workbenchsettings.h"
 
@@ -135,7 +136,6 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
         if (allowlist)
             showOrganisation();
         validate();
-        adjustSize();
     });
     connect(m_allowlist, &AllowlistEditor::validityChanged, this, &CreateContainerDialog::validate);
 
@@ -148,7 +148,6 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     connect(m_advancedToggle, &QToolButton::toggled, this, [this](bool shown) {
         m_advanced->setVisible(shown);
         m_advancedToggle->setArrowType(shown ? Qt::DownArrow : Qt::RightArrow);
-        adjustSize();
     });
     m_runTimeout->setAccessibleName(tr("Run time limit in seconds"));
     m_pids->setAccessibleName(tr("Process limit"));
@@ -213,8 +212,7 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
                    this);
     intro->setWordWrap(true);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setSizeConstraint(QLayout::SetFixedSize);
+    auto *layout = new QVBoxLayout;
     layout->setContentsMargins(18, 16, 18, 14);
     layout->addWidget(heading);
     layout->addWidget(intro);
@@ -224,11 +222,16 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     layout->addWidget(m_networkNote);
     layout->addWidget(m_advancedToggle, 0, Qt::AlignLeft);
     layout->addWidget(m_advanced);
-    layout->addWidget(m_progress);
-    layout->addWidget(m_status);
-    layout->addSpacing(4);
-    layout->addWidget(m_buttons);
-    setMinimumWidth(480);
+    layout->addStretch(1);
+    // The busy bar and the daemon's refusal stay in sight with the buttons when the form scrolls.
+    auto *footer = new QWidget(this);
+    auto *footerLayout = new QVBoxLayout(footer);
+    footerLayout->setContentsMargins(0, 0, 0, 0);
+    footerLayout->addWidget(m_progress);
+    footerLayout->addWidget(m_status);
+    footerLayout->addWidget(m_buttons);
+    // It grows with the allowlist and the advanced limits: DialogFit follows, within the screen.
+    DialogFit::install(this, layout, footer, QSize(480, 0));
     m_memory->setMinimumWidth(140);
     m_name->selectAll();
     validate();
@@ -292,7 +295,6 @@ void CreateContainerDialog::loadSecrets()
         }
         m_secrets->setVisible(m_secrets->count() > 0);
         m_secretsNote->setVisible(m_secrets->count() == 0);
-        adjustSize();
     });
 }
 

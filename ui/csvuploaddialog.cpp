@@ -2,6 +2,7 @@
 #include "csvuploaddialog.h"
 
 #include "core/formatting.h"
+#include "dialogfit.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -89,15 +90,14 @@ CsvUploadDialog::CsvUploadDialog(DaemonConnection &connection, const QString &ho
     auto *middle = new QHBoxLayout;
     middle->addWidget(m_columns);
     middle->addWidget(m_table, 1);
-    auto *layout = new QVBoxLayout(this);
+    auto *layout = new QVBoxLayout;
     layout->addWidget(intro);
     layout->addLayout(middle, 1);
     layout->addWidget(m_header);
     layout->addWidget(m_status);
     layout->addWidget(m_key);
     layout->addWidget(m_guessable);
-    layout->addWidget(buttons);
-    resize(760, 420);
+    DialogFit::install(this, layout, buttons, QSize(760, 420));
 
     requestPreview(false);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "helpdialogs.h"
 
+#include "dialogfit.h"
+
 #include <QAction>
 #include <QCoreApplication>
 #include <QDialogButtonBox>
@@ -71,10 +73,9 @@ DocumentationDialog::DocumentationDialog(QWidget *parent)
     auto *row = new QHBoxLayout;
     row->addWidget(m_topics);
     row->addWidget(m_text, 1);
-    auto *layout = new QVBoxLayout(this);
+    auto *layout = new QVBoxLayout;
     layout->addLayout(row, 1);
-    layout->addWidget(buttons);
-    resize(900, 640);
+    DialogFit::install(this, layout, buttons, QSize(900, 640));
     m_topics->setCurrentRow(0);
 }
 
@@ -129,10 +130,9 @@ ShortcutsDialog::ShortcutsDialog(const QList<QAction *> &menus, QWidget *parent)
     m_list->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    auto *layout = new QVBoxLayout(this);
+    auto *layout = new QVBoxLayout;
     layout->addWidget(m_list, 1);
-    layout->addWidget(buttons);
-    resize(460, 560);
+    DialogFit::install(this, layout, buttons, QSize(460, 560));
 }
 
 QStringList ShortcutsDialog::rows() const

@@ -5,6 +5,7 @@
 #include "core/formatting.h"
 #include "core/policywords.h"
 #include "daemonconnection.h"
+#include "dialogfit.h"
 #include "paletteicon.h"
 #include "policyview.h"
 
@@ -70,14 +71,13 @@ InspectDialog::InspectDialog(DaemonConnection &connection, const QJsonObject &co
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
-    auto *layout = new QVBoxLayout(this);
+    auto *layout = new QVBoxLayout;
     layout->addWidget(m_header);
     layout->addWidget(m_allowlistTitle);
     layout->addWidget(m_allowlist);
     layout->addWidget(policyTitle);
     layout->addWidget(m_policy, 1);
-    layout->addWidget(buttons);
-    resize(760, 640);
+    DialogFit::install(this, layout, buttons, QSize(760, 640));
     update(container);
 }
 

@@ -12,6 +12,7 @@
 #include "demoscripts.h"
 #include "desktopnotifier.h"
 #include "filebrowser.h"
+#include "fitscrollarea.h"
 #include "helpdialogs.h"
 #include "historyview.h"
 #include "idletimer.h"
@@ -24,6 +25,7 @@
 #include "paletteicon.h"
 #include "processgauge.h"
 #include "runpanel.h"
+#include "screenfit.h"
 #include "secretsdialog.h"
 #include "settingsdialog.h"
 #include "welcomepage.h"
@@ -52,6 +54,7 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -314,7 +317,9 @@ void MainWindow::buildLayout()
     });
     m_historyDock = new QDockWidget(tr("History"), this);
     m_historyDock->setObjectName(QStringLiteral("historyDock"));
-    m_historyDock->setWidget(m_historyView);
+    // The docks take their height from the panels above, never from the screen: their minimum is a few lines
+    // and the view scrolls below that (the History's detail alone wants 330 px in presentation mode).
+    m_historyDock->setWidget(new FitScrollArea(m_historyView, m_historyDock));
     m_historyDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
     addDockWidget(Qt::BottomDockWidgetArea, m_historyDock);
     m_historyDock->hide();
@@ -324,10 +329,25 @@ void MainWindow::buildLayout()
     m_auditView->setObjectName(QStringLiteral("auditView"));
     m_auditDock = new QDockWidget(tr("Go/No-Go Audit"), this);
     m_auditDock->setObjectName(QStringLiteral("auditDock"));
-    m_auditDock->setWidget(m_auditView);
+    m_auditDock->setWidget(new FitScrollArea(m_auditView, m_auditDock));
     m_auditDock->setAllowedAreas(Qt::BottomDockWidgetArea | Qt::RightDockWidgetArea);
     addDockWidget(Qt::BottomDockWidgetArea, m_auditDock);
     tabifyDockWidget(m_historyDock, m_auditDock);
+    // Opened below the panels, a dock takes at most half the window's height, however tall its view would
+    // like to be (the History in presentation mode asks for 390 px, which left the editor two lines on a
+    // 1280x800 projector); dragged taller, it stays so until it is opened again. After the layout has given
+    // it its height.
+    for (QDockWidget *dock : {m_historyDock, m_auditDock}) {
+        connect(dock, &QDockWidget::visibilityChanged, this, [this, dock](bool visible) {
+            if (!visible)
+                return;
+            QTimer::singleShot(0, dock, [this, dock] {
+                if (!dock->isFloating() && dockWidgetArea(dock) == Qt::BottomDockWidgetArea &&
+                    dock->height() > height() / 2)
+                    resizeDocks({dock}, {height() / 2}, Qt::Vertical);
+            });
+        });
+    }
     m_auditDock->hide();
     connect(m_auditView, &AuditView::runRequested, this, [this](const QString &runId) {
         m_historyDock->show();
@@ -529,8 +549,15 @@ void MainWindow::buildDemoMenu()
 void MainWindow::restoreLayout()
 {
     QSettings settings;
-    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+    // Inside the screen it opens on, whatever was saved: a geometry from a larger screen or another monitor
+    // would leave the title bar or the right column out of reach, and the first start's size is more than a
+    // 1366x768 laptop has.
+    if (restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) {
+        ScreenFit::fitWindow(this);
+    } else {
         resize(1360, 840);
+        ScreenFit::fitWindow(this, ScreenFit::Placement::Centre);
+    }
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     m_mainSplitter->restoreState(settings.value(QStringLiteral("window/mainSplitter")).toByteArray());
     m_runPanel->splitter()->restoreState(

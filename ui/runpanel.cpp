@@ -5,6 +5,7 @@
 #include "codestore.h"
 #include "core/formatting.h"
 #include "daemonconnection.h"
+#include "elidedlabel.h"
 #include "outcomebanner.h"
 #include "outputconsole.h"
 #include "paletteicon.h"
@@ -24,7 +25,7 @@ namespace Cordon::Ui {
 
 RunPanel::RunPanel(DaemonConnection &connection, QWidget *parent)
     : QWidget(parent), m_connection(connection), m_controller(new RunController(connection, this)),
-      m_title(new QLabel(this)), m_language(new QComboBox(this)), m_runButton(new QToolButton(this)),
+      m_title(new ElidedLabel(this)), m_language(new QComboBox(this)), m_runButton(new QToolButton(this)),
       m_stopButton(new QToolButton(this)), m_editor(new CodeEditor(this)),
       m_splitter(new QSplitter(Qt::Vertical, this)),
       m_runAction(new QAction(paletteIcon(QStringLiteral("run")), tr("&Run"), this)),

@@ -2,6 +2,7 @@
 #include "scanfindingsdialog.h"
 
 #include "core/formatting.h"
+#include "dialogfit.h"
 
 #include <QDialogButtonBox>
 #include <QHeaderView>
@@ -70,13 +71,12 @@ ScanFindingsDialog::ScanFindingsDialog(const QJsonArray &scanned, QWidget *paren
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
-    auto *layout = new QVBoxLayout(this);
+    auto *layout = new QVBoxLayout;
     layout->addWidget(intro);
     layout->addWidget(m_findings, 1);
     layout->addWidget(new QLabel(tr("Reason:"), this));
     layout->addWidget(m_reason);
-    layout->addWidget(buttons);
-    resize(760, 360);
+    DialogFit::install(this, layout, buttons, QSize(760, 360));
 }
 
 QString ScanFindingsDialog::reason() const

@@ -5,6 +5,7 @@
 #include "allowlistmodel.h"
 #include "core/formatting.h"
 #include "daemonconnection.h"
+#include "dialogfit.h"
 
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -93,14 +94,13 @@ SecretsDialog::SecretsDialog(DaemonConnection &connection, QWidget *parent)
     buttons->addButton(m_remove, QDialogButtonBox::ActionRole);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
-    auto *layout = new QVBoxLayout(this);
+    auto *layout = new QVBoxLayout;
     layout->addWidget(intro);
     layout->addWidget(m_table, 1);
     layout->addWidget(m_valuesIn);
     layout->addLayout(form);
     layout->addWidget(m_message);
-    layout->addWidget(buttons);
-    resize(820, 420);
+    DialogFit::install(this, layout, buttons, QSize(820, 420));
 
     connect(m_set, &QPushButton::clicked, this, &SecretsDialog::setFromFields);
     connect(m_value, &QLineEdit::returnPressed, this, &SecretsDialog::setFromFields);

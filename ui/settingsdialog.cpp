@@ -3,6 +3,7 @@
 
 #include "appearance.h"
 #include "daemonconnection.h"
+#include "dialogfit.h"
 #include "orgallowlisteditor.h"
 #include "workbenchsettings.h"
 
@@ -31,10 +32,9 @@ SettingsDialog::SettingsDialog(DaemonConnection &connection, QWidget *parent)
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    auto *layout = new QVBoxLayout(this);
+    auto *layout = new QVBoxLayout;
     layout->addWidget(m_tabs, 1);
-    layout->addWidget(buttons);
-    resize(640, 480);
+    DialogFit::install(this, layout, buttons, QSize(640, 480));
     loadDataLocation();
 }
 

@@ -9,6 +9,7 @@
 
 #include <QAbstractButton>
 #include <QApplication>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -40,6 +41,21 @@ template<typename TestClass> int guiTestMain(int argc, char *argv[], Needs needs
     qputenv("CORDON_DATA_DIR", data.path().toLocal8Bit());
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
+    // CORDON_TEST_SCREEN=WIDTHxHEIGHT gives the offscreen platform one screen of that size, all of it
+    // available (its own default is 800x800), through the platform's JSON configuration.
+    QTemporaryDir platform;
+    const QList<QByteArray> screen = qgetenv("CORDON_TEST_SCREEN").split('x');
+    if (screen.size() == 2) {
+        const QByteArray json =
+            QByteArray("{\"screens\": [{\"name\": \"test\", \"x\": 0, \"y\": 0, \"width\": ") + screen.at(0) +
+            QByteArray(", \"height\": ") + screen.at(1) + QByteArray("}]}");
+        QFile screenConfig(platform.filePath(QStringLiteral("offscreen.json")));
+        if (!screenConfig.open(QIODevice::WriteOnly) || screenConfig.write(json) != json.size())
+            return 1;
+        screenConfig.close();
+        qputenv("QT_QPA_PLATFORM",
+                QByteArray("offscreen:configfile=") + screenConfig.fileName().toLocal8Bit());
+    }
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("cordon-tests"));
     QApplication::setApplicationName(QStringLiteral("cordon-workbench-tests"));
