@@ -5,6 +5,8 @@
 #include "messagetone.h"
 #include "paletteicon.h"
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QDateTime>
 #include <QFontDatabase>
@@ -214,6 +216,13 @@ QStringList ContainerListModel::liveNames() const
         if (hasDeadline(row))
             names.append(row.value(QStringLiteral("name")).toString());
     return names;
+}
+
+bool ContainerListModel::hasDemo() const
+{
+    return std::any_of(m_rows.cbegin(), m_rows.cend(), [](const QJsonObject &row) {
+        return hasDeadline(row) && row.value(QStringLiteral("demo")).toBool();
+    });
 }
 
 void ContainerListModel::resetFrom(const QJsonArray &containers)

@@ -57,6 +57,8 @@ public:
     QJsonObject container(const QString &id) const;
     // Names of the containers shown that are neither expired nor deleted: the daemon refuses a second one.
     QStringList liveNames() const;
+    // Whether a container shown, neither expired nor deleted, follows the demo clock.
+    bool hasDemo() const;
 
     // For tests: the clock the countdown reads (milliseconds since the epoch).
     void setClock(std::function<qint64()> clock) { m_clock = std::move(clock); }

@@ -9,6 +9,7 @@
 #include "core/formatting.h"
 #include "createcontainerdialog.h"
 #include "daemonconnection.h"
+#include "democlock.h"
 #include "demoscripts.h"
 #include "desktopnotifier.h"
 #include "filebrowser.h"
@@ -125,7 +126,8 @@ QString stateOf(const QJsonObject &container)
 
 MainWindow::MainWindow(Options options, QWidget *parent)
     : QMainWindow(parent), m_connection(new DaemonConnection(this)), m_model(new ContainerListModel(this)),
-      m_history(new MemoryHistory(this)), m_notifier(new DesktopNotifier(this))
+      m_history(new MemoryHistory(this)), m_demoClock(new DemoClock(*m_connection, *m_model, this)),
+      m_notifier(new DesktopNotifier(this))
 {
     m_connection->setAutoStart(options.autoStartDaemon);
     setWindowTitle(tr("Cordon Workbench"));
@@ -157,6 +159,9 @@ MainWindow::MainWindow(Options options, QWidget *parent)
         activateWindow();
         selectContainer(id);
     });
+    connect(m_demoClock, &DemoClock::scaleChanged, this, &MainWindow::updateStatus);
+    connect(m_demoClock, &DemoClock::message, this,
+            [this](const QString &text) { statusBar()->showMessage(text, 10000); });
     connect(m_connection, &DaemonConnection::subscribed, this, &MainWindow::onSubscribed);
     connect(m_connection, &DaemonConnection::eventReceived, this, &MainWindow::onEvent);
     connect(m_connection, &DaemonConnection::eventReceived, m_networkPanel, &NetworkPanel::onEvent);
@@ -530,12 +535,8 @@ void MainWindow::buildDemoMenu()
         connect(action, &QAction::triggered, this, [this, script] { runDemo(script); });
     }
     demoMenu->addSeparator();
-    m_fastClockAction = demoMenu->addAction(tr("&Fast Idle Clock (1 Minute = 1 Second)"));
-    m_fastClockAction->setObjectName(QStringLiteral("fastClockAction"));
-    m_fastClockAction->setCheckable(true);
-    m_fastClockAction->setToolTip(tr("Idle time runs 60 times faster for every container of this daemon, so "
-                                     "that expiry can be shown in seconds. The CLI sees the same clock."));
-    connect(m_fastClockAction, &QAction::toggled, this, &MainWindow::setFastClock);
+    demoMenu->addAction(m_demoClock->fastClockAction());
+    demoMenu->addAction(m_demoClock->markAction());
     m_presentationAction = demoMenu->addAction(tr("&Presentation Mode (Large Fonts)"));
     m_presentationAction->setObjectName(QStringLiteral("presentationAction"));
     m_presentationAction->setCheckable(true);
@@ -602,11 +603,8 @@ void MainWindow::onSubscribed(const QJsonObject &snapshot)
     for (const QJsonValue &container : snapshot.value(QStringLiteral("containers")).toArray())
         notifyGrace(container.toObject());
     m_haveList = true;
-    m_timeScale = m_connection->helloResult().value(QStringLiteral("time_scale")).toDouble(1);
-    {
-        const QSignalBlocker blocker(m_fastClockAction);
-        m_fastClockAction->setChecked(m_timeScale > 1);
-    }
+    m_demoClock->setScaleFromDaemon(
+        m_connection->helloResult().value(QStringLiteral("time_scale")).toDouble(1));
     if (m_currentId.isEmpty() || m_model->rowOf(m_currentId) < 0) {
         const QString last = QSettings().value(QStringLiteral("window/lastContainer")).toString();
         if (m_model->rowOf(last) >= 0)
@@ -780,6 +778,7 @@ void MainWindow::updateActions()
     m_deleteAction->setEnabled(connected && !m_currentId.isEmpty());
     m_inspectAction->setEnabled(!m_currentId.isEmpty());
     m_copyIdAction->setEnabled(!m_currentId.isEmpty());
+    m_demoClock->setCurrentContainer(m_currentId);
     m_deleteAction->setText(state == QLatin1String("expired") ? tr("&Remove from List") : tr("&Delete…"));
     m_idleTimer->setKeepAliveEnabled(connected);
     m_welcome->setConnected(connected);
@@ -800,8 +799,8 @@ void MainWindow::updateStatus()
     const QJsonObject hello = m_connection->helloResult();
     QString text =
         tr("Connected to cordond %1").arg(hello.value(QStringLiteral("daemon_version")).toString());
-    if (m_timeScale > 1)
-        text += tr(" · idle time runs %1× faster (demo)").arg(m_timeScale);
+    if (m_demoClock->scale() > 1)
+        text += tr(" · idle time runs %1× faster for demo containers").arg(m_demoClock->scale());
     m_statusLabel->setText(text);
 }
 
@@ -858,8 +857,10 @@ void MainWindow::createDemo(std::function<void(const QString &id)> then)
     QJsonObject policy{{QStringLiteral("memory_limit"), QStringLiteral("1g")}};
     if (!m_model->liveNames().contains(QStringLiteral("demo")))
         policy.insert(QStringLiteral("name"), QStringLiteral("demo"));
+    // A demo follows the demo clock; a container the user creates otherwise never does.
     m_connection->call(
-        QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}}, this,
+        QStringLiteral("container.create"),
+        {{QStringLiteral("policy"), policy}, {QStringLiteral("demo"), true}}, this,
         [this, then = std::move(then)](Result<QJsonObject> result) {
             m_welcome->setBusy(false);
             statusBar()->clearMessage();
@@ -937,27 +938,6 @@ void MainWindow::loadAndRun(const QString &id, const DemoScript &script)
     statusBar()->showMessage(script.shows, 15000);
     if (m_runPanel->runAction()->isEnabled())
         m_runPanel->runAction()->trigger();
-}
-
-void MainWindow::setFastClock(bool fast)
-{
-    const double scale = fast ? 60 : 1;
-    // The container in front of the trainer joins the demo clock; the daemon's other containers keep real
-    // time (only containers made on a demo clock follow it).
-    QJsonObject params{{QStringLiteral("scale"), scale}};
-    if (!m_currentId.isEmpty())
-        params.insert(QStringLiteral("containers"), QJsonArray{m_currentId});
-    m_connection->call(
-        QStringLiteral("daemon.set_time_scale"), params, this, [this](Result<QJsonObject> result) {
-            if (result)
-                m_timeScale = result->value(QStringLiteral("time_scale")).toDouble(1);
-            else
-                statusBar()->showMessage(
-                    tr("The daemon kept its clock: %1").arg(toQt(result.error().describe())), 10000);
-            const QSignalBlocker blocker(m_fastClockAction);
-            m_fastClockAction->setChecked(m_timeScale > 1);
-            updateStatus();
-        });
 }
 
 void MainWindow::setPresentationMode(bool presentation)
@@ -1079,6 +1059,7 @@ void MainWindow::showListMenu(const QPoint &position)
         // Start or Stop, whichever applies: both disabled would only be noise.
         menu.addAction(m_stopAction->isEnabled() ? m_stopAction : m_startAction);
         menu.addAction(m_keepAliveAction);
+        menu.addAction(m_demoClock->markAction());
         menu.addSeparator();
         menu.addAction(m_deleteAction);
     }

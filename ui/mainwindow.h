@@ -36,6 +36,7 @@ class NetworkPanel;
 class ProcessGauge;
 class RunPanel;
 class WelcomePage;
+class DemoClock;
 struct DemoScript;
 
 class MainWindow final : public QMainWindow
@@ -76,8 +77,6 @@ public:
     // The Demo menu's programs: loads one into the selected container's editor (creating or starting a
     // container first when there is none running) and runs it.
     void runDemo(const DemoScript &script);
-    // Idle time runs 60x faster for the current container, those made from now on and those already on the
-    // demo clock; the daemon's other containers keep real time (daemon.set_time_scale).
     // Inspect the current container (Ctrl+I); the dialog follows it while open.
     InspectDialog *inspectCurrent();
     // Help menu: the built-in documentation (F1), the keyboard shortcuts, the welcome page.
@@ -85,7 +84,6 @@ public:
     void showShortcuts();
     void showWelcomePage();
     void copyCurrentId();
-    void setFastClock(bool fast);
     void setPresentationMode(bool presentation);
     DesktopNotifier *notifier() const { return m_notifier; }
 
@@ -127,9 +125,9 @@ private:
     DaemonConnection *m_connection;
     ContainerListModel *m_model;
     MemoryHistory *m_history;
+    DemoClock *m_demoClock;
     QString m_currentId;
     bool m_haveList = false;
-    double m_timeScale = 1;
     DesktopNotifier *m_notifier;
     QHash<QString, qint64> m_expiryWarnings; // container id -> the deadline a notification warned of
     QHash<QString, qint64> m_graceNotified;  // container id -> the grace period (grace_since) announced
@@ -165,7 +163,6 @@ private:
     QAction *m_inspectAction = nullptr;
     QAction *m_copyIdAction = nullptr;
     bool m_showingWelcome = false; // Help › Welcome Page over a non-empty list, until a container is chosen
-    QAction *m_fastClockAction = nullptr;
     QAction *m_presentationAction = nullptr;
 };
 

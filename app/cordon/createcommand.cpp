@@ -66,9 +66,13 @@ int createCommand(const QStringList &arguments)
         QStringLiteral("idle"),
         QStringLiteral("Expire after this long without activity: 20m, 2h, 1d (whole minutes, up to 7d)."),
         QStringLiteral("duration"));
+    const QCommandLineOption demoOption(
+        QStringLiteral("demo"),
+        QStringLiteral(
+            "A demo container: it follows the demo clock (cordon daemon time-scale); others never do."));
     const QCommandLineOption jsonOption(QStringLiteral("json"),
                                         QStringLiteral("Print the daemon's result (the container) as JSON."));
-    parser.addOptions({policyOption, nameOption, memoryOption, idleOption, jsonOption});
+    parser.addOptions({policyOption, nameOption, memoryOption, idleOption, demoOption, jsonOption});
     if (auto done = parseCommandLine(parser, arguments, command))
         return *done;
     if (!parser.positionalArguments().isEmpty())
@@ -113,8 +117,10 @@ int createCommand(const QStringList &arguments)
     // No name given: the daemon chooses a readable one that no other container has.
     if (!fileGivesName && !parser.isSet(nameOption))
         policyObject.remove(QStringLiteral("name"));
-    auto created =
-        session.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policyObject}});
+    QJsonObject params{{QStringLiteral("policy"), policyObject}};
+    if (parser.isSet(demoOption))
+        params.insert(QStringLiteral("demo"), true);
+    auto created = session.call(QStringLiteral("container.create"), params);
     if (!created)
         return reportError(created.error());
     if (parser.isSet(jsonOption))

@@ -377,9 +377,10 @@ int timeScale(const QStringList &arguments)
     const QString command = QStringLiteral("cordon daemon time-scale");
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Make idle time pass N times faster (1 is real time) for containers made from now on and those on a\n"
-        "demo clock already; every other container keeps real time. For demos and tests: at 60, a container\n"
-        "that expires after 20 idle minutes expires after 20 seconds."));
+        "Make idle time pass N times faster (1 is real time) for demo containers: those made with\n"
+        "`cordon create --demo` or by the workbench's Demo menu, or marked there. Every other\n"
+        "container keeps real time. At 60, a demo that expires after 20 idle minutes expires after\n"
+        "20 seconds."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("scale"), QStringLiteral("1..3600."), QStringLiteral("N"));
     const QCommandLineOption jsonOption(QStringLiteral("json"),

@@ -34,7 +34,7 @@ Error notFound(const QString &what, const QString &id)
 } // namespace
 
 ContainerManager::ContainerManager(Store::HistoryStore &store, ManagerSettings settings, QObject *parent)
-    : QObject(parent), m_store(store), m_settings(settings)
+    : QObject(parent), m_store(store), m_settings(settings), m_demoScale(settings.timeScale)
 {
     m_ledger = new NetworkLedger(
         [this](const QString &containerId, const QString &runId, const QString &kind,
@@ -111,6 +111,9 @@ Result<> ContainerManager::initialize()
             record.id, policy ? *policy : Policy::ContainerPolicy{}, m_cgroup.get());
         Entry &survivor = *owned;
         m_entries.emplace(record.id, std::move(owned));
+        // A demo clock switched on before the restart still runs: the trainer switched it, not the daemon.
+        if (record.demo && record.endedAt == 0)
+            m_demoScale = std::max(m_demoScale, record.timeScale);
         // Masked from the first event on; a secret removed meanwhile fails the next run, not the restart.
         if (auto secrets = resolveSecrets(survivor.container->policy()))
             rememberSecretValues(survivor, *secrets);
@@ -158,28 +161,57 @@ Result<> ContainerManager::setTimeScale(double scale, const QStringList &contain
     if (!(scale >= 1 && scale <= 3600))
         return fail(QStringLiteral("daemon.invalid_time_scale"),
                     QStringLiteral("time scale must be between 1 and 3600, got %1").arg(scale));
-    m_settings.timeScale = scale;
+    m_demoScale = scale;
+    for (auto &[id, entry] : m_entries) {
+        if (containers.contains(id))
+            entry->record.demo = true;
+        if (entry->record.demo)
+            moveToClock(*entry);
+    }
+    recordEvent({}, {}, QStringLiteral("daemon.time_scale"),
+                {{QStringLiteral("scale"), scale},
+                 {QStringLiteral("containers"), QJsonArray::fromStringList(containers)}});
+    return {};
+}
+
+Result<ContainerSnapshot> ContainerManager::setDemo(const QString &id, bool demo)
+{
+    auto found = liveEntry(id);
+    if (!found)
+        return fail(found.error());
+    Entry &entry = **found;
+    if (entry.record.demo != demo) {
+        entry.record.demo = demo;
+        moveToClock(entry);
+        persist(entry);
+        recordEvent(entry.record.id, {}, QStringLiteral("container.demo_clock"),
+                    {{QStringLiteral("demo"), demo}, {QStringLiteral("time_scale"), entry.record.timeScale}});
+    }
+    return snapshot(entry);
+}
+
+double ContainerManager::clockFor(const Entry &entry) const
+{
+    return entry.record.demo ? m_demoScale : m_settings.timeScale;
+}
+
+void ContainerManager::moveToClock(Entry &entry)
+{
+    const double scale = clockFor(entry);
+    const double oldScale = entry.record.timeScale > 0 ? entry.record.timeScale : 1;
+    if (entry.record.endedAt != 0 || scale == oldScale)
+        return;
     // The new clock applies to the idle period under way, not only from the next activity on: a trainer who
     // switches to a fast clock wants to see the countdown of the container in front of the class shrink now.
     // But only the idle time still to go passes faster, from this moment on. Scaling the time already spent
     // idle too would expire, and delete, a container that sat idle for a minute the moment a 20-minute period
     // is switched to 60x: nothing may expire because the clock was switched.
     const qint64 at = now();
-    for (auto &[id, entry] : m_entries) {
-        const bool onDemoClock = entry->record.timeScale > 1 || containers.contains(id);
-        if (entry->record.endedAt == 0 && onDemoClock) {
-            const double oldScale = entry->record.timeScale > 0 ? entry->record.timeScale : 1;
-            const qint64 left = std::max<qint64>(0, entry->record.expiresAt - at);
-            entry->record.timeScale = scale;
-            entry->record.expiresAt = at + static_cast<qint64>(static_cast<double>(left) * oldScale / scale);
-            entry->warned = false;
-            persist(*entry); // also announces the new deadline (container.changed)
-        }
-    }
-    recordEvent({}, {}, QStringLiteral("daemon.time_scale"),
-                {{QStringLiteral("scale"), scale},
-                 {QStringLiteral("containers"), QJsonArray::fromStringList(containers)}});
-    return {};
+    const qint64 left = std::max<qint64>(0, entry.record.expiresAt - at);
+    entry.record.timeScale = scale;
+    entry.record.expiresAt = at + static_cast<qint64>(static_cast<double>(left) * oldScale / scale);
+    entry.warned = false;
+    persist(entry); // also announces the new deadline (container.changed)
 }
 
 int ContainerManager::runningCount() const
@@ -189,7 +221,7 @@ int ContainerManager::runningCount() const
     }));
 }
 
-Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy &policy)
+Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy &policy, bool demo)
 {
     if (runningCount() >= m_settings.maxContainers)
         return fail(QStringLiteral("container.limit"),
@@ -226,7 +258,8 @@ Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy
     created.record.state = QStringLiteral("running");
     created.record.policyVersion = version;
     created.record.memoryLimit = m_cgroup ? policy.memoryLimitBytes : 0;
-    created.record.timeScale = m_settings.timeScale;
+    created.record.demo = demo;
+    created.record.timeScale = clockFor(created);
     created.record.createdAt = now();
     created.container = std::make_unique<Container>(created.record.id, policy, m_cgroup.get());
     Result<> started = prepareDomainSecrets(created);
@@ -244,7 +277,8 @@ Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy
     touch(created);
     recordEvent(id, {}, QStringLiteral("container.created"),
                 {{QStringLiteral("policy_version"), created.record.policyVersion},
-                 {QStringLiteral("time_scale"), created.record.timeScale}});
+                 {QStringLiteral("time_scale"), created.record.timeScale},
+                 {QStringLiteral("demo"), created.record.demo}});
     return snapshot(created);
 }
 

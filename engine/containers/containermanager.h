@@ -38,7 +38,7 @@ namespace Cordon::Containers {
 
 struct ManagerSettings
 {
-    double timeScale = 1;        // idle minutes pass this many times faster (demos, tests)
+    double timeScale = 1;        // every container's idle time passes this much faster (tests)
     int maxContainers = 16;      // running at once
     int maxRunsPerContainer = 8; // active at once in one container
     int sampleIntervalMs = 500;  // memory sampling, 2 Hz
@@ -200,14 +200,19 @@ public:
     // container holds become `interrupted`, and a deadline that passed meanwhile gets a grace period.
     Result<> initialize();
     QString cgroupDescription() const;
-    double timeScale() const { return m_settings.timeScale; }
-    // The demo clock: containers created from now on, those already on a demo clock (a scale above 1) and
-    // those named in `containers` pass their idle time at `scale`; every other container keeps real time,
-    // so that switching a demo clock on never moves a real container's deadline.
+    // The demo clock's scale (cordond --time-scale until a client sets it).
+    double timeScale() const { return m_demoScale; }
+    // The demo clock: demo containers (made with `demo`, or marked by setDemo()) and those named in
+    // `containers`, which become demos, pass their idle time at `scale`; every other container keeps the
+    // daemon's clock, so that switching a demo clock on never moves a user's container's deadline.
     Result<> setTimeScale(double scale, const QStringList &containers = {});
+    // Marks a container as a demo (it follows the demo clock from now on) or takes the mark away (back to
+    // the daemon's clock); only the idle time still to go changes pace.
+    Result<ContainerSnapshot> setDemo(const QString &id, bool demo);
 
-    // Refuses a name that a container not yet expired or deleted has (container.name_taken).
-    Result<ContainerSnapshot> create(const Policy::ContainerPolicy &policy);
+    // Refuses a name that a container not yet expired or deleted has (container.name_taken). A demo
+    // container follows the demo clock.
+    Result<ContainerSnapshot> create(const Policy::ContainerPolicy &policy, bool demo = false);
     // A readable name ("brisk-heron") no such container has, for a policy that gives none.
     QString unusedName() const;
     QList<ContainerSnapshot> list(bool includeEnded) const;
@@ -391,6 +396,10 @@ private:
     bool touch(Entry &entry);
     qint64 idleMillis(const Entry &entry) const;
     void persist(Entry &entry);
+    // The clock an entry's idle time passes on: the demo clock for a demo, else the daemon's.
+    double clockFor(const Entry &entry) const;
+    // Puts an entry on clockFor() from now on, rescaling only the idle time still to go, and saves it.
+    void moveToClock(Entry &entry);
     void recordEvent(const QString &containerId, const QString &runId, const QString &kind,
                      const QJsonObject &detail);
     // recordEvent() without telling listeners: for an event written in a batch, announced once committed.
@@ -492,6 +501,7 @@ private:
     // Network decisions pass through it on their way to the history (recordConnection()).
     NetworkLedger *m_ledger = nullptr;
     ManagerSettings m_settings;
+    double m_demoScale; // the demo clock (daemon.set_time_scale)
     std::unique_ptr<Cgroup::CgroupBackend> m_cgroup;
     std::unique_ptr<Network::EgressProxy> m_proxy;
     std::map<QString, std::unique_ptr<Entry>> m_entries;

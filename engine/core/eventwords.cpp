@@ -217,9 +217,16 @@ QString describe(const QJsonObject &event)
         return kind == QLatin1String("secret.set") ? tr("Secret %1 set (%2)").arg(name, fingerprint)
                                                    : tr("Secret %1 set anew (%2)").arg(name, fingerprint);
     }
-    if (kind == QLatin1String("daemon.time_scale"))
-        return tr("The demo clock now runs %1× faster for new containers and those on it")
-            .arg(detail.value(QStringLiteral("scale")).toDouble());
+    if (kind == QLatin1String("daemon.time_scale")) {
+        const double scale = detail.value(QStringLiteral("scale")).toDouble();
+        return scale > 1 ? tr("The demo clock now runs %1× faster for demo containers").arg(scale)
+                         : tr("The demo clock is back to real time");
+    }
+    if (kind == QLatin1String("container.demo_clock"))
+        return detail.value(QStringLiteral("demo")).toBool()
+                   ? tr("Marked as a demo: follows the demo clock (%1×)")
+                         .arg(detail.value(QStringLiteral("time_scale")).toDouble())
+                   : tr("No longer a demo: back on real time");
     // A kind this version does not know: its detail as compact JSON, escaped like any other text from it.
     return Format::displayName(QString::fromUtf8(QJsonDocument(detail).toJson(QJsonDocument::Compact)));
 }

@@ -21,6 +21,7 @@ struct ContainerRecord
     QString policyVersion;
     qint64 memoryLimit = 0;
     double timeScale = 1;
+    bool demo = false; // follows the demo clock (daemon.set_time_scale); every other container keeps its time
     qint64 createdAt = 0;
     qint64 lastActiveAt = 0;
     qint64 expiresAt = 0;

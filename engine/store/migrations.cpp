@@ -134,12 +134,18 @@ CREATE TABLE audits (
 CREATE INDEX audits_by_time ON audits(created_at);
 )sql";
 
+// Which containers follow the demo clock (a trainer's fast idle clock): only those made or marked as demos,
+// so that switching the clock on cannot expire a user's other containers. Those already on a faster clock
+// were put there as demos.
+constexpr char SchemaV6[] = R"sql(
+ALTER TABLE containers ADD COLUMN demo INTEGER NOT NULL DEFAULT 0;
+UPDATE containers SET demo = 1 WHERE time_scale > 1;
+)sql";
+
 constexpr Migration Migrations[] = {
-    {1, "create the history tables", SchemaV1},
-    {2, "count process-limit hits per run", SchemaV2},
-    {3, "record the secrets a run received", SchemaV3},
-    {4, "record how a file was transformed", SchemaV4},
-    {5, "keep the Go/No-Go audits' reports", SchemaV5},
+    {1, "create the history tables", SchemaV1},         {2, "count process-limit hits per run", SchemaV2},
+    {3, "record the secrets a run received", SchemaV3}, {4, "record how a file was transformed", SchemaV4},
+    {5, "keep the Go/No-Go audits' reports", SchemaV5}, {6, "mark the demo clock's containers", SchemaV6},
 };
 
 } // namespace

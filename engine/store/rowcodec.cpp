@@ -6,7 +6,7 @@
 namespace Cordon::Store {
 
 const char ContainerColumns[] = "id, name, state, policy_version, memory_limit, time_scale, created_at, "
-                                "last_active_at, expires_at, ended_at";
+                                "last_active_at, expires_at, ended_at, demo";
 const char FileColumns[] = "id, container_id, run_id, direction, scope, path, sha256, size, at, detail";
 const char EventColumns[] = "id, at, container_id, run_id, kind, detail";
 
@@ -34,6 +34,7 @@ ContainerRecord containerFromRow(const Statement &row)
     record.lastActiveAt = row.columnInt64(7);
     record.expiresAt = row.columnInt64(8);
     record.endedAt = row.columnInt64(9);
+    record.demo = row.columnInt(10) != 0;
     return record;
 }
 

@@ -29,7 +29,7 @@ _cordon_options()
 {
     case $1 in
         run) echo --policy --memory --timeout --input --output-dir --force --keep-both --json --stdin --allow-degraded --help ;;
-        create) echo --policy --name --memory --idle --json --help ;;
+        create) echo --policy --name --memory --idle --demo --json --help ;;
         ls) echo -a --all --json -q --quiet --names --no-start --help ;;
         inspect | stop | start | keepalive | logs) echo --json --help ;;
         exec) echo --stdin --language --code --code-file --timeout --key --json --help ;;

@@ -184,6 +184,7 @@ complete -c cordon -n $create -l policy -r -F -d 'Container policy JSON file'
 complete -c cordon -n $create -l name -x -d "The container's name"
 complete -c cordon -n $create -l memory -x -a '1g 4g 16g 64g' -d 'Memory limit'
 complete -c cordon -n $create -l idle -x -a '20m 1h 2h 1d 7d' -d 'Expire after this long without activity'
+complete -c cordon -n $create -l demo -d 'A demo container: it follows the demo clock'
 complete -c cordon -n $create -l json -d "Print the daemon's result as JSON"
 
 # ls

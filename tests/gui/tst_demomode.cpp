@@ -2,7 +2,8 @@
 // The trainer's Demo menu against a real cordond: every demo program runs into the limit it is meant to show
 // (the kernel's OOM kill, the pids limit, no network, no host files) or leaves its artifacts in outputs/; the
 // user's own code is not replaced without asking; the fast idle clock changes the daemon's clock and the
-// countdown; presentation mode scales the fonts and scales them back.
+// countdown of demo containers only, and asks before it touches any other; presentation mode scales the
+// fonts and scales them back.
 #include "guitest.h"
 #include "windowtest.h"
 
@@ -17,6 +18,7 @@
 #include "outputconsole.h"
 #include "processgauge.h"
 #include "runpanel.h"
+#include "testutil.h"
 #include "workspacefilemodel.h"
 
 #include <Qsci/qscilexer.h>
@@ -27,6 +29,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPointer>
+#include <QPushButton>
 
 using namespace Cordon::Ui;
 
@@ -200,6 +204,83 @@ private Q_SLOTS:
         fast->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(timeScale(), 1.0, 10000);
         QTRY_VERIFY_WITH_TIMEOUT(expiresAt() > before - 60 * 1000, 10000);
+    }
+
+    // The fast clock is for demos: a user's own container keeps its deadline unless the trainer, asked,
+    // includes it; cancelling leaves the clock as it was.
+    void theFastClockAsksBeforeItTouchesAUsersContainer()
+    {
+        const QString demo = m_window->currentContainerId();
+        QVERIFY(m_window->containerModel().container(demo).value(QStringLiteral("demo")).toBool());
+        auto created = CordonGuiTest::callAndWait(
+            m_window->connection(), QStringLiteral("container.create"),
+            {{QStringLiteral("policy"),
+              QJsonObject{{QStringLiteral("name"), QStringLiteral("mine")},
+                          {QStringLiteral("memory_limit"), QStringLiteral("1g")}}}});
+        QVERIFY_RESULT(created);
+        const QString mine =
+            created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        QTRY_VERIFY(m_window->containerModel().rowOf(mine) >= 0);
+        m_window->selectContainer(mine);
+        auto expiresAt = [&](const QString &id) {
+            return m_window->containerModel().container(id).value(QStringLiteral("expires_at")).toInteger();
+        };
+        const qint64 mineBefore = expiresAt(mine);
+        const qint64 demoBefore = expiresAt(demo);
+        QAction *fast = m_window->findChild<QAction *>(QStringLiteral("fastClockAction"));
+        QAction *mark = m_window->findChild<QAction *>(QStringLiteral("markDemoAction"));
+        QVERIFY(fast && mark && !fast->isChecked());
+        QVERIFY(mark->isEnabled() && !mark->isChecked());
+
+        auto answer = [&](const QString &button) {
+            QPointer<QMessageBox> box;
+            if (!QTest::qWaitFor([&] {
+                    box = m_window->findChild<QMessageBox *>(QStringLiteral("demoClockQuestion"));
+                    return box && box->isVisible();
+                }))
+                return false;
+            if (!box->informativeText().contains(QStringLiteral("mine")))
+                return false;
+            if (button.isEmpty())
+                box->button(QMessageBox::Cancel)->click();
+            else
+                box->findChild<QPushButton *>(button)->click();
+            return QTest::qWaitFor([&] { return box.isNull() || !box->isVisible(); });
+        };
+
+        // Cancel: nothing changes, and the menu says so.
+        fast->trigger();
+        QVERIFY(answer(QString()));
+        QCOMPARE(fast->isChecked(), false);
+        QCOMPARE(timeScale(), 1.0);
+
+        // Demo containers only: the demo's countdown shrinks, the user's deadline does not move.
+        fast->trigger();
+        QVERIFY(answer(QStringLiteral("demosOnlyButton")));
+        QTRY_COMPARE_WITH_TIMEOUT(timeScale(), 60.0, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(expiresAt(demo) < demoBefore - 10 * 60 * 1000, 10000);
+        QTest::qWait(500);
+        QCOMPARE(expiresAt(mine), mineBefore);
+        QCOMPARE(m_window->containerModel().container(mine).value(QStringLiteral("time_scale")).toDouble(),
+                 1.0);
+        fast->trigger(); // off again, no question
+        QTRY_COMPARE_WITH_TIMEOUT(timeScale(), 1.0, 10000);
+        QCOMPARE(expiresAt(mine), mineBefore);
+
+        // Include: the user's container becomes a demo, on the trainer's word.
+        fast->trigger();
+        QVERIFY(answer(QStringLiteral("includeButton")));
+        QTRY_VERIFY_WITH_TIMEOUT(expiresAt(mine) < mineBefore - 10 * 60 * 1000, 10000);
+        QTRY_VERIFY(m_window->containerModel().container(mine).value(QStringLiteral("demo")).toBool());
+        QTRY_VERIFY(mark->isChecked());
+        // Unmarked, it is back on real time while the clock stays fast.
+        mark->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(expiresAt(mine) > QDateTime::currentMSecsSinceEpoch() + 10 * 60 * 1000,
+                                 10000);
+        QCOMPARE(timeScale(), 60.0);
+        fast->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(timeScale(), 1.0, 10000);
+        m_window->selectContainer(demo);
     }
 
     void presentationModeScalesTheFonts()

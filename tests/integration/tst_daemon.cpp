@@ -47,10 +47,12 @@ class TestDaemon final : public QObject
 private:
     DaemonFixture m_daemon;
 
-    QString create(int idleMinutes = 20, const QString &memory = QStringLiteral("1g"))
+    QString create(int idleMinutes = 20, const QString &memory = QStringLiteral("1g"), bool demo = false)
     {
-        auto created = m_daemon.call(QStringLiteral("container.create"),
-                                     {{QStringLiteral("policy"), policyJson(idleMinutes, memory)}});
+        QJsonObject params{{QStringLiteral("policy"), policyJson(idleMinutes, memory)}};
+        if (demo)
+            params.insert(QStringLiteral("demo"), true);
+        auto created = m_daemon.call(QStringLiteral("container.create"), params);
         if (!created) {
             qWarning() << Cordon::toQt(created.error().message());
             return {};
@@ -89,25 +91,25 @@ private:
         return events ? events->value(QStringLiteral("total")).toInteger() : -1;
     }
 
-    QString state(const QString &container)
+    // The container's wire form, or an object with only `error` (its code) when it cannot be read.
+    QJsonObject container(const QString &id)
     {
-        auto got = m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), container}});
-        return got ? got->value(QStringLiteral("container"))
-                         .toObject()
-                         .value(QStringLiteral("state"))
-                         .toString()
-                   : Cordon::toQt(got.error().code());
+        auto got = m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), id}});
+        return got ? got->value(QStringLiteral("container")).toObject()
+                   : QJsonObject{{QStringLiteral("error"), Cordon::toQt(got.error().code())}};
+    }
+
+    QString state(const QString &id)
+    {
+        const QJsonObject got = container(id);
+        return got.contains(QStringLiteral("error")) ? got.value(QStringLiteral("error")).toString()
+                                                     : got.value(QStringLiteral("state")).toString();
     }
 
     // The container's idle deadline (ms since the epoch), or 0 when it cannot be read.
-    qint64 expiresAt(const QString &container)
+    qint64 expiresAt(const QString &id)
     {
-        auto got = m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), container}});
-        return got ? got->value(QStringLiteral("container"))
-                         .toObject()
-                         .value(QStringLiteral("expires_at"))
-                         .toInteger()
-                   : qint64(0);
+        return container(id).value(QStringLiteral("expires_at")).toInteger();
     }
 
 private Q_SLOTS:
@@ -643,7 +645,8 @@ private Q_SLOTS:
     }
 
     // The demo clock moves the containers a trainer names (the one in front of the class) and those made
-    // on it; every other container keeps real time, whatever the clock does.
+    // as demos; every other container keeps real time, whatever the clock does, even one created while it
+    // runs fast.
     void aFasterClockShortensTheIdlePeriodUnderWay()
     {
         QSignalSpy events(m_daemon.client.get(), &Cordon::Daemon::DaemonClient::eventReceived);
@@ -670,15 +673,39 @@ private Q_SLOTS:
                    container.value(QStringLiteral("id")).toString() == id &&
                    container.value(QStringLiteral("expires_at")).toInteger() == after;
         }));
-        // A container made on the demo clock follows it.
-        const QString demo = create(1);
+        // A container made as a demo follows it; one made while it runs, but not as a demo, does not.
+        const QString demo = create(1, QStringLiteral("1g"), true);
         QVERIFY(expiresAt(demo) <= QDateTime::currentMSecsSinceEpoch() + 1500);
+        const QString later = create(1);
+        QVERIFY(expiresAt(later) >= QDateTime::currentMSecsSinceEpoch() + 50000);
+        QCOMPARE(container(later).value(QStringLiteral("demo")).toBool(), false);
+        QCOMPARE(container(demo).value(QStringLiteral("demo")).toBool(), true);
         QTRY_COMPARE_WITH_TIMEOUT(state(id), QStringLiteral("expired"), 5000);
         QTRY_COMPARE_WITH_TIMEOUT(state(demo), QStringLiteral("expired"), 5000);
+        // Marking one as a demo puts it on the clock at once; taking the mark away puts it back.
+        auto marked = m_daemon.call(QStringLiteral("container.set_demo"),
+                                    {{QStringLiteral("id"), later}, {QStringLiteral("demo"), true}});
+        QVERIFY_RESULT(marked);
+        QCOMPARE(marked->value(QStringLiteral("container"))
+                     .toObject()
+                     .value(QStringLiteral("time_scale"))
+                     .toDouble(),
+                 60.0);
+        QVERIFY(expiresAt(later) <= QDateTime::currentMSecsSinceEpoch() + 1500);
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.set_demo"),
+                                     {{QStringLiteral("id"), later}, {QStringLiteral("demo"), false}}));
+        QVERIFY(expiresAt(later) >= QDateTime::currentMSecsSinceEpoch() + 30000);
+        QCOMPARE(state(later), QStringLiteral("running"));
+        auto badMark =
+            m_daemon.call(QStringLiteral("container.set_demo"),
+                          {{QStringLiteral("id"), later}, {QStringLiteral("demo"), QStringLiteral("yes")}});
+        QVERIFY(!badMark);
+        QCOMPARE(Cordon::toQt(badMark.error().code()), QStringLiteral("protocol.invalid_params"));
         QVERIFY_RESULT(
             m_daemon.call(QStringLiteral("daemon.set_time_scale"), {{QStringLiteral("scale"), 1}}));
         QCOMPARE(state(real), QStringLiteral("running"));
         QCOMPARE(expiresAt(real), realBefore);
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), later}}));
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), real}}));
         auto unknown =
             m_daemon.call(QStringLiteral("daemon.set_time_scale"),

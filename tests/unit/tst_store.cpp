@@ -164,7 +164,7 @@ private Q_SLOTS:
         auto store = openOrFail(path);
         QVERIFY(store);
         QCOMPARE(store->schemaVersion(), latestSchemaVersion());
-        QCOMPARE(latestSchemaVersion(), 5);
+        QCOMPARE(latestSchemaVersion(), 6);
         QVERIFY(!migrations().empty());
 
         // Private: the history holds code and output.
@@ -196,7 +196,7 @@ private Q_SLOTS:
         QCOMPARE(pragma(*m_store, "foreign_keys"), QStringLiteral("1"));
         QCOMPARE(pragma(*m_store, "busy_timeout"), QStringLiteral("5000"));
         QCOMPARE(pragma(*m_store, "synchronous"), QStringLiteral("1")); // NORMAL
-        QCOMPARE(pragma(*m_store, "user_version"), QStringLiteral("5"));
+        QCOMPARE(pragma(*m_store, "user_version"), QString::number(latestSchemaVersion()));
         auto ok = m_store->integrityCheck();
         QVERIFY_RESULT(ok);
         QVERIFY(*ok);
@@ -210,7 +210,7 @@ private Q_SLOTS:
 
         auto reopened = openOrFail(m_path);
         QVERIFY(reopened);
-        QCOMPARE(reopened->schemaVersion(), 5);
+        QCOMPARE(reopened->schemaVersion(), latestSchemaVersion());
         auto loaded = reopened->run(QStringLiteral("r1"));
         QVERIFY_RESULT(loaded);
         QCOMPARE(loaded->containerId, QStringLiteral("a"));
@@ -222,24 +222,29 @@ private Q_SLOTS:
     void newerSchemaIsRefused()
     {
         const QString path = m_dir.filePath(QStringLiteral("newer.db"));
+        const int newer = latestSchemaVersion() + 1;
         QVERIFY(openOrFail(path));
         {
             auto db = Database::open(path);
             QVERIFY_RESULT(db);
-            QVERIFY_RESULT(db->exec("PRAGMA user_version = 6", QStringLiteral("pretend a newer Cordon")));
+            QVERIFY_RESULT(db->exec("PRAGMA user_version = " + QByteArray::number(newer),
+                                    QStringLiteral("pretend a newer Cordon")));
         }
         Cordon::Error error;
         QVERIFY(!openOrFail(path, &error));
         QCOMPARE(error.code(), "store.migration");
-        QVERIFY2(Cordon::toQt(error.message()).contains(QStringLiteral("schema version 6, newer than the 5")),
+        QVERIFY2(Cordon::toQt(error.message())
+                     .contains(QStringLiteral("schema version %1, newer than the %2")
+                                   .arg(newer)
+                                   .arg(latestSchemaVersion())),
                  error.message().c_str());
 
-        // Left as it was: still version 6, with the older tables intact.
+        // Left as it was: still the newer version, with the older tables intact.
         auto db = Database::open(path);
         QVERIFY_RESULT(db);
         auto version = db->queryInt("PRAGMA user_version", QStringLiteral("read version"));
         QVERIFY_RESULT(version);
-        QCOMPARE(*version, 6);
+        QCOMPARE(*version, newer);
     }
 
     // Audits: stored whole, listed newest first without the document, saved again when signed.
@@ -309,7 +314,7 @@ private Q_SLOTS:
         }
         auto store = openOrFail(path);
         QVERIFY(store);
-        QCOMPARE(store->schemaVersion(), 5);
+        QCOMPARE(store->schemaVersion(), latestSchemaVersion());
         auto old = store->run(QStringLiteral("old"));
         QVERIFY_RESULT(old);
         QCOMPARE(old->errorClass, QStringLiteral("ok"));
@@ -333,6 +338,34 @@ private Q_SLOTS:
                      .value(QStringLiteral("pids_limit_hits"))
                      .toInteger(),
                  7);
+    }
+
+    // Version 6 marks the demo clock's containers: one on a faster clock was put there as a demo, and only
+    // demos follow the clock from now on. The mark is saved and read back with the container.
+    void containersOnAFasterClockBecomeDemos()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("v5.db"));
+        {
+            auto db = Database::open(path);
+            QVERIFY_RESULT(db);
+            for (const Migration &migration : migrations().first(5))
+                QVERIFY_RESULT(db->exec(migration.sql, QStringLiteral("schema %1").arg(migration.version)));
+            QVERIFY_RESULT(db->exec("PRAGMA user_version = 5; "
+                                    "INSERT INTO containers (id, state, time_scale, created_at) VALUES "
+                                    "('fast', 'running', 60, 1), ('real', 'running', 1, 1);",
+                                    QStringLiteral("a version-5 history")));
+        }
+        auto store = openOrFail(path);
+        QVERIFY(store);
+        QCOMPARE(store->container(QStringLiteral("fast"))->demo, true);
+        QCOMPARE(store->container(QStringLiteral("real"))->demo, false);
+        ContainerRecord real = *store->container(QStringLiteral("real"));
+        real.demo = true;
+        QVERIFY_RESULT(store->saveContainer(real));
+        QCOMPARE(store->container(QStringLiteral("real"))->demo, true);
+        real.demo = false;
+        QVERIFY_RESULT(store->saveContainer(real));
+        QCOMPARE(store->container(QStringLiteral("real"))->demo, false);
     }
 
     void notADatabase()

@@ -39,7 +39,25 @@ Result<QJsonObject> create(ApiContext &context, const QJsonObject &params)
     auto policy = Policy::ContainerPolicy::fromJsonValue(toPlain(policyObject));
     if (!policy)
         return fail(policy.error());
-    auto container = context.manager.create(*policy);
+    auto demo = optionalBool(params, QStringLiteral("demo"));
+    if (!demo)
+        return fail(demo.error());
+    auto container = context.manager.create(*policy, *demo);
+    if (!container)
+        return fail(container.error());
+    return wrap(QStringLiteral("container"), containerToJson(*container));
+}
+
+// A demo follows the demo clock (daemon.set_time_scale); taking the mark away puts it back on real time.
+Result<QJsonObject> setDemo(ApiContext &context, const QJsonObject &params)
+{
+    auto id = requireString(params, QStringLiteral("id"));
+    if (!id)
+        return fail(id.error());
+    const QJsonValue demo = params.value(QStringLiteral("demo"));
+    if (!demo.isBool())
+        return fail(invalidParams(QStringLiteral("`demo` must be true or false")));
+    auto container = context.manager.setDemo(*id, demo.toBool());
     if (!container)
         return fail(container.error());
     return wrap(QStringLiteral("container"), containerToJson(*container));
@@ -108,7 +126,8 @@ Result<QJsonObject> processes(ApiContext &context, const QJsonObject &params)
 
 void addContainerMethods(MethodTable &table)
 {
-    table.add(QStringLiteral("container.create"), {QStringLiteral("policy")}, create);
+    table.add(QStringLiteral("container.create"), {QStringLiteral("policy"), QStringLiteral("demo")}, create);
+    table.add(QStringLiteral("container.set_demo"), {QStringLiteral("id"), QStringLiteral("demo")}, setDemo);
     table.add(QStringLiteral("container.list"), {QStringLiteral("include_deleted")}, list);
     table.add(QStringLiteral("container.get"), {QStringLiteral("id")}, containerCall(&ContainerManager::get));
     table.addDeferred(QStringLiteral("container.stop"),

@@ -20,6 +20,7 @@ QJsonObject containerToJson(const Containers::ContainerSnapshot &container)
                      {QStringLiteral("expires_at"), record.endedAt == 0 ? record.expiresAt : 0},
                      {QStringLiteral("ended_at"), record.endedAt},
                      {QStringLiteral("time_scale"), record.timeScale},
+                     {QStringLiteral("demo"), record.demo},
                      {QStringLiteral("memory_limit"), static_cast<qint64>(policy.memoryLimitBytes)},
                      {QStringLiteral("limits_enforced"), container.limitsEnforced},
                      {QStringLiteral("active_runs"), container.activeRuns}};
