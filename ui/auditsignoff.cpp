@@ -120,6 +120,11 @@ QString signOffSection(const QJsonObject &report)
     out += factRow(tr("Signature fingerprint"),
                    QStringLiteral("<span class=\"code\">%1</span>").arg(signatureFingerprint(report)));
     out += QStringLiteral("</table>");
+    out += QStringLiteral("<p class=\"note\">%1</p>")
+               .arg(tr("To check the signature, the evidence of every row and who the key belongs to: cordon "
+                       "audit verify audit-%1.json, on the report exported as JSON. The fingerprint is the "
+                       "sha256 of the signature's bytes.")
+                        .arg(escaped(report.value(QStringLiteral("id")))));
     return out;
 }
 
@@ -166,7 +171,8 @@ QString rowsSection(const QJsonArray &rows)
                        "of that evidence, which cordon audit verify checks."));
     out +=
         QStringLiteral("<table class=\"rows\" width=\"100%\" cellspacing=\"0\" cellpadding=\"3\"><thead><tr>"
-                       "<th>#</th><th>%1</th><th>%2</th><th>%3</th><th>%4</th></tr></thead>")
+                       "<th width=\"3%\">#</th><th width=\"10%\">%1</th><th width=\"27%\">%2</th>"
+                       "<th width=\"46%\">%3</th><th width=\"14%\">%4</th></tr></thead>")
             .arg(tr("Verdict"), tr("Claim"), tr("Reason"), tr("Evidence"));
     int number = 0;
     for (const QJsonValue &value : rows) {
@@ -238,11 +244,6 @@ QString html(const QJsonObject &report)
         QStringLiteral("<p class=\"verdict\">%1 %2</p><p>%3</p>")
             .arg(tr("Verdict of the rows:"), coloured(verdict), countsLine(countRows(rows)).toHtmlEscaped());
     out += signOffSection(report);
-    out += QStringLiteral("<p class=\"note\">%1</p>")
-               .arg(tr("To check the signature, the evidence of every row and who the key belongs to: cordon "
-                       "audit verify audit-%1.json, on the report exported as JSON. The fingerprint is the "
-                       "sha256 of the signature's bytes.")
-                        .arg(escaped(report.value(QStringLiteral("id")))));
     out += auditedSection(report);
     out += policySection(report);
     out += rowsSection(rows);
@@ -267,6 +268,10 @@ QString writePdf(const QJsonObject &report, const QString &path)
         document.documentLayout()->setPaintDevice(&writer);
         QFont font = document.defaultFont();
         font.setPointSizeF(8.5);
+        // Any letter spacing turns the font's ligatures off: "filesystem.writes" and "fingerprint" are then
+        // found, copied and read back with the letters typed, not a single "fi" glyph. This spacing is too
+        // small to see.
+        font.setLetterSpacing(QFont::AbsoluteSpacing, 0.02);
         document.setDefaultFont(font);
         // Lines break between words only: a claim, a path or a hash is never cut in two.
         QTextOption option = document.defaultTextOption();

@@ -87,10 +87,11 @@ QJsonObject makeReport(bool signOff)
     return signedReport ? toQt(*signedReport).toObject() : QJsonObject();
 }
 
-// What poppler's pdftotext reads from the pages (all when `page` is 0).
+// What poppler's pdftotext reads from the pages (all when `page` is 0), in the order they were drawn: its
+// default mode would join a line that ends in a hyphen to the next, hiding where the line broke.
 QString pdfText(const QString &pdf, int page = 0)
 {
-    QStringList arguments;
+    QStringList arguments{QStringLiteral("-raw")};
     if (page > 0)
         arguments << QStringLiteral("-f") << QString::number(page) << QStringLiteral("-l")
                   << QString::number(page);
@@ -145,6 +146,19 @@ private Q_SLOTS:
         QVERIFY(report.contains(QStringLiteral("signature")));
         const QString pdf = m_dir.filePath(QStringLiteral("signed.pdf"));
         QCOMPARE(AuditSignOff::writePdf(report, pdf), QString());
+        // The pages as pictures; CORDON_AUDIT_PDF_KEEP=DIR keeps them and the PDF there for a person to see.
+        const QString keep = qEnvironmentVariable("CORDON_AUDIT_PDF_KEEP", m_dir.path());
+        QProcess render;
+        render.start(QStringLiteral("pdftoppm"), {QStringLiteral("-png"), QStringLiteral("-r"),
+                                                  QStringLiteral("60"), pdf, keep + QStringLiteral("/page")});
+        if (render.waitForStarted(5000)) {
+            QVERIFY(render.waitForFinished(30000));
+            QCOMPARE(render.exitCode(), 0);
+        }
+        if (keep != m_dir.path()) {
+            QFile::remove(keep + QStringLiteral("/signed.pdf"));
+            QVERIFY(QFile::copy(pdf, keep + QStringLiteral("/signed.pdf")));
+        }
 
         // A cover page and the rows on a few more.
         const int pages = pdfPages(pdf);
@@ -176,9 +190,14 @@ private Q_SLOTS:
                                     .toString()
                                     .left(30)));
 
-        // Every row, and no word of it cut in two: each word of each claim and reason is read whole.
-        const QString all = pdfText(pdf);
-        const QStringList words = all.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+        // Every row, and no word of it cut in two: each word of each claim and reason is read whole. A path
+        // or a name may break after a slash or a hyphen, as a typesetter breaks them, never inside a word.
+        const auto pieces = [](QString text) {
+            static const QRegularExpression breakAfter(QStringLiteral("([/-])"));
+            text.replace(breakAfter, QStringLiteral("\\1 "));
+            return text.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+        };
+        const QStringList words = pieces(pdfText(pdf));
         const QSet<QString> read(words.begin(), words.end());
         for (const QJsonValue &value : report.value(QStringLiteral("rows")).toArray()) {
             const QJsonObject row = value.toObject();
@@ -186,7 +205,7 @@ private Q_SLOTS:
                                  row.value(QStringLiteral("reason")).toString() + QLatin1Char(' ') +
                                  row.value(QStringLiteral("id")).toString() + QLatin1Char(' ') +
                                  row.value(QStringLiteral("evidence_sha256")).toString().left(16);
-            for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts))
+            for (const QString &word : pieces(text))
                 QVERIFY2(read.contains(word), qPrintable(word + QStringLiteral(" is not whole in row ") +
                                                          row.value(QStringLiteral("id")).toString()));
         }
@@ -194,17 +213,6 @@ private Q_SLOTS:
         for (int page = 1; page <= pages; ++page)
             QVERIFY2(pdfText(pdf, page).contains(QStringLiteral("page %1 of %2").arg(page).arg(pages)),
                      qPrintable(QString::number(page)));
-
-        // The first page as a picture (what CORDON_AUDIT_PDF_PNG keeps for a person to look at).
-        const QString png =
-            qEnvironmentVariable("CORDON_AUDIT_PDF_PNG", m_dir.filePath(QStringLiteral("page")));
-        QProcess render;
-        render.start(QStringLiteral("pdftoppm"),
-                     {QStringLiteral("-png"), QStringLiteral("-r"), QStringLiteral("60"), pdf, png});
-        if (render.waitForStarted(5000)) {
-            QVERIFY(render.waitForFinished(30000));
-            QCOMPARE(render.exitCode(), 0);
-        }
     }
 
     void unsignedReportSaysItIsADraft()
