@@ -16,7 +16,11 @@ RunDetailDialog::RunDetailDialog(DaemonConnection &connection, const QString &ru
 {
     setObjectName(QStringLiteral("runDetailDialog"));
     setWindowTitle(tr("Run %1").arg(runId.left(8)));
-    m_detail->setContainerNames(std::move(containerNames));
+    // A run named elsewhere may be of a container long deleted (an audit's): then its id stands for it.
+    m_detail->setContainerNames([names = std::move(containerNames)](const QString &id) {
+        const QString name = names ? names(id) : QString();
+        return name.isEmpty() ? id : name;
+    });
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto *layout = new QVBoxLayout;

@@ -153,6 +153,11 @@ private Q_SLOTS:
         QCOMPARE(opened->detail()->run().value(QStringLiteral("id")).toString(), runId);
         QVERIFY2(opened->detail()->text().startsWith(QStringLiteral("Run ") + runId),
                  qPrintable(opened->detail()->text()));
+        // Its container, one of the audit's, is gone: the detail names it by its id.
+        const QString container = opened->detail()->run().value(QStringLiteral("container")).toString();
+        QVERIFY(!container.isEmpty());
+        QVERIFY2(opened->detail()->text().contains(QStringLiteral("Container: ") + container),
+                 qPrintable(opened->detail()->text()));
         // A second click raises the same window.
         QTest::mouseClick(rows->viewport(), Qt::LeftButton, {}, QPoint(x, cell.center().y()));
         QCOMPARE(m_window->findChildren<RunDetailDialog *>().size(), 1);
