@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "auditview.h"
 
+#include "auditsignoff.h"
 #include "daemonconnection.h"
 #include "messagetone.h"
 
@@ -25,13 +26,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QPrinter>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QSettings>
-#include <QTextDocument>
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -329,7 +328,7 @@ void AuditView::fillRow(QTreeWidgetItem *item, const QJsonObject &row)
     item->setData(RunColumn, RunIdRole, runId);
     if (!runId.isEmpty()) {
         item->setText(RunColumn, runId.left(8));
-        item->setToolTip(RunColumn, tr("Show run %1 in the History").arg(runId));
+        item->setToolTip(RunColumn, tr("Open run %1: what ran, its output, files and network").arg(runId));
         item->setForeground(RunColumn, palette().color(QPalette::Link));
         QFont underlined = item->font(RunColumn);
         underlined.setUnderline(true);
@@ -363,12 +362,24 @@ void AuditView::showReport(const QJsonObject &report)
     const QJsonArray rows = report.value(QStringLiteral("rows")).toArray();
     int go = 0;
     int applied = 0;
+    QTreeWidgetItem *firstNoGo = nullptr;
     for (const QJsonValue &value : rows) {
         auto *item = new QTreeWidgetItem(m_rows);
         fillRow(item, value.toObject());
         const QString rowVerdict = value.toObject().value(QStringLiteral("verdict")).toString();
         go += rowVerdict == QLatin1String("go") ? 1 : 0;
         applied += rowVerdict == QLatin1String("not_applicable") ? 0 : 1;
+        if (!firstNoGo && rowVerdict != QLatin1String("go") && rowVerdict != QLatin1String("not_applicable"))
+            firstNoGo = item;
+    }
+    // The report opens where the reviewer must look first: its first No-Go row, selected, with its evidence
+    // open; a report without one opens at its top (the live rows had scrolled to the last).
+    if (firstNoGo) {
+        firstNoGo->setExpanded(true);
+        m_rows->setCurrentItem(firstNoGo);
+        m_rows->scrollToItem(firstNoGo, QAbstractItemView::PositionAtTop);
+    } else {
+        m_rows->scrollToTop();
     }
     m_progress->setRange(0, int(rows.size()));
     m_progress->setValue(int(rows.size()));
@@ -435,17 +446,8 @@ QString AuditView::exportTo(const QString &path, ExportFormat format) const
     auto report = Audit::AuditReport::fromJson(toPlain(m_report));
     if (!report)
         return toQt(report.error().message());
-    if (format == ExportFormat::Pdf) {
-        QTextDocument document;
-        document.setHtml(QString::fromStdString(Audit::reportHtml(*report)));
-        QPrinter printer(QPrinter::HighResolution);
-        printer.setOutputFormat(QPrinter::PdfFormat);
-        printer.setOutputFileName(path);
-        printer.setPageSize(QPageSize(QPageSize::A4));
-        printer.setDocName(toQt(report->id));
-        document.print(&printer);
-        return QFile::exists(path) ? QString() : tr("%1 could not be written").arg(path);
-    }
+    if (format == ExportFormat::Pdf)
+        return AuditSignOff::writePdf(m_report, path);
     const std::string content = format == ExportFormat::Json ? toPlain(m_report).serializeIndented() + "\n"
                                 : format == ExportFormat::Markdown ? Audit::reportMarkdown(*report)
                                                                    : Audit::reportHtml(*report);

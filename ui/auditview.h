@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The Go/No-Go audit in the workbench (docs/audit.md): one button audits the policy of the selected container
 // (or a policy file) in fresh containers; each row fills in as it ends, Go or No-Go with its reason and its
-// evidence beneath; a row's run opens in the History's run detail with one click. The report is kept in the
-// history; the sign-off (name, role, decision, date) is signed by the daemon with the user's key; the report
-// exports as JSON, Markdown, HTML and PDF.
+// evidence beneath; a row's run opens in a run detail of its own with one click. Finished, it shows the first
+// No-Go row. The report is kept in the history; the sign-off (name, role, decision, date) is signed by the
+// daemon with the user's key; the report exports as JSON, Markdown, HTML and a PDF to sign off on
+// (auditsignoff.h).
 #pragma once
 
 #include <QJsonObject>
@@ -85,7 +86,7 @@ public:
     static QString runOfRow(const QJsonObject &row);
 
 Q_SIGNALS:
-    // A row's run was clicked: show it in the History.
+    // A row's run was clicked: open that run.
     void runRequested(const QString &runId);
     // An audit finished, or a report was signed.
     void reportChanged(const QJsonObject &report);

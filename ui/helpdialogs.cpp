@@ -26,9 +26,13 @@ struct Topic
     const char *resource;
 };
 
-// The user-facing documents, in the order a new user needs them; the design notes stay in the source tree.
+// The user guide first, by task: what Help opens. Then the reference documents, which describe every part of
+// the program in detail for those who want it; the design notes stay in the source tree. Built in rather than
+// read from the installed copy under share/doc, which minimal installs leave out and which could belong to
+// another version.
 constexpr Topic Topics[] = {
-    {QT_TRANSLATE_NOOP("Cordon::Ui::DocumentationDialog", "The workbench"), ":/docs/workbench.md"},
+    {QT_TRANSLATE_NOOP("Cordon::Ui::DocumentationDialog", "User guide"), ":/docs/user-guide.md"},
+    {QT_TRANSLATE_NOOP("Cordon::Ui::DocumentationDialog", "The workbench in detail"), ":/docs/workbench.md"},
     {QT_TRANSLATE_NOOP("Cordon::Ui::DocumentationDialog", "The command line"), ":/docs/cli.md"},
     {QT_TRANSLATE_NOOP("Cordon::Ui::DocumentationDialog", "Policies"), ":/docs/policy.md"},
     {QT_TRANSLATE_NOOP("Cordon::Ui::DocumentationDialog", "The network and its allowlists"),
@@ -57,7 +61,7 @@ DocumentationDialog::DocumentationDialog(QWidget *parent)
     : QDialog(parent), m_topics(new QListWidget(this)), m_text(new QTextBrowser(this))
 {
     setObjectName(QStringLiteral("documentationDialog"));
-    setWindowTitle(tr("Cordon Documentation"));
+    setWindowTitle(tr("Cordon Help"));
     m_topics->setObjectName(QStringLiteral("documentationTopics"));
     m_topics->setAccessibleName(tr("Topics"));
     for (const Topic &topic : Topics)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The Help menu's windows: the documentation (the project's own docs/*.md, built into the program so they
-// match this version and need no browser or network), the keyboard shortcuts (read from the window's actions,
-// so the list cannot drift from what the keys do), and About (version, licence, and the daemon's version).
+// The Help menu's windows: the user guide by task and the reference documents (the project's own docs/*.md,
+// built into the program so they match this version and need no browser or network), the keyboard shortcuts
+// (read from the window's actions, so the list cannot drift from what the keys do), and About (version,
+// licence, and the daemon's version).
 #pragma once
 
 #include <QDialog>
@@ -22,7 +23,7 @@ class DocumentationDialog final : public QDialog
 public:
     explicit DocumentationDialog(QWidget *parent = nullptr);
 
-    // The topics offered, as their titles ("The workbench", "The command line", ...).
+    // The topics offered, as their titles ("User guide", "The command line", ...); the first is shown first.
     QStringList topics() const;
     void showTopic(int index);
     // The text of the topic shown, as plain text.

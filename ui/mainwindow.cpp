@@ -25,6 +25,7 @@
 #include "outputconsole.h"
 #include "paletteicon.h"
 #include "processgauge.h"
+#include "rundetaildialog.h"
 #include "runpanel.h"
 #include "screenfit.h"
 #include "secretsdialog.h"
@@ -317,9 +318,10 @@ void MainWindow::buildLayout()
 
     m_historyView = new HistoryView(*m_connection, this);
     m_historyView->setObjectName(QStringLiteral("historyView"));
-    m_historyView->setContainerNames([this](const QString &id) {
+    const auto containerName = [this](const QString &id) {
         return m_model->container(id).value(QStringLiteral("name")).toString();
-    });
+    };
+    m_historyView->setContainerNames(containerName);
     m_historyDock = new QDockWidget(tr("History"), this);
     m_historyDock->setObjectName(QStringLiteral("historyDock"));
     // The docks take their height from the panels above, never from the screen: their minimum is a few lines
@@ -329,7 +331,7 @@ void MainWindow::buildLayout()
     addDockWidget(Qt::BottomDockWidgetArea, m_historyDock);
     m_historyDock->hide();
 
-    // The Go/No-Go audit of the selected container's policy; a row's run opens in the History.
+    // The Go/No-Go audit of the selected container's policy.
     m_auditView = new AuditView(*m_connection, this);
     m_auditView->setObjectName(QStringLiteral("auditView"));
     m_auditDock = new QDockWidget(tr("Go/No-Go Audit"), this);
@@ -354,10 +356,9 @@ void MainWindow::buildLayout()
         });
     }
     m_auditDock->hide();
-    connect(m_auditView, &AuditView::runRequested, this, [this](const QString &runId) {
-        m_historyDock->show();
-        m_historyDock->raise();
-        m_historyView->showRun(runId);
+    // A row's run opens whole, in a window of its own: the History may not list it (filtered, paged).
+    connect(m_auditView, &AuditView::runRequested, this, [this, containerName](const QString &runId) {
+        RunDetailDialog::open(*m_connection, runId, containerName, this);
     });
 
     m_statusLabel = new QLabel(this);
@@ -488,10 +489,9 @@ void MainWindow::buildActions()
     buildDemoMenu();
 
     QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
-    QAction *documentationAction =
-        helpMenu->addAction(tr("&Documentation"), this, &MainWindow::showDocumentation);
-    documentationAction->setObjectName(QStringLiteral("documentationAction"));
-    documentationAction->setShortcut(QKeySequence::HelpContents);
+    QAction *userGuideAction = helpMenu->addAction(tr("&User Guide"), this, &MainWindow::showDocumentation);
+    userGuideAction->setObjectName(QStringLiteral("userGuideAction"));
+    userGuideAction->setShortcut(QKeySequence::HelpContents);
     QAction *shortcutsAction =
         helpMenu->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
     shortcutsAction->setObjectName(QStringLiteral("shortcutsAction"));
@@ -1104,6 +1104,7 @@ void MainWindow::copyCurrentId()
 void MainWindow::showDocumentation()
 {
     if (auto *open = findChild<DocumentationDialog *>()) {
+        open->showTopic(0);
         open->raise();
         open->activateWindow();
         return;

@@ -31,7 +31,6 @@ constexpr double MiB = 1024.0 * 1024.0;
 
 const QColor UsageColour(0x3b, 0x7d, 0xd8);
 const QColor LimitColour(0xd0, 0x3b, 0x3b);
-const QColor PeakColour(0xc7, 0x7c, 0x02);
 
 struct AxisScale
 {
@@ -61,8 +60,8 @@ MemoryChart::MemoryChart(const MemoryHistory &history, QWidget *parent)
       m_empty(new QLabel(this)), m_view(new QChartView(this)), m_chart(new QChart),
       m_usage(new QLineSeries(this)), m_baseline(new QLineSeries(this)),
       m_area(new QAreaSeries(m_usage, m_baseline)), m_limitLine(new QLineSeries(this)),
-      m_peakLine(new QLineSeries(this)), m_oomMarks(new QScatterSeries(this)),
-      m_timeAxis(new QDateTimeAxis(this)), m_valueAxis(new QValueAxis(this))
+      m_oomMarks(new QScatterSeries(this)), m_timeAxis(new QDateTimeAxis(this)),
+      m_valueAxis(new QValueAxis(this))
 {
     setAccessibleName(tr("Memory usage"));
     m_summary->setTextFormat(Qt::PlainText);
@@ -73,7 +72,6 @@ MemoryChart::MemoryChart(const MemoryHistory &history, QWidget *parent)
 
     m_area->setName(tr("Used"));
     m_limitLine->setName(tr("Limit"));
-    m_peakLine->setName(tr("Peak"));
     m_oomMarks->setName(tr("OOM kill"));
     m_oomMarks->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
     m_oomMarks->setMarkerSize(9);
@@ -85,11 +83,9 @@ MemoryChart::MemoryChart(const MemoryHistory &history, QWidget *parent)
     fill.setAlpha(60);
     m_area->setBrush(fill);
     m_limitLine->setPen(QPen(LimitColour, 1.5, Qt::DashLine));
-    m_peakLine->setPen(QPen(PeakColour, 1.2, Qt::DotLine));
 
     m_chart->addSeries(m_area);
     m_chart->addSeries(m_limitLine);
-    m_chart->addSeries(m_peakLine);
     m_chart->addSeries(m_oomMarks);
     m_timeAxis->setFormat(QStringLiteral("HH:mm:ss"));
     m_timeAxis->setTickCount(4);
@@ -210,10 +206,10 @@ void MemoryChart::resizeEvent(QResizeEvent *event)
 void MemoryChart::fitLegend()
 {
     // The legend's names whole, in one row: with presentation mode's large font in a narrow pane, Qt Charts
-    // would cut them to "U… Li… P…". The font steps down until the row fits, never below about half.
+    // would cut them to "U… Li… O…". The font steps down until the row fits, never below about half.
     QFont legendFont = font();
     const qreal smallest = legendFont.pointSizeF() * 0.55;
-    const QStringList names{m_area->name(), m_limitLine->name(), m_peakLine->name(), m_oomMarks->name()};
+    const QStringList names{m_area->name(), m_limitLine->name(), m_oomMarks->name()};
     auto rowWidth = [&names](const QFont &candidate) {
         const QFontMetrics metrics(candidate);
         int width = 0;
@@ -358,23 +354,21 @@ void MemoryChart::updateAxesAndLabels()
     double highest = 0;
     for (const QPointF &point : m_usage->points())
         highest = qMax(highest, point.y());
-    const double peakMiB = double(m_last.peak) / MiB;
     const double limitMiB = double(m_limit) / MiB;
-    const AxisScale scale = niceScale(m_scaleToLimit->isChecked() && m_limit > 0
-                                          ? limitMiB
-                                          : std::max({highest * 1.2, peakMiB * 1.05, 8.0}));
+    const AxisScale scale =
+        niceScale(m_scaleToLimit->isChecked() && m_limit > 0 ? limitMiB : std::max(highest * 1.2, 8.0));
     m_valueAxis->setRange(0, scale.top);
     m_valueAxis->setTickCount(scale.ticks);
     m_limitLine->replace({QPointF(double(start), limitMiB), QPointF(double(end), limitMiB)});
-    m_peakLine->replace({QPointF(double(start), peakMiB), QPointF(double(end), peakMiB)});
 
-    // Figures of a container that no longer runs are the last ones measured, and say so.
+    // Figures of a container that no longer runs are the last ones measured, and say so. No peak: the
+    // outcome banner beside the chart gives the run's, and the container's (since it started, here) would
+    // be a second, different figure under the same word.
     QString summary =
-        m_running ? tr("Now %1 · peak %2").arg(Format::bytes(m_last.current), Format::bytes(m_last.peak))
-                  : tr("Not running · last measured %1 at %2 · peak %3")
+        m_running ? tr("Now %1").arg(Format::bytes(m_last.current))
+                  : tr("Not running · last measured %1 at %2")
                         .arg(Format::bytes(m_last.current),
-                             QDateTime::fromMSecsSinceEpoch(m_last.at).toString(QStringLiteral("HH:mm:ss")),
-                             Format::bytes(m_last.peak));
+                             QDateTime::fromMSecsSinceEpoch(m_last.at).toString(QStringLiteral("HH:mm:ss")));
     if (m_limit > 0)
         summary += tr(" · limit %1").arg(Format::bytes(m_limit));
     if (m_last.oomKills > 0)

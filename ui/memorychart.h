@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The live memory view of the selected container: usage over the last minutes against its limit, the peak,
-// and each OOM kill marked where it happened. Points are appended and the oldest dropped as samples arrive
-// (2 Hz by default), never rebuilt, so the chart stays smooth.
+// The live memory view of the selected container: usage over the last minutes against its limit, and each
+// OOM kill marked where it happened. The peak is the run's, in the outcome banner: one figure per screen.
+// Points are appended and the oldest dropped as samples arrive (2 Hz by default), never rebuilt, so the chart
+// stays smooth.
 #pragma once
 
 #include "memoryhistory.h"
@@ -83,7 +84,6 @@ private:
     QLineSeries *m_baseline;
     QAreaSeries *m_area;
     QLineSeries *m_limitLine;
-    QLineSeries *m_peakLine;
     QScatterSeries *m_oomMarks;
     QDateTimeAxis *m_timeAxis;
     QValueAxis *m_valueAxis;

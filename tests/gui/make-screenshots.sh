@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Takes the workbench's screenshots: the first-run welcome, the create dialog, the main window after the demo
 # program ran (also at 1366x768), Inspect, the memory view, the file browser, the history dock, the network
-# tab, Preferences, the Go/No-Go Audit (also at 1366x768), the Demo menu and presentation mode (also at 1366x768). Starts a virtual X server and a
+# tab, Preferences, the Go/No-Go Audit (also at 1366x768, with a row's run opened), the user guide, the Demo
+# menu and presentation mode (also at 1366x768). Starts a virtual X server and a
 # private cordond (its own socket, data and settings directories, so nothing of yours is touched or shown),
 # drives the real window with cordon-screenshot-tour, then stops both.
 # Usage: tests/gui/make-screenshots.sh [BUILD_DIR [OUTPUT_DIR]]

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The Go/No-Go audit in the workbench against a real cordond: View › Go/No-Go Audit (Ctrl+G), one button
 // audits the selected container's policy in fresh containers, rows fill in live, the report is kept in the
-// history, a row's run opens in the History with one click, the sign-off is signed by the daemon, and the
-// report exports as JSON (which verifies), Markdown, HTML and PDF. The audited container has no network: the
-// rows that cannot apply to it show as not applicable, and the status counts only the rows that applied.
+// history, a row's run opens in a window of its own with one click, the sign-off is signed by the daemon,
+// and the report exports as JSON (which verifies), Markdown, HTML and PDF. The audited container has no
+// network: the rows that cannot apply to it show as not applicable, and the status counts only the rows that
+// applied.
 #include "guitest.h"
 #include "testutil.h"
 #include "windowtest.h"
@@ -14,6 +15,8 @@
 #include "daemonfixture.h"
 #include "historyview.h"
 #include "mainwindow.h"
+#include "rundetaildialog.h"
+#include "rundetailview.h"
 
 #include "audit/reportsignature.h"
 #include "core/plainbridge.h"
@@ -130,7 +133,7 @@ private Q_SLOTS:
         QCOMPARE(m_window->currentContainerId(), m_container);
     }
 
-    void aRowsRunOpensInTheHistoryWithOneClick()
+    void aRowsRunOpensWithOneClick()
     {
         QTreeWidgetItem *item = rowItem(QStringLiteral("The pids limit holds"));
         QVERIFY(item);
@@ -141,14 +144,27 @@ private Q_SLOTS:
         const QRect cell = rows->visualItemRect(item);
         const int x = rows->header()->sectionViewportPosition(AuditView::RunColumn) + 4;
         QTest::mouseClick(rows->viewport(), Qt::LeftButton, {}, QPoint(x, cell.center().y()));
-        QTRY_VERIFY(m_window->historyDock()->isVisible());
-        QTRY_COMPARE_WITH_TIMEOUT(m_window->historyView()->detailRun().value(QStringLiteral("id")).toString(),
-                                  runId, 10000);
-        // The run exported from the History holds the evidence the report's row shows: one format.
-        QTRY_VERIFY(m_window->historyView()->detailRun().contains(QStringLiteral("stdout")));
+        // The run itself opens, whole, in a window of its own: not the History's list, which may not hold it.
+        RunDetailDialog *opened = nullptr;
+        QTRY_VERIFY((opened = m_window->findChild<RunDetailDialog *>()) && opened->isVisible());
+        QCOMPARE(opened->runId(), runId);
+        QVERIFY(!m_window->historyDock()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(opened->detail()->run().contains(QStringLiteral("stdout")), 10000);
+        QCOMPARE(opened->detail()->run().value(QStringLiteral("id")).toString(), runId);
+        QVERIFY2(opened->detail()->text().startsWith(QStringLiteral("Run ") + runId),
+                 qPrintable(opened->detail()->text()));
+        // Its container, one of the audit's, is gone: the detail names it by its id.
+        const QString container = opened->detail()->run().value(QStringLiteral("container")).toString();
+        QVERIFY(!container.isEmpty());
+        QVERIFY2(opened->detail()->text().contains(QStringLiteral("Container: ") + container),
+                 qPrintable(opened->detail()->text()));
+        // A second click raises the same window.
+        QTest::mouseClick(rows->viewport(), Qt::LeftButton, {}, QPoint(x, cell.center().y()));
+        QCOMPARE(m_window->findChildren<RunDetailDialog *>().size(), 1);
+        // The run exported from its window holds the evidence the report's row shows: one format.
         QTemporaryDir dir;
         const QString exported = dir.filePath(QStringLiteral("run.json"));
-        QVERIFY(m_window->historyView()->exportRun(exported));
+        QVERIFY(opened->detail()->exportRun(exported));
         QFile file(exported);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QJsonArray runEvidence =
@@ -167,6 +183,7 @@ private Q_SLOTS:
                     ->data(AuditView::RunColumn, Qt::UserRole + 1)
                     .toString()
                     .isEmpty());
+        opened->close();
     }
 
     void theSignOffIsSignedWithTheUsersKey()

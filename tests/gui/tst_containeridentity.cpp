@@ -283,9 +283,9 @@ private Q_SLOTS:
         auto *docs = m_window->findChild<DocumentationDialog *>();
         QVERIFY(docs);
         QVERIFY(docs->topics().size() >= 5);
-        QVERIFY2(docs->shownText().startsWith(QStringLiteral("The workbench")),
+        QVERIFY2(docs->shownText().startsWith(QStringLiteral("Cordon user guide")),
                  qPrintable(docs->shownText().left(80)));
-        docs->showTopic(1);
+        docs->showTopic(2);
         QVERIFY(docs->shownText().contains(QStringLiteral("cordon exec")));
         docs->close();
 
@@ -296,7 +296,7 @@ private Q_SLOTS:
         for (const QString &expected :
              {QStringLiteral("Container › New Container: Ctrl+N"),
               QStringLiteral("Container › Inspect: Ctrl+I"), QStringLiteral("Edit › Preferences: Ctrl+,"),
-              QStringLiteral("Help › Documentation: F1")})
+              QStringLiteral("Help › User Guide: F1")})
             QVERIFY2(rows.contains(expected),
                      qPrintable(expected + QStringLiteral(" not in ") + rows.join(u'|')));
         shortcuts->close();

@@ -8,20 +8,27 @@
 #include "createcontainerdialog.h"
 #include "daemonconnection.h"
 #include "mainwindow.h"
+#include "memorychart.h"
 #include "outcomebanner.h"
 #include "outputconsole.h"
 #include "runpanel.h"
 #include "welcomepage.h"
 
 #include <QAbstractItemModelTester>
+#include <QChart>
+#include <QChartView>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTextBlock>
 
 using namespace Cordon::Ui;
@@ -159,6 +166,30 @@ private Q_SLOTS:
         QVERIFY2(banner->text().contains(
                      QStringLiteral("oom — the run exceeded its 1 GiB memory limit and was killed")),
                  qPrintable(banner->text()));
+    }
+
+    // The run's peak memory is said once on the screen, in the banner: the chart beside it gives the
+    // container's use now and its limit, not a second peak (the container's since it started) that differs.
+    void onePeakMemoryFigureOnTheScreen()
+    {
+        auto *chart = m_window->findChild<MemoryChart *>();
+        QVERIFY(chart && chart->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(chart->summaryText().startsWith(QStringLiteral("Now ")), 10000);
+        QStringList shown{m_window->statusBar()->currentMessage()};
+        const auto labels = m_window->findChildren<QLabel *>();
+        for (const QLabel *label : labels) {
+            if (label->isVisible())
+                shown.append(label->text());
+        }
+        const auto markers = chart->findChild<QChartView *>()->chart()->legend()->markers();
+        for (const QLegendMarker *marker : markers) {
+            if (marker->isVisible())
+                shown.append(marker->label());
+        }
+        const QStringList withPeak = shown.filter(QStringLiteral("peak"), Qt::CaseInsensitive);
+        QVERIFY2(withPeak.size() == 1, qPrintable(withPeak.join(QStringLiteral(" | "))));
+        const QString banner = m_window->findChild<RunPanel *>()->banner()->text();
+        QVERIFY2(banner.contains(withPeak.first()), qPrintable(banner));
     }
 
     void stopRunWithTheShortcut()

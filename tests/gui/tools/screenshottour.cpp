@@ -13,6 +13,7 @@
 #include "eventtimelinemodel.h"
 #include "eventtimelineview.h"
 #include "filebrowser.h"
+#include "helpdialogs.h"
 #include "historymodel.h"
 #include "historyview.h"
 #include "inspectdialog.h"
@@ -22,6 +23,8 @@
 #include "networkdecisionmodel.h"
 #include "networkpanel.h"
 #include "outcomebanner.h"
+#include "rundetaildialog.h"
+#include "rundetailview.h"
 #include "runpanel.h"
 #include "scanfindingsdialog.h"
 #include "secretsdialog.h"
@@ -374,6 +377,32 @@ int main(int argc, char *argv[])
     settle(800);
     if (!save(window.grab(), out, QStringLiteral("audit-1366x768.png")))
         return 1;
+    // A row's run, opened from the audit whole in a window of its own.
+    QString auditRun;
+    for (const QJsonValue &row : audit->report().value(QStringLiteral("rows")).toArray()) {
+        if (auditRun.isEmpty())
+            auditRun = AuditView::runOfRow(row.toObject());
+    }
+    Q_EMIT audit->runRequested(auditRun);
+    RunDetailDialog *runWindow = nullptr;
+    if (!waitFor(
+            [&] {
+                runWindow = window.findChild<RunDetailDialog *>();
+                return runWindow && runWindow->detail()->run().contains(QStringLiteral("stdout"));
+            },
+            10000))
+        return fail("opening the audit's run");
+    settle(500);
+    if (!save(over(window, *runWindow, true), out, QStringLiteral("audit-run.png")))
+        return 1;
+    runWindow->close();
+    // Help › User Guide, over the window at the laptop's size.
+    window.showDocumentation();
+    auto *guide = window.findChild<DocumentationDialog *>();
+    settle(500);
+    if (!guide || !save(over(window, *guide, true), out, QStringLiteral("user-guide.png")))
+        return fail("the user guide");
+    guide->close();
     window.auditDock()->hide();
     window.resize(1280, 800);
 
