@@ -198,6 +198,7 @@ public:
     // Chooses the cgroup backend, then recovers what a previous daemon left: a container that was running is
     // adopted with its runs (or started again from its saved files when it cannot be, saying why), runs no
     // container holds become `interrupted`, and a deadline that passed meanwhile gets a grace period.
+    // Containers that expired or were deleted are listed again as they ended, with their names.
     Result<> initialize();
     QString cgroupDescription() const;
     double timeScale() const { return m_settings.timeScale; }
@@ -206,8 +207,9 @@ public:
     // so that switching a demo clock on never moves a real container's deadline.
     Result<> setTimeScale(double scale, const QStringList &containers = {});
 
-    // Refuses a name that a container not yet expired or deleted has (container.name_taken).
-    Result<ContainerSnapshot> create(const Policy::ContainerPolicy &policy);
+    // Refuses a name that a container not yet expired or deleted has (container.name_taken). `origin` says
+    // who made it (Store::ContainerRecord::origin): empty for the user, `audit:<id>` for an audit.
+    Result<ContainerSnapshot> create(const Policy::ContainerPolicy &policy, const QString &origin = {});
     // A readable name ("brisk-heron") no such container has, for a policy that gives none.
     QString unusedName() const;
     QList<ContainerSnapshot> list(bool includeEnded) const;
@@ -443,6 +445,9 @@ private:
     // A one-shot run's history row as a container (its limits are the launcher's: not shown as enforced).
     std::optional<ContainerSnapshot> oneShotSnapshot(const QString &id) const;
     void expire(Entry &entry, bool whileDown);
+    // At start-up: a container that expired or was deleted under a daemon before, as an entry in that state
+    // (nothing to recover: its files and processes are gone), so that it is listed and named as before.
+    void addEnded(const Store::ContainerRecord &record);
     // At start-up (containerrecovery.cpp): adopts a container the daemon before left running, or starts it
     // again from its saved files; returns why a run of it that was not adopted was cut off.
     QString recover(Entry &survivor);

@@ -12,8 +12,10 @@
 #include "containerlistmodel.h"
 #include "daemonconnection.h"
 #include "daemonfixture.h"
+#include "historymodel.h"
 #include "historyview.h"
 #include "mainwindow.h"
+#include "workbenchsettings.h"
 
 #include "audit/reportsignature.h"
 #include "core/plainbridge.h"
@@ -21,14 +23,19 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 
@@ -81,6 +88,8 @@ private Q_SLOTS:
         QTRY_VERIFY(m_window->auditDock()->isVisible());
         QVERIFY(!view()->runButton()->isHidden());
 
+        // The audit's own containers come and go without ever being listed among the user's.
+        QSignalSpy listed(&m_window->containerModel(), &QAbstractItemModel::rowsInserted);
         QTest::mouseClick(view()->runButton(), Qt::LeftButton);
         QVERIFY(view()->isRunning());
         QCOMPARE(view()->runButton()->text(), QStringLiteral("Cancel Audit"));
@@ -128,6 +137,39 @@ private Q_SLOTS:
                  view()->report().value(QStringLiteral("id")).toString());
         QTRY_COMPARE(m_window->containerModel().rowCount(), 1);
         QCOMPARE(m_window->currentContainerId(), m_container);
+        QCOMPARE(listed.count(), 0);
+    }
+
+    // Its runs are left out of the History's lists (dozens of them would bury the user's own); Show Its Runs
+    // lists them there, alone, and the way back shows the user's again.
+    void theAuditsRunsAreShownOnRequest()
+    {
+        QTreeWidgetItem *item = rowItem(QStringLiteral("The pids limit holds"));
+        QVERIFY(item);
+        const QString runId = item->data(AuditView::RunColumn, Qt::UserRole + 1).toString();
+        HistoryView *history = m_window->historyView();
+        m_window->historyDock()->show();
+        QSignalSpy loaded(history, &HistoryView::pageLoaded);
+        history->reload();
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(history->model()->rowOf(runId), -1);
+        QCOMPARE(history->model()->total(), 0); // the user ran nothing
+
+        QVERIFY(view()->auditRunsButton()->isEnabled());
+        m_window->auditDock()->raise();
+        QTest::mouseClick(view()->auditRunsButton(), Qt::LeftButton);
+        const QString auditId = view()->report().value(QStringLiteral("id")).toString();
+        QCOMPARE(history->auditFilter(), auditId);
+        QTRY_VERIFY(m_window->historyDock()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(history->model()->total() >= 20, 10000);
+        history->setPageSize(500);
+        history->reload();
+        QTRY_VERIFY_WITH_TIMEOUT(history->model()->rowOf(runId) >= 0, 10000);
+        for (int row = 0; row < history->model()->rowCount(); ++row)
+            QCOMPARE(history->model()->item(row).value(QStringLiteral("container_origin")).toString(),
+                     QStringLiteral("audit:") + auditId);
+        history->showAuditRuns({});
+        QTRY_COMPARE_WITH_TIMEOUT(history->model()->total(), 0, 10000);
     }
 
     void aRowsRunOpensInTheHistoryWithOneClick()
@@ -211,6 +253,18 @@ private Q_SLOTS:
         QVERIFY(read(base + QStringLiteral(".md")).contains("Ada Reviewer (Trainer): Go on"));
         QVERIFY(read(base + QStringLiteral(".html")).contains("<h3 id=\"rights.privileges\">Go"));
         QVERIFY(read(base + QStringLiteral(".pdf")).startsWith("%PDF"));
+
+        // Through Export: the folder is remembered for the next report and the status bar says where it went.
+        QCOMPARE(WorkbenchSettings::exportFolder(WorkbenchSettings::ExportKind::Audit),
+                 QFileInfo(QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)).isDir()
+                     ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+                     : QDir::homePath());
+        const QString chosen = base + QStringLiteral("-chosen.md");
+        view()->saveExport(chosen, AuditView::ExportFormat::Markdown);
+        QVERIFY(read(chosen).contains("Ada Reviewer (Trainer): Go on"));
+        QVERIFY2(m_window->statusBar()->currentMessage().contains(chosen),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+        QCOMPARE(WorkbenchSettings::exportFolder(WorkbenchSettings::ExportKind::Audit), dir.path());
     }
 
     void cleanupTestCase()
