@@ -373,7 +373,7 @@ void HistoryView::showAuditRuns(const QString &auditId)
 void HistoryView::insertOriginParameters(QJsonObject &params) const
 {
     if (!m_auditId.isEmpty())
-        params.insert(QStringLiteral("origin"), QStringLiteral("audit:") + m_auditId);
+        params.insert(QStringLiteral("origin"), QString(QStringLiteral("audit:") + m_auditId));
     else if (m_showAudits->isChecked())
         params.insert(QStringLiteral("audits"), true);
 }

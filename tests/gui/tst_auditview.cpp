@@ -89,7 +89,7 @@ private Q_SLOTS:
         QVERIFY(!view()->runButton()->isHidden());
 
         // The audit's own containers come and go without ever being listed among the user's.
-        QSignalSpy listed(&m_window->containerModel(), &QAbstractItemModel::rowsInserted);
+        QSignalSpy inserted(&m_window->containerModel(), &QAbstractItemModel::rowsInserted);
         QTest::mouseClick(view()->runButton(), Qt::LeftButton);
         QVERIFY(view()->isRunning());
         QCOMPARE(view()->runButton()->text(), QStringLiteral("Cancel Audit"));
@@ -137,7 +137,7 @@ private Q_SLOTS:
                  view()->report().value(QStringLiteral("id")).toString());
         QTRY_COMPARE(m_window->containerModel().rowCount(), 1);
         QCOMPARE(m_window->currentContainerId(), m_container);
-        QCOMPARE(listed.count(), 0);
+        QCOMPARE(inserted.count(), 0);
     }
 
     // Its runs are left out of the History's lists (dozens of them would bury the user's own); Show Its Runs

@@ -18,8 +18,12 @@
 #include "workbenchsettings.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QCheckBox>
+#include <QDir>
 #include <QDockWidget>
+#include <QFileInfo>
+#include <QIcon>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>

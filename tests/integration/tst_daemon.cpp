@@ -784,6 +784,9 @@ private Q_SLOTS:
     // any restart of the daemon, as before it: the history's rows keep naming it, `cordon ls -a` too.
     void endedContainersKeepTheirNamesAcrossARestart()
     {
+        // 600x: one idle minute is a tenth of a second.
+        QVERIFY(m_daemon.stop());
+        QVERIFY(m_daemon.start({QStringLiteral("--time-scale"), QStringLiteral("600")}));
         QJsonObject expiring = policyJson(1);
         expiring.insert(QStringLiteral("name"), QStringLiteral("soon-gone"));
         QJsonObject deletedPolicy = policyJson();
@@ -801,7 +804,6 @@ private Q_SLOTS:
         const QString runId = sh(deleted, QStringLiteral("true")).value(QStringLiteral("id")).toString();
         QVERIFY(!runId.isEmpty());
         QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), deleted}}));
-        // 600x (the test before): one idle minute is a tenth of a second.
         QTRY_COMPARE_WITH_TIMEOUT(state(expired), QStringLiteral("expired"), 5000);
 
         QVERIFY(m_daemon.stop());
