@@ -61,6 +61,22 @@ QString of(const QJsonObject &run)
     QStringList command;
     for (const QJsonValue &part : run.value(QStringLiteral("command")).toArray())
         command.append(part.toString());
+    return ofCommand(command);
+}
+
+QString ofCommand(const QStringList &command)
+{
+    // `sh -c SCRIPT NAME ARGS...` runs NAME with ARGS as far as its reader is concerned (the audit's probe
+    // is one); `sh -c SCRIPT` alone is the script's first line.
+    static const QRegularExpression shell(QStringLiteral(R"(^(/usr)?(/bin/)?(ba|da)?sh$)"));
+    if (command.size() >= 3 && shell.match(command.at(0)).hasMatch() &&
+        command.at(1) == QLatin1String("-c")) {
+        if (command.size() > 3)
+            return command.mid(3).join(QLatin1Char(' '));
+        const QString script = firstMeaningfulLine(command.at(2));
+        if (!script.isEmpty())
+            return script;
+    }
     return command.join(QLatin1Char(' '));
 }
 

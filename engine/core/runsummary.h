@@ -6,6 +6,7 @@
 
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 namespace Cordon::RunSummary {
 
@@ -17,7 +18,10 @@ QString firstMeaningfulLine(const QString &code);
 constexpr int MaxLength = 160;
 
 // A run object's line (docs/protocol.md, `run`): its `summary` when the daemon sent one, else the first
-// meaningful line of its `code`, else its language, else its command line joined with spaces.
+// meaningful line of its `code`, else its language, else ofCommand() of its command.
 QString of(const QJsonObject &run);
+// A command's line: for a shell's `-c SCRIPT NAME ARGS...` the program it names (NAME ARGS...), for `-c
+// SCRIPT` the script's first meaningful line, else the command joined with spaces.
+QString ofCommand(const QStringList &command);
 
 } // namespace Cordon::RunSummary

@@ -64,6 +64,19 @@ private Q_SLOTS:
         QCOMPARE(RunSummary::of({{QStringLiteral("command"),
                                   QJsonArray{QStringLiteral("/bin/ls"), QStringLiteral("-la")}}}),
                  QStringLiteral("/bin/ls -la"));
+        // A shell's -c: the program its script runs by name (the audit's probe), else the script's line.
+        QCOMPARE(RunSummary::of({{QStringLiteral("command"),
+                                  QJsonArray{QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                                             QStringLiteral("exec /tmp/probe \"$@\""),
+                                             QStringLiteral("cordon-audit-probe"), QStringLiteral("pids")}}}),
+                 QStringLiteral("cordon-audit-probe pids"));
+        QCOMPARE(RunSummary::of({{QStringLiteral("command"),
+                                  QJsonArray{QStringLiteral("bash"), QStringLiteral("-c"),
+                                             QStringLiteral("# List the inputs\nls /mnt/data/inputs")}}}),
+                 QStringLiteral("List the inputs"));
+        QCOMPARE(RunSummary::ofCommand(
+                     {QStringLiteral("/usr/bin/python3"), QStringLiteral("-c"), QStringLiteral("print(1)")}),
+                 QStringLiteral("/usr/bin/python3 -c print(1)"));
     }
 };
 

@@ -110,7 +110,10 @@ QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput, qsizet
                      {QStringLiteral("ended_at"), run.endedAt}};
     // What a list says ran, the container's name (a deleted container's too) and who made it: read from the
     // history with the run; a run just started or ended is announced with what the manager holds.
-    const QString summary = RunSummary::firstMeaningfulLine(run.code.isEmpty() ? run.codeHead : run.code);
+    const QString summary =
+        run.language.isEmpty()
+            ? RunSummary::ofCommand(run.command)
+            : RunSummary::firstMeaningfulLine(run.code.isEmpty() ? run.codeHead : run.code);
     if (!summary.isEmpty())
         json.insert(QStringLiteral("summary"), summary);
     if (!run.containerName.isEmpty())
