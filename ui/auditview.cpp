@@ -4,6 +4,7 @@
 #include "auditsignoff.h"
 #include "daemonconnection.h"
 #include "messagetone.h"
+#include "workbenchsettings.h"
 
 #include "audit/auditreport.h"
 #include "audit/reportexport.h"
@@ -14,8 +15,10 @@
 
 #include <QComboBox>
 #include <QDateEdit>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QGuiApplication>
@@ -83,10 +86,11 @@ AuditView::AuditView(DaemonConnection &connection, QWidget *parent)
     : QWidget(parent), m_connection(connection), m_audit(new Audit::BackgroundAudit(this)),
       m_source(new QLabel(this)), m_fileButton(new QPushButton(tr("Policy File…"), this)),
       m_runButton(new QPushButton(tr("Run Audit"), this)), m_progress(new QProgressBar(this)),
-      m_status(new QLabel(this)), m_rows(new QTreeWidget(this)), m_name(new QLineEdit(this)),
-      m_role(new QLineEdit(this)), m_decision(new QComboBox(this)),
-      m_date(new QDateEdit(QDate::currentDate(), this)), m_signButton(new QPushButton(tr("Sign"), this)),
-      m_exportButton(new QToolButton(this)), m_signature(new QLabel(this))
+      m_status(new QLabel(this)), m_auditRunsButton(new QPushButton(tr("Show Its Runs"), this)),
+      m_rows(new QTreeWidget(this)), m_name(new QLineEdit(this)), m_role(new QLineEdit(this)),
+      m_decision(new QComboBox(this)), m_date(new QDateEdit(QDate::currentDate(), this)),
+      m_signButton(new QPushButton(tr("Sign"), this)), m_exportButton(new QToolButton(this)),
+      m_signature(new QLabel(this))
 {
     m_runButton->setObjectName(QStringLiteral("auditRunButton"));
     m_runButton->setToolTip(
@@ -150,9 +154,19 @@ AuditView::AuditView(DaemonConnection &connection, QWidget *parent)
     top->addWidget(m_source, 1);
     top->addWidget(m_fileButton);
     top->addWidget(m_runButton);
+    // The audit's own runs are left out of the History's lists; this shows them there.
+    m_auditRunsButton->setObjectName(QStringLiteral("auditRunsButton"));
+    m_auditRunsButton->setToolTip(
+        tr("List the runs and events of this audit's containers in the History (left out of it otherwise)"));
+    connect(m_auditRunsButton, &QPushButton::clicked, this, [this] {
+        const QString id = m_report.value(QStringLiteral("id")).toString();
+        if (!id.isEmpty())
+            Q_EMIT auditRunsRequested(id);
+    });
     auto *progress = new QHBoxLayout;
     progress->addWidget(m_progress);
     progress->addWidget(m_status, 1);
+    progress->addWidget(m_auditRunsButton);
 
     auto *signOff = new QGroupBox(tr("Sign-off"), this);
     auto *form = new QHBoxLayout(signOff);
@@ -465,12 +479,22 @@ void AuditView::exportWithDialog(ExportFormat format)
     const QString suffix = suffixes[int(format)];
     const QString suggested =
         QStringLiteral("audit-") + m_report.value(QStringLiteral("id")).toString() + suffix;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Audit Report"), suggested,
-                                                      tr("Report (*%1)").arg(suffix));
-    if (path.isEmpty())
-        return;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Audit Report"),
+        QDir(WorkbenchSettings::exportFolder(WorkbenchSettings::ExportKind::Audit)).filePath(suggested),
+        tr("Report (*%1)").arg(suffix));
+    if (!path.isEmpty())
+        saveExport(path, format);
+}
+
+void AuditView::saveExport(const QString &path, ExportFormat format)
+{
     const QString error = exportTo(path, format);
     setStatus(error.isEmpty() ? tr("Exported to %1").arg(path) : error);
+    if (!error.isEmpty())
+        return;
+    WorkbenchSettings::setExportFolder(WorkbenchSettings::ExportKind::Audit, QFileInfo(path).absolutePath());
+    Q_EMIT exported(path);
 }
 
 void AuditView::updateState()
@@ -492,6 +516,7 @@ void AuditView::updateState()
     const bool haveReport = !m_report.isEmpty();
     m_signButton->setEnabled(haveReport && !running);
     m_exportButton->setEnabled(haveReport && !running);
+    m_auditRunsButton->setEnabled(haveReport && !running);
     const QJsonObject signOff = m_report.value(QStringLiteral("sign_off")).toObject();
     const QJsonObject signature = m_report.value(QStringLiteral("signature")).toObject();
     if (!haveReport)

@@ -78,9 +78,13 @@ public:
 
     // Writes the shown report; an error message, or empty.
     QString exportTo(const QString &path, ExportFormat format) const;
+    // What Export does once a path is chosen: writes the report, remembers the folder for the next export
+    // (WorkbenchSettings::exportFolder) and announces it (exported); the status line says how it went.
+    void saveExport(const QString &path, ExportFormat format);
 
     QTreeWidget *rows() const { return m_rows; }
     QPushButton *runButton() const { return m_runButton; }
+    QPushButton *auditRunsButton() const { return m_auditRunsButton; }
     QString statusText() const;
     // The run a row links to (its first run in the user's history); empty when none.
     static QString runOfRow(const QJsonObject &row);
@@ -90,6 +94,10 @@ Q_SIGNALS:
     void runRequested(const QString &runId);
     // An audit finished, or a report was signed.
     void reportChanged(const QJsonObject &report);
+    // The report was written to `path` (the window's status bar says so).
+    void exported(const QString &path);
+    // "Show Its Runs": the History is to list only the runs of the audit with this id.
+    void auditRunsRequested(const QString &auditId);
 
 private:
     void onRowStarted(const QString &id, const QString &title);
@@ -115,6 +123,7 @@ private:
     QPushButton *m_runButton;
     QProgressBar *m_progress;
     QLabel *m_status;
+    QPushButton *m_auditRunsButton;
     QTreeWidget *m_rows;
     QLineEdit *m_name;
     QLineEdit *m_role;

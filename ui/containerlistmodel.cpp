@@ -26,6 +26,11 @@ QString stateOf(const QJsonObject &container)
     return container.value(QStringLiteral("state")).toString();
 }
 
+bool isAuditContainer(const QJsonObject &container)
+{
+    return container.value(QStringLiteral("origin")).toString().startsWith(QLatin1String("audit:"));
+}
+
 bool runningCode(const QJsonObject &container)
 {
     return container.value(QStringLiteral("active_runs")).toInt() > 0;
@@ -248,7 +253,9 @@ void ContainerListModel::update(const QJsonObject &container)
     if (id.isEmpty())
         return;
     const int row = rowOf(id);
-    if (stateOf(container) == QLatin1String("deleted")) {
+    // A Go/No-Go audit's own containers come and go while it runs: the audit's view reports on them, the
+    // user's list is left as it was.
+    if (stateOf(container) == QLatin1String("deleted") || isAuditContainer(container)) {
         if (row >= 0) {
             beginRemoveRows({}, row, row);
             m_rows.removeAt(row);

@@ -48,7 +48,8 @@ public:
     // reconnect; containers that ended while we were away are dropped, except expired ones the user was
     // shown, which stay until dismissed: their plain "expired" state is the point.
     void resetFrom(const QJsonArray &containers);
-    // One container's new state; `deleted` removes its row.
+    // One container's new state; `deleted` removes its row. A Go/No-Go audit's own containers (`origin`
+    // "audit:<id>") are never listed.
     void update(const QJsonObject &container);
     // Forgets an ended container (the user dismissed it).
     void remove(const QString &id);

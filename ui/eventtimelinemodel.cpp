@@ -34,7 +34,7 @@ QVariant EventTimelineModel::data(const QModelIndex &index, int role) const
         return Format::dateTime(event.value(QStringLiteral("at")).toInteger());
     case ContainerColumn: {
         const QString container = event.value(QStringLiteral("container")).toString();
-        return container.isEmpty() ? tr("(daemon)") : containerName(container);
+        return container.isEmpty() ? tr("(daemon)") : containerName(event);
     }
     case KindColumn:
         return event.value(QStringLiteral("kind")).toString();

@@ -69,6 +69,10 @@ EventTimelineView::EventTimelineView(DaemonConnection &connection, QWidget *pare
             params.insert(QStringLiteral("kind"), kind);
         if (!m_container.isEmpty())
             params.insert(QStringLiteral("container"), m_container);
+        if (!m_origin.isEmpty())
+            params.insert(QStringLiteral("origin"), m_origin);
+        else if (m_includeAudits)
+            params.insert(QStringLiteral("audits"), true);
         return params;
     });
     connect(m_query, &PagedQuery::loaded, this, &EventTimelineView::pageLoaded);
@@ -105,6 +109,15 @@ void EventTimelineView::setContainerFilter(const QString &containerId)
     if (containerId == m_container)
         return;
     m_container = containerId;
+    m_query->refilter();
+}
+
+void EventTimelineView::setOriginFilter(bool includeAudits, const QString &origin)
+{
+    if (includeAudits == m_includeAudits && origin == m_origin)
+        return;
+    m_includeAudits = includeAudits;
+    m_origin = origin;
     m_query->refilter();
 }
 

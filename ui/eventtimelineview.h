@@ -33,6 +33,9 @@ public:
     void setKindFilter(const QString &kind);
     // Only this container's events; empty for all (the daemon's own events too).
     void setContainerFilter(const QString &containerId);
+    // Whose events: the user's own (the default), also the Go/No-Go audits' (`includeAudits`), or only
+    // those of one origin ("audit:<id>"), as history.events' `audits` and `origin` say.
+    void setOriginFilter(bool includeAudits, const QString &origin = {});
 
 Q_SIGNALS:
     void pageLoaded();
@@ -44,6 +47,8 @@ private:
     QTreeView *m_view;
     PagedFooter *m_footer;
     QString m_container;
+    bool m_includeAudits = false;
+    QString m_origin;
 };
 
 } // namespace Cordon::Ui

@@ -2,7 +2,12 @@
 #include "historymodel.h"
 
 #include "core/formatting.h"
+#include "core/runsummary.h"
+#include "messagetone.h"
 #include "outcomesummary.h"
+#include "paletteicon.h"
+
+#include <QApplication>
 
 namespace Cordon::Ui {
 
@@ -20,13 +25,15 @@ QString HistoryModel::outcomeOf(const QJsonObject &run)
 
 QString HistoryModel::whatOf(const QJsonObject &run)
 {
-    const QString language = run.value(QStringLiteral("language")).toString();
-    if (!language.isEmpty())
-        return language;
-    QStringList command;
-    for (const QJsonValue &part : run.value(QStringLiteral("command")).toArray())
-        command.append(part.toString());
-    return Format::displayName(command.join(QLatin1Char(' ')));
+    return Format::displayName(RunSummary::of(run));
+}
+
+bool HistoryModel::failed(const QJsonObject &run)
+{
+    const QString state = run.value(QStringLiteral("state")).toString();
+    if (state == QLatin1String("interrupted"))
+        return true;
+    return state == QLatin1String("finished") && outcomeOf(run) != QLatin1String("ok");
 }
 
 QVariant HistoryModel::data(const QModelIndex &index, int role) const
@@ -44,6 +51,23 @@ QVariant HistoryModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == OutcomeColumn)
             return OutcomeSummary::fromRun(run).explanation;
+        if (index.column() == WhatColumn) {
+            const QString language = run.value(QStringLiteral("language")).toString();
+            return language.isEmpty() ? whatOf(run) : tr("%1: %2").arg(language, whatOf(run));
+        }
+        return {};
+    case Qt::DecorationRole:
+        if (index.column() == OutcomeColumn && failed(run))
+            return paletteIcon(QStringLiteral("outcome-failed"),
+                               toneColours(Tone::Failure, QApplication::palette()).accent);
+        return {};
+    case Qt::ForegroundRole:
+        if (index.column() == OutcomeColumn && failed(run))
+            return toneColours(Tone::Failure, QApplication::palette()).accent;
+        return {};
+    case Qt::AccessibleTextRole:
+        if (index.column() == OutcomeColumn && failed(run))
+            return tr("Failed: %1").arg(data(index, Qt::DisplayRole).toString());
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() == DurationColumn)
@@ -58,7 +82,7 @@ QVariant HistoryModel::data(const QModelIndex &index, int role) const
     case StartedColumn:
         return Format::dateTime(run.value(QStringLiteral("started_at")).toInteger());
     case ContainerColumn:
-        return containerName(run.value(QStringLiteral("container")).toString());
+        return containerName(run);
     case WhatColumn:
         return whatOf(run);
     case OutcomeColumn: {

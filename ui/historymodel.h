@@ -35,8 +35,12 @@ public:
 
     // The run's class for filters and the Outcome column.
     static QString outcomeOf(const QJsonObject &run);
-    // "python", "bash", or the command line.
+    // What ran, escaped for display: the first meaningful line of its code (RunSummary), else its language
+    // or command line.
     static QString whatOf(const QJsonObject &run);
+    // It ended without success (any class but ok, or interrupted): marked in the Outcome column with the
+    // failure icon and colour (messagetone.h), so that failures stand out in a long list.
+    static bool failed(const QJsonObject &run);
 };
 
 } // namespace Cordon::Ui

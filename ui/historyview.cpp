@@ -15,9 +15,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -34,7 +36,9 @@ qint64 startOfDay(QDate day)
 
 HistoryView::HistoryView(DaemonConnection &connection, QWidget *parent)
     : QWidget(parent), m_connection(connection), m_model(new HistoryModel(this)), m_error(new QLabel(this)),
-      m_onlyCurrent(new QCheckBox(tr("Only the &selected container"), this)), m_tabs(new QTabWidget(this))
+      m_onlyCurrent(new QCheckBox(tr("Only the &selected container"), this)),
+      m_showAudits(new QCheckBox(tr("Show a&udit runs"), this)), m_searchField(new QLineEdit(this)),
+      m_searchDelay(new QTimer(this)), m_auditLine(new QLabel(this)), m_tabs(new QTabWidget(this))
 {
     m_error->setObjectName(QStringLiteral("historyError"));
     m_error->setTextFormat(Qt::PlainText);
@@ -42,6 +46,25 @@ HistoryView::HistoryView(DaemonConnection &connection, QWidget *parent)
     m_error->hide();
     m_onlyCurrent->setObjectName(QStringLiteral("historyOnlyCurrent"));
     m_onlyCurrent->setToolTip(tr("List only the runs and events of the container selected on the left"));
+    m_showAudits->setObjectName(QStringLiteral("historyShowAudits"));
+    m_showAudits->setToolTip(tr("Also list the runs and events of the Go/No-Go audit's own containers, which "
+                                "are left out so that they do not bury yours"));
+    m_searchField->setObjectName(QStringLiteral("historySearch"));
+    m_searchField->setPlaceholderText(tr("Search runs"));
+    m_searchField->setAccessibleName(tr("Search runs"));
+    m_searchField->setToolTip(tr("Runs whose code, command, id or container name holds this text"));
+    m_searchField->setClearButtonEnabled(true);
+    m_searchField->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('x')) * 24);
+    // One request when typing pauses, not one per key.
+    m_searchDelay->setSingleShot(true);
+    m_searchDelay->setInterval(SearchDelayMs);
+    connect(m_searchField, &QLineEdit::textChanged, m_searchDelay, qOverload<>(&QTimer::start));
+    connect(m_searchDelay, &QTimer::timeout, this, [this] { setSearchText(m_searchField->text()); });
+    m_auditLine->setObjectName(QStringLiteral("historyAuditFilter"));
+    m_auditLine->setTextFormat(Qt::RichText);
+    m_auditLine->hide();
+    connect(m_auditLine, &QLabel::linkActivated, this, [this] { showAuditRuns({}); });
+    connect(m_showAudits, &QCheckBox::toggled, this, &HistoryView::originChanged);
     auto *refresh = new QPushButton(tr("&Refresh"), this);
     refresh->setToolTip(tr("Read the history again"));
 
@@ -64,9 +87,15 @@ HistoryView::HistoryView(DaemonConnection &connection, QWidget *parent)
     });
 
     auto *topRow = new QHBoxLayout;
+    topRow->addWidget(m_searchField, 1);
     topRow->addWidget(m_onlyCurrent);
+    topRow->addWidget(m_showAudits);
+    topRow->addWidget(m_auditLine);
     topRow->addStretch(1);
     topRow->addWidget(refresh);
+    // The search is over runs: the timeline has none.
+    connect(m_tabs, &QTabWidget::currentChanged, this,
+            [this] { m_searchField->setEnabled(m_tabs->currentIndex() == 0); });
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 6, 8, 6);
     layout->addWidget(m_error);
@@ -154,6 +183,8 @@ QWidget *HistoryView::buildRunsPage()
             return tr("Showing %1 of %n run(s)", nullptr, int(qMin<qint64>(total, INT_MAX))).arg(shown);
         },
         [this] {
+            if (!m_search.isEmpty())
+                return tr("No runs hold “%1”.").arg(m_search);
             const bool filtered = !m_filter.isEmpty() || currentDateFilter() != DateFilter::AnyTime;
             return filtered ? tr("No runs match the filter.") : tr("No runs yet.");
         },
@@ -173,6 +204,9 @@ QWidget *HistoryView::buildRunsPage()
             params.insert(QStringLiteral("since"), since);
         if (until > 0)
             params.insert(QStringLiteral("until"), until);
+        if (!m_search.isEmpty())
+            params.insert(QStringLiteral("search"), m_search);
+        insertOriginParameters(params);
         return params;
     });
     connect(m_query, &PagedQuery::loaded, this, &HistoryView::onPageLoaded);
@@ -180,7 +214,7 @@ QWidget *HistoryView::buildRunsPage()
 
     m_detail = new RunDetailView(m_connection, page);
     m_detail->setObjectName(QStringLiteral("historyDetail"));
-    m_detail->setContainerNames([this](const QString &id) { return m_model->containerName(id); });
+    m_detail->setContainerNames([this](const QJsonObject &run) { return m_model->containerName(run); });
     // The first page replaces the rows; the run in the detail is selected again if it is still listed.
     connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this,
             [this] { m_keepRunId = m_detail->runId(); });
@@ -302,6 +336,53 @@ void HistoryView::setCurrentContainer(const QString &containerId)
 void HistoryView::setOnlyCurrentContainer(bool only)
 {
     m_onlyCurrent->setChecked(only);
+}
+
+void HistoryView::setSearchText(const QString &text)
+{
+    const QString trimmed = text.trimmed();
+    if (m_searchField->text().trimmed() != trimmed) {
+        const QSignalBlocker quiet(m_searchField);
+        m_searchField->setText(trimmed);
+    }
+    m_searchDelay->stop();
+    if (trimmed == m_search)
+        return;
+    m_search = trimmed;
+    m_query->refilter();
+}
+
+void HistoryView::setShowAudits(bool show)
+{
+    m_showAudits->setChecked(show);
+}
+
+void HistoryView::showAuditRuns(const QString &auditId)
+{
+    if (auditId == m_auditId)
+        return;
+    m_auditId = auditId;
+    m_auditLine->setText(
+        tr("Only audit %1 (<a href=\"all\">show every run</a>)").arg(auditId.toHtmlEscaped()));
+    m_auditLine->setVisible(!auditId.isEmpty());
+    // The toggle means nothing while one audit's runs are shown.
+    m_showAudits->setVisible(auditId.isEmpty());
+    originChanged();
+}
+
+void HistoryView::insertOriginParameters(QJsonObject &params) const
+{
+    if (!m_auditId.isEmpty())
+        params.insert(QStringLiteral("origin"), QString(QStringLiteral("audit:") + m_auditId));
+    else if (m_showAudits->isChecked())
+        params.insert(QStringLiteral("audits"), true);
+}
+
+void HistoryView::originChanged()
+{
+    m_query->refilter();
+    m_timeline->setOriginFilter(m_showAudits->isChecked(),
+                                m_auditId.isEmpty() ? QString() : QStringLiteral("audit:") + m_auditId);
 }
 
 void HistoryView::markStale()

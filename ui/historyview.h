@@ -17,6 +17,8 @@ class QCheckBox;
 class QComboBox;
 class QDateEdit;
 class QLabel;
+class QLineEdit;
+class QTimer;
 class QPlainTextEdit;
 class QTabWidget;
 class QTreeView;
@@ -37,6 +39,8 @@ class HistoryView final : public QWidget
 
 public:
     static constexpr int DefaultPageSize = 50;
+    // The search asks the daemon once typing has paused this long.
+    static constexpr int SearchDelayMs = 300;
 
     enum class DateFilter
     {
@@ -70,6 +74,14 @@ public:
     // listed.
     void setCurrentContainer(const QString &containerId);
     void setOnlyCurrentContainer(bool only);
+    // Only runs whose code, command, id or container name holds `text` (the search field); empty for all.
+    void setSearchText(const QString &text);
+    // Runs and events of the Go/No-Go audits' containers are left out unless shown ("Show audit runs").
+    void setShowAudits(bool show);
+    // Only the runs and events of this audit (its report's id), with a line saying so and a way back to
+    // every run; empty for the usual lists.
+    void showAuditRuns(const QString &auditId);
+    QString auditFilter() const { return m_auditId; }
     // The first page again, with the current filter.
     void reload();
     void loadMore();
@@ -97,6 +109,9 @@ private:
     void onPageLoaded(bool appended);
     void showError(const QString &message);
     QString onlyContainer() const;
+    // history.runs' and history.events' `origin` or `audits` for the audit filter and the toggle.
+    void insertOriginParameters(QJsonObject &params) const;
+    void originChanged();
     DateFilter currentDateFilter() const;
     void updateDateEdits();
 
@@ -107,8 +122,15 @@ private:
     QString m_currentContainer;
     QString m_keepRunId;
 
+    QString m_search;
+    QString m_auditId;
+
     QLabel *m_error;
     QCheckBox *m_onlyCurrent;
+    QCheckBox *m_showAudits;
+    QLineEdit *m_searchField;
+    QTimer *m_searchDelay;
+    QLabel *m_auditLine;
     QTabWidget *m_tabs;
     QComboBox *m_outcome = nullptr;
     QComboBox *m_date = nullptr;

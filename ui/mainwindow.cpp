@@ -26,6 +26,7 @@
 #include "paletteicon.h"
 #include "processgauge.h"
 #include "rundetaildialog.h"
+#include "rundetailview.h"
 #include "runpanel.h"
 #include "screenfit.h"
 #include "secretsdialog.h"
@@ -38,6 +39,7 @@
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QDateTime>
+#include <QDir>
 #include <QDockWidget>
 #include <QGroupBox>
 #include <QHeaderView>
@@ -359,6 +361,19 @@ void MainWindow::buildLayout()
     // A row's run opens whole, in a window of its own: the History may not list it (filtered, paged).
     connect(m_auditView, &AuditView::runRequested, this, [this, containerName](const QString &runId) {
         RunDetailDialog::open(*m_connection, runId, containerName, this);
+    });
+    connect(m_auditView, &AuditView::auditRunsRequested, this, [this](const QString &auditId) {
+        m_historyDock->show();
+        m_historyDock->raise();
+        m_historyView->showAuditRuns(auditId);
+    });
+    // A file written where the user chose says so, with its path, where every other outcome is said.
+    connect(m_historyView->detail(), &RunDetailView::exported, this, [this](const QString &path) {
+        statusBar()->showMessage(tr("Run exported to %1").arg(QDir::toNativeSeparators(path)), 15000);
+    });
+    connect(m_auditView, &AuditView::exported, this, [this](const QString &path) {
+        statusBar()->showMessage(tr("Audit report exported to %1").arg(QDir::toNativeSeparators(path)),
+                                 15000);
     });
 
     m_statusLabel = new QLabel(this);

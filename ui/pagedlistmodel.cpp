@@ -63,9 +63,12 @@ int PagedListModel::rowOf(const QJsonValue &id) const
     return -1;
 }
 
-QString PagedListModel::containerName(const QString &containerId) const
+QString PagedListModel::containerName(const QJsonObject &row) const
 {
-    const QString name = m_names ? m_names(containerId) : QString();
+    const QString containerId = row.value(QStringLiteral("container")).toString();
+    QString name = row.value(QStringLiteral("container_name")).toString();
+    if (name.isEmpty() && m_names)
+        name = m_names(containerId);
     return name.isEmpty() ? containerId : Format::displayName(name);
 }
 

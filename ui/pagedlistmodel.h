@@ -32,9 +32,12 @@ public:
     int rowOf(const QJsonValue &id) const;
     const QJsonObject &item(int row) const { return m_rows.at(row); }
 
-    // Names for container ids (the window's container list); unknown ids are shown shortened.
+    // Names for container ids (the window's container list), for rows the daemon sent without their
+    // container's name; unknown ids are shown as they are.
     void setContainerNames(std::function<QString(const QString &)> names) { m_names = std::move(names); }
-    QString containerName(const QString &containerId) const;
+    // The name of a row's container: the `container_name` the history keeps (a deleted container's too),
+    // else the window's, escaped for display.
+    QString containerName(const QJsonObject &row) const;
 
 protected:
     // One title per column, in the order of the subclass's Column enum.

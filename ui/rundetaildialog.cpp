@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "rundetaildialog.h"
 
+#include "core/formatting.h"
 #include "dialogfit.h"
 #include "rundetailview.h"
 
@@ -16,10 +17,14 @@ RunDetailDialog::RunDetailDialog(DaemonConnection &connection, const QString &ru
 {
     setObjectName(QStringLiteral("runDetailDialog"));
     setWindowTitle(tr("Run %1").arg(runId.left(8)));
-    // A run named elsewhere may be of a container long deleted (an audit's): then its id stands for it.
-    m_detail->setContainerNames([names = std::move(containerNames)](const QString &id) {
-        const QString name = names ? names(id) : QString();
-        return name.isEmpty() ? id : name;
+    // The name the history keeps for the run's container; else the one the caller knows; a container the
+    // history never named (an audit's, long deleted) is its id.
+    m_detail->setContainerNames([names = std::move(containerNames)](const QJsonObject &run) {
+        const QString id = run.value(QStringLiteral("container")).toString();
+        QString name = run.value(QStringLiteral("container_name")).toString();
+        if (name.isEmpty() && names)
+            name = names(id);
+        return name.isEmpty() ? id : Format::displayName(name);
     });
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);

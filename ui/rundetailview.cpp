@@ -9,9 +9,12 @@
 #include "historymodel.h"
 #include "outcomesummary.h"
 #include "policyview.h"
+#include "workbenchsettings.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -128,9 +131,9 @@ RunDetailView::RunDetailView(DaemonConnection &connection, QWidget *parent)
     clear();
 }
 
-QString RunDetailView::containerName(const QString &id) const
+QString RunDetailView::containerName(const QJsonObject &run) const
 {
-    return m_names ? m_names(id) : id;
+    return m_names ? m_names(run) : run.value(QStringLiteral("container")).toString();
 }
 
 void RunDetailView::clear()
@@ -257,10 +260,13 @@ void RunDetailView::setRun(const QJsonObject &run)
     m_title->setText(tr("Run %1").arg(id));
     const OutcomeSummary outcome = OutcomeSummary::fromRun(run);
     QStringList lines;
-    lines.append(tr("Container: %1").arg(containerName(run.value(QStringLiteral("container")).toString())));
+    lines.append(tr("Container: %1").arg(containerName(run)));
     lines.append(
         tr("Started: %1").arg(Format::dateTime(run.value(QStringLiteral("started_at")).toInteger())));
-    lines.append(tr("Ran: %1").arg(HistoryModel::whatOf(run)));
+    const QString language = run.value(QStringLiteral("language")).toString();
+    const QString what = HistoryModel::whatOf(run);
+    lines.append(language.isEmpty() || what == language ? tr("Ran: %1").arg(what)
+                                                        : tr("Ran: %1 · %2").arg(language, what));
     lines.append(tr("Outcome: %1 — %2").arg(outcome.headline, outcome.explanation));
     if (!outcome.details.isEmpty())
         lines.append(outcome.details);
@@ -332,12 +338,22 @@ void RunDetailView::chooseExport()
         return;
     const QString suggested =
         QStringLiteral("cordon-run-%1.json").arg(m_run.value(QStringLiteral("id")).toString());
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export Run as JSON"), suggested, tr("JSON files (*.json)"));
-    if (path.isEmpty())
-        return;
-    if (auto written = exportRun(path); !written)
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Run as JSON"),
+        QDir(WorkbenchSettings::exportFolder(WorkbenchSettings::ExportKind::Run)).filePath(suggested),
+        tr("JSON files (*.json)"));
+    if (!path.isEmpty())
+        saveExport(path);
+}
+
+void RunDetailView::saveExport(const QString &path)
+{
+    if (auto written = exportRun(path); !written) {
         Q_EMIT exportFailed(tr("The run was not exported: %1").arg(toQt(written.error().message())));
+        return;
+    }
+    WorkbenchSettings::setExportFolder(WorkbenchSettings::ExportKind::Run, QFileInfo(path).absolutePath());
+    Q_EMIT exported(path);
 }
 
 } // namespace Cordon::Ui

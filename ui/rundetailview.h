@@ -36,7 +36,8 @@ public:
 
     explicit RunDetailView(DaemonConnection &connection, QWidget *parent = nullptr);
 
-    void setContainerNames(std::function<QString(const QString &)> names) { m_names = std::move(names); }
+    // The name shown for a run's container (PagedListModel::containerName).
+    void setContainerNames(std::function<QString(const QJsonObject &)> names) { m_names = std::move(names); }
     // Shows what `listed` (a run from a list, without output) already says, then asks for the rest.
     void showRun(const QJsonObject &listed);
     void clear();
@@ -52,21 +53,26 @@ public:
     QString text() const;
     PolicyView *policyView() const { return m_policy; }
     Result<> exportRun(const QString &path) const;
+    // What Export as JSON… does once a path is chosen: writes the run, remembers the folder for the next
+    // export (WorkbenchSettings::exportFolder) and announces it (exported), or says why not (exportFailed).
+    void saveExport(const QString &path);
 
 Q_SIGNALS:
     void loaded();
     void networkLoaded();
     void exportFailed(const QString &message);
+    // The run was written to `path` (the window's status bar says so).
+    void exported(const QString &path);
 
 private:
     void setRun(const QJsonObject &run);
     void loadNetwork(const QString &runId);
     void setNetwork(const QJsonArray &events, qint64 total);
     void chooseExport();
-    QString containerName(const QString &id) const;
+    QString containerName(const QJsonObject &run) const;
 
     DaemonConnection &m_connection;
-    std::function<QString(const QString &)> m_names;
+    std::function<QString(const QJsonObject &)> m_names;
     QJsonObject m_run;
     QString m_runId;
     QJsonArray m_networkEvents;

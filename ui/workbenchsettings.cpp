@@ -92,4 +92,24 @@ void WorkbenchSettings::setUploadFolder(const QString &folder)
     QSettings().setValue(UploadFolderKey, folder);
 }
 
+namespace {
+
+QString exportFolderKey(WorkbenchSettings::ExportKind kind)
+{
+    return kind == WorkbenchSettings::ExportKind::Run ? QStringLiteral("export/runFolder")
+                                                      : QStringLiteral("export/auditFolder");
+}
+
+} // namespace
+
+QString WorkbenchSettings::exportFolder(ExportKind kind)
+{
+    return rememberedFolder(exportFolderKey(kind), QStandardPaths::DocumentsLocation);
+}
+
+void WorkbenchSettings::setExportFolder(ExportKind kind, const QString &folder)
+{
+    QSettings().setValue(exportFolderKey(kind), folder);
+}
+
 } // namespace Cordon::Ui

@@ -38,6 +38,16 @@ public:
     // Where the Upload dialog opens: the folder the last upload came from while it still exists, else home.
     static QString uploadFolder();
     static void setUploadFolder(const QString &folder);
+    // What an Export… dialog writes; each kind remembers its own folder.
+    enum class ExportKind
+    {
+        Run,   // a run as JSON (History)
+        Audit, // a Go/No-Go report (JSON, Markdown, HTML, PDF)
+    };
+    // Where an Export… dialog of that kind opens: the folder last exported to while it still exists, else the
+    // user's Documents folder, else home; never the folder the program was started from.
+    static QString exportFolder(ExportKind kind);
+    static void setExportFolder(ExportKind kind, const QString &folder);
 };
 
 } // namespace Cordon::Ui

@@ -93,7 +93,11 @@ int eventsCommand(const QStringList &arguments)
                                           QStringLiteral("Keep printing new events until interrupted."));
     const QCommandLineOption jsonOption(
         QStringLiteral("json"), QStringLiteral("Print the daemon's result (events and total) as JSON."));
-    parser.addOptions({containerOption, kindOption, runOption, limitOption, followOption, jsonOption});
+    const QCommandLineOption auditsOption(
+        QStringLiteral("audits"),
+        QStringLiteral("Also list the events of the containers Go/No-Go audits made (left out otherwise)."));
+    parser.addOptions(
+        {containerOption, kindOption, runOption, auditsOption, limitOption, followOption, jsonOption});
     if (auto done = parseCommandLine(parser, arguments, command))
         return *done;
     if (!parser.positionalArguments().isEmpty())
@@ -106,6 +110,8 @@ int eventsCommand(const QStringList &arguments)
     const QString runId = parser.value(runOption);
     if (!runId.isEmpty())
         params.insert(QStringLiteral("run_id"), runId);
+    if (parser.isSet(auditsOption))
+        params.insert(QStringLiteral("audits"), true);
     if (parser.isSet(limitOption)) {
         bool ok = false;
         const int limit = parser.value(limitOption).toInt(&ok);

@@ -155,7 +155,15 @@ int historyCommand(const QStringList &arguments)
         QStringLiteral("offset"), QStringLiteral("Skip the N newest matching runs."), QStringLiteral("N"));
     const QCommandLineOption jsonOption(
         QStringLiteral("json"), QStringLiteral("Print the daemon's result (runs and total) as JSON."));
-    parser.addOptions({containerOption, classOption, limitOption, offsetOption, jsonOption});
+    const QCommandLineOption searchOption(
+        QStringLiteral("search"),
+        QStringLiteral("Only runs whose code, command, id or container name holds TEXT."),
+        QStringLiteral("TEXT"));
+    const QCommandLineOption auditsOption(
+        QStringLiteral("audits"),
+        QStringLiteral("Also list the runs of the containers Go/No-Go audits made (left out otherwise)."));
+    parser.addOptions(
+        {containerOption, classOption, searchOption, auditsOption, limitOption, offsetOption, jsonOption});
     if (auto done = parseCommandLine(parser, arguments, command))
         return *done;
     if (!parser.positionalArguments().isEmpty())
@@ -169,6 +177,10 @@ int historyCommand(const QStringList &arguments)
                                   .arg(parser.value(classOption), ErrorClasses.join(QStringLiteral(", "))));
         params.insert(QStringLiteral("error_class"), parser.value(classOption));
     }
+    if (parser.isSet(searchOption))
+        params.insert(QStringLiteral("search"), parser.value(searchOption));
+    if (parser.isSet(auditsOption))
+        params.insert(QStringLiteral("audits"), true);
     int offset = 0;
     if (parser.isSet(limitOption)) {
         const auto limit = parseCount(parser.value(limitOption), 1, 500);
@@ -218,10 +230,12 @@ int historyCommand(const QStringList &arguments)
         const QJsonObject run = value.toObject();
         const bool ended = run.contains(QStringLiteral("error_class"));
         const QString errorClass = run.value(QStringLiteral("error_class")).toString();
+        // The history keeps each run's container name, a deleted container's too.
+        const QString containerId = run.value(QStringLiteral("container")).toString();
+        const QString name = run.value(QStringLiteral("container_name")).toString();
         table.addRow(
             {run.value(QStringLiteral("id")).toString(),
-             escapeName(names.value(run.value(QStringLiteral("container")).toString(),
-                                    run.value(QStringLiteral("container")).toString())),
+             escapeName(name.isEmpty() ? names.value(containerId, containerId) : name),
              formatTime(run.value(QStringLiteral("started_at")).toInteger()),
              errorClass.isEmpty() ? run.value(QStringLiteral("state")).toString() : errorClass,
              describeExit(run),

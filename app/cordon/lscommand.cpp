@@ -19,7 +19,7 @@ int lsCommand(const QStringList &arguments)
     parser.setApplicationDescription(QStringLiteral(
         "List the running and stopped containers. IDLE LEFT counts down to expiry, which removes\n"
         "the container's files; any activity (a run, a file transfer, `cordon keepalive`) resets "
-        "it."));
+        "it.\nContainers of Go/No-Go audits are listed with --audits."));
     parser.addHelpOption();
     const QCommandLineOption allOption(QStringList{QStringLiteral("a"), QStringLiteral("all")},
                                        QStringLiteral("Also list expired and deleted containers."));
@@ -32,7 +32,10 @@ int lsCommand(const QStringList &arguments)
     const QCommandLineOption noStartOption(
         QStringLiteral("no-start"),
         QStringLiteral("Do not start cordond when it is not running: exit with status 125 instead."));
-    parser.addOptions({allOption, jsonOption, quietOption, namesOption, noStartOption});
+    const QCommandLineOption auditsOption(
+        QStringLiteral("audits"),
+        QStringLiteral("Also list the containers a Go/No-Go audit made for itself (left out otherwise)."));
+    parser.addOptions({allOption, auditsOption, jsonOption, quietOption, namesOption, noStartOption});
     if (auto done = parseCommandLine(parser, arguments, command))
         return *done;
     if (!parser.positionalArguments().isEmpty())
@@ -50,6 +53,15 @@ int lsCommand(const QStringList &arguments)
                                {{QStringLiteral("include_deleted"), parser.isSet(allOption)}});
     if (!listed)
         return reportError(listed.error());
+    // The audit's containers come and go while it runs, dozens over time: the user's own are the list.
+    if (!parser.isSet(auditsOption)) {
+        QJsonArray own;
+        for (const QJsonValue &value : listed->value(QStringLiteral("containers")).toArray()) {
+            if (value.toObject().value(QStringLiteral("origin")).toString().isEmpty())
+                own.append(value);
+        }
+        listed->insert(QStringLiteral("containers"), own);
+    }
     if (parser.isSet(jsonOption)) {
         printJson(*listed);
         return 0;

@@ -136,10 +136,16 @@ Result<AuditReport> AuditRunner::run(const AuditRequest &request)
     auto audited = Policy::ContainerPolicy::fromJsonValue(toPlain(request.policy));
     if (!audited)
         return fail(audited.error());
-    ProbeSession session(m_client, probeProgram);
-    auto status = session.call(QStringLiteral("daemon.status"), {});
+    auto status = m_client.callSync(QStringLiteral("daemon.status"), {});
     if (!status)
         return fail(status.error());
+    // The daemon names the audit: it keeps only the report of an audit it saw begin. Begun first, so that
+    // every container the audit makes carries its id (ProbeSession's origin).
+    auto begun = m_client.callSync(QStringLiteral("audit.begin"), {});
+    if (!begun)
+        return fail(begun.error());
+    const QString auditId = begun->value(QStringLiteral("id")).toString();
+    ProbeSession session(m_client, probeProgram, QStringLiteral("audit:") + auditId);
     // The container under test is the policy with only its name changed: a live container of the user's may
     // have the name already (an audited container always does).
     const QString name = QStringLiteral("audit-") + toQt(audited->name);
@@ -165,14 +171,8 @@ Result<AuditReport> AuditRunner::run(const AuditRequest &request)
                          {},
                          &privateDaemon};
 
-    // The daemon names the audit: it keeps only the report of an audit it saw begin.
-    auto begun = session.call(QStringLiteral("audit.begin"), {});
-    if (!begun) {
-        session.deleteAll();
-        return fail(begun.error());
-    }
     AuditReport report;
-    report.id = toPlain(begun->value(QStringLiteral("id")).toString());
+    report.id = toPlain(auditId);
     report.createdAt = toPlain(begun->value(QStringLiteral("created_at")).toString());
     report.cordonVersion = toPlain(status->value(QStringLiteral("version")).toString());
     report.hostFacts = hostFacts(status->value(QStringLiteral("cgroup")).toString());

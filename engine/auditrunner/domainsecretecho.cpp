@@ -284,7 +284,7 @@ QString checkEchoedDomainSecret(RowRecorder &row, AuditContext &context)
             .arg(*port)
             .arg(daemon.pid())
             .arg(daemon.directory()));
-    ProbeSession session(daemon.client(), context.probeProgram);
+    ProbeSession session(daemon.client(), context.probeProgram, context.session.origin());
     auto key = setAuditKey(context, session, QStringLiteral("CORDON_AUDIT_ECHO_KEY_"));
     if (!key) {
         row.fail(QStringLiteral("the private daemon's secret store refused the echo's key: %1")

@@ -106,7 +106,7 @@ AuditRow lifecycleRestart(AuditContext &context)
     row.evidence(
         QStringLiteral("daemon"),
         QStringLiteral("a private cordond (pid %1) in %2").arg(daemon.pid()).arg(daemon.directory()));
-    ProbeSession session(daemon.client(), context.probeProgram);
+    ProbeSession session(daemon.client(), context.probeProgram, context.session.origin());
     auto container =
         session.createContainer(lifecyclePolicy(context.policy, QStringLiteral("audit-restart")));
     if (!container)
@@ -147,7 +147,7 @@ AuditRow lifecycleRestart(AuditContext &context)
               QStringLiteral("the probe's processes outlived the daemon (%1)").arg(pidList(during)),
               QStringLiteral("the probe's processes did not outlive the daemon (before %1, after %2)")
                   .arg(pidList(before), pidList(during)));
-    ProbeSession after(daemon.client(), context.probeProgram);
+    ProbeSession after(daemon.client(), context.probeProgram, context.session.origin());
     auto reread = after.call(QStringLiteral("run.get"), {{QStringLiteral("run_id"), runId}});
     const QString state =
         reread ? reread->value(QStringLiteral("run")).toObject().value(QStringLiteral("state")).toString()
@@ -189,7 +189,7 @@ AuditRow lifecycleDeletion(AuditContext &context)
     if (auto started = ensureStarted(context); !started)
         return row.noGo(describe(started.error()));
     PrivateDaemon &daemon = *context.privateDaemon;
-    ProbeSession session(daemon.client(), context.probeProgram);
+    ProbeSession session(daemon.client(), context.probeProgram, context.session.origin());
     constexpr int Scale = 600;
     QJsonObject policy = lifecyclePolicy(context.policy, QStringLiteral("audit-deletion"));
     policy.insert(QStringLiteral("expires_after"),

@@ -94,8 +94,8 @@ QString probeValue(const QString &stdoutText, const QString &key)
     return {};
 }
 
-ProbeSession::ProbeSession(Daemon::DaemonClient &client, QString probeProgram)
-    : m_client(client), m_probeProgram(std::move(probeProgram))
+ProbeSession::ProbeSession(Daemon::DaemonClient &client, QString probeProgram, QString origin)
+    : m_client(client), m_probeProgram(std::move(probeProgram)), m_origin(std::move(origin))
 {}
 
 Result<QJsonObject> ProbeSession::call(const QString &method, const QJsonObject &params, int timeoutMs)
@@ -105,7 +105,8 @@ Result<QJsonObject> ProbeSession::call(const QString &method, const QJsonObject 
 
 Result<QString> ProbeSession::createContainer(const QJsonObject &policy)
 {
-    auto created = call(QStringLiteral("container.create"), {{QStringLiteral("policy"), policy}});
+    auto created = call(QStringLiteral("container.create"),
+                        {{QStringLiteral("policy"), policy}, {QStringLiteral("origin"), m_origin}});
     if (!created)
         return fail(created.error());
     const QString id =

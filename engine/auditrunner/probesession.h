@@ -56,9 +56,12 @@ QString excerpt(const QString &text, int limit = 400);
 class ProbeSession final
 {
 public:
-    ProbeSession(Daemon::DaemonClient &client, QString probeProgram);
+    // `origin` goes with every container it creates (container.create's `origin`, "audit:<id>"), so that the
+    // audit's containers, runs and events stay out of the user's own lists and stay the audit's.
+    ProbeSession(Daemon::DaemonClient &client, QString probeProgram, QString origin);
 
     Daemon::DaemonClient &client() { return m_client; }
+    const QString &origin() const { return m_origin; }
 
     Result<QJsonObject> call(const QString &method, const QJsonObject &params, int timeoutMs = 30000);
 
@@ -87,6 +90,7 @@ public:
 private:
     Daemon::DaemonClient &m_client;
     QString m_probeProgram;
+    QString m_origin;
     QStringList m_containers;
 };
 

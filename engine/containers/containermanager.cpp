@@ -90,12 +90,19 @@ Result<> ContainerManager::initialize()
             recordOrgPolicyError(toQt(reloaded.error().message()));
     });
 
-    auto records = m_store.containers(false);
+    auto records = m_store.containers(true);
     if (!records)
         return fail(records.error());
     // Why each container's runs that no cordon-init held any more were cut off, for their events.
     QHash<QString, QString> whyInterrupted;
+    bool anyLive = false;
     for (const Store::ContainerRecord &record : *records) {
+        if (record.endedAt != 0) {
+            if (record.state != QLatin1String("one-shot"))
+                addEnded(record);
+            continue;
+        }
+        anyLive = true;
         // A one-shot run whose launcher was attached when the daemon went down: its network ended with the
         // daemon, and its container was never the daemon's to restart or wipe.
         if (record.state == QLatin1String("one-shot")) {
@@ -141,7 +148,7 @@ Result<> ContainerManager::initialize()
     // Containers removed while no daemon ran (or before the store heard of it) no longer hold anything.
     // Without any container the store is not opened (a fresh daemon maps no library it has not used): its
     // orphans go at the next removal or secret change.
-    if (!records->isEmpty())
+    if (anyLive)
         releaseRetiredValues();
     m_expiryTimer.start(ExpiryCheckMs);
     m_sampleTimer.start(m_settings.sampleIntervalMs);
@@ -221,7 +228,21 @@ int ContainerManager::runningCount() const
     }));
 }
 
-Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy &policy, bool demo)
+void ContainerManager::addEnded(const Store::ContainerRecord &record)
+{
+    auto policy = storedPolicy(record.policyVersion);
+    Policy::ContainerPolicy shown = policy ? *policy : Policy::ContainerPolicy{};
+    shown.name = toPlain(record.name); // the name it had, also when its policy is no longer on record
+    auto owned = std::make_unique<Entry>();
+    owned->record = record;
+    owned->container = std::make_unique<Container>(record.id, std::move(shown), m_cgroup.get());
+    owned->container->setState(record.state == QLatin1String("expired") ? ContainerState::Expired
+                                                                        : ContainerState::Deleted);
+    m_entries.emplace(record.id, std::move(owned));
+}
+
+Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy &policy,
+                                                   const CreateOptions &options)
 {
     if (runningCount() >= m_settings.maxContainers)
         return fail(QStringLiteral("container.limit"),
@@ -258,9 +279,10 @@ Result<ContainerSnapshot> ContainerManager::create(const Policy::ContainerPolicy
     created.record.state = QStringLiteral("running");
     created.record.policyVersion = version;
     created.record.memoryLimit = m_cgroup ? policy.memoryLimitBytes : 0;
-    created.record.demo = demo;
+    created.record.demo = options.demo;
     created.record.timeScale = clockFor(created);
     created.record.createdAt = now();
+    created.record.origin = options.origin;
     created.container = std::make_unique<Container>(created.record.id, policy, m_cgroup.get());
     Result<> started = prepareDomainSecrets(created);
     if (started)

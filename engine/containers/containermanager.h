@@ -36,6 +36,13 @@
 
 namespace Cordon::Containers {
 
+// How a container is made, besides its policy.
+struct CreateOptions
+{
+    bool demo = false; // it follows the demo clock (ContainerManager::setTimeScale)
+    QString origin;    // who made it (Store::ContainerRecord::origin): empty for the user, `audit:<id>`
+};
+
 struct ManagerSettings
 {
     double timeScale = 1;        // every container's idle time passes this much faster (tests)
@@ -198,6 +205,7 @@ public:
     // Chooses the cgroup backend, then recovers what a previous daemon left: a container that was running is
     // adopted with its runs (or started again from its saved files when it cannot be, saying why), runs no
     // container holds become `interrupted`, and a deadline that passed meanwhile gets a grace period.
+    // Containers that expired or were deleted are listed again as they ended, with their names.
     Result<> initialize();
     QString cgroupDescription() const;
     // The demo clock's scale (cordond --time-scale until a client sets it).
@@ -210,9 +218,8 @@ public:
     // the daemon's clock); only the idle time still to go changes pace.
     Result<ContainerSnapshot> setDemo(const QString &id, bool demo);
 
-    // Refuses a name that a container not yet expired or deleted has (container.name_taken). A demo
-    // container follows the demo clock.
-    Result<ContainerSnapshot> create(const Policy::ContainerPolicy &policy, bool demo = false);
+    // Refuses a name that a container not yet expired or deleted has (container.name_taken).
+    Result<ContainerSnapshot> create(const Policy::ContainerPolicy &policy, const CreateOptions &options = {});
     // A readable name ("brisk-heron") no such container has, for a policy that gives none.
     QString unusedName() const;
     QList<ContainerSnapshot> list(bool includeEnded) const;
@@ -452,6 +459,9 @@ private:
     // A one-shot run's history row as a container (its limits are the launcher's: not shown as enforced).
     std::optional<ContainerSnapshot> oneShotSnapshot(const QString &id) const;
     void expire(Entry &entry, bool whileDown);
+    // At start-up: a container that expired or was deleted under a daemon before, as an entry in that state
+    // (nothing to recover: its files and processes are gone), so that it is listed and named as before.
+    void addEnded(const Store::ContainerRecord &record);
     // At start-up (containerrecovery.cpp): adopts a container the daemon before left running, or starts it
     // again from its saved files; returns why a run of it that was not adopted was cut off.
     QString recover(Entry &survivor);

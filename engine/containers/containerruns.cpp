@@ -150,6 +150,9 @@ Result<RunSnapshot> ContainerManager::exec(const QString &containerId, const Exe
         return fail(committed.error().wrap("record run"));
     }
     m_activeRuns.insert(runId, containerId);
+    // As the history reads it back: announced runs name their container and its origin like listed ones.
+    record.containerName = target.record.name;
+    record.containerOrigin = target.record.origin;
     m_runRecords.insert(runId, record);
     const RunSnapshot started{.record = record};
     Q_EMIT eventRecorded(startedEvent);

@@ -92,8 +92,10 @@ Result<Page<EventRecord>> HistoryStore::events(const EventFilter &filter) const
         where.add("at >= ?", filter.since);
     if (filter.until > 0)
         where.add("at < ?", filter.until);
+    if (filter.origin)
+        where.add(ContainerOriginIs, *filter.origin);
 
-    return readPage<EventRecord>(m_db, "events", where, EventColumns, "at DESC, id DESC", filter.limit,
+    return readPage<EventRecord>(m_db, "events", where, eventColumns(), "at DESC, id DESC", filter.limit,
                                  filter.offset, purpose, eventFromRow);
 }
 

@@ -10,6 +10,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 namespace Cordon::Store {
 
 struct ContainerRecord
@@ -26,6 +28,8 @@ struct ContainerRecord
     qint64 lastActiveAt = 0;
     qint64 expiresAt = 0;
     qint64 endedAt = 0; // when it expired or was deleted; retention counts from here
+    // Who made it: empty for the user's own, `audit:<id>` for a container of a Go/No-Go audit.
+    QString origin;
 };
 
 struct RunRecord
@@ -56,6 +60,11 @@ struct RunRecord
     QString message;
     QJsonArray artifacts; // [{path, size, sha256}]
     QJsonArray secrets;   // [{name, env, fingerprint}]: what the run received, never a value
+    // Read with the run, never written by insertRun(): the beginning of the code (RunCodeHeadBytes, also in
+    // lists, where `code` is empty), and its container's name and origin.
+    QString codeHead;
+    QString containerName;
+    QString containerOrigin;
 };
 
 struct FileRecord
@@ -81,6 +90,7 @@ struct EventRecord
     QString runId;
     QString kind; // dotted: network.denied, run.killed, container.expired
     QJsonObject detail;
+    QString containerName; // read with the event from its container's row; not written by recordEvent()
 };
 
 // HistoryStore::networkDecisions(): one group of a container's network decisions.
@@ -107,6 +117,10 @@ struct SecretDelivery
     qint64 lastAt = 0;
 };
 
+// Whose rows a list holds, by the origin of their container (ContainerRecord::origin): every row (unset),
+// only the user's own (an empty string: daemon-wide events too), or only those of one origin ("audit:<id>").
+using OriginFilter = std::optional<QString>;
+
 // Empty strings and zero times do not filter. since is inclusive, until exclusive; both compare started_at.
 // limit < 0 means no limit; limit 0 returns only the total.
 struct RunFilter
@@ -114,6 +128,9 @@ struct RunFilter
     QString containerId;
     QString errorClass;
     QString state;
+    OriginFilter origin;
+    // Runs whose code, command, id or container name holds this text (ASCII letters in any case).
+    QString text;
     qint64 since = 0;
     qint64 until = 0;
     int limit = 50;
@@ -125,6 +142,7 @@ struct EventFilter
 {
     QString containerId;
     QString runId;
+    OriginFilter origin;
     QString kind;
     QString kindPrefix;
     qint64 since = 0;

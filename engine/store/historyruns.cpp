@@ -137,6 +137,14 @@ Result<Page<RunRecord>> HistoryStore::runs(const RunFilter &filter, bool withOut
         where.add("started_at >= ?", filter.since);
     if (filter.until > 0)
         where.add("started_at < ?", filter.until);
+    if (filter.origin)
+        where.add(ContainerOriginIs, *filter.origin);
+    // instr() on lower-cased text rather than LIKE: a search for `%` or `_` finds them, not everything.
+    if (!filter.text.isEmpty())
+        where.add("instr(lower(CAST(code AS TEXT) || char(10) || command || char(10) || id || char(10) || "
+                  "coalesce((SELECT name FROM containers WHERE containers.id = container_id), '')), "
+                  "lower(?)) > 0",
+                  filter.text);
 
     return readPage<RunRecord>(m_db, "runs", where, runColumns(withOutput), "started_at DESC, rowid DESC",
                                filter.limit, filter.offset, purpose, runFromRow);

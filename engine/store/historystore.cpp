@@ -157,12 +157,13 @@ Result<> HistoryStore::saveContainer(const ContainerRecord &record)
     // take the container's runs, files and events with it.
     auto stmt = m_db.prepare(
         "INSERT INTO containers (id, name, state, policy_version, memory_limit, time_scale, created_at, "
-        "last_active_at, expires_at, ended_at, demo) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+        "last_active_at, expires_at, ended_at, demo, origin) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+        "?11, ?12) "
         "ON CONFLICT (id) DO UPDATE SET name = excluded.name, state = excluded.state, "
         "policy_version = excluded.policy_version, memory_limit = excluded.memory_limit, "
         "time_scale = excluded.time_scale, created_at = excluded.created_at, "
         "last_active_at = excluded.last_active_at, expires_at = excluded.expires_at, ended_at = "
-        "excluded.ended_at, demo = excluded.demo",
+        "excluded.ended_at, demo = excluded.demo, origin = excluded.origin",
         QStringLiteral("save container %1").arg(record.id));
     if (!stmt)
         return fail(stmt.error());
@@ -176,7 +177,8 @@ Result<> HistoryStore::saveContainer(const ContainerRecord &record)
         .bind(8, record.lastActiveAt)
         .bind(9, record.expiresAt)
         .bind(10, record.endedAt)
-        .bind(11, record.demo);
+        .bind(11, record.demo)
+        .bind(12, record.origin);
     return stmt->execute();
 }
 

@@ -142,10 +142,22 @@ ALTER TABLE containers ADD COLUMN demo INTEGER NOT NULL DEFAULT 0;
 UPDATE containers SET demo = 1 WHERE time_scale > 1;
 )sql";
 
+// Where a container came from: empty for the user's own, `audit:<id>` for one a Go/No-Go audit made
+// (docs/audit.md). History lists leave those out by default, so that an audit's dozens of runs and events do
+// not bury the user's own; they stay attributable to the audit.
+constexpr char SchemaV7[] = R"sql(
+ALTER TABLE containers ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+CREATE INDEX containers_by_origin ON containers(origin);
+)sql";
+
 constexpr Migration Migrations[] = {
-    {1, "create the history tables", SchemaV1},         {2, "count process-limit hits per run", SchemaV2},
-    {3, "record the secrets a run received", SchemaV3}, {4, "record how a file was transformed", SchemaV4},
-    {5, "keep the Go/No-Go audits' reports", SchemaV5}, {6, "mark the demo clock's containers", SchemaV6},
+    {1, "create the history tables", SchemaV1},
+    {2, "count process-limit hits per run", SchemaV2},
+    {3, "record the secrets a run received", SchemaV3},
+    {4, "record how a file was transformed", SchemaV4},
+    {5, "keep the Go/No-Go audits' reports", SchemaV5},
+    {6, "mark the demo clock's containers", SchemaV6},
+    {7, "record where each container came from", SchemaV7},
 };
 
 } // namespace

@@ -5,10 +5,26 @@
 
 namespace Cordon::Store {
 
+namespace {
+
+// The name and the origin of the container of a row that has a container_id (runs, events), from its row in
+// containers, which outlives the daemon's memory of it; empty for a row without one.
+constexpr char ContainerNameOfRow[] =
+    "coalesce((SELECT name FROM containers WHERE containers.id = container_id), '')";
+constexpr char ContainerOriginOfRow[] =
+    "coalesce((SELECT origin FROM containers WHERE containers.id = container_id), '')";
+
+} // namespace
+
+const char ContainerOriginIs[] =
+    "coalesce((SELECT origin FROM containers WHERE containers.id = container_id), '') = ?";
 const char ContainerColumns[] = "id, name, state, policy_version, memory_limit, time_scale, created_at, "
-                                "last_active_at, expires_at, ended_at, demo";
+                                "last_active_at, expires_at, ended_at, demo, origin";
 const char FileColumns[] = "id, container_id, run_id, direction, scope, path, sha256, size, at, detail";
-const char EventColumns[] = "id, at, container_id, run_id, kind, detail";
+QByteArray eventColumns()
+{
+    return QByteArray("id, at, container_id, run_id, kind, detail, ") + ContainerNameOfRow;
+}
 
 QByteArray runColumns(bool withOutput)
 {
@@ -18,7 +34,10 @@ QByteArray runColumns(bool withOutput)
            "cpu_ms, "
            "peak_memory_bytes, " +
            (withOutput ? "stdout, stderr" : "x'', x''") +
-           ", stdout_truncated, stderr_truncated, message, artifacts, pids_limit_hits, secrets";
+           ", stdout_truncated, stderr_truncated, message, artifacts, pids_limit_hits, secrets, "
+           // The beginning of the code, for what a list says ran; the container's name and origin.
+           "substr(code, 1, " +
+           QByteArray::number(RunCodeHeadBytes) + "), " + ContainerNameOfRow + ", " + ContainerOriginOfRow;
 }
 
 ContainerRecord containerFromRow(const Statement &row)
@@ -35,6 +54,7 @@ ContainerRecord containerFromRow(const Statement &row)
     record.expiresAt = row.columnInt64(8);
     record.endedAt = row.columnInt64(9);
     record.demo = row.columnInt(10) != 0;
+    record.origin = row.columnText(11);
     return record;
 }
 
@@ -67,6 +87,9 @@ RunRecord runFromRow(const Statement &row)
     run.artifacts = jsonArrayFrom(row.columnBlob(23));
     run.pidsLimitHits = row.columnInt64(24);
     run.secrets = jsonArrayFrom(row.columnBlob(25));
+    run.codeHead = QString::fromUtf8(row.columnBlob(26));
+    run.containerName = row.columnText(27);
+    run.containerOrigin = row.columnText(28);
     return run;
 }
 
@@ -95,6 +118,7 @@ EventRecord eventFromRow(const Statement &row)
     event.runId = row.columnText(3);
     event.kind = row.columnText(4);
     event.detail = jsonObjectFrom(row.columnBlob(5));
+    event.containerName = row.columnText(6);
     return event;
 }
 

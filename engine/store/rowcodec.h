@@ -12,9 +12,15 @@ namespace Cordon::Store {
 
 extern const char ContainerColumns[];
 extern const char FileColumns[];
-extern const char EventColumns[];
-// Without output, the code and output columns are selected as empty blobs: lists never load megabytes.
+// With the name of the event's container (empty for a daemon-wide event), from the containers table.
+QByteArray eventColumns();
+// Without output, the code and output columns are selected as empty blobs: lists never load megabytes. The
+// first RunCodeHeadBytes of the code are always selected (RunRecord::codeHead), and the container's name and
+// origin.
+constexpr int RunCodeHeadBytes = 2048;
 QByteArray runColumns(bool withOutput);
+// A WhereClause condition: the row's container has the bound origin (a row without one counts as the user's).
+extern const char ContainerOriginIs[];
 
 ContainerRecord containerFromRow(const Statement &row);
 RunRecord runFromRow(const Statement &row);

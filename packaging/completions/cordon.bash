@@ -30,16 +30,16 @@ _cordon_options()
     case $1 in
         run) echo --policy --memory --timeout --input --output-dir --force --keep-both --json --stdin --allow-degraded --help ;;
         create) echo --policy --name --memory --idle --demo --json --help ;;
-        ls) echo -a --all --json -q --quiet --names --no-start --help ;;
+        ls) echo -a --all --audits --json -q --quiet --names --no-start --help ;;
         inspect | stop | start | keepalive | logs) echo --json --help ;;
         exec) echo --stdin --language --code --code-file --timeout --key --json --help ;;
         cp) echo --workspace -f --force --keep-both --override-scan --pseudonymize --pseudonym-key --csv-header --json --help ;;
         files) echo --scope --scan --json --help ;;
         "files rm") echo --scope --help ;;
         rm) echo -f --force --json --help ;;
-        history) echo --container --class --limit --offset --json --help ;;
+        history) echo --container --class --search --audits --limit --offset --json --help ;;
         "history purge") echo --older-than --yes --json --help ;;
-        events) echo --container --kind --run --limit -f --follow --json --help ;;
+        events) echo --container --kind --run --audits --limit -f --follow --json --help ;;
         network) echo --json --reload --help ;;
         secret) echo --json --from-file --pseudonym-key --help ;;
         "daemon status" | "daemon time-scale") echo --json --help ;;

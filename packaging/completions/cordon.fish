@@ -190,6 +190,7 @@ complete -c cordon -n $create -l json -d "Print the daemon's result as JSON"
 # ls
 set -l ls '__cordon_is ls'
 complete -c cordon -n $ls -s a -l all -d 'Also list expired and deleted containers'
+complete -c cordon -n $ls -l audits -d 'Also list the containers of Go/No-Go audits'
 complete -c cordon -n $ls -l json -d "Print the daemon's result as JSON"
 complete -c cordon -n $ls -s q -l quiet -d 'Print only the ids, one per line'
 complete -c cordon -n $ls -l names -d 'Print only the names, one per line'
@@ -244,6 +245,8 @@ set -l hist '__cordon_is history; and not __cordon_is history purge'
 complete -c cordon -n $hist -l container -x -a '(__cordon_containers --all)' -d "Only this container's runs"
 complete -c cordon -n $hist -l class -x -a 'ok nonzero_exit oom timeout killed setup_failed' \
     -d 'Only runs that ended so'
+complete -c cordon -n $hist -l search -x -d 'Only runs whose code, command, id or container name holds this text'
+complete -c cordon -n $hist -l audits -d 'Also list the runs of Go/No-Go audits'
 complete -c cordon -n $hist -l limit -x -d 'At most N runs'
 complete -c cordon -n $hist -l offset -x -d 'Skip the N newest matching runs'
 complete -c cordon -n '__cordon_is history' -l json -d "Print the daemon's result as JSON"
@@ -262,6 +265,7 @@ set -l kinds container. run. file. network. daemon. container.created container.
     secret.set secret.replaced secret.removed daemon.runs_interrupted daemon.time_scale
 complete -c cordon -n $events -l kind -x -a "$kinds" -d 'Only this kind; a trailing dot matches a family'
 complete -c cordon -n $events -l run -x -d "Only this run's events"
+complete -c cordon -n $events -l audits -d 'Also list the events of Go/No-Go audits'
 complete -c cordon -n $events -l limit -x -d 'The N most recent events'
 complete -c cordon -n $events -s f -l follow -d 'Keep printing new events'
 complete -c cordon -n $events -l json -d "Print the daemon's result as JSON"

@@ -13,10 +13,12 @@
 #include "containerlistmodel.h"
 #include "daemonconnection.h"
 #include "daemonfixture.h"
+#include "historymodel.h"
 #include "historyview.h"
 #include "mainwindow.h"
 #include "rundetaildialog.h"
 #include "rundetailview.h"
+#include "workbenchsettings.h"
 
 #include "audit/reportsignature.h"
 #include "core/plainbridge.h"
@@ -24,14 +26,19 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 
@@ -84,6 +91,8 @@ private Q_SLOTS:
         QTRY_VERIFY(m_window->auditDock()->isVisible());
         QVERIFY(!view()->runButton()->isHidden());
 
+        // The audit's own containers come and go without ever being listed among the user's.
+        QSignalSpy inserted(&m_window->containerModel(), &QAbstractItemModel::rowsInserted);
         QTest::mouseClick(view()->runButton(), Qt::LeftButton);
         QVERIFY(view()->isRunning());
         QCOMPARE(view()->runButton()->text(), QStringLiteral("Cancel Audit"));
@@ -131,10 +140,44 @@ private Q_SLOTS:
                  view()->report().value(QStringLiteral("id")).toString());
         QTRY_COMPARE(m_window->containerModel().rowCount(), 1);
         QCOMPARE(m_window->currentContainerId(), m_container);
+        QCOMPARE(inserted.count(), 0);
+    }
+
+    // Its runs are left out of the History's lists (dozens of them would bury the user's own); Show Its Runs
+    // lists them there, alone, and the way back shows the user's again.
+    void theAuditsRunsAreShownOnRequest()
+    {
+        QTreeWidgetItem *item = rowItem(QStringLiteral("The pids limit holds"));
+        QVERIFY(item);
+        const QString runId = item->data(AuditView::RunColumn, Qt::UserRole + 1).toString();
+        HistoryView *history = m_window->historyView();
+        m_window->historyDock()->show();
+        QSignalSpy loaded(history, &HistoryView::pageLoaded);
+        history->reload();
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(history->model()->rowOf(runId), -1);
+        QCOMPARE(history->model()->total(), 0); // the user ran nothing
+
+        QVERIFY(view()->auditRunsButton()->isEnabled());
+        m_window->auditDock()->raise();
+        QTest::mouseClick(view()->auditRunsButton(), Qt::LeftButton);
+        const QString auditId = view()->report().value(QStringLiteral("id")).toString();
+        QCOMPARE(history->auditFilter(), auditId);
+        QTRY_VERIFY(m_window->historyDock()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(history->model()->total() >= 20, 10000);
+        history->setPageSize(500);
+        history->reload();
+        QTRY_VERIFY_WITH_TIMEOUT(history->model()->rowOf(runId) >= 0, 10000);
+        for (int row = 0; row < history->model()->rowCount(); ++row)
+            QCOMPARE(history->model()->item(row).value(QStringLiteral("container_origin")).toString(),
+                     QStringLiteral("audit:") + auditId);
+        history->showAuditRuns({});
+        QTRY_COMPARE_WITH_TIMEOUT(history->model()->total(), 0, 10000);
     }
 
     void aRowsRunOpensWithOneClick()
     {
+        m_window->historyDock()->hide(); // shown by the test before
         QTreeWidgetItem *item = rowItem(QStringLiteral("The pids limit holds"));
         QVERIFY(item);
         const QString runId = item->data(AuditView::RunColumn, Qt::UserRole + 1).toString();
@@ -153,10 +196,14 @@ private Q_SLOTS:
         QCOMPARE(opened->detail()->run().value(QStringLiteral("id")).toString(), runId);
         QVERIFY2(opened->detail()->text().startsWith(QStringLiteral("Run ") + runId),
                  qPrintable(opened->detail()->text()));
-        // Its container, one of the audit's, is gone: the detail names it by its id.
+        // Its container, one of the audit's, is gone and not in the main list: the detail names it as the
+        // history keeps it, never with an empty name.
         const QString container = opened->detail()->run().value(QStringLiteral("container")).toString();
+        const QString name = opened->detail()->run().value(QStringLiteral("container_name")).toString();
         QVERIFY(!container.isEmpty());
-        QVERIFY2(opened->detail()->text().contains(QStringLiteral("Container: ") + container),
+        QVERIFY2(name.startsWith(QStringLiteral("audit-")), qPrintable(name));
+        QCOMPARE(m_window->containerModel().rowOf(container), -1);
+        QVERIFY2(opened->detail()->text().contains(QStringLiteral("Container: ") + name),
                  qPrintable(opened->detail()->text()));
         // A second click raises the same window.
         QTest::mouseClick(rows->viewport(), Qt::LeftButton, {}, QPoint(x, cell.center().y()));
@@ -228,6 +275,18 @@ private Q_SLOTS:
         QVERIFY(read(base + QStringLiteral(".md")).contains("Ada Reviewer (Trainer): Go on"));
         QVERIFY(read(base + QStringLiteral(".html")).contains("<h3 id=\"rights.privileges\">Go"));
         QVERIFY(read(base + QStringLiteral(".pdf")).startsWith("%PDF"));
+
+        // Through Export: the folder is remembered for the next report and the status bar says where it went.
+        QCOMPARE(WorkbenchSettings::exportFolder(WorkbenchSettings::ExportKind::Audit),
+                 QFileInfo(QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)).isDir()
+                     ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation)
+                     : QDir::homePath());
+        const QString chosen = base + QStringLiteral("-chosen.md");
+        view()->saveExport(chosen, AuditView::ExportFormat::Markdown);
+        QVERIFY(read(chosen).contains("Ada Reviewer (Trainer): Go on"));
+        QVERIFY2(m_window->statusBar()->currentMessage().contains(chosen),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+        QCOMPARE(WorkbenchSettings::exportFolder(WorkbenchSettings::ExportKind::Audit), dir.path());
     }
 
     void cleanupTestCase()

@@ -181,7 +181,7 @@ private Q_SLOTS:
         QMetaObject::invokeMethod(list, "customContextMenuRequested", Q_ARG(QPoint, rect.center()));
         QCOMPARE(offered, (QStringList{QStringLiteral("Copy Container ID"), QStringLiteral("Inspect…"),
                                        QStringLiteral("Stop"), QStringLiteral("Keep Alive"),
-                                       QStringLiteral("Delete…")}));
+                                       QStringLiteral("Mark as Demo Container"), QStringLiteral("Delete…")}));
 
         m_window->copyCurrentId();
         QCOMPARE(QGuiApplication::clipboard()->text(), id);

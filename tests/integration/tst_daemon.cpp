@@ -807,6 +807,122 @@ private Q_SLOTS:
         QCOMPARE(eventCount(longer, QStringLiteral("container.expired")), 1);
     }
 
+    // A container that expired or was deleted is listed (include_deleted) with its name and its end after
+    // any restart of the daemon, as before it: the history's rows keep naming it, `cordon ls -a` too.
+    void endedContainersKeepTheirNamesAcrossARestart()
+    {
+        // 600x: one idle minute is a tenth of a second.
+        QVERIFY(m_daemon.stop());
+        QVERIFY(m_daemon.start({QStringLiteral("--time-scale"), QStringLiteral("600")}));
+        QJsonObject expiring = policyJson(1);
+        expiring.insert(QStringLiteral("name"), QStringLiteral("soon-gone"));
+        QJsonObject deletedPolicy = policyJson();
+        deletedPolicy.insert(QStringLiteral("name"), QStringLiteral("thrown-away"));
+        auto first =
+            m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), expiring}});
+        auto second =
+            m_daemon.call(QStringLiteral("container.create"), {{QStringLiteral("policy"), deletedPolicy}});
+        QVERIFY_RESULT(first);
+        QVERIFY_RESULT(second);
+        const QString expired =
+            first->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        const QString deleted =
+            second->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        const QString runId = sh(deleted, QStringLiteral("true")).value(QStringLiteral("id")).toString();
+        QVERIFY(!runId.isEmpty());
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("container.delete"), {{QStringLiteral("id"), deleted}}));
+        QTRY_COMPARE_WITH_TIMEOUT(state(expired), QStringLiteral("expired"), 5000);
+
+        QVERIFY(m_daemon.stop());
+        QVERIFY(m_daemon.start());
+        auto listed =
+            m_daemon.call(QStringLiteral("container.list"), {{QStringLiteral("include_deleted"), true}});
+        QVERIFY_RESULT(listed);
+        QHash<QString, QJsonObject> byId;
+        for (const QJsonValue &value : listed->value(QStringLiteral("containers")).toArray())
+            byId.insert(value.toObject().value(QStringLiteral("id")).toString(), value.toObject());
+        QVERIFY(byId.contains(expired));
+        QVERIFY(byId.contains(deleted));
+        QCOMPARE(byId[expired].value(QStringLiteral("name")).toString(), QStringLiteral("soon-gone"));
+        QCOMPARE(byId[expired].value(QStringLiteral("state")).toString(), QStringLiteral("expired"));
+        QVERIFY(byId[expired].value(QStringLiteral("ended_at")).toInteger() > 0);
+        QCOMPARE(byId[deleted].value(QStringLiteral("name")).toString(), QStringLiteral("thrown-away"));
+        QCOMPARE(byId[deleted].value(QStringLiteral("state")).toString(), QStringLiteral("deleted"));
+        // Not among the live ones, and still gone for what needs a live container.
+        auto live = m_daemon.call(QStringLiteral("container.list"));
+        QVERIFY_RESULT(live);
+        for (const QJsonValue &value : live->value(QStringLiteral("containers")).toArray())
+            QVERIFY(value.toObject().value(QStringLiteral("id")).toString() != expired);
+        QCOMPARE(state(expired), QStringLiteral("expired"));
+        auto refused = m_daemon.call(QStringLiteral("container.start"), {{QStringLiteral("id"), expired}});
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code(), "container.gone");
+        // The history names the run's container, whatever the daemon holds.
+        auto runs = m_daemon.call(QStringLiteral("history.runs"), {{QStringLiteral("container"), deleted}});
+        QVERIFY_RESULT(runs);
+        const QJsonObject run = runs->value(QStringLiteral("runs")).toArray().first().toObject();
+        QCOMPARE(run.value(QStringLiteral("id")).toString(), runId);
+        QCOMPARE(run.value(QStringLiteral("container_name")).toString(), QStringLiteral("thrown-away"));
+    }
+
+    // container.create's origin (schema version 7): a Go/No-Go audit's containers carry "audit:<id>", and
+    // their runs and events stay out of the history's lists unless asked for (`audits`, `origin`), or asked
+    // for by container.
+    void anAuditsContainersStayOutOfTheUsersHistory()
+    {
+        const QString own = create();
+        QVERIFY(!own.isEmpty());
+        auto made = m_daemon.call(QStringLiteral("container.create"),
+                                  {{QStringLiteral("policy"), policyJson()},
+                                   {QStringLiteral("origin"), QStringLiteral("audit:au-00112233")}});
+        QVERIFY_RESULT(made);
+        const QJsonObject audit = made->value(QStringLiteral("container")).toObject();
+        QCOMPARE(audit.value(QStringLiteral("origin")).toString(), QStringLiteral("audit:au-00112233"));
+        auto ownGot = m_daemon.call(QStringLiteral("container.get"), {{QStringLiteral("id"), own}});
+        QVERIFY_RESULT(ownGot);
+        QVERIFY(!ownGot->value(QStringLiteral("container")).toObject().contains(QStringLiteral("origin")));
+        const QString auditId = audit.value(QStringLiteral("id")).toString();
+        const QString ownRun = sh(own, QStringLiteral("echo mine")).value(QStringLiteral("id")).toString();
+        const QJsonObject probe = sh(auditId, QStringLiteral("echo probe"));
+        const QString auditRun = probe.value(QStringLiteral("id")).toString();
+        QVERIFY(!ownRun.isEmpty() && !auditRun.isEmpty());
+        QCOMPARE(probe.value(QStringLiteral("container_origin")).toString(),
+                 QStringLiteral("audit:au-00112233"));
+
+        const auto runIds = [this](const QJsonObject &params) {
+            QStringList ids;
+            if (auto page = m_daemon.call(QStringLiteral("history.runs"), params))
+                for (const QJsonValue &run : page->value(QStringLiteral("runs")).toArray())
+                    ids.append(run.toObject().value(QStringLiteral("id")).toString());
+            return ids;
+        };
+        const QStringList byDefault = runIds({{QStringLiteral("limit"), 500}});
+        QVERIFY(byDefault.contains(ownRun));
+        QVERIFY(!byDefault.contains(auditRun));
+        QVERIFY(
+            runIds({{QStringLiteral("limit"), 500}, {QStringLiteral("audits"), true}}).contains(auditRun));
+        QCOMPARE(runIds({{QStringLiteral("origin"), QStringLiteral("audit:au-00112233")}}),
+                 QStringList{auditRun});
+        QCOMPARE(runIds({{QStringLiteral("container"), auditId}}), QStringList{auditRun});
+        QCOMPARE(runIds({{QStringLiteral("search"), QStringLiteral("ECHO MINE")}}), QStringList{ownRun});
+
+        auto events = m_daemon.call(QStringLiteral("history.events"), {{QStringLiteral("limit"), 500}});
+        QVERIFY_RESULT(events);
+        for (const QJsonValue &event : events->value(QStringLiteral("events")).toArray())
+            QVERIFY(event.toObject().value(QStringLiteral("container")).toString() != auditId);
+        QVERIFY(eventCount(auditId, QStringLiteral("run.finished")) == 1);
+        auto auditEvents = m_daemon.call(QStringLiteral("history.events"),
+                                         {{QStringLiteral("origin"), QStringLiteral("audit:au-00112233")}});
+        QVERIFY_RESULT(auditEvents);
+        QVERIFY(auditEvents->value(QStringLiteral("total")).toInteger() >= 3); // created, started, finished
+
+        auto refused = m_daemon.call(QStringLiteral("container.create"),
+                                     {{QStringLiteral("policy"), policyJson()},
+                                      {QStringLiteral("origin"), QStringLiteral("someone else")}});
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code(), "protocol.invalid_params");
+    }
+
     // The workspace lives in memory (a tmpfs): a daemon that stops normally saves it first, so the next
     // daemon brings the container back with its files; a killed daemon ends no container, and the next one
     // adopts it with every file it had.

@@ -3,7 +3,9 @@
 // clock 600 times faster), the real CLI as a separate process, real containers; exit statuses, stdout and
 // the messages on stderr.
 #include "cliprocess.h"
+#include "daemon/daemonclient.h"
 #include "sandboxtest.h"
+#include "testutil.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -906,6 +908,50 @@ private Q_SLOTS:
 
         const CliResult page = cordon(args({"history", "--limit", "1"}));
         QVERIFY2(page.err.contains("--offset 1 shows the next ones"), page.err);
+    }
+
+    // The containers a Go/No-Go audit makes (container.create's origin) and their runs are left out of
+    // `cordon ls` and `cordon history` unless --audits asks for them; `ls -a` keeps an ended one's name.
+    void auditContainersAndRunsNeedTheAuditsFlag()
+    {
+        Cordon::Daemon::DaemonClient client;
+        QVERIFY(client.connectSync(false, 5000));
+        auto made =
+            client.callSync(QStringLiteral("container.create"),
+                            {{QStringLiteral("policy"),
+                              QJsonObject{{QStringLiteral("name"), QStringLiteral("audit-probe-box")}}},
+                             {QStringLiteral("origin"), QStringLiteral("audit:au-cli")}});
+        QVERIFY_RESULT(made);
+        const QString audit =
+            made->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        const CliResult probe = cordon({QStringLiteral("exec"), audit, QStringLiteral("--"),
+                                        QStringLiteral("/bin/echo"), QStringLiteral("audit-probe-ran")});
+        QVERIFY2(probe.status == 0, probe.describe());
+
+        const CliResult names = cordon(args({"ls", "--names"}));
+        QVERIFY2(names.status == 0, names.describe());
+        QVERIFY2(!names.out.contains("audit-probe-box"), names.out);
+        QVERIFY2(names.out.split('\n').contains("main"), names.out);
+        const CliResult withAudits = cordon(args({"ls", "--names", "--audits"}));
+        QVERIFY2(withAudits.out.split('\n').contains("audit-probe-box"), withAudits.out);
+
+        const CliResult history = cordon(args({"history", "--limit", "500"}));
+        QVERIFY2(history.status == 0, history.describe());
+        QVERIFY2(!history.out.contains("audit-probe-box"), history.out);
+        const CliResult auditHistory = cordon(args({"history", "--limit", "500", "--audits"}));
+        QVERIFY2(auditHistory.out.contains("audit-probe-box"), auditHistory.out);
+        const CliResult found =
+            cordon(args({"history", "--search", "AUDIT-PROBE-RAN", "--audits", "--json"}));
+        QCOMPARE(found.json().value(QStringLiteral("total")).toInteger(), 1);
+
+        // Deleted, it keeps its name in `ls -a --audits` and in the history.
+        QVERIFY2(cordon({QStringLiteral("rm"), QStringLiteral("-f"), audit}).status == 0, "rm");
+        const CliResult all = cordon(args({"ls", "-a", "--audits"}));
+        QVERIFY2(QRegularExpression(audit.left(8) + QStringLiteral("  +audit-probe-box\\s+deleted"))
+                     .match(QString::fromUtf8(all.out))
+                     .hasMatch(),
+                 all.out);
+        QVERIFY2(!cordon(args({"ls", "-a"})).out.contains("audit-probe-box"), "ls -a without --audits");
     }
 
     void eventsListAndFollow()

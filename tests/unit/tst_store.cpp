@@ -5,6 +5,7 @@
 #include "daemon/api/wireforms.h"
 #include "store/historystore.h"
 #include "store/migrations.h"
+#include "store/rowcodec.h"
 #include "store/transaction.h"
 
 #include "testutil.h"
@@ -164,7 +165,7 @@ private Q_SLOTS:
         auto store = openOrFail(path);
         QVERIFY(store);
         QCOMPARE(store->schemaVersion(), latestSchemaVersion());
-        QCOMPARE(latestSchemaVersion(), 6);
+        QCOMPARE(latestSchemaVersion(), 7);
         QVERIFY(!migrations().empty());
 
         // Private: the history holds code and output.
@@ -577,6 +578,108 @@ private Q_SLOTS:
         ContainerRecord unknownPolicy = makeContainer(QStringLiteral("c2"));
         unknownPolicy.policyVersion = sha256Hex("other");
         QCOMPARE(m_store->saveContainer(unknownPolicy).error().code(), "store.constraint");
+    }
+
+    // Schema version 7: a container's origin. The audit's rows are left out of a list of the user's own
+    // (origin ""), listed alone by their origin, and every row of either keeps its container's name, which
+    // outlives the container itself.
+    void originsAndContainerNames()
+    {
+        QVERIFY(seed());
+        ContainerRecord audit = makeContainer(QStringLiteral("au1"), 3000);
+        audit.name = QStringLiteral("audit-probe");
+        audit.origin = QStringLiteral("audit:au-0123");
+        QVERIFY_RESULT(m_store->saveContainer(audit));
+        QCOMPARE(m_store->container(QStringLiteral("au1"))->origin, QStringLiteral("audit:au-0123"));
+        QCOMPARE(m_store->container(QStringLiteral("a"))->origin, QString());
+        QVERIFY_RESULT(m_store->insertRun(makeRun(QStringLiteral("mine"), QStringLiteral("a"), 4000)));
+        RunRecord probe = makeRun(QStringLiteral("probe"), QStringLiteral("au1"), 5000);
+        probe.code = QStringLiteral("# Probe the network\nimport socket\n") + QString(3000, QLatin1Char('x'));
+        QVERIFY_RESULT(m_store->insertRun(probe));
+        QVERIFY_RESULT(
+            m_store->recordEvent(makeEvent(4100, QStringLiteral("a"), QStringLiteral("run.started"))));
+        QVERIFY_RESULT(m_store->recordEvent(
+            makeEvent(5100, QStringLiteral("au1"), QStringLiteral("artifact.override"))));
+        QVERIFY_RESULT(m_store->recordEvent(makeEvent(5200, {}, QStringLiteral("audit.saved"))));
+
+        RunFilter runs;
+        auto every = m_store->runs(runs);
+        QVERIFY_RESULT(every);
+        QCOMPARE(every->total, 2);
+        runs.origin = QString();
+        auto own = m_store->runs(runs);
+        QVERIFY_RESULT(own);
+        QCOMPARE(own->total, 1);
+        QCOMPARE(own->items.first().id, QStringLiteral("mine"));
+        QCOMPARE(own->items.first().containerOrigin, QString());
+        runs.origin = QStringLiteral("audit:au-0123");
+        auto audits = m_store->runs(runs);
+        QVERIFY_RESULT(audits);
+        QCOMPARE(audits->total, 1);
+        const RunRecord &listed = audits->items.first();
+        QCOMPARE(listed.containerName, QStringLiteral("audit-probe"));
+        QCOMPARE(listed.containerOrigin, QStringLiteral("audit:au-0123"));
+        // A list has no code, but its beginning, for what it says ran.
+        QVERIFY(listed.code.isEmpty());
+        QCOMPARE(listed.codeHead.size(), RunCodeHeadBytes);
+        QVERIFY(listed.codeHead.startsWith(QStringLiteral("# Probe the network\n")));
+
+        EventFilter events;
+        events.origin = QString();
+        auto ownEvents = m_store->events(events);
+        QVERIFY_RESULT(ownEvents);
+        QStringList kinds;
+        for (const EventRecord &event : ownEvents->items)
+            kinds.append(event.kind);
+        // The daemon's own events are the user's; the audit container's override is not.
+        QCOMPARE(kinds, QStringList({QStringLiteral("audit.saved"), QStringLiteral("run.started")}));
+        events.origin = QStringLiteral("audit:au-0123");
+        auto auditEvents = m_store->events(events);
+        QVERIFY_RESULT(auditEvents);
+        QCOMPARE(auditEvents->total, 1);
+        QCOMPARE(auditEvents->items.first().kind, QStringLiteral("artifact.override"));
+        QCOMPARE(auditEvents->items.first().containerName, QStringLiteral("audit-probe"));
+
+        // Deleted, the container keeps its name on its runs.
+        audit.state = QStringLiteral("deleted");
+        audit.endedAt = 6000;
+        QVERIFY_RESULT(m_store->saveContainer(audit));
+        QCOMPARE(m_store->run(QStringLiteral("probe"))->containerName, QStringLiteral("audit-probe"));
+        QCOMPARE(m_store->container(QStringLiteral("au1"))->origin, QStringLiteral("audit:au-0123"));
+    }
+
+    // The History's search: code, command, run id and container name, letters in either case, `%` and `_`
+    // literally.
+    void runsAreSearchedByText()
+    {
+        QVERIFY(seed());
+        RunRecord fetch = makeRun(QStringLiteral("r-fetch"), QStringLiteral("a"), 1000);
+        fetch.code = QStringLiteral("import urllib.request\nurllib.request.urlopen('https://PyPI.org')\n");
+        RunRecord percent = makeRun(QStringLiteral("r-percent"), QStringLiteral("b"), 2000);
+        percent.code = QStringLiteral("print('100%_done')\n");
+        RunRecord command = makeRun(QStringLiteral("r-cmd"), QStringLiteral("b"), 3000);
+        command.language.clear();
+        command.code.clear();
+        command.command = {QStringLiteral("/bin/ls"), QStringLiteral("-la")};
+        for (const RunRecord &run : {fetch, percent, command})
+            QVERIFY_RESULT(m_store->insertRun(run));
+        const auto found = [this](const QString &text) {
+            RunFilter filter;
+            filter.text = text;
+            QStringList ids;
+            if (auto page = m_store->runs(filter))
+                for (const RunRecord &run : page->items)
+                    ids.append(run.id);
+            return ids;
+        };
+        QCOMPARE(found(QStringLiteral("pypi.ORG")), QStringList{QStringLiteral("r-fetch")});
+        QCOMPARE(found(QStringLiteral("%_")), QStringList{QStringLiteral("r-percent")});
+        QCOMPARE(found(QStringLiteral("/bin/ls")), QStringList{QStringLiteral("r-cmd")});
+        QCOMPARE(found(QStringLiteral("r-perc")), QStringList{QStringLiteral("r-percent")});
+        // makeContainer names a container "box <id>".
+        QCOMPARE(found(makeContainer(QStringLiteral("b")).name),
+                 (QStringList{QStringLiteral("r-cmd"), QStringLiteral("r-percent")}));
+        QVERIFY(found(QStringLiteral("nowhere")).isEmpty());
     }
 
     void runRoundTripWithHostileOutput()

@@ -6,6 +6,7 @@
 #include "sandbox/policy/containerpolicy.h"
 
 #include <QJsonArray>
+#include <QRegularExpression>
 
 namespace Cordon::Api {
 
@@ -39,10 +40,17 @@ Result<QJsonObject> create(ApiContext &context, const QJsonObject &params)
     auto policy = Policy::ContainerPolicy::fromJsonValue(toPlain(policyObject));
     if (!policy)
         return fail(policy.error());
+    auto origin = optionalString(params, QStringLiteral("origin"));
+    if (!origin)
+        return fail(origin.error());
+    // Only what clients can filter on: the audit's "audit:<id>" (docs/protocol.md).
+    static const QRegularExpression auditOrigin(QStringLiteral("^audit:[A-Za-z0-9._-]{1,64}$"));
+    if (!origin->isEmpty() && !auditOrigin.match(*origin).hasMatch())
+        return fail(invalidParams(QStringLiteral("`origin` must be \"audit:<id>\" or absent")));
     auto demo = optionalBool(params, QStringLiteral("demo"));
     if (!demo)
         return fail(demo.error());
-    auto container = context.manager.create(*policy, *demo);
+    auto container = context.manager.create(*policy, {*demo, *origin});
     if (!container)
         return fail(container.error());
     return wrap(QStringLiteral("container"), containerToJson(*container));
@@ -126,7 +134,8 @@ Result<QJsonObject> processes(ApiContext &context, const QJsonObject &params)
 
 void addContainerMethods(MethodTable &table)
 {
-    table.add(QStringLiteral("container.create"), {QStringLiteral("policy"), QStringLiteral("demo")}, create);
+    table.add(QStringLiteral("container.create"),
+              {QStringLiteral("policy"), QStringLiteral("demo"), QStringLiteral("origin")}, create);
     table.add(QStringLiteral("container.set_demo"), {QStringLiteral("id"), QStringLiteral("demo")}, setDemo);
     table.add(QStringLiteral("container.list"), {QStringLiteral("include_deleted")}, list);
     table.add(QStringLiteral("container.get"), {QStringLiteral("id")}, containerCall(&ContainerManager::get));

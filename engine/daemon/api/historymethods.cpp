@@ -15,6 +15,22 @@ namespace {
 
 constexpr qsizetype HistoryOutputPreviewBytes = 32 * 1024;
 
+// Whose rows a list holds (Store::OriginFilter). The user's own by default: an audit makes dozens of runs
+// and events that would bury theirs. `audits: true` adds the audits' rows; `origin` names one audit's
+// ("audit:<id>"); a request for one container or run is answered whoever made it.
+Result<Store::OriginFilter> originFilter(const QJsonObject &params, bool forOneContainer)
+{
+    auto audits = optionalBool(params, QStringLiteral("audits"));
+    auto origin = optionalString(params, QStringLiteral("origin"));
+    if (!audits || !origin)
+        return fail(invalidParams(QStringLiteral("`audits` must be a boolean and `origin` a string")));
+    if (!origin->isEmpty())
+        return Store::OriginFilter(*origin);
+    if (*audits || forOneContainer)
+        return Store::OriginFilter();
+    return Store::OriginFilter(QString());
+}
+
 Result<QJsonObject> runs(ApiContext &context, const QJsonObject &params)
 {
     Store::RunFilter filter;
@@ -28,13 +44,19 @@ Result<QJsonObject> runs(ApiContext &context, const QJsonObject &params)
     auto limit = optionalInteger(params, QStringLiteral("limit"), withOutput.value_or(false) ? 20 : 50, 1,
                                  withOutput.value_or(false) ? 20 : 500);
     auto offset = optionalInteger(params, QStringLiteral("offset"), 0, 0, 1LL << 40);
-    if (!container || !errorClass || !since || !until || !limit || !offset || !withOutput)
+    auto search = optionalString(params, QStringLiteral("search"));
+    if (!container || !errorClass || !since || !until || !limit || !offset || !withOutput || !search)
         return fail(invalidParams(
-            QStringLiteral("history.runs takes container, error_class (strings), since, until, "
-                           "limit (1..500, 1..20 with_output), offset (integers) and with_output "
-                           "(bool)")));
+            QStringLiteral("history.runs takes container, error_class, search, origin (strings), since, "
+                           "until, limit (1..500, 1..20 with_output), offset (integers), with_output and "
+                           "audits (bool)")));
     if (!container->isEmpty())
         CORDON_TRY(requireKnownContainer(context, *container));
+    auto origin = originFilter(params, !container->isEmpty());
+    if (!origin)
+        return fail(origin.error());
+    filter.origin = *origin;
+    filter.text = search->trimmed();
     filter.containerId = *container;
     filter.errorClass = *errorClass;
     filter.since = *since;
@@ -70,6 +92,10 @@ Result<QJsonObject> events(ApiContext &context, const QJsonObject &params)
         CORDON_TRY(requireKnownContainer(context, *container));
     if (!runId->isEmpty())
         CORDON_TRY(requireKnownRun(context, *runId));
+    auto origin = originFilter(params, !container->isEmpty() || !runId->isEmpty());
+    if (!origin)
+        return fail(origin.error());
+    filter.origin = *origin;
     filter.containerId = *container;
     filter.runId = *runId;
     if (kind->endsWith(QLatin1Char('.')))
@@ -111,11 +137,13 @@ void addHistoryMethods(MethodTable &table)
     table.add(QStringLiteral("history.runs"),
               {QStringLiteral("container"), QStringLiteral("error_class"), QStringLiteral("since"),
                QStringLiteral("until"), QStringLiteral("limit"), QStringLiteral("offset"),
-               QStringLiteral("with_output")},
+               QStringLiteral("with_output"), QStringLiteral("search"), QStringLiteral("audits"),
+               QStringLiteral("origin")},
               runs);
     table.add(QStringLiteral("history.events"),
               {QStringLiteral("container"), QStringLiteral("run_id"), QStringLiteral("kind"),
-               QStringLiteral("since"), QStringLiteral("limit"), QStringLiteral("offset")},
+               QStringLiteral("since"), QStringLiteral("limit"), QStringLiteral("offset"),
+               QStringLiteral("audits"), QStringLiteral("origin")},
               events);
     table.add(QStringLiteral("history.purge"), {QStringLiteral("older_than_days")}, purge);
 }

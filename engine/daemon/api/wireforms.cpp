@@ -2,6 +2,7 @@
 #include "daemon/api/wireforms.h"
 
 #include "core/plainbridge.h"
+#include "core/runsummary.h"
 
 namespace Cordon::Api {
 
@@ -30,6 +31,9 @@ QJsonObject containerToJson(const Containers::ContainerSnapshot &container)
     // Its idle deadline passed while no daemon ran; it is kept until expires_at unless used or kept alive.
     if (container.graceSince)
         json.insert(QStringLiteral("grace_since"), *container.graceSince);
+    // Made by a Go/No-Go audit ("audit:<id>"): clients keep it out of the user's own lists.
+    if (!record.origin.isEmpty())
+        json.insert(QStringLiteral("origin"), record.origin);
     return json;
 }
 
@@ -105,6 +109,18 @@ QJsonObject runRecordToJson(const Store::RunRecord &run, bool withOutput, qsizet
                      {QStringLiteral("idempotency_key"), run.idempotencyKey},
                      {QStringLiteral("started_at"), run.startedAt},
                      {QStringLiteral("ended_at"), run.endedAt}};
+    // What a list says ran, the container's name (a deleted container's too) and who made it: read from the
+    // history with the run; a run just started or ended is announced with what the manager holds.
+    const QString summary =
+        run.language.isEmpty()
+            ? RunSummary::ofCommand(run.command)
+            : RunSummary::firstMeaningfulLine(run.code.isEmpty() ? run.codeHead : run.code);
+    if (!summary.isEmpty())
+        json.insert(QStringLiteral("summary"), summary);
+    if (!run.containerName.isEmpty())
+        json.insert(QStringLiteral("container_name"), run.containerName);
+    if (!run.containerOrigin.isEmpty())
+        json.insert(QStringLiteral("container_origin"), run.containerOrigin);
     if (run.state != QLatin1String("running")) {
         json.insert(QStringLiteral("error_class"), run.errorClass);
         json.insert(QStringLiteral("exit_code"), run.exitCode);
@@ -289,6 +305,8 @@ QJsonObject eventToJson(const Store::EventRecord &event)
         json.insert(QStringLiteral("container"), event.containerId);
     if (!event.runId.isEmpty())
         json.insert(QStringLiteral("run_id"), event.runId);
+    if (!event.containerName.isEmpty())
+        json.insert(QStringLiteral("container_name"), event.containerName);
     return json;
 }
 
