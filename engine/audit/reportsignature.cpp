@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "audit/reportsignature.h"
 
-#include "crypto/libcryptoloader.h"
+#include "crypto/cryptoobjects.h"
 #include "sandbox/hex.h"
 #include "sandbox/sha256.h"
-
-#include <memory>
 
 namespace Cordon::Audit {
 
@@ -13,17 +11,8 @@ namespace {
 
 using Crypto::LibCrypto;
 
-// Only pointers that libcrypto made are freed, so it is loaded by then.
-struct PkeyFree
-{
-    void operator()(EVP_PKEY *key) const { Crypto::libCrypto()->EVP_PKEY_free(key); }
-};
-struct MdCtxFree
-{
-    void operator()(EVP_MD_CTX *context) const { Crypto::libCrypto()->EVP_MD_CTX_free(context); }
-};
-using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
-using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
+using Crypto::MdCtxPtr;
+using Crypto::PkeyPtr;
 
 constexpr std::size_t PublicKeyBytes = 32;
 constexpr std::size_t SignatureBytes = 64;

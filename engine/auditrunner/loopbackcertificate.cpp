@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "auditrunner/loopbackcertificate.h"
 
-#include "crypto/libcryptoloader.h"
-
-#include <memory>
+#include "crypto/cryptoobjects.h"
 
 namespace Cordon::Audit {
 
@@ -14,43 +12,20 @@ const Crypto::LibCrypto &crypto()
     return *Crypto::libCrypto();
 }
 
-struct PkeyFree
-{
-    void operator()(EVP_PKEY *key) const { crypto().EVP_PKEY_free(key); }
-};
-struct X509Free
-{
-    void operator()(X509 *cert) const { crypto().X509_free(cert); }
-};
-struct BioFree
-{
-    void operator()(BIO *bio) const { crypto().BIO_free(bio); }
-};
-using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
-using X509Ptr = std::unique_ptr<X509, X509Free>;
-using BioPtr = std::unique_ptr<BIO, BioFree>;
+using Crypto::BioPtr;
+using Crypto::PkeyPtr;
+using Crypto::X509Ptr;
 
 tl::unexpected<Error> cryptoFailure(const char *what)
 {
-    char text[256] = "unknown error";
-    if (const unsigned long code = crypto().ERR_get_error(); code != 0)
-        crypto().ERR_error_string_n(code, text, sizeof text);
-    crypto().ERR_clear_error();
-    return fail(QStringLiteral("audit.echo_certificate"),
-                QStringLiteral("%1: %2").arg(QLatin1String(what), QString::fromLatin1(text)));
+    return fail(
+        QStringLiteral("audit.echo_certificate"),
+        QStringLiteral("%1: %2").arg(QLatin1String(what), QString::fromStdString(Crypto::takeError())));
 }
 
 bool addExtension(X509 *cert, int nid, const char *value)
 {
-    X509V3_CTX context;
-    X509V3_set_ctx_nodb(&context);
-    crypto().X509V3_set_ctx(&context, cert, cert, nullptr, nullptr, 0);
-    X509_EXTENSION *extension = crypto().X509V3_EXT_nconf_nid(nullptr, &context, nid, value);
-    if (!extension)
-        return false;
-    const bool added = crypto().X509_add_ext(cert, extension, -1) == 1;
-    crypto().X509_EXTENSION_free(extension);
-    return added;
+    return Crypto::addExtension(cert, cert, nid, value); // self-signed
 }
 
 QByteArray bioText(BIO *bio)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "network/interceptionauthority.h"
 
-#include "crypto/libcryptoloader.h"
+#include "crypto/cryptoobjects.h"
 
 #include <algorithm>
 
@@ -22,30 +22,14 @@ constexpr qint64 LeafRenewSeconds = 24 * 3600;
 // Clocks of the sandbox and the host are the same; an hour back covers a host clock set back a little.
 constexpr long BackdateSeconds = 3600;
 
-struct PkeyFree
-{
-    void operator()(EVP_PKEY *key) const { crypto().EVP_PKEY_free(key); }
-};
-struct X509Free
-{
-    void operator()(X509 *cert) const { crypto().X509_free(cert); }
-};
-struct BioFree
-{
-    void operator()(BIO *bio) const { crypto().BIO_free(bio); }
-};
-using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
-using X509Ptr = std::unique_ptr<X509, X509Free>;
-using BioPtr = std::unique_ptr<BIO, BioFree>;
+using Crypto::BioPtr;
+using Crypto::PkeyPtr;
+using Crypto::X509Ptr;
 
 tl::unexpected<Error> cryptoFailure(const QString &what)
 {
-    char text[256] = "unknown error";
-    if (const unsigned long code = crypto().ERR_get_error(); code != 0)
-        crypto().ERR_error_string_n(code, text, sizeof text);
-    crypto().ERR_clear_error();
     return fail(QStringLiteral("network.tls_authority"),
-                QStringLiteral("%1: %2").arg(what, QString::fromLatin1(text)));
+                QStringLiteral("%1: %2").arg(what, QString::fromStdString(Crypto::takeError())));
 }
 
 PkeyPtr newKey()
@@ -65,15 +49,7 @@ bool setName(X509_NAME *name, const QString &commonName)
 
 bool addExtension(X509 *cert, X509 *issuer, int nid, const QByteArray &value)
 {
-    X509V3_CTX context;
-    X509V3_set_ctx_nodb(&context);
-    crypto().X509V3_set_ctx(&context, issuer, cert, nullptr, nullptr, 0);
-    X509_EXTENSION *extension = crypto().X509V3_EXT_nconf_nid(nullptr, &context, nid, value.constData());
-    if (!extension)
-        return false;
-    const bool added = crypto().X509_add_ext(cert, extension, -1) == 1;
-    crypto().X509_EXTENSION_free(extension);
-    return added;
+    return Crypto::addExtension(cert, issuer, nid, value.constData());
 }
 
 // A certificate with a random 128-bit serial, valid from an hour ago for `days`, for `key`'s public half.
