@@ -22,11 +22,25 @@ QSize ElidedLabel::minimumSizeHint() const
     return size;
 }
 
+void ElidedLabel::setShortText(const QString &shortText)
+{
+    m_shortText = shortText;
+    update();
+}
+
+QString ElidedLabel::shownText() const
+{
+    const int width = contentsRect().width();
+    const bool fits = fontMetrics().horizontalAdvance(text()) <= width;
+    const QString &candidate = fits || m_shortText.isEmpty() ? text() : m_shortText;
+    return fontMetrics().elidedText(candidate, Qt::ElideRight, width);
+}
+
 void ElidedLabel::paintEvent(QPaintEvent *)
 {
     QPainter painter(this);
     const QRect area = contentsRect();
-    const QString shown = fontMetrics().elidedText(text(), Qt::ElideRight, area.width());
+    const QString shown = shownText();
     style()->drawItemText(&painter, area, QStyle::visualAlignment(layoutDirection(), alignment()), palette(),
                           isEnabled(), shown, foregroundRole());
     // Here because QLabel::setText is not virtual and announces nothing: a new text and a new width both

@@ -19,9 +19,17 @@ public:
 
     // Room for a few characters and the ellipsis, or the whole text if it is shorter.
     QSize minimumSizeHint() const override;
+    // What is shown instead of the text when the text does not fit (cut itself if it must): the part that
+    // matters, e.g. a container's name without its memory tier. Empty: the text is cut.
+    void setShortText(const QString &shortText);
+    // What the label shows at its present width.
+    QString shownText() const;
 
 protected:
     void paintEvent(QPaintEvent *event) override;
+
+private:
+    QString m_shortText;
 };
 
 } // namespace Cordon::Ui

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "runpanel.h"
 
+#include "appearance.h"
 #include "codeeditor.h"
 #include "codestore.h"
 #include "core/formatting.h"
@@ -61,6 +62,11 @@ RunPanel::RunPanel(DaemonConnection &connection, QWidget *parent)
     m_language->setToolTip(tr("The language the code is run with"));
     auto *languageLabel = new QLabel(tr("&Language:"), this);
     languageLabel->setBuddy(m_language);
+    // A projector's row has no room for the label: the combo box says the language itself, and the title,
+    // the container's name, needs the width more.
+    const auto fitHeader = [languageLabel] { languageLabel->setVisible(!Appearance::presentation()); };
+    fitHeader();
+    connect(Appearance::notifier(), &AppearanceNotifier::fontsChanged, this, fitHeader);
     m_runButton->setDefaultAction(m_runAction);
     m_runButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_runButton->setAccessibleName(tr("Run"));
@@ -203,11 +209,14 @@ void RunPanel::setContainer(const QJsonObject &container)
     m_container = container;
     if (container.isEmpty()) {
         m_title->setText(tr("No container selected"));
+        m_title->setShortText({});
     } else {
+        const QString name = container.value(QStringLiteral("name")).toString();
         m_title->setText(
             tr("%1  ·  %2 memory")
-                .arg(container.value(QStringLiteral("name")).toString(),
-                     Format::bytes(container.value(QStringLiteral("memory_limit")).toInteger())));
+                .arg(name, Format::bytes(container.value(QStringLiteral("memory_limit")).toInteger())));
+        // Where the row is narrow (presentation mode) the name is what a class must read.
+        m_title->setShortText(name);
     }
     updateActions();
 }

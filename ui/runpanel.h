@@ -23,6 +23,7 @@ namespace Cordon::Ui {
 
 class CodeEditor;
 class DaemonConnection;
+class ElidedLabel;
 class OutcomeBanner;
 class OutputConsole;
 class RunController;
@@ -99,7 +100,7 @@ private:
     bool m_discarded = false; // the container was deleted: its code is not saved again
     QTimer m_saveTimer;
 
-    QLabel *m_title;
+    ElidedLabel *m_title;
     QComboBox *m_language;
     QToolButton *m_runButton;
     QToolButton *m_stopButton;

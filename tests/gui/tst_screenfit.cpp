@@ -9,6 +9,7 @@
 #include "containerlistmodel.h"
 #include "createcontainerdialog.h"
 #include "csvuploaddialog.h"
+#include "elidedlabel.h"
 #include "helpdialogs.h"
 #include "inspectdialog.h"
 #include "mainwindow.h"
@@ -271,6 +272,14 @@ private Q_SLOTS:
                                     .arg(widget->width())
                                     .arg(widget->minimumSizeHint().width())));
         }
+        // The class reads the container's name whole: where the title with its memory tier does not fit,
+        // the name alone is shown.
+        auto *title = window->findChild<ElidedLabel *>(QStringLiteral("runPanelTitle"));
+        QVERIFY(title);
+        const QString name =
+            window->containerModel().container(m_containerId).value(QStringLiteral("name")).toString();
+        QVERIFY2(title->shownText() == title->text() || title->shownText() == name,
+                 qPrintable(QStringLiteral("shows \"%1\" of \"%2\"").arg(title->shownText(), title->text())));
         window->setPresentationMode(false);
     }
 
