@@ -345,7 +345,8 @@ void CreateContainerDialog::explainRejectedInput()
         m_rejectedNote = tr("Not pasted: a name takes only letters A–Z and a–z, digits, dots, underscores "
                             "and hyphens, up to %1 characters.")
                              .arg(MaxNameLength);
-    validate();
+    // The field still holds the refused text while it says so; it is put back right after.
+    QMetaObject::invokeMethod(this, &CreateContainerDialog::validate, Qt::QueuedConnection);
 }
 
 bool CreateContainerDialog::eventFilter(QObject *watched, QEvent *event)

@@ -124,17 +124,17 @@ private Q_SLOTS:
         QTest::keyClicks(nameField, QStringLiteral("my box"));
         QCOMPARE(nameField->text(), QStringLiteral("mybox"));
         QVERIFY(note->isVisibleTo(dialog));
-        QVERIFY2(note->text().startsWith(QStringLiteral("A space cannot be in a name")),
+        QTRY_VERIFY2(note->text().startsWith(QStringLiteral("A space cannot be in a name")),
                  qPrintable(note->text()));
         QVERIFY(dialog->canCreate());
-        QTest::keyClicks(nameField, QStringLiteral("é"));
+        QTest::keyClicks(nameField, QStringLiteral("!"));
         QCOMPARE(nameField->text(), QStringLiteral("mybox"));
-        QVERIFY2(note->text().startsWith(QStringLiteral("“é” cannot be in a name")),
+        QTRY_VERIFY2(note->text().startsWith(QStringLiteral("“!” cannot be in a name")),
                  qPrintable(note->text()));
         nameField->setText(QString(64, QLatin1Char('n')));
         QTest::keyClicks(nameField, QStringLiteral("n"));
         QCOMPARE(nameField->text().size(), 64);
-        QVERIFY2(note->text().startsWith(QStringLiteral("A name has at most 64 characters")),
+        QTRY_VERIFY2(note->text().startsWith(QStringLiteral("A name has at most 64 characters")),
                  qPrintable(note->text()));
         nameField->clear();
         QVERIFY(!note->isVisibleTo(dialog));

@@ -553,11 +553,11 @@ private Q_SLOTS:
         // Save says what changes before it writes; Cancel writes nothing.
         const auto question = [&org]() -> QMessageBox * {
             QMessageBox *box = nullptr;
-            QTest::qWaitFor([&] {
+            const bool shown = QTest::qWaitFor([&] {
                 box = org.findChild<QMessageBox *>(QStringLiteral("orgSaveQuestion"));
                 return box && box->isVisible();
             });
-            return box;
+            return shown ? box : nullptr;
         };
         const QByteArray before = readOrgFile();
         QTest::mouseClick(org.saveButton(), Qt::LeftButton);

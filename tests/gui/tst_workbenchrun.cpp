@@ -213,11 +213,11 @@ private Q_SLOTS:
         m_window->findChild<CodeEditor *>()->setText(QStringLiteral("print('started for me')\n"));
         const auto question = [this]() -> QMessageBox * {
             QMessageBox *box = nullptr;
-            QTest::qWaitFor([&] {
+            const bool shown = QTest::qWaitFor([&] {
                 box = m_window->findChild<QMessageBox *>(QStringLiteral("startToRunQuestion"));
                 return box && box->isVisible();
             });
-            return box;
+            return shown ? box : nullptr;
         };
 
         run->trigger();
