@@ -116,12 +116,11 @@ private Q_SLOTS:
         QVERIFY(!banner->isVisible());
 
         // A run that takes seven seconds, waited for in one call: the daemon keeps answering the rest.
-        const auto started = m_daemon.call(QStringLiteral("run.exec"),
-                                           {
-            {QStringLiteral("container"), id}, {QStringLiteral("language"), QStringLiteral("python")},
-            {QStringLiteral("code"), QStringLiteral("import time
-time.sleep(7)
-")}});
+        const auto started =
+            m_daemon.call(QStringLiteral("run.exec"),
+                          {{QStringLiteral("container"), id},
+                           {QStringLiteral("language"), QStringLiteral("python")},
+                           {QStringLiteral("code"), QStringLiteral("import time\ntime.sleep(7)\n")}});
         QVERIFY_RESULT(started);
         QObject context;
         bool waited = false;
