@@ -68,7 +68,7 @@ AllowlistEditor::AllowlistEditor(DaemonConnection &connection, Mode mode, QWidge
       m_field(new QLineEdit(this)), m_fieldMessage(new QLabel(this)), m_addButton(new QPushButton(this)),
       m_presetButton(new QToolButton(this)), m_view(new QListView(this)),
       m_editButton(new QPushButton(tr("&Edit"), this)), m_removeButton(new QPushButton(tr("Re&move"), this)),
-      m_summary(new QLabel(this)), m_meaning(new QLabel(this))
+      m_summary(new QLabel(this)), m_meaning(new QLabel(this)), m_buttonRow(new QHBoxLayout)
 {
     m_field->setObjectName(QStringLiteral("allowlistEntryField"));
     m_field->setAccessibleName(tr("Allowlist entry"));
@@ -121,18 +121,17 @@ AllowlistEditor::AllowlistEditor(DaemonConnection &connection, Mode mode, QWidge
     fieldRow->addWidget(m_field, 1);
     fieldRow->addWidget(m_addButton);
     fieldRow->addWidget(m_presetButton);
-    auto *buttonRow = new QHBoxLayout;
-    buttonRow->addWidget(m_editButton);
-    buttonRow->addWidget(m_removeButton);
-    buttonRow->addStretch(1);
+    m_buttonRow->addWidget(m_editButton);
+    m_buttonRow->addWidget(m_removeButton);
+    m_buttonRow->addStretch(1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(fieldRow);
     layout->addWidget(m_fieldMessage);
     layout->addWidget(m_view, 1);
-    layout->addLayout(buttonRow);
     layout->addWidget(m_meaning);
     layout->addWidget(m_summary);
+    layout->addLayout(m_buttonRow);
 
     m_listTimer.setSingleShot(true);
     m_listTimer.setInterval(0);
@@ -229,6 +228,11 @@ void AllowlistEditor::setReadOnly(bool readOnly)
     m_editButton->setVisible(!readOnly);
     m_removeButton->setVisible(!readOnly);
     updateButtons();
+}
+
+void AllowlistEditor::addTrailingButton(QPushButton *button)
+{
+    m_buttonRow->addWidget(button);
 }
 
 bool AllowlistEditor::isChecking() const

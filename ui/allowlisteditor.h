@@ -11,6 +11,7 @@
 #include <QWidget>
 
 class QColor;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QListView;
@@ -64,6 +65,10 @@ public:
     int addEntries(const QJsonArray &entries);
     // Asks the daemon again, e.g. after the organisation list changed.
     void recheck();
+
+    // Puts a button of the user's at the right end of the Edit and Remove row: Apply or Save beside them
+    // takes no line of its own.
+    void addTrailingButton(QPushButton *button);
 
     void setReadOnly(bool readOnly);
     bool isReadOnly() const { return m_readOnly; }
@@ -121,6 +126,7 @@ private:
     QPushButton *m_removeButton;
     QLabel *m_summary;
     QLabel *m_meaning;
+    QHBoxLayout *m_buttonRow;
     QTimer m_listTimer;
     QTimer m_fieldTimer;
     quint64 m_listGeneration = 0;

@@ -9,6 +9,7 @@
 
 #include <QEvent>
 #include <QFontDatabase>
+#include <QKeyEvent>
 
 namespace Cordon::Ui {
 
@@ -52,6 +53,8 @@ CodeEditor::CodeEditor(QWidget *parent) : QsciScintilla(parent)
     setScrollWidthTracking(true);
     setFrameShape(QFrame::NoFrame);
     setAccessibleName(tr("Code editor"));
+    setAccessibleDescription(leavingHint());
+    setWhatsThis(leavingHint());
     connect(this, &QsciScintilla::linesChanged, this, &CodeEditor::updateMarginWidth);
     setLanguage(QStringLiteral("python"));
 }
@@ -91,6 +94,31 @@ void CodeEditor::setLanguage(const QString &language)
     delete m_lexer;
     m_lexer = lexer;
     applyFontAndColours();
+}
+
+QString CodeEditor::leavingHint()
+{
+    return tr(
+        "Tab indents the code; Ctrl+Tab (or Esc, then Tab) moves on to the next control, Ctrl+Shift+Tab "
+        "back.");
+}
+
+bool CodeEditor::event(QEvent *event)
+{
+    if (event->type() != QEvent::KeyPress)
+        return QsciScintilla::event(event);
+    const auto *key = static_cast<QKeyEvent *>(event);
+    const bool tab = key->key() == Qt::Key_Tab || key->key() == Qt::Key_Backtab;
+    const bool control = key->modifiers() & Qt::ControlModifier;
+    if (tab && (control || m_escaped)) {
+        m_escaped = false;
+        const bool back = key->key() == Qt::Key_Backtab || (key->modifiers() & Qt::ShiftModifier);
+        // QScintilla's own focusNextPrevChild() refuses; the widget's moves along the focus chain.
+        QWidget::focusNextPrevChild(!back);
+        return true;
+    }
+    m_escaped = key->key() == Qt::Key_Escape && key->modifiers() == Qt::NoModifier;
+    return QsciScintilla::event(event);
 }
 
 void CodeEditor::changeEvent(QEvent *event)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The code editor: QScintilla with the Python, Bash and JavaScript lexers, line numbers, folding,
-// auto-indent and brace matching, in the system's fixed-width font and in colours that follow the palette.
+// auto-indent and brace matching, in the system's fixed-width font and in colours that follow the palette;
+// Tab indents, and Ctrl+Tab (or Escape, then Tab) moves on to the next control.
 #pragma once
 
 #include <Qsci/qsciscintilla.h>
@@ -27,8 +28,14 @@ public:
     QString language() const { return m_language; }
     void setLanguage(const QString &language);
 
+    // How the keyboard leaves the editor, where Tab indents: said in its accessible description and docs.
+    static QString leavingHint();
+
 protected:
     void changeEvent(QEvent *event) override;
+    // Ctrl+Tab and Ctrl+Shift+Tab, or Tab and Shift+Tab right after Escape, move the focus on (QScintilla
+    // keeps every Tab for indenting).
+    bool event(QEvent *event) override;
 
 private:
     void applyFontAndColours();
@@ -36,6 +43,7 @@ private:
 
     QString m_language;
     QsciLexer *m_lexer = nullptr;
+    bool m_escaped = false; // the last key was Escape: the next Tab leaves
 };
 
 } // namespace Cordon::Ui

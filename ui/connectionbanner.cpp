@@ -39,6 +39,7 @@ ConnectionBanner::ConnectionBanner(DaemonConnection &connection, QWidget *parent
     m_tick.setInterval(500);
     connect(&m_tick, &QTimer::timeout, this, &ConnectionBanner::refresh);
     connect(&m_connection, &DaemonConnection::statusChanged, this, &ConnectionBanner::refresh);
+    connect(&m_connection, &DaemonConnection::answeringChanged, this, &ConnectionBanner::refresh);
     refresh();
 }
 
@@ -62,6 +63,10 @@ void ConnectionBanner::refresh()
     switch (m_connection.status()) {
     case DaemonConnection::Status::Connected:
         m_everConnected = true;
+        if (!m_connection.isAnswering()) {
+            showNotAnswering();
+            return;
+        }
         m_tick.stop();
         hide();
         return;
@@ -80,6 +85,21 @@ void ConnectionBanner::refresh()
     if (seconds > 0)
         detail +=
             (detail.isEmpty() ? QString() : QStringLiteral(" · ")) + tr("next attempt in %1 s").arg(seconds);
+    showMessage(headline, detail);
+    m_retry->show();
+}
+
+void ConnectionBanner::showNotAnswering()
+{
+    // Connected, so there is nothing to retry: the daemon may be stopped (SIGSTOP, a debugger) or stuck.
+    showMessage(tr("cordond is not answering — waiting for it…"),
+                tr("no answer for %1 s; what you asked for is done when it answers again")
+                    .arg(m_connection.silentForMs() / 1000));
+    m_retry->hide();
+}
+
+void ConnectionBanner::showMessage(const QString &headline, const QString &detail)
+{
     m_message->setText(
         QStringLiteral("<b>%1</b><br>%2").arg(headline.toHtmlEscaped(), detail.toHtmlEscaped()));
     setAccessibleDescription(headline);

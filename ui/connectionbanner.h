@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The strip across the top of the window while cordond cannot be reached: what happened, that the workbench
-// keeps trying, when the next attempt is, and a button to try at once. Hidden while connected.
+// keeps trying, when the next attempt is, and a button to try at once; or, connected, that cordond has not
+// answered for some seconds. Hidden while connected and answering.
 #pragma once
 
 #include <QFrame>
@@ -25,6 +26,8 @@ public:
 
 private:
     void refresh();
+    void showNotAnswering();
+    void showMessage(const QString &headline, const QString &detail);
     void applyTheme();
 
     DaemonConnection &m_connection;

@@ -3,6 +3,7 @@
 
 #include "allowlisteditor.h"
 #include "allowlistmodel.h"
+#include "core/formatting.h"
 #include "daemonconnection.h"
 #include "dialogfit.h"
 #include "messagetone.h"
@@ -13,6 +14,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QJsonArray>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListView>
@@ -32,6 +34,7 @@ namespace {
 
 // The policy's own rule for names (docs/policy.md), checked here so the user hears it while typing.
 const QRegularExpression NamePattern(QStringLiteral("^[A-Za-z0-9._-]{1,64}$"));
+constexpr int MaxNameLength = 64;
 
 QSpinBox *spinBox(QWidget *parent, int min, int max, int value, const QString &suffix)
 {
@@ -84,6 +87,11 @@ CreateContainerDialog::CreateContainerDialog(DaemonConnection &connection, QWidg
     m_name->setPlaceholderText(tr("chosen for you, e.g. brisk-heron"));
     m_name->setToolTip(tr("Up to 64 letters, digits, dots, underscores and hyphens, unique among your "
                           "containers. Leave it empty and the daemon picks one."));
+    m_name->setObjectName(QStringLiteral("createName"));
+    // The validator drops what a name cannot hold without a word; the note under the field gives one.
+    m_name->installEventFilter(this);
+    connect(m_name, &QLineEdit::inputRejected, this, &CreateContainerDialog::explainRejectedInput);
+    m_nameError->setObjectName(QStringLiteral("createNameNote"));
     m_nameError->setVisible(false);
     m_nameError->setWordWrap(true);
     QPalette errorPalette = m_nameError->palette();
@@ -310,13 +318,47 @@ void CreateContainerDialog::validate()
         problem = tr("“.” and “..” cannot be names.");
     else if (!name.isEmpty() && !NamePattern.match(name).hasMatch())
         problem = tr("Use up to 64 letters, digits, dots, underscores and hyphens.");
-    m_nameError->setText(problem);
-    m_nameError->setVisible(!problem.isEmpty());
+    if (name.isEmpty())
+        m_rejectedNote.clear();
+    // A problem with the name first; else why the last thing typed was left out, until the field is empty.
+    const QString note = problem.isEmpty() ? m_rejectedNote : problem;
+    m_nameError->setText(note);
+    m_nameError->setVisible(!note.isEmpty());
     // The daemon checks the list as it is edited; Create waits for its answer and for every entry to pass.
     const bool networkReady = !m_networkAllowlist->isChecked() || m_allowlist->isAcceptable();
     QPushButton *create = m_buttons->button(QDialogButtonBox::Ok);
     create->setEnabled(problem.isEmpty() && networkReady && !m_busy);
     create->setToolTip(networkReady ? QString() : m_allowlist->problemSummary());
+}
+
+void CreateContainerDialog::explainRejectedInput()
+{
+    if (m_name->text().size() >= MaxNameLength && !m_name->hasSelectedText())
+        m_rejectedNote = tr("A name has at most %1 characters: the rest was left out.").arg(MaxNameLength);
+    else if (m_lastTyped == QLatin1String(" "))
+        m_rejectedNote = tr("A space cannot be in a name and was left out: use a hyphen or an underscore.");
+    else if (!m_lastTyped.isEmpty())
+        m_rejectedNote = tr("“%1” cannot be in a name and was left out: use letters A–Z and a–z, digits, "
+                            "dots, underscores and hyphens.")
+                             .arg(Format::displayName(m_lastTyped));
+    else
+        m_rejectedNote = tr("Not pasted: a name takes only letters A–Z and a–z, digits, dots, underscores "
+                            "and hyphens, up to %1 characters.")
+                             .arg(MaxNameLength);
+    // The field still holds the refused text while it says so; it is put back right after.
+    QMetaObject::invokeMethod(this, &CreateContainerDialog::validate, Qt::QueuedConnection);
+}
+
+bool CreateContainerDialog::eventFilter(QObject *watched, QEvent *event)
+{
+    // What was typed last, for the note when the validator drops it; a paste types nothing.
+    if (watched == m_name && event->type() == QEvent::KeyPress) {
+        const QString text = static_cast<QKeyEvent *>(event)->text();
+        m_lastTyped = !text.isEmpty() && text.at(0).unicode() >= 0x20 && text.at(0).unicode() != 0x7f
+                          ? text
+                          : QString();
+    }
+    return QDialog::eventFilter(watched, event);
 }
 
 bool CreateContainerDialog::canCreate() const

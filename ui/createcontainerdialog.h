@@ -53,8 +53,13 @@ public:
 
     void accept() override;
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void validate();
+    // The name field's validator dropped a keystroke or a paste: the note under the field says why.
+    void explainRejectedInput();
     void showOrganisation();
     void loadSecrets();
     void setBusy(bool busy);
@@ -64,6 +69,8 @@ private:
     QJsonObject m_created;
     bool m_busy = false;
     QStringList m_takenNames;
+    QString m_lastTyped;    // the text of the last key pressed in the name field
+    QString m_rejectedNote; // why input was dropped from the name field, until it is emptied
 
     QLineEdit *m_name;
     QLabel *m_nameError;

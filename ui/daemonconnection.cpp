@@ -5,6 +5,8 @@
 
 #include <QJsonArray>
 
+#include <memory>
+
 namespace Cordon::Ui {
 
 DaemonConnection::DaemonConnection(QObject *parent)
@@ -19,6 +21,9 @@ DaemonConnection::DaemonConnection(QObject *parent)
         onLost(makeError(QStringLiteral("daemon.disconnected"), tr("cordond closed the connection")));
     });
     connect(m_client, &Daemon::DaemonClient::eventReceived, this, &DaemonConnection::eventReceived);
+    m_clock.start();
+    m_answerCheck.setInterval(250);
+    connect(&m_answerCheck, &QTimer::timeout, this, &DaemonConnection::checkAnswers);
 }
 
 DaemonConnection::~DaemonConnection() = default;
@@ -74,6 +79,11 @@ void DaemonConnection::onConnected()
 
 void DaemonConnection::onLost(const Error &error)
 {
+    // The calls that waited are answered with the loss; the banner now says the connection is gone.
+    m_waiting.clear();
+    m_probeId = -1;
+    m_answerCheck.stop();
+    setAnswering(true);
     m_lastError = error;
     setStatus(Status::Reconnecting);
     m_retryTimer.start(m_retryDelayMs);
@@ -92,12 +102,66 @@ void DaemonConnection::setStatus(Status status)
 void DaemonConnection::call(const QString &method, const QJsonObject &params, const QObject *context,
                             Callback callback)
 {
-    m_client->call(method, params,
-                   [guard = QPointer<const QObject>(context),
-                    callback = std::move(callback)](Result<QJsonObject> result) {
-                       if (guard)
-                           callback(std::move(result));
-                   });
+    // The callback never runs inside DaemonClient::call(), so the id is known by the time it does.
+    auto id = std::make_shared<qint64>(-1);
+    *id = m_client->call(method, params,
+                         [this, id, guard = QPointer<const QObject>(context),
+                          callback = std::move(callback)](Result<QJsonObject> result) {
+                             answered(*id);
+                             if (guard)
+                                 callback(std::move(result));
+                         });
+    if (m_status != Status::Connected)
+        return;
+    m_waiting.insert(*id, m_clock.elapsed());
+    m_answerCheck.start();
+}
+
+qint64 DaemonConnection::silentForMs() const
+{
+    if (m_waiting.isEmpty())
+        return 0;
+    // Silent since the later of the last answer and the oldest call still waiting.
+    return m_clock.elapsed() - qMax(m_lastAnswerAt, m_waiting.first());
+}
+
+void DaemonConnection::answered(qint64 id)
+{
+    m_waiting.remove(id);
+    if (id == m_probeId)
+        m_probeId = -1;
+    m_lastAnswerAt = m_clock.elapsed();
+    if (m_waiting.isEmpty())
+        m_answerCheck.stop();
+    setAnswering(true);
+}
+
+void DaemonConnection::checkAnswers()
+{
+    if (m_waiting.isEmpty() || m_status != Status::Connected) {
+        m_answerCheck.stop();
+        return;
+    }
+    const qint64 silent = silentForMs();
+    // A download or a run's wait may take minutes while the daemon answers everything else: one cheap
+    // question tells the two apart.
+    if (silent >= ProbeAfterMs && m_probeId < 0) {
+        auto id = std::make_shared<qint64>(-1);
+        *id = m_client->call(QStringLiteral("daemon.status"), {},
+                             [this, id](const Result<QJsonObject> &) { answered(*id); });
+        m_probeId = *id;
+        m_waiting.insert(*id, m_clock.elapsed());
+    }
+    if (silent >= NotAnsweringMs)
+        setAnswering(false);
+}
+
+void DaemonConnection::setAnswering(bool answering)
+{
+    if (m_answering == answering)
+        return;
+    m_answering = answering;
+    Q_EMIT answeringChanged(answering);
 }
 
 } // namespace Cordon::Ui

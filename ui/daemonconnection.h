@@ -7,7 +7,9 @@
 
 #include "core/result.h"
 
+#include <QElapsedTimer>
 #include <QJsonObject>
+#include <QMap>
 #include <QObject>
 #include <QPointer>
 #include <QTimer>
@@ -41,6 +43,14 @@ public:
     static constexpr int FirstRetryMs = 250;
     static constexpr int MaxRetryMs = 4000;
 
+    // Connected, a call waiting and no answer to anything for this long: the daemon is not answering
+    // (stopped, or stuck). A call that takes long while the daemon answers others (a download) does not
+    // count.
+    static constexpr int NotAnsweringMs = 5000;
+    // A call waiting with no answer for this long sends a cheap one, to tell a long call from a silent
+    // daemon.
+    static constexpr int ProbeAfterMs = 1500;
+
     explicit DaemonConnection(QObject *parent = nullptr);
     ~DaemonConnection() override;
 
@@ -57,6 +67,10 @@ public:
     // Milliseconds until the next attempt while reconnecting.
     int retryInMs() const;
     QJsonObject helloResult() const;
+    // False while connected but not answering (NotAnsweringMs); true again with the next answer.
+    bool isAnswering() const { return m_answering; }
+    // How long the daemon has given no answer while a call waited (0 when none waits).
+    qint64 silentForMs() const;
 
     // Sends a request. The callback runs later from the event loop, and only while `context` still exists:
     // a dialog closed before the daemon answered is never called back.
@@ -67,12 +81,16 @@ Q_SIGNALS:
     // After each successful (re)connection: the subscribe result, with `containers` and `memory_backlog`.
     void subscribed(const QJsonObject &snapshot);
     void eventReceived(const QString &name, const QJsonObject &data);
+    void answeringChanged(bool answering);
 
 private:
     void attempt();
     void onConnected();
     void onLost(const Error &error);
     void setStatus(Status status);
+    void answered(qint64 id);
+    void setAnswering(bool answering);
+    void checkAnswers();
 
     Daemon::DaemonClient *m_client;
     QTimer m_retryTimer;
@@ -80,6 +98,13 @@ private:
     bool m_autoStart = true;
     Status m_status = Status::Connecting;
     Error m_lastError;
+    // Calls sent and not answered yet: request id (in the order sent) to when it was sent, on m_clock.
+    QMap<qint64, qint64> m_waiting;
+    QElapsedTimer m_clock;
+    qint64 m_lastAnswerAt = 0;
+    qint64 m_probeId = -1;
+    bool m_answering = true;
+    QTimer m_answerCheck;
 };
 
 } // namespace Cordon::Ui

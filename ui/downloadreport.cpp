@@ -88,6 +88,23 @@ QStringList DownloadReport::blockedPaths() const
     return paths;
 }
 
+DownloadReport DownloadReport::withoutBlocked() const
+{
+    DownloadReport rest(m_destination, m_skipTaken);
+    rest.m_copied = m_copied;
+    rest.m_skipped = m_skipped;
+    rest.m_errors = m_errors;
+    for (const QJsonValue &entry : m_refused) {
+        if (entry.toObject().value(QStringLiteral("code")).toString() != QLatin1String("files.blocked"))
+            rest.m_refused.append(entry);
+    }
+    for (const QJsonValue &entry : m_scanned) {
+        if (entry.toObject().value(QStringLiteral("action")).toString() != QLatin1String("blocked"))
+            rest.m_scanned.append(entry);
+    }
+    return rest;
+}
+
 bool DownloadReport::addFailure(const QString &path, const Error &error)
 {
     if (!isRefusalCode(toQt(error.code()))) {

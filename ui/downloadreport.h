@@ -45,6 +45,9 @@ public:
     const QJsonArray &scanned() const { return m_scanned; }
     // The files the scan kept back (action "blocked"), relative to `scope`'s root as downloaded.
     QStringList blockedPaths() const;
+    // This report without the files the scan kept back, for Download Anyway to add what came of asking for
+    // them again: the message then still tells of the other files.
+    DownloadReport withoutBlocked() const;
     // Something the user should look at: a refusal or a failure (skips are what they asked for).
     bool hasProblems() const { return !m_refused.isEmpty() || !m_errors.isEmpty(); }
     // The first line gives every count; then renamed copies, refusals with reasons, failures.

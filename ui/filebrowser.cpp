@@ -75,9 +75,13 @@ FileBrowser::FileBrowser(DaemonConnection &connection, QWidget *parent)
     m_refreshAction->setObjectName(QStringLiteral("refreshFilesAction"));
     m_refreshAction->setToolTip(tr("List the container's files again"));
     m_uploadAction->setObjectName(QStringLiteral("uploadFilesAction"));
+    // Within the Files tab (Ctrl+4 goes there), so that an upload needs no mouse.
+    m_uploadAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_U));
+    m_uploadAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    addAction(m_uploadAction);
     m_uploadAction->setToolTip(
-        tr("Copy files from this computer into inputs/ (read-only inside); dropping files on the list does "
-           "the same"));
+        tr("Copy files from this computer into inputs/ (read-only inside; Ctrl+U); dropping files on the "
+           "list does the same"));
     m_downloadAction->setObjectName(QStringLiteral("downloadFilesAction"));
     m_downloadAction->setToolTip(tr("Copy the selected files to a folder on this computer"));
     m_downloadAllAction->setObjectName(QStringLiteral("downloadAllAction"));
@@ -104,6 +108,19 @@ FileBrowser::FileBrowser(DaemonConnection &connection, QWidget *parent)
     toolbar->addAction(m_deleteAction);
     toolbar->addSeparator();
     toolbar->addAction(m_refreshAction);
+    // A tool bar's buttons take no focus by default: Tab reaches them here, before the tree.
+    QWidget *previous = nullptr;
+    for (QAction *action : toolbar->actions()) {
+        QWidget *button = toolbar->widgetForAction(action);
+        if (!button || action->isSeparator())
+            continue;
+        button->setFocusPolicy(Qt::TabFocus);
+        if (previous)
+            setTabOrder(previous, button);
+        previous = button;
+    }
+    if (previous)
+        setTabOrder(previous, m_view);
 
     m_view->setObjectName(QStringLiteral("fileTree"));
     m_view->setAccessibleName(tr("Container files"));
@@ -155,7 +172,7 @@ FileBrowser::FileBrowser(DaemonConnection &connection, QWidget *parent)
     m_openFolderButton->setToolTip(tr("Show the folder the files were downloaded to in the file manager"));
     connect(m_openFolderButton, &QPushButton::clicked, this, [this] {
         if (!QDesktopServices::openUrl(QUrl::fromLocalFile(m_downloadFolder)))
-            setMessage(message() + tr("\nThe folder could not be opened: no file manager answered."), true);
+            setMessage(m_result + tr("\nThe folder could not be opened: no file manager answered."), true);
     });
     m_messageBar = new QWidget(this);
     m_messageBar->setObjectName(QStringLiteral("fileMessageBar"));
@@ -242,11 +259,13 @@ void FileBrowser::setContainer(const QJsonObject &container)
     m_state = state;
     if (other) {
         m_model->clearFiles();
+        setListingNotes(QString());
         setMessage(QString());
         resetPreview(tr("Select a file to preview it.\nDrop files here to upload them into inputs/."));
     }
     if (state == QLatin1String("expired") || state == QLatin1String("deleted")) {
         m_model->clearFiles();
+        setListingNotes(QString());
         setMessage(tr("This container has expired: its files are gone."));
         resetPreview(tr("Nothing to preview: the container expired and its files were deleted."));
     }
@@ -344,8 +363,8 @@ void FileBrowser::refresh()
                 }
                 if (--*pending == 0 && (!flagged->isEmpty() || *warned > 0))
                     notes->append(scanNote(*flagged, *warned));
-                if (*pending == 0 && !notes->isEmpty() && !isBusy())
-                    setMessage(notes->join(QLatin1Char('\n')), true);
+                if (*pending == 0)
+                    setListingNotes(notes->join(QLatin1Char('\n')));
                 updateActions();
             });
     }
@@ -674,7 +693,9 @@ void FileBrowser::offerDownloadAnyway(const std::shared_ptr<DownloadReport> &rep
         setMessage(QString());
         setBusy(true);
         m_progress->setRange(0, 0);
-        downloadNext(blocked, existing, std::make_shared<DownloadReport>(report->destination(), false),
+        // The files downloaded or refused before stay in the message; the ones asked for again are told of
+        // anew.
+        downloadNext(blocked, existing, std::make_shared<DownloadReport>(report->withoutBlocked()),
                      dialog->reason());
     });
     dialog->open();
@@ -903,14 +924,35 @@ void FileBrowser::setBusy(bool busy)
 
 void FileBrowser::setMessage(const QString &text, bool problem)
 {
-    // A problem stands out in the tooltip colours, which every palette makes readable.
+    m_result = text;
+    m_resultProblem = problem;
+    showMessages();
+    // Open Folder belongs to the download the message reports; any other message takes it away.
+    m_openFolderButton->hide();
+}
+
+void FileBrowser::setListingNotes(const QString &text)
+{
+    m_listingNotes = text;
+    showMessages();
+}
+
+void FileBrowser::showMessages()
+{
+    QStringList parts;
+    for (const QString &part : {m_result, m_listingNotes}) {
+        if (!part.isEmpty())
+            parts.append(part);
+    }
+    const QString text = parts.join(QLatin1Char('\n'));
+    // A problem stands out in the tooltip colours, which every palette makes readable; the scan's notes are
+    // one.
+    const bool problem = m_resultProblem || !m_listingNotes.isEmpty();
     m_message->setText(text);
     m_messageBar->setVisible(!text.isEmpty());
     m_messageBar->setAutoFillBackground(problem);
     m_messageBar->setBackgroundRole(problem ? QPalette::ToolTipBase : QPalette::Window);
     m_message->setForegroundRole(problem ? QPalette::ToolTipText : QPalette::WindowText);
-    // Open Folder belongs to the download the message reports; any other message takes it away.
-    m_openFolderButton->hide();
 }
 
 void FileBrowser::updateActions()

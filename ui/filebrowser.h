@@ -130,7 +130,12 @@ private:
     QModelIndexList filesBelow(const QModelIndex &folder) const;
     QModelIndexList selectedRows() const;
     void setBusy(bool busy);
+    // What the last upload, download or deletion came to: kept until the next one or another container.
     void setMessage(const QString &text, bool problem = false);
+    // What the last listing says (the artifact scan's findings, what could not be listed), shown under the
+    // operation's result rather than instead of it.
+    void setListingNotes(const QString &text);
+    void showMessages();
     void updateActions();
 
     DaemonConnection &m_connection;
@@ -140,6 +145,9 @@ private:
     QTreeView *m_view;
     QLabel *m_message;
     QWidget *m_messageBar = nullptr;
+    QString m_result;
+    bool m_resultProblem = false;
+    QString m_listingNotes;
     QProgressBar *m_progress;
     QStackedWidget *m_previewPages;
     QLabel *m_previewNote;

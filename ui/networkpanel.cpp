@@ -7,19 +7,23 @@
 #include "networkdecisionmodel.h"
 #include "orgallowlisteditor.h"
 
-#include <QGroupBox>
+#include <QEvent>
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
+#include <QListView>
 #include <QMap>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QTabWidget>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace Cordon::Ui {
@@ -82,14 +86,13 @@ NetworkPanel::NetworkPanel(DaemonConnection &connection, QWidget *parent)
       m_disabledNote(note(this, QStringLiteral("networkDisabledNote"))),
       m_enable(new QPushButton(tr("&Use an Allowlist"), this)),
       m_liveNote(note(this, QStringLiteral("networkLiveNote"))),
-      m_disable(new QPushButton(tr("Turn Network &Off"), this)),
+      m_disable(new QPushButton(tr("Turn Network &Off"), this)), m_listTabs(new QTabWidget(this)),
       m_org(new OrgAllowlistEditor(connection, this)),
       m_editor(new AllowlistEditor(connection, AllowlistEditor::Mode::Container, this)),
       m_apply(new QPushButton(tr("&Apply"), this)), m_revert(new QPushButton(tr("&Revert"), this)),
       m_message(note(this, QStringLiteral("networkMessage"))), m_decisions(new NetworkDecisionModel(this)),
       m_decisionView(new QTableView(this)), m_allowHost(new QPushButton(tr("Allow T&his Host"), this)),
-      m_refresh(new QPushButton(tr("Re&fresh"), this)),
-      m_decisionNote(note(this, QStringLiteral("decisionNote"))),
+      m_refresh(new QToolButton(this)), m_decisionNote(note(this, QStringLiteral("decisionNote"))),
       m_secretDeliveries(note(this, QStringLiteral("secretDeliveries")))
 {
     setObjectName(QStringLiteral("networkPanel"));
@@ -100,13 +103,15 @@ NetworkPanel::NetworkPanel(DaemonConnection &connection, QWidget *parent)
     noneLayout->addWidget(m_noneNote, 1);
     m_pages->addWidget(nonePage);
     m_pages->addWidget(buildDisabledPage());
-    // The allowlist page needs about 470 px; on a 1366x768 screen with a dock open the panel has less, and
-    // scrolls rather than making the window taller than the screen.
+    // The run panel gives the allowlist page the height it asks for (sizeHint()) from the editor; with a dock
+    // open on a small screen there may still be less, and it scrolls rather than make the window taller than
+    // the screen.
     auto *allowlistScroll = new QScrollArea(this);
     allowlistScroll->setObjectName(QStringLiteral("allowlistScroll"));
     allowlistScroll->setWidgetResizable(true);
     allowlistScroll->setFrameShape(QFrame::NoFrame);
-    allowlistScroll->setWidget(buildAllowlistPage());
+    m_allowlistPage = buildAllowlistPage();
+    allowlistScroll->setWidget(m_allowlistPage);
     m_pages->addWidget(allowlistScroll);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -153,16 +158,12 @@ QWidget *NetworkPanel::buildAllowlistPage()
     top->addWidget(m_liveNote, 1);
     top->addWidget(m_disable);
 
-    auto *orgBox = new QGroupBox(tr("Organisation allowlist"), this);
-    auto *orgLayout = new QVBoxLayout(orgBox);
-    orgLayout->addWidget(m_org);
     connect(m_org, &OrgAllowlistEditor::organisationChanged, this, [this] {
         // What the container may list depends on it.
         m_editor->recheck();
         checkSelectedHost();
     });
 
-    auto *containerBox = new QGroupBox(tr("This container's allowlist"), this);
     m_editor->setObjectName(QStringLiteral("containerAllowlistEditor"));
     m_apply->setObjectName(QStringLiteral("applyNetworkButton"));
     m_apply->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_S));
@@ -178,22 +179,35 @@ QWidget *NetworkPanel::buildAllowlistPage()
         checkSelectedHost();
     });
     connect(m_editor, &AllowlistEditor::validityChanged, this, &NetworkPanel::updateButtons);
-    auto *applyRow = new QHBoxLayout;
-    applyRow->addStretch(1);
-    applyRow->addWidget(m_revert);
-    applyRow->addWidget(m_apply);
-    auto *containerLayout = new QVBoxLayout(containerBox);
+    m_editor->addTrailingButton(m_revert);
+    m_editor->addTrailingButton(m_apply);
+    auto *containerPage = new QWidget(this);
+    auto *containerLayout = new QVBoxLayout(containerPage);
+    containerLayout->setContentsMargins(6, 6, 6, 6);
     containerLayout->addWidget(m_editor, 1);
-    containerLayout->addLayout(applyRow);
     containerLayout->addWidget(m_message);
+    auto *orgPage = new QWidget(this);
+    auto *orgLayout = new QVBoxLayout(orgPage);
+    orgLayout->setContentsMargins(6, 6, 6, 6);
+    orgLayout->addWidget(m_org);
 
-    auto *lists = new QSplitter(Qt::Horizontal, this);
-    lists->setObjectName(QStringLiteral("networkListsSplitter"));
-    lists->addWidget(orgBox);
-    lists->addWidget(containerBox);
-    lists->setChildrenCollapsible(false);
+    // The container's list, which the task is about, in front and the organisation's, its outer bound, one
+    // tab away: side by side the two lists and the decisions under them did not fit a laptop's screen.
+    m_listTabs->setObjectName(QStringLiteral("networkListTabs"));
+    m_listTabs->addTab(containerPage, QString());
+    m_listTabs->addTab(orgPage, QString());
+    for (AllowlistModel *model : {m_editor->model(), m_org->editor()->model()}) {
+        connect(model, &QAbstractItemModel::modelReset, this, &NetworkPanel::updateListTitles);
+        connect(model, &QAbstractItemModel::rowsInserted, this, &NetworkPanel::updateListTitles);
+        connect(model, &QAbstractItemModel::rowsRemoved, this, &NetworkPanel::updateListTitles);
+    }
+    updateListTitles();
 
-    auto *decisionBox = new QGroupBox(tr("Recent decisions"), this);
+    auto *decisionBox = new QFrame(this);
+    decisionBox->setObjectName(QStringLiteral("decisionBox"));
+    decisionBox->setFrameShape(QFrame::StyledPanel);
+    auto *decisionTitle = new QLabel(tr("Recent decisions"), this);
+    decisionTitle->setWordWrap(true);
     m_decisionView->setObjectName(QStringLiteral("decisionTable"));
     m_decisionView->setAccessibleName(tr("Recent network decisions"));
     m_decisionView->setModel(m_decisions);
@@ -212,14 +226,28 @@ QWidget *NetworkPanel::buildAllowlistPage()
     m_allowHost->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
     connect(m_allowHost, &QPushButton::clicked, this, &NetworkPanel::allowSelectedHost);
     m_refresh->setObjectName(QStringLiteral("refreshDecisionsButton"));
+    m_refresh->setText(tr("Re&fresh"));
     m_refresh->setToolTip(tr("Read the decisions again"));
     connect(m_refresh, &QPushButton::clicked, this, &NetworkPanel::refreshDecisions);
+    // Said in the table's empty space rather than under it, where its lines took the rows' room.
     m_decisionNote->setForegroundRole(QPalette::PlaceholderText);
+    m_decisionNote->setParent(m_decisionView->viewport());
+    m_decisionNote->setAlignment(Qt::AlignCenter);
+    m_decisionNote->setAttribute(Qt::WA_TransparentForMouseEvents);
+    m_decisionNote->show();
+    m_decisionView->viewport()->installEventFilter(this);
+    // Refresh beside the title and Allow This Host alone under the table: the column stays narrow enough to
+    // sit beside the lists on a 1280-pixel screen in presentation mode.
+    m_refresh->setAutoRaise(true);
+    auto *decisionHeader = new QHBoxLayout;
+    decisionHeader->addWidget(decisionTitle, 1);
+    decisionHeader->addWidget(m_refresh);
     auto *decisionButtons = new QHBoxLayout;
-    decisionButtons->addWidget(m_decisionNote, 1);
-    decisionButtons->addWidget(m_refresh);
+    decisionButtons->addStretch(1);
     decisionButtons->addWidget(m_allowHost);
     auto *decisionLayout = new QVBoxLayout(decisionBox);
+    decisionLayout->setContentsMargins(6, 6, 6, 6);
+    decisionLayout->addLayout(decisionHeader);
     decisionLayout->addWidget(m_decisionView, 1);
     m_secretDeliveries->setToolTip(
         tr("Domain secrets: the proxy puts a secret's value into requests to its "
@@ -229,18 +257,27 @@ QWidget *NetworkPanel::buildAllowlistPage()
     decisionLayout->addWidget(m_secretDeliveries);
     decisionLayout->addLayout(decisionButtons);
 
-    auto *vertical = new QSplitter(Qt::Vertical, this);
-    vertical->setObjectName(QStringLiteral("networkSplitter"));
-    vertical->addWidget(lists);
-    vertical->addWidget(decisionBox);
-    vertical->setStretchFactor(0, 3);
-    vertical->setStretchFactor(1, 2);
-    vertical->setChildrenCollapsible(false);
+    // The lists beside the decisions, not above them: the panel is wider than it is tall on every screen.
+    auto *columns = new QSplitter(Qt::Horizontal, this);
+    columns->setObjectName(QStringLiteral("networkSplitter"));
+    columns->addWidget(m_listTabs);
+    columns->addWidget(decisionBox);
+    columns->setStretchFactor(0, 1);
+    columns->setStretchFactor(1, 1);
+    columns->setChildrenCollapsible(false);
 
     auto *layout = new QVBoxLayout(page);
+    layout->setContentsMargins(6, 6, 6, 6);
     layout->addLayout(top);
-    layout->addWidget(vertical, 1);
+    layout->addWidget(columns, 1);
     return page;
+}
+
+void NetworkPanel::updateListTitles()
+{
+    sizeLists();
+    m_listTabs->setTabText(0, tr("&This container (%1)").arg(m_editor->model()->rowCount()));
+    m_listTabs->setTabText(1, tr("Or&ganisation (%1)").arg(m_org->editor()->model()->rowCount()));
 }
 
 void NetworkPanel::setContainer(const QJsonObject &container)
@@ -299,6 +336,49 @@ void NetworkPanel::onEvent(const QString &name, const QJsonObject &payload)
             m_decisionsDue.start();
         }
     }
+}
+
+QSize NetworkPanel::sizeHint() const
+{
+    const QSize hint = QWidget::sizeHint();
+    if (m_pages->currentIndex() != AllowlistPage)
+        return hint;
+    // What the scroll area around the page asks for: with wrapped labels, the height for the width it has.
+    const int width = m_pages->width() > 0 ? m_pages->width() : hint.width();
+    const int height = m_allowlistPage->hasHeightForWidth() ? m_allowlistPage->heightForWidth(width)
+                                                            : m_allowlistPage->minimumSizeHint().height();
+    return {hint.width(), qMax(height, m_allowlistPage->minimumSizeHint().height())};
+}
+
+void NetworkPanel::sizeLists()
+{
+    // The lists take what height there is, and ask for a few rows only: a long list scrolls rather than
+    // push Apply and the rule's meaning out of sight.
+    const auto rows = [](QAbstractItemView *view, int count, int header) {
+        const int row = qMax(view->sizeHintForRow(0), view->fontMetrics().lineSpacing() + 8);
+        view->setMinimumHeight(count * row + header + 2 * view->frameWidth());
+    };
+    for (AllowlistEditor *editor : {m_editor, m_org->editor()}) {
+        editor->view()->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
+        rows(editor->view(), MinimumRows, 0);
+    }
+    m_decisionView->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
+    rows(m_decisionView, MinimumRows, m_decisionView->horizontalHeader()->sizeHint().height());
+}
+
+bool NetworkPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_decisionView->viewport() && event->type() == QEvent::Resize)
+        m_decisionNote->setGeometry(m_decisionView->viewport()->rect().adjusted(8, 4, -8, -4));
+    return QWidget::eventFilter(watched, event);
+}
+
+void NetworkPanel::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    // Presentation mode's larger font needs taller rows.
+    if (event->type() == QEvent::FontChange)
+        sizeLists();
 }
 
 QString NetworkPanel::page() const
@@ -380,6 +460,7 @@ void NetworkPanel::updatePage()
                          "container is started."));
         m_pages->setCurrentIndex(AllowlistPage);
     }
+    updateGeometry();
     updateButtons();
 }
 

@@ -17,7 +17,9 @@
 class QLabel;
 class QPushButton;
 class QStackedWidget;
+class QTabWidget;
 class QTableView;
+class QToolButton;
 
 namespace Cordon::Ui {
 
@@ -36,6 +38,8 @@ public:
     static constexpr int RefreshIntervalMs = 4000;
     // Pushed decisions of the container shown are read again this long after the first of a burst.
     static constexpr int DecisionBurstMs = 300;
+    // Rows each list and the decisions keep in sight however little height there is.
+    static constexpr int MinimumRows = 3;
 
     explicit NetworkPanel(DaemonConnection &connection, QWidget *parent = nullptr);
 
@@ -61,6 +65,10 @@ public:
     bool isModified() const;
     bool isBusy() const { return m_busy; }
 
+    // The height the page shown needs to show everything without scrolling: the run panel gives it that much
+    // from the editor while the tab is shown.
+    QSize sizeHint() const override;
+
     void apply();
     void revert();
     void refreshDecisions();
@@ -74,6 +82,8 @@ Q_SIGNALS:
 protected:
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
+    void changeEvent(QEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     QWidget *buildDisabledPage();
@@ -82,6 +92,9 @@ private:
     void updateNetworkPolicy(const QJsonObject &networkPolicy, const QString &done);
     void updatePage();
     void updateButtons();
+    // The tabs of the two lists say how many entries each has.
+    void updateListTitles();
+    void sizeLists();
     void checkSelectedHost();
     void setMessage(const QString &text, bool problem);
     QJsonArray policyDomains() const;
@@ -101,11 +114,13 @@ private:
     QTimer m_decisionsDue;
 
     QStackedWidget *m_pages;
+    QWidget *m_allowlistPage = nullptr;
     QLabel *m_noneNote;
     QLabel *m_disabledNote;
     QPushButton *m_enable;
     QLabel *m_liveNote;
     QPushButton *m_disable;
+    QTabWidget *m_listTabs;
     OrgAllowlistEditor *m_org;
     AllowlistEditor *m_editor;
     QPushButton *m_apply;
@@ -114,7 +129,7 @@ private:
     NetworkDecisionModel *m_decisions;
     QTableView *m_decisionView;
     QPushButton *m_allowHost;
-    QPushButton *m_refresh;
+    QToolButton *m_refresh;
     QLabel *m_decisionNote;
     // Where domain secrets went, from the same summary: hidden while there is nothing to say.
     QLabel *m_secretDeliveries;

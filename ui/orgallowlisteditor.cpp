@@ -7,9 +7,9 @@
 #include "daemonconnection.h"
 
 #include <QDir>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QListView>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -48,15 +48,12 @@ OrgAllowlistEditor::OrgAllowlistEditor(DaemonConnection &connection, QWidget *pa
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->hide();
 
-    auto *buttons = new QHBoxLayout;
-    buttons->addStretch(1);
-    buttons->addWidget(m_revert);
-    buttons->addWidget(m_save);
+    m_editor->addTrailingButton(m_revert);
+    m_editor->addTrailingButton(m_save);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_source);
     layout->addWidget(m_editor, 1);
-    layout->addLayout(buttons);
     layout->addWidget(m_message);
 
     connect(m_save, &QPushButton::clicked, this, &OrgAllowlistEditor::save);
@@ -154,6 +151,57 @@ void OrgAllowlistEditor::save()
 {
     if (!canSave())
         return;
+    // Every container is bound by it: what changes is said before anything is written.
+    auto *box =
+        new QMessageBox(QMessageBox::Question, tr("Save Organisation Allowlist"),
+                        tr("Save these changes to the organisation allowlist?"), QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("orgSaveQuestion"));
+    box->setTextFormat(Qt::PlainText);
+    box->setInformativeText(changeSummary());
+    QPushButton *confirm = box->addButton(tr("&Save"), QMessageBox::AcceptRole);
+    confirm->setObjectName(QStringLiteral("orgSaveConfirm"));
+    box->setDefaultButton(confirm);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::finished, this, [this, box, confirm] {
+        if (box->clickedButton() == confirm)
+            write();
+        else
+            Q_EMIT saved(false);
+    });
+    box->open();
+}
+
+QString OrgAllowlistEditor::changeSummary() const
+{
+    const QJsonArray before = m_organisation.value(QStringLiteral("allowed_domains")).toArray();
+    const QJsonArray after = m_editor->entries();
+    QStringList added;
+    QStringList removed;
+    for (const QJsonValue &entry : after) {
+        if (!before.contains(entry))
+            added.append(AllowlistModel::editText(entry));
+    }
+    for (const QJsonValue &entry : before) {
+        if (!after.contains(entry))
+            removed.append(AllowlistModel::editText(entry));
+    }
+    QStringList paragraphs;
+    if (!added.isEmpty())
+        paragraphs.append(tr("Added (%1): %2").arg(added.size()).arg(added.join(QStringLiteral(", "))));
+    if (!removed.isEmpty())
+        paragraphs.append(tr("Removed (%1): %2. Containers can no longer reach what only these allowed.")
+                              .arg(removed.size())
+                              .arg(removed.join(QStringLiteral(", "))));
+    if (added.isEmpty() && removed.isEmpty())
+        paragraphs.append(tr("The same entries, in another order."));
+    paragraphs.append(tr("Written to %1, where only the list changes: the rest of the file stays as it is "
+                         "laid out. Running containers follow at once.")
+                          .arg(shortPath(m_organisation.value(QStringLiteral("path")).toString())));
+    return paragraphs.join(QStringLiteral("\n\n"));
+}
+
+void OrgAllowlistEditor::write()
+{
     m_busy = true;
     updateButtons();
     m_connection.call(

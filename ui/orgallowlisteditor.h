@@ -28,7 +28,8 @@ public:
 
     // Reads network.org_policy; unsaved edits are kept (only the source line and read-only state follow).
     void reload();
-    // Writes the list with network.set_org_policy; saved() says how it went.
+    // Says what changes (added and removed entries) and, confirmed, writes the list with
+    // network.set_org_policy; saved() says how it went (false also when the user said no).
     void save();
     // Back to the list in force.
     void revert();
@@ -56,6 +57,9 @@ Q_SIGNALS:
     void stateChanged();
 
 private:
+    void write();
+    // The entries added and removed against the list in force, in words.
+    QString changeSummary() const;
     void showOrganisation(const QJsonObject &organisation);
     void setMessage(const QString &text, bool problem);
     void updateButtons();

@@ -16,8 +16,11 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -96,6 +99,10 @@ RunPanel::RunPanel(DaemonConnection &connection, QWidget *parent)
     m_splitter->setStretchFactor(1, 2);
     m_splitter->setChildrenCollapsible(false);
     m_splitter->setObjectName(QStringLiteral("editorSplitter"));
+    // A tab below the editor that needs more height than it has (the Network tab's lists, rule and decisions)
+    // takes it from the editor while it is shown, and gives it back when the output is shown again.
+    connect(m_outputTabs, &QTabWidget::currentChanged, this, &RunPanel::fitOutputTab);
+    m_splitter->installEventFilter(this);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -274,6 +281,8 @@ void RunPanel::run()
 {
     if (!m_runAction->isEnabled())
         return;
+    if (m_container.value(QStringLiteral("state")).toString() == QLatin1String("stopped"))
+        return askToStartAndRun();
     saveCode();
     m_console->clear();
     m_console->appendNote(tr("Running %1 in %2…")
@@ -288,6 +297,78 @@ void RunPanel::run()
                           .toObject()
                           .value(QStringLiteral("pids"))
                           .toInteger());
+}
+
+bool RunPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_splitter && event->type() == QEvent::Resize)
+        fitOutputTab();
+    return QWidget::eventFilter(watched, event);
+}
+
+void RunPanel::fitOutputTab()
+{
+    QWidget *tab = m_outputTabs->currentWidget();
+    if (!tab || m_splitter->count() != 2)
+        return;
+    if (m_outputTabs->currentIndex() == 0) {
+        // Back to the output: the editor gets its height back, unless the user moved the splitter since.
+        if (!m_sizesBeforeFit.isEmpty() && m_splitter->sizes() == m_sizesAfterFit)
+            m_splitter->setSizes(m_sizesBeforeFit);
+        m_sizesBeforeFit.clear();
+        return;
+    }
+    const QList<int> sizes = m_splitter->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    const int wanted = tab->sizeHint().height() + m_outputTabs->tabBar()->sizeHint().height();
+    // The editor keeps a few lines of code in sight.
+    const int editorMinimum = m_editor->fontMetrics().lineSpacing() * 5 + m_editor->frameWidth() * 2;
+    const int tabs = qMin(wanted, total - editorMinimum);
+    if (total <= 0 || tabs <= sizes.value(1))
+        return;
+    if (m_sizesBeforeFit.isEmpty())
+        m_sizesBeforeFit = sizes;
+    m_splitter->setSizes({total - tabs, tabs});
+    m_sizesAfterFit = m_splitter->sizes();
+}
+
+void RunPanel::askToStartAndRun()
+{
+    const QString id = m_containerId;
+    const QString name = m_container.value(QStringLiteral("name")).toString();
+    auto *box =
+        new QMessageBox(QMessageBox::Question, tr("Start the Container?"),
+                        tr("%1 is stopped. Start it and run the code?").arg(name), QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("startToRunQuestion"));
+    box->setTextFormat(Qt::PlainText);
+    box->setInformativeText(
+        tr("Its files are as it left them. Once started, its idle timer counts down again."));
+    QPushButton *start = box->addButton(tr("&Start and Run"), QMessageBox::AcceptRole);
+    start->setObjectName(QStringLiteral("startAndRunButton"));
+    box->setDefaultButton(start);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::finished, this, [this, box, start, id, name] {
+        if (box->clickedButton() != start || id != m_containerId)
+            return;
+        m_starting = true;
+        updateActions();
+        m_console->appendNote(tr("Starting %1…").arg(name));
+        m_connection.call(
+            QStringLiteral("container.start"), {{QStringLiteral("id"), id}}, this,
+            [this, id, name](Result<QJsonObject> result) {
+                m_starting = false;
+                if (id != m_containerId)
+                    return updateActions();
+                if (!result) {
+                    m_console->appendNote(
+                        tr("%1 could not be started: %2").arg(name, toQt(result.error().message())));
+                    return updateActions();
+                }
+                setContainer(result->value(QStringLiteral("container")).toObject());
+                run();
+            });
+    });
+    box->open();
 }
 
 void RunPanel::onStarted(const QString &)
@@ -310,13 +391,17 @@ void RunPanel::onFinished(const OutcomeSummary &summary, const QJsonObject &run)
 void RunPanel::updateActions()
 {
     const bool running = m_controller->isRunning();
-    const bool usable = m_connection.isConnected() &&
-                        m_container.value(QStringLiteral("state")).toString() == QLatin1String("running");
-    m_runAction->setEnabled(usable && !running);
-    m_stopAction->setEnabled(running && m_connection.isConnected());
     const QString state = m_container.value(QStringLiteral("state")).toString();
+    const bool stopped = state == QLatin1String("stopped");
+    // A stopped container can run too: Run asks to start it first.
+    const bool usable = m_connection.isConnected() && (state == QLatin1String("running") || stopped);
+    m_runAction->setEnabled(usable && !running && !m_starting);
+    m_stopAction->setEnabled(running && m_connection.isConnected());
     QString why;
-    if (usable)
+    if (usable && stopped)
+        why = tr("Start %1 and run the code in it (Ctrl+Return, F5; it asks first)")
+                  .arg(m_container.value(QStringLiteral("name")).toString());
+    else if (usable)
         why = tr("Run the code in %1 (Ctrl+Return, F5)")
                   .arg(m_container.value(QStringLiteral("name")).toString());
     else if (m_container.isEmpty())

@@ -63,6 +63,9 @@ Q_SIGNALS:
     // A run ended; the container's idle deadline moved.
     void runFinished(const QString &containerId);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     struct OutputPage
     {
@@ -77,9 +80,14 @@ private:
     OutputPage &runPage();
     void dropPage(const QString &containerId);
     void run();
+    // Run on a stopped container: asks to start it, and runs once it has started.
+    void askToStartAndRun();
     void onStarted(const QString &runId);
     void onFinished(const OutcomeSummary &summary, const QJsonObject &run);
     void updateActions();
+    // Gives the tab shown below the editor the height its size hint asks for, from the editor; the output tab
+    // gives it back.
+    void fitOutputTab();
 
     DaemonConnection &m_connection;
     RunController *m_controller;
@@ -98,6 +106,7 @@ private:
     void keepEditorView();
     void restoreEditorView();
     bool m_discarded = false; // the container was deleted: its code is not saved again
+    bool m_starting = false;  // Run asked the daemon to start the stopped container
     QTimer m_saveTimer;
 
     ElidedLabel *m_title;
@@ -111,6 +120,8 @@ private:
     OutcomeBanner *m_banner = nullptr;  // the selected container's page
     OutputConsole *m_console = nullptr;
     QSplitter *m_splitter;
+    QList<int> m_sizesBeforeFit; // the splitter before a tab took height from the editor
+    QList<int> m_sizesAfterFit;
     QTabWidget *m_outputTabs;
     QAction *m_runAction;
     QAction *m_stopAction;

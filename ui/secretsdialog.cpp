@@ -155,6 +155,47 @@ void SecretsDialog::setFromFields()
 {
     if (!m_set->isEnabled())
         return;
+    const QJsonObject existing = secretNamed(m_name->text());
+    if (existing.isEmpty())
+        return sendFields();
+    // A value cannot be read back: replaced by mistake, the old one is gone for good.
+    const QString name = m_name->text();
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Replace Secret"),
+                                tr("Replace the value of secret %1?").arg(Format::displayName(name)),
+                                QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("replaceSecretQuestion"));
+    box->setTextFormat(Qt::PlainText);
+    box->setInformativeText(
+        tr("The value set %1 (%2) cannot be read back and is gone once replaced. Used by: %3; their next "
+           "runs receive the new value.")
+            .arg(Format::dateTime(existing.value(QStringLiteral("set_at")).toInteger()),
+                 existing.value(QStringLiteral("fingerprint")).toString(),
+                 usedByText(existing.value(QStringLiteral("used_by")).toArray())));
+    QPushButton *replace = box->addButton(tr("&Replace"), QMessageBox::DestructiveRole);
+    replace->setObjectName(QStringLiteral("replaceSecretButton"));
+    box->setDefaultButton(QMessageBox::Cancel);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::finished, this, [this, box, replace, name] {
+        // Still the name asked about: the fields could have changed while the question was open.
+        if (box->clickedButton() == replace && m_name->text() == name)
+            sendFields();
+    });
+    box->open();
+}
+
+QJsonObject SecretsDialog::secretNamed(const QString &name) const
+{
+    for (const QJsonValue &secret : m_secrets) {
+        if (secret.toObject().value(QStringLiteral("name")).toString() == name)
+            return secret.toObject();
+    }
+    return {};
+}
+
+void SecretsDialog::sendFields()
+{
+    if (!m_set->isEnabled())
+        return;
     const QString name = m_name->text();
     const QString value = m_value->text();
     // The value leaves the widget at once: nothing keeps it once it is on its way to the daemon.

@@ -7,6 +7,7 @@
 
 #include <QDialog>
 #include <QJsonArray>
+#include <QJsonObject>
 
 class QLabel;
 class QLineEdit;
@@ -27,7 +28,8 @@ public:
 
     // Reads secret.list again.
     void reload();
-    // Sends the name and value fields (secret.set); finished() says how it went.
+    // Sends the name and value fields (secret.set); finished() says how it went. A name already in the store
+    // asks first (replaceSecretQuestion), as the value it replaces is gone for good.
     void setFromFields();
     // Removes a secret without asking (the button asks first).
     void removeSecret(const QString &name);
@@ -43,6 +45,9 @@ Q_SIGNALS:
     void finished(bool ok);
 
 private:
+    void sendFields();
+    // The secret of that name in the last list; empty when there is none.
+    QJsonObject secretNamed(const QString &name) const;
     void showSecrets(const QJsonArray &secrets);
     void setMessage(const QString &text, bool problem);
     void updateButtons();

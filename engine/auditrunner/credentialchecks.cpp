@@ -115,8 +115,10 @@ Result<AuditKey> setAuditKey(AuditContext &context, ProbeSession &store, const Q
     for (const SecretForm &form : secretForms(value.toUtf8()))
         context.secretValues.append(QString::fromUtf8(form.decided));
     context.secretValues.removeDuplicates();
-    auto stored = store.call(QStringLiteral("secret.set"),
-                             {{QStringLiteral("name"), name}, {QStringLiteral("value"), value}});
+    // The audit's own test secret: its events stay with the audit, out of the user's timeline.
+    auto stored = store.call(QStringLiteral("secret.set"), {{QStringLiteral("name"), name},
+                                                            {QStringLiteral("value"), value},
+                                                            {QStringLiteral("origin"), store.origin()}});
     if (!stored)
         return fail(stored.error());
     return AuditKey{name, value};

@@ -91,7 +91,8 @@ AuditRow credentialsSecret(AuditContext &context)
                                           "artifacts show it masked or not at all"));
         }
     }
-    (void)session.call(QStringLiteral("secret.remove"), {{QStringLiteral("name"), name}});
+    (void)session.call(QStringLiteral("secret.remove"),
+                       {{QStringLiteral("name"), name}, {QStringLiteral("origin"), session.origin()}});
     return result;
 }
 
@@ -188,7 +189,8 @@ AuditRow credentialsDomainSecret(AuditContext &context)
                                    "proxy, and an upstream's echo of it reaches the sandbox masked"));
         }
     }
-    (void)session.call(QStringLiteral("secret.remove"), {{QStringLiteral("name"), name}});
+    (void)session.call(QStringLiteral("secret.remove"),
+                       {{QStringLiteral("name"), name}, {QStringLiteral("origin"), session.origin()}});
     return result;
 }
 

@@ -307,7 +307,8 @@ QString checkEchoedDomainSecret(RowRecorder &row, AuditContext &context)
         notApplicable = runEcho(row, context, session, *container, *key, *port, echo);
     }
     session.deleteAll();
-    (void)session.call(QStringLiteral("secret.remove"), {{QStringLiteral("name"), key->name}});
+    (void)session.call(QStringLiteral("secret.remove"),
+                       {{QStringLiteral("name"), key->name}, {QStringLiteral("origin"), session.origin()}});
     return notApplicable;
 }
 

@@ -309,14 +309,15 @@ public:
 
     // The host's secrets (containersecrets.cpp, docs/secrets.md). Values go in and never come out: runs
     // receive them, everything recorded or streamed has them masked. Setting or removing one is an event
-    // with the name only.
+    // with the name only, and the `origin` of an audit's own test secrets (CreateOptions::origin).
     Result<QList<SecretListing>> secrets() const;
-    Result<SecretListing> setSecret(const QString &name, const std::string &value);
+    Result<SecretListing> setSecret(const QString &name, const std::string &value,
+                                    const QString &origin = {});
     // Where the store keeps its values: "file" (its own 0600 file) or "secret-service" (the desktop keyring).
     Result<QString> secretValuesIn() const;
     // The secret store's pseudonym keys: names, ids, when each was made; never the keys.
     Result<std::vector<Secrets::StoredPseudonymKey>> pseudonymKeys() const;
-    Result<> removeSecret(const QString &name);
+    Result<> removeSecret(const QString &name, const QString &origin = {});
     Result<> removePseudonymKey(const QString &name);
 
     // The Go/No-Go audit's reports (containeraudits.cpp, docs/audit.md): kept in the history's audits table

@@ -208,7 +208,8 @@ Result<QString> ContainerManager::secretValuesIn() const
     return toQt((*store)->valuesIn());
 }
 
-Result<SecretListing> ContainerManager::setSecret(const QString &name, const std::string &value)
+Result<SecretListing> ContainerManager::setSecret(const QString &name, const std::string &value,
+                                                  const QString &origin)
 {
     auto store = secretStore();
     if (!store)
@@ -226,10 +227,12 @@ Result<SecretListing> ContainerManager::setSecret(const QString &name, const std
     }
     // The proxies of running containers send the new value from the next request on.
     updateDomainSecret(plainName, QByteArray::fromStdString(value));
-    recordEvent({}, {}, replaced ? QStringLiteral("secret.replaced") : QStringLiteral("secret.set"),
-                {{QStringLiteral("name"), name},
-                 {QStringLiteral("fingerprint"), toQt(resolved.fingerprint)},
-                 {QStringLiteral("values_in"), toQt((*store)->valuesIn())}});
+    QJsonObject detail{{QStringLiteral("name"), name},
+                       {QStringLiteral("fingerprint"), toQt(resolved.fingerprint)},
+                       {QStringLiteral("values_in"), toQt((*store)->valuesIn())}};
+    if (!origin.isEmpty())
+        detail.insert(QStringLiteral("origin"), origin);
+    recordEvent({}, {}, replaced ? QStringLiteral("secret.replaced") : QStringLiteral("secret.set"), detail);
     auto listed = secrets();
     if (!listed)
         return fail(listed.error());
@@ -240,7 +243,7 @@ Result<SecretListing> ContainerManager::setSecret(const QString &name, const std
     return fail(QStringLiteral("secrets.not_found"), QStringLiteral("secret %1 vanished").arg(name));
 }
 
-Result<> ContainerManager::removeSecret(const QString &name)
+Result<> ContainerManager::removeSecret(const QString &name, const QString &origin)
 {
     auto store = secretStore();
     if (!store)
@@ -248,7 +251,10 @@ Result<> ContainerManager::removeSecret(const QString &name)
     CORDON_TRY((*store)->remove(toPlain(name), holdersOf(toPlain(name))));
     // A domain secret's placeholder is refused from now on, not sent as it is.
     updateDomainSecret(toPlain(name), {});
-    recordEvent({}, {}, QStringLiteral("secret.removed"), {{QStringLiteral("name"), name}});
+    QJsonObject detail{{QStringLiteral("name"), name}};
+    if (!origin.isEmpty())
+        detail.insert(QStringLiteral("origin"), origin);
+    recordEvent({}, {}, QStringLiteral("secret.removed"), detail);
     return {};
 }
 

@@ -31,6 +31,76 @@ QString runOutcome(const QJsonObject &detail)
         .arg(errorClass, how, Format::duration(detail.value(QStringLiteral("wall_ms")).toInteger()));
 }
 
+// "outputs/deploy.env": the file as the user downloads it.
+QString scopedPath(const QJsonObject &detail)
+{
+    const QString scope = detail.value(QStringLiteral("scope")).toString();
+    const QString path = Format::displayName(detail.value(QStringLiteral("path")).toString());
+    return scope.isEmpty() ? path : scope + QLatin1Char('/') + path;
+}
+
+// "aws.access_key_id, private_key.openssh": the scan's rule ids, as the findings list shows them.
+QString scanRules(const QJsonObject &detail)
+{
+    QStringList rules;
+    for (const QJsonValue &rule : detail.value(QStringLiteral("rules")).toArray())
+        rules.append(Format::displayName(rule.toString()));
+    return rules.join(QStringLiteral(", "));
+}
+
+QString artifact(const QString &kind, const QJsonObject &detail)
+{
+    const QString file = scopedPath(detail);
+    const QString rules = scanRules(detail);
+    if (kind == QLatin1String("artifact.override")) {
+        // What a reviewer reads: who downloaded what despite the scan, and the reason they gave.
+        const QString reason = Format::displayName(detail.value(QStringLiteral("reason")).toString());
+        return tr("Downloaded anyway despite the artifact scan: %1 (%2); the reason given: “%3”")
+            .arg(file, rules, reason);
+    }
+    const qint64 count = detail.value(QStringLiteral("findings")).toInteger();
+    const QString findings = count == 1 ? tr("1 finding") : tr("%1 findings").arg(count);
+    const QString action = detail.value(QStringLiteral("action")).toString();
+    QString what;
+    if (action == QLatin1String("blocked"))
+        what = tr("Kept back from a download by the artifact scan");
+    else if (action == QLatin1String("redacted"))
+        what = tr("Downloaded with the artifact scan's findings redacted");
+    else if (action == QLatin1String("overridden"))
+        what = tr("Downloaded although the artifact scan would keep it back");
+    else
+        what = tr("Downloaded with a warning from the artifact scan");
+    return tr("%1: %2, %3 (%4)").arg(what, file, findings, rules);
+}
+
+// "Go", "No-Go": a verdict or a sign-off's decision as the report says it.
+QString verdictWords(const QString &verdict)
+{
+    if (verdict == QLatin1String("go"))
+        return tr("Go");
+    if (verdict == QLatin1String("not_applicable"))
+        return tr("Not applicable");
+    return tr("No-Go");
+}
+
+QString audit(const QString &kind, const QJsonObject &detail)
+{
+    const QString id = detail.value(QStringLiteral("id")).toString();
+    if (kind == QLatin1String("audit.saved"))
+        return tr("Go/No-Go audit %1 kept: %2, %3 of %4 rows Go, policy %5")
+            .arg(id, verdictWords(detail.value(QStringLiteral("verdict")).toString()))
+            .arg(detail.value(QStringLiteral("go_rows")).toInteger())
+            .arg(detail.value(QStringLiteral("rows")).toInteger())
+            .arg(shortHash(detail.value(QStringLiteral("policy_version"))));
+    const QString role = Format::displayName(detail.value(QStringLiteral("role")).toString());
+    const QString who = Format::displayName(detail.value(QStringLiteral("name")).toString());
+    return tr("Go/No-Go audit %1 signed off %2 by %3 on %4 with key %5")
+        .arg(id, verdictWords(detail.value(QStringLiteral("decision")).toString()),
+             role.isEmpty() ? who : tr("%1 (%2)").arg(who, role),
+             Format::displayName(detail.value(QStringLiteral("date")).toString()),
+             detail.value(QStringLiteral("key_id")).toString());
+}
+
 } // namespace
 
 QString network(const QJsonObject &detail)
@@ -217,6 +287,10 @@ QString describe(const QJsonObject &event)
         return kind == QLatin1String("secret.set") ? tr("Secret %1 set (%2)").arg(name, fingerprint)
                                                    : tr("Secret %1 set anew (%2)").arg(name, fingerprint);
     }
+    if (kind == QLatin1String("artifact.finding") || kind == QLatin1String("artifact.override"))
+        return artifact(kind, detail);
+    if (kind == QLatin1String("audit.saved") || kind == QLatin1String("audit.signed"))
+        return audit(kind, detail);
     if (kind == QLatin1String("daemon.time_scale")) {
         const double scale = detail.value(QStringLiteral("scale")).toDouble();
         return scale > 1 ? tr("The demo clock now runs %1× faster for demo containers").arg(scale)

@@ -2,6 +2,7 @@
 #include "network/orgpolicy.h"
 
 #include "core/plainbridge.h"
+#include "network/orgpolicytext.h"
 #include "sandbox/policy/fields.h"
 #include "sandbox/policy/orgpolicyfile.h"
 #include "sandbox/quoteuntrusted.h"
@@ -165,18 +166,26 @@ Result<OrgPolicy> OrgPolicy::saveUserFile(const QJsonArray &domains, const QStri
                         .arg(systemFile, userFile));
     // The allowlist editor writes the domains only: the suffixes the file already lists stay.
     QJsonObject document{{QStringLiteral("allowed_domains"), domains}};
+    QByteArray bytes;
     if (entryExists(userFile)) {
         if (const Result<QByteArray> current = readFile(userFile)) {
-            if (const Result<OrgPolicy> old = fromJson(*current, Source::User, userFile);
-                old && !old->internalSuffixes().empty()) {
+            const Result<OrgPolicy> old = fromJson(*current, Source::User, userFile);
+            if (old && !old->internalSuffixes().empty()) {
                 QJsonArray suffixes;
                 for (const std::string &suffix : old->internalSuffixes())
                     suffixes.append(toQt(suffix));
                 document.insert(QStringLiteral("internal_suffixes"), suffixes);
             }
+            // A file the loader reads is changed in its list only, as the user laid it out.
+            if (old) {
+                if (std::optional<QByteArray> edited = withAllowedDomains(*current, domains);
+                    edited && fromJson(*edited, Source::User, userFile))
+                    bytes = *edited;
+            }
         }
     }
-    const QByteArray bytes = QJsonDocument(document).toJson(QJsonDocument::Indented);
+    if (bytes.isEmpty())
+        bytes = QJsonDocument(document).toJson(QJsonDocument::Indented);
     Result<OrgPolicy> parsed = fromJson(bytes, Source::User, userFile);
     if (!parsed)
         return parsed;

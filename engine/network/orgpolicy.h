@@ -44,7 +44,10 @@ public:
     // Parses a document; path is the file it came from, for messages.
     static Result<OrgPolicy> fromJson(QByteArrayView json, Source source, const QString &path);
 
-    // Writes the user's file: {"allowed_domains": domains} with the file's internal_suffixes kept, read back
+    // Writes the user's file: its text with the allowed_domains array replaced (withAllowedDomains(): the
+    // rest of the file and the entries that stay keep their layout), or, for no file or one the loader
+    // refuses,
+    // {"allowed_domains": domains} with the file's internal_suffixes kept; read back
     // through fromJson() first (the loader's own parser, so nothing is written that load() would refuse),
     // then replaced atomically (a temporary file renamed over it, mode 0644, the folder created). Refused
     // while an administrator's file exists at systemPath: that file wins, and writing the user's would change

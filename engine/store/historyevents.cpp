@@ -93,7 +93,7 @@ Result<Page<EventRecord>> HistoryStore::events(const EventFilter &filter) const
     if (filter.until > 0)
         where.add("at < ?", filter.until);
     if (filter.origin)
-        where.add(ContainerOriginIs, *filter.origin);
+        where.add(EventOriginIs, *filter.origin);
 
     return readPage<EventRecord>(m_db, "events", where, eventColumns(), "at DESC, id DESC", filter.limit,
                                  filter.offset, purpose, eventFromRow);

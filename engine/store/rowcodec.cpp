@@ -18,6 +18,8 @@ constexpr char ContainerOriginOfRow[] =
 
 const char ContainerOriginIs[] =
     "coalesce((SELECT origin FROM containers WHERE containers.id = container_id), '') = ?";
+const char EventOriginIs[] = "coalesce((SELECT origin FROM containers WHERE containers.id = container_id), "
+                             "json_extract(detail, '$.origin'), '') = ?";
 const char ContainerColumns[] = "id, name, state, policy_version, memory_limit, time_scale, created_at, "
                                 "last_active_at, expires_at, ended_at, demo, origin";
 const char FileColumns[] = "id, container_id, run_id, direction, scope, path, sha256, size, at, detail";

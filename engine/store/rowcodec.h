@@ -21,6 +21,9 @@ constexpr int RunCodeHeadBytes = 2048;
 QByteArray runColumns(bool withOutput);
 // A WhereClause condition: the row's container has the bound origin (a row without one counts as the user's).
 extern const char ContainerOriginIs[];
+// The same for an event; a daemon-wide event (no container) has the origin its detail names, e.g. an audit's
+// own test secret set and removed.
+extern const char EventOriginIs[];
 
 ContainerRecord containerFromRow(const Statement &row);
 RunRecord runFromRow(const Statement &row);

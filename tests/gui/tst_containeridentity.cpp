@@ -18,6 +18,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
@@ -114,6 +115,29 @@ private Q_SLOTS:
         QVERIFY(!dialog->canCreate());
         dialog->setName(a + QStringLiteral("-2"));
         QVERIFY(dialog->canCreate());
+        // What a name cannot hold is left out with a word under the field saying why, until it is emptied.
+        auto *nameField = dialog->findChild<QLineEdit *>(QStringLiteral("createName"));
+        auto *note = dialog->findChild<QLabel *>(QStringLiteral("createNameNote"));
+        QVERIFY(nameField && note);
+        nameField->clear();
+        QVERIFY(!note->isVisibleTo(dialog));
+        QTest::keyClicks(nameField, QStringLiteral("my box"));
+        QCOMPARE(nameField->text(), QStringLiteral("mybox"));
+        QVERIFY(note->isVisibleTo(dialog));
+        QTRY_VERIFY2(note->text().startsWith(QStringLiteral("A space cannot be in a name")),
+                     qPrintable(note->text()));
+        QVERIFY(dialog->canCreate());
+        QTest::keyClicks(nameField, QStringLiteral("!"));
+        QCOMPARE(nameField->text(), QStringLiteral("mybox"));
+        QTRY_VERIFY2(note->text().startsWith(QStringLiteral("“!” cannot be in a name")),
+                     qPrintable(note->text()));
+        nameField->setText(QString(64, QLatin1Char('n')));
+        QTest::keyClicks(nameField, QStringLiteral("n"));
+        QCOMPARE(nameField->text().size(), 64);
+        QTRY_VERIFY2(note->text().startsWith(QStringLiteral("A name has at most 64 characters")),
+                     qPrintable(note->text()));
+        nameField->clear();
+        QVERIFY(!note->isVisibleTo(dialog));
         dialog->reject();
         dialog->deleteLater();
         QTest::qWait(0);

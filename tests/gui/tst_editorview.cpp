@@ -60,6 +60,60 @@ private slots:
         QCOMPARE(xOffset(), 0);
         QCOMPARE(editor->text(), QStringLiteral("print('hi')\n"));
     }
+
+    // Tab indents and keeps the focus; Ctrl+Tab, Ctrl+Shift+Tab, or Escape then Tab, move it on, as the
+    // editor's description says.
+    void theKeyboardLeavesTheEditor()
+    {
+        DaemonConnection connection;
+        RunPanel panel(connection);
+        panel.resize(700, 500);
+        panel.show();
+        QVERIFY(CordonGuiTest::activate(&panel));
+        CodeEditor *editor = panel.editor();
+        panel.setContainer(QJsonObject{{QStringLiteral("id"), QStringLiteral("keys")},
+                                       {QStringLiteral("name"), QStringLiteral("keys")}});
+        editor->setText(QString());
+        const auto focusInEditor = [editor] {
+            QWidget *focus = QApplication::focusWidget();
+            return focus && (focus == editor || editor->isAncestorOf(focus));
+        };
+        const auto press = [](int key, Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
+            QTest::keyClick(QApplication::focusWidget(), Qt::Key(key), modifiers);
+        };
+        editor->setFocus();
+        QTRY_VERIFY(focusInEditor());
+        QVERIFY2(editor->accessibleDescription().contains(QStringLiteral("Ctrl+Tab")),
+                 qPrintable(editor->accessibleDescription()));
+
+        press(Qt::Key_Tab);
+        QVERIFY(focusInEditor());
+        QCOMPARE(editor->text(), QStringLiteral("    "));
+
+        press(Qt::Key_Tab, Qt::ControlModifier);
+        QVERIFY(!focusInEditor());
+        QCOMPARE(editor->text(), QStringLiteral("    "));
+
+        editor->setFocus();
+        QTRY_VERIFY(focusInEditor());
+        press(Qt::Key_Backtab, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(!focusInEditor());
+
+        // Escape, then Tab: out. Escape, a key, then Tab: an indent as usual.
+        editor->setFocus();
+        QTRY_VERIFY(focusInEditor());
+        press(Qt::Key_Escape);
+        press(Qt::Key_Tab);
+        QVERIFY(!focusInEditor());
+        QCOMPARE(editor->text(), QStringLiteral("    "));
+        editor->setFocus();
+        QTRY_VERIFY(focusInEditor());
+        press(Qt::Key_Escape);
+        press(Qt::Key_End);
+        press(Qt::Key_Tab);
+        QVERIFY(focusInEditor());
+        QCOMPARE(editor->text(), QStringLiteral("        "));
+    }
 };
 
 CORDON_GUI_TEST_MAIN(TestEditorView)

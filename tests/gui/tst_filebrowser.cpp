@@ -22,6 +22,7 @@
 #include <QCryptographicHash>
 #include <QDesktopServices>
 #include <QDropEvent>
+#include <QFileDialog>
 #include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
@@ -29,13 +30,18 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTimer>
+#include <QToolBar>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QUrl>
+
+#include <memory>
 
 using namespace Cordon::Ui;
 
@@ -115,6 +121,66 @@ private Q_SLOTS:
                      QCryptographicHash::hash("alpha\nbeta\n", QCryptographicHash::Sha256).toHex()));
         QCOMPARE(row.siblingAtColumn(WorkspaceFileModel::SizeColumn).data().toString(),
                  QStringLiteral("11 B"));
+    }
+
+    // Without the mouse: Ctrl+4 to the tree, Shift+Tab to Upload (or Ctrl+U), the file dialog answered by
+    // typing the path.
+    void uploadWithTheKeyboardAlone()
+    {
+        const QString path = m_host.filePath(QStringLiteral("typed.txt"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("typed\n");
+        file.close();
+        QVERIFY(CordonGuiTest::activate(m_window.get()));
+        QTest::keyClick(m_window.get(), Qt::Key_4, Qt::ControlModifier);
+        QTRY_VERIFY(m_browser->view()->hasFocus());
+        QAction *uploadAction = m_browser->findChild<QAction *>(QStringLiteral("uploadFilesAction"));
+        QVERIFY2(uploadAction->toolTip().contains(QStringLiteral("Ctrl+U")),
+                 qPrintable(uploadAction->toolTip()));
+        QWidget *upload = m_browser->findChild<QToolBar *>()->widgetForAction(uploadAction);
+        for (int presses = 0; presses < 8 && QApplication::focusWidget() != upload; ++presses)
+            QTest::keyClick(QApplication::focusWidget(), Qt::Key_Backtab, Qt::ShiftModifier);
+        QCOMPARE(QApplication::focusWidget(), upload);
+
+        // The dialog is modal: it is answered from a timer while Space waits for it.
+        const auto answerFileDialog = [](const QString &typed) {
+            auto answered = std::make_shared<bool>(false);
+            auto *poll = new QTimer;
+            poll->setInterval(50);
+            QObject::connect(poll, &QTimer::timeout, poll, [poll, typed, answered] {
+                auto *dialog = qobject_cast<QFileDialog *>(QApplication::activeModalWidget());
+                if (!dialog || !dialog->isVisible() || !QApplication::focusWidget())
+                    return;
+                poll->stop();
+                poll->deleteLater();
+                *answered = true;
+                if (typed.isEmpty()) {
+                    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
+                    return;
+                }
+                QTest::keyClicks(QApplication::focusWidget(), typed);
+                QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+            });
+            poll->start();
+            return answered;
+        };
+        QSignalSpy finished(m_browser, &FileBrowser::operationFinished);
+        auto answered = answerFileDialog(path);
+        QTest::keyClick(upload, Qt::Key_Space);
+        QVERIFY(*answered); // the dialog came, and was answered
+        QVERIFY(finished.count() > 0 || finished.wait(30000));
+        QVERIFY2(m_browser->message().contains(QStringLiteral("Uploaded 1 file into inputs/: typed.txt")),
+                 qPrintable(m_browser->message()));
+
+        // Ctrl+U from the tree opens the same dialog; Escape leaves it. (A closed dialog does not hand
+        // activation back on the offscreen platform.)
+        QVERIFY(CordonGuiTest::activate(m_window.get()));
+        m_browser->view()->setFocus();
+        QTRY_VERIFY(m_browser->view()->hasFocus());
+        answered = answerFileDialog(QString());
+        QTest::keyClick(m_browser->view(), Qt::Key_U, Qt::ControlModifier);
+        QVERIFY(*answered);
     }
 
     void runWritesOutputsThatAppear()
@@ -280,7 +346,8 @@ private Q_SLOTS:
         m_browser->downloadTo(destination.path(), {result});
         answerConflict("skipButton");
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
-        QCOMPARE(m_browser->message(),
+        // The listing's notes (the symlink planted before) come under the download's result.
+        QCOMPARE(m_browser->message().section(QLatin1Char('\n'), 0, 0),
                  QStringLiteral("Nothing was downloaded to %1: 1 file skipped (already there).")
                      .arg(destination.path()));
         QVERIFY(m_browser->openFolderButton()->isHidden());
@@ -399,12 +466,23 @@ private Q_SLOTS:
         QVERIFY(finished.wait(30000));
         ScanFindingsDialog *again = nullptr;
         QTRY_VERIFY((again = m_browser->findChild<ScanFindingsDialog *>()) != nullptr && again->isVisible());
+        // Before Download Anyway the message tells of the other files, copied or refused; after it, still.
+        QVERIFY2(m_browser->message().startsWith(
+                     QStringLiteral("Downloaded 3 files to %1: 3 files refused.").arg(whole.path())),
+                 qPrintable(m_browser->message()));
         again->reasonField()->setText(QStringLiteral("test tokens"));
         again->downloadAnywayButton()->click();
         QVERIFY(finished.wait(30000));
         QVERIFY2(QFileInfo::exists(whole.filePath(QStringLiteral("sub/deep.txt"))),
                  qPrintable(m_browser->message()));
         QVERIFY(QFileInfo::exists(whole.filePath(QStringLiteral("creds.txt"))));
+        QVERIFY2(m_browser->message().startsWith(
+                     QStringLiteral("Downloaded 5 files to %1: 1 file refused.").arg(whole.path())),
+                 qPrintable(m_browser->message()));
+        QVERIFY2(m_browser->message().contains(QStringLiteral("• evil: a symbolic link")),
+                 qPrintable(m_browser->message()));
+        QVERIFY2(m_browser->message().contains(QStringLiteral("sub/deep.txt was saved on your reason")),
+                 qPrintable(m_browser->message()));
     }
 
     // A secret's value written by a run is kept back, and the findings name the secret, never its value.
@@ -539,6 +617,12 @@ private Q_SLOTS:
                  qPrintable(guessable->text()));
         dialog->uploadButton()->click();
         QVERIFY(finished.wait(30000));
+        QVERIFY2(m_browser->message().contains(QStringLiteral("people.csv (pseudonymised: email)")),
+                 qPrintable(m_browser->message()));
+        // The listing after the upload brings the scan's note on the files kept back in outputs/: under the
+        // upload's result, not instead of it.
+        QTRY_VERIFY2_WITH_TIMEOUT(m_browser->message().contains(QStringLiteral("a download would keep")),
+                                  qPrintable(m_browser->message()), 10000);
         QVERIFY2(m_browser->message().contains(QStringLiteral("people.csv (pseudonymised: email)")),
                  qPrintable(m_browser->message()));
         runProgram(QStringLiteral("import sys\ntext = open('/mnt/data/inputs/people.csv').read()\n"

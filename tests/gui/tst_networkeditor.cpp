@@ -27,6 +27,7 @@
 #include <QLineEdit>
 #include <QListView>
 #include <QMenu>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QTableView>
 #include <QToolButton>
@@ -57,6 +58,12 @@ QStringList domainsOf(const QJsonObject &container)
 QString orgFile()
 {
     return qEnvironmentVariable("XDG_CONFIG_HOME") + QStringLiteral("/cordon/org-policy.json");
+}
+
+QByteArray readOrgFile()
+{
+    QFile file(orgFile());
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
 bool writeOrgFile(const QString &path, const QJsonArray &domains)
@@ -543,7 +550,30 @@ private Q_SLOTS:
         QTRY_COMPARE(org.editor()->fieldMessage(), QStringLiteral("Valid: registry.npmjs.org"));
         QTest::keyClick(org.editor()->entryField(), Qt::Key_Return);
         QTRY_VERIFY(org.saveButton()->isEnabled());
+        // Save says what changes before it writes; Cancel writes nothing.
+        const auto question = [&org]() -> QMessageBox * {
+            QMessageBox *box = nullptr;
+            const bool shown = QTest::qWaitFor([&] {
+                box = org.findChild<QMessageBox *>(QStringLiteral("orgSaveQuestion"));
+                return box && box->isVisible();
+            });
+            return shown ? box : nullptr;
+        };
+        const QByteArray before = readOrgFile();
         QTest::mouseClick(org.saveButton(), Qt::LeftButton);
+        QMessageBox *box = question();
+        QVERIFY(box);
+        QVERIFY2(box->informativeText().startsWith(QLatin1String("Added (1): registry.npmjs.org\n")) &&
+                     !box->informativeText().contains(QLatin1String("Removed")),
+                 qPrintable(box->informativeText()));
+        box->button(QMessageBox::Cancel)->click();
+        QTRY_VERIFY(!org.findChild<QMessageBox *>(QStringLiteral("orgSaveQuestion")));
+        QCOMPARE(readOrgFile(), before);
+        QVERIFY(org.isModified());
+        QTest::mouseClick(org.saveButton(), Qt::LeftButton);
+        box = question();
+        QVERIFY(box);
+        box->findChild<QPushButton *>(QStringLiteral("orgSaveConfirm"))->click();
         QTRY_VERIFY2(org.message().startsWith(QLatin1String("Saved")), qPrintable(org.message()));
         QFile file(orgFile());
         QVERIFY(file.open(QIODevice::ReadOnly));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // cordond killed under the window and started again: no crash, the banner appears and goes, the editor's
-// text is untouched, and code runs again afterwards.
+// text is untouched, and code runs again afterwards. cordond stopped (connected, silent): the banner says it
+// is not answering, and goes when it answers again.
 #include "guitest.h"
 
 #include "appearance.h"
@@ -16,7 +17,10 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QDeadlineTimer>
 #include <QRegularExpression>
+
+#include <csignal>
 
 using namespace Cordon::Ui;
 
@@ -92,7 +96,70 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(outcome->text().startsWith(QStringLiteral("Exit code 0")), 30000);
     }
 
-    void cleanupTestCase() { QVERIFY(m_daemon.stop()); }
+    // Connected but silent (stopped with SIGSTOP): a call that waits gets the "not answering" banner after a
+    // few seconds, and the banner goes when the daemon answers again; a long call while the daemon answers
+    // everything else (a run's wait) gets none.
+    void daemonThatStopsAnsweringIsShown()
+    {
+        const auto created = m_daemon.call(
+            QStringLiteral("container.create"),
+            {{QStringLiteral("policy"), QJsonObject{{QStringLiteral("name"), QStringLiteral("waiter")}}}});
+        QVERIFY_RESULT(created);
+        const QString id =
+            created->value(QStringLiteral("container")).toObject().value(QStringLiteral("id")).toString();
+        MainWindow window(MainWindow::Options{false});
+        window.show();
+        QVERIFY(CordonGuiTest::activate(&window));
+        window.start();
+        QTRY_VERIFY_WITH_TIMEOUT(window.connection().isConnected(), 10000);
+        auto *banner = window.findChild<ConnectionBanner *>();
+        QVERIFY(!banner->isVisible());
+
+        // A run that takes seven seconds, waited for in one call: the daemon keeps answering the rest.
+        const auto started =
+            m_daemon.call(QStringLiteral("run.exec"),
+                          {{QStringLiteral("container"), id},
+                           {QStringLiteral("language"), QStringLiteral("python")},
+                           {QStringLiteral("code"), QStringLiteral("import time\ntime.sleep(7)\n")}});
+        QVERIFY_RESULT(started);
+        QObject context;
+        bool waited = false;
+        window.connection().call(
+            QStringLiteral("run.wait"),
+            {{QStringLiteral("run_id"),
+              started->value(QStringLiteral("run")).toObject().value(QStringLiteral("id"))}},
+            &context, [&waited](const Cordon::Result<QJsonObject> &result) { waited = result.has_value(); });
+        const QDeadlineTimer runEnds(30000);
+        while (!waited && !runEnds.hasExpired()) {
+            QVERIFY2(!banner->isVisible(), qPrintable(banner->text()));
+            QTest::qWait(100);
+        }
+        QVERIFY(waited);
+
+        QVERIFY(::kill(pid_t(m_daemon.pid()), SIGSTOP) == 0);
+        bool answered = false;
+        window.connection().call(QStringLiteral("daemon.status"), {}, &context,
+                                 [&answered](const Cordon::Result<QJsonObject> &) { answered = true; });
+        QTest::qWait(DaemonConnection::NotAnsweringMs / 2);
+        QVERIFY(!banner->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), DaemonConnection::NotAnsweringMs * 2);
+        QVERIFY2(banner->text().contains(QStringLiteral("cordond is not answering")),
+                 qPrintable(banner->text()));
+        QVERIFY(window.connection().isConnected());
+        QVERIFY(!answered);
+
+        QVERIFY(::kill(pid_t(m_daemon.pid()), SIGCONT) == 0);
+        QTRY_VERIFY_WITH_TIMEOUT(answered, 10000);
+        QTRY_VERIFY(!banner->isVisible());
+        QVERIFY(window.connection().isConnected());
+    }
+
+    void cleanupTestCase()
+    {
+        if (m_daemon.pid() > 0)
+            ::kill(pid_t(m_daemon.pid()), SIGCONT); // a failed check above must not leave it stopped
+        QVERIFY(m_daemon.stop());
+    }
 
 private:
     CordonTest::DaemonFixture m_daemon;

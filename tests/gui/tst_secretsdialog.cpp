@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -130,8 +131,39 @@ private Q_SLOTS:
         QTRY_COMPARE(finished.size(), 4);
         QCOMPARE(table->item(0, 1)->text(), QStringLiteral("uses-token"));
 
-        dialog->removeSecret(QStringLiteral("API_TOKEN"));
+        // A new value for a name in the store asks first, naming who uses it; Cancel changes nothing.
+        const QString fingerprint = table->item(0, 3)->text();
+        const auto replaceQuestion = [&dialog]() -> QMessageBox * {
+            QMessageBox *box = nullptr;
+            if (!QTest::qWaitFor([&] {
+                    box = dialog->findChild<QMessageBox *>(QStringLiteral("replaceSecretQuestion"));
+                    return box && box->isVisible();
+                }))
+                return nullptr;
+            return box;
+        };
+        QTest::keyClicks(value, QStringLiteral("gui-secret-value-4567"));
+        set->click();
+        QMessageBox *question = replaceQuestion();
+        QVERIFY(question);
+        QVERIFY2(question->informativeText().contains(QStringLiteral("Used by: uses-token")) &&
+                     question->informativeText().contains(fingerprint),
+                 qPrintable(question->informativeText()));
+        question->button(QMessageBox::Cancel)->click();
+        QTest::qWait(200);
+        QCOMPARE(finished.size(), 4);
+        QCOMPARE(table->item(0, 3)->text(), fingerprint);
+        set->click();
+        question = replaceQuestion();
+        QVERIFY(question);
+        question->findChild<QPushButton *>(QStringLiteral("replaceSecretButton"))->click();
         QTRY_COMPARE(finished.size(), 5);
+        QVERIFY(finished.last().at(0).toBool());
+        QTRY_VERIFY(table->item(0, 3)->text() != fingerprint);
+        QVERIFY(value->text().isEmpty());
+
+        dialog->removeSecret(QStringLiteral("API_TOKEN"));
+        QTRY_COMPARE(finished.size(), 6);
         QCOMPARE(table->rowCount(), 0);
         QVERIFY(dialog->message().contains(QStringLiteral("removed")));
         dialog->close();

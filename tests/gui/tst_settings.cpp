@@ -186,6 +186,13 @@ private Q_SLOTS:
                  2);
         QTRY_VERIFY(org->isModified() && org->canSave());
         dialog->accept();
+        // The list is written once the user has seen what changes.
+        QMessageBox *question = nullptr;
+        QTRY_VERIFY((question = org->findChild<QMessageBox *>(QStringLiteral("orgSaveQuestion"))) &&
+                    question->isVisible());
+        QVERIFY2(question->informativeText().contains(QLatin1String("Added (2): pypi.org, *.example.org")),
+                 qPrintable(question->informativeText()));
+        question->findChild<QPushButton *>(QStringLiteral("orgSaveConfirm"))->click();
         QTRY_VERIFY_WITH_TIMEOUT(dialog.isNull() || !dialog->isVisible(), 10000);
 
         QFile file(QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) +

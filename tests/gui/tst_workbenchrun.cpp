@@ -221,11 +221,53 @@ private Q_SLOTS:
         QVERIFY(!startContainer->isEnabled());
         stopContainer->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(state(), QStringLiteral("stopped"), 10000);
-        QVERIFY(!run->isEnabled());
         QVERIFY(startContainer->isEnabled());
         startContainer->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(state(), QStringLiteral("running"), 30000);
         QVERIFY(run->isEnabled());
+    }
+
+    // Run on a stopped container asks to start it: Cancel leaves it stopped, Start and Run starts it and
+    // runs the code.
+    void runOnAStoppedContainerAsksToStartIt()
+    {
+        QVERIFY(CordonGuiTest::activate(m_window.get()));
+        const QString id = m_window->currentContainerId();
+        auto state = [&] {
+            return m_window->containerModel().container(id).value(QStringLiteral("state")).toString();
+        };
+        m_window->findChild<QAction *>(QStringLiteral("stopContainerAction"))->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(state(), QStringLiteral("stopped"), 10000);
+        QAction *run = m_window->findChild<QAction *>(QStringLiteral("runAction"));
+        QTRY_VERIFY(run->isEnabled());
+        QVERIFY2(run->toolTip().contains(QStringLiteral("it asks first")), qPrintable(run->toolTip()));
+        m_window->findChild<CodeEditor *>()->setText(QStringLiteral("print('started for me')\n"));
+        const auto question = [this]() -> QMessageBox * {
+            QMessageBox *box = nullptr;
+            const bool shown = QTest::qWaitFor([&] {
+                box = m_window->findChild<QMessageBox *>(QStringLiteral("startToRunQuestion"));
+                return box && box->isVisible();
+            });
+            return shown ? box : nullptr;
+        };
+
+        run->trigger();
+        QMessageBox *box = question();
+        QVERIFY(box);
+        QVERIFY2(box->text().contains(QStringLiteral("gui-test is stopped")), qPrintable(box->text()));
+        box->button(QMessageBox::Cancel)->click();
+        QTest::qWait(300);
+        QCOMPARE(state(), QStringLiteral("stopped"));
+
+        run->trigger();
+        box = question();
+        QVERIFY(box);
+        box->findChild<QPushButton *>(QStringLiteral("startAndRunButton"))->click();
+        QTRY_COMPARE_WITH_TIMEOUT(state(), QStringLiteral("running"), 30000);
+        auto *banner = m_window->findChild<RunPanel *>()->banner();
+        QTRY_VERIFY_WITH_TIMEOUT(banner->text().startsWith(QStringLiteral("Exit code 0")), 30000);
+        QTRY_VERIFY(m_window->findChild<RunPanel *>()->console()->plainText().contains(
+            QStringLiteral("started for me")));
     }
 
     void codeIsKeptPerContainer()

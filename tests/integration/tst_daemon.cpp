@@ -916,11 +916,50 @@ private Q_SLOTS:
         QVERIFY_RESULT(auditEvents);
         QVERIFY(auditEvents->value(QStringLiteral("total")).toInteger() >= 3); // created, started, finished
 
-        auto refused = m_daemon.call(QStringLiteral("container.create"),
-                                     {{QStringLiteral("policy"), policyJson()},
-                                      {QStringLiteral("origin"), QStringLiteral("someone else")}});
-        QVERIFY(!refused);
-        QCOMPARE(refused.error().code(), "protocol.invalid_params");
+        // The audit's own test secret, set and removed on its behalf: those daemon-wide events go with it
+        // too.
+        const QString secret = QStringLiteral("AUDIT_KEY_0A1B");
+        const QJsonObject auditOrigin{{QStringLiteral("origin"), QStringLiteral("audit:au-00112233")}};
+        QVERIFY_RESULT(
+            m_daemon.call(QStringLiteral("secret.set"),
+                          {{QStringLiteral("name"), secret},
+                           {QStringLiteral("value"), QStringLiteral("sk-audit-invalid-0123456789")},
+                           {QStringLiteral("origin"), QStringLiteral("audit:au-00112233")}}));
+        QVERIFY_RESULT(m_daemon.call(QStringLiteral("secret.remove"),
+                                     {{QStringLiteral("name"), secret},
+                                      {QStringLiteral("origin"), QStringLiteral("audit:au-00112233")}}));
+        const auto secretKinds = [this, &secret](QJsonObject params) {
+            QStringList kinds;
+            params.insert(QStringLiteral("limit"), 500);
+            if (auto page = m_daemon.call(QStringLiteral("history.events"), params))
+                for (const QJsonValue &value : page->value(QStringLiteral("events")).toArray()) {
+                    const QJsonObject event = value.toObject();
+                    if (event.value(QStringLiteral("detail")).toObject().value(QStringLiteral("name")) ==
+                        secret)
+                        kinds.append(event.value(QStringLiteral("kind")).toString());
+                }
+            return kinds;
+        };
+        QCOMPARE(secretKinds({}), QStringList());
+        QCOMPARE(secretKinds(auditOrigin),
+                 (QStringList{QStringLiteral("secret.removed"), QStringLiteral("secret.set")}));
+        QCOMPARE(secretKinds({{QStringLiteral("audits"), true}}).size(), 2);
+
+        const QJsonValue other(QStringLiteral("someone else"));
+        for (const auto &[method, params] :
+             {std::pair{
+                  QStringLiteral("container.create"),
+                  QJsonObject{{QStringLiteral("policy"), policyJson()}, {QStringLiteral("origin"), other}}},
+              std::pair{QStringLiteral("secret.set"),
+                        QJsonObject{{QStringLiteral("name"), QStringLiteral("OTHER")},
+                                    {QStringLiteral("value"), QStringLiteral("v")},
+                                    {QStringLiteral("origin"), other}}}}) {
+            auto refused = m_daemon.call(method, params);
+            QVERIFY(!refused);
+            QCOMPARE(refused.error().code(), "protocol.invalid_params");
+            QVERIFY2(Cordon::toQt(refused.error().message()).contains(QStringLiteral("origin")),
+                     refused.error().message().c_str());
+        }
     }
 
     // The workspace lives in memory (a tmpfs): a daemon that stops normally saves it first, so the next

@@ -6,7 +6,6 @@
 #include "sandbox/policy/containerpolicy.h"
 
 #include <QJsonArray>
-#include <QRegularExpression>
 
 namespace Cordon::Api {
 
@@ -40,13 +39,9 @@ Result<QJsonObject> create(ApiContext &context, const QJsonObject &params)
     auto policy = Policy::ContainerPolicy::fromJsonValue(toPlain(policyObject));
     if (!policy)
         return fail(policy.error());
-    auto origin = optionalString(params, QStringLiteral("origin"));
+    auto origin = optionalOrigin(params);
     if (!origin)
         return fail(origin.error());
-    // Only what clients can filter on: the audit's "audit:<id>" (docs/protocol.md).
-    static const QRegularExpression auditOrigin(QStringLiteral("^audit:[A-Za-z0-9._-]{1,64}$"));
-    if (!origin->isEmpty() && !auditOrigin.match(*origin).hasMatch())
-        return fail(invalidParams(QStringLiteral("`origin` must be \"audit:<id>\" or absent")));
     auto demo = optionalBool(params, QStringLiteral("demo"));
     if (!demo)
         return fail(demo.error());

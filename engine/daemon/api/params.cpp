@@ -2,6 +2,7 @@
 #include "daemon/api/params.h"
 
 #include <QJsonValue>
+#include <QRegularExpression>
 
 namespace Cordon::Api {
 
@@ -70,6 +71,17 @@ Result<bool> optionalBool(const QJsonObject &params, const QString &key)
     if (!value.isBool())
         return fail(invalidParams(QStringLiteral("`%1` must be true or false").arg(key)));
     return value.toBool();
+}
+
+Result<QString> optionalOrigin(const QJsonObject &params)
+{
+    auto origin = optionalString(params, QStringLiteral("origin"));
+    if (!origin)
+        return fail(origin.error());
+    static const QRegularExpression auditOrigin(QStringLiteral("^audit:[A-Za-z0-9._-]{1,64}$"));
+    if (!origin->isEmpty() && !auditOrigin.match(*origin).hasMatch())
+        return fail(invalidParams(QStringLiteral("`origin` must be \"audit:<id>\" or absent")));
+    return *origin;
 }
 
 Result<std::optional<QByteArray>> optionalBase64(const QJsonObject &params, const QString &key)

@@ -25,6 +25,10 @@ Result<bool> optionalBool(const QJsonObject &params, const QString &key);
 // Base64 text of at most 9 MiB decoded; std::nullopt when absent or null.
 Result<std::optional<QByteArray>> optionalBase64(const QJsonObject &params, const QString &key);
 
+// Who asks for a container or a secret change on someone else's behalf: empty when absent, else only
+// "audit:<id>" (a Go/No-Go audit), which history lists leave out by default (docs/protocol.md).
+Result<QString> optionalOrigin(const QJsonObject &params);
+
 // {key: value}: the answer shape of methods that return one object.
 QJsonObject wrap(const QString &key, const QJsonObject &value);
 

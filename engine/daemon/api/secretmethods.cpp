@@ -45,7 +45,10 @@ Result<QJsonObject> set(ApiContext &context, const QJsonObject &params)
     const QJsonValue value = params.value(QStringLiteral("value"));
     if (!value.isString())
         return fail(invalidParams(QStringLiteral("`value` must be a string")));
-    auto set = context.manager.setSecret(*name, value.toString().toStdString());
+    auto origin = optionalOrigin(params);
+    if (!origin)
+        return fail(origin.error());
+    auto set = context.manager.setSecret(*name, value.toString().toStdString(), *origin);
     if (!set)
         return fail(set.error());
     return wrap(QStringLiteral("secret"), secretToJson(*set));
@@ -55,12 +58,13 @@ Result<QJsonObject> remove(ApiContext &context, const QJsonObject &params)
 {
     auto name = requireString(params, QStringLiteral("name"));
     auto pseudonymKey = optionalBool(params, QStringLiteral("pseudonym_key"));
-    if (!name || !pseudonymKey)
-        return fail(!name ? name.error() : pseudonymKey.error());
+    auto origin = optionalOrigin(params);
+    if (!name || !pseudonymKey || !origin)
+        return fail(!name ? name.error() : !pseudonymKey ? pseudonymKey.error() : origin.error());
     if (*pseudonymKey)
         CORDON_TRY(context.manager.removePseudonymKey(*name));
     else
-        CORDON_TRY(context.manager.removeSecret(*name));
+        CORDON_TRY(context.manager.removeSecret(*name, *origin));
     return QJsonObject{};
 }
 
@@ -69,9 +73,10 @@ Result<QJsonObject> remove(ApiContext &context, const QJsonObject &params)
 void addSecretMethods(MethodTable &table)
 {
     table.add(QStringLiteral("secret.list"), {}, list);
-    table.add(QStringLiteral("secret.set"), {QStringLiteral("name"), QStringLiteral("value")}, set);
-    table.add(QStringLiteral("secret.remove"), {QStringLiteral("name"), QStringLiteral("pseudonym_key")},
-              remove);
+    table.add(QStringLiteral("secret.set"),
+              {QStringLiteral("name"), QStringLiteral("value"), QStringLiteral("origin")}, set);
+    table.add(QStringLiteral("secret.remove"),
+              {QStringLiteral("name"), QStringLiteral("pseudonym_key"), QStringLiteral("origin")}, remove);
 }
 
 } // namespace Cordon::Api
