@@ -94,6 +94,8 @@ MemoryChart::MemoryChart(const MemoryHistory &history, QWidget *parent)
     m_valueAxis->setTickCount(5);
     m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
     m_chart->addAxis(m_valueAxis, Qt::AlignLeft);
+    // The plot area is laid out after a resize: the ticks are fitted to it once it is known.
+    connect(m_chart, &QChart::plotAreaChanged, this, &MemoryChart::fitValueTicks);
     for (QAbstractSeries *series : m_chart->series()) {
         series->attachAxis(m_timeAxis);
         series->attachAxis(m_valueAxis);
@@ -200,7 +202,29 @@ void MemoryChart::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
     fitTimeTicks();
+    fitValueTicks();
     fitLegend();
+}
+
+int MemoryChart::valueTickCount() const
+{
+    return m_valueAxis->tickCount();
+}
+
+void MemoryChart::fitValueTicks()
+{
+    // Labels closer than about two lines apart are cut to "…" by Qt Charts. Fewer ticks keep round labels:
+    // every second (or third…) tick of the scale, so 0, 500, 1000 rather than 0, 416.7, 833.3.
+    const int line = QFontMetrics(m_valueAxis->labelsFont()).height();
+    const int room = qMax(0, int(m_chart->plotArea().height()));
+    const int fitting = qMax(2, room / (line * 2) + 1);
+    const int intervals = qMax(1, m_scaleTicks - 1);
+    int every = 1;
+    while (intervals / every + 1 > fitting && every < intervals)
+        ++every;
+    while (intervals % every != 0) // a step that divides the scale, so that the top stays a label
+        ++every;
+    m_valueAxis->setTickCount(intervals / every + 1);
 }
 
 void MemoryChart::fitLegend()
@@ -358,7 +382,8 @@ void MemoryChart::updateAxesAndLabels()
     const AxisScale scale =
         niceScale(m_scaleToLimit->isChecked() && m_limit > 0 ? limitMiB : std::max(highest * 1.2, 8.0));
     m_valueAxis->setRange(0, scale.top);
-    m_valueAxis->setTickCount(scale.ticks);
+    m_scaleTicks = scale.ticks;
+    fitValueTicks();
     m_limitLine->replace({QPointF(double(start), limitMiB), QPointF(double(end), limitMiB)});
 
     // Figures of a container that no longer runs are the last ones measured, and say so. No peak: the

@@ -49,6 +49,8 @@ public:
     QList<QPointF> usagePoints() const;
     int oomMarkCount() const;
     QString summaryText() const;
+    // The value axis's tick labels, as many as are drawn (tests).
+    int valueTickCount() const;
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -64,6 +66,8 @@ private:
     void applyPalette();
     void applyFonts();
     void fitTimeTicks();
+    // As many of the scale's round ticks as fit one above the other (a short pane, a docked audit below).
+    void fitValueTicks();
     void fitLegend();
 
     const MemoryHistory &m_history;
@@ -73,6 +77,7 @@ private:
     qint64 m_latestAt = 0;
     MemorySample m_last;
     bool m_haveLast = false;
+    int m_scaleTicks = 5; // the ticks of the value axis's round scale, before fitValueTicks() thins them
 
     QLabel *m_summary;
     QCheckBox *m_scaleToLimit;

@@ -14,6 +14,7 @@
 #include "windowtest.h"
 
 #include <QAbstractItemModelTester>
+#include <QChartView>
 #include <QDateTime>
 
 using namespace Cordon::Ui;
@@ -139,6 +140,36 @@ private Q_SLOTS:
         history.add(id, sample(62500, 60));
         QCOMPARE(chart.usagePoints().size(), 9);
         QCOMPARE(chart.usagePoints().constLast(), QPointF(double(start + 62500), 60));
+    }
+
+    // In a short pane (the Audit docked below at 1366x768) the value axis keeps fewer round labels instead
+    // of cutting all of them to "…": each label has about two lines of height.
+    void aShortChartKeepsFewerRoundLabels()
+    {
+        MainWindow window(MainWindow::Options{false});
+        window.show();
+        window.start();
+        QTRY_VERIFY_WITH_TIMEOUT(window.connection().isConnected(), 10000);
+        QTRY_COMPARE(window.currentContainerId(), m_id);
+        auto *chart = window.findChild<MemoryChart *>();
+        QVERIFY(chart);
+        auto *view = chart->findChild<QChartView *>();
+        QVERIFY(view);
+        QTRY_VERIFY_WITH_TIMEOUT(chart->usagePointCount() > 0, 10000);
+        const auto fits = [view, chart] {
+            const int line = view->fontMetrics().height();
+            const int room = int(view->chart()->plotArea().height());
+            return chart->valueTickCount() >= 2 && (chart->valueTickCount() - 1) * line * 2 <= room + line;
+        };
+        view->setFixedHeight(480);
+        QTRY_VERIFY(fits());
+        const int tall = chart->valueTickCount();
+        view->setFixedHeight(150);
+        QTRY_VERIFY2(fits(), qPrintable(QString::number(chart->valueTickCount())));
+        QVERIFY2(chart->valueTickCount() < tall,
+                 qPrintable(QStringLiteral("%1 of %2").arg(chart->valueTickCount()).arg(tall)));
+        view->setFixedHeight(480);
+        QTRY_COMPARE(chart->valueTickCount(), tall);
     }
 
     void cleanupTestCase() { QVERIFY(m_daemon.stop()); }
