@@ -65,10 +65,16 @@ int PagedListModel::rowOf(const QJsonValue &id) const
 
 QString PagedListModel::containerName(const QJsonObject &row) const
 {
+    return containerName(row, m_names);
+}
+
+QString PagedListModel::containerName(const QJsonObject &row,
+                                      const std::function<QString(const QString &)> &names)
+{
     const QString containerId = row.value(QStringLiteral("container")).toString();
     QString name = row.value(QStringLiteral("container_name")).toString();
-    if (name.isEmpty() && m_names)
-        name = m_names(containerId);
+    if (name.isEmpty() && names)
+        name = names(containerId);
     return name.isEmpty() ? containerId : Format::displayName(name);
 }
 

@@ -38,6 +38,10 @@ public:
     // The name of a row's container: the `container_name` the history keeps (a deleted container's too),
     // else the window's, escaped for display.
     QString containerName(const QJsonObject &row) const;
+    // The same rule for any row: the name the history keeps (`container_name`), else the one `names` gives
+    // for its container's id, else the id itself (a container the history never named).
+    static QString containerName(const QJsonObject &row,
+                                 const std::function<QString(const QString &)> &names);
 
 protected:
     // One title per column, in the order of the subclass's Column enum.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "rundetaildialog.h"
 
-#include "core/formatting.h"
 #include "dialogfit.h"
+#include "pagedlistmodel.h"
 #include "rundetailview.h"
 
 #include <QDialogButtonBox>
@@ -17,14 +17,10 @@ RunDetailDialog::RunDetailDialog(DaemonConnection &connection, const QString &ru
 {
     setObjectName(QStringLiteral("runDetailDialog"));
     setWindowTitle(tr("Run %1").arg(runId.left(8)));
-    // The name the history keeps for the run's container; else the one the caller knows; a container the
-    // history never named (an audit's, long deleted) is its id.
+    // Named as the History names it: a container the history never named (an audit's, long deleted) is its
+    // id.
     m_detail->setContainerNames([names = std::move(containerNames)](const QJsonObject &run) {
-        const QString id = run.value(QStringLiteral("container")).toString();
-        QString name = run.value(QStringLiteral("container_name")).toString();
-        if (name.isEmpty() && names)
-            name = names(id);
-        return name.isEmpty() ? id : Format::displayName(name);
+        return PagedListModel::containerName(run, names);
     });
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
