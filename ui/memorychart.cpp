@@ -202,7 +202,6 @@ void MemoryChart::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
     fitTimeTicks();
-    fitValueTicks();
     fitLegend();
 }
 
