@@ -48,11 +48,21 @@ void DemoClock::setCurrentContainer(const QString &id)
     refresh();
 }
 
+namespace {
+
+// Running or stopped: a container whose clock still matters.
+bool isLive(const QJsonObject &container)
+{
+    const QString state = container.value(QStringLiteral("state")).toString();
+    return state == QLatin1String("running") || state == QLatin1String("stopped");
+}
+
+} // namespace
+
 void DemoClock::refresh()
 {
     const QJsonObject container = m_model.container(m_currentId);
-    const QString state = container.value(QStringLiteral("state")).toString();
-    const bool live = state == QLatin1String("running") || state == QLatin1String("stopped");
+    const bool live = isLive(container);
     m_mark->setEnabled(live && m_connection.isConnected());
     const QSignalBlocker blocker(m_mark);
     m_mark->setChecked(live && container.value(QStringLiteral("demo")).toBool());
@@ -61,9 +71,7 @@ void DemoClock::refresh()
 QJsonObject DemoClock::currentNonDemo() const
 {
     const QJsonObject container = m_model.container(m_currentId);
-    const QString state = container.value(QStringLiteral("state")).toString();
-    const bool live = state == QLatin1String("running") || state == QLatin1String("stopped");
-    return live && !container.value(QStringLiteral("demo")).toBool() ? container : QJsonObject();
+    return isLive(container) && !container.value(QStringLiteral("demo")).toBool() ? container : QJsonObject();
 }
 
 QString DemoClock::fastIdleWords(const QJsonObject &container)
